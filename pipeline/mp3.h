@@ -1,0 +1,48 @@
+/* mp3.h - the MP3 encoding stage: libmp3lame, CBR mono at the engine's rate, our own ID3v2
+ * tag in front, and LAME's Xing/Info + LAME tag written back after the last frame so that
+ * decoders return exactly the samples that were fed in (encoder delay and padding).
+ *
+ * Life cycle: re_mp3_encoder_create (writes the ID3v2 tag and reserves the tag frame) ->
+ * re_mp3_encoder_write any number of times -> re_mp3_encoder_finish (flushes, writes the
+ * LAME tag frame over the reserved one) -> re_mp3_encoder_free. free without finish is
+ * allowed (after an error); the stream then holds an unfinished file the caller discards. */
+#ifndef RE_MP3_H
+#define RE_MP3_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "id3.h"
+#include "status.h"
+
+typedef struct re_mp3_settings {
+    int bitrate_kbps;    /* CBR bitrate */
+    int quality;         /* LAME algorithm quality 0 (best, slowest) .. 9; -1 = LAME's default */
+} re_mp3_settings;
+
+#define RE_MP3_DEFAULT_BITRATE 64
+
+/* Checks that LAME can encode mono at `sample_rate` with these settings AND still write its
+ * Xing/LAME tag (at low bitrates it silently drops it, and durations drift). On refusal
+ * returns RE_ERR_ENCODER with a one-line English reason in why (e.g. "bitrate 48 kbps is
+ * too low to carry the LAME tag at 22050 Hz; use 56..160"). */
+re_status re_mp3_check_settings(unsigned sample_rate, const re_mp3_settings *settings,
+                                char *why, size_t why_len);
+
+/* Describes the settings for the TSSE frame, e.g. "LAME 3.100, 64 kbps CBR, mono, 22050 Hz". */
+void re_mp3_describe(unsigned sample_rate, const re_mp3_settings *settings, char *buf, size_t len);
+
+typedef struct re_mp3_encoder re_mp3_encoder;
+
+/* `out` must be a seekable stream opened for writing at offset 0; the encoder does not close
+ * it. `tag` is built with re_id3_build and written first (TLEN must already be known). */
+re_status re_mp3_encoder_create(FILE *out, unsigned sample_rate, const re_mp3_settings *settings,
+                                const unsigned char *tag, size_t tag_len, re_mp3_encoder **enc);
+/* Encodes `frames` mono 16-bit samples. RE_ERR_WRITE when the stream fails. */
+re_status re_mp3_encoder_write(re_mp3_encoder *enc, const int16_t *pcm, size_t frames);
+/* Flushes the encoder, writes the LAME tag back, and fflush()es the stream. */
+re_status re_mp3_encoder_finish(re_mp3_encoder *enc);
+void re_mp3_encoder_free(re_mp3_encoder *enc);
+
+#endif

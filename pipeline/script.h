@@ -1,0 +1,69 @@
+/* script.h - the episode script parser: text in, an episode (metadata + items) out.
+ *
+ * The format (version 1) is documented in README.md; in short: front matter between `---`
+ * lines, `#`..`######` headings start chapters, blank lines separate paragraphs, `[pause 800ms]`
+ * and `[pause 1.5s]` insert exact silence, a paragraph starting with `[voice NAME]` is spoken
+ * by that profile, lines starting with `//` are comments, `\[` is a literal `[`, and all other
+ * text is literal. Pure: no I/O except re_script_load, no engine, no voice lookup. */
+#ifndef RE_SCRIPT_H
+#define RE_SCRIPT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "status.h"
+#include "voice.h"
+
+#define RE_PAUSE_MIN_US 1000ULL              /* 1 ms */
+#define RE_PAUSE_MAX_US 600000000ULL         /* 10 minutes */
+#define RE_SCRIPT_DEFAULT_MAX_SIZE (8u << 20) /* bytes */
+
+typedef enum re_item_kind {
+    RE_ITEM_SPEECH,   /* text spoken with a voice profile */
+    RE_ITEM_PAUSE,    /* exact silence of pause_us microseconds */
+    RE_ITEM_BREAK,    /* a paragraph break: the paragraph pause of `voice` (the paragraph before it) */
+    RE_ITEM_CHAPTER   /* a heading: a chapter titled `text` starts with the next audio */
+} re_item_kind;
+
+typedef struct re_item {
+    re_item_kind kind;
+    unsigned line;        /* where the item starts in the script (1-based) */
+    unsigned col;         /* byte column (1-based) */
+    char *text;           /* SPEECH: UTF-8, whitespace collapsed to single spaces, no control
+                           * characters, never empty; CHAPTER: the title; otherwise NULL */
+    const char *voice;    /* SPEECH, BREAK: profile name (points into the episode's storage) */
+    uint64_t pause_us;    /* PAUSE only */
+} re_item;
+
+typedef struct re_episode {
+    char *file;           /* the name used in diagnostics */
+    char *title;          /* required */
+    char *show, *published, *summary, *author; /* NULL when absent */
+    char *language;       /* default "en-us" */
+    char *voice;          /* default profile name, default "host" */
+    long episode_number;  /* -1 when absent */
+    unsigned voice_line;  /* line of the `voice:` key, 0 when defaulted */
+    re_item *items;
+    size_t item_count;
+    char **voices;        /* distinct profile names used by SPEECH items, in order of first use */
+    size_t voice_count;
+} re_episode;
+
+/* Parses a whole script held in memory. `file` names it in diagnostics. On success *out is a
+ * new episode (free with re_episode_free). On RE_ERR_INPUT every problem found (up to the
+ * diagnostics limit) is in diag and *out is NULL. */
+re_status re_script_parse(const char *file, const char *buf, size_t len, re_episode **out,
+                          re_diagnostics *diag);
+
+/* Reads `path` (at most max_size bytes, else RE_ERR_LIMIT with a diagnostic) and parses it.
+ * Read failures are RE_ERR_READ with a diagnostic naming the path and the reason. */
+re_status re_script_load(const char *path, size_t max_size, re_episode **out, re_diagnostics *diag);
+
+/* Resolves every profile the episode uses in `voices`; each unknown or invalid profile is a
+ * diagnostic at the line and column that named it. RE_ERR_INPUT if any failed. */
+re_status re_episode_check_voices(const re_episode *episode, re_voice_set *voices,
+                                  re_diagnostics *diag);
+
+void re_episode_free(re_episode *episode);
+
+#endif

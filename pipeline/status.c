@@ -1,0 +1,72 @@
+/* status.c - strerror and the diagnostics list. */
+#include "status.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *re_strerror(re_status status)
+{
+    switch (status) {
+    case RE_OK: return "success";
+    case RE_ERR_NOMEM: return "out of memory";
+    case RE_ERR_INVALID: return "invalid argument";
+    case RE_ERR_INPUT: return "invalid input";
+    case RE_ERR_READ: return "cannot read input";
+    case RE_ERR_WRITE: return "cannot write output";
+    case RE_ERR_ENGINE: return "speech engine failure";
+    case RE_ERR_ENCODER: return "MP3 encoder failure";
+    case RE_ERR_FORMAT: return "unrecognised file format";
+    case RE_ERR_LIMIT: return "limit exceeded";
+    case RE_ERR_INTERRUPTED: return "interrupted";
+    }
+    return "unknown status";
+}
+
+void re_diagnostics_init(re_diagnostics *d, size_t limit)
+{
+    memset(d, 0, sizeof *d);
+    d->limit = limit ? limit : RE_DIAG_DEFAULT_LIMIT;
+}
+
+void re_diagnostics_free(re_diagnostics *d)
+{
+    for (size_t i = 0; i < d->count; i++) {
+        free(d->items[i].file);
+        free(d->items[i].message);
+    }
+    free(d->items);
+    memset(d, 0, sizeof *d);
+}
+
+re_status re_diag_add(re_diagnostics *d, const char *file, unsigned line, unsigned col,
+                      const char *fmt, ...)
+{
+    if (d->count >= d->limit) {
+        d->truncated = 1;
+        return RE_OK;
+    }
+    if (d->count == d->capacity) {
+        size_t cap = d->capacity ? d->capacity * 2 : 8;
+        re_diag *items = realloc(d->items, cap * sizeof *items);
+        if (!items)
+            return RE_ERR_NOMEM;
+        d->items = items;
+        d->capacity = cap;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    char *message = NULL;
+    int n = vasprintf(&message, fmt, ap);
+    va_end(ap);
+    char *name = strdup(file ? file : "-");
+    if (n < 0 || !name) {
+        free(name);
+        if (n >= 0)
+            free(message);
+        return RE_ERR_NOMEM;
+    }
+    d->items[d->count++] = (re_diag){ name, line, col, message };
+    return RE_OK;
+}

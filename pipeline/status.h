@@ -1,0 +1,56 @@
+/* status.h - the one status type, its strerror, and positioned diagnostics for the whole library.
+ *
+ * Stages never print and never exit: they return an re_status and, for problems in an input,
+ * append FILE:LINE:COL messages to an re_diagnostics list that the CLI prints. */
+#ifndef RE_STATUS_H
+#define RE_STATUS_H
+
+#include <stddef.h>
+
+typedef enum re_status {
+    RE_OK = 0,
+    RE_ERR_NOMEM,       /* an allocation failed */
+    RE_ERR_INVALID,     /* the caller broke a contract (bad argument, wrong call order) */
+    RE_ERR_INPUT,       /* an input (script, voice profile, page, feed) is invalid: see diagnostics */
+    RE_ERR_READ,        /* an input could not be read */
+    RE_ERR_WRITE,       /* an output could not be written (disk full, permission, rename) */
+    RE_ERR_ENGINE,      /* the speech engine failed, crashed or hung */
+    RE_ERR_ENCODER,     /* the MP3 encoder failed or refused the settings */
+    RE_ERR_FORMAT,      /* a file is not in the expected format (not an MP3, truncated) */
+    RE_ERR_LIMIT,       /* a documented limit was exceeded */
+    RE_ERR_INTERRUPTED  /* SIGINT or SIGTERM asked us to stop */
+} re_status;
+
+/* A static English description; never NULL, also for out-of-range values. */
+const char *re_strerror(re_status status);
+
+/* One message about a place in an input. line and col are 1-based; 0 means "not known"
+ * (col counts bytes from the start of the line, after a leading byte-order mark). */
+typedef struct re_diag {
+    char *file;
+    unsigned line;
+    unsigned col;
+    char *message;
+} re_diag;
+
+/* A bounded list of messages. Initialise with re_diagnostics_init, release with
+ * re_diagnostics_free; items are owned by the list. */
+typedef struct re_diagnostics {
+    re_diag *items;
+    size_t count;
+    size_t capacity;
+    size_t limit;       /* at most this many are kept ... */
+    int truncated;      /* ... and this is set when more were offered */
+} re_diagnostics;
+
+#define RE_DIAG_DEFAULT_LIMIT 50
+
+void re_diagnostics_init(re_diagnostics *d, size_t limit);
+void re_diagnostics_free(re_diagnostics *d);
+
+/* Appends a printf-formatted message. Returns RE_ERR_NOMEM if it could not be stored
+ * (the list stays valid); a message past the limit is dropped and sets `truncated`. */
+re_status re_diag_add(re_diagnostics *d, const char *file, unsigned line, unsigned col,
+                      const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+#endif

@@ -1,0 +1,57 @@
+/* voice.h - voice profiles: how a speaker sounds (engine voice, rate, pitch, pauses).
+ *
+ * A profile is a file NAME.voice of `key = value` lines (`#` starts a comment line):
+ *   voice            espeak-ng voice name, e.g. en-us, en-gb+f3      (required)
+ *   speaker          display name for transcripts                      (default: NAME)
+ *   rate             words per minute, 80..450                          (default 175)
+ *   pitch            0..99                                              (default 50)
+ *   range            pitch range, 0..99                                 (default 50)
+ *   volume           0..200                                             (default 100)
+ *   word_gap         extra pause between words in ms, 0..1000, rounded
+ *                    down to the engine's 10 ms units                   (default 0)
+ *   sentence_pause   silence between sentences in ms, 0..10000          (default 400)
+ *   paragraph_pause  silence between paragraphs in ms, 0..60000         (default 800)
+ * Unknown keys, duplicate keys, malformed or out-of-range numbers are errors naming
+ * FILE:LINE:COL. Profile names are [a-z0-9_-]{1,64}. */
+#ifndef RE_VOICE_H
+#define RE_VOICE_H
+
+#include "status.h"
+
+typedef struct re_voice_profile {
+    char *name;              /* profile name, e.g. "host" */
+    char *engine_voice;      /* espeak-ng voice name */
+    char *speaker;           /* display name */
+    int rate;
+    int pitch;
+    int range;
+    int volume;
+    int word_gap_ms;
+    int sentence_pause_ms;
+    int paragraph_pause_ms;
+} re_voice_profile;
+
+/* Parses one profile named `name` from buf[0..len) read from `file`. On success *out holds
+ * owned strings (free with re_voice_profile_clear). On RE_ERR_INPUT, diag holds the reasons
+ * and *out is cleared. */
+re_status re_voice_profile_parse(const char *file, const char *buf, size_t len, const char *name,
+                                 re_voice_profile *out, re_diagnostics *diag);
+void re_voice_profile_clear(re_voice_profile *profile);
+
+/* Returns 1 if `name` is a valid profile name ([a-z0-9_-]{1,64}). */
+int re_voice_name_valid(const char *name);
+
+/* A set of folders searched for profiles, and the profiles loaded from them. */
+typedef struct re_voice_set re_voice_set;
+
+re_status re_voice_set_create(re_voice_set **out);
+/* Appends a folder to the search path; folders added first are searched first. The string is copied. */
+re_status re_voice_set_add_dir(re_voice_set *set, const char *dir);
+/* Finds NAME.voice in the search path and parses it (once; later calls return the same
+ * profile). RE_ERR_INPUT with a diagnostic when the name is invalid, not found (the message
+ * lists the folders searched) or the file is invalid. The profile lives as long as the set. */
+re_status re_voice_set_get(re_voice_set *set, const char *name, const re_voice_profile **out,
+                           re_diagnostics *diag);
+void re_voice_set_free(re_voice_set *set);
+
+#endif

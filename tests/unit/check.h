@@ -1,0 +1,29 @@
+/* check.h - the tiny assertion kit of the unit tests: a failed CHECK prints where and why
+ * and the test exits 1 at the end; main returns check_finish(). */
+#ifndef RE_TEST_CHECK_H
+#define RE_TEST_CHECK_H
+
+#include <stdio.h>
+#include <string.h>
+
+static int check_failures;
+static int check_count;
+
+#define CHECK(cond) do { check_count++; if (!(cond)) { check_failures++; \
+    fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); } } while (0)
+#define CHECK_STR(a, b) do { const char *a_ = (a), *b_ = (b); check_count++; \
+    if (!a_ || !b_ || strcmp(a_, b_) != 0) { check_failures++; \
+    fprintf(stderr, "%s:%d: CHECK_STR failed: \"%s\" != \"%s\"\n", __FILE__, __LINE__, \
+            a_ ? a_ : "(null)", b_ ? b_ : "(null)"); } } while (0)
+#define CHECK_INT(a, b) do { long long a_ = (long long)(a), b_ = (long long)(b); check_count++; \
+    if (a_ != b_) { check_failures++; \
+    fprintf(stderr, "%s:%d: CHECK_INT failed: %s = %lld, expected %lld\n", __FILE__, __LINE__, \
+            #a, a_, b_); } } while (0)
+
+static inline int check_finish(const char *name)
+{
+    printf("%s: %d checks, %d failed\n", name, check_count, check_failures);
+    return check_failures ? 1 : 0;
+}
+
+#endif
