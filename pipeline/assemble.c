@@ -1,0 +1,317 @@
+/* assemble.c - exact joins, the spool file and the timeline (see assemble.h). */
+#define _GNU_SOURCE
+#include "assemble.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <sndfile.h>
+
+struct re_assembler {
+    unsigned rate;
+    int fd;
+    SNDFILE *spool;
+    int reading;
+    uint64_t frames;
+    uint32_t segments;
+    re_chapter_mark *chapters;
+    size_t chapter_count, chapter_capacity;
+    re_timed_event *events;
+    size_t event_count, event_capacity;
+};
+
+/* A stretch [begin, end) of a segment replaced by `insert` samples of silence. */
+typedef struct cut {
+    size_t begin, end;
+    size_t insert;
+} cut;
+
+uint64_t re_us_to_frames(uint64_t us, unsigned rate)
+{
+    return (us * rate + 500000) / 1000000;
+}
+
+static re_status spool_error(re_assembler *a, char *why, size_t why_len)
+{
+    snprintf(why, why_len, "cannot write the audio spool file: %s", sf_strerror(a->spool));
+    return RE_ERR_WRITE;
+}
+
+re_status re_assembler_create(unsigned sample_rate, re_assembler **out, char *why, size_t why_len)
+{
+    *out = NULL;
+    re_assembler *a = calloc(1, sizeof *a);
+    if (!a)
+        return RE_ERR_NOMEM;
+    a->rate = sample_rate;
+    const char *dir = getenv("TMPDIR");
+    char *path = NULL;
+    if (asprintf(&path, "%s/render-episode-spool.XXXXXX", dir && *dir ? dir : "/tmp") < 0) {
+        free(a);
+        return RE_ERR_NOMEM;
+    }
+    a->fd = mkstemp(path);
+    if (a->fd < 0) {
+        snprintf(why, why_len, "cannot create a spool file in %s: %s", dir && *dir ? dir : "/tmp",
+                 strerror(errno));
+        free(path);
+        free(a);
+        return RE_ERR_WRITE;
+    }
+    unlink(path);   /* nameless from now on: nothing to clean up, whatever happens */
+    free(path);
+    SF_INFO info = { .samplerate = (int)sample_rate, .channels = 1,
+                     .format = SF_FORMAT_RAW | SF_FORMAT_PCM_16 };
+    a->spool = sf_open_fd(a->fd, SFM_WRITE, &info, 0);
+    if (!a->spool) {
+        snprintf(why, why_len, "cannot open the audio spool file: %s", sf_strerror(NULL));
+        close(a->fd);
+        free(a);
+        return RE_ERR_WRITE;
+    }
+    *out = a;
+    return RE_OK;
+}
+
+static re_status write_frames(re_assembler *a, const int16_t *pcm, size_t n, char *why, size_t why_len)
+{
+    if (n == 0)
+        return RE_OK;
+    if (sf_writef_short(a->spool, pcm, (sf_count_t)n) != (sf_count_t)n)
+        return spool_error(a, why, why_len);
+    a->frames += n;
+    return RE_OK;
+}
+
+re_status re_assembler_add_silence(re_assembler *a, uint64_t frames, char *why, size_t why_len)
+{
+    static const int16_t zeros[4096];
+    if (a->reading)
+        return RE_ERR_INVALID;
+    while (frames > 0) {
+        size_t n = frames < 4096 ? (size_t)frames : 4096;
+        re_status status = write_frames(a, zeros, n, why, why_len);
+        if (status != RE_OK)
+            return status;
+        frames -= n;
+    }
+    return RE_OK;
+}
+
+/* The run of zero samples around position s, if it is at least min_len long and lies
+ * strictly inside [first, last]. */
+static int zero_run_at(const int16_t *pcm, size_t first, size_t last, size_t s, size_t min_len,
+                       size_t *begin, size_t *end)
+{
+    if (s > last || s <= first)
+        return 0;
+    if (pcm[s] != 0) {
+        if (pcm[s - 1] != 0)
+            return 0;
+        s--;
+    }
+    size_t b = s, e = s + 1;
+    while (b > first && pcm[b - 1] == 0)
+        b--;
+    while (e <= last && pcm[e] == 0)
+        e++;
+    if (e - b < min_len)
+        return 0;
+    *begin = b;
+    *end = e;
+    return 1;
+}
+
+/* Plans the cuts of one segment: leading silence, each gap at a sentence start, trailing
+ * silence. Returns the number of cuts written to cuts (capacity event_count + 2). */
+static size_t plan_cuts(const re_speech *speech, size_t first, size_t last, size_t sentence_gap,
+                        size_t min_gap, cut *cuts)
+{
+    size_t n = 0;
+    cuts[n++] = (cut){ 0, first, 0 };
+    for (size_t i = 0; i < speech->event_count; i++) {
+        const re_speech_event *ev = &speech->events[i];
+        size_t b, e;
+        if (ev->type != RE_EVENT_SENTENCE || ev->sample >= speech->frames
+            || !zero_run_at(speech->pcm, first, last, (size_t)ev->sample, min_gap, &b, &e))
+            continue;
+        if (b < cuts[n - 1].end)   /* the same gap named twice, or events out of order */
+            continue;
+        cuts[n++] = (cut){ b, e, sentence_gap };
+    }
+    cuts[n++] = (cut){ last + 1, speech->frames, 0 };
+    return n;
+}
+
+/* Where sample x of the segment lands in the segment's output; a sample inside a cut moves
+ * to the end of the silence that replaces it, i.e. to the next sound. */
+static uint64_t map_sample(const cut *cuts, size_t n, uint64_t x)
+{
+    int64_t offset = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (x >= cuts[i].end) {
+            offset += (int64_t)cuts[i].insert - (int64_t)(cuts[i].end - cuts[i].begin);
+        } else if (x >= cuts[i].begin) {
+            return (uint64_t)((int64_t)cuts[i].begin + offset + (int64_t)cuts[i].insert);
+        } else {
+            break;
+        }
+    }
+    return (uint64_t)((int64_t)x + offset);
+}
+
+static re_status keep_events(re_assembler *a, const re_speech *speech, const cut *cuts, size_t n,
+                             uint64_t base)
+{
+    if (a->event_count + speech->event_count > a->event_capacity) {
+        size_t cap = a->event_capacity ? a->event_capacity : 64;
+        while (cap < a->event_count + speech->event_count)
+            cap *= 2;
+        re_timed_event *events = realloc(a->events, cap * sizeof *events);
+        if (!events)
+            return RE_ERR_NOMEM;
+        a->events = events;
+        a->event_capacity = cap;
+    }
+    for (size_t i = 0; i < speech->event_count; i++) {
+        const re_speech_event *ev = &speech->events[i];
+        a->events[a->event_count++] = (re_timed_event){
+            ev->type, base + map_sample(cuts, n, ev->sample), ev->text_pos, ev->length, a->segments };
+    }
+    return RE_OK;
+}
+
+re_status re_assembler_add_speech(re_assembler *a, const re_speech *speech,
+                                  unsigned sentence_pause_ms, char *why, size_t why_len)
+{
+    if (a->reading)
+        return RE_ERR_INVALID;
+    size_t first = 0, last = speech->frames;
+    while (first < speech->frames && speech->pcm[first] == 0)
+        first++;
+    while (last > first && speech->pcm[last - 1] == 0)
+        last--;
+    if (first == speech->frames) {   /* nothing audible: the segment adds no audio */
+        a->segments++;
+        return RE_OK;
+    }
+    last--;   /* index of the last sound */
+
+    cut *cuts = malloc((speech->event_count + 2) * sizeof *cuts);
+    if (!cuts)
+        return RE_ERR_NOMEM;
+    size_t sentence_gap = (size_t)re_us_to_frames((uint64_t)sentence_pause_ms * 1000, a->rate);
+    size_t min_gap = a->rate / 100;   /* 10 ms: shorter zero runs are stops inside words */
+    size_t n = plan_cuts(speech, first, last, sentence_gap, min_gap, cuts);
+
+    uint64_t base = a->frames;
+    re_status status = keep_events(a, speech, cuts, n, base);
+    size_t pos = 0;
+    for (size_t i = 0; status == RE_OK && i < n; i++) {
+        status = write_frames(a, speech->pcm + pos, cuts[i].begin - pos, why, why_len);
+        if (status == RE_OK)
+            status = re_assembler_add_silence(a, cuts[i].insert, why, why_len);
+        pos = cuts[i].end;
+    }
+    free(cuts);
+    a->segments++;
+    return status;
+}
+
+re_status re_assembler_mark_chapter(re_assembler *a, const char *title)
+{
+    if (a->reading)
+        return RE_ERR_INVALID;
+    if (a->chapter_count == a->chapter_capacity) {
+        size_t cap = a->chapter_capacity ? a->chapter_capacity * 2 : 8;
+        re_chapter_mark *chapters = realloc(a->chapters, cap * sizeof *chapters);
+        if (!chapters)
+            return RE_ERR_NOMEM;
+        a->chapters = chapters;
+        a->chapter_capacity = cap;
+    }
+    char *copy = strdup(title);
+    if (!copy)
+        return RE_ERR_NOMEM;
+    a->chapters[a->chapter_count++] = (re_chapter_mark){ copy, a->frames, 0 };
+    return RE_OK;
+}
+
+uint64_t re_assembler_frames(const re_assembler *a) { return a->frames; }
+
+re_status re_assembler_finish(re_assembler *a, char *why, size_t why_len)
+{
+    if (a->reading)
+        return RE_ERR_INVALID;
+    if (a->chapter_count > 0)
+        a->chapters[0].start = 0;
+    for (size_t i = 0; i < a->chapter_count; i++)
+        a->chapters[i].end = i + 1 < a->chapter_count ? a->chapters[i + 1].start : a->frames;
+
+    int failed = sf_close(a->spool) != 0;
+    a->spool = NULL;
+    if (failed || lseek(a->fd, 0, SEEK_SET) != 0) {
+        snprintf(why, why_len, "cannot finish the audio spool file: %s", strerror(errno));
+        return RE_ERR_WRITE;
+    }
+    SF_INFO info = { .samplerate = (int)a->rate, .channels = 1,
+                     .format = SF_FORMAT_RAW | SF_FORMAT_PCM_16 };
+    a->spool = sf_open_fd(a->fd, SFM_READ, &info, 1);
+    if (!a->spool) {
+        snprintf(why, why_len, "cannot reopen the audio spool file: %s", sf_strerror(NULL));
+        return RE_ERR_READ;
+    }
+    a->fd = -1;   /* owned by libsndfile now */
+    if ((uint64_t)info.frames != a->frames) {
+        snprintf(why, why_len, "the audio spool file holds %lld samples, not %llu",
+                 (long long)info.frames, (unsigned long long)a->frames);
+        return RE_ERR_READ;
+    }
+    a->reading = 1;
+    return RE_OK;
+}
+
+re_status re_assembler_read(re_assembler *a, int16_t *buf, size_t max, size_t *got,
+                            char *why, size_t why_len)
+{
+    *got = 0;
+    if (!a->reading)
+        return RE_ERR_INVALID;
+    sf_count_t n = sf_readf_short(a->spool, buf, (sf_count_t)max);
+    if (n < 0 || (n == 0 && sf_error(a->spool) != SF_ERR_NO_ERROR)) {
+        snprintf(why, why_len, "cannot read the audio spool file: %s", sf_strerror(a->spool));
+        return RE_ERR_READ;
+    }
+    *got = (size_t)n;
+    return RE_OK;
+}
+
+const re_chapter_mark *re_assembler_chapters(const re_assembler *a, size_t *count)
+{
+    *count = a->chapter_count;
+    return a->chapters;
+}
+
+const re_timed_event *re_assembler_events(const re_assembler *a, size_t *count)
+{
+    *count = a->event_count;
+    return a->events;
+}
+
+void re_assembler_free(re_assembler *a)
+{
+    if (!a)
+        return;
+    if (a->spool)
+        sf_close(a->spool);
+    if (a->fd >= 0 && !a->reading)
+        close(a->fd);
+    for (size_t i = 0; i < a->chapter_count; i++)
+        free(a->chapters[i].title);
+    free(a->chapters);
+    free(a->events);
+    free(a);
+}

@@ -1,0 +1,70 @@
+/* assemble.h - joins spoken segments and exact silences into one PCM stream and keeps the
+ * timeline (where every segment, sentence, word and chapter starts, in samples).
+ *
+ * The stream goes to a spool file through libsndfile (mono 16-bit at the engine's rate), so
+ * memory stays bounded by one segment however long the episode is; after finish it is read
+ * back once, in order, by the encoder. The sample count here is the one number that every
+ * duration, TLEN and chapter time is derived from.
+ *
+ * Pauses are exact. The engine pads each call with silence of its own (exact zero samples)
+ * and puts its own silence between sentences; add_speech trims the first and replaces the
+ * second by the profile's sentence pause, so a pause written in the script, a paragraph pause
+ * or a sentence pause is exactly as long as stated, measured from the last sound to the next.
+ *
+ * Life cycle: re_assembler_create -> add_speech / add_silence / mark_chapter in order ->
+ * re_assembler_finish -> re_assembler_read until it returns 0 frames -> re_assembler_free. */
+#ifndef RE_ASSEMBLE_H
+#define RE_ASSEMBLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "status.h"
+#include "synth.h"
+
+typedef struct re_chapter_mark {
+    char *title;
+    uint64_t start;      /* first sample of the chapter */
+    uint64_t end;        /* one past its last sample (valid after finish) */
+} re_chapter_mark;
+
+typedef struct re_timed_event {
+    re_speech_event_type type;
+    uint64_t sample;     /* in the assembled stream; a sentence starts at its first sound */
+    uint32_t text_pos;   /* the engine's position in its segment's text */
+    uint32_t length;
+    uint32_t segment;    /* index of the speech segment (order of add_speech calls) */
+} re_timed_event;
+
+typedef struct re_assembler re_assembler;
+
+/* Creates the spool in $TMPDIR (or /tmp), already unlinked so it can never be left behind. */
+re_status re_assembler_create(unsigned sample_rate, re_assembler **out, char *why, size_t why_len);
+
+/* Appends a segment's audio after trimming the engine's leading and trailing silence and
+ * setting every gap between sentences to sentence_pause_ms. The speech is not modified. */
+re_status re_assembler_add_speech(re_assembler *a, const re_speech *speech,
+                                  unsigned sentence_pause_ms, char *why, size_t why_len);
+/* Appends `frames` samples of digital silence. */
+re_status re_assembler_add_silence(re_assembler *a, uint64_t frames, char *why, size_t why_len);
+/* A chapter starts at the current end of the stream. The title is copied. */
+re_status re_assembler_mark_chapter(re_assembler *a, const char *title);
+
+uint64_t re_assembler_frames(const re_assembler *a);
+
+/* Ends writing: the first chapter is extended back to sample 0 (audio before the first heading
+ * belongs to it) and each chapter ends where the next starts, the last at the end. */
+re_status re_assembler_finish(re_assembler *a, char *why, size_t why_len);
+/* Reads the next frames of the stream (after finish); *got is 0 at the end. */
+re_status re_assembler_read(re_assembler *a, int16_t *buf, size_t max, size_t *got,
+                            char *why, size_t why_len);
+
+const re_chapter_mark *re_assembler_chapters(const re_assembler *a, size_t *count);
+const re_timed_event *re_assembler_events(const re_assembler *a, size_t *count);
+
+void re_assembler_free(re_assembler *a);
+
+/* Converts microseconds to samples at `rate`, rounding to nearest (half up). */
+uint64_t re_us_to_frames(uint64_t us, unsigned rate);
+
+#endif

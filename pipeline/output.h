@@ -1,0 +1,34 @@
+/* output.h - atomic output files: written as a temporary file beside the target and renamed
+ * over it only when complete, so a failure, a full disk or Ctrl-C never leaves a partial file
+ * and never damages yesterday's output.
+ *
+ * Life cycle: re_output_open -> write through re_output_stream -> re_output_commit (rename) or
+ * re_output_discard (unlink). Every open output must end in exactly one of the two. */
+#ifndef RE_OUTPUT_H
+#define RE_OUTPUT_H
+
+#include <stdio.h>
+
+#include "status.h"
+
+typedef struct re_output re_output;
+
+/* Creates `.NAME.XXXXXX.part` in the target's folder (mode 0644 & ~umask, or the mode of an
+ * existing target). RE_ERR_WRITE with the reason in why when the folder is missing, the
+ * target is a directory, or the file cannot be created. */
+re_status re_output_open(const char *target, re_output **out, char *why, size_t why_len);
+
+FILE *re_output_stream(re_output *output);
+const char *re_output_target(const re_output *output);
+
+/* Size in bytes of what has been written so far (flushes the stream). */
+re_status re_output_size(re_output *output, unsigned long long *size, char *why, size_t why_len);
+
+/* Flushes, fsyncs, closes and renames over the target; frees the output in every case. On
+ * failure the temporary file is removed and RE_ERR_WRITE returned with the reason. */
+re_status re_output_commit(re_output *output, char *why, size_t why_len);
+
+/* Closes and removes the temporary file; frees the output. NULL is allowed. */
+void re_output_discard(re_output *output);
+
+#endif

@@ -1,0 +1,476 @@
+/* render.c - one episode end to end (see render.h). The order of work is chosen so that
+ * everything that can be refused is refused before the first sample: script, profiles,
+ * engine voices, encoder settings, output folder; then speech, then encoding. */
+#define _GNU_SOURCE
+#include "render.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#include <sndfile.h>
+
+#include "assemble.h"
+#include "duration.h"
+#include "id3.h"
+#include "output.h"
+#include "script.h"
+#include "sidecar.h"
+#include "synth.h"
+#include "voice.h"
+
+typedef struct render {
+    const re_render_options *opt;
+    re_diagnostics *diag;
+    re_episode *episode;
+    re_voice_set *voices;
+    const re_voice_profile **profiles;   /* per distinct voice of the episode */
+    re_engine *engine;
+    re_assembler *assembler;
+    re_output *audio;
+    re_output *sidecar;
+    const char *format;
+    re_synth_job **jobs;                 /* per item; non-NULL while its speech is running */
+    size_t next_to_start;
+    size_t running;
+    char encoder[160];
+    char engine_name[64];
+} render;
+
+#define WHY_LEN 512
+
+const char *re_render_format_of(const char *output_path)
+{
+    const char *dot = strrchr(output_path, '.');
+    const char *slash = strrchr(output_path, '/');
+    if (!dot || (slash && dot < slash))
+        return NULL;
+    if (strcasecmp(dot, ".mp3") == 0)
+        return "mp3";
+    if (strcasecmp(dot, ".wav") == 0)
+        return "wav";
+    return NULL;
+}
+
+static re_status fail_at(render *r, re_status status, const char *file, unsigned line,
+                         unsigned col, const char *why)
+{
+    re_status s = re_diag_add(r->diag, file, line, col, "%s", why);
+    return s == RE_OK ? status : s;
+}
+
+static re_status load_script(render *r)
+{
+    const re_render_options *o = r->opt;
+    re_status status = re_script_load(o->script_path, o->max_script_size, &r->episode, r->diag);
+    if (status != RE_OK)
+        return status;
+    status = re_voice_set_create(&r->voices);
+    for (size_t i = 0; status == RE_OK && i < o->voice_dir_count; i++)
+        status = re_voice_set_add_dir(r->voices, o->voice_dirs[i]);
+    if (status == RE_OK)
+        status = re_episode_check_voices(r->episode, r->voices, r->diag);
+    if (status != RE_OK)
+        return status;
+    r->profiles = calloc(r->episode->voice_count ? r->episode->voice_count : 1, sizeof *r->profiles);
+    if (!r->profiles)
+        return RE_ERR_NOMEM;
+    for (size_t i = 0; status == RE_OK && i < r->episode->voice_count; i++)
+        status = re_voice_set_get(r->voices, r->episode->voices[i], &r->profiles[i], r->diag);
+    return status;
+}
+
+/* The first item that speaks with `voice`, to point an engine error at. */
+static const re_item *first_use(const re_episode *ep, const char *voice)
+{
+    for (size_t i = 0; i < ep->item_count; i++)
+        if (ep->items[i].kind == RE_ITEM_SPEECH && strcmp(ep->items[i].voice, voice) == 0)
+            return &ep->items[i];
+    return NULL;
+}
+
+static re_status start_engine(render *r)
+{
+    char why[WHY_LEN];
+    re_status status = re_engine_create(r->opt->stop, &r->engine, why, sizeof why);
+    if (status != RE_OK)
+        return fail_at(r, status, r->opt->script_path, 0, 0, why);
+    snprintf(r->engine_name, sizeof r->engine_name, "espeak-ng %s", re_engine_version(r->engine));
+    for (size_t i = 0; i < r->episode->voice_count; i++) {
+        status = re_engine_check_voice(r->engine, r->profiles[i], why, sizeof why);
+        if (status != RE_OK) {
+            const re_item *item = first_use(r->episode, r->profiles[i]->name);
+            char message[WHY_LEN + 64];
+            snprintf(message, sizeof message, "voice profile '%s': %s", r->profiles[i]->name, why);
+            return fail_at(r, status, r->opt->script_path, item ? item->line : 0,
+                           item ? item->col : 0, message);
+        }
+    }
+    return RE_OK;
+}
+
+static re_status check_encoder(render *r)
+{
+    unsigned rate = re_engine_sample_rate(r->engine);
+    if (strcmp(r->format, "wav") == 0) {
+        snprintf(r->encoder, sizeof r->encoder, "libsndfile %s, WAV 16-bit PCM, mono, %u Hz",
+                 sf_version_string() ? sf_version_string() : "", rate);
+        return RE_OK;
+    }
+    char why[WHY_LEN];
+    re_status status = re_mp3_check_settings(rate, &r->opt->mp3, why, sizeof why);
+    if (status != RE_OK)
+        return fail_at(r, status, r->opt->output_path, 0, 0, why);
+    re_mp3_describe(rate, &r->opt->mp3, r->encoder, sizeof r->encoder);
+    return RE_OK;
+}
+
+static re_status open_outputs(render *r)
+{
+    const char *out = r->opt->output_path;
+    struct stat in_st, out_st;
+    if (stat(out, &out_st) == 0 && stat(r->opt->script_path, &in_st) == 0
+        && in_st.st_dev == out_st.st_dev && in_st.st_ino == out_st.st_ino)
+        return fail_at(r, RE_ERR_WRITE, out, 0, 0, "the output is the script itself; refusing to overwrite it");
+    char *sidecar_path = re_sidecar_path(out);
+    if (!sidecar_path)
+        return RE_ERR_NOMEM;
+    char why[WHY_LEN];
+    re_status status = RE_OK;
+    if (stat(sidecar_path, &out_st) == 0 && stat(r->opt->script_path, &in_st) == 0
+        && in_st.st_dev == out_st.st_dev && in_st.st_ino == out_st.st_ino)
+        status = fail_at(r, RE_ERR_WRITE, sidecar_path, 0, 0,
+                         "the sidecar would overwrite the script itself; choose another output name");
+    if (status == RE_OK) {
+        status = re_output_open(out, &r->audio, why, sizeof why);
+        if (status != RE_OK)
+            status = fail_at(r, status, out, 0, 0, why);
+    }
+    if (status == RE_OK) {
+        status = re_output_open(sidecar_path, &r->sidecar, why, sizeof why);
+        if (status != RE_OK)
+            status = fail_at(r, status, sidecar_path, 0, 0, why);
+    }
+    free(sidecar_path);
+    return status;
+}
+
+static const re_voice_profile *profile_of(const render *r, const char *voice)
+{
+    for (size_t i = 0; i < r->episode->voice_count; i++)
+        if (strcmp(r->episode->voices[i], voice) == 0)
+            return r->profiles[i];
+    return NULL;
+}
+
+/* Keeps up to opt->jobs speech processes running ahead of the one being assembled. */
+static re_status start_ahead(render *r)
+{
+    const re_episode *ep = r->episode;
+    unsigned jobs = r->opt->jobs ? r->opt->jobs : 1;
+    while (r->running < jobs && r->next_to_start < ep->item_count) {
+        size_t i = r->next_to_start++;
+        const re_item *item = &ep->items[i];
+        if (item->kind != RE_ITEM_SPEECH)
+            continue;
+        char why[WHY_LEN];
+        re_status status = re_engine_start(r->engine, item->text, profile_of(r, item->voice),
+                                           &r->jobs[i], why, sizeof why);
+        if (status != RE_OK)
+            return fail_at(r, status, r->opt->script_path, item->line, item->col, why);
+        r->running++;
+    }
+    return RE_OK;
+}
+
+static re_status speak_item(render *r, size_t i)
+{
+    const re_item *item = &r->episode->items[i];
+    re_status status = start_ahead(r);
+    if (status != RE_OK)
+        return status;
+    unsigned timeout = r->opt->engine_timeout_ms ? r->opt->engine_timeout_ms : RE_ENGINE_TIMEOUT_MS;
+    re_speech speech;
+    char why[WHY_LEN];
+    status = re_engine_wait(r->jobs[i], timeout, &speech, why, sizeof why);
+    r->jobs[i] = NULL;
+    r->running--;
+    if (status == RE_ERR_INTERRUPTED)
+        return status;
+    if (status != RE_OK)
+        return fail_at(r, status, r->opt->script_path, item->line, item->col, why);
+    status = re_assembler_add_speech(r->assembler, &speech,
+                                     (unsigned)profile_of(r, item->voice)->sentence_pause_ms,
+                                     why, sizeof why);
+    re_speech_free(&speech);
+    if (status != RE_OK && status != RE_ERR_NOMEM)
+        return fail_at(r, status, r->opt->script_path, item->line, item->col, why);
+    return status;
+}
+
+static void report(render *r, re_render_phase phase, size_t done, size_t total)
+{
+    if (!r->opt->progress)
+        return;
+    re_render_progress p = { phase, done, total, re_assembler_frames(r->assembler),
+                             re_engine_sample_rate(r->engine) };
+    r->opt->progress(r->opt->progress_context, &p);
+}
+
+static int stopped(const render *r)
+{
+    return r->opt->stop && *r->opt->stop;
+}
+
+static re_status speak_all(render *r)
+{
+    const re_episode *ep = r->episode;
+    unsigned rate = re_engine_sample_rate(r->engine);
+    char why[WHY_LEN];
+    re_status status = re_assembler_create(rate, &r->assembler, why, sizeof why);
+    if (status != RE_OK)
+        return fail_at(r, status, r->opt->output_path, 0, 0, why);
+    r->jobs = calloc(ep->item_count, sizeof *r->jobs);
+    if (!r->jobs)
+        return RE_ERR_NOMEM;
+    for (size_t i = 0; status == RE_OK && i < ep->item_count; i++) {
+        const re_item *item = &ep->items[i];
+        switch (item->kind) {
+        case RE_ITEM_SPEECH:
+            status = speak_item(r, i);
+            break;
+        case RE_ITEM_PAUSE:
+            status = re_assembler_add_silence(r->assembler, re_us_to_frames(item->pause_us, rate),
+                                              why, sizeof why);
+            break;
+        case RE_ITEM_BREAK:
+            status = re_assembler_add_silence(
+                r->assembler,
+                re_us_to_frames((uint64_t)profile_of(r, item->voice)->paragraph_pause_ms * 1000, rate),
+                why, sizeof why);
+            break;
+        case RE_ITEM_CHAPTER:
+            status = re_assembler_mark_chapter(r->assembler, item->text);
+            break;
+        }
+        if (status == RE_ERR_WRITE)
+            status = fail_at(r, status, r->opt->output_path, 0, 0, why);
+        if (status == RE_OK && stopped(r))
+            status = RE_ERR_INTERRUPTED;
+        report(r, RE_PHASE_SPEAK, i + 1, ep->item_count);
+    }
+    if (status == RE_OK) {
+        status = re_assembler_finish(r->assembler, why, sizeof why);
+        if (status != RE_OK)
+            status = fail_at(r, status, r->opt->output_path, 0, 0, why);
+    }
+    return status;
+}
+
+static re_status build_tag(render *r, unsigned char **tag, size_t *tag_len)
+{
+    const re_episode *ep = r->episode;
+    unsigned rate = re_engine_sample_rate(r->engine);
+    size_t count;
+    const re_chapter_mark *marks = re_assembler_chapters(r->assembler, &count);
+    re_id3_chapter *chapters = count ? calloc(count, sizeof *chapters) : NULL;
+    if (count && !chapters)
+        return RE_ERR_NOMEM;
+    for (size_t i = 0; i < count; i++)
+        chapters[i] = (re_id3_chapter){ marks[i].title, (uint32_t)re_samples_to_ms(marks[i].start, rate),
+                                        (uint32_t)re_samples_to_ms(marks[i].end, rate) };
+    char settings[320];
+    snprintf(settings, sizeof settings, "render-episode %s; %s; %s", RE_VERSION, r->engine_name,
+             r->encoder);
+    re_id3_fields fields = {
+        .title = ep->title,
+        .artist = ep->author ? ep->author : ep->show,
+        .album = ep->show,
+        .published = ep->published,
+        .genre = "Podcast",
+        .comment = ep->summary,
+        .encoder_settings = settings,
+        .length_ms = re_samples_to_ms(re_assembler_frames(r->assembler), rate),
+        .chapters = chapters,
+        .chapter_count = count,
+    };
+    re_status status = re_id3_build(&fields, tag, tag_len);
+    free(chapters);
+    return status;
+}
+
+#define ENCODE_CHUNK 16384
+
+static re_status encode_mp3(render *r)
+{
+    unsigned char *tag = NULL;
+    size_t tag_len = 0;
+    re_status status = build_tag(r, &tag, &tag_len);
+    if (status != RE_OK)
+        return fail_at(r, status, r->opt->output_path, 0, 0, "cannot build the ID3 tag");
+    re_mp3_encoder *enc = NULL;
+    status = re_mp3_encoder_create(re_output_stream(r->audio), re_engine_sample_rate(r->engine),
+                                   &r->opt->mp3, tag, tag_len, &enc);
+    free(tag);
+    int16_t *pcm = malloc(ENCODE_CHUNK * sizeof *pcm);
+    if (status == RE_OK && !pcm)
+        status = RE_ERR_NOMEM;
+    uint64_t total = re_assembler_frames(r->assembler), done = 0;
+    char why[WHY_LEN] = "";
+    while (status == RE_OK) {
+        size_t got;
+        status = re_assembler_read(r->assembler, pcm, ENCODE_CHUNK, &got, why, sizeof why);
+        if (status != RE_OK || got == 0)
+            break;
+        status = re_mp3_encoder_write(enc, pcm, got);
+        done += got;
+        if (status == RE_OK && stopped(r))
+            status = RE_ERR_INTERRUPTED;
+        report(r, RE_PHASE_ENCODE, (size_t)done, (size_t)total);
+    }
+    if (status == RE_OK)
+        status = re_mp3_encoder_finish(enc);
+    re_mp3_encoder_free(enc);
+    free(pcm);
+    if (status != RE_OK && status != RE_ERR_INTERRUPTED && status != RE_ERR_NOMEM) {
+        if (!why[0])
+            snprintf(why, sizeof why, "%s: %s", re_strerror(status),
+                     status == RE_ERR_WRITE ? strerror(errno) : "see above");
+        return fail_at(r, status, r->opt->output_path, 0, 0, why);
+    }
+    return status;
+}
+
+static re_status set_wav_strings(SNDFILE *wav, const re_episode *ep)
+{
+    const struct { int id; const char *value; } strings[] = {
+        { SF_STR_TITLE, ep->title }, { SF_STR_ARTIST, ep->author ? ep->author : ep->show },
+        { SF_STR_ALBUM, ep->show }, { SF_STR_COMMENT, ep->summary }, { SF_STR_DATE, ep->published },
+        { SF_STR_SOFTWARE, "render-episode " RE_VERSION },
+    };
+    for (size_t i = 0; i < sizeof strings / sizeof strings[0]; i++)
+        if (strings[i].value && sf_set_string(wav, strings[i].id, strings[i].value) != 0)
+            return RE_ERR_WRITE;
+    return RE_OK;
+}
+
+static re_status encode_wav(render *r)
+{
+    FILE *stream = re_output_stream(r->audio);
+    SF_INFO info = { .samplerate = (int)re_engine_sample_rate(r->engine), .channels = 1,
+                     .format = SF_FORMAT_WAV | SF_FORMAT_PCM_16 };
+    SNDFILE *wav = sf_open_fd(fileno(stream), SFM_WRITE, &info, 0);
+    char why[WHY_LEN] = "";
+    if (!wav) {
+        snprintf(why, sizeof why, "cannot start the WAV file: %s", sf_strerror(NULL));
+        return fail_at(r, RE_ERR_WRITE, r->opt->output_path, 0, 0, why);
+    }
+    re_status status = set_wav_strings(wav, r->episode);
+    int16_t *pcm = malloc(ENCODE_CHUNK * sizeof *pcm);
+    if (status == RE_OK && !pcm)
+        status = RE_ERR_NOMEM;
+    uint64_t total = re_assembler_frames(r->assembler), done = 0;
+    while (status == RE_OK) {
+        size_t got;
+        status = re_assembler_read(r->assembler, pcm, ENCODE_CHUNK, &got, why, sizeof why);
+        if (status != RE_OK || got == 0)
+            break;
+        if (sf_writef_short(wav, pcm, (sf_count_t)got) != (sf_count_t)got)
+            status = RE_ERR_WRITE;
+        done += got;
+        if (status == RE_OK && stopped(r))
+            status = RE_ERR_INTERRUPTED;
+        report(r, RE_PHASE_ENCODE, (size_t)done, (size_t)total);
+    }
+    if (status == RE_ERR_WRITE && !why[0])
+        snprintf(why, sizeof why, "cannot write the WAV file: %s", sf_strerror(wav));
+    if (sf_close(wav) != 0 && status == RE_OK) {
+        snprintf(why, sizeof why, "cannot finish the WAV file: %s", sf_strerror(NULL));
+        status = RE_ERR_WRITE;
+    }
+    free(pcm);
+    if (status == RE_ERR_WRITE || status == RE_ERR_READ)
+        return fail_at(r, status, r->opt->output_path, 0, 0, why);
+    return status;
+}
+
+static re_status finish_outputs(render *r, re_render_result *result)
+{
+    char why[WHY_LEN];
+    unsigned rate = re_engine_sample_rate(r->engine);
+    unsigned long long bytes;
+    re_status status = re_output_size(r->audio, &bytes, why, sizeof why);
+    if (status != RE_OK)
+        return fail_at(r, status, r->opt->output_path, 0, 0, why);
+    size_t chapter_count;
+    const re_chapter_mark *chapters = re_assembler_chapters(r->assembler, &chapter_count);
+    re_render_facts facts = {
+        .episode = r->episode, .samples = re_assembler_frames(r->assembler), .sample_rate = rate,
+        .bytes = bytes, .format = r->format, .chapters = chapters, .chapter_count = chapter_count,
+        .voices = r->profiles, .voice_count = r->episode->voice_count,
+        .engine = r->engine_name, .encoder = r->encoder,
+    };
+    status = re_sidecar_write(re_output_stream(r->sidecar), &facts);
+    if (status != RE_OK)
+        return fail_at(r, status, re_output_target(r->sidecar), 0, 0, "cannot write the sidecar");
+
+    /* Audio first: a sidecar must never describe audio that is not there. */
+    status = re_output_commit(r->audio, why, sizeof why);
+    r->audio = NULL;
+    if (status != RE_OK)
+        return fail_at(r, status, r->opt->output_path, 0, 0, why);
+    status = re_output_commit(r->sidecar, why, sizeof why);
+    r->sidecar = NULL;
+    if (status != RE_OK)
+        return fail_at(r, status, r->opt->output_path, 0, 0, why);
+
+    result->samples = facts.samples;
+    result->sample_rate = rate;
+    result->bytes = bytes;
+    re_duration_format_iso(re_samples_to_seconds(facts.samples, rate), result->duration);
+    return RE_OK;
+}
+
+static void render_cleanup(render *r)
+{
+    if (r->jobs) {
+        for (size_t i = 0; i < r->episode->item_count; i++)
+            re_engine_cancel(r->jobs[i]);
+        free(r->jobs);
+    }
+    re_output_discard(r->audio);
+    re_output_discard(r->sidecar);
+    re_assembler_free(r->assembler);
+    re_engine_free(r->engine);
+    free(r->profiles);
+    re_voice_set_free(r->voices);
+    re_episode_free(r->episode);
+}
+
+re_status re_render(const re_render_options *options, re_render_result *result,
+                    re_diagnostics *diag)
+{
+    memset(result, 0, sizeof *result);
+    render r = { .opt = options, .diag = diag, .format = re_render_format_of(options->output_path) };
+    if (!r.format)
+        return fail_at(&r, RE_ERR_INVALID, options->output_path, 0, 0,
+                       "the output name must end in .mp3 or .wav");
+    re_status status = load_script(&r);
+    if (status == RE_OK)
+        status = start_engine(&r);
+    if (status == RE_OK)
+        status = check_encoder(&r);
+    if (status == RE_OK)
+        status = open_outputs(&r);
+    if (status == RE_OK)
+        status = speak_all(&r);
+    if (status == RE_OK)
+        status = strcmp(r.format, "mp3") == 0 ? encode_mp3(&r) : encode_wav(&r);
+    if (status == RE_OK)
+        status = finish_outputs(&r, result);
+    render_cleanup(&r);
+    return status;
+}

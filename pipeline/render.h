@@ -1,0 +1,57 @@
+/* render.h - one episode from script to published files: parse -> synth -> assemble ->
+ * encode -> describe. This is the library's entry point for the CLI (and later for batch).
+ *
+ * Outputs: OUT (.mp3 or .wav) and its sidecar OUT.json, both written atomically: either both
+ * are complete and renamed into place, or neither is touched. */
+#ifndef RE_RENDER_H
+#define RE_RENDER_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mp3.h"
+#include "status.h"
+
+#define RE_ENGINE_TIMEOUT_MS 120000u   /* per segment: the engine runs ~900x real time */
+
+typedef enum re_render_phase { RE_PHASE_SPEAK, RE_PHASE_ENCODE } re_render_phase;
+
+typedef struct re_render_progress {
+    re_render_phase phase;
+    size_t done, total;        /* items spoken, or samples encoded */
+    uint64_t audio_frames;     /* audio assembled so far */
+    unsigned sample_rate;
+} re_render_progress;
+
+typedef struct re_render_options {
+    const char *script_path;
+    const char *output_path;           /* ends in .mp3 or .wav */
+    const char *const *voice_dirs;     /* searched in this order */
+    size_t voice_dir_count;
+    re_mp3_settings mp3;
+    size_t max_script_size;            /* bytes */
+    unsigned engine_timeout_ms;        /* per segment, 0 = RE_ENGINE_TIMEOUT_MS */
+    unsigned jobs;                     /* speech processes at once, >= 1 */
+    volatile sig_atomic_t *stop;       /* raised by a signal handler; may be NULL */
+    void (*progress)(void *context, const re_render_progress *progress);
+    void *progress_context;
+} re_render_options;
+
+typedef struct re_render_result {
+    uint64_t samples;
+    unsigned sample_rate;
+    unsigned long long bytes;          /* of the audio output */
+    char duration[32];                 /* ISO 8601 */
+} re_render_result;
+
+/* Renders one episode. Problems in the script, its voice profiles, the engine (with the
+ * paragraph's FILE:LINE:COL) or the outputs are appended to diag. Returns RE_OK, or the
+ * first failure's status (RE_ERR_INPUT, RE_ERR_ENGINE, RE_ERR_WRITE, RE_ERR_INTERRUPTED...). */
+re_status re_render(const re_render_options *options, re_render_result *result,
+                    re_diagnostics *diag);
+
+/* "mp3", "wav", or NULL when the output name has neither extension (case-insensitive). */
+const char *re_render_format_of(const char *output_path);
+
+#endif

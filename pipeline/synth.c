@@ -1,0 +1,491 @@
+/* synth.c - espeak-ng in a warm parent, one forked child per segment (see synth.h for why).
+ *
+ * A child writes its samples into one anonymous memory file and its events (and, on failure,
+ * a message) into another; the parent reads both after the child exits. Memory files instead
+ * of pipes let several children run at once without the parent draining them in turn. */
+#define _GNU_SOURCE
+#include "synth.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/pidfd.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <espeak-ng/espeak_ng.h>
+#include <espeak-ng/speak_lib.h>
+
+struct re_engine {
+    volatile sig_atomic_t *stop;
+    unsigned sample_rate;
+    char version[32];
+};
+
+struct re_synth_job {
+    re_engine *engine;
+    pid_t pid;
+    int pidfd;
+    int pcm_fd;
+    int meta_fd;
+    int err_fd;     /* the child's stderr: glibc's and the engine's last words before a crash */
+};
+
+/* What a child writes into its meta file: events, then at most one message. */
+enum { META_EVENT = 1, META_MESSAGE = 2 };
+typedef struct meta_record {
+    uint32_t kind;
+    uint32_t type_or_len;   /* event type, or the message length that follows */
+    uint32_t text_pos;
+    uint32_t length;
+    uint64_t sample;
+} meta_record;
+
+/* Child exit codes. */
+enum { CHILD_OK = 0, CHILD_ENGINE_ERROR = 3, CHILD_WRITE_ERROR = 4 };
+
+/* Only ever set inside a child, where this process's copy of the engine is about to speak. */
+static int child_pcm_fd = -1;
+static int child_meta_fd = -1;
+static int child_write_failed;
+
+static int write_all(int fd, const void *buf, size_t len)
+{
+    const char *p = buf;
+    while (len > 0) {
+        ssize_t n = write(fd, p, len);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        p += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+static int child_synth_callback(short *wav, int numsamples, espeak_EVENT *events)
+{
+    if (wav && numsamples > 0
+        && write_all(child_pcm_fd, wav, (size_t)numsamples * sizeof *wav) != 0)
+        child_write_failed = 1;
+    for (espeak_EVENT *ev = events; ev && ev->type != espeakEVENT_LIST_TERMINATED; ev++) {
+        if (ev->type != espeakEVENT_SENTENCE && ev->type != espeakEVENT_WORD)
+            continue;
+        meta_record rec = {
+            .kind = META_EVENT,
+            .type_or_len = ev->type == espeakEVENT_SENTENCE ? RE_EVENT_SENTENCE : RE_EVENT_WORD,
+            .text_pos = ev->text_position > 0 ? (uint32_t)ev->text_position : 0,
+            .length = ev->length > 0 ? (uint32_t)ev->length : 0,
+            .sample = ev->sample > 0 ? (uint64_t)ev->sample : 0,
+        };
+        if (write_all(child_meta_fd, &rec, sizeof rec) != 0)
+            child_write_failed = 1;
+    }
+    return child_write_failed;   /* non-zero asks the engine to stop */
+}
+
+static void child_message(const char *text)
+{
+    meta_record rec = { .kind = META_MESSAGE, .type_or_len = (uint32_t)strlen(text) };
+    if (write_all(child_meta_fd, &rec, sizeof rec) == 0)
+        (void)write_all(child_meta_fd, text, rec.type_or_len);
+}
+
+static void child_engine_message(const char *what, espeak_ng_STATUS status)
+{
+    char engine_text[256], text[400];
+    espeak_ng_GetStatusCodeMessage(status, engine_text, sizeof engine_text);
+    snprintf(text, sizeof text, "%s: %s", what, engine_text);
+    child_message(text);
+}
+
+/* The child side: make sure it cannot outlive us or leave a core file, then speak. */
+static void child_prepare(pid_t parent)
+{
+    struct rlimit no_core = { 0, 0 };
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+    signal(SIGPIPE, SIG_DFL);
+    (void)setrlimit(RLIMIT_CORE, &no_core);
+    (void)prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent)
+        _exit(CHILD_WRITE_ERROR);
+}
+
+/* Selects a voice the way the espeak-ng program does: by name ("en-us", "en+f3"), else by
+ * language ("en-gb"), keeping a "+variant" suffix in both cases. */
+static espeak_ng_STATUS child_select_voice(const char *name)
+{
+    espeak_ng_STATUS status = espeak_ng_SetVoiceByName(name);
+    if (status == ENS_OK)
+        return status;
+    char base[128];
+    snprintf(base, sizeof base, "%s", name);
+    char *variant = strchr(base, '+');
+    if (variant)
+        *variant++ = '\0';
+    espeak_VOICE wanted;
+    memset(&wanted, 0, sizeof wanted);
+    wanted.languages = base;
+    status = espeak_ng_SetVoiceByProperties(&wanted);
+    if (status != ENS_OK || !variant)
+        return status;
+    espeak_VOICE *chosen = espeak_GetCurrentVoice();
+    char full[256];
+    if (!chosen || !chosen->name)
+        return ENS_VOICE_NOT_FOUND;
+    snprintf(full, sizeof full, "%s+%s", chosen->name, variant);
+    return espeak_ng_SetVoiceByName(full);
+}
+
+static int child_set_voice(const re_voice_profile *profile)
+{
+    espeak_ng_STATUS status = child_select_voice(profile->engine_voice);
+    if (status != ENS_OK) {
+        char text[200];
+        snprintf(text, sizeof text, "espeak-ng has no voice '%s'", profile->engine_voice);
+        child_message(text);
+        return -1;
+    }
+    const struct { espeak_PARAMETER parameter; int value; } settings[] = {
+        { espeakRATE, profile->rate },
+        { espeakPITCH, profile->pitch },
+        { espeakRANGE, profile->range },
+        { espeakVOLUME, profile->volume },
+        { espeakWORDGAP, profile->word_gap_ms / 10 },   /* the engine counts 10 ms units */
+    };
+    for (size_t i = 0; i < sizeof settings / sizeof settings[0]; i++) {
+        status = espeak_ng_SetParameter(settings[i].parameter, settings[i].value, 0);
+        if (status != ENS_OK) {
+            child_engine_message("cannot set a voice parameter", status);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static void child_run(const char *text, const re_voice_profile *profile, int check_only)
+{
+    if (child_set_voice(profile) != 0)
+        _exit(CHILD_ENGINE_ERROR);
+    if (check_only)
+        _exit(CHILD_OK);
+    espeak_SetSynthCallback(child_synth_callback);
+    /* Plain text only: no espeakSSML, no espeakPHONEMES, so markup and [[phonemes]] are text. */
+    espeak_ng_STATUS status = espeak_ng_Synthesize(text, strlen(text) + 1, 0, POS_CHARACTER, 0,
+                                                   espeakCHARS_UTF8, NULL, NULL);
+    if (status == ENS_OK)
+        status = espeak_ng_Synchronize();
+    if (child_write_failed)
+        _exit(CHILD_WRITE_ERROR);
+    if (status != ENS_OK) {
+        child_engine_message("synthesis failed", status);
+        _exit(CHILD_ENGINE_ERROR);
+    }
+    _exit(CHILD_OK);
+}
+
+re_status re_engine_create(volatile sig_atomic_t *stop, re_engine **out, char *why, size_t why_len)
+{
+    *out = NULL;
+    re_engine *engine = calloc(1, sizeof *engine);
+    if (!engine)
+        return RE_ERR_NOMEM;
+    engine->stop = stop;
+
+    espeak_ng_ERROR_CONTEXT context = NULL;
+    espeak_ng_InitializePath(NULL);
+    espeak_ng_STATUS status = espeak_ng_Initialize(&context);
+    if (status == ENS_OK)
+        status = espeak_ng_InitializeOutput(ENOUTPUT_MODE_SYNCHRONOUS, 0, NULL);
+    if (status != ENS_OK) {
+        char message[256];
+        espeak_ng_GetStatusCodeMessage(status, message, sizeof message);
+        snprintf(why, why_len, "cannot initialise espeak-ng: %s", message);
+        espeak_ng_ClearErrorContext(&context);
+        free(engine);
+        return RE_ERR_ENGINE;
+    }
+    int rate = espeak_ng_GetSampleRate();
+    if (rate <= 0) {
+        snprintf(why, why_len, "espeak-ng reports no sample rate");
+        free(engine);
+        return RE_ERR_ENGINE;
+    }
+    engine->sample_rate = (unsigned)rate;
+    const char *data_path = NULL;
+    snprintf(engine->version, sizeof engine->version, "%s", espeak_Info(&data_path));
+    *out = engine;
+    return RE_OK;
+}
+
+void re_engine_free(re_engine *engine)
+{
+    /* espeak_ng_Terminate is not called: DESIGN.md measured Terminate + Initialize hanging,
+     * and the engine's memory is released with the process. */
+    free(engine);
+}
+
+unsigned re_engine_sample_rate(const re_engine *engine) { return engine->sample_rate; }
+const char *re_engine_version(const re_engine *engine) { return engine->version; }
+
+void re_speech_free(re_speech *speech)
+{
+    free(speech->pcm);
+    free(speech->events);
+    memset(speech, 0, sizeof *speech);
+}
+
+static void job_close(re_synth_job *job)
+{
+    if (job->pidfd >= 0)
+        close(job->pidfd);
+    if (job->pcm_fd >= 0)
+        close(job->pcm_fd);
+    if (job->meta_fd >= 0)
+        close(job->meta_fd);
+    if (job->err_fd >= 0)
+        close(job->err_fd);
+    free(job);
+}
+
+static re_status job_spawn(re_engine *engine, const char *text, const re_voice_profile *profile,
+                           int check_only, re_synth_job **out, char *why, size_t why_len)
+{
+    *out = NULL;
+    re_synth_job *job = calloc(1, sizeof *job);
+    if (!job)
+        return RE_ERR_NOMEM;
+    job->engine = engine;
+    job->pidfd = job->pcm_fd = job->meta_fd = job->err_fd = -1;
+    job->pcm_fd = memfd_create("re-speech-pcm", MFD_CLOEXEC);
+    job->meta_fd = memfd_create("re-speech-meta", MFD_CLOEXEC);
+    job->err_fd = memfd_create("re-speech-stderr", MFD_CLOEXEC);
+    if (job->pcm_fd < 0 || job->meta_fd < 0 || job->err_fd < 0)
+        goto fail;
+    pid_t parent = getpid();
+    fflush(NULL);   /* a child must not write out our buffered output a second time */
+    job->pid = fork();
+    if (job->pid < 0)
+        goto fail;
+    if (job->pid == 0) {
+        child_prepare(parent);
+        if (dup2(job->err_fd, STDERR_FILENO) < 0)
+            _exit(CHILD_WRITE_ERROR);
+        child_pcm_fd = job->pcm_fd;
+        child_meta_fd = job->meta_fd;
+        child_run(text, profile, check_only);
+    }
+    job->pidfd = pidfd_open(job->pid, 0);
+    if (job->pidfd < 0) {
+        kill(job->pid, SIGKILL);
+        (void)waitpid(job->pid, NULL, 0);
+        goto fail;
+    }
+    *out = job;
+    return RE_OK;
+fail:
+    snprintf(why, why_len, "cannot start a speech process: %s", strerror(errno));
+    job_close(job);
+    return RE_ERR_ENGINE;
+}
+
+re_status re_engine_start(re_engine *engine, const char *text, const re_voice_profile *profile,
+                          re_synth_job **job, char *why, size_t why_len)
+{
+    return job_spawn(engine, text, profile, 0, job, why, why_len);
+}
+
+void re_engine_cancel(re_synth_job *job)
+{
+    if (!job)
+        return;
+    kill(job->pid, SIGKILL);
+    while (waitpid(job->pid, NULL, 0) < 0 && errno == EINTR)
+        ;
+    job_close(job);
+}
+
+static int64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Waits for the child to end; returns RE_OK with its wait status, or kills it. */
+static re_status job_wait_exit(re_synth_job *job, unsigned timeout_ms, int *wstatus,
+                               char *why, size_t why_len)
+{
+    int64_t deadline = timeout_ms ? now_ms() + timeout_ms : 0;
+    for (;;) {
+        if (job->engine->stop && *job->engine->stop) {
+            snprintf(why, why_len, "interrupted");
+            return RE_ERR_INTERRUPTED;
+        }
+        int slice = 100;   /* short, so that `stop` is seen promptly */
+        if (deadline) {
+            int64_t left = deadline - now_ms();
+            if (left <= 0) {
+                snprintf(why, why_len, "the speech engine hung (no result after %u ms); stopped it",
+                         timeout_ms);
+                return RE_ERR_ENGINE;
+            }
+            if (left < slice)
+                slice = (int)left;
+        }
+        struct pollfd p = { .fd = job->pidfd, .events = POLLIN };
+        int n = poll(&p, 1, slice);
+        if (n < 0 && errno != EINTR) {
+            snprintf(why, why_len, "cannot wait for the speech process: %s", strerror(errno));
+            return RE_ERR_ENGINE;
+        }
+        if (n > 0)
+            break;
+    }
+    while (waitpid(job->pid, wstatus, 0) < 0) {
+        if (errno != EINTR) {
+            snprintf(why, why_len, "cannot reap the speech process: %s", strerror(errno));
+            return RE_ERR_ENGINE;
+        }
+    }
+    job->pid = 0;
+    return RE_OK;
+}
+
+static void *read_whole_fd(int fd, size_t *len)
+{
+    struct stat st;
+    *len = 0;
+    if (fstat(fd, &st) != 0 || st.st_size < 0)
+        return NULL;
+    size_t size = (size_t)st.st_size;
+    char *buf = malloc(size ? size : 1);
+    if (!buf)
+        return NULL;
+    size_t done = 0;
+    while (done < size) {
+        ssize_t n = pread(fd, buf + done, size - done, (off_t)done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            free(buf);
+            return NULL;
+        }
+        done += (size_t)n;
+    }
+    *len = size;
+    return buf;
+}
+
+/* Reads the child's events into out and its message (if any) into why. */
+static re_status read_meta(int fd, re_speech *out, char *why, size_t why_len)
+{
+    size_t len;
+    char *buf = read_whole_fd(fd, &len);
+    if (!buf)
+        return RE_ERR_NOMEM;
+    size_t capacity = len / sizeof(meta_record);
+    out->events = capacity ? calloc(capacity, sizeof *out->events) : NULL;
+    if (capacity && !out->events) {
+        free(buf);
+        return RE_ERR_NOMEM;
+    }
+    size_t pos = 0;
+    while (pos + sizeof(meta_record) <= len) {
+        meta_record rec;
+        memcpy(&rec, buf + pos, sizeof rec);
+        pos += sizeof rec;
+        if (rec.kind == META_EVENT) {
+            out->events[out->event_count++] = (re_speech_event){
+                (re_speech_event_type)rec.type_or_len, rec.text_pos, rec.length, rec.sample };
+        } else if (rec.kind == META_MESSAGE) {
+            size_t n = rec.type_or_len <= len - pos ? rec.type_or_len : len - pos;
+            snprintf(why, why_len, "%.*s", (int)n, buf + pos);
+            pos += n;
+        }
+    }
+    free(buf);
+    return RE_OK;
+}
+
+/* The first line the child wrote to stderr, cleaned of control characters. */
+static void first_stderr_line(int fd, char *line, size_t line_len)
+{
+    size_t len;
+    char *text = read_whole_fd(fd, &len);
+    size_t n = 0;
+    for (size_t i = 0; text && i < len && text[i] != '\n' && n + 1 < line_len; i++)
+        line[n++] = (unsigned char)text[i] < 0x20 ? ' ' : text[i];
+    line[n] = '\0';
+    free(text);
+}
+
+static re_status describe_exit(const re_synth_job *job, int wstatus, char *why, size_t why_len)
+{
+    if (WIFSIGNALED(wstatus)) {
+        int sig = WTERMSIG(wstatus);
+        char said[160];
+        first_stderr_line(job->err_fd, said, sizeof said);
+        snprintf(why, why_len, "the speech engine crashed on this text (SIG%s%s%s)",
+                 sigabbrev_np(sig) ? sigabbrev_np(sig) : "?", said[0] ? ": " : "", said);
+        return RE_ERR_ENGINE;
+    }
+    int code = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1;
+    if (code == CHILD_OK)
+        return RE_OK;
+    if (code == CHILD_WRITE_ERROR)
+        snprintf(why, why_len, "the speech process could not store its audio (out of memory?)");
+    else if (!why[0])
+        snprintf(why, why_len, "the speech process failed (exit status %d)", code);
+    return RE_ERR_ENGINE;
+}
+
+re_status re_engine_wait(re_synth_job *job, unsigned timeout_ms, re_speech *out,
+                         char *why, size_t why_len)
+{
+    memset(out, 0, sizeof *out);
+    why[0] = '\0';
+    int wstatus = 0;
+    re_status status = job_wait_exit(job, timeout_ms, &wstatus, why, why_len);
+    if (status != RE_OK) {
+        re_engine_cancel(job);
+        return status;
+    }
+    status = read_meta(job->meta_fd, out, why, why_len);
+    if (status == RE_OK)
+        status = describe_exit(job, wstatus, why, why_len);
+    if (status == RE_OK) {
+        size_t len;
+        out->pcm = read_whole_fd(job->pcm_fd, &len);
+        out->frames = len / sizeof(int16_t);
+        if (!out->pcm)
+            status = RE_ERR_NOMEM;
+    }
+    if (status != RE_OK)
+        re_speech_free(out);
+    job_close(job);
+    return status;
+}
+
+re_status re_engine_check_voice(re_engine *engine, const re_voice_profile *profile,
+                                char *why, size_t why_len)
+{
+    re_synth_job *job;
+    re_status status = job_spawn(engine, "", profile, 1, &job, why, why_len);
+    if (status != RE_OK)
+        return status;
+    re_speech unused;
+    status = re_engine_wait(job, 10000, &unused, why, why_len);
+    re_speech_free(&unused);
+    return status;
+}

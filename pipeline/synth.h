@@ -1,0 +1,78 @@
+/* synth.h - the speech stage: espeak-ng through its C library, one child process per segment.
+ *
+ * espeak-ng keeps hidden state between calls (the same sentence twice gives different audio),
+ * is not thread-safe, and aborts on some input (DESIGN.md). So this process initialises the
+ * engine once and never synthesizes itself; each segment is spoken by a child forked from it.
+ * A child's audio then depends only on (text, profile), and a crash or a hang ends that child
+ * with an error for its segment, never this process. This module owns the engine's global
+ * state: no other module may call espeak-ng.
+ *
+ * Life cycle: re_engine_create -> (re_engine_start -> re_engine_wait)* -> re_engine_free.
+ * Several jobs may run at once (one per core); results are independent of how many. */
+#ifndef RE_SYNTH_H
+#define RE_SYNTH_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "status.h"
+#include "voice.h"
+
+typedef struct re_engine re_engine;
+
+/* Initialises espeak-ng (about 14 ms). On failure returns RE_ERR_ENGINE with the engine's
+ * message in why. `stop` (may be NULL) is polled while waiting: when it becomes non-zero,
+ * waits give up with RE_ERR_INTERRUPTED and kill their children. */
+re_status re_engine_create(volatile sig_atomic_t *stop, re_engine **out, char *why, size_t why_len);
+void re_engine_free(re_engine *engine);
+
+unsigned re_engine_sample_rate(const re_engine *engine);  /* Hz, asked from the engine */
+const char *re_engine_version(const re_engine *engine);   /* e.g. "1.51" */
+
+/* Checks that the engine has the profile's voice (e.g. "en-gb+f3"), in a child so this
+ * process's state is untouched. RE_ERR_ENGINE with a reason in why when it does not. */
+re_status re_engine_check_voice(re_engine *engine, const re_voice_profile *profile,
+                                char *why, size_t why_len);
+
+typedef enum re_speech_event_type {
+    RE_EVENT_SENTENCE,   /* a sentence starts */
+    RE_EVENT_WORD        /* a word starts */
+} re_speech_event_type;
+
+typedef struct re_speech_event {
+    re_speech_event_type type;
+    uint32_t text_pos;   /* the engine's character position in the text, counting from 1 */
+    uint32_t length;     /* the engine's length of the word in characters (WORD only) */
+    uint64_t sample;     /* offset in this segment's audio */
+} re_speech_event;
+
+/* One segment's audio: mono 16-bit at re_engine_sample_rate. Owned by the caller; release
+ * with re_speech_free. */
+typedef struct re_speech {
+    int16_t *pcm;
+    size_t frames;
+    re_speech_event *events;
+    size_t event_count;
+} re_speech;
+
+void re_speech_free(re_speech *speech);
+
+typedef struct re_synth_job re_synth_job;
+
+/* Starts speaking `text` (valid UTF-8 without control characters; read as plain text, never
+ * as SSML or phoneme input) with `profile` in a new child. The strings are copied. */
+re_status re_engine_start(re_engine *engine, const char *text, const re_voice_profile *profile,
+                          re_synth_job **job, char *why, size_t why_len);
+
+/* Waits for the job (at most timeout_ms; 0 = no limit), fills *out on success, and frees the
+ * job in every case. RE_ERR_ENGINE with a reason in why when the child crashed (with its
+ * signal), hung past the timeout (it is killed), or reported an engine error;
+ * RE_ERR_INTERRUPTED when `stop` was raised. */
+re_status re_engine_wait(re_synth_job *job, unsigned timeout_ms, re_speech *out,
+                         char *why, size_t why_len);
+
+/* Kills and frees a job that will not be waited for. */
+void re_engine_cancel(re_synth_job *job);
+
+#endif

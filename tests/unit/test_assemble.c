@@ -1,0 +1,88 @@
+/* test_assemble.c - exact joins: leading/trailing engine silence trimmed, sentence gaps set
+ * to the profile's pause, silences exact, chapters and events placed on the right samples. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "assemble.h"
+#include "check.h"
+
+#define RATE 1000   /* 1 sample = 1 ms keeps the arithmetic readable */
+
+/* A fake segment: [10 zeros][20 sound][50 zeros][30 sound][5 zeros], sentence 2 inside the gap. */
+static re_speech fake_speech(void)
+{
+    re_speech s = { 0 };
+    s.frames = 115;
+    s.pcm = calloc(s.frames, sizeof *s.pcm);
+    for (size_t i = 10; i < 30; i++)
+        s.pcm[i] = 1000;
+    for (size_t i = 80; i < 110; i++)
+        s.pcm[i] = -1000;
+    s.pcm[15] = 0;   /* a one-sample zero inside a sound is not a gap */
+    s.event_count = 3;
+    s.events = calloc(3, sizeof *s.events);
+    s.events[0] = (re_speech_event){ RE_EVENT_SENTENCE, 1, 0, 0 };
+    s.events[1] = (re_speech_event){ RE_EVENT_WORD, 1, 5, 12 };
+    s.events[2] = (re_speech_event){ RE_EVENT_SENTENCE, 20, 0, 60 };
+    return s;
+}
+
+int main(void)
+{
+    re_assembler *a;
+    char why[256];
+    CHECK_INT(re_assembler_create(RATE, &a, why, sizeof why), RE_OK);
+    re_speech s = fake_speech();
+    CHECK_INT(re_assembler_mark_chapter(a, "One"), RE_OK);
+    CHECK_INT(re_assembler_add_speech(a, &s, 40, why, sizeof why), RE_OK);
+    /* 20 sound + 40 pause + 30 sound */
+    CHECK_INT(re_assembler_frames(a), 90);
+    CHECK_INT(re_assembler_add_silence(a, 7, why, sizeof why), RE_OK);
+    CHECK_INT(re_assembler_mark_chapter(a, "Two"), RE_OK);
+    CHECK_INT(re_assembler_add_speech(a, &s, 10, why, sizeof why), RE_OK);
+    CHECK_INT(re_assembler_frames(a), 90 + 7 + 60);
+    CHECK_INT(re_assembler_finish(a, why, sizeof why), RE_OK);
+
+    size_t n;
+    const re_timed_event *ev = re_assembler_events(a, &n);
+    CHECK_INT(n, 6);
+    CHECK_INT(ev[0].sample, 0);        /* sentence 1 at the first sound */
+    CHECK_INT(ev[1].sample, 2);        /* word at 12 - 10 trimmed */
+    CHECK_INT(ev[2].sample, 60);       /* sentence 2 at the next sound after the 40-sample pause */
+    CHECK_INT(ev[3].sample, 97);
+    CHECK_INT(ev[5].sample, 97 + 30);
+    CHECK_INT(ev[5].segment, 1);
+
+    const re_chapter_mark *ch = re_assembler_chapters(a, &n);
+    CHECK_INT(n, 2);
+    CHECK_STR(ch[0].title, "One");
+    CHECK_INT(ch[0].start, 0);
+    CHECK_INT(ch[0].end, 97);
+    CHECK_INT(ch[1].start, 97);
+    CHECK_INT(ch[1].end, 157);
+
+    int16_t buf[200];
+    size_t got, total = 0;
+    do {
+        CHECK_INT(re_assembler_read(a, buf + total, 200 - total, &got, why, sizeof why), RE_OK);
+        total += got;
+    } while (got > 0 && total < 200);
+    CHECK_INT(total, 157);
+    CHECK_INT(buf[0], 1000);
+    CHECK_INT(buf[5], 0);             /* the one-sample zero kept */
+    CHECK_INT(buf[19], 1000);
+    CHECK_INT(buf[20], 0);
+    CHECK_INT(buf[59], 0);
+    CHECK_INT(buf[60], -1000);
+    CHECK_INT(buf[89], -1000);
+    CHECK_INT(buf[90], 0);
+    CHECK_INT(buf[96], 0);
+    CHECK_INT(buf[97], 1000);
+    CHECK_INT(buf[117], 0);           /* second segment: 10-sample sentence pause */
+    CHECK_INT(buf[127], -1000);
+    CHECK_INT(re_us_to_frames(1500, 22050), 33);     /* 33.075 -> 33 */
+    CHECK_INT(re_us_to_frames(800000, 22050), 17640);
+    re_speech_free(&s);
+    re_assembler_free(a);
+    return check_finish("test_assemble");
+}

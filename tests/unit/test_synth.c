@@ -1,0 +1,123 @@
+/* test_synth.c - the engine stage: audio depends on text and profile only, crashes and
+ * unknown voices end as errors of that segment, not of this process. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "synth.h"
+
+static re_voice_profile profile(const char *engine_voice)
+{
+    re_voice_profile p = { .name = "test", .engine_voice = (char *)engine_voice, .speaker = "Test",
+                           .rate = 175, .pitch = 50, .range = 50, .volume = 100,
+                           .word_gap_ms = 0, .sentence_pause_ms = 350, .paragraph_pause_ms = 750 };
+    return p;
+}
+
+static re_status speak(re_engine *engine, const char *text, const re_voice_profile *p,
+                       re_speech *out, char *why, size_t why_len)
+{
+    re_synth_job *job;
+    re_status status = re_engine_start(engine, text, p, &job, why, why_len);
+    if (status != RE_OK)
+        return status;
+    return re_engine_wait(job, 20000, out, why, why_len);
+}
+
+static void test_same_text_same_audio(re_engine *engine)
+{
+    re_voice_profile p = profile("en-us");
+    re_speech a, b, c;
+    char why[256];
+    CHECK_INT(speak(engine, "Hello world.", &p, &a, why, sizeof why), RE_OK);
+    CHECK_INT(speak(engine, "Something else entirely, to disturb any state.", &p, &c, why, sizeof why), RE_OK);
+    CHECK_INT(speak(engine, "Hello world.", &p, &b, why, sizeof why), RE_OK);
+    CHECK(a.frames > 10000);
+    CHECK_INT(a.frames, b.frames);
+    CHECK(a.frames == b.frames && memcmp(a.pcm, b.pcm, a.frames * sizeof *a.pcm) == 0);
+    CHECK(a.event_count > 0);
+    CHECK_INT(a.event_count, b.event_count);
+    re_speech_free(&a);
+    re_speech_free(&b);
+    re_speech_free(&c);
+}
+
+static void test_parallel_jobs_match_serial(re_engine *engine)
+{
+    re_voice_profile p = profile("en-us");
+    const char *texts[3] = { "First paragraph.", "Second one, a bit longer than the first.", "Third." };
+    re_synth_job *jobs[3];
+    re_speech parallel[3], serial[3];
+    char why[256];
+    for (int i = 0; i < 3; i++)
+        CHECK_INT(re_engine_start(engine, texts[i], &p, &jobs[i], why, sizeof why), RE_OK);
+    for (int i = 2; i >= 0; i--)   /* waited for out of order on purpose */
+        CHECK_INT(re_engine_wait(jobs[i], 20000, &parallel[i], why, sizeof why), RE_OK);
+    for (int i = 0; i < 3; i++) {
+        CHECK_INT(speak(engine, texts[i], &p, &serial[i], why, sizeof why), RE_OK);
+        CHECK(parallel[i].frames == serial[i].frames
+              && memcmp(parallel[i].pcm, serial[i].pcm, serial[i].frames * 2) == 0);
+        re_speech_free(&parallel[i]);
+        re_speech_free(&serial[i]);
+    }
+}
+
+static void test_crash_is_an_error(re_engine *engine)
+{
+    /* DESIGN.md: ~70 or more repeats of s' abort espeak-ng 1.51 inside the library. */
+    char text[400] = "";
+    for (int i = 0; i < 120; i++)
+        strcat(text, "s'");
+    re_voice_profile p = profile("en-us");
+    re_speech speech;
+    char why[256] = "";
+    re_status status = speak(engine, text, &p, &speech, why, sizeof why);
+    CHECK_INT(status, RE_ERR_ENGINE);
+    CHECK(strstr(why, "crashed") != NULL);
+    /* and the engine still works afterwards */
+    CHECK_INT(speak(engine, "Still here.", &p, &speech, why, sizeof why), RE_OK);
+    re_speech_free(&speech);
+}
+
+static void test_unknown_voice(re_engine *engine)
+{
+    re_voice_profile p = profile("xx-nonexistent");
+    char why[256] = "";
+    CHECK_INT(re_engine_check_voice(engine, &p, why, sizeof why), RE_ERR_ENGINE);
+    CHECK(strstr(why, "xx-nonexistent") != NULL);
+    re_voice_profile ok = profile("en-gb+f3");
+    CHECK_INT(re_engine_check_voice(engine, &ok, why, sizeof why), RE_OK);
+}
+
+static void test_timeout(re_engine *engine)
+{
+    /* A long text with a 1 ms budget cannot finish: the child is stopped and reported. */
+    static char text[9000];
+    for (size_t i = 0; i + 20 < sizeof text; i += 19)
+        memcpy(text + i, "a longer sentence. ", 19);
+    re_voice_profile p = profile("en-us");
+    re_synth_job *job;
+    re_speech speech;
+    char why[256] = "";
+    CHECK_INT(re_engine_start(engine, text, &p, &job, why, sizeof why), RE_OK);
+    CHECK_INT(re_engine_wait(job, 1, &speech, why, sizeof why), RE_ERR_ENGINE);
+    CHECK(strstr(why, "hung") != NULL);
+}
+
+int main(void)
+{
+    re_engine *engine;
+    char why[256];
+    if (re_engine_create(NULL, &engine, why, sizeof why) != RE_OK) {
+        fprintf(stderr, "engine: %s\n", why);
+        return 1;
+    }
+    CHECK_INT(re_engine_sample_rate(engine), 22050);
+    test_same_text_same_audio(engine);
+    test_parallel_jobs_match_serial(engine);
+    test_crash_is_an_error(engine);
+    test_unknown_voice(engine);
+    test_timeout(engine);
+    re_engine_free(engine);
+    return check_finish("test_synth");
+}
