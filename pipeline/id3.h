@@ -22,19 +22,28 @@ typedef struct re_id3_fields {
     const char *artist;            /* TPE1 */
     const char *album;             /* TALB */
     const char *published;         /* ISO 8601 date or date-time: TYER (YYYY), TDAT (DDMM) and,
-                                    * with a time of day, TIME (HHMM) */
+                                    * with a time of day, TIME (HHMM). Accepted: YYYY-MM-DD
+                                    * [THH:MM[:SS[.frac]][Z|+HH:MM|-HH:MM]]. ID3v2.3 has no time
+                                    * zone, so TDAT/TIME hold the wall-clock digits as written
+                                    * and the offset is checked, then dropped (not converted). */
     const char *genre;             /* TCON */
     const char *comment;           /* COMM, language "eng", empty description */
     const char *encoder_settings;  /* TSSE */
     uint64_t length_ms;            /* TLEN, written always, as decimal milliseconds */
     const re_id3_chapter *chapters;/* CHAP frames with element ids "chp0", "chp1", ... and one */
-    size_t chapter_count;          /* top-level ordered CTOC "toc" listing them; none if 0 */
+    size_t chapter_count;          /* top-level ordered CTOC "toc" listing them; none if 0.
+                                    * At most 255 (CTOC's one-byte entry count); each chapter
+                                    * needs start_ms <= end_ms; a NULL title leaves out its TIT2. */
 } re_id3_fields;
 
 /* Builds a complete tag (10-byte header + frames, no padding, no unsynchronisation, no
  * extended header). *out is malloc'ed and owned by the caller. Deterministic: the same
  * fields give the same bytes. RE_ERR_INVALID for fields that cannot be represented
- * (a date that is not ISO 8601, a tag over 256 MiB). */
+ * (a date that is not ISO 8601, a tag over 256 MiB).
+ * Frame order: TIT2 TPE1 TALB TYER TDAT TIME TCON COMM TLEN TSSE CTOC CHAP...; every text
+ * (also TLEN and the dates) is encoding 1: BOM FF FE, UTF-16LE, 00 00 terminator.
+ * RE_ERR_INVALID also for a string that is not strict UTF-8, and for the chapter rules above;
+ * RE_ERR_NOMEM if memory runs out. On error *out is NULL. */
 re_status re_id3_build(const re_id3_fields *fields, unsigned char **out, size_t *out_len);
 
 #endif

@@ -29,8 +29,18 @@ typedef struct re_mp3_settings {
  * too low to carry the LAME tag at 22050 Hz; use 56..160"). */
 re_status re_mp3_check_settings(unsigned sample_rate, const re_mp3_settings *settings,
                                 char *why, size_t why_len);
+/* Also refused (RE_ERR_ENCODER, reason in why): a rate that is not an MPEG rate (no
+ * resampling is done), a quality outside -1..9, and a bitrate that is not a Layer III bitrate
+ * of the rate's MPEG version (the reason lists the valid ones; LAME itself would silently
+ * substitute another). The tag check encodes a frame of silence with LAME, about 1 ms.
+ * Measured with LAME 3.100, the lowest bitrate that carries the tag (mono):
+ *   8000 Hz 24 | 11025, 12000 Hz 32 | 16000 Hz 40 | 22050 Hz 56 | 24000 Hz 64 |
+ *   32000 Hz 40 | 44100 Hz 56 | 48000 Hz 64   (highest: 64 below 16 kHz, 160 below 32 kHz,
+ *   else 320). why is always NUL-terminated (empty on success) when why_len > 0.
+ * RE_ERR_INVALID if settings is NULL. */
 
-/* Describes the settings for the TSSE frame, e.g. "LAME 3.100, 64 kbps CBR, mono, 22050 Hz". */
+/* Describes the settings for the TSSE frame, e.g. "LAME 3.100, 64 kbps CBR, mono, 22050 Hz"
+ * (", quality N" is appended unless quality is -1). Truncates to len; never fails. */
 void re_mp3_describe(unsigned sample_rate, const re_mp3_settings *settings, char *buf, size_t len);
 
 typedef struct re_mp3_encoder re_mp3_encoder;
@@ -39,6 +49,10 @@ typedef struct re_mp3_encoder re_mp3_encoder;
  * it. `tag` is built with re_id3_build and written first (TLEN must already be known). */
 re_status re_mp3_encoder_create(FILE *out, unsigned sample_rate, const re_mp3_settings *settings,
                                 const unsigned char *tag, size_t tag_len, re_mp3_encoder **enc);
+/* create returns RE_ERR_ENCODER for settings re_mp3_check_settings refuses, RE_ERR_INVALID
+ * for a NULL argument or a stream that cannot seek (a pipe), RE_ERR_WRITE if the tag cannot
+ * be written. After any error the encoder keeps returning it; after finish, write and finish
+ * return RE_ERR_INVALID. The output bytes depend only on the tag, PCM and settings. */
 /* Encodes `frames` mono 16-bit samples. RE_ERR_WRITE when the stream fails. */
 re_status re_mp3_encoder_write(re_mp3_encoder *enc, const int16_t *pcm, size_t frames);
 /* Flushes the encoder, writes the LAME tag back, and fflush()es the stream. */

@@ -1,4 +1,5 @@
 /* status.c - strerror and the diagnostics list. */
+#define _GNU_SOURCE
 #include "status.h"
 
 #include <stdarg.h>

@@ -1,0 +1,395 @@
+/* id3.c - builds our ID3v2.3.0 tag in memory: UTF-16 text frames, COMM, TLEN, TSSE and the
+ * CHAP/CTOC chapter frames of the id3.org Chapter Frame Addendum. */
+#include "id3.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The header's size field is a 28-bit syncsafe integer that excludes the 10 header bytes. */
+#define ID3_HEADER_LEN 10u
+#define ID3_FRAME_HEADER_LEN 10u
+#define ID3_MAX_BODY 0x0FFFFFFFu
+/* CTOC stores its entry count in one byte. */
+#define ID3_MAX_CHAPTERS 255u
+
+#define ID3_ENCODING_UTF16_BOM 1u
+
+/* A growing byte buffer. The first error sticks; later appends do nothing. */
+typedef struct tag_buffer {
+    unsigned char *bytes;
+    size_t len;
+    size_t capacity;
+    re_status status;
+} tag_buffer;
+
+/* Makes room for `extra` more bytes, refusing to grow past the largest legal tag. */
+static int tag_reserve(tag_buffer *b, size_t extra)
+{
+    if (b->status != RE_OK)
+        return 0;
+    if (extra > ID3_HEADER_LEN + ID3_MAX_BODY - b->len) {
+        b->status = RE_ERR_INVALID;
+        return 0;
+    }
+    size_t need = b->len + extra;
+    if (need <= b->capacity)
+        return 1;
+    size_t capacity = b->capacity ? b->capacity : 256;
+    while (capacity < need)
+        capacity *= 2;
+    if (capacity > ID3_HEADER_LEN + ID3_MAX_BODY)
+        capacity = ID3_HEADER_LEN + ID3_MAX_BODY;
+    unsigned char *bytes = realloc(b->bytes, capacity);
+    if (!bytes) {
+        b->status = RE_ERR_NOMEM;
+        return 0;
+    }
+    b->bytes = bytes;
+    b->capacity = capacity;
+    return 1;
+}
+
+static void tag_put(tag_buffer *b, const void *data, size_t len)
+{
+    if (!tag_reserve(b, len))
+        return;
+    memcpy(b->bytes + b->len, data, len);
+    b->len += len;
+}
+
+static void tag_put_byte(tag_buffer *b, unsigned value)
+{
+    unsigned char byte = (unsigned char)value;
+    tag_put(b, &byte, 1);
+}
+
+static void put_be32(unsigned char *at, uint32_t value)
+{
+    at[0] = (unsigned char)(value >> 24);
+    at[1] = (unsigned char)(value >> 16);
+    at[2] = (unsigned char)(value >> 8);
+    at[3] = (unsigned char)value;
+}
+
+static void tag_put_be32(tag_buffer *b, uint32_t value)
+{
+    unsigned char bytes[4];
+    put_be32(bytes, value);
+    tag_put(b, bytes, sizeof bytes);
+}
+
+/* Decodes one strict UTF-8 sequence (no overlongs, surrogates, values above U+10FFFF or
+ * truncation). Returns its length, or 0 when s does not start a valid sequence. */
+static size_t utf8_next(const unsigned char *s, uint32_t *cp)
+{
+    unsigned char c = s[0];
+    size_t len;
+    uint32_t value, min;
+    if (c < 0x80) {
+        *cp = c;
+        return 1;
+    } else if (c >= 0xC2 && c <= 0xDF) {
+        len = 2; value = c & 0x1Fu; min = 0x80;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+        len = 3; value = c & 0x0Fu; min = 0x800;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        len = 4; value = c & 0x07u; min = 0x10000;
+    } else {
+        return 0;
+    }
+    for (size_t i = 1; i < len; i++) {
+        if ((s[i] & 0xC0) != 0x80)    /* also stops at the terminating NUL */
+            return 0;
+        value = (value << 6) | (s[i] & 0x3Fu);
+    }
+    if (value < min || value > 0x10FFFF || (value >= 0xD800 && value <= 0xDFFF))
+        return 0;
+    *cp = value;
+    return len;
+}
+
+/* Size of text as UTF-16 with BOM and a 2-byte terminator; 0 if text is not valid UTF-8. */
+static size_t utf16_size(const char *text)
+{
+    const unsigned char *s = (const unsigned char *)text;
+    size_t size = 4;
+    while (*s) {
+        uint32_t cp;
+        size_t len = utf8_next(s, &cp);
+        if (len == 0)
+            return 0;
+        size += cp > 0xFFFF ? 4 : 2;
+        s += len;
+    }
+    return size;
+}
+
+/* Appends text as BOM FF FE, UTF-16LE code units (surrogate pairs above U+FFFF), 00 00.
+ * The text must have passed utf16_size. */
+static void tag_put_utf16(tag_buffer *b, const char *text)
+{
+    const unsigned char *s = (const unsigned char *)text;
+    tag_put_byte(b, 0xFF);
+    tag_put_byte(b, 0xFE);
+    while (*s) {
+        uint32_t cp;
+        size_t len = utf8_next(s, &cp);
+        if (len == 0) {
+            if (b->status == RE_OK)
+                b->status = RE_ERR_INVALID;
+            return;
+        }
+        s += len;
+        if (cp > 0xFFFF) {
+            uint32_t v = cp - 0x10000;
+            uint32_t high = 0xD800 | (v >> 10), low = 0xDC00 | (v & 0x3FF);
+            unsigned char unit[4] = { (unsigned char)high, (unsigned char)(high >> 8),
+                                      (unsigned char)low, (unsigned char)(low >> 8) };
+            tag_put(b, unit, 4);
+        } else {
+            unsigned char unit[2] = { (unsigned char)cp, (unsigned char)(cp >> 8) };
+            tag_put(b, unit, 2);
+        }
+    }
+    tag_put_byte(b, 0);
+    tag_put_byte(b, 0);
+}
+
+/* Starts a frame with a size placeholder; returns the offset of the frame header. */
+static size_t frame_begin(tag_buffer *b, const char id[4])
+{
+    size_t start = b->len;
+    tag_put(b, id, 4);
+    tag_put_be32(b, 0);
+    tag_put_byte(b, 0);    /* status flags */
+    tag_put_byte(b, 0);    /* format flags */
+    return start;
+}
+
+/* Patches the size of the frame begun at `start` (the size excludes the frame header). */
+static void frame_end(tag_buffer *b, size_t start)
+{
+    if (b->status != RE_OK)
+        return;
+    put_be32(b->bytes + start + 4, (uint32_t)(b->len - start - ID3_FRAME_HEADER_LEN));
+}
+
+/* A text information frame (or, with the same layout, a CHAP's TIT2 sub-frame). */
+static void put_text_frame(tag_buffer *b, const char id[4], const char *text)
+{
+    if (!text || b->status != RE_OK)
+        return;
+    size_t size = utf16_size(text);
+    if (size == 0) {
+        b->status = RE_ERR_INVALID;
+        return;
+    }
+    if (!tag_reserve(b, ID3_FRAME_HEADER_LEN + 1 + size))
+        return;
+    size_t start = frame_begin(b, id);
+    tag_put_byte(b, ID3_ENCODING_UTF16_BOM);
+    tag_put_utf16(b, text);
+    frame_end(b, start);
+}
+
+static void put_comment_frame(tag_buffer *b, const char *text)
+{
+    if (!text || b->status != RE_OK)
+        return;
+    size_t size = utf16_size(text);
+    if (size == 0) {
+        b->status = RE_ERR_INVALID;
+        return;
+    }
+    if (!tag_reserve(b, ID3_FRAME_HEADER_LEN + 1 + 3 + 4 + size))
+        return;
+    size_t start = frame_begin(b, "COMM");
+    tag_put_byte(b, ID3_ENCODING_UTF16_BOM);
+    tag_put(b, "eng", 3);
+    tag_put_utf16(b, "");    /* the empty description: BOM + terminator */
+    tag_put_utf16(b, text);
+    frame_end(b, start);
+}
+
+static void put_ctoc_frame(tag_buffer *b, size_t chapter_count)
+{
+    size_t start = frame_begin(b, "CTOC");
+    tag_put(b, "toc", 4);       /* element id with its NUL */
+    tag_put_byte(b, 0x03);      /* top-level + ordered */
+    tag_put_byte(b, (unsigned)chapter_count);
+    for (size_t i = 0; i < chapter_count; i++) {
+        char id[32];
+        int n = snprintf(id, sizeof id, "chp%zu", i);
+        tag_put(b, id, (size_t)n + 1);
+    }
+    frame_end(b, start);
+}
+
+static void put_chap_frame(tag_buffer *b, size_t index, const re_id3_chapter *chapter)
+{
+    char id[32];
+    int n = snprintf(id, sizeof id, "chp%zu", index);
+    size_t start = frame_begin(b, "CHAP");
+    tag_put(b, id, (size_t)n + 1);
+    tag_put_be32(b, chapter->start_ms);
+    tag_put_be32(b, chapter->end_ms);
+    tag_put_be32(b, 0xFFFFFFFFu);    /* byte offsets unused: times are authoritative */
+    tag_put_be32(b, 0xFFFFFFFFu);
+    put_text_frame(b, "TIT2", chapter->title);
+    frame_end(b, start);
+}
+
+/* Reads exactly `count` decimal digits. */
+static int parse_digits(const char **p, int count, int *value)
+{
+    int v = 0;
+    for (int i = 0; i < count; i++) {
+        char c = (*p)[i];
+        if (c < '0' || c > '9')
+            return 0;
+        v = v * 10 + (c - '0');
+    }
+    *p += count;
+    *value = v;
+    return 1;
+}
+
+/* Writes `count` decimal digits of value (0 <= value < 10^count) and a NUL. */
+static void format_digits(char *out, int value, int count)
+{
+    for (int i = count - 1; i >= 0; i--) {
+        out[i] = (char)('0' + value % 10);
+        value /= 10;
+    }
+    out[count] = '\0';
+}
+
+static int days_in_month(int year, int month)
+{
+    static const int days[12] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+    int leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+    return month == 2 && leap ? 29 : days[month - 1];
+}
+
+typedef struct published_date {
+    char year[5];    /* TYER "YYYY" */
+    char date[5];    /* TDAT "DDMM" */
+    char time[5];    /* TIME "HHMM", empty without a time of day */
+} published_date;
+
+/* Accepts YYYY-MM-DD, optionally followed by THH:MM[:SS[.fraction]] and an optional Z or
+ * +HH:MM / -HH:MM offset. The offset is validated and then ignored: TDAT and TIME carry the
+ * wall-clock digits as written, because ID3v2.3 has no field for a time zone. */
+static int parse_published(const char *text, published_date *out)
+{
+    const char *p = text;
+    int year, month, day;
+    if (!parse_digits(&p, 4, &year) || *p++ != '-' || !parse_digits(&p, 2, &month) ||
+        *p++ != '-' || !parse_digits(&p, 2, &day))
+        return 0;
+    if (month < 1 || month > 12 || day < 1 || day > days_in_month(year, month))
+        return 0;
+    format_digits(out->year, year, 4);
+    format_digits(out->date, day, 2);
+    format_digits(out->date + 2, month, 2);
+    out->time[0] = '\0';
+    if (*p == '\0')
+        return 1;
+
+    int hour, minute, second = 0;
+    if (*p++ != 'T' || !parse_digits(&p, 2, &hour) || *p++ != ':' ||
+        !parse_digits(&p, 2, &minute))
+        return 0;
+    if (*p == ':') {
+        p++;
+        if (!parse_digits(&p, 2, &second))
+            return 0;
+        if (*p == '.' || *p == ',') {
+            p++;
+            if (*p < '0' || *p > '9')
+                return 0;
+            while (*p >= '0' && *p <= '9')
+                p++;
+        }
+    }
+    if (hour > 23 || minute > 59 || second > 60)    /* 60: a leap second */
+        return 0;
+    if (*p == 'Z') {
+        p++;
+    } else if (*p == '+' || *p == '-') {
+        int offset_hour, offset_minute;
+        p++;
+        if (!parse_digits(&p, 2, &offset_hour) || *p++ != ':' ||
+            !parse_digits(&p, 2, &offset_minute) || offset_hour > 23 || offset_minute > 59)
+            return 0;
+    }
+    if (*p != '\0')
+        return 0;
+    format_digits(out->time, hour, 2);
+    format_digits(out->time + 2, minute, 2);
+    return 1;
+}
+
+re_status re_id3_build(const re_id3_fields *fields, unsigned char **out, size_t *out_len)
+{
+    tag_buffer b = { NULL, 0, 0, RE_OK };
+    published_date published;
+
+    if (!fields || !out || !out_len)
+        return RE_ERR_INVALID;
+    *out = NULL;
+    *out_len = 0;
+    if (fields->chapter_count > 0 && !fields->chapters)
+        return RE_ERR_INVALID;
+    if (fields->chapter_count > ID3_MAX_CHAPTERS)
+        return RE_ERR_INVALID;
+    for (size_t i = 0; i < fields->chapter_count; i++) {
+        if (fields->chapters[i].start_ms > fields->chapters[i].end_ms)
+            return RE_ERR_INVALID;
+    }
+    if (fields->published && !parse_published(fields->published, &published))
+        return RE_ERR_INVALID;
+
+    tag_put(&b, "ID3", 3);
+    tag_put_byte(&b, 3);    /* version 2.3.0 */
+    tag_put_byte(&b, 0);
+    tag_put_byte(&b, 0);    /* flags: no unsynchronisation, no extended header */
+    tag_put_be32(&b, 0);    /* size, patched below */
+
+    put_text_frame(&b, "TIT2", fields->title);
+    put_text_frame(&b, "TPE1", fields->artist);
+    put_text_frame(&b, "TALB", fields->album);
+    if (fields->published) {
+        put_text_frame(&b, "TYER", published.year);
+        put_text_frame(&b, "TDAT", published.date);
+        if (published.time[0])
+            put_text_frame(&b, "TIME", published.time);
+    }
+    put_text_frame(&b, "TCON", fields->genre);
+    put_comment_frame(&b, fields->comment);
+    {
+        char length[24];
+        snprintf(length, sizeof length, "%llu", (unsigned long long)fields->length_ms);
+        put_text_frame(&b, "TLEN", length);
+    }
+    put_text_frame(&b, "TSSE", fields->encoder_settings);
+    if (fields->chapter_count > 0) {
+        put_ctoc_frame(&b, fields->chapter_count);
+        for (size_t i = 0; i < fields->chapter_count; i++)
+            put_chap_frame(&b, i, &fields->chapters[i]);
+    }
+
+    if (b.status != RE_OK) {
+        free(b.bytes);
+        return b.status;
+    }
+    size_t body = b.len - ID3_HEADER_LEN;    /* <= ID3_MAX_BODY, enforced by tag_reserve */
+    b.bytes[6] = (unsigned char)((body >> 21) & 0x7F);
+    b.bytes[7] = (unsigned char)((body >> 14) & 0x7F);
+    b.bytes[8] = (unsigned char)((body >> 7) & 0x7F);
+    b.bytes[9] = (unsigned char)(body & 0x7F);
+    *out = b.bytes;
+    *out_len = b.len;
+    return RE_OK;
+}
