@@ -35,6 +35,14 @@ typedef struct re_item {
     uint64_t pause_us;    /* PAUSE only */
 } re_item;
 
+/* A place in the script that names a voice profile (the `voice:` key or a `[voice NAME]`),
+ * so that re_episode_check_voices can report a bad profile where it was named. */
+typedef struct re_voice_ref {
+    char *name;
+    unsigned line;        /* 0 (with col 0) for the built-in default "host" when no `voice:` */
+    unsigned col;         /* key names it and a paragraph uses it */
+} re_voice_ref;
+
 typedef struct re_episode {
     char *file;           /* the name used in diagnostics */
     char *title;          /* required */
@@ -47,6 +55,8 @@ typedef struct re_episode {
     size_t item_count;
     char **voices;        /* distinct profile names used by SPEECH items, in order of first use */
     size_t voice_count;
+    re_voice_ref *voice_refs; /* every place that names a profile, in script order */
+    size_t voice_ref_count;
 } re_episode;
 
 /* Parses a whole script held in memory. `file` names it in diagnostics. On success *out is a

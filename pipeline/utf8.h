@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "status.h"
+
 /* Checks buf[0..len) as strict UTF-8: no overlong forms, no surrogates (U+D800..DFFF),
  * nothing above U+10FFFF, no truncated sequence and no NUL byte. Returns 1 when valid;
  * otherwise 0, with *bad_offset set to the offset of the first offending byte and *why
@@ -17,5 +19,34 @@ size_t re_utf8_decode(const char *s, const char *end, uint32_t *cp);
 
 /* Encodes cp (<= U+10FFFF, not a surrogate) into out; returns the number of bytes (1..4). */
 size_t re_utf8_encode(uint32_t cp, char out[4]);
+
+/* Length of a leading UTF-8 byte-order mark (EF BB BF) in buf[0..len): 3 or 0. Callers skip
+ * it, so columns count bytes after it. */
+size_t re_utf8_bom_length(const char *buf, size_t len);
+
+/* 1 for code points that must never reach a speech engine or a tag: C0 controls other than
+ * TAB and LF (U+0001 is espeak-ng's embedded-command escape), DEL, and C1 (U+0080..U+009F).
+ * CR is one too; text checks accept it only right before an LF. */
+int re_utf8_is_control(uint32_t cp);
+
+/* Checks a text input (after its byte-order mark) before it is split into lines, reporting
+ * to diag at file:LINE:COL (1-based, byte columns). Invalid UTF-8 is one error at the first
+ * offending byte and nothing else is checked (*decodable is 0); otherwise every control
+ * character and every CR not followed by LF is reported (*decodable is 1: the caller may go on
+ * parsing to find more errors). Returns RE_OK when clean, RE_ERR_INPUT when something was
+ * reported, RE_ERR_NOMEM when a diagnostic could not be stored. */
+re_status re_utf8_check_text(const char *file, const char *buf, size_t len, int *decodable,
+                             re_diagnostics *diag);
+
+/* Length of the longest prefix of s[0..len) (valid UTF-8) that is at most max bytes and ends
+ * on a character boundary: for quoting a short piece of input in a message. */
+size_t re_utf8_prefix(const char *s, size_t len, size_t max);
+
+/* Reads the whole file `path` (at most max_size bytes) into a new buffer with a NUL after the
+ * last byte (*out, free with free(); *len excludes the NUL). Failures are reported to diag as
+ * path:0:0 messages: RE_ERR_READ for an open or read error (with strerror) or a directory,
+ * RE_ERR_LIMIT when the file is larger than max_size (the message names the limit). */
+re_status re_utf8_read_file(const char *path, size_t max_size, char **out, size_t *len,
+                            re_diagnostics *diag);
 
 #endif

@@ -54,4 +54,21 @@ re_status re_voice_set_get(re_voice_set *set, const char *name, const re_voice_p
                            re_diagnostics *diag);
 void re_voice_set_free(re_voice_set *set);
 
+/* What a lookup found, for callers that report a failed lookup at a place of their own. */
+typedef enum re_voice_lookup {
+    RE_VOICE_LOADED,     /* found and valid */
+    RE_VOICE_BAD_NAME,   /* not a valid profile name */
+    RE_VOICE_MISSING,    /* no NAME.voice in any folder of the search path */
+    RE_VOICE_BROKEN      /* found but unreadable or invalid; its errors were reported (once,
+                          * at PATH:LINE:COL) when it was first read */
+} re_voice_lookup;
+
+/* Like re_voice_set_get, but adds no diagnostic for a bad name or a missing profile (only a
+ * profile file's own errors, on first read). *how says what happened; RE_OK only for LOADED. */
+re_status re_voice_set_find(re_voice_set *set, const char *name, const re_voice_profile **out,
+                            re_voice_lookup *how, re_diagnostics *diag);
+/* The search path for messages: the folders joined with ", ", or "no folders". Owned by the
+ * set; valid until the next re_voice_set_add_dir. */
+const char *re_voice_set_search_path(const re_voice_set *set);
+
 #endif

@@ -1,0 +1,1117 @@
+/* script.c - the episode script parser: front matter, then paragraphs, headings and
+ * directives turned into a flat list of items (format: docs/script-format.md). */
+#include "script.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "utf8.h"
+
+#define PARAGRAPH_MAX 10000   /* bytes of spoken text: the synthesizer holds one paragraph */
+#define QUOTE_MAX 40          /* bytes of offending text quoted in a message */
+#define QUOTE_SIZE (QUOTE_MAX + 4)
+#define PROFILE_NAME_MAX 64
+#define EPISODE_MAX 999999L
+
+static const char *const front_matter_keys[] = {
+    "title", "show", "published", "summary", "author", "language", "voice", "episode",
+};
+#define FRONT_MATTER_KEY_COUNT (sizeof front_matter_keys / sizeof front_matter_keys[0])
+
+typedef struct text_buf {
+    char *data;
+    size_t len, cap;
+} text_buf;
+
+/* The paragraph being read: its pieces are emitted as items when it ends. */
+typedef struct paragraph {
+    int open;
+    unsigned line, col;          /* where it starts */
+    int started;                 /* text or a directive seen: [voice] no longer allowed */
+    char voice[PROFILE_NAME_MAX + 1];  /* "" = the front-matter default */
+    unsigned voice_line, voice_col;
+    text_buf text;               /* the speech piece being collected */
+    unsigned piece_line, piece_col;
+    int pending_space;
+    size_t speech_bytes;
+    int has_speech, has_pause;
+    re_item *pieces;
+    size_t piece_count, piece_cap;
+} paragraph;
+
+typedef struct parser {
+    const char *file;
+    re_diagnostics *diag;
+    re_episode *ep;
+    size_t item_cap, voice_cap, ref_cap;
+    int errors;
+    int nomem;
+    unsigned key_line[FRONT_MATTER_KEY_COUNT];   /* where each key was set, 0 = not yet */
+    paragraph para;
+    const char *last_voice;      /* profile of the last paragraph with speech, NULL before */
+    unsigned last_end_line;      /* the blank line or heading that ended it */
+    int pause_since_speech;      /* a pause-only paragraph stands after it */
+    char *chapter;               /* a heading waiting for its first audio */
+    unsigned chapter_line, chapter_col;
+    int default_ref_added;
+} parser;
+
+typedef struct line_reader {
+    const char *buf;
+    size_t len, pos;
+    unsigned number;
+} line_reader;
+
+static void error_at(parser *p, unsigned line, unsigned col, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void error_at(parser *p, unsigned line, unsigned col, const char *fmt, ...)
+{
+    char message[640];   /* messages quote at most a few QUOTE_MAX pieces of input */
+    va_list ap;
+
+    p->errors++;
+    va_start(ap, fmt);
+    vsnprintf(message, sizeof message, fmt, ap);
+    va_end(ap);
+    if (re_diag_add(p->diag, p->file, line, col, "%s", message) != RE_OK)
+        p->nomem = 1;
+}
+
+/* Copies s[0..len) into out for quoting, shortened with "..." when long. */
+static const char *quote(char out[QUOTE_SIZE], const char *s, size_t len)
+{
+    size_t shown = re_utf8_prefix(s, len, QUOTE_MAX);
+
+    memcpy(out, s, shown);
+    strcpy(out + shown, shown < len ? "..." : "");
+    return out;
+}
+
+/* A stray CR is already an error of its own; reading it as a blank avoids a second one. */
+static int is_blank(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r';
+}
+
+static int is_digit(char c)
+{
+    return c >= '0' && c <= '9';
+}
+
+static int is_letter(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+static size_t skip_blanks(const char *s, size_t len, size_t i)
+{
+    while (i < len && is_blank(s[i]))
+        i++;
+    return i;
+}
+
+static void trim(const char **s, size_t *len)
+{
+    while (*len > 0 && is_blank(**s)) {
+        (*s)++;
+        (*len)--;
+    }
+    while (*len > 0 && is_blank((*s)[*len - 1]))
+        (*len)--;
+}
+
+/* A new string of s[0..len) with each run of blanks made one space (s is trimmed). */
+static char *collapse_blanks(const char *s, size_t len)
+{
+    char *out = malloc(len + 1);
+    size_t n = 0;
+
+    if (!out)
+        return NULL;
+    for (size_t i = 0; i < len; i++) {
+        if (!is_blank(s[i]))
+            out[n++] = s[i];
+        else if (n > 0 && out[n - 1] != ' ')
+            out[n++] = ' ';
+    }
+    out[n] = '\0';
+    return out;
+}
+
+/* Next line without its LF and without the CR of a CRLF; 0 at the end of the text. */
+static int next_line(line_reader *r, const char **line, size_t *len)
+{
+    if (r->pos >= r->len)
+        return 0;
+    const char *start = r->buf + r->pos;
+    const char *nl = memchr(start, '\n', r->len - r->pos);
+    size_t n = nl ? (size_t)(nl - start) : r->len - r->pos;
+
+    r->pos += n + 1;
+    r->number++;
+    if (n > 0 && start[n - 1] == '\r')
+        n--;
+    *line = start;
+    *len = n;
+    return 1;
+}
+
+static int is_delimiter_line(const char *line, size_t len)
+{
+    return len >= 3 && memcmp(line, "---", 3) == 0 && skip_blanks(line, len, 3) == len;
+}
+
+/* ---- storage ---------------------------------------------------------------------------- */
+
+static int grow(void **array, size_t *cap, size_t count, size_t size)
+{
+    if (count < *cap)
+        return 1;
+    size_t new_cap = *cap ? *cap * 2 : 16;
+    void *bigger = realloc(*array, new_cap * size);
+    if (!bigger)
+        return 0;
+    *array = bigger;
+    *cap = new_cap;
+    return 1;
+}
+
+static int text_append(text_buf *t, const char *s, size_t n)
+{
+    if (t->len + n + 1 > t->cap) {
+        size_t cap = t->cap ? t->cap : 256;
+        while (cap < t->len + n + 1)
+            cap *= 2;
+        char *bigger = realloc(t->data, cap);
+        if (!bigger)
+            return 0;
+        t->data = bigger;
+        t->cap = cap;
+    }
+    memcpy(t->data + t->len, s, n);
+    t->len += n;
+    t->data[t->len] = '\0';
+    return 1;
+}
+
+static void push_item(parser *p, re_item item)
+{
+    re_episode *ep = p->ep;
+
+    if (!grow((void **)&ep->items, &p->item_cap, ep->item_count, sizeof *ep->items)) {
+        free(item.text);
+        p->nomem = 1;
+        return;
+    }
+    ep->items[ep->item_count++] = item;
+}
+
+static void add_voice_ref(parser *p, const char *name, size_t len, unsigned line, unsigned col)
+{
+    re_episode *ep = p->ep;
+    char *copy = strndup(name, len);
+
+    if (!copy || !grow((void **)&ep->voice_refs, &p->ref_cap, ep->voice_ref_count,
+                       sizeof *ep->voice_refs)) {
+        free(copy);
+        p->nomem = 1;
+        return;
+    }
+    ep->voice_refs[ep->voice_ref_count++] = (re_voice_ref){ copy, line, col };
+}
+
+/* The episode's copy of a profile name used by speech, added to `voices` on first use. */
+static const char *intern_voice(parser *p, const char *name)
+{
+    re_episode *ep = p->ep;
+
+    for (size_t i = 0; i < ep->voice_count; i++) {
+        if (strcmp(ep->voices[i], name) == 0)
+            return ep->voices[i];
+    }
+    char *copy = strdup(name);
+    if (!copy || !grow((void **)&ep->voices, &p->voice_cap, ep->voice_count,
+                       sizeof *ep->voices)) {
+        free(copy);
+        p->nomem = 1;
+        return NULL;
+    }
+    ep->voices[ep->voice_count++] = copy;
+    return copy;
+}
+
+/* ---- front matter ----------------------------------------------------------------------- */
+
+static size_t edit_distance(const char *a, size_t a_len, const char *b)
+{
+    size_t b_len = strlen(b), row[32];
+
+    if (a_len >= 32 || b_len >= 32)
+        return (size_t)-1;
+    for (size_t j = 0; j <= b_len; j++)
+        row[j] = j;
+    for (size_t i = 1; i <= a_len; i++) {
+        size_t diagonal = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= b_len; j++) {
+            char ca = a[i - 1] >= 'A' && a[i - 1] <= 'Z' ? (char)(a[i - 1] + 32) : a[i - 1];
+            size_t best = diagonal + (ca != b[j - 1]);
+            if (row[j] + 1 < best) best = row[j] + 1;
+            if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
+            diagonal = row[j];
+            row[j] = best;
+        }
+    }
+    return row[b_len];
+}
+
+/* The known key nearest to an unknown one (case ignored), if at most 2 edits away. */
+static const char *suggest_key(const char *key, size_t len)
+{
+    const char *best = NULL;
+    size_t best_distance = 3;
+
+    for (size_t i = 0; i < FRONT_MATTER_KEY_COUNT; i++) {
+        size_t d = edit_distance(key, len, front_matter_keys[i]);
+        if (d < best_distance) {
+            best = front_matter_keys[i];
+            best_distance = d;
+        }
+    }
+    return best;
+}
+
+static int find_key(const char *key, size_t len)
+{
+    for (size_t i = 0; i < FRONT_MATTER_KEY_COUNT; i++) {
+        if (strlen(front_matter_keys[i]) == len && memcmp(front_matter_keys[i], key, len) == 0)
+            return (int)i;
+    }
+    return -1;
+}
+
+/* Value of s[0..n) if it is exactly n digits, else -1. */
+static long fixed_digits(const char *s, size_t n)
+{
+    long value = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        if (!is_digit(s[i]))
+            return -1;
+        value = value * 10 + (s[i] - '0');
+    }
+    return value;
+}
+
+static int days_in_month(long year, long month)
+{
+    static const int days[] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+    int leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+
+    return month == 2 && leap ? 29 : days[month - 1];
+}
+
+/* Checks HH:MM[:SS[.fraction]] then Z or +-HH:MM at s[0..len); NULL or the reason. */
+static const char *check_time(const char *s, size_t len, char *reason, size_t reason_size)
+{
+    long hour = len >= 5 && s[2] == ':' ? fixed_digits(s, 2) : -1;
+    long minute = hour >= 0 ? fixed_digits(s + 3, 2) : -1;
+    long second = 0;
+    size_t i = 5;
+
+    if (minute < 0)
+        return "not in the form YYYY-MM-DDTHH:MM[:SS]";
+    if (i < len && s[i] == ':') {
+        second = i + 3 <= len ? fixed_digits(s + i + 1, 2) : -1;
+        if (second < 0)
+            return "the seconds must be two digits";
+        i += 3;
+        if (i < len && s[i] == '.') {
+            size_t digits = i + 1;
+            while (digits < len && is_digit(s[digits]))
+                digits++;
+            if (digits == i + 1)
+                return "a decimal point must be followed by digits";
+            i = digits;
+        }
+    }
+    if (hour > 23 || minute > 59 || second > 59) {
+        snprintf(reason, reason_size, "%s %.2s is out of range (00..%s)",
+                 hour > 23 ? "hour" : minute > 59 ? "minute" : "second",
+                 hour > 23 ? s : minute > 59 ? s + 3 : s + 6, hour > 23 ? "23" : "59");
+        return reason;
+    }
+    if (i == len)
+        return "a date-time needs a time zone, e.g. Z or +02:00";
+    if (s[i] == 'Z' && i + 1 == len)
+        return NULL;
+    long zone_hour = (s[i] == '+' || s[i] == '-') && len - i == 6 && s[i + 3] == ':'
+                     ? fixed_digits(s + i + 1, 2) : -1;
+    long zone_minute = zone_hour >= 0 ? fixed_digits(s + i + 4, 2) : -1;
+    if (zone_minute < 0)
+        return "the time zone must be Z or +HH:MM or -HH:MM";
+    if (zone_minute > 59 || zone_hour * 60 + zone_minute > 14 * 60)
+        return "the time-zone offset must be at most 14:00";
+    return NULL;
+}
+
+/* Checks an ISO 8601 date or date-time; NULL when valid, else the reason. */
+static const char *check_published(const char *s, size_t len, char *reason, size_t reason_size)
+{
+    long year = len >= 10 && s[4] == '-' && s[7] == '-' ? fixed_digits(s, 4) : -1;
+    long month = year >= 0 ? fixed_digits(s + 5, 2) : -1;
+    long day = month >= 0 ? fixed_digits(s + 8, 2) : -1;
+
+    if (day < 0 || (len > 10 && s[10] != 'T'))
+        return "expected an ISO 8601 date YYYY-MM-DD or date-time YYYY-MM-DDTHH:MM:SSZ";
+    if (month < 1 || month > 12) {
+        snprintf(reason, reason_size, "month %.2s is out of range (01..12)", s + 5);
+        return reason;
+    }
+    if (day < 1 || day > days_in_month(year, month)) {
+        snprintf(reason, reason_size, "day %.2s does not exist in %.7s", s + 8, s);
+        return reason;
+    }
+    return len == 10 ? NULL : check_time(s + 11, len - 11, reason, reason_size);
+}
+
+static int language_valid(const char *s, size_t len)
+{
+    size_t i = 0;
+
+    while (i < len && is_letter(s[i]))
+        i++;
+    if (i < 2 || i > 3)
+        return 0;
+    while (i < len) {
+        size_t start = ++i;   /* past the '-' */
+        if (s[start - 1] != '-')
+            return 0;
+        while (i < len && (is_letter(s[i]) || is_digit(s[i])))
+            i++;
+        if (i == start || i - start > 8)
+            return 0;
+    }
+    return 1;
+}
+
+/* A profile name in s[0..len) copied to out (PROFILE_NAME_MAX + 1 bytes) if it is valid. */
+static int profile_name(const char *s, size_t len, char *out)
+{
+    if (len > PROFILE_NAME_MAX)
+        return 0;
+    memcpy(out, s, len);
+    out[len] = '\0';
+    return re_voice_name_valid(out);
+}
+
+static void set_text_field(parser *p, char **field, const char *value, size_t len)
+{
+    free(*field);
+    *field = collapse_blanks(value, len);
+    if (!*field)
+        p->nomem = 1;
+}
+
+static void set_published(parser *p, const char *value, size_t len, unsigned line,
+                          unsigned col)
+{
+    char q[QUOTE_SIZE], reason[96];
+    const char *why = check_published(value, len, reason, sizeof reason);
+
+    if (why)
+        error_at(p, line, col, "invalid published date '%s': %s", quote(q, value, len), why);
+    else
+        set_text_field(p, &p->ep->published, value, len);
+}
+
+static void set_episode_number(parser *p, const char *value, size_t len, unsigned line,
+                               unsigned col)
+{
+    char q[QUOTE_SIZE];
+    long number = 0;
+    size_t i = 0;
+
+    for (; i < len && is_digit(value[i]); i++) {
+        if (number <= EPISODE_MAX)
+            number = number * 10 + (value[i] - '0');
+    }
+    if (i < len || number > EPISODE_MAX)
+        error_at(p, line, col, "episode must be a whole number 0..999999, got '%s'",
+                 quote(q, value, len));
+    else
+        p->ep->episode_number = number;
+}
+
+static void set_voice(parser *p, const char *value, size_t len, unsigned line, unsigned col)
+{
+    char q[QUOTE_SIZE], name[PROFILE_NAME_MAX + 1];
+
+    if (!profile_name(value, len, name)) {
+        error_at(p, line, col, "invalid voice profile name '%s' (names are a-z, 0-9, '_' and "
+                 "'-', at most 64)", quote(q, value, len));
+        return;
+    }
+    set_text_field(p, &p->ep->voice, name, len);
+    p->ep->voice_line = line;
+    add_voice_ref(p, name, len, line, col);
+}
+
+static void set_key(parser *p, int key, const char *value, size_t len, unsigned line,
+                    unsigned col)
+{
+    char q[QUOTE_SIZE];
+    re_episode *ep = p->ep;
+
+    switch (key) {
+    case 0: set_text_field(p, &ep->title, value, len); break;
+    case 1: set_text_field(p, &ep->show, value, len); break;
+    case 2: set_published(p, value, len, line, col); break;
+    case 3: set_text_field(p, &ep->summary, value, len); break;
+    case 4: set_text_field(p, &ep->author, value, len); break;
+    case 5:
+        if (language_valid(value, len))
+            set_text_field(p, &ep->language, value, len);
+        else
+            error_at(p, line, col, "language '%s' is not a BCP 47 tag like en-us, en-GB or de",
+                     quote(q, value, len));
+        break;
+    case 6: set_voice(p, value, len, line, col); break;
+    default: set_episode_number(p, value, len, line, col); break;
+    }
+}
+
+static void unknown_key(parser *p, const char *key, size_t len, unsigned line, unsigned col)
+{
+    char q[QUOTE_SIZE];
+    const char *near = suggest_key(key, len);
+
+    if (near)
+        error_at(p, line, col, "unknown front-matter key '%s' (did you mean '%s'?)",
+                 quote(q, key, len), near);
+    else
+        error_at(p, line, col, "unknown front-matter key '%s' (known keys: title, show, "
+                 "published, summary, author, language, voice, episode)", quote(q, key, len));
+}
+
+static void front_matter_line(parser *p, const char *line, size_t len, unsigned number)
+{
+    char q[QUOTE_SIZE];
+    size_t start = skip_blanks(line, len, 0);
+    const char *key = line + start, *colon = memchr(key, ':', len - start);
+    unsigned col = (unsigned)start + 1;
+
+    if (start == len || key[0] == '#')
+        return;
+    if (!colon || colon == key) {
+        error_at(p, number, col, "expected 'key: value' in the front matter, got '%s'",
+                 quote(q, key, len - start));
+        return;
+    }
+    size_t key_len = (size_t)(colon - key);
+    const char *value = colon + 1;
+    size_t value_len = (size_t)(line + len - value);
+    trim(&key, &key_len);
+    trim(&value, &value_len);
+    int k = find_key(key, key_len);
+    if (k < 0) {
+        unknown_key(p, key, key_len, number, col);
+    } else if (p->key_line[k]) {
+        error_at(p, number, col, "duplicate front-matter key '%s' (first set on line %u)",
+                 front_matter_keys[k], p->key_line[k]);
+    } else if (value_len == 0) {
+        p->key_line[k] = number;
+        error_at(p, number, col, "front-matter key '%s' has no value", front_matter_keys[k]);
+    } else {
+        p->key_line[k] = number;
+        set_key(p, k, value, value_len, number, (unsigned)(value - line) + 1);
+    }
+}
+
+/* Reads the front matter; returns 1 when the body can be parsed (r then stands after the
+ * closing line, *closing_line is its number). */
+static int parse_front_matter(parser *p, line_reader *r, unsigned *closing_line)
+{
+    line_reader scan = *r;
+    const char *line;
+    size_t len;
+
+    if (!next_line(&scan, &line, &len) || !is_delimiter_line(line, len)) {
+        error_at(p, 1, 1, "a script starts with front matter: a line '---'");
+        return 0;
+    }
+    /* Find the end first: without it every later line would be misread as a key. */
+    int closed = 0;
+    while (!closed && next_line(&scan, &line, &len))
+        closed = is_delimiter_line(line, len);
+    if (!closed) {
+        error_at(p, 1, 1, "the front matter is not closed: add a line '---' after it");
+        return 0;
+    }
+    *closing_line = scan.number;
+    next_line(r, &line, &len);
+    while (next_line(r, &line, &len) && r->number < *closing_line)
+        front_matter_line(p, line, len, r->number);
+    if (!p->ep->title && !p->key_line[0])
+        error_at(p, *closing_line, 1, "the front matter has no title: add a line "
+                 "'title: ...' before this '---'");
+    return 1;
+}
+
+/* ---- paragraphs ------------------------------------------------------------------------- */
+
+static void add_piece(parser *p, re_item item)
+{
+    paragraph *para = &p->para;
+
+    if (!grow((void **)&para->pieces, &para->piece_cap, para->piece_count,
+              sizeof *para->pieces)) {
+        free(item.text);
+        p->nomem = 1;
+        return;
+    }
+    para->pieces[para->piece_count++] = item;
+}
+
+/* Ends the speech piece being collected, if it has any text. */
+static void finish_piece(parser *p)
+{
+    paragraph *para = &p->para;
+
+    para->pending_space = 0;
+    if (para->text.len == 0)
+        return;
+    char *text = strndup(para->text.data, para->text.len);
+    if (!text) {
+        p->nomem = 1;
+        return;
+    }
+    para->speech_bytes += para->text.len;
+    para->has_speech = 1;
+    para->text.len = 0;
+    add_piece(p, (re_item){ RE_ITEM_SPEECH, para->piece_line, para->piece_col, text, NULL, 0 });
+}
+
+static void add_text(parser *p, const char *s, size_t n, unsigned line, unsigned col)
+{
+    paragraph *para = &p->para;
+    int ok = 1;
+
+    if (para->text.len == 0) {
+        para->piece_line = line;
+        para->piece_col = col;
+    } else if (para->pending_space) {
+        ok = text_append(&para->text, " ", 1);
+    }
+    para->pending_space = 0;
+    para->started = 1;
+    if (!ok || !text_append(&para->text, s, n))
+        p->nomem = 1;
+}
+
+static void add_pause(parser *p, uint64_t us, unsigned line, unsigned col)
+{
+    finish_piece(p);
+    p->para.has_pause = 1;
+    add_piece(p, (re_item){ RE_ITEM_PAUSE, line, col, NULL, NULL, us });
+}
+
+/* ---- directives ------------------------------------------------------------------------- */
+
+/* A pause's duration: s[0..len) is digits[.digits], unit_us the value of one unit. Returns
+ * NULL with *us set, or the reason it is not exact to the microsecond. */
+static const char *pause_us(const char *s, size_t len, uint64_t unit_us, uint64_t *us)
+{
+    const uint64_t cap = 1000000000000ULL;   /* far past the limit, far from overflow */
+    uint64_t whole = 0, fraction = 0, scale = unit_us;
+    size_t i = 0;
+
+    for (; i < len && s[i] != '.'; i++) {
+        if (whole < cap)
+            whole = whole * 10 + (uint64_t)(s[i] - '0');
+    }
+    size_t end = len;
+    while (end > i + 1 && s[end - 1] == '0')   /* 1.500s is exactly 1.5s */
+        end--;
+    for (size_t j = i + 1; j < end; j++) {
+        if (scale % 10 != 0)
+            return "it is more precise than 1 microsecond";
+        scale /= 10;
+        fraction = fraction * 10 + (uint64_t)(s[j] - '0');
+    }
+    *us = (whole < cap ? whole : cap) * unit_us + fraction * scale;
+    return NULL;
+}
+
+/* Reads `[pause N unit]` at s[0..len) (s[0] is '['). Returns NULL with the duration text
+ * in [*num, *num + *num_len) and *unit_us, or why it is malformed. */
+static const char *pause_syntax(const char *s, size_t len, size_t *used, size_t *num,
+                                size_t *num_len, uint64_t *unit_us)
+{
+    size_t i = 6;   /* past "[pause" */
+
+    if (i < len && !is_blank(s[i]) && s[i] != ']')
+        return "expected a space after 'pause'";
+    i = skip_blanks(s, len, i);
+    if (i == len || s[i] == ']')
+        return "no duration";
+    *num = i;
+    while (i < len && is_digit(s[i]))
+        i++;
+    if (i == *num)
+        return "the duration must be a plain number like 800 or 1.5";
+    if (i < len && s[i] == '.') {
+        size_t frac = ++i;
+        while (i < len && is_digit(s[i]))
+            i++;
+        if (i == frac)
+            return "a decimal point must be followed by digits";
+    }
+    *num_len = i - *num;
+    i = skip_blanks(s, len, i);
+    if (i == len || s[i] == ']')
+        return "no unit (ms or s)";
+    if (len - i >= 2 && s[i] == 'm' && s[i + 1] == 's') {
+        *unit_us = 1000;
+        i += 2;
+    } else {
+        *unit_us = 1000000;
+        i += s[i] == 's';
+    }
+    if (i < len && !is_blank(s[i]) && s[i] != ']')
+        return "the unit must be ms or s";
+    i = skip_blanks(s, len, i);
+    if (i == len || !memchr(s + i, ']', len - i))
+        return "no closing ']'";
+    if (s[i] != ']')
+        return "unexpected text before ']'";
+    *used = i + 1;
+    return NULL;
+}
+
+/* Length of the directive text to quote and skip after an error: up to its ']' if any. */
+static size_t directive_extent(const char *s, size_t len)
+{
+    const char *close = memchr(s, ']', len);
+
+    return close ? (size_t)(close - s) + 1 : len;
+}
+
+static size_t parse_pause(parser *p, const char *s, size_t len, unsigned line, unsigned col)
+{
+    char q[QUOTE_SIZE], value[QUOTE_SIZE + 2];
+    size_t used = 0, num = 0, num_len = 0;
+    uint64_t unit_us = 0, us = 0;
+    const char *why = pause_syntax(s, len, &used, &num, &num_len, &unit_us);
+
+    if (why) {
+        used = directive_extent(s, len);
+        error_at(p, line, col, "malformed pause '%s': %s; write e.g. [pause 800ms] or "
+                 "[pause 1.5s]", quote(q, s, used), why);
+        return used;
+    }
+    snprintf(value, sizeof value, "%s%s", quote(q, s + num, num_len),
+             unit_us == 1000 ? "ms" : "s");
+    why = pause_us(s + num, num_len, unit_us, &us);
+    if (why)
+        error_at(p, line, col, "pause %s is not exact: %s", value, why);
+    else if (us < RE_PAUSE_MIN_US || us > RE_PAUSE_MAX_US)
+        error_at(p, line, col, "pause %s is out of range: 1ms to 600s (10 minutes)", value);
+    else
+        add_pause(p, us, line, col);
+    return used;
+}
+
+static size_t parse_voice(parser *p, const char *s, size_t len, unsigned line, unsigned col)
+{
+    char q[QUOTE_SIZE], name[PROFILE_NAME_MAX + 1];
+    paragraph *para = &p->para;
+    size_t start = skip_blanks(s, len, 6), end = start;   /* 6: past "[voice" */
+
+    while (end < len && !is_blank(s[end]) && s[end] != ']')
+        end++;
+    size_t close = skip_blanks(s, len, end);
+    if (close == len || s[close] != ']' || end == start) {
+        size_t used = directive_extent(s, len);
+        error_at(p, line, col, "malformed voice directive '%s': write [voice NAME] at the "
+                 "start of a paragraph", quote(q, s, used));
+        return used;
+    }
+    if (!profile_name(s + start, end - start, name))
+        error_at(p, line, col, "invalid voice profile name '%s' (names are a-z, 0-9, '_' and "
+                 "'-', at most 64)", quote(q, s + start, end - start));
+    else if (para->started)
+        error_at(p, line, col, "'%s' is not at the start of its paragraph: [voice NAME] must "
+                 "start a paragraph", quote(q, s, close + 1));
+    else {
+        memcpy(para->voice, name, sizeof name);
+        para->voice_line = line;
+        para->voice_col = col;
+        add_voice_ref(p, name, end - start, line, col);
+    }
+    para->started = 1;
+    return close + 1;
+}
+
+/* 1 if s (starting with '[') names `word` (compared with `cmp`) followed by the end, a
+ * blank or ']' - or, for pause, something a mistyped duration starts with. */
+static int names_directive(const char *s, size_t len, const char *word,
+                           int (*cmp)(const char *, const char *, size_t))
+{
+    size_t n = strlen(word);
+
+    if (len < n + 1 || cmp(s + 1, word, n) != 0)
+        return 0;
+    if (len == n + 1 || is_blank(s[n + 1]) || s[n + 1] == ']')
+        return 1;
+    return strcmp(word, "pause") == 0
+           && (is_digit(s[n + 1]) || s[n + 1] == '.' || s[n + 1] == '-' || s[n + 1] == '+');
+}
+
+/* Handles a directive at s (s[0] is '['); returns the bytes it used, 0 if it is text. */
+static size_t directive(parser *p, const char *s, size_t len, unsigned line, unsigned col)
+{
+    char q[QUOTE_SIZE];
+
+    if (names_directive(s, len, "pause", strncmp)) {
+        p->para.started = 1;
+        return parse_pause(p, s, len, line, col);
+    }
+    if (names_directive(s, len, "voice", strncmp))
+        return parse_voice(p, s, len, line, col);
+    if (names_directive(s, len, "pause", strncasecmp)
+        || names_directive(s, len, "voice", strncasecmp)) {
+        size_t used = directive_extent(s, len);
+        error_at(p, line, col, "'%s': directive names are lowercase ([pause ...], "
+                 "[voice ...]); write \\[ for a literal '['", quote(q, s, used));
+        return used;
+    }
+    return 0;
+}
+
+/* ---- body ------------------------------------------------------------------------------- */
+
+/* Reads one line of paragraph text from column i (its first non-blank). */
+static void paragraph_line(parser *p, const char *line, size_t len, size_t i, unsigned number)
+{
+    paragraph *para = &p->para;
+
+    if (!para->open) {
+        para->open = 1;
+        para->line = number;
+        para->col = (unsigned)i + 1;
+    }
+    para->pending_space = 1;   /* lines are joined with a space */
+    while (i < len && !p->nomem) {
+        char c = line[i];
+        size_t used = 0;
+        if (is_blank(c)) {
+            para->pending_space = 1;
+            used = 1;
+        } else if (c == '\\' && i + 1 < len && line[i + 1] == '[') {
+            add_text(p, "[", 1, number, (unsigned)i + 1);
+            used = 2;
+        } else if (c == '[') {
+            used = directive(p, line + i, len - i, number, (unsigned)i + 1);
+        }
+        if (used == 0) {
+            add_text(p, &c, 1, number, (unsigned)i + 1);
+            used = 1;
+        }
+        i += used;
+    }
+}
+
+/* A heading waits for the next audio; one still waiting has none, which is an error. */
+static void chapter_without_audio(parser *p)
+{
+    char q[QUOTE_SIZE];
+
+    if (!p->chapter)
+        return;
+    error_at(p, p->chapter_line, p->chapter_col, "chapter '%s' has no audio: a heading must "
+             "be followed by text or a pause", quote(q, p->chapter, strlen(p->chapter)));
+    free(p->chapter);
+    p->chapter = NULL;
+}
+
+static void flush_chapter(parser *p)
+{
+    if (!p->chapter)
+        return;
+    push_item(p, (re_item){ RE_ITEM_CHAPTER, p->chapter_line, p->chapter_col, p->chapter,
+                            NULL, 0 });
+    p->chapter = NULL;
+}
+
+/* `#`..`######`, a blank, then the title; 0 if the line is not a heading. */
+static int heading_level(const char *s, size_t len)
+{
+    size_t n = 0;
+
+    while (n < len && s[n] == '#')
+        n++;
+    return n >= 1 && n <= 6 && n < len && is_blank(s[n]) ? (int)n : 0;
+}
+
+static void heading(parser *p, const char *s, size_t len, int level, unsigned line,
+                    unsigned col)
+{
+    const char *title = s + level;
+    size_t title_len = len - (size_t)level;
+
+    trim(&title, &title_len);
+    if (title_len == 0) {
+        error_at(p, line, col, "a heading needs a title after '%.*s '", level, s);
+        return;
+    }
+    chapter_without_audio(p);
+    p->chapter = collapse_blanks(title, title_len);
+    p->chapter_line = line;
+    p->chapter_col = col;
+    if (!p->chapter)
+        p->nomem = 1;
+}
+
+static const char *paragraph_voice(parser *p)
+{
+    const char *name = p->para.voice[0] ? p->para.voice : p->ep->voice;
+
+    if (!p->para.voice[0] && !p->ep->voice_line && !p->default_ref_added) {
+        p->default_ref_added = 1;   /* the built-in default is named nowhere in the script */
+        add_voice_ref(p, name, strlen(name), 0, 0);
+    }
+    return intern_voice(p, name);
+}
+
+/* Moves the paragraph's pieces to the episode, with the BREAK and CHAPTER before them. A
+ * BREAK is placed at the line that ended the paragraph before it, so item positions never
+ * go backwards. */
+static void emit_paragraph(parser *p, unsigned ended_by)
+{
+    paragraph *para = &p->para;
+    const char *voice = NULL;
+
+    if (para->has_speech) {
+        if (p->last_voice && !p->pause_since_speech)
+            push_item(p, (re_item){ RE_ITEM_BREAK, p->last_end_line, 1, NULL,
+                                    p->last_voice, 0 });
+        voice = paragraph_voice(p);
+        p->last_voice = voice;
+        p->last_end_line = ended_by;
+        p->pause_since_speech = 0;
+    } else if (para->has_pause) {
+        p->pause_since_speech = p->last_voice != NULL;
+    }
+    flush_chapter(p);
+    for (size_t i = 0; i < para->piece_count; i++) {
+        if (para->pieces[i].kind == RE_ITEM_SPEECH)
+            para->pieces[i].voice = voice;
+        push_item(p, para->pieces[i]);
+    }
+    para->piece_count = 0;
+}
+
+/* Ends the open paragraph, if any; `ended_by` is the line that ended it. */
+static void end_paragraph(parser *p, unsigned ended_by)
+{
+    char q[QUOTE_SIZE];
+    paragraph *para = &p->para;
+
+    if (!para->open)
+        return;
+    finish_piece(p);
+    if (para->voice[0] && !para->has_speech && !para->has_pause)
+        error_at(p, para->voice_line, para->voice_col, "'[voice %s]' is alone in its paragraph: "
+                 "it sets the voice of its own paragraph only, so put the text after it",
+                 quote(q, para->voice, strlen(para->voice)));
+    if (para->speech_bytes > PARAGRAPH_MAX)
+        error_at(p, para->line, para->col, "paragraph is %zu bytes; the limit is %d: split it "
+                 "with a blank line", para->speech_bytes, PARAGRAPH_MAX);
+    if (para->has_speech || para->has_pause)
+        emit_paragraph(p, ended_by);
+    text_buf text = para->text;
+    re_item *pieces = para->pieces;
+    size_t piece_cap = para->piece_cap;
+    memset(para, 0, sizeof *para);   /* keep the buffers for the next paragraph */
+    para->text = text;
+    para->text.len = 0;
+    para->pieces = pieces;
+    para->piece_cap = piece_cap;
+}
+
+static void body_line(parser *p, const char *line, size_t len, unsigned number)
+{
+    size_t i = skip_blanks(line, len, 0);
+    int level;
+
+    if (i == len) {
+        end_paragraph(p, number);
+    } else if (len - i >= 2 && line[i] == '/' && line[i + 1] == '/') {
+        /* a comment: skipped, and the paragraph goes on */
+    } else if ((level = heading_level(line + i, len - i)) > 0) {
+        end_paragraph(p, number);
+        heading(p, line + i, len - i, level, number, (unsigned)i + 1);
+    } else {
+        paragraph_line(p, line, len, i, number);
+    }
+}
+
+static int has_speech(const re_episode *ep)
+{
+    for (size_t i = 0; i < ep->item_count; i++) {
+        if (ep->items[i].kind == RE_ITEM_SPEECH)
+            return 1;
+    }
+    return 0;
+}
+
+static void parse_body(parser *p, line_reader *r, unsigned closing_line)
+{
+    const char *line;
+    size_t len;
+
+    while (!p->nomem && next_line(r, &line, &len))
+        body_line(p, line, len, r->number);
+    end_paragraph(p, r->number + 1);
+    chapter_without_audio(p);
+    if (!has_speech(p->ep))
+        error_at(p, closing_line + 1, 1, "the script has no spoken text");
+}
+
+/* ---- public ----------------------------------------------------------------------------- */
+
+static re_episode *episode_new(const char *file)
+{
+    re_episode *ep = calloc(1, sizeof *ep);
+
+    if (!ep)
+        return NULL;
+    ep->episode_number = -1;
+    ep->file = strdup(file);
+    ep->language = strdup("en-us");
+    ep->voice = strdup("host");
+    if (!ep->file || !ep->language || !ep->voice) {
+        re_episode_free(ep);
+        return NULL;
+    }
+    return ep;
+}
+
+void re_episode_free(re_episode *episode)
+{
+    if (!episode)
+        return;
+    for (size_t i = 0; i < episode->item_count; i++)
+        free(episode->items[i].text);
+    for (size_t i = 0; i < episode->voice_count; i++)
+        free(episode->voices[i]);
+    for (size_t i = 0; i < episode->voice_ref_count; i++)
+        free(episode->voice_refs[i].name);
+    free(episode->items);
+    free(episode->voices);
+    free(episode->voice_refs);
+    free(episode->file);
+    free(episode->title);
+    free(episode->show);
+    free(episode->published);
+    free(episode->summary);
+    free(episode->author);
+    free(episode->language);
+    free(episode->voice);
+    free(episode);
+}
+
+static void parser_free(parser *p)
+{
+    for (size_t i = 0; i < p->para.piece_count; i++)
+        free(p->para.pieces[i].text);
+    free(p->para.pieces);
+    free(p->para.text.data);
+    free(p->chapter);
+}
+
+re_status re_script_parse(const char *file, const char *buf, size_t len, re_episode **out,
+                          re_diagnostics *diag)
+{
+    parser p = { .file = file ? file : "-", .diag = diag };
+    line_reader r = { 0 };
+    unsigned closing_line = 0;
+    int decodable = 0;
+    re_status status;
+
+    if (!out || !diag || (!buf && len > 0))
+        return RE_ERR_INVALID;
+    *out = NULL;
+    size_t bom = buf ? re_utf8_bom_length(buf, len) : 0;
+    r.buf = buf ? buf + bom : "";
+    r.len = len - bom;
+    status = re_utf8_check_text(p.file, r.buf, r.len, &decodable, diag);
+    if (status != RE_OK && (status == RE_ERR_NOMEM || !decodable))
+        return status;
+    p.errors = status == RE_ERR_INPUT;
+    p.ep = episode_new(p.file);
+    if (!p.ep)
+        return RE_ERR_NOMEM;
+    if (parse_front_matter(&p, &r, &closing_line) && !p.nomem)
+        parse_body(&p, &r, closing_line);
+    parser_free(&p);
+    status = p.nomem ? RE_ERR_NOMEM : p.errors ? RE_ERR_INPUT : RE_OK;
+    if (status != RE_OK) {
+        re_episode_free(p.ep);
+        return status;
+    }
+    *out = p.ep;
+    return RE_OK;
+}
+
+re_status re_script_load(const char *path, size_t max_size, re_episode **out,
+                         re_diagnostics *diag)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    re_status status;
+
+    if (!path || !out || !diag)
+        return RE_ERR_INVALID;
+    *out = NULL;
+    status = re_utf8_read_file(path, max_size, &buf, &len, diag);
+    if (status == RE_OK)
+        status = re_script_parse(path, buf, len, out, diag);
+    free(buf);
+    return status;
+}
+
+re_status re_episode_check_voices(const re_episode *episode, re_voice_set *voices,
+                                  re_diagnostics *diag)
+{
+    int failed = 0;
+
+    if (!episode || !voices || !diag)
+        return RE_ERR_INVALID;
+    for (size_t i = 0; i < episode->voice_ref_count; i++) {
+        const re_voice_ref *ref = &episode->voice_refs[i];
+        const re_voice_profile *profile;
+        re_voice_lookup how;
+        re_status status = re_voice_set_find(voices, ref->name, &profile, &how, diag);
+        if (status == RE_OK)
+            continue;
+        if (status != RE_ERR_INPUT)
+            return status;
+        failed = 1;
+        if (how == RE_VOICE_BROKEN)
+            status = re_diag_add(diag, episode->file, ref->line, ref->col, "voice profile '%s' "
+                                 "is invalid (see its errors above)", ref->name);
+        else
+            status = re_diag_add(diag, episode->file, ref->line, ref->col, "unknown voice "
+                                 "profile '%s' (looked in: %s)", ref->name,
+                                 re_voice_set_search_path(voices));
+        if (status != RE_OK)
+            return RE_ERR_NOMEM;
+    }
+    return failed ? RE_ERR_INPUT : RE_OK;
+}

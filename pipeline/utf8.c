@@ -1,0 +1,292 @@
+/* utf8.c - strict UTF-8 validation, decoding and encoding, and the text check that every
+ * parser runs before it looks at lines. */
+#include "utf8.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Length and validity of the sequence at s[0..avail): 0 with *why set when it is invalid. */
+static size_t sequence_length(const unsigned char *s, size_t avail, const char **why)
+{
+    unsigned char b = s[0];
+    size_t need;
+    unsigned char lo = 0x80, hi = 0xBF;   /* allowed range of the second byte */
+
+    if (b == 0x00) { *why = "NUL byte"; return 0; }
+    if (b < 0x80) return 1;
+    if (b < 0xC0) { *why = "stray continuation byte"; return 0; }
+    if (b < 0xC2) { *why = "overlong encoding"; return 0; }
+    if (b < 0xE0) {
+        need = 2;
+    } else if (b < 0xF0) {
+        need = 3;
+        if (b == 0xE0) lo = 0xA0;          /* below is overlong */
+        if (b == 0xED) hi = 0x9F;          /* above is a surrogate */
+    } else if (b < 0xF5) {
+        need = 4;
+        if (b == 0xF0) lo = 0x90;          /* below is overlong */
+        if (b == 0xF4) hi = 0x8F;          /* above is past U+10FFFF */
+    } else if (b < 0xF8) {
+        *why = "code point above U+10FFFF";
+        return 0;
+    } else {
+        *why = "invalid byte (0xF8..0xFF never occur in UTF-8)";
+        return 0;
+    }
+    for (size_t i = 1; i < need; i++) {
+        if (i >= avail || (s[i] & 0xC0) != 0x80) {
+            *why = "truncated sequence";
+            return 0;
+        }
+    }
+    if (s[1] < lo || s[1] > hi) {
+        if (b == 0xED) *why = "surrogate code point (U+D800..U+DFFF)";
+        else if (b == 0xF4) *why = "code point above U+10FFFF";
+        else *why = "overlong encoding";
+        return 0;
+    }
+    return need;
+}
+
+int re_utf8_check(const char *buf, size_t len, size_t *bad_offset, const char **why)
+{
+    const unsigned char *s = (const unsigned char *)buf;
+    size_t i = 0;
+
+    while (i < len) {
+        const char *reason = NULL;
+        size_t n = sequence_length(s + i, len - i, &reason);
+        if (n == 0) {
+            if (bad_offset) *bad_offset = i;
+            if (why) *why = reason;
+            return 0;
+        }
+        i += n;
+    }
+    return 1;
+}
+
+size_t re_utf8_decode(const char *s, const char *end, uint32_t *cp)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    const char *reason;
+    size_t n = sequence_length(u, (size_t)(end - s), &reason);
+
+    /* The contract says valid input; answer U+FFFD for one byte rather than read past end. */
+    if (n == 0) { *cp = 0xFFFD; return 1; }
+    switch (n) {
+    case 1: *cp = u[0]; break;
+    case 2: *cp = ((uint32_t)(u[0] & 0x1F) << 6) | (u[1] & 0x3F); break;
+    case 3: *cp = ((uint32_t)(u[0] & 0x0F) << 12) | ((uint32_t)(u[1] & 0x3F) << 6) | (u[2] & 0x3F);
+        break;
+    default: *cp = ((uint32_t)(u[0] & 0x07) << 18) | ((uint32_t)(u[1] & 0x3F) << 12)
+                   | ((uint32_t)(u[2] & 0x3F) << 6) | (u[3] & 0x3F);
+        break;
+    }
+    return n;
+}
+
+size_t re_utf8_encode(uint32_t cp, char out[4])
+{
+    if (cp < 0x80) {
+        out[0] = (char)cp;
+        return 1;
+    }
+    if (cp < 0x800) {
+        out[0] = (char)(0xC0 | (cp >> 6));
+        out[1] = (char)(0x80 | (cp & 0x3F));
+        return 2;
+    }
+    if (cp < 0x10000) {
+        out[0] = (char)(0xE0 | (cp >> 12));
+        out[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+        out[2] = (char)(0x80 | (cp & 0x3F));
+        return 3;
+    }
+    out[0] = (char)(0xF0 | (cp >> 18));
+    out[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+    out[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
+    out[3] = (char)(0x80 | (cp & 0x3F));
+    return 4;
+}
+
+size_t re_utf8_bom_length(const char *buf, size_t len)
+{
+    if (len >= 3 && (unsigned char)buf[0] == 0xEF && (unsigned char)buf[1] == 0xBB
+        && (unsigned char)buf[2] == 0xBF)
+        return 3;
+    return 0;
+}
+
+int re_utf8_is_control(uint32_t cp)
+{
+    if (cp == '\t' || cp == '\n')
+        return 0;
+    return cp < 0x20 || (cp >= 0x7F && cp <= 0x9F);
+}
+
+/* Reports the invalid byte at `bad`: the only error, since nothing after it can be trusted. */
+static re_status report_invalid(const char *file, const char *buf, size_t bad, const char *why,
+                                re_diagnostics *diag)
+{
+    unsigned line = 1;
+    size_t line_start = 0;
+
+    for (size_t i = 0; i < bad; i++) {
+        if (buf[i] == '\n') {
+            line++;
+            line_start = i + 1;
+        }
+    }
+    if (re_diag_add(diag, file, line, (unsigned)(bad - line_start + 1),
+                    "the text is not valid UTF-8: %s", why) != RE_OK)
+        return RE_ERR_NOMEM;
+    return RE_ERR_INPUT;
+}
+
+/* Reports the character cp at line:col if it is not allowed; *problems is set when it is. */
+static re_status check_char(const char *file, uint32_t cp, int crlf, unsigned line,
+                            unsigned col, int *problems, re_diagnostics *diag)
+{
+    re_status status = RE_OK;
+
+    if (cp == '\r' && !crlf) {
+        *problems = 1;
+        status = re_diag_add(diag, file, line, col,
+                             "carriage return (U+000D) not followed by a line feed");
+    } else if (cp != '\r' && re_utf8_is_control(cp)) {
+        *problems = 1;
+        status = re_diag_add(diag, file, line, col, "control character U+%04X is not allowed",
+                             (unsigned)cp);
+    }
+    return status == RE_OK ? RE_OK : RE_ERR_NOMEM;
+}
+
+re_status re_utf8_check_text(const char *file, const char *buf, size_t len, int *decodable,
+                             re_diagnostics *diag)
+{
+    size_t bad = 0;
+    const char *why = NULL;
+    unsigned line = 1;
+    size_t line_start = 0;
+    int problems = 0;
+
+    *decodable = re_utf8_check(buf, len, &bad, &why);
+    if (!*decodable)
+        return report_invalid(file, buf, bad, why, diag);
+    for (size_t i = 0; i < len;) {
+        uint32_t cp;
+        size_t n = re_utf8_decode(buf + i, buf + len, &cp);
+        if (cp == '\n') {
+            line++;
+            line_start = i + 1;
+        } else {
+            int crlf = cp == '\r' && i + 1 < len && buf[i + 1] == '\n';
+            if (check_char(file, cp, crlf, line, (unsigned)(i - line_start + 1), &problems,
+                           diag) != RE_OK)
+                return RE_ERR_NOMEM;
+        }
+        i += n;
+    }
+    return problems ? RE_ERR_INPUT : RE_OK;
+}
+
+size_t re_utf8_prefix(const char *s, size_t len, size_t max)
+{
+    if (len <= max)
+        return len;
+    /* Step back over continuation bytes so the cut falls before a lead byte. */
+    while (max > 0 && ((unsigned char)s[max] & 0xC0) == 0x80)
+        max--;
+    return max;
+}
+
+/* Reads fd to its end into a NUL-terminated buffer; stops early with *too_big set once more
+ * than max_size bytes came (so a huge pipe is never read whole). */
+static re_status read_all(int fd, size_t max_size, char **out, size_t *len, int *too_big)
+{
+    size_t cap = 4096, used = 0;
+    char *buf = malloc(cap);
+    re_status status = RE_OK;
+
+    if (!buf)
+        return RE_ERR_NOMEM;
+    while (used <= max_size) {
+        if (cap - used < 2) {
+            char *grown = realloc(buf, cap * 2);
+            if (!grown) { status = RE_ERR_NOMEM; goto fail; }
+            buf = grown;
+            cap *= 2;
+        }
+        ssize_t got = read(fd, buf + used, cap - used - 1);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0) { status = RE_ERR_READ; goto fail; }
+        if (got == 0)
+            break;
+        used += (size_t)got;
+    }
+    if (used > max_size) {
+        *too_big = 1;
+        goto fail;
+    }
+    buf[used] = '\0';
+    *out = buf;
+    *len = used;
+    return RE_OK;
+fail:
+    {
+        int saved = errno;   /* free must not hide the read error's reason */
+        free(buf);
+        errno = saved;
+    }
+    return status;
+}
+
+/* Adds a path:0:0 diagnostic and returns `status` (or RE_ERR_NOMEM if it could not be added). */
+static re_status file_error(re_diagnostics *diag, const char *path, re_status status,
+                            const char *what, const char *reason)
+{
+    if (re_diag_add(diag, path, 0, 0, "%s: %s", what, reason) != RE_OK)
+        return RE_ERR_NOMEM;
+    return status;
+}
+
+re_status re_utf8_read_file(const char *path, size_t max_size, char **out, size_t *len,
+                            re_diagnostics *diag)
+{
+    struct stat st;
+    int too_big = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    re_status status;
+
+    *out = NULL;
+    *len = 0;
+    if (fd < 0)
+        return file_error(diag, path, RE_ERR_READ, "cannot open", strerror(errno));
+    if (fstat(fd, &st) != 0) {
+        status = file_error(diag, path, RE_ERR_READ, "cannot read", strerror(errno));
+    } else if (S_ISDIR(st.st_mode)) {
+        status = file_error(diag, path, RE_ERR_READ, "cannot read",
+                            "it is a directory, not a file");
+    } else if (S_ISREG(st.st_mode) && (uintmax_t)st.st_size > max_size) {
+        status = re_diag_add(diag, path, 0, 0, "the file is %jd bytes; the limit is %zu bytes",
+                             (intmax_t)st.st_size, max_size) == RE_OK ? RE_ERR_LIMIT : RE_ERR_NOMEM;
+    } else {
+        status = read_all(fd, max_size, out, len, &too_big);
+        if (status == RE_ERR_READ)
+            status = file_error(diag, path, RE_ERR_READ, "cannot read", strerror(errno));
+        else if (too_big && re_diag_add(diag, path, 0, 0,
+                                        "the file is larger than the limit of %zu bytes",
+                                        max_size) != RE_OK)
+            status = RE_ERR_NOMEM;
+        else if (too_big)
+            status = RE_ERR_LIMIT;
+    }
+    close(fd);
+    return status;
+}

@@ -1,0 +1,557 @@
+/* voice.c - voice profiles: the NAME.voice parser, and the set of folders profiles are
+ * looked up in (each profile parsed once and kept for the life of the set). */
+#include "voice.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "utf8.h"
+
+#define VOICE_FILE_MAX (64u << 10)   /* a profile is a dozen lines; anything bigger is a mistake */
+#define VOICE_NAME_MAX 64
+#define QUOTE_MAX 40                 /* bytes of offending text quoted in a message */
+
+typedef enum key_kind { KEY_ENGINE_VOICE, KEY_SPEAKER, KEY_INT } key_kind;
+
+static const struct voice_key {
+    const char *name;
+    key_kind kind;
+    int min, max;
+    size_t offset;       /* of the int field in re_voice_profile (KEY_INT) */
+} voice_keys[] = {
+    { "voice", KEY_ENGINE_VOICE, 0, 0, 0 },
+    { "speaker", KEY_SPEAKER, 0, 0, 0 },
+    { "rate", KEY_INT, 80, 450, offsetof(re_voice_profile, rate) },
+    { "pitch", KEY_INT, 0, 99, offsetof(re_voice_profile, pitch) },
+    { "range", KEY_INT, 0, 99, offsetof(re_voice_profile, range) },
+    { "volume", KEY_INT, 0, 200, offsetof(re_voice_profile, volume) },
+    { "word_gap", KEY_INT, 0, 1000, offsetof(re_voice_profile, word_gap_ms) },
+    { "sentence_pause", KEY_INT, 0, 10000, offsetof(re_voice_profile, sentence_pause_ms) },
+    { "paragraph_pause", KEY_INT, 0, 60000, offsetof(re_voice_profile, paragraph_pause_ms) },
+};
+#define KEY_COUNT (sizeof voice_keys / sizeof voice_keys[0])
+#define KNOWN_KEYS "voice, speaker, rate, pitch, range, volume, word_gap, sentence_pause, " \
+                   "paragraph_pause"
+
+/* State of one profile parse. */
+typedef struct profile_parser {
+    const char *file;
+    re_diagnostics *diag;
+    re_voice_profile *profile;
+    unsigned key_line[KEY_COUNT];   /* where each key was set, 0 = not yet */
+    unsigned line;
+    int errors;
+    int nomem;
+} profile_parser;
+
+/* A stray CR is already an error of its own; reading it as a blank avoids a second one. */
+static int is_blank(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r';
+}
+
+int re_voice_name_valid(const char *name)
+{
+    size_t n = 0;
+
+    for (; name[n]; n++) {
+        char c = name[n];
+        if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-'))
+            return 0;
+    }
+    return n >= 1 && n <= VOICE_NAME_MAX;
+}
+
+/* espeak-ng voice names are language tags plus a `+variant`; whether it exists is the
+ * engine's question, asked later. */
+static int engine_voice_valid(const char *s, size_t len)
+{
+    if (len < 1 || len > VOICE_NAME_MAX)
+        return 0;
+    for (size_t i = 0; i < len; i++) {
+        char c = s[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+              || c == '_' || c == '+' || c == '-'))
+            return 0;
+    }
+    return 1;
+}
+
+/* Copies s[0..len) into out for quoting, shortened with "..." when long. */
+static const char *quote(char out[QUOTE_MAX + 4], const char *s, size_t len)
+{
+    size_t shown = re_utf8_prefix(s, len, QUOTE_MAX);
+
+    memcpy(out, s, shown);
+    strcpy(out + shown, shown < len ? "..." : "");
+    return out;
+}
+
+static void parser_error(profile_parser *p, unsigned col, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void parser_error(profile_parser *p, unsigned col, const char *fmt, ...)
+{
+    char message[512];   /* every message quotes at most QUOTE_MAX bytes of input */
+    va_list ap;
+
+    p->errors++;
+    va_start(ap, fmt);
+    vsnprintf(message, sizeof message, fmt, ap);
+    va_end(ap);
+    if (re_diag_add(p->diag, p->file, p->line, col, "%s", message) != RE_OK)
+        p->nomem = 1;
+}
+
+/* Strict whole number: optional '-', then digits, nothing else. Values too large to matter
+ * saturate so the range check names them. */
+static int parse_int(const char *s, size_t len, long *out)
+{
+    size_t i = 0;
+    int negative = 0;
+    long value = 0;
+
+    if (i < len && s[i] == '-') {
+        negative = 1;
+        i++;
+    }
+    if (i == len)
+        return 0;
+    for (; i < len; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return 0;
+        if (value < 1000000000L)
+            value = value * 10 + (s[i] - '0');
+    }
+    *out = negative ? -value : value;
+    return 1;
+}
+
+static int set_string(char **field, const char *s, size_t len)
+{
+    char *copy = strndup(s, len);
+
+    if (!copy)
+        return 0;
+    free(*field);
+    *field = copy;
+    return 1;
+}
+
+static void set_value(profile_parser *p, const struct voice_key *key, const char *value,
+                      size_t len, unsigned col)
+{
+    char q[QUOTE_MAX + 4];
+    long n;
+
+    switch (key->kind) {
+    case KEY_ENGINE_VOICE:
+        if (!engine_voice_valid(value, len))
+            parser_error(p, col, "voice '%s' is not an espeak-ng voice name (letters, digits, "
+                         "'_', '+' and '-', at most 64)", quote(q, value, len));
+        else if (!set_string(&p->profile->engine_voice, value, len))
+            p->nomem = 1;
+        break;
+    case KEY_SPEAKER:
+        if (!set_string(&p->profile->speaker, value, len))
+            p->nomem = 1;
+        break;
+    case KEY_INT:
+        if (!parse_int(value, len, &n))
+            parser_error(p, col, "%s must be a whole number, got '%s'", key->name,
+                         quote(q, value, len));
+        else if (n < key->min || n > key->max)
+            parser_error(p, col, "%s %s is out of range %d..%d", key->name,
+                         quote(q, value, len), key->min, key->max);
+        else if (key->offset == offsetof(re_voice_profile, word_gap_ms))
+            p->profile->word_gap_ms = (int)(n - n % 10);   /* the engine counts in 10 ms */
+        else
+            *(int *)((char *)p->profile + key->offset) = (int)n;
+        break;
+    }
+}
+
+static void trim(const char **s, size_t *len)
+{
+    while (*len > 0 && is_blank(**s)) {
+        (*s)++;
+        (*len)--;
+    }
+    while (*len > 0 && is_blank((*s)[*len - 1]))
+        (*len)--;
+}
+
+static const struct voice_key *find_key(const char *s, size_t len)
+{
+    for (size_t i = 0; i < KEY_COUNT; i++) {
+        if (strlen(voice_keys[i].name) == len && memcmp(voice_keys[i].name, s, len) == 0)
+            return &voice_keys[i];
+    }
+    return NULL;
+}
+
+static void parse_line(profile_parser *p, const char *line, size_t len)
+{
+    char q[QUOTE_MAX + 4];
+    const char *key = line, *value, *eq;
+    size_t key_len = len, value_len;
+
+    trim(&key, &key_len);
+    if (key_len == 0 || key[0] == '#')
+        return;
+    unsigned key_col = (unsigned)(key - line + 1);
+    eq = memchr(key, '=', key_len);
+    if (!eq) {
+        parser_error(p, key_col, "expected 'key = value', got '%s'", quote(q, key, key_len));
+        return;
+    }
+    value = eq + 1;
+    value_len = (size_t)(key + key_len - value);
+    key_len = (size_t)(eq - key);
+    trim(&key, &key_len);
+    trim(&value, &value_len);
+    const struct voice_key *k = find_key(key, key_len);
+    if (!k) {
+        parser_error(p, key_col, "unknown key '%s' (known keys: " KNOWN_KEYS ")",
+                     quote(q, key, key_len));
+        return;
+    }
+    size_t index = (size_t)(k - voice_keys);
+    if (p->key_line[index]) {
+        parser_error(p, key_col, "duplicate key '%s' (first set on line %u)", k->name,
+                     p->key_line[index]);
+        return;
+    }
+    p->key_line[index] = p->line;
+    if (value_len == 0) {
+        parser_error(p, key_col, "key '%s' has no value", k->name);
+        return;
+    }
+    set_value(p, k, value, value_len, (unsigned)(value - line + 1));
+}
+
+static void profile_defaults(re_voice_profile *profile)
+{
+    profile->rate = 175;
+    profile->pitch = 50;
+    profile->range = 50;
+    profile->volume = 100;
+    profile->word_gap_ms = 0;
+    profile->sentence_pause_ms = 400;
+    profile->paragraph_pause_ms = 800;
+}
+
+void re_voice_profile_clear(re_voice_profile *profile)
+{
+    if (!profile)
+        return;
+    free(profile->name);
+    free(profile->engine_voice);
+    free(profile->speaker);
+    memset(profile, 0, sizeof *profile);
+}
+
+/* Splits the (already checked) text into lines and parses each; CR of a CRLF is dropped. */
+static void parse_lines(profile_parser *p, const char *buf, size_t len)
+{
+    size_t pos = 0;
+
+    while (pos < len && !p->nomem) {
+        const char *nl = memchr(buf + pos, '\n', len - pos);
+        size_t end = nl ? (size_t)(nl - buf) : len;
+        size_t line_len = end - pos;
+        if (line_len > 0 && buf[end - 1] == '\r')
+            line_len--;
+        p->line++;
+        parse_line(p, buf + pos, line_len);
+        pos = end + 1;
+    }
+}
+
+re_status re_voice_profile_parse(const char *file, const char *buf, size_t len, const char *name,
+                                 re_voice_profile *out, re_diagnostics *diag)
+{
+    profile_parser p = { .file = file, .diag = diag, .profile = out };
+    int decodable;
+    re_status status;
+
+    if (!out || !diag || !name || (!buf && len > 0))
+        return RE_ERR_INVALID;
+    memset(out, 0, sizeof *out);
+    if (!re_voice_name_valid(name))
+        return RE_ERR_INVALID;
+    size_t bom = re_utf8_bom_length(buf, len);
+    status = re_utf8_check_text(file, buf + bom, len - bom, &decodable, diag);
+    if (status == RE_ERR_NOMEM)
+        goto fail;
+    p.errors = status == RE_ERR_INPUT;
+    if (!decodable)
+        goto fail;
+    profile_defaults(out);
+    parse_lines(&p, buf + bom, len - bom);
+    if (!p.key_line[0] && !p.nomem) {
+        p.line = 0;
+        parser_error(&p, 0, "the profile has no 'voice' key (the espeak-ng voice, e.g. "
+                     "voice = en-us)");
+    }
+    if (p.nomem) {
+        status = RE_ERR_NOMEM;
+        goto fail;
+    }
+    status = p.errors ? RE_ERR_INPUT : RE_OK;
+    if (status != RE_OK)
+        goto fail;
+    out->name = strdup(name);
+    if (!out->speaker)
+        out->speaker = strdup(name);
+    if (!out->name || !out->speaker) {
+        status = RE_ERR_NOMEM;
+        goto fail;
+    }
+    return RE_OK;
+fail:
+    re_voice_profile_clear(out);
+    return status == RE_OK ? RE_ERR_INPUT : status;
+}
+
+/* A profile looked up once: loaded, or found but broken (so its errors are reported once). */
+typedef struct voice_entry {
+    char *name;
+    char *path;
+    re_voice_lookup state;
+    re_voice_profile profile;
+} voice_entry;
+
+struct re_voice_set {
+    char **dirs;
+    size_t dir_count;
+    char *search_path;       /* dirs joined with ", " for messages */
+    voice_entry **entries;   /* pointers, so profiles handed out never move */
+    size_t entry_count;
+    size_t entry_capacity;
+};
+
+re_status re_voice_set_create(re_voice_set **out)
+{
+    if (!out)
+        return RE_ERR_INVALID;
+    *out = calloc(1, sizeof **out);
+    return *out ? RE_OK : RE_ERR_NOMEM;
+}
+
+static char *join_dirs(char **dirs, size_t count)
+{
+    size_t total = 1;
+    char *text;
+
+    for (size_t i = 0; i < count; i++)
+        total += strlen(dirs[i]) + 2;
+    text = malloc(total);
+    if (!text)
+        return NULL;
+    text[0] = '\0';
+    for (size_t i = 0; i < count; i++) {
+        if (i > 0)
+            strcat(text, ", ");
+        strcat(text, dirs[i]);
+    }
+    return text;
+}
+
+re_status re_voice_set_add_dir(re_voice_set *set, const char *dir)
+{
+    if (!set || !dir || !dir[0])
+        return RE_ERR_INVALID;
+    char **dirs = realloc(set->dirs, (set->dir_count + 1) * sizeof *dirs);
+    if (!dirs)
+        return RE_ERR_NOMEM;
+    set->dirs = dirs;
+    dirs[set->dir_count] = strdup(dir);
+    if (!dirs[set->dir_count])
+        return RE_ERR_NOMEM;
+    char *path_text = join_dirs(dirs, set->dir_count + 1);
+    if (!path_text) {
+        free(dirs[set->dir_count]);
+        return RE_ERR_NOMEM;
+    }
+    set->dir_count++;
+    free(set->search_path);
+    set->search_path = path_text;
+    return RE_OK;
+}
+
+const char *re_voice_set_search_path(const re_voice_set *set)
+{
+    return set->search_path ? set->search_path : "no folders";
+}
+
+static voice_entry *cached_entry(const re_voice_set *set, const char *name)
+{
+    for (size_t i = 0; i < set->entry_count; i++) {
+        if (strcmp(set->entries[i]->name, name) == 0)
+            return set->entries[i];
+    }
+    return NULL;
+}
+
+static void entry_free(voice_entry *entry)
+{
+    if (!entry)
+        return;
+    free(entry->name);
+    free(entry->path);
+    re_voice_profile_clear(&entry->profile);
+    free(entry);
+}
+
+/* DIR/NAME.voice, without doubling a slash the folder already ends with. */
+static char *profile_path(const char *dir, const char *name)
+{
+    size_t dir_len = strlen(dir);
+    const char *sep = dir[dir_len - 1] == '/' ? "" : "/";
+    size_t size = dir_len + strlen(name) + sizeof "/.voice";
+    char *path = malloc(size);
+
+    if (path)
+        snprintf(path, size, "%s%s%s.voice", dir, sep, name);
+    return path;
+}
+
+/* First DIR/NAME.voice that exists in the search path, or NULL in *path when none does. */
+static re_status locate(const re_voice_set *set, const char *name, char **path)
+{
+    struct stat st;
+
+    *path = NULL;
+    for (size_t i = 0; i < set->dir_count; i++) {
+        char *candidate = profile_path(set->dirs[i], name);
+        if (!candidate)
+            return RE_ERR_NOMEM;
+        /* Anything there but "no such file" (a directory, no permission) is the profile the
+         * user meant, so it is read and its problem reported rather than skipped. */
+        if (stat(candidate, &st) == 0 || (errno != ENOENT && errno != ENOTDIR)) {
+            *path = candidate;
+            return RE_OK;
+        }
+        free(candidate);
+    }
+    return RE_OK;
+}
+
+static re_status load_entry(const char *name, char *path, voice_entry **out,
+                            re_diagnostics *diag)
+{
+    voice_entry *entry = calloc(1, sizeof *entry);
+    char *buf = NULL;
+    size_t len = 0;
+    re_status status = RE_ERR_NOMEM;
+
+    if (!entry)
+        goto fail;
+    entry->path = path;
+    path = NULL;
+    entry->name = strdup(name);
+    if (!entry->name)
+        goto fail;
+    status = re_utf8_read_file(entry->path, VOICE_FILE_MAX, &buf, &len, diag);
+    if (status == RE_OK)
+        status = re_voice_profile_parse(entry->path, buf, len, name, &entry->profile, diag);
+    if (status == RE_ERR_NOMEM)
+        goto fail;
+    entry->state = status == RE_OK ? RE_VOICE_LOADED : RE_VOICE_BROKEN;
+    free(buf);
+    *out = entry;
+    return RE_OK;
+fail:
+    free(path);
+    free(buf);
+    entry_free(entry);
+    return status;
+}
+
+static re_status remember(re_voice_set *set, voice_entry *entry)
+{
+    if (set->entry_count == set->entry_capacity) {
+        size_t cap = set->entry_capacity ? set->entry_capacity * 2 : 8;
+        voice_entry **entries = realloc(set->entries, cap * sizeof *entries);
+        if (!entries)
+            return RE_ERR_NOMEM;
+        set->entries = entries;
+        set->entry_capacity = cap;
+    }
+    set->entries[set->entry_count++] = entry;
+    return RE_OK;
+}
+
+re_status re_voice_set_find(re_voice_set *set, const char *name, const re_voice_profile **out,
+                            re_voice_lookup *how, re_diagnostics *diag)
+{
+    voice_entry *entry;
+    char *path;
+    re_status status;
+
+    if (!set || !name || !out || !how || !diag)
+        return RE_ERR_INVALID;
+    *out = NULL;
+    *how = RE_VOICE_BAD_NAME;
+    if (!re_voice_name_valid(name))
+        return RE_ERR_INPUT;
+    entry = cached_entry(set, name);
+    if (!entry) {
+        *how = RE_VOICE_MISSING;
+        status = locate(set, name, &path);
+        if (status != RE_OK || !path)
+            return status == RE_OK ? RE_ERR_INPUT : status;
+        status = load_entry(name, path, &entry, diag);
+        if (status == RE_OK && (status = remember(set, entry)) != RE_OK)
+            entry_free(entry);
+        if (status != RE_OK)
+            return status;
+    }
+    *how = entry->state;
+    if (entry->state != RE_VOICE_LOADED)
+        return RE_ERR_INPUT;
+    *out = &entry->profile;
+    return RE_OK;
+}
+
+re_status re_voice_set_get(re_voice_set *set, const char *name, const re_voice_profile **out,
+                           re_diagnostics *diag)
+{
+    re_voice_lookup how;
+    int was_cached = set && name && cached_entry(set, name);
+    re_status status = re_voice_set_find(set, name, out, &how, diag);
+    re_status added = RE_OK;
+
+    if (status != RE_ERR_INPUT)
+        return status;
+    if (how == RE_VOICE_BAD_NAME)
+        added = re_diag_add(diag, NULL, 0, 0, "invalid voice profile name '%s' (names are "
+                            "a-z, 0-9, '_' and '-', at most 64)", name);
+    else if (how == RE_VOICE_MISSING)
+        added = re_diag_add(diag, NULL, 0, 0, "unknown voice profile '%s' (looked in: %s)",
+                            name, re_voice_set_search_path(set));
+    else if (was_cached)   /* its errors were reported when it was read: point back to them */
+        added = re_diag_add(diag, cached_entry(set, name)->path, 0, 0,
+                            "voice profile '%s' is invalid (see its errors above)", name);
+    return added == RE_OK ? RE_ERR_INPUT : RE_ERR_NOMEM;
+}
+
+void re_voice_set_free(re_voice_set *set)
+{
+    if (!set)
+        return;
+    for (size_t i = 0; i < set->dir_count; i++)
+        free(set->dirs[i]);
+    for (size_t i = 0; i < set->entry_count; i++)
+        entry_free(set->entries[i]);
+    free(set->dirs);
+    free(set->entries);
+    free(set->search_path);
+    free(set);
+}

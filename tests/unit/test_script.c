@@ -1,0 +1,810 @@
+/* test_script.c - the episode script parser: every construct, every error with its position. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "script.h"
+
+#define FM "---\ntitle: T\n---\n"   /* the smallest front matter: the body starts on line 4 */
+
+static void print_diags(const re_diagnostics *d)
+{
+    for (size_t i = 0; i < d->count; i++)
+        fprintf(stderr, "    %s:%u:%u: %s\n", d->items[i].file, d->items[i].line,
+                d->items[i].col, d->items[i].message);
+}
+
+/* 1 if d holds a message at line:col containing `part`; prints the list when not. */
+static int has_diag(const re_diagnostics *d, unsigned line, unsigned col, const char *part)
+{
+    for (size_t i = 0; i < d->count; i++) {
+        if (d->items[i].line == line && d->items[i].col == col
+            && strstr(d->items[i].message, part))
+            return 1;
+    }
+    fprintf(stderr, "  no diagnostic %u:%u '%s' among:\n", line, col, part);
+    print_diags(d);
+    return 0;
+}
+
+static re_status parse(const char *text, re_episode **ep, re_diagnostics *d)
+{
+    re_diagnostics_init(d, 0);
+    return re_script_parse("ep.txt", text, strlen(text), ep, d);
+}
+
+/* Parses a script that must be valid; NULL (after a failed check) when it is not. */
+static re_episode *parse_ok(const char *text)
+{
+    re_episode *ep = NULL;
+    re_diagnostics d;
+    re_status status = parse(text, &ep, &d);
+
+    CHECK_INT(status, RE_OK);
+    CHECK_INT(d.count, 0);
+    if (status != RE_OK) {
+        fprintf(stderr, "  script:\n%s\n", text);
+        print_diags(&d);
+    }
+    re_diagnostics_free(&d);
+    return ep;
+}
+
+/* Parses a script that must fail with exactly one error, at line:col, containing part. */
+static void expect_error(const char *text, unsigned line, unsigned col, const char *part)
+{
+    re_episode *ep = (re_episode *)1;
+    re_diagnostics d;
+
+    CHECK_INT(parse(text, &ep, &d), RE_ERR_INPUT);
+    CHECK(ep == NULL);
+    CHECK_INT(d.count, 1);
+    if (!has_diag(&d, line, col, part) || d.count != 1) {
+        fprintf(stderr, "  script:\n%s\n", text);
+        print_diags(&d);
+    }
+    re_diagnostics_free(&d);
+}
+
+/* Item kinds as letters: S speech, P pause, B break, C chapter. */
+static void check_kinds(const re_episode *ep, const char *kinds)
+{
+    static const char letters[] = "SPBC";
+    char got[64] = "";
+
+    if (!ep) {
+        CHECK(ep != NULL);
+        return;
+    }
+    for (size_t i = 0; i < ep->item_count && i < sizeof got - 1; i++)
+        got[i] = letters[ep->items[i].kind];
+    got[ep->item_count < sizeof got - 1 ? ep->item_count : sizeof got - 1] = '\0';
+    CHECK_STR(got, kinds);
+}
+
+static const re_item *item(const re_episode *ep, size_t i)
+{
+    static const re_item none = { RE_ITEM_SPEECH, 0, 0, NULL, NULL, 0 };
+
+    if (!ep || i >= ep->item_count)
+        return &none;
+    return &ep->items[i];
+}
+
+static void check_speech(const re_episode *ep, size_t i, const char *text, const char *voice,
+                         unsigned line, unsigned col)
+{
+    const re_item *it = item(ep, i);
+
+    CHECK_INT(it->kind, RE_ITEM_SPEECH);
+    CHECK_STR(it->text, text);
+    CHECK_STR(it->voice, voice);
+    CHECK_INT(it->line, line);
+    CHECK_INT(it->col, col);
+}
+
+static void check_pause(const re_episode *ep, size_t i, uint64_t us, unsigned line, unsigned col)
+{
+    const re_item *it = item(ep, i);
+
+    CHECK_INT(it->kind, RE_ITEM_PAUSE);
+    CHECK_INT(it->pause_us, us);
+    CHECK(it->text == NULL);
+    CHECK_INT(it->line, line);
+    CHECK_INT(it->col, col);
+}
+
+/* ---- front matter ----------------------------------------------------------------------- */
+
+static void test_front_matter_full(void)
+{
+    re_episode *ep = parse_ok("---  \t\n"
+                              "# a comment line\n"
+                              "title:   The   First\tEpisode  \n"
+                              "\n"
+                              "show: Render Weekly\n"
+                              "  published: 2026-07-14T13:00:41Z\n"
+                              "summary: Pauses, voices & <things>\n"
+                              "author: A. Host\n"
+                              "language: en-GB\n"
+                              "voice: guest\n"
+                              "episode: 42\n"
+                              "---\n"
+                              "Hello.\n");
+    if (!ep)
+        return;
+    CHECK_STR(ep->file, "ep.txt");
+    CHECK_STR(ep->title, "The First Episode");
+    CHECK_STR(ep->show, "Render Weekly");
+    CHECK_STR(ep->published, "2026-07-14T13:00:41Z");
+    CHECK_STR(ep->summary, "Pauses, voices & <things>");
+    CHECK_STR(ep->author, "A. Host");
+    CHECK_STR(ep->language, "en-GB");
+    CHECK_STR(ep->voice, "guest");
+    CHECK_INT(ep->voice_line, 10);
+    CHECK_INT(ep->episode_number, 42);
+    check_kinds(ep, "S");
+    check_speech(ep, 0, "Hello.", "guest", 13, 1);
+    CHECK_INT(ep->voice_count, 1);
+    CHECK_INT(ep->voice_ref_count, 1);
+    if (ep->voice_ref_count == 1) {
+        CHECK_STR(ep->voice_refs[0].name, "guest");
+        CHECK_INT(ep->voice_refs[0].line, 10);
+        CHECK_INT(ep->voice_refs[0].col, 8);
+    }
+    re_episode_free(ep);
+}
+
+static void test_front_matter_defaults(void)
+{
+    re_episode *ep = parse_ok(FM "Hi.");
+
+    if (!ep)
+        return;
+    CHECK_STR(ep->title, "T");
+    CHECK(ep->show == NULL && ep->published == NULL && ep->summary == NULL);
+    CHECK(ep->author == NULL);
+    CHECK_STR(ep->language, "en-us");
+    CHECK_STR(ep->voice, "host");
+    CHECK_INT(ep->voice_line, 0);
+    CHECK_INT(ep->episode_number, -1);
+    check_speech(ep, 0, "Hi.", "host", 4, 1);
+    /* The built-in default is named nowhere: its reference has no position. */
+    CHECK_INT(ep->voice_ref_count, 1);
+    if (ep->voice_ref_count == 1) {
+        CHECK_STR(ep->voice_refs[0].name, "host");
+        CHECK_INT(ep->voice_refs[0].line, 0);
+        CHECK_INT(ep->voice_refs[0].col, 0);
+    }
+    re_episode_free(ep);
+}
+
+static void test_front_matter_errors(void)
+{
+    expect_error("title: T\n---\nHi\n", 1, 1, "a script starts with front matter: a line '---'");
+    expect_error("", 1, 1, "a script starts with front matter");
+    expect_error("--- x\ntitle: T\n---\nHi\n", 1, 1, "starts with front matter");
+    expect_error(" ---\ntitle: T\n---\nHi\n", 1, 1, "starts with front matter");
+    expect_error("---\ntitle: T\nHi\n", 1, 1, "the front matter is not closed");
+    expect_error("---\n", 1, 1, "the front matter is not closed");
+    /* A misspelt key, and then the title is missing too. */
+    re_episode *ep;
+    re_diagnostics d;
+    CHECK_INT(parse("---\ntitel: T\n---\nHi\n", &ep, &d), RE_ERR_INPUT);
+    CHECK_INT(d.count, 2);
+    CHECK(has_diag(&d, 2, 1, "unknown front-matter key 'titel' (did you mean 'title'?)"));
+    CHECK(has_diag(&d, 3, 1, "the front matter has no title"));
+    re_diagnostics_free(&d);
+
+    expect_error("---\ntitle: T\nTitle: U\n---\nHi\n", 3, 1, "unknown front-matter key 'Title' "
+                 "(did you mean 'title'?)");
+    expect_error("---\ntitle: T\n  langauge: de\n---\nHi\n", 3, 3, "(did you mean 'language'?)");
+    expect_error("---\ntitle: T\nxyzzy: 1\n---\nHi\n", 3, 1, "unknown front-matter key 'xyzzy' "
+                 "(known keys: title, show, published");
+    expect_error("---\ntitle: T\ntitle: U\n---\nHi\n", 3, 1,
+                 "duplicate front-matter key 'title' (first set on line 2)");
+    expect_error("---\ntitle: T\njust words\n---\nHi\n", 3, 1,
+                 "expected 'key: value' in the front matter, got 'just words'");
+    expect_error("---\ntitle: T\n: value\n---\nHi\n", 3, 1, "expected 'key: value'");
+    expect_error("---\ntitle: T\nshow:   \n---\nHi\n", 3, 1, "front-matter key 'show' has no value");
+    expect_error("---\nshow: S\n\n---\nHi\n", 4, 1, "the front matter has no title");
+    expect_error("---\ntitle: T\nepisode: 1000000\n---\nHi\n", 3, 10,
+                 "episode must be a whole number 0..999999, got '1000000'");
+    expect_error("---\ntitle: T\nepisode: -1\n---\nHi\n", 3, 10, "got '-1'");
+    expect_error("---\ntitle: T\nepisode: +1\n---\nHi\n", 3, 10, "got '+1'");
+    expect_error("---\ntitle: T\nepisode: 12a\n---\nHi\n", 3, 10, "got '12a'");
+    expect_error("---\ntitle: T\nepisode: 1 2\n---\nHi\n", 3, 10, "got '1 2'");
+    expect_error("---\ntitle: T\nlanguage: english\n---\nHi\n", 3, 11,
+                 "language 'english' is not a BCP 47 tag");
+    expect_error("---\ntitle: T\nlanguage: e\n---\nHi\n", 3, 11, "not a BCP 47 tag");
+    expect_error("---\ntitle: T\nlanguage: en-\n---\nHi\n", 3, 11, "not a BCP 47 tag");
+    expect_error("---\ntitle: T\nlanguage: en_US\n---\nHi\n", 3, 11, "not a BCP 47 tag");
+    expect_error("---\ntitle: T\nlanguage: en-abcdefghi\n---\nHi\n", 3, 11, "not a BCP 47 tag");
+    expect_error("---\ntitle: T\nvoice: Guest\n---\nHi\n", 3, 8,
+                 "invalid voice profile name 'Guest'");
+}
+
+static void test_front_matter_values(void)
+{
+    static const char *const languages[] = { "de", "en-us", "en-GB", "zh-Hant-TW", "gsw",
+                                             "sr-Latn-RS-x-abcdefgh" };
+    static const char *const episodes[] = { "0", "999999", "007" };
+    static const long numbers[] = { 0, 999999, 7 };
+    char text[256];
+
+    for (size_t i = 0; i < sizeof languages / sizeof languages[0]; i++) {
+        snprintf(text, sizeof text, FM "Hi");
+        snprintf(text, sizeof text, "---\ntitle: T\nlanguage: %s\n---\nHi\n", languages[i]);
+        re_episode *ep = parse_ok(text);
+        CHECK(ep && strcmp(ep->language, languages[i]) == 0);
+        re_episode_free(ep);
+    }
+    for (size_t i = 0; i < sizeof episodes / sizeof episodes[0]; i++) {
+        snprintf(text, sizeof text, "---\ntitle: T\nepisode: %s\n---\nHi\n", episodes[i]);
+        re_episode *ep = parse_ok(text);
+        CHECK_INT(ep ? ep->episode_number : -2, numbers[i]);
+        re_episode_free(ep);
+    }
+    /* No quoting rules: the value is the text after the colon, colons and quotes included. */
+    re_episode *ep = parse_ok("---\ntitle: \"Q&A: part 2\" # not a comment\n---\nHi\n");
+    CHECK_STR(ep ? ep->title : NULL, "\"Q&A: part 2\" # not a comment");
+    re_episode_free(ep);
+}
+
+static void test_published(void)
+{
+    static const char *const good[] = {
+        "2024-02-29", "2000-02-29", "2026-12-31", "2026-07-14T13:00:41Z", "2026-07-14T13:00Z",
+        "2026-07-14T00:00+02:00", "2026-07-14T23:59:59.123456-05:30", "2026-07-14T13:00:41+14:00",
+        "2026-07-14T13:00:41-00:00",
+    };
+    static const struct { const char *value, *why; } bad[] = {
+        { "2023-02-29", "day 29 does not exist in 2023-02" },
+        { "1900-02-29", "day 29 does not exist in 1900-02" },
+        { "2026-04-31", "day 31 does not exist" },
+        { "2026-01-00", "day 00 does not exist" },
+        { "2026-13-01", "month 13 is out of range" },
+        { "2026-00-10", "month 00 is out of range" },
+        { "2026-07-14T13:00:41", "a date-time needs a time zone, e.g. Z or +02:00" },
+        { "2026-07-14T13:00", "a date-time needs a time zone" },
+        { "2026-07-14T24:00Z", "hour 24 is out of range (00..23)" },
+        { "2026-07-14T13:60Z", "minute 60 is out of range (00..59)" },
+        { "2026-07-14T13:00:60Z", "second 60 is out of range (00..59)" },
+        { "2026-07-14T13:00+14:01", "the time-zone offset must be at most 14:00" },
+        { "2026-07-14T13:00+15:00", "the time-zone offset must be at most 14:00" },
+        { "2026-07-14T13:00+02", "the time zone must be Z or +HH:MM" },
+        { "2026-07-14T13:00z", "the time zone must be" },
+        { "2026-07-14T13:00:41.Z", "a decimal point must be followed by digits" },
+        { "2026-07-14 13:00Z", "expected an ISO 8601 date" },
+        { "2026-7-14", "expected an ISO 8601 date" },
+        { "14.07.2026", "expected an ISO 8601 date" },
+        { "2026-07-14Z", "expected an ISO 8601 date" },
+        { "2026-07-14T1:00Z", "not in the form" },
+    };
+    char text[256];
+
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        snprintf(text, sizeof text, "---\ntitle: T\npublished: %s\n---\nHi\n", good[i]);
+        re_episode *ep = parse_ok(text);
+        CHECK(ep && strcmp(ep->published, good[i]) == 0);
+        re_episode_free(ep);
+    }
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char part[160];
+        snprintf(text, sizeof text, "---\ntitle: T\npublished: %s\n---\nHi\n", bad[i].value);
+        snprintf(part, sizeof part, "invalid published date '%s': %s", bad[i].value, bad[i].why);
+        expect_error(text, 3, 12, part);
+    }
+}
+
+/* ---- body ------------------------------------------------------------------------------- */
+
+static void test_paragraphs(void)
+{
+    re_episode *ep = parse_ok(FM
+                              "  Hello,\n"              /* line 4 */
+                              "\tworld   and\n"
+                              "// a comment does not end the paragraph\n"
+                              "   // nor does an indented one\n"
+                              "all.  \n"
+                              " \t \n"                  /* blank: ends it */
+                              "Second\tone.\n");         /* line 10 */
+    check_kinds(ep, "SBS");
+    check_speech(ep, 0, "Hello, world and all.", "host", 4, 3);
+    CHECK_INT(item(ep, 1)->kind, RE_ITEM_BREAK);
+    CHECK_STR(item(ep, 1)->voice, "host");
+    CHECK_INT(item(ep, 1)->line, 9);    /* the blank line that ended the paragraph */
+    CHECK_INT(item(ep, 1)->col, 1);
+    CHECK(item(ep, 1)->text == NULL);
+    check_speech(ep, 2, "Second one.", "host", 10, 1);
+    re_episode_free(ep);
+}
+
+static void test_literal_text(void)
+{
+    const char *text = FM "Say <b>&amp; \"quoted\" 'single' [[h@'loU]] [1] [citation needed]\n"
+                          "\\[pause 1s] is text, back\\slash \\n stays, [pauses] [voiceover] [voice-over]"
+                          " #120345 ####### seven [ pause 1s] caf\xC3\xA9 \xF0\x9F\x8E\x99 ]\n";
+    re_episode *ep = parse_ok(text);
+
+    check_kinds(ep, "S");
+    check_speech(ep, 0, "Say <b>&amp; \"quoted\" 'single' [[h@'loU]] [1] [citation needed] "
+                 "[pause 1s] is text, back\\slash \\n stays, [pauses] [voiceover] [voice-over] "
+                 "#120345 ####### seven [ pause 1s] caf\xC3\xA9 \xF0\x9F\x8E\x99 ]", "host", 4, 1);
+    re_episode_free(ep);
+
+    /* A paragraph starting with \[ starts with the literal '[' at the backslash's column. */
+    ep = parse_ok(FM "  \\[voice guest] hello\n");
+    check_speech(ep, 0, "[voice guest] hello", "host", 4, 3);
+    re_episode_free(ep);
+
+    ep = parse_ok(FM "#\n\n#hashtag\n");
+    check_kinds(ep, "SBS");
+    check_speech(ep, 0, "#", "host", 4, 1);
+    check_speech(ep, 2, "#hashtag", "host", 6, 1);
+    re_episode_free(ep);
+}
+
+static void test_headings(void)
+{
+    re_episode *ep = parse_ok(FM
+                              "Before.\n"                           /* 4 */
+                              "# Part  [pause 1s] \\[one\\]  \n"     /* 5 */
+                              "After.\n"
+                              "\n"
+                              "  ###### \tDeep\n"                    /* 8 */
+                              "Deeper.\n");
+    check_kinds(ep, "SBCSBCS");
+    check_speech(ep, 0, "Before.", "host", 4, 1);
+    CHECK_INT(item(ep, 1)->kind, RE_ITEM_BREAK);
+    CHECK_INT(item(ep, 1)->line, 5);    /* the heading ended the paragraph */
+    CHECK_INT(item(ep, 2)->kind, RE_ITEM_CHAPTER);
+    CHECK_STR(item(ep, 2)->text, "Part [pause 1s] \\[one\\]");   /* a title is literal */
+    CHECK_INT(item(ep, 2)->line, 5);
+    CHECK_INT(item(ep, 2)->col, 1);
+    check_speech(ep, 3, "After.", "host", 6, 1);
+    CHECK_STR(item(ep, 5)->text, "Deep");
+    CHECK_INT(item(ep, 5)->line, 8);
+    CHECK_INT(item(ep, 5)->col, 3);
+    check_speech(ep, 6, "Deeper.", "host", 9, 1);
+    re_episode_free(ep);
+
+    /* A heading first: no break before the first audio; a pause counts as audio. */
+    ep = parse_ok(FM "# Intro\n[pause 2s]\n\nHi\n# Outro\n[pause 500ms]\n");
+    check_kinds(ep, "CPSCP");
+    CHECK_STR(item(ep, 0)->text, "Intro");
+    check_pause(ep, 1, 2000000, 5, 1);
+    check_speech(ep, 2, "Hi", "host", 7, 1);
+    CHECK_STR(item(ep, 3)->text, "Outro");
+    check_pause(ep, 4, 500000, 9, 1);
+    re_episode_free(ep);
+
+    /* A heading ends a paragraph without a blank line. */
+    ep = parse_ok(FM "One\n## Two\nThree\n");
+    check_kinds(ep, "SBCS");
+    re_episode_free(ep);
+
+    expect_error(FM "# \nHi\n", 4, 1, "a heading needs a title after '# '");
+    expect_error(FM "Hi\n  ### \t \n", 5, 3, "a heading needs a title after '### '");
+    expect_error(FM "# A\n# B\nHi\n", 4, 1, "chapter 'A' has no audio");
+    expect_error(FM "# A\n// just a comment\n\n## B\nHi\n", 4, 1, "chapter 'A' has no audio");
+    expect_error(FM "Hi\n# The End\n", 5, 1, "chapter 'The End' has no audio");
+}
+
+static void test_pauses(void)
+{
+    re_episode *ep = parse_ok(FM "A [pause 800ms] B[pause 1.5s]C\n"
+                              "[pause\t0.0015s][pause 1ms] [pause 600s] [pause  600000 ms ]\n"
+                              "[pause 1.500000000s]   [pause 2s] D\n");
+    check_kinds(ep, "SPSPSPPPPPPS");
+    check_speech(ep, 0, "A", "host", 4, 1);
+    check_pause(ep, 1, 800000, 4, 3);
+    check_speech(ep, 2, "B", "host", 4, 17);
+    check_pause(ep, 3, 1500000, 4, 18);
+    check_speech(ep, 4, "C", "host", 4, 30);
+    check_pause(ep, 5, 1500, 5, 1);
+    check_pause(ep, 6, 1000, 5, 16);
+    check_pause(ep, 7, 600000000, 5, 28);
+    check_pause(ep, 8, 600000000, 5, 41);
+    check_pause(ep, 9, 1500000, 6, 1);
+    check_pause(ep, 10, 2000000, 6, 24);
+    check_speech(ep, 11, "D", "host", 6, 35);
+    re_episode_free(ep);
+
+    expect_error(FM "Hi [pause 0.9ms]\n", 4, 4, "pause 0.9ms is out of range: 1ms to 600s");
+    expect_error(FM "Hi [pause 0ms]\n", 4, 4, "pause 0ms is out of range");
+    expect_error(FM "Hi [pause 600.001s]\n", 4, 4, "pause 600.001s is out of range");
+    expect_error(FM "Hi [pause 600001ms]\n", 4, 4, "out of range");
+    expect_error(FM "Hi [pause 99999999999999999999999s]\n", 4, 4, "out of range");
+    expect_error(FM "Hi [pause 0.0000001s]\n", 4, 4,
+                 "pause 0.0000001s is not exact: it is more precise than 1 microsecond");
+    expect_error(FM "Hi [pause 1.0005ms]\n", 4, 4, "more precise than 1 microsecond");
+    expect_error(FM "Hi [pause]\n", 4, 4, "malformed pause '[pause]': no duration; write e.g. "
+                 "[pause 800ms] or [pause 1.5s]");
+    expect_error(FM "Hi [pause 1.5] there\n", 4, 4, "malformed pause '[pause 1.5]': no unit");
+    expect_error(FM "Hi [pause 5 min]\n", 4, 4, "'[pause 5 min]': the unit must be ms or s");
+    expect_error(FM "Hi [pause 5 msec]\n", 4, 4, "the unit must be ms or s");
+    expect_error(FM "Hi [pause 5m]\n", 4, 4, "the unit must be ms or s");
+    expect_error(FM "Hi [pause -1s]\n", 4, 4,
+                 "'[pause -1s]': the duration must be a plain number");
+    expect_error(FM "Hi [pause .5s]\n", 4, 4, "the duration must be a plain number");
+    expect_error(FM "Hi [pause 1.s]\n", 4, 4, "a decimal point must be followed by digits");
+    expect_error(FM "Hi [pause 1s\n", 4, 4, "malformed pause '[pause 1s': no closing ']'");
+    expect_error(FM "Hi [pause 1s and more\n", 4, 4, "no closing ']'");
+    expect_error(FM "Hi [pause 1s x]\n", 4, 4, "unexpected text before ']'");
+    expect_error(FM "Hi [pause1s]\n", 4, 4, "expected a space after 'pause'");
+    expect_error(FM "Hi [pause\n", 4, 4, "no duration");
+    expect_error(FM "Hi [Pause 1s]\n", 4, 4, "'[Pause 1s]': directive names are lowercase");
+    expect_error(FM "[VOICE guest] Hi\n", 4, 1, "directive names are lowercase");
+}
+
+static void test_breaks_and_pause_paragraphs(void)
+{
+    /* Pause-only paragraphs replace the paragraph break. */
+    re_episode *ep = parse_ok(FM "A\n\n[pause 2s]\n\n[pause 3s]\n\nB\n");
+    check_kinds(ep, "SPPS");
+    check_pause(ep, 1, 2000000, 6, 1);
+    check_pause(ep, 2, 3000000, 8, 1);
+    re_episode_free(ep);
+
+    /* An inline pause at the end of a paragraph adds to the break. */
+    ep = parse_ok(FM "A [pause 1s]\n\n[pause 2s] B\n");
+    check_kinds(ep, "SPBPS");
+    CHECK_INT(item(ep, 2)->line, 5);
+    CHECK_INT(item(ep, 2)->col, 1);
+    re_episode_free(ep);
+
+    /* Whitespace between pauses is no speech; pauses before the first speech need no break. */
+    ep = parse_ok(FM "[pause 1s]   [pause 2s]\n\nA\n");
+    check_kinds(ep, "PPS");
+    re_episode_free(ep);
+
+    /* Trailing pause-only paragraph. */
+    ep = parse_ok(FM "A\n\n[pause 1s]\n");
+    check_kinds(ep, "SP");
+    re_episode_free(ep);
+}
+
+static void test_voices(void)
+{
+    re_episode *ep = parse_ok("---\ntitle: T\nvoice: narrator\n---\n"
+                              "Intro.\n"                        /* 5 */
+                              "\n"
+                              "  [voice guest]  Hi,\n"          /* 7 */
+                              "I am the guest.\n"
+                              "\n"
+                              "// a comment first does not matter\n"
+                              "[voice host]\n"                  /* 11 */
+                              "Host here. [pause 1s] More.\n"
+                              "\n"
+                              "Back to the narrator.\n"         /* 14 */
+                              "\n"
+                              "[voice guest] Again.\n");        /* 16 */
+    check_kinds(ep, "SBSBSPSBSBS");
+    for (size_t i = 1; ep && i < ep->item_count; i++)   /* positions never go backwards */
+        CHECK(ep->items[i].line >= ep->items[i - 1].line);
+    check_speech(ep, 0, "Intro.", "narrator", 5, 1);
+    CHECK_STR(item(ep, 1)->voice, "narrator");     /* the break of the paragraph before it */
+    check_speech(ep, 2, "Hi, I am the guest.", "guest", 7, 18);
+    CHECK_STR(item(ep, 3)->voice, "guest");
+    check_speech(ep, 4, "Host here.", "host", 12, 1);
+    check_speech(ep, 6, "More.", "host", 12, 23);
+    CHECK_STR(item(ep, 7)->voice, "host");
+    check_speech(ep, 8, "Back to the narrator.", "narrator", 14, 1);
+    check_speech(ep, 10, "Again.", "guest", 16, 15);
+    if (ep) {
+        CHECK_INT(ep->voice_count, 3);
+        if (ep->voice_count == 3) {
+            CHECK_STR(ep->voices[0], "narrator");
+            CHECK_STR(ep->voices[1], "guest");
+            CHECK_STR(ep->voices[2], "host");
+            /* All pointers point into the episode's list. */
+            CHECK(item(ep, 2)->voice == ep->voices[1]);
+            CHECK(item(ep, 10)->voice == ep->voices[1]);
+            CHECK(item(ep, 1)->voice == ep->voices[0]);
+        }
+        CHECK_INT(ep->voice_ref_count, 4);
+        if (ep->voice_ref_count == 4) {
+            CHECK_STR(ep->voice_refs[0].name, "narrator");
+            CHECK_INT(ep->voice_refs[0].line, 3);
+            CHECK_INT(ep->voice_refs[0].col, 8);
+            CHECK_STR(ep->voice_refs[1].name, "guest");
+            CHECK_INT(ep->voice_refs[1].line, 7);
+            CHECK_INT(ep->voice_refs[1].col, 3);
+            CHECK_STR(ep->voice_refs[2].name, "host");
+            CHECK_INT(ep->voice_refs[2].line, 11);
+            CHECK_INT(ep->voice_refs[3].line, 16);
+        }
+    }
+    re_episode_free(ep);
+
+    /* The default is not listed when every paragraph names its own voice. */
+    ep = parse_ok(FM "[voice guest] Only the guest.\n");
+    CHECK_INT(ep ? ep->voice_count : 0, 1);
+    CHECK_STR(ep && ep->voice_count ? ep->voices[0] : NULL, "guest");
+    CHECK_INT(ep ? ep->voice_ref_count : 0, 1);
+    re_episode_free(ep);
+
+    expect_error(FM "Hi [voice guest] there\n", 4, 4,
+                 "'[voice guest]' is not at the start of its paragraph: [voice NAME] must start "
+                 "a paragraph");
+    expect_error(FM "Hi\n[voice guest] there\n", 5, 1, "must start a paragraph");
+    expect_error(FM "[pause 1s] [voice guest] Hi\n", 4, 12, "must start a paragraph");
+    expect_error(FM "[voice a][voice b] Hi\n", 4, 10, "must start a paragraph");
+    expect_error(FM "[voice Guest] Hi\n", 4, 1, "invalid voice profile name 'Guest'");
+    expect_error(FM "[voice] Hi\n", 4, 1, "malformed voice directive '[voice]'");
+    expect_error(FM "[voice of reason] Hi\n", 4, 1, "malformed voice directive '[voice of reason]'");
+    expect_error(FM "Hi\n\n[voice guest Hi\n", 6, 1, "malformed voice directive");
+    expect_error(FM "Hi\n\n[voice guest]\n\nThere\n", 6, 1,
+                 "'[voice guest]' is alone in its paragraph");
+}
+
+static void test_paragraph_limit(void)
+{
+    size_t head = strlen(FM);
+    char *text = malloc(head + 10100);
+
+    if (!text)
+        return;
+    /* 10000 bytes of speech in two pieces: allowed. */
+    memcpy(text, FM, head);
+    memset(text + head, 'a', 5000);
+    memcpy(text + head + 5000, "[pause 1s]", 10);
+    memset(text + head + 5010, 'b', 5000);
+    text[head + 10010] = '\0';
+    re_episode *ep = parse_ok(text);
+    check_kinds(ep, "SPS");
+    re_episode_free(ep);
+
+    /* 10001 bytes, counted as spoken: "x ...": 2 lines joined by a space. */
+    memset(text + head, 'a', 5000);
+    text[head + 5000] = '\n';
+    memset(text + head + 5001, 'b', 5000);
+    text[head + 10001] = '\0';
+    expect_error(text, 4, 1, "paragraph is 10001 bytes; the limit is 10000: split it with a "
+                 "blank line");
+    free(text);
+}
+
+static void test_no_speech(void)
+{
+    expect_error(FM, 4, 1, "the script has no spoken text");
+    expect_error(FM "\n// only a comment\n", 4, 1, "the script has no spoken text");
+    expect_error("---\ntitle: T\n---", 4, 1, "the script has no spoken text");
+    expect_error(FM "[pause 1s]\n", 4, 1, "the script has no spoken text");
+}
+
+/* ---- encodings and characters ------------------------------------------------------------ */
+
+static void test_bom_and_crlf(void)
+{
+    re_episode *ep = parse_ok("\xEF\xBB\xBF---\r\ntitle: T\r\n---\r\n  Hello\r\nthere\r\n\r\nBye");
+    check_kinds(ep, "SBS");
+    check_speech(ep, 0, "Hello there", "host", 4, 3);
+    check_speech(ep, 2, "Bye", "host", 7, 1);
+    re_episode_free(ep);
+
+    /* Columns count bytes after the BOM. */
+    expect_error("\xEF\xBB\xBFtitle: T\n", 1, 1, "starts with front matter");
+    expect_error("\xEF\xBB\xBF--\xC0\xAF\ntitle: T\n---\nHi\n", 1, 3, "overlong encoding");
+    expect_error("\xEF\xBB\xBF---\ntitle: \x01T\n---\nHi\n", 2, 8, "control character U+0001");
+    expect_error(FM "Hi\rthere\n", 4, 3, "carriage return (U+000D) not followed by a line feed");
+    expect_error(FM "Hi\r\r\n", 4, 3, "carriage return");
+}
+
+static void test_bad_characters(void)
+{
+    /* Invalid UTF-8: one error, nothing after it is looked at. */
+    expect_error(FM "ab\xC0\x80 \x01\nzz [pause]\n", 4, 3, "not valid UTF-8: overlong encoding");
+    expect_error("---\ntitle: \xED\xA0\x80\n---\nHi\n", 2, 8, "not valid UTF-8: surrogate");
+    expect_error(FM "\xF4\x90\x80\x80\n", 4, 1, "above U+10FFFF");
+    expect_error(FM "end\xE2\x82", 4, 4, "truncated sequence");
+    expect_error(FM "a\x80", 4, 2, "stray continuation byte");
+    char with_nul[] = FM "a\0b";
+    re_episode *ep = (re_episode *)1;
+    re_diagnostics d;
+    re_diagnostics_init(&d, 0);
+    CHECK_INT(re_script_parse("ep.txt", with_nul, sizeof with_nul - 1, &ep, &d), RE_ERR_INPUT);
+    CHECK(ep == NULL);
+    CHECK_INT(d.count, 1);
+    CHECK(has_diag(&d, 4, 2, "NUL byte"));
+    re_diagnostics_free(&d);
+
+    /* Control characters: each is an error, and parsing goes on. */
+    expect_error(FM "Hi \x01 there\n", 4, 4, "control character U+0001 is not allowed");
+    expect_error(FM "Hi \x7F\n", 4, 4, "control character U+007F is not allowed");
+    expect_error(FM "Hi \xC2\x85\n", 4, 4, "control character U+0085 is not allowed");
+    expect_error(FM "Hi \xC2\x9F\n", 4, 4, "control character U+009F");
+    expect_error(FM "Hi \x1B[0m\n", 4, 4, "control character U+001B");
+    ep = parse_ok(FM "Hi \xC2\xA0 there\n");   /* U+00A0 is a character, not a control */
+    check_speech(ep, 0, "Hi \xC2\xA0 there", "host", 4, 1);
+    re_episode_free(ep);
+}
+
+static void test_many_errors(void)
+{
+    re_episode *ep = (re_episode *)1;
+    re_diagnostics d;
+    const char *text = "---\n"
+                       "titel: x\n"                   /* 2 */
+                       "published: 2023-02-29\n"      /* 3 */
+                       "episode: x\n"                 /* 4 */
+                       "---\n"                        /* 5: no title */
+                       "# \n"                         /* 6 */
+                       "Hi \x02 [pause 0.5ms]\n"      /* 7 */
+                       "more [voice guest]\n"         /* 8 */
+                       "\n"
+                       "# Empty\n";                   /* 10 */
+
+    CHECK_INT(parse(text, &ep, &d), RE_ERR_INPUT);
+    CHECK(ep == NULL);
+    CHECK_INT(d.count, 9);
+    CHECK(has_diag(&d, 7, 4, "control character U+0002"));
+    CHECK(has_diag(&d, 2, 1, "did you mean 'title'?"));
+    CHECK(has_diag(&d, 3, 12, "day 29 does not exist in 2023-02"));
+    CHECK(has_diag(&d, 4, 10, "episode must be a whole number"));
+    CHECK(has_diag(&d, 5, 1, "no title"));
+    CHECK(has_diag(&d, 6, 1, "a heading needs a title"));
+    CHECK(has_diag(&d, 7, 6, "pause 0.5ms is out of range"));
+    CHECK(has_diag(&d, 8, 6, "must start a paragraph"));
+    CHECK(has_diag(&d, 10, 1, "chapter 'Empty' has no audio"));
+    re_diagnostics_free(&d);
+
+    /* The diagnostics limit bounds the list. */
+    re_diagnostics_init(&d, 3);
+    CHECK_INT(re_script_parse("ep.txt", text, strlen(text), &ep, &d), RE_ERR_INPUT);
+    CHECK_INT(d.count, 3);
+    CHECK_INT(d.truncated, 1);
+    re_diagnostics_free(&d);
+}
+
+static void test_arguments(void)
+{
+    re_episode *ep = NULL;
+    re_diagnostics d;
+
+    re_diagnostics_init(&d, 0);
+    CHECK_INT(re_script_parse("x", NULL, 3, &ep, &d), RE_ERR_INVALID);
+    CHECK_INT(re_script_parse("x", "abc", 3, NULL, &d), RE_ERR_INVALID);
+    CHECK_INT(re_script_parse("x", "abc", 3, &ep, NULL), RE_ERR_INVALID);
+    CHECK_INT(re_script_parse("x", NULL, 0, &ep, &d), RE_ERR_INPUT);
+    CHECK(has_diag(&d, 1, 1, "starts with front matter"));
+    re_episode_free(NULL);
+    re_diagnostics_free(&d);
+}
+
+/* ---- files and voices ------------------------------------------------------------------- */
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "wb");
+
+    CHECK(f != NULL);
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
+}
+
+static void test_load(void)
+{
+    char dir[] = "/tmp/test_script_XXXXXX", path[128], missing[128];
+    re_episode *ep = NULL;
+    re_diagnostics d;
+
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(path, sizeof path, "%s/ep.txt", dir);
+    snprintf(missing, sizeof missing, "%s/nope.txt", dir);
+    write_file(path, FM "Hello from a file.\n");
+
+    re_diagnostics_init(&d, 0);
+    CHECK_INT(re_script_load(path, RE_SCRIPT_DEFAULT_MAX_SIZE, &ep, &d), RE_OK);
+    CHECK_STR(ep ? ep->file : NULL, path);
+    check_speech(ep, 0, "Hello from a file.", "host", 4, 1);
+    re_episode_free(ep);
+
+    CHECK_INT(re_script_load(path, 10, &ep, &d), RE_ERR_LIMIT);
+    CHECK(ep == NULL);
+    CHECK(has_diag(&d, 0, 0, "the limit is 10 bytes"));
+    CHECK_STR(d.count ? d.items[0].file : NULL, path);
+
+    CHECK_INT(re_script_load(missing, 100, &ep, &d), RE_ERR_READ);
+    CHECK(has_diag(&d, 0, 0, "No such file or directory"));
+    CHECK_INT(re_script_load(dir, 100, &ep, &d), RE_ERR_READ);
+    CHECK(has_diag(&d, 0, 0, "it is a directory"));
+    re_diagnostics_free(&d);
+
+    /* Diagnostics of the script itself name the path. */
+    write_file(path, FM "[pause]\n");
+    re_diagnostics_init(&d, 0);
+    CHECK_INT(re_script_load(path, 1000, &ep, &d), RE_ERR_INPUT);
+    CHECK(has_diag(&d, 4, 1, "malformed pause"));
+    CHECK_STR(d.count ? d.items[0].file : NULL, path);
+    re_diagnostics_free(&d);
+    unlink(path);
+    rmdir(dir);
+}
+
+static re_voice_set *fixture_voices(void)
+{
+    const char *data = getenv("RE_TEST_DATA");
+    char dir[1024];
+    re_voice_set *set = NULL;
+
+    CHECK_INT(re_voice_set_create(&set), RE_OK);
+    snprintf(dir, sizeof dir, "%s/voices/primary", data ? data : "tests/data");
+    CHECK_INT(re_voice_set_add_dir(set, dir), RE_OK);
+    snprintf(dir, sizeof dir, "%s/voices/secondary", data ? data : "tests/data");
+    CHECK_INT(re_voice_set_add_dir(set, dir), RE_OK);
+    return set;
+}
+
+static void test_check_voices(void)
+{
+    re_voice_set *set = fixture_voices();
+    re_diagnostics d;
+
+    re_episode *ep = parse_ok(FM "Hi.\n\n[voice guest] Hello.\n");
+    re_diagnostics_init(&d, 0);
+    CHECK_INT(re_episode_check_voices(ep, set, &d), RE_OK);
+    CHECK_INT(d.count, 0);
+    re_episode_free(ep);
+
+    ep = parse_ok("---\ntitle: T\nvoice: nobody\n---\nHi.\n\n"
+                  "[voice broken] One.\n\n[voice guest] Two.\n\n[voice broken] Three.\n");
+    CHECK_INT(re_episode_check_voices(ep, set, &d), RE_ERR_INPUT);
+    CHECK_INT(d.count, 5);
+    CHECK(has_diag(&d, 3, 8, "unknown voice profile 'nobody' (looked in: "));
+    CHECK(has_diag(&d, 3, 8, "voices/primary, "));
+    CHECK(has_diag(&d, 3, 8, "rate 1000 is out of range"));    /* in broken.voice */
+    CHECK(has_diag(&d, 4, 1, "unknown key 'pich'"));
+    CHECK(has_diag(&d, 7, 1, "voice profile 'broken' is invalid (see its errors above)"));
+    CHECK(has_diag(&d, 11, 1, "voice profile 'broken' is invalid"));
+    if (d.count == 5) {
+        CHECK_STR(d.items[0].file, "ep.txt");
+        CHECK(strstr(d.items[1].file, "broken.voice") != NULL);
+        CHECK_STR(d.items[3].file, "ep.txt");
+    }
+    re_diagnostics_free(&d);
+    re_episode_free(ep);
+
+    /* The built-in default has no place in the script: reported at 0:0. */
+    re_voice_set *empty = NULL;
+    CHECK_INT(re_voice_set_create(&empty), RE_OK);
+    ep = parse_ok(FM "Hi.\n");
+    re_diagnostics_init(&d, 0);
+    CHECK_INT(re_episode_check_voices(ep, empty, &d), RE_ERR_INPUT);
+    CHECK(has_diag(&d, 0, 0, "unknown voice profile 'host' (looked in: no folders)"));
+    CHECK_INT(re_episode_check_voices(NULL, empty, &d), RE_ERR_INVALID);
+    re_diagnostics_free(&d);
+    re_episode_free(ep);
+    re_voice_set_free(empty);
+    re_voice_set_free(set);
+}
+
+int main(void)
+{
+    test_front_matter_full();
+    test_front_matter_defaults();
+    test_front_matter_errors();
+    test_front_matter_values();
+    test_published();
+    test_paragraphs();
+    test_literal_text();
+    test_headings();
+    test_pauses();
+    test_breaks_and_pause_paragraphs();
+    test_voices();
+    test_paragraph_limit();
+    test_no_speech();
+    test_bom_and_crlf();
+    test_bad_characters();
+    test_many_errors();
+    test_arguments();
+    test_load();
+    test_check_voices();
+    return check_finish("test_script");
+}
