@@ -1,0 +1,95 @@
+"""Shared helpers of the end-to-end tests: run the built program, and ask independent tools
+(ffmpeg/ffprobe, mpg123, mutagen, sox, python's wave module) what it wrote."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+BIN = os.environ.get("RE_BIN", "")
+SRC = os.environ.get("RE_SOURCE_DIR", os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+
+
+def run(args, **kw):
+    """Runs render-episode with args; returns CompletedProcess with text output."""
+    return subprocess.run([BIN] + list(args), capture_output=True, text=True, timeout=300, **kw)
+
+
+def write(path, text, mode="w"):
+    with open(path, mode, encoding=None if "b" in mode else "utf-8", newline="" if "b" not in mode else None) as f:
+        f.write(text)
+    return path
+
+
+def ffmpeg_samples(path):
+    """Samples per channel decoded by ffmpeg (honours the LAME tag's delay and padding)."""
+    out = subprocess.run(["ffmpeg", "-v", "error", "-i", path, "-f", "s16le", "-ac", "1", "-"],
+                         capture_output=True, check=True).stdout
+    return len(out) // 2
+
+
+def ffmpeg_pcm(path):
+    return subprocess.run(["ffmpeg", "-v", "error", "-i", path, "-f", "s16le", "-ac", "1", "-"],
+                          capture_output=True, check=True).stdout
+
+
+def mpg123_samples(path):
+    out = subprocess.run(["mpg123", "-q", "--gapless", "-s", path], capture_output=True, check=True).stdout
+    return len(out) // 2
+
+
+def ffprobe(path, *what):
+    out = subprocess.run(["ffprobe", "-v", "error", *what, "-of", "json", path],
+                         capture_output=True, check=True, text=True).stdout
+    return json.loads(out)
+
+
+def mutagen_tags(path):
+    """The ID3 frames as mutagen reads them: {frame id: text or value}."""
+    code = r'''
+import json, sys
+from mutagen.id3 import ID3
+t = ID3(sys.argv[1])
+out = {"version": list(t.version)}
+for key, frame in t.items():
+    fid = frame.FrameID
+    if fid == "CHAP":
+        out.setdefault("CHAP", []).append({"id": frame.element_id, "start": frame.start_time,
+            "end": frame.end_time, "title": str(frame.sub_frames.get("TIT2", ""))})
+    elif fid == "CTOC":
+        out.setdefault("CTOC", []).append({"id": frame.element_id, "flags": int(frame.flags),
+            "children": list(frame.child_element_ids)})
+    elif fid == "COMM":
+        out["COMM"] = str(frame.text[0])
+    elif hasattr(frame, "text"):
+        out[fid] = str(frame.text[0])
+        out[fid + ".encoding"] = int(frame.encoding)
+print(json.dumps(out))
+'''
+    res = subprocess.run(["/usr/bin/python3", "-c", code, path], capture_output=True, text=True, check=True)
+    return json.loads(res.stdout)
+
+
+def listing(folder):
+    return sorted(os.listdir(folder))
+
+
+class Case(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="re-e2e-")
+
+    def path(self, *names):
+        return os.path.join(self.tmp, *names)
+
+
+def main():
+    """Runs the module's tests and ends with the plain 'N passed, N failed' line."""
+    if not BIN or not os.access(BIN, os.X_OK):
+        print("RE_BIN must name the built render-episode program", file=sys.stderr)
+        sys.exit(2)
+    suite = unittest.defaultTestLoader.loadTestsFromModule(sys.modules["__main__"])
+    result = unittest.TextTestRunner(verbosity=2).run(suite)
+    failed = len(result.failures) + len(result.errors)
+    print(f"{result.testsRun - failed - len(result.skipped)} passed, {failed} failed, {len(result.skipped)} skipped")
+    sys.exit(1 if failed else 0)

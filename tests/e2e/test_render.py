@@ -1,0 +1,329 @@
+"""End to end: scripts become MP3/WAV files whose length, tags, chapters and pauses are
+judged by ffmpeg, mpg123, mutagen and python's wave module, never by our own reader."""
+import array
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import time
+import wave
+
+from common import (BIN, SRC, Case, ffmpeg_samples, ffmpeg_pcm, ffprobe, listing, main,
+                    mpg123_samples, mutagen_tags, run, write)
+
+SAMPLE = os.path.join(SRC, "samples", "weekly-briefing.txt")
+
+HEAD = "---\ntitle: Test\n---\n"
+
+
+def iso(seconds):
+    h, rest = divmod(seconds, 3600)
+    m, s = divmod(rest, 60)
+    if h:
+        return f"PT{h}H{m}M{s}S"
+    if m:
+        return f"PT{m}M{s}S"
+    return f"PT{s}S"
+
+
+def wav_samples(path):
+    with wave.open(path, "rb") as w:
+        assert w.getnchannels() == 1 and w.getsampwidth() == 2
+        data = array.array("h", w.readframes(w.getnframes()))
+        return w.getframerate(), data
+
+
+def runs_of_zeros(data, min_len):
+    """(start, length) of every run of exact zero samples at least min_len long."""
+    runs, start = [], None
+    for i, x in enumerate(data):
+        if x == 0:
+            if start is None:
+                start = i
+        elif start is not None:
+            if i - start >= min_len:
+                runs.append((start, i - start))
+            start = None
+    if start is not None and len(data) - start >= min_len:
+        runs.append((start, len(data) - start))
+    return runs
+
+
+class SampleEpisode(Case):
+    """The sample episode, rendered once, judged from every side."""
+
+    @classmethod
+    def setUpClass(cls):
+        import tempfile
+        cls.dir = tempfile.mkdtemp(prefix="re-sample-")
+        cls.mp3 = os.path.join(cls.dir, "ep.mp3")
+        cls.res = run([SAMPLE, "-o", cls.mp3])
+        with open(os.path.join(cls.dir, "ep.json"), encoding="utf-8") as f:
+            cls.sidecar_text = f.read()
+        cls.sidecar = json.loads(cls.sidecar_text)
+
+    def test_exit_and_summary_line(self):
+        self.assertEqual(self.res.returncode, 0, self.res.stderr)
+        self.assertEqual(listing(self.dir), ["ep.json", "ep.mp3"])
+        s = self.sidecar
+        self.assertRegex(self.res.stdout, re.escape(self.mp3) + r": " + s["duration"] + r", \d+\.\d{3} s, "
+                         + str(s["bytes"]) + r" bytes\n")
+        self.assertEqual(self.res.stderr, "")   # not a terminal: no progress line
+
+    def test_decoders_return_exact_sample_count(self):
+        n = self.sidecar["samples"]
+        self.assertGreater(n, 22050 * 20)
+        self.assertEqual(ffmpeg_samples(self.mp3), n)
+        self.assertEqual(mpg123_samples(self.mp3), n)
+
+    def test_stream_is_mono_64k_at_engine_rate(self):
+        info = ffprobe(self.mp3, "-show_streams")["streams"][0]
+        self.assertEqual(info["codec_name"], "mp3")
+        self.assertEqual(info["channels"], 1)
+        self.assertEqual(int(info["sample_rate"]), self.sidecar["sample_rate"])
+        self.assertEqual(int(info["bit_rate"]), 64000)
+
+    def test_sidecar_follows_the_duration_rule(self):
+        s = self.sidecar
+        n, rate = s["samples"], s["sample_rate"]
+        self.assertEqual(rate, 22050)
+        self.assertEqual(s["duration_ms"], n * 1000 // rate)
+        self.assertEqual(s["duration"], iso((2 * n + rate) // (2 * rate)))
+        self.assertEqual(s["bytes"], os.path.getsize(self.mp3))
+        self.assertEqual(s["title"], "Weekly Briefing – Exact Durations & Café Chapters")
+        self.assertEqual(s["published"], "2026-11-30T09:00:00Z")
+        self.assertEqual(s["episode"], 1)
+        self.assertEqual([v["name"] for v in s["voices"]], ["host", "guest"])
+        self.assertIn("render-episode", s["generator"])
+        # reproducible: no paths, no render time
+        self.assertNotIn(self.dir, self.sidecar_text)
+        self.assertNotIn(SRC, self.sidecar_text)
+        self.assertNotIn(time.strftime("%Y-%m-%dT%H"), self.sidecar_text)
+
+    def test_id3_tags_read_back_by_mutagen(self):
+        t = mutagen_tags(self.mp3)
+        self.assertEqual(t["version"][:2], [2, 3])
+        self.assertEqual(t["TIT2"], "Weekly Briefing – Exact Durations & Café Chapters")
+        self.assertEqual(t["TIT2.encoding"], 1)   # UTF-16
+        self.assertEqual(t["TPE1"], "The render-episode team")
+        self.assertEqual(t["TALB"], "render-episode Weekly")
+        self.assertEqual(t["TCON"], "Podcast")
+        self.assertEqual(int(t["TLEN"]), self.sidecar["duration_ms"])
+        self.assertTrue(t["COMM"].startswith("What changed in render-episode"))
+        self.assertIn("render-episode", t["TSSE"])
+        self.assertIn("LAME", t["TSSE"])
+        # mutagen rebuilds TDRC from the v2.3 TYER + TDAT + TIME frames: all three are right
+        self.assertEqual(t["TDRC"], "2026-11-30 09:00:00")
+        with open(self.mp3, "rb") as f:
+            f.seek(-128, os.SEEK_END)
+            self.assertNotEqual(f.read(3), b"TAG")   # no ID3v1
+
+    def test_chapters_agree_everywhere(self):
+        chapters = ffprobe(self.mp3, "-show_chapters")["chapters"]
+        side = self.sidecar["chapters"]
+        self.assertEqual([c["title"] for c in side], ["Welcome", "The core pipeline", "Wrapping up"])
+        self.assertEqual(len(chapters), 3)
+        for probe, ours in zip(chapters, side):
+            self.assertEqual(probe["tags"]["title"], ours["title"])
+            self.assertAlmostEqual(float(probe["start_time"]), ours["start_ms"] / 1000, places=3)
+            self.assertAlmostEqual(float(probe["end_time"]), ours["end_ms"] / 1000, places=3)
+        self.assertEqual(side[0]["start_ms"], 0)
+        self.assertEqual(side[-1]["end_ms"], self.sidecar["duration_ms"])
+        t = mutagen_tags(self.mp3)
+        self.assertEqual(len(t["CTOC"]), 1)
+        self.assertEqual(t["CTOC"][0]["children"], [c["id"] for c in t["CHAP"]])
+        self.assertEqual([c["start"] for c in t["CHAP"]], [c["start_ms"] for c in side])
+
+    def test_rendering_twice_gives_identical_bytes(self):
+        again = os.path.join(self.dir, "again")
+        os.mkdir(again)
+        res = run([SAMPLE, "-o", os.path.join(again, "ep.mp3"), "--jobs", "1"])
+        self.assertEqual(res.returncode, 0, res.stderr)
+        for name in ("ep.mp3", "ep.json"):
+            with open(os.path.join(self.dir, name), "rb") as a, open(os.path.join(again, name), "rb") as b:
+                self.assertEqual(a.read(), b.read(), name + " differs between renders")
+
+
+class Pauses(Case):
+    """Every pause is exact silence, measured in the decoded WAV by python's wave module."""
+
+    def render_wav(self, body, voices=None):
+        script = write(self.path("p.txt"), HEAD + body)
+        out = self.path("p.wav")
+        args = [script, "-o", out]
+        if voices:
+            args += ["--voices", voices]
+        res = run(args)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        with open(self.path("p.json"), encoding="utf-8") as f:
+            side = json.load(f)
+        rate, data = wav_samples(out)
+        self.assertEqual(len(data), side["samples"])
+        self.assertEqual(rate, side["sample_rate"])
+        return rate, data
+
+    def test_inline_pause_is_exact(self):
+        rate, data = self.render_wav("One. [pause 1234ms] Two.\n")
+        gaps = [n for _, n in runs_of_zeros(data, rate // 10)]
+        self.assertIn(round(1.234 * rate), gaps)
+        self.assertNotEqual(data[0], 0)      # starts with sound, no engine padding
+        self.assertNotEqual(data[-1], 0)     # ends with sound
+
+    def test_paragraph_and_sentence_pauses_follow_the_profile(self):
+        vdir = self.path("voices")
+        os.mkdir(vdir)
+        write(os.path.join(vdir, "host.voice"),
+              "voice = en-us\nsentence_pause = 420\nparagraph_pause = 1100\n")
+        rate, data = self.render_wav("First sentence here. Second sentence here.\n\nNew paragraph.\n", vdir)
+        gaps = [n for _, n in runs_of_zeros(data, rate // 5)]
+        self.assertEqual(gaps, [round(0.42 * rate), round(1.1 * rate)])
+
+    def test_pause_on_its_own_line_replaces_the_paragraph_pause(self):
+        rate, data = self.render_wav("Before.\n\n[pause 2s]\n\nAfter.\n")
+        gaps = [n for _, n in runs_of_zeros(data, rate // 2)]
+        self.assertEqual(gaps, [2 * rate])
+
+    def test_wav_output_matches_sox(self):
+        self.render_wav("Short and sweet.\n")
+        soxi = subprocess.run(["soxi", "-s", self.path("p.wav")], capture_output=True, text=True, check=True)
+        with open(self.path("p.json"), encoding="utf-8") as f:
+            self.assertEqual(int(soxi.stdout), json.load(f)["samples"])
+
+
+class BadInput(Case):
+    """Each bad input: exit 2, FILE:LINE:COL on stderr, nothing written, old output intact."""
+
+    CASES = [
+        # (script bytes, expected "LINE:COL", words in the message)
+        (b"no front matter\n", "1:1", "front matter"),
+        (b"---\ntitel: x\n---\nHello.\n", "2:1", "titel"),
+        (b"---\nsummary: s\n---\nHello.\n", None, "title"),
+        (b"---\ntitle: t\n---\nHello [pause 11min] there.\n", "4:7", "pause"),
+        (b"---\ntitle: t\n---\nHello [pause 0ms] there.\n", "4:7", "pause"),
+        (b"---\ntitle: t\n---\nHello [pause abc] there.\n", "4:7", "pause"),
+        (b"---\ntitle: t\n---\n[voice nobody] Hello.\n", "4:", "nobody"),
+        (b"---\ntitle: t\n---\nHello \xff there.\n", "4:7", "UTF-8"),
+        (b"---\ntitle: t\n---\nHello \x01 there.\n", "4:7", "control"),
+        (b"---\ntitle: t\n---\n// only a comment\n", None, "spoken"),
+        (b"---\ntitle: t\npublished: 2023-02-29\n---\nHi.\n", "3:", "published"),
+        (b"---\ntitle: t\n---\nOne.\n\n" + b"s'" * 120 + b"\n", "6:1", "crash"),
+    ]
+
+    def test_each_bad_input(self):
+        for i, (text, where, word) in enumerate(self.CASES):
+            with self.subTest(case=i, text=text[:40]):
+                folder = self.path(f"case{i}")
+                os.mkdir(folder)
+                script = write(os.path.join(folder, "s.txt"), text, "wb")
+                out = os.path.join(folder, "s.mp3")
+                res = run([script, "-o", out])
+                self.assertEqual(res.returncode, 2, res.stderr)
+                if where:
+                    self.assertIn(f"{script}:{where}", res.stderr)
+                else:
+                    self.assertIn(f"{script}:", res.stderr)
+                self.assertRegex(res.stderr.lower(), re.escape(word.lower()))
+                self.assertEqual(listing(folder), ["s.txt"])
+
+    def test_existing_output_survives_a_failed_render(self):
+        out = write(self.path("ep.mp3"), "yesterday's episode")
+        write(self.path("ep.json"), "yesterday's sidecar")
+        script = write(self.path("bad.txt"), HEAD + "Fine.\n\n" + "s'" * 120 + "\n")
+        res = run([script, "-o", out])
+        self.assertEqual(res.returncode, 2)
+        with open(out, encoding="utf-8") as f:
+            self.assertEqual(f.read(), "yesterday's episode")
+        with open(self.path("ep.json"), encoding="utf-8") as f:
+            self.assertEqual(f.read(), "yesterday's sidecar")
+        self.assertEqual(listing(self.tmp), ["bad.txt", "ep.json", "ep.mp3"])
+
+    def test_output_problems(self):
+        script = write(self.path("ok.txt"), HEAD + "Fine.\n")
+        res = run([script, "-o", self.path("missing", "ep.mp3")])
+        self.assertEqual(res.returncode, 2)
+        self.assertIn("missing", res.stderr)
+        os.mkdir(self.path("dir.mp3"))
+        res = run([script, "-o", self.path("dir.mp3")])
+        self.assertEqual(res.returncode, 2)
+        self.assertIn("directory", res.stderr)
+        same = write(self.path("same.wav"), HEAD + "Fine.\n")
+        res = run([same, "-o", same])
+        self.assertEqual(res.returncode, 2)
+        with open(same, encoding="utf-8") as f:
+            self.assertEqual(f.read(), HEAD + "Fine.\n")
+        self.assertEqual(listing(self.tmp), ["dir.mp3", "ok.txt", "same.wav"])
+
+    def test_missing_script_and_directory(self):
+        res = run([self.path("nope.txt"), "-o", self.path("x.mp3")])
+        self.assertEqual(res.returncode, 2)
+        self.assertIn("nope.txt", res.stderr)
+        res = run([self.tmp, "-o", self.path("x.mp3")])
+        self.assertEqual(res.returncode, 2)
+        self.assertEqual(listing(self.tmp), [])
+
+
+class Cli(Case):
+    def test_help_version_usage(self):
+        res = run(["--help"])
+        self.assertEqual(res.returncode, 0)
+        self.assertIn("usage:", res.stdout)
+        res = run(["--version"])
+        self.assertEqual(res.returncode, 0)
+        self.assertRegex(res.stdout, r"^render-episode \d+\.\d+\.\d+")
+        self.assertEqual(run(["--frobnicate"]).returncode, 1)
+        self.assertEqual(run([]).returncode, 1)
+        res = run([SAMPLE, "--bitrate", "12abc"])
+        self.assertEqual(res.returncode, 1)
+        self.assertIn("--bitrate", res.stderr)
+        res = run([SAMPLE, "-o", self.path("x.ogg")])
+        self.assertEqual(res.returncode, 1)
+
+    def test_bitrate_too_low_for_the_lame_tag_is_refused(self):
+        res = run([SAMPLE, "-o", self.path("x.mp3"), "--bitrate", "48"])
+        self.assertEqual(res.returncode, 2)
+        self.assertIn("48", res.stderr)
+        self.assertEqual(listing(self.tmp), [])
+
+    def test_other_bitrate_keeps_exact_length(self):
+        script = write(self.path("s.txt"), HEAD + "A short one at a higher bitrate.\n")
+        res = run([script, "-o", self.path("s.mp3"), "--bitrate", "128"])
+        self.assertEqual(res.returncode, 0, res.stderr)
+        with open(self.path("s.json"), encoding="utf-8") as f:
+            n = json.load(f)["samples"]
+        self.assertEqual(ffmpeg_samples(self.path("s.mp3")), n)
+        self.assertEqual(int(ffprobe(self.path("s.mp3"), "-show_streams")["streams"][0]["bit_rate"]), 128000)
+
+
+class Signals(Case):
+    """Ctrl-C and SIGTERM: exit 130/143, no debris, previous output intact, no orphans."""
+
+    def interrupt(self, sig, code):
+        paragraphs = "\n\n".join(f"Paragraph number {i} goes on for a while, saying a few things." for i in range(400))
+        script = write(self.path("long.txt"), HEAD + paragraphs + "\n")
+        out = write(self.path("long.mp3"), "old")
+        proc = subprocess.Popen([BIN, script, "-o", out, "--jobs", "2"], stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+        time.sleep(1.0)
+        self.assertIsNone(proc.poll(), "render finished before it could be interrupted")
+        proc.send_signal(sig)
+        _, err = proc.communicate(timeout=30)
+        self.assertEqual(proc.returncode, code, err)
+        self.assertIn("interrupted", err)
+        self.assertEqual(listing(self.tmp), ["long.mp3", "long.txt"])
+        with open(out, encoding="utf-8") as f:
+            self.assertEqual(f.read(), "old")
+        time.sleep(0.2)
+        ps = subprocess.run(["ps", "-eo", "pid,ppid,args"], capture_output=True, text=True).stdout
+        self.assertNotIn(script, ps)
+
+    def test_sigint(self):
+        self.interrupt(signal.SIGINT, 130)
+
+    def test_sigterm(self):
+        self.interrupt(signal.SIGTERM, 143)
+
+
+if __name__ == "__main__":
+    main()
