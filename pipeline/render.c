@@ -177,7 +177,7 @@ static re_status start_ahead(render *r)
         if (item->kind != RE_ITEM_SPEECH)
             continue;
         char why[WHY_LEN];
-        re_status status = re_engine_start(r->engine, item->text, profile_of(r, item->voice),
+        re_status status = re_engine_start(r->engine, item->text, RE_TEXT_PLAIN, profile_of(r, item->voice),
                                            &r->jobs[i], why, sizeof why);
         if (status != RE_OK)
             return fail_at(r, status, r->opt->script_path, item->line, item->col, why);

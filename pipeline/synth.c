@@ -48,6 +48,9 @@ typedef struct meta_record {
     uint64_t sample;
 } meta_record;
 
+/* What a child is asked to do. */
+typedef enum job_kind { JOB_SPEAK, JOB_CHECK_VOICE, JOB_PHONEMES } job_kind;
+
 /* Child exit codes. */
 enum { CHILD_OK = 0, CHILD_ENGINE_ERROR = 3, CHILD_WRITE_ERROR = 4 };
 
@@ -173,16 +176,53 @@ static int child_set_voice(const re_voice_profile *profile)
     return 0;
 }
 
-static void child_run(const char *text, const re_voice_profile *profile, int check_only)
+static int child_discard_audio(short *wav, int numsamples, espeak_EVENT *events)
 {
+    (void)wav;
+    (void)numsamples;
+    (void)events;
+    return 0;
+}
+
+/* Writes the engine's phoneme mnemonics for the text into the output file exactly as
+ * `espeak-ng -x` prints them: by synthesizing with the phoneme trace on (the library's
+ * espeak_TextToPhonemes ignores [[ ]] phoneme input, so it would not show what is spoken). */
+static void child_phonemes(const char *text, int flags)
+{
+    int fd = dup(child_pcm_fd);
+    FILE *trace = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!trace)
+        _exit(CHILD_WRITE_ERROR);
+    espeak_SetPhonemeTrace(espeakPHONEMES_SHOW, trace);
+    espeak_SetSynthCallback(child_discard_audio);
+    espeak_ng_STATUS status = espeak_ng_Synthesize(text, strlen(text) + 1, 0, POS_CHARACTER, 0,
+                                                   (unsigned)(espeakCHARS_UTF8 | flags), NULL, NULL);
+    if (status == ENS_OK)
+        status = espeak_ng_Synchronize();
+    if (fclose(trace) != 0)
+        _exit(CHILD_WRITE_ERROR);
+    if (status != ENS_OK) {
+        child_engine_message("phoneme conversion failed", status);
+        _exit(CHILD_ENGINE_ERROR);
+    }
+    _exit(CHILD_OK);
+}
+
+static void child_run(const char *text, unsigned text_flags, const re_voice_profile *profile,
+                      job_kind kind)
+{
+    /* Plain text unless told otherwise: no espeakSSML ever, and espeakPHONEMES only when the
+     * caller vouches that every [[ ]] in the text is meant as phoneme input. */
+    int flags = (text_flags & RE_TEXT_PHONEMES) ? espeakPHONEMES : 0;
     if (child_set_voice(profile) != 0)
         _exit(CHILD_ENGINE_ERROR);
-    if (check_only)
+    if (kind == JOB_CHECK_VOICE)
         _exit(CHILD_OK);
+    if (kind == JOB_PHONEMES)
+        child_phonemes(text, flags);
     espeak_SetSynthCallback(child_synth_callback);
-    /* Plain text only: no espeakSSML, no espeakPHONEMES, so markup and [[phonemes]] are text. */
     espeak_ng_STATUS status = espeak_ng_Synthesize(text, strlen(text) + 1, 0, POS_CHARACTER, 0,
-                                                   espeakCHARS_UTF8, NULL, NULL);
+                                                   (unsigned)(espeakCHARS_UTF8 | flags), NULL, NULL);
     if (status == ENS_OK)
         status = espeak_ng_Synchronize();
     if (child_write_failed)
@@ -258,8 +298,9 @@ static void job_close(re_synth_job *job)
     free(job);
 }
 
-static re_status job_spawn(re_engine *engine, const char *text, const re_voice_profile *profile,
-                           int check_only, re_synth_job **out, char *why, size_t why_len)
+static re_status job_spawn(re_engine *engine, const char *text, unsigned text_flags,
+                           const re_voice_profile *profile, job_kind kind, re_synth_job **out,
+                           char *why, size_t why_len)
 {
     *out = NULL;
     re_synth_job *job = calloc(1, sizeof *job);
@@ -283,7 +324,7 @@ static re_status job_spawn(re_engine *engine, const char *text, const re_voice_p
             _exit(CHILD_WRITE_ERROR);
         child_pcm_fd = job->pcm_fd;
         child_meta_fd = job->meta_fd;
-        child_run(text, profile, check_only);
+        child_run(text, text_flags, profile, kind);
     }
     job->pidfd = pidfd_open(job->pid, 0);
     if (job->pidfd < 0) {
@@ -299,10 +340,11 @@ fail:
     return RE_ERR_ENGINE;
 }
 
-re_status re_engine_start(re_engine *engine, const char *text, const re_voice_profile *profile,
-                          re_synth_job **job, char *why, size_t why_len)
+re_status re_engine_start(re_engine *engine, const char *text, unsigned text_flags,
+                          const re_voice_profile *profile, re_synth_job **job,
+                          char *why, size_t why_len)
 {
-    return job_spawn(engine, text, profile, 0, job, why, why_len);
+    return job_spawn(engine, text, text_flags, profile, JOB_SPEAK, job, why, why_len);
 }
 
 void re_engine_cancel(re_synth_job *job)
@@ -450,8 +492,10 @@ static re_status describe_exit(const re_synth_job *job, int wstatus, char *why, 
     return RE_ERR_ENGINE;
 }
 
-re_status re_engine_wait(re_synth_job *job, unsigned timeout_ms, re_speech *out,
-                         char *why, size_t why_len)
+/* Waits for the job and takes its results; frees the job. With `raw`, the child's output
+ * file is returned as bytes (NUL-terminated) instead of as samples. */
+static re_status job_collect(re_synth_job *job, unsigned timeout_ms, re_speech *out, char **raw,
+                             char *why, size_t why_len)
 {
     memset(out, 0, sizeof *out);
     why[0] = '\0';
@@ -466,26 +510,69 @@ re_status re_engine_wait(re_synth_job *job, unsigned timeout_ms, re_speech *out,
         status = describe_exit(job, wstatus, why, why_len);
     if (status == RE_OK) {
         size_t len;
-        out->pcm = read_whole_fd(job->pcm_fd, &len);
-        out->frames = len / sizeof(int16_t);
-        if (!out->pcm)
+        char *bytes = read_whole_fd(job->pcm_fd, &len);
+        char *grown = bytes ? realloc(bytes, len + 1) : NULL;
+        if (!grown) {
+            free(bytes);
             status = RE_ERR_NOMEM;
+        } else if (raw) {
+            grown[len] = '\0';
+            *raw = grown;
+        } else {
+            out->pcm = (int16_t *)(void *)grown;
+            out->frames = len / sizeof(int16_t);
+        }
     }
-    if (status != RE_OK)
+    if (status != RE_OK || raw)
         re_speech_free(out);
     job_close(job);
     return status;
+}
+
+re_status re_engine_wait(re_synth_job *job, unsigned timeout_ms, re_speech *out,
+                         char *why, size_t why_len)
+{
+    return job_collect(job, timeout_ms, out, NULL, why, why_len);
 }
 
 re_status re_engine_check_voice(re_engine *engine, const re_voice_profile *profile,
                                 char *why, size_t why_len)
 {
     re_synth_job *job;
-    re_status status = job_spawn(engine, "", profile, 1, &job, why, why_len);
+    re_status status = job_spawn(engine, "", RE_TEXT_PLAIN, profile, JOB_CHECK_VOICE, &job,
+                                 why, why_len);
     if (status != RE_OK)
         return status;
     re_speech unused;
     status = re_engine_wait(job, 10000, &unused, why, why_len);
     re_speech_free(&unused);
     return status;
+}
+
+re_status re_engine_phonemes(re_engine *engine, const char *text, unsigned text_flags,
+                             const re_voice_profile *profile, char **phonemes,
+                             char *why, size_t why_len)
+{
+    *phonemes = NULL;
+    re_synth_job *job;
+    re_status status = job_spawn(engine, text, text_flags, profile, JOB_PHONEMES, &job,
+                                 why, why_len);
+    if (status != RE_OK)
+        return status;
+    re_speech unused;
+    status = job_collect(job, RE_PHONEMES_TIMEOUT_MS, &unused, phonemes, why, why_len);
+    if (status != RE_OK)
+        return status;
+    /* One line per clause, as the program prints them: join with single spaces. */
+    char *in = *phonemes, *out = *phonemes;
+    for (; *in; in++) {
+        char c = (*in == '\n' || *in == '\r') ? ' ' : *in;
+        if (c == ' ' && (out == *phonemes || out[-1] == ' '))
+            continue;
+        *out++ = c;
+    }
+    if (out > *phonemes && out[-1] == ' ')
+        out--;
+    *out = '\0';
+    return RE_OK;
 }

@@ -60,10 +60,25 @@ void re_speech_free(re_speech *speech);
 
 typedef struct re_synth_job re_synth_job;
 
-/* Starts speaking `text` (valid UTF-8 without control characters; read as plain text, never
- * as SSML or phoneme input) with `profile` in a new child. The strings are copied. */
-re_status re_engine_start(re_engine *engine, const char *text, const re_voice_profile *profile,
-                          re_synth_job **job, char *why, size_t why_len);
+/* How the engine reads a text. Never as SSML. */
+#define RE_TEXT_PLAIN 0u      /* every character is text, [[ included */
+#define RE_TEXT_PHONEMES 1u   /* [[...]] spans are espeak-ng phoneme mnemonics: only for texts
+                               * whose every other [[ has been escaped by the caller */
+
+#define RE_PHONEMES_TIMEOUT_MS 30000u
+
+/* Starts speaking `text` (valid UTF-8 without control characters) with `profile` in a new
+ * child. The child has its own copy of the strings. */
+re_status re_engine_start(re_engine *engine, const char *text, unsigned text_flags,
+                          const re_voice_profile *profile, re_synth_job **job,
+                          char *why, size_t why_len);
+
+/* The phoneme mnemonics the engine would speak for `text` with `profile`, as `espeak-ng -x`
+ * prints them (clauses separated by spaces), computed in a child like speech. *phonemes is
+ * malloc'ed, owned by the caller. */
+re_status re_engine_phonemes(re_engine *engine, const char *text, unsigned text_flags,
+                             const re_voice_profile *profile, char **phonemes,
+                             char *why, size_t why_len);
 
 /* Waits for the job (at most timeout_ms; 0 = no limit), fills *out on success, and frees the
  * job in every case. RE_ERR_ENGINE with a reason in why when the child crashed (with its

@@ -18,7 +18,7 @@ static re_status speak(re_engine *engine, const char *text, const re_voice_profi
                        re_speech *out, char *why, size_t why_len)
 {
     re_synth_job *job;
-    re_status status = re_engine_start(engine, text, p, &job, why, why_len);
+    re_status status = re_engine_start(engine, text, RE_TEXT_PLAIN, p, &job, why, why_len);
     if (status != RE_OK)
         return status;
     return re_engine_wait(job, 20000, out, why, why_len);
@@ -50,7 +50,7 @@ static void test_parallel_jobs_match_serial(re_engine *engine)
     re_speech parallel[3], serial[3];
     char why[256];
     for (int i = 0; i < 3; i++)
-        CHECK_INT(re_engine_start(engine, texts[i], &p, &jobs[i], why, sizeof why), RE_OK);
+        CHECK_INT(re_engine_start(engine, texts[i], RE_TEXT_PLAIN, &p, &jobs[i], why, sizeof why), RE_OK);
     for (int i = 2; i >= 0; i--)   /* waited for out of order on purpose */
         CHECK_INT(re_engine_wait(jobs[i], 20000, &parallel[i], why, sizeof why), RE_OK);
     for (int i = 0; i < 3; i++) {
@@ -99,9 +99,22 @@ static void test_timeout(re_engine *engine)
     re_synth_job *job;
     re_speech speech;
     char why[256] = "";
-    CHECK_INT(re_engine_start(engine, text, &p, &job, why, sizeof why), RE_OK);
+    CHECK_INT(re_engine_start(engine, text, RE_TEXT_PLAIN, &p, &job, why, sizeof why), RE_OK);
     CHECK_INT(re_engine_wait(job, 1, &speech, why, sizeof why), RE_ERR_ENGINE);
     CHECK(strstr(why, "hung") != NULL);
+}
+
+static void test_phonemes(re_engine *engine)
+{
+    re_voice_profile p = profile("en-us");
+    char *ph = NULL, why[256];
+    CHECK_INT(re_engine_phonemes(engine, "Hello world.", RE_TEXT_PLAIN, &p, &ph, why, sizeof why), RE_OK);
+    CHECK_STR(ph, "h@l'oU w'3:ld");
+    free(ph);
+    /* literal brackets stay text; with phoneme input they are phonemes */
+    CHECK_INT(re_engine_phonemes(engine, "[[gl'u:]]", RE_TEXT_PHONEMES, &p, &ph, why, sizeof why), RE_OK);
+    CHECK(ph && strstr(ph, "gl'u:") != NULL);
+    free(ph);
 }
 
 int main(void)
@@ -118,6 +131,7 @@ int main(void)
     test_crash_is_an_error(engine);
     test_unknown_voice(engine);
     test_timeout(engine);
+    test_phonemes(engine);
     re_engine_free(engine);
     return check_finish("test_synth");
 }
