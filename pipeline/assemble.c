@@ -21,6 +21,8 @@ struct re_assembler {
     size_t chapter_count, chapter_capacity;
     re_timed_event *events;
     size_t event_count, event_capacity;
+    re_sentence_span *sentences;
+    size_t sentence_count, sentence_capacity;
 };
 
 /* A stretch [begin, end) of a segment replaced by `insert` samples of silence. */
@@ -163,24 +165,68 @@ static uint64_t map_sample(const cut *cuts, size_t n, uint64_t x)
     return (uint64_t)((int64_t)x + offset);
 }
 
+static int reserve(void **items, size_t *capacity, size_t need, size_t size);
+
 static re_status keep_events(re_assembler *a, const re_speech *speech, const cut *cuts, size_t n,
                              uint64_t base)
 {
-    if (a->event_count + speech->event_count > a->event_capacity) {
-        size_t cap = a->event_capacity ? a->event_capacity : 64;
-        while (cap < a->event_count + speech->event_count)
-            cap *= 2;
-        re_timed_event *events = realloc(a->events, cap * sizeof *events);
-        if (!events)
-            return RE_ERR_NOMEM;
-        a->events = events;
-        a->event_capacity = cap;
-    }
+    if (reserve((void **)&a->events, &a->event_capacity, a->event_count + speech->event_count,
+                sizeof *a->events) != 0)
+        return RE_ERR_NOMEM;
     for (size_t i = 0; i < speech->event_count; i++) {
         const re_speech_event *ev = &speech->events[i];
         a->events[a->event_count++] = (re_timed_event){
             ev->type, base + map_sample(cuts, n, ev->sample), ev->text_pos, ev->length, a->segments };
     }
+    return RE_OK;
+}
+
+/* Grows *items (of `size` bytes each) to hold `need` entries. */
+static int reserve(void **items, size_t *capacity, size_t need, size_t size)
+{
+    if (need <= *capacity)
+        return 0;
+    size_t cap = *capacity ? *capacity : 64;
+    while (cap < need)
+        cap *= 2;
+    void *grown = realloc(*items, cap * size);
+    if (!grown)
+        return -1;
+    *items = grown;
+    *capacity = cap;
+    return 0;
+}
+
+/* Each sentence runs from its first sound to the next stretch of silence that replaced a gap
+ * (or trailing padding), and never past the next sentence's start. */
+static re_status keep_sentences(re_assembler *a, const re_speech *speech, const cut *cuts, size_t n,
+                                uint64_t base)
+{
+    if (reserve((void **)&a->sentences, &a->sentence_capacity,
+                a->sentence_count + speech->event_count, sizeof *a->sentences) != 0)
+        return RE_ERR_NOMEM;
+    size_t first_new = a->sentence_count;
+    for (size_t i = 0; i < speech->event_count; i++) {
+        const re_speech_event *ev = &speech->events[i];
+        if (ev->type != RE_EVENT_SENTENCE)
+            continue;
+        uint64_t start = map_sample(cuts, n, ev->sample);
+        uint64_t end = start;
+        int64_t offset = 0;
+        for (size_t c = 0; c < n; c++) {
+            uint64_t out_begin = (uint64_t)((int64_t)cuts[c].begin + offset);
+            if (cuts[c].begin > ev->sample && out_begin > start) {
+                end = out_begin;
+                break;
+            }
+            offset += (int64_t)cuts[c].insert - (int64_t)(cuts[c].end - cuts[c].begin);
+        }
+        a->sentences[a->sentence_count++] = (re_sentence_span){ a->segments, ev->text_pos,
+                                                                base + start, base + end };
+    }
+    for (size_t i = first_new; i + 1 < a->sentence_count; i++)
+        if (a->sentences[i].end > a->sentences[i + 1].start)
+            a->sentences[i].end = a->sentences[i + 1].start;
     return RE_OK;
 }
 
@@ -209,6 +255,8 @@ re_status re_assembler_add_speech(re_assembler *a, const re_speech *speech,
 
     uint64_t base = a->frames;
     re_status status = keep_events(a, speech, cuts, n, base);
+    if (status == RE_OK)
+        status = keep_sentences(a, speech, cuts, n, base);
     size_t pos = 0;
     for (size_t i = 0; status == RE_OK && i < n; i++) {
         status = write_frames(a, speech->pcm + pos, cuts[i].begin - pos, why, why_len);
@@ -301,6 +349,12 @@ const re_timed_event *re_assembler_events(const re_assembler *a, size_t *count)
     return a->events;
 }
 
+const re_sentence_span *re_assembler_sentences(const re_assembler *a, size_t *count)
+{
+    *count = a->sentence_count;
+    return a->sentences;
+}
+
 void re_assembler_free(re_assembler *a)
 {
     if (!a)
@@ -313,5 +367,6 @@ void re_assembler_free(re_assembler *a)
         free(a->chapters[i].title);
     free(a->chapters);
     free(a->events);
+    free(a->sentences);
     free(a);
 }

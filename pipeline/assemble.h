@@ -36,6 +36,14 @@ typedef struct re_timed_event {
     uint32_t segment;    /* index of the speech segment (order of add_speech calls) */
 } re_timed_event;
 
+/* A sentence as heard: from its first sound to its last voiced sample. */
+typedef struct re_sentence_span {
+    uint32_t segment;    /* index of the speech segment */
+    uint32_t text_pos;   /* the engine's character position (from 1) in the segment's text */
+    uint64_t start;      /* first sample in the assembled stream */
+    uint64_t end;        /* one past the last voiced sample */
+} re_sentence_span;
+
 typedef struct re_assembler re_assembler;
 
 /* Creates the spool in $TMPDIR (or /tmp), already unlinked so it can never be left behind. */
@@ -61,6 +69,7 @@ re_status re_assembler_read(re_assembler *a, int16_t *buf, size_t max, size_t *g
 
 const re_chapter_mark *re_assembler_chapters(const re_assembler *a, size_t *count);
 const re_timed_event *re_assembler_events(const re_assembler *a, size_t *count);
+const re_sentence_span *re_assembler_sentences(const re_assembler *a, size_t *count);
 
 void re_assembler_free(re_assembler *a);
 

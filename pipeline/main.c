@@ -49,6 +49,8 @@ static const char usage_text[] =
     "  -j, --jobs N             speech processes at once, 1..64 (default: CPUs)\n"
     "      --max-size BYTES     refuse scripts larger than this (default 8388608)\n"
     "      --segment-timeout S  give up on a paragraph after S seconds (default 120)\n"
+    "      --srt                also write OUT.srt (the WebVTT OUT.vtt is always written)\n"
+    "      --transcript-json    also write OUT.transcript.json (Podcasting 2.0)\n"
     "  -q, --quiet              no progress line\n"
     "  -h, --help               this help\n"
     "  -V, --version            version of the program and its libraries\n"
@@ -68,6 +70,8 @@ typedef struct render_cli {
     unsigned long timeout_s;
     unsigned long jobs;
     int quiet;
+    int srt;
+    int transcript_json;
 } render_cli;
 
 static int usage_error(const char *fmt, const char *arg)
@@ -149,6 +153,10 @@ static int parse_render_args(int argc, char **argv, render_cli *cli)
             if (!(v = option_value(argc, argv, &i, "--segment-timeout"))
                 || parse_number("--segment-timeout", v, 1, 3600, &cli->timeout_s))
                 return RE_EXIT_USAGE;
+        } else if (strcmp(arg, "--srt") == 0) {
+            cli->srt = 1;
+        } else if (strcmp(arg, "--transcript-json") == 0) {
+            cli->transcript_json = 1;
         } else if (strcmp(arg, "-q") == 0 || strcmp(arg, "--quiet") == 0) {
             cli->quiet = 1;
         } else if (strcmp(arg, "--") == 0 && i + 1 < argc && !cli->script) {
@@ -250,6 +258,7 @@ static int cli_render(int argc, char **argv)
         .voice_dirs = cli.voice_dirs, .voice_dir_count = cli.voice_dir_count,
         .mp3 = cli.mp3, .max_script_size = cli.max_size,
         .engine_timeout_ms = (unsigned)(cli.timeout_s * 1000), .jobs = (unsigned)cli.jobs,
+        .write_srt = cli.srt, .write_transcript_json = cli.transcript_json,
         .stop = &stop_signal, .progress = show_progress ? print_progress : NULL,
     };
     re_diagnostics diag;

@@ -129,3 +129,15 @@ void re_output_discard(re_output *output)
     unlink(output->temp);
     output_free(output);
 }
+
+char *re_output_sibling(const char *output_path, const char *suffix)
+{
+    const char *slash = strrchr(output_path, '/');
+    const char *dot = strrchr(output_path, '.');
+    size_t stem = (dot && (!slash || dot > slash + 1)) ? (size_t)(dot - output_path)
+                                                       : strlen(output_path);
+    char *path = NULL;
+    if (asprintf(&path, "%.*s%s", (int)stem, output_path, suffix) < 0)
+        return NULL;
+    return path;
+}

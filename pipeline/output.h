@@ -31,4 +31,8 @@ re_status re_output_commit(re_output *output, char *why, size_t why_len);
 /* Closes and removes the temporary file; frees the output. NULL is allowed. */
 void re_output_discard(re_output *output);
 
+/* The name of a file published beside `output_path`: its extension (if any) replaced by
+ * `suffix` (ep.mp3 + ".vtt" -> ep.vtt). malloc'ed; NULL when out of memory. */
+char *re_output_sibling(const char *output_path, const char *suffix);
+
 #endif

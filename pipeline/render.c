@@ -10,6 +10,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <sndfile.h>
 
@@ -20,7 +21,14 @@
 #include "script.h"
 #include "sidecar.h"
 #include "synth.h"
+#include "transcript.h"
 #include "voice.h"
+
+/* The files published beside the audio, besides the sidecar. */
+enum { EXTRA_VTT, EXTRA_SRT, EXTRA_TRANSCRIPT_JSON, EXTRA_CHAPTERS, EXTRA_COUNT };
+static const char *const extra_suffix[EXTRA_COUNT] = {
+    ".vtt", ".srt", ".transcript.json", ".chapters.json",
+};
 
 typedef struct render {
     const re_render_options *opt;
@@ -32,6 +40,8 @@ typedef struct render {
     re_assembler *assembler;
     re_output *audio;
     re_output *sidecar;
+    re_output *extras[EXTRA_COUNT];      /* NULL for files not written this time */
+    re_transcript transcript;
     const char *format;
     re_synth_job **jobs;                 /* per item; non-NULL while its speech is running */
     size_t next_to_start;
@@ -128,6 +138,25 @@ static re_status check_encoder(render *r)
     return RE_OK;
 }
 
+static int has_chapters(const re_episode *ep)
+{
+    for (size_t i = 0; i < ep->item_count; i++)
+        if (ep->items[i].kind == RE_ITEM_CHAPTER)
+            return 1;
+    return 0;
+}
+
+static int extra_wanted(const render *r, int kind)
+{
+    switch (kind) {
+    case EXTRA_VTT: return 1;
+    case EXTRA_SRT: return r->opt->write_srt;
+    case EXTRA_TRANSCRIPT_JSON: return r->opt->write_transcript_json;
+    case EXTRA_CHAPTERS: return has_chapters(r->episode);
+    }
+    return 0;
+}
+
 static re_status open_outputs(render *r)
 {
     const char *out = r->opt->output_path;
@@ -155,6 +184,17 @@ static re_status open_outputs(render *r)
             status = fail_at(r, status, sidecar_path, 0, 0, why);
     }
     free(sidecar_path);
+    for (int k = 0; status == RE_OK && k < EXTRA_COUNT; k++) {
+        if (!extra_wanted(r, k))
+            continue;
+        char *path = re_output_sibling(out, extra_suffix[k]);
+        if (!path)
+            return RE_ERR_NOMEM;
+        status = re_output_open(path, &r->extras[k], why, sizeof why);
+        if (status != RE_OK)
+            status = fail_at(r, status, path, 0, 0, why);
+        free(path);
+    }
     return status;
 }
 
@@ -225,6 +265,32 @@ static int stopped(const render *r)
     return r->opt->stop && *r->opt->stop;
 }
 
+/* Cues from the assembled timeline; speaker names only when the script has speaker turns. */
+static re_status build_transcript(render *r)
+{
+    const re_episode *ep = r->episode;
+    re_transcript_init(&r->transcript, re_engine_sample_rate(r->engine));
+    re_transcript_segment *segments = calloc(ep->item_count ? ep->item_count : 1, sizeof *segments);
+    if (!segments)
+        return RE_ERR_NOMEM;
+    size_t count = 0;
+    for (size_t i = 0; i < ep->item_count; i++) {
+        const re_item *item = &ep->items[i];
+        if (item->kind != RE_ITEM_SPEECH)
+            continue;
+        segments[count].text = item->text;
+        segments[count].speaker = ep->voice_count > 1 ? profile_of(r, item->voice)->speaker : NULL;
+        count++;
+    }
+    size_t sentence_count, event_count;
+    const re_sentence_span *sentences = re_assembler_sentences(r->assembler, &sentence_count);
+    const re_timed_event *events = re_assembler_events(r->assembler, &event_count);
+    re_status status = re_transcript_build(&r->transcript, sentences, sentence_count, events,
+                                           event_count, segments, count);
+    free(segments);
+    return status;
+}
+
 static re_status speak_all(render *r)
 {
     const re_episode *ep = r->episode;
@@ -267,6 +333,8 @@ static re_status speak_all(render *r)
         if (status != RE_OK)
             status = fail_at(r, status, r->opt->output_path, 0, 0, why);
     }
+    if (status == RE_OK)
+        status = build_transcript(r);
     return status;
 }
 
@@ -397,6 +465,39 @@ static re_status encode_wav(render *r)
     return status;
 }
 
+static re_status write_extras(render *r, const re_render_facts *facts)
+{
+    for (int k = 0; k < EXTRA_COUNT; k++) {
+        if (!r->extras[k])
+            continue;
+        FILE *out = re_output_stream(r->extras[k]);
+        re_status status = RE_OK;
+        switch (k) {
+        case EXTRA_VTT: status = re_transcript_write_vtt(out, &r->transcript); break;
+        case EXTRA_SRT: status = re_transcript_write_srt(out, &r->transcript); break;
+        case EXTRA_TRANSCRIPT_JSON: status = re_transcript_write_json(out, &r->transcript); break;
+        case EXTRA_CHAPTERS:
+            status = re_chapters_json_write(out, facts->chapters, facts->chapter_count,
+                                            facts->sample_rate);
+            break;
+        }
+        if (status != RE_OK)
+            return fail_at(r, status, re_output_target(r->extras[k]), 0, 0,
+                           status == RE_ERR_NOMEM ? "out of memory" : "cannot write");
+    }
+    return RE_OK;
+}
+
+/* A chapters file from an earlier render of a script that has no headings any more would
+ * publish chapters the audio does not have. */
+static void remove_stale(const char *output_path, const char *suffix)
+{
+    char *path = re_output_sibling(output_path, suffix);
+    if (path)
+        unlink(path);
+    free(path);
+}
+
 static re_status finish_outputs(render *r, re_render_result *result)
 {
     char why[WHY_LEN];
@@ -416,16 +517,27 @@ static re_status finish_outputs(render *r, re_render_result *result)
     status = re_sidecar_write(re_output_stream(r->sidecar), &facts);
     if (status != RE_OK)
         return fail_at(r, status, re_output_target(r->sidecar), 0, 0, "cannot write the sidecar");
+    status = write_extras(r, &facts);
+    if (status != RE_OK)
+        return status;
 
-    /* Audio first: a sidecar must never describe audio that is not there. */
+    /* Audio first, the sidecar last: a sidecar must never describe files that are not there. */
     status = re_output_commit(r->audio, why, sizeof why);
     r->audio = NULL;
+    for (int k = 0; status == RE_OK && k < EXTRA_COUNT; k++) {
+        if (r->extras[k]) {
+            status = re_output_commit(r->extras[k], why, sizeof why);
+            r->extras[k] = NULL;
+        }
+    }
+    if (status == RE_OK) {
+        status = re_output_commit(r->sidecar, why, sizeof why);
+        r->sidecar = NULL;
+    }
     if (status != RE_OK)
         return fail_at(r, status, r->opt->output_path, 0, 0, why);
-    status = re_output_commit(r->sidecar, why, sizeof why);
-    r->sidecar = NULL;
-    if (status != RE_OK)
-        return fail_at(r, status, r->opt->output_path, 0, 0, why);
+    if (!r->extras[EXTRA_CHAPTERS] && !extra_wanted(r, EXTRA_CHAPTERS))
+        remove_stale(r->opt->output_path, extra_suffix[EXTRA_CHAPTERS]);
 
     result->samples = facts.samples;
     result->sample_rate = rate;
@@ -443,6 +555,9 @@ static void render_cleanup(render *r)
     }
     re_output_discard(r->audio);
     re_output_discard(r->sidecar);
+    for (int k = 0; k < EXTRA_COUNT; k++)
+        re_output_discard(r->extras[k]);
+    re_transcript_free(&r->transcript);
     re_assembler_free(r->assembler);
     re_engine_free(r->engine);
     free(r->profiles);

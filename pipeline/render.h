@@ -1,8 +1,11 @@
 /* render.h - one episode from script to published files: parse -> synth -> assemble ->
  * encode -> describe. This is the library's entry point for the CLI (and later for batch).
  *
- * Outputs: OUT (.mp3 or .wav) and its sidecar OUT.json, both written atomically: either both
- * are complete and renamed into place, or neither is touched. */
+ * Outputs, all beside OUT and named after it: OUT (.mp3 or .wav), the sidecar OUT.json, the
+ * WebVTT transcript OUT.vtt, OUT.chapters.json when the script has headings (a stale one is
+ * removed when it has none), and on request OUT.srt and OUT.transcript.json. Each is written
+ * to a temporary file; only when all are complete are they renamed into place, the sidecar
+ * last. On failure none is touched. */
 #ifndef RE_RENDER_H
 #define RE_RENDER_H
 
@@ -33,6 +36,8 @@ typedef struct re_render_options {
     size_t max_script_size;            /* bytes */
     unsigned engine_timeout_ms;        /* per segment, 0 = RE_ENGINE_TIMEOUT_MS */
     unsigned jobs;                     /* speech processes at once, >= 1 */
+    int write_srt;                     /* also OUT.srt */
+    int write_transcript_json;         /* also OUT.transcript.json (Podcasting 2.0) */
     volatile sig_atomic_t *stop;       /* raised by a signal handler; may be NULL */
     void (*progress)(void *context, const re_render_progress *progress);
     void *progress_context;

@@ -8,6 +8,7 @@
 #include <jansson.h>
 
 #include "duration.h"
+#include "output.h"
 
 static json_t *string_or_null(const char *s)
 {
@@ -97,12 +98,25 @@ re_status re_sidecar_write(FILE *out, const re_render_facts *f)
 
 char *re_sidecar_path(const char *output_path)
 {
-    const char *slash = strrchr(output_path, '/');
-    const char *dot = strrchr(output_path, '.');
-    size_t stem = (dot && (!slash || dot > slash + 1)) ? (size_t)(dot - output_path)
-                                                       : strlen(output_path);
-    char *path = NULL;
-    if (asprintf(&path, "%.*s.json", (int)stem, output_path) < 0)
-        return NULL;
-    return path;
+    return re_output_sibling(output_path, ".json");
+}
+
+re_status re_chapters_json_write(FILE *out, const re_chapter_mark *chapters, size_t count,
+                                 unsigned sample_rate)
+{
+    json_t *list = json_array();
+    json_t *root = json_pack("{s:s, s:o}", "version", "1.2.0", "chapters", list);
+    if (!root)
+        return RE_ERR_NOMEM;
+    for (size_t i = 0; i < count; i++) {
+        double start = (double)re_samples_to_ms(chapters[i].start, sample_rate) / 1000.0;
+        json_t *item = json_pack("{s:f, s:s}", "startTime", start, "title", chapters[i].title);
+        if (!item || json_array_append_new(list, item) != 0) {
+            json_decref(root);
+            return RE_ERR_NOMEM;
+        }
+    }
+    int rc = json_dumpf(root, out, JSON_INDENT(2) | JSON_REAL_PRECISION(12));
+    json_decref(root);
+    return rc != 0 || fputc('\n', out) == EOF ? RE_ERR_WRITE : RE_OK;
 }

@@ -36,4 +36,10 @@ re_status re_sidecar_write(FILE *out, const re_render_facts *facts);
 /* ep.mp3 -> ep.json (the extension, if any, replaced). Returns a malloc'ed string or NULL. */
 char *re_sidecar_path(const char *output_path);
 
+/* Podcasting 2.0 JSON chapters (ep.chapters.json): {"version": "1.2.0", "chapters":
+ * [{"startTime": seconds, "title": ...}]}, in order; times from the same milliseconds as the
+ * sidecar and the CHAP frames. */
+re_status re_chapters_json_write(FILE *out, const re_chapter_mark *chapters, size_t count,
+                                 unsigned sample_rate);
+
 #endif

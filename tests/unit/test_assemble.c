@@ -53,6 +53,17 @@ int main(void)
     CHECK_INT(ev[5].sample, 97 + 30);
     CHECK_INT(ev[5].segment, 1);
 
+    const re_sentence_span *sp = re_assembler_sentences(a, &n);
+    CHECK_INT(n, 4);
+    CHECK_INT(sp[0].start, 0);
+    CHECK_INT(sp[0].end, 20);         /* the last sound before the gap */
+    CHECK_INT(sp[1].start, 60);
+    CHECK_INT(sp[1].end, 90);         /* the end of the segment's sound */
+    CHECK_INT(sp[1].text_pos, 20);
+    CHECK_INT(sp[2].start, 97);
+    CHECK_INT(sp[2].end, 117);
+    CHECK_INT(sp[3].segment, 1);
+
     const re_chapter_mark *ch = re_assembler_chapters(a, &n);
     CHECK_INT(n, 2);
     CHECK_STR(ch[0].title, "One");

@@ -1,0 +1,239 @@
+/* transcript.c - cues from the timeline, and the WebVTT, SRT and JSON writers. */
+#define _GNU_SOURCE
+#include "transcript.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "duration.h"
+
+void re_transcript_init(re_transcript *t, unsigned sample_rate)
+{
+    memset(t, 0, sizeof *t);
+    t->sample_rate = sample_rate;
+}
+
+void re_transcript_free(re_transcript *t)
+{
+    for (size_t i = 0; i < t->count; i++) {
+        free(t->cues[i].speaker);
+        free(t->cues[i].text);
+    }
+    free(t->cues);
+    memset(t, 0, sizeof *t);
+}
+
+re_status re_transcript_add(re_transcript *t, uint64_t start, uint64_t end, const char *speaker,
+                            const char *text)
+{
+    if (end < start || (t->count && start < t->cues[t->count - 1].end))
+        return RE_ERR_INVALID;
+    if (t->count == t->capacity) {
+        size_t cap = t->capacity ? t->capacity * 2 : 32;
+        re_cue *cues = realloc(t->cues, cap * sizeof *cues);
+        if (!cues)
+            return RE_ERR_NOMEM;
+        t->cues = cues;
+        t->capacity = cap;
+    }
+    re_cue cue = { start, end, speaker ? strdup(speaker) : NULL, strdup(text) };
+    if ((speaker && !cue.speaker) || !cue.text) {
+        free(cue.speaker);
+        free(cue.text);
+        return RE_ERR_NOMEM;
+    }
+    t->cues[t->count++] = cue;
+    return RE_OK;
+}
+
+uint64_t re_cue_start_ms(const re_transcript *t, const re_cue *cue)
+{
+    return re_samples_to_ms(cue->start, t->sample_rate);
+}
+
+uint64_t re_cue_end_ms(const re_transcript *t, const re_cue *cue)
+{
+    return re_samples_to_ms(cue->end, t->sample_rate);
+}
+
+/* Byte offset of the character at engine position `pos` (counting characters from 1). */
+static size_t byte_offset(const char *text, uint32_t pos)
+{
+    size_t offset = 0;
+    for (uint32_t chars = 1; text[offset] && chars < pos; chars++) {
+        offset++;
+        while ((text[offset] & 0xC0) == 0x80)
+            offset++;
+    }
+    return offset;
+}
+
+static size_t utf8_chars(const char *s, size_t len)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < len; i++)
+        n += (s[i] & 0xC0) != 0x80;
+    return n;
+}
+
+/* Adds text[from, to) trimmed as a cue, unless it is empty or has no time. */
+static re_status add_piece(re_transcript *t, const char *text, size_t from, size_t to,
+                           uint64_t start, uint64_t end, const char *speaker)
+{
+    while (from < to && text[from] == ' ')
+        from++;
+    while (to > from && text[to - 1] == ' ')
+        to--;
+    if (from == to || end <= start)
+        return RE_OK;
+    char *piece = strndup(text + from, to - from);
+    if (!piece)
+        return RE_ERR_NOMEM;
+    re_status status = re_transcript_add(t, start, end, speaker, piece);
+    free(piece);
+    return status;
+}
+
+/* Splits one sentence at its words into lines of at most RE_CUE_MAX_LINE characters. */
+static re_status add_sentence(re_transcript *t, const re_sentence_span *s, size_t from, size_t to,
+                              const re_timed_event *events, size_t event_count,
+                              const re_transcript_segment *seg)
+{
+    size_t total = utf8_chars(seg->text + from, to - from);
+    if (total <= RE_CUE_MAX_LINE)
+        return add_piece(t, seg->text, from, to, s->start, s->end, seg->speaker);
+    /* Balanced lines: as many as needed, each about the same length. */
+    size_t lines = (total + RE_CUE_MAX_LINE - 1) / RE_CUE_MAX_LINE;
+    size_t target = (total + lines - 1) / lines;
+    size_t piece_from = from;
+    uint64_t piece_start = s->start;
+    for (size_t i = 0; i < event_count; i++) {
+        const re_timed_event *w = &events[i];
+        if (w->type != RE_EVENT_WORD || w->segment != s->segment)
+            continue;
+        size_t at = byte_offset(seg->text, w->text_pos);
+        if (at <= piece_from || at >= to || w->sample <= piece_start || w->sample >= s->end)
+            continue;
+        size_t word_end = byte_offset(seg->text, w->text_pos + w->length);
+        if (utf8_chars(seg->text + piece_from, word_end - piece_from) <= target)
+            continue;   /* this word still fits on the current line */
+        re_status status = add_piece(t, seg->text, piece_from, at, piece_start, w->sample, seg->speaker);
+        if (status != RE_OK)
+            return status;
+        piece_from = at;
+        piece_start = w->sample;
+    }
+    return add_piece(t, seg->text, piece_from, to, piece_start, s->end, seg->speaker);
+}
+
+re_status re_transcript_build(re_transcript *t, const re_sentence_span *sentences, size_t sentence_count,
+                              const re_timed_event *events, size_t event_count,
+                              const re_transcript_segment *segments, size_t segment_count)
+{
+    for (size_t i = 0; i < sentence_count; i++) {
+        const re_sentence_span *s = &sentences[i];
+        if (s->segment >= segment_count)
+            return RE_ERR_INVALID;
+        const re_transcript_segment *seg = &segments[s->segment];
+        size_t from = byte_offset(seg->text, s->text_pos);
+        size_t to = strlen(seg->text);
+        if (i + 1 < sentence_count && sentences[i + 1].segment == s->segment)
+            to = byte_offset(seg->text, sentences[i + 1].text_pos);
+        if (to < from)
+            to = from;
+        re_status status = add_sentence(t, s, from, to, events, event_count, seg);
+        if (status != RE_OK)
+            return status;
+    }
+    return RE_OK;
+}
+
+/* HH:MM:SS.mmm (WebVTT) or HH:MM:SS,mmm (SRT). */
+static void format_time(uint64_t ms, char separator, char *buf, size_t len)
+{
+    snprintf(buf, len, "%02llu:%02llu:%02llu%c%03llu", (unsigned long long)(ms / 3600000),
+             (unsigned long long)(ms / 60000 % 60), (unsigned long long)(ms / 1000 % 60), separator,
+             (unsigned long long)(ms % 1000));
+}
+
+/* Cue text and voice names may not contain raw '&', '<' or '>' (WebVTT cue text rules);
+ * escaping '>' also keeps "-->" out of cue text. */
+static int write_vtt_escaped(FILE *out, const char *s)
+{
+    for (; *s; s++) {
+        int rc;
+        switch (*s) {
+        case '&': rc = fputs("&amp;", out); break;
+        case '<': rc = fputs("&lt;", out); break;
+        case '>': rc = fputs("&gt;", out); break;
+        default: rc = fputc(*s, out); break;
+        }
+        if (rc == EOF)
+            return -1;
+    }
+    return 0;
+}
+
+re_status re_transcript_write_vtt(FILE *out, const re_transcript *t)
+{
+    if (fputs("WEBVTT\n", out) == EOF)
+        return RE_ERR_WRITE;
+    for (size_t i = 0; i < t->count; i++) {
+        const re_cue *c = &t->cues[i];
+        char start[32], end[32];
+        format_time(re_cue_start_ms(t, c), '.', start, sizeof start);
+        format_time(re_cue_end_ms(t, c), '.', end, sizeof end);
+        if (fprintf(out, "\n%zu\n%s --> %s\n", i + 1, start, end) < 0)
+            return RE_ERR_WRITE;
+        if (c->speaker && (fputs("<v ", out) == EOF || write_vtt_escaped(out, c->speaker) != 0
+                           || fputc('>', out) == EOF))
+            return RE_ERR_WRITE;
+        if (write_vtt_escaped(out, c->text) != 0 || fputc('\n', out) == EOF)
+            return RE_ERR_WRITE;
+    }
+    return ferror(out) ? RE_ERR_WRITE : RE_OK;
+}
+
+re_status re_transcript_write_srt(FILE *out, const re_transcript *t)
+{
+    for (size_t i = 0; i < t->count; i++) {
+        const re_cue *c = &t->cues[i];
+        char start[32], end[32];
+        format_time(re_cue_start_ms(t, c), ',', start, sizeof start);
+        format_time(re_cue_end_ms(t, c), ',', end, sizeof end);
+        if (fprintf(out, "%s%zu\n%s --> %s\n%s%s%s\n", i ? "\n" : "", i + 1, start, end,
+                    c->speaker ? c->speaker : "", c->speaker ? ": " : "", c->text) < 0)
+            return RE_ERR_WRITE;
+    }
+    return ferror(out) ? RE_ERR_WRITE : RE_OK;
+}
+
+re_status re_transcript_write_json(FILE *out, const re_transcript *t)
+{
+    json_t *segments = json_array();
+    json_t *root = json_pack("{s:s, s:o}", "version", "1.0.0", "segments", segments);
+    if (!root)
+        return RE_ERR_NOMEM;
+    for (size_t i = 0; i < t->count; i++) {
+        const re_cue *c = &t->cues[i];
+        json_t *seg = json_object();
+        int failed = !seg;
+        if (!failed && c->speaker)
+            failed |= json_object_set_new(seg, "speaker", json_string(c->speaker));
+        if (!failed) {
+            failed |= json_object_set_new(seg, "startTime", json_real((double)re_cue_start_ms(t, c) / 1000.0));
+            failed |= json_object_set_new(seg, "endTime", json_real((double)re_cue_end_ms(t, c) / 1000.0));
+            failed |= json_object_set_new(seg, "body", json_string(c->text));
+            failed |= json_array_append_new(segments, seg);
+        }
+        if (failed) {
+            json_decref(root);
+            return RE_ERR_NOMEM;
+        }
+    }
+    int rc = json_dumpf(root, out, JSON_INDENT(2) | JSON_REAL_PRECISION(12));
+    json_decref(root);
+    return rc != 0 || fputc('\n', out) == EOF ? RE_ERR_WRITE : RE_OK;
+}

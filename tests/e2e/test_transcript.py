@@ -1,0 +1,138 @@
+"""Timed transcripts and JSON chapters: cue times come from the engine's sentence events and
+our sample offsets; they are judged against the PCM itself and re-read by ffmpeg."""
+import array
+import json
+import os
+import re
+import subprocess
+import wave
+
+from common import SRC, Case, main, run, write
+
+SCRIPT = """---
+title: Transcript test
+---
+# Opening
+
+[voice host] Good morning. This is the first paragraph, and it has a sentence that is long enough to be split into two cue lines by the writer.
+
+[voice guest] Thanks! [pause 700ms] I am the guest & I like <angle> brackets.
+
+# Closing
+
+[pause 1s]
+
+Short one. Another short one.
+"""
+
+TIME = re.compile(r"^(\d\d):(\d\d):(\d\d)\.(\d\d\d) --> (\d\d):(\d\d):(\d\d)\.(\d\d\d)$")
+
+
+def ms(h, m, s, f):
+    return ((int(h) * 60 + int(m)) * 60 + int(s)) * 1000 + int(f)
+
+
+def parse_vtt(text):
+    lines = text.split("\n")
+    assert lines[0] == "WEBVTT", lines[0]
+    cues, i = [], 1
+    while i < len(lines):
+        m = TIME.match(lines[i])
+        if m:
+            g = m.groups()
+            cues.append((ms(*g[:4]), ms(*g[4:]), lines[i + 1]))
+            i += 2
+        else:
+            i += 1
+    return cues
+
+
+class Transcripts(Case):
+    def setUp(self):
+        super().setUp()
+        script = write(self.path("t.txt"), SCRIPT)
+        res = run([script, "-o", self.path("t.wav"), "--srt", "--transcript-json"])
+        self.assertEqual(res.returncode, 0, res.stderr)
+        with open(self.path("t.vtt"), encoding="utf-8") as f:
+            self.vtt = f.read()
+        self.cues = parse_vtt(self.vtt)
+        with open(self.path("t.json"), encoding="utf-8") as f:
+            self.side = json.load(f)
+        with wave.open(self.path("t.wav"), "rb") as w:
+            self.rate = w.getframerate()
+            self.pcm = array.array("h", w.readframes(w.getnframes()))
+
+    def test_files_written(self):
+        self.assertEqual(sorted(os.listdir(self.tmp)),
+                         ["t.chapters.json", "t.json", "t.srt", "t.transcript.json", "t.txt", "t.vtt", "t.wav"])
+
+    def test_cues_ordered_non_overlapping_within_audio(self):
+        self.assertGreaterEqual(len(self.cues), 7)
+        last_end = 0
+        for start, end, _ in self.cues:
+            self.assertLess(start, end)
+            self.assertGreaterEqual(start, last_end)
+            last_end = end
+        self.assertLessEqual(last_end, self.side["duration_ms"])
+
+    def test_cue_starts_are_speech_onsets(self):
+        rate, pcm = self.rate, self.pcm
+        prev_end = 0
+        for start, end, text in self.cues:
+            s = start * rate // 1000
+            window = pcm[s:s + rate * 30 // 1000]
+            rms = (sum(x * x for x in window) / len(window)) ** 0.5
+            self.assertGreater(rms, 200, f"no speech right after cue start {start} ms: {text}")
+            if start - prev_end >= 100:
+                # a cue after a pause: the pause is silence right up to the cue start
+                gap = pcm[(prev_end + 1) * rate // 1000: s - 1]   # cue times are whole ms, rounded down
+                self.assertEqual(max(abs(x) for x in gap), 0, f"sound inside the pause before {text}")
+            prev_end = end
+        # and the last voiced sample of the episode is inside the last cue
+        last_sound = max(i for i in range(len(pcm) - 1, len(pcm) - rate, -1) if pcm[i] != 0)
+        self.assertLessEqual(last_sound * 1000 // rate, self.cues[-1][1])
+
+    def test_speakers_and_escaping(self):
+        self.assertIn("<v Host>Good morning.", self.vtt)
+        self.assertIn("<v Guest>Thanks!", self.vtt)
+        self.assertIn("I am the guest &amp; I like &lt;angle&gt; brackets.", self.vtt)
+        for _, _, text in self.cues:
+            self.assertLessEqual(len(re.sub(r"<v [^>]*>", "", text)), 70)
+
+    def test_ffmpeg_reads_the_same_cues(self):
+        """ffmpeg's WebVTT demuxer re-reads our file; its SRT output must carry our times."""
+        srt = subprocess.run(["ffmpeg", "-v", "error", "-i", self.path("t.vtt"), "-f", "srt", "-"],
+                             capture_output=True, text=True, check=True).stdout
+        times = re.findall(r"(\d\d):(\d\d):(\d\d),(\d\d\d) --> (\d\d):(\d\d):(\d\d),(\d\d\d)", srt)
+        self.assertEqual([(ms(*t[:4]), ms(*t[4:])) for t in times], [(a, b) for a, b, _ in self.cues])
+
+    def test_srt_and_json_agree_with_vtt(self):
+        with open(self.path("t.srt"), encoding="utf-8") as f:
+            srt = f.read()
+        times = re.findall(r"(\d\d):(\d\d):(\d\d),(\d\d\d) --> (\d\d):(\d\d):(\d\d),(\d\d\d)", srt)
+        self.assertEqual([(ms(*t[:4]), ms(*t[4:])) for t in times], [(a, b) for a, b, _ in self.cues])
+        with open(self.path("t.transcript.json"), encoding="utf-8") as f:
+            tj = json.load(f)
+        self.assertEqual(tj["version"], "1.0.0")
+        self.assertEqual([(round(s["startTime"] * 1000), round(s["endTime"] * 1000)) for s in tj["segments"]],
+                         [(a, b) for a, b, _ in self.cues])
+        self.assertEqual(tj["segments"][0]["speaker"], "Host")
+
+    def test_json_chapters_agree_with_sidecar(self):
+        with open(self.path("t.chapters.json"), encoding="utf-8") as f:
+            chapters = json.load(f)
+        self.assertEqual(chapters["version"], "1.2.0")
+        self.assertEqual([(round(c["startTime"] * 1000), c["title"]) for c in chapters["chapters"]],
+                         [(c["start_ms"], c["title"]) for c in self.side["chapters"]])
+        times = [c["startTime"] for c in chapters["chapters"]]
+        self.assertEqual(times, sorted(times))
+
+    def test_stale_chapters_file_is_removed(self):
+        write(self.path("t.txt"), "---\ntitle: No chapters now\n---\nJust text.\n")
+        res = run([self.path("t.txt"), "-o", self.path("t.wav")])
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertFalse(os.path.exists(self.path("t.chapters.json")))
+
+
+if __name__ == "__main__":
+    main()
