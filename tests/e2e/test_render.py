@@ -66,7 +66,7 @@ class SampleEpisode(Case):
 
     def test_exit_and_summary_line(self):
         self.assertEqual(self.res.returncode, 0, self.res.stderr)
-        self.assertEqual(listing(self.dir), ["ep.json", "ep.mp3"])
+        self.assertEqual(listing(self.dir), ["ep.chapters.json", "ep.json", "ep.mp3", "ep.vtt"])
         s = self.sidecar
         self.assertRegex(self.res.stdout, re.escape(self.mp3) + r": " + s["duration"] + r", \d+\.\d{3} s, "
                          + str(s["bytes"]) + r" bytes\n")
@@ -141,7 +141,7 @@ class SampleEpisode(Case):
         os.mkdir(again)
         res = run([SAMPLE, "-o", os.path.join(again, "ep.mp3"), "--jobs", "1"])
         self.assertEqual(res.returncode, 0, res.stderr)
-        for name in ("ep.mp3", "ep.json"):
+        for name in ("ep.mp3", "ep.json", "ep.vtt", "ep.chapters.json"):
             with open(os.path.join(self.dir, name), "rb") as a, open(os.path.join(again, name), "rb") as b:
                 self.assertEqual(a.read(), b.read(), name + " differs between renders")
 
