@@ -4,12 +4,55 @@
 #ifndef RE_CLI_H
 #define RE_CLI_H
 
+#include <signal.h>
+
+#include "render.h"
+#include "status.h"
+
 #define RE_EXIT_OK 0
 #define RE_EXIT_USAGE 1
 #define RE_EXIT_MISMATCH 1
 #define RE_EXIT_FAILURE 2
 
-/* `render-episode check MP3 [FILE...]`; argv[0] is "check". Returns the exit status. */
+/* Subcommands; argv[0] is the subcommand's name. Each returns the exit status. */
 int cli_check(int argc, char **argv);
+int cli_batch(int argc, char **argv);
+
+/* The signal that asked us to stop (0 while none did); installed by cli_install_signals. */
+extern volatile sig_atomic_t cli_stop_signal;
+void cli_install_signals(void);
+/* 0 for RE_OK, 128 + signal when interrupted, 2 otherwise. */
+int cli_exit_status(re_status status);
+
+/* Option helpers: parse strictly, print a message naming the option, return RE_EXIT_USAGE. */
+int cli_usage_error(const char *fmt, const char *arg);
+int cli_parse_number(const char *option, const char *text, unsigned long min, unsigned long max,
+                     unsigned long *out);
+/* The value of --name=V or --name V (advancing *i); NULL after printing an error. */
+const char *cli_option_value(int argc, char **argv, int *i, const char *name);
+int cli_is_option(const char *arg, const char *short_name, const char *long_name);
+void cli_print_diagnostics(const re_diagnostics *diag);
+
+/* The options shared by `render` and `batch` (encoder, voices, transcripts, limits). */
+#define CLI_MAX_VOICE_DIRS 16
+typedef struct cli_render_settings {
+    re_render_options options;
+    const char *voice_dirs[CLI_MAX_VOICE_DIRS + 3];
+    size_t voice_dir_count;
+    char *exe_voices;
+    unsigned long max_size, timeout_s, jobs;
+    int quiet;
+} cli_render_settings;
+
+void cli_render_settings_init(cli_render_settings *s);
+/* 1 when argv[*i] was a render option (consumed, with its value), 0 when it is not one,
+ * -1 after a usage error was printed. */
+int cli_render_option(int argc, char **argv, int *i, cli_render_settings *s);
+/* Fills s->options (voice folders: the user's, then the shipped ones). */
+void cli_render_settings_finish(cli_render_settings *s);
+void cli_render_settings_free(cli_render_settings *s);
+
+/* Help text of the shared options. */
+extern const char cli_render_options_help[];
 
 #endif

@@ -48,6 +48,9 @@ typedef struct render {
     size_t running;
     char encoder[160];
     char engine_name[64];
+    int own_engine;
+    size_t synthesized;
+    size_t cached;
 } render;
 
 #define WHY_LEN 512
@@ -105,9 +108,15 @@ static const re_item *first_use(const re_episode *ep, const char *voice)
 static re_status start_engine(render *r)
 {
     char why[WHY_LEN];
-    re_status status = re_engine_create(r->opt->stop, &r->engine, why, sizeof why);
-    if (status != RE_OK)
-        return fail_at(r, status, r->opt->script_path, 0, 0, why);
+    re_status status = RE_OK;
+    if (r->opt->engine) {
+        r->engine = r->opt->engine;
+    } else {
+        status = re_engine_create(r->opt->stop, &r->engine, why, sizeof why);
+        if (status != RE_OK)
+            return fail_at(r, status, r->opt->script_path, 0, 0, why);
+        r->own_engine = 1;
+    }
     snprintf(r->engine_name, sizeof r->engine_name, "espeak-ng %s", re_engine_version(r->engine));
     for (size_t i = 0; i < r->episode->voice_count; i++) {
         status = re_engine_check_voice(r->engine, r->profiles[i], why, sizeof why);
@@ -242,6 +251,7 @@ static re_status speak_item(render *r, size_t i)
         return status;
     if (status != RE_OK)
         return fail_at(r, status, r->opt->script_path, item->line, item->col, why);
+    r->synthesized++;
     status = re_assembler_add_speech(r->assembler, &speech,
                                      (unsigned)profile_of(r, item->voice)->sentence_pause_ms,
                                      why, sizeof why);
@@ -542,6 +552,8 @@ static re_status finish_outputs(render *r, re_render_result *result)
     result->samples = facts.samples;
     result->sample_rate = rate;
     result->bytes = bytes;
+    result->segments_synthesized = r->synthesized;
+    result->segments_cached = r->cached;
     re_duration_format_iso(re_samples_to_seconds(facts.samples, rate), result->duration);
     return RE_OK;
 }
@@ -559,7 +571,8 @@ static void render_cleanup(render *r)
         re_output_discard(r->extras[k]);
     re_transcript_free(&r->transcript);
     re_assembler_free(r->assembler);
-    re_engine_free(r->engine);
+    if (r->own_engine)
+        re_engine_free(r->engine);
     free(r->profiles);
     re_voice_set_free(r->voices);
     re_episode_free(r->episode);

@@ -27,6 +27,8 @@ typedef struct re_render_progress {
     unsigned sample_rate;
 } re_render_progress;
 
+struct re_engine;
+
 typedef struct re_render_options {
     const char *script_path;
     const char *output_path;           /* ends in .mp3 or .wav */
@@ -39,6 +41,7 @@ typedef struct re_render_options {
     int write_srt;                     /* also OUT.srt */
     int write_transcript_json;         /* also OUT.transcript.json (Podcasting 2.0) */
     volatile sig_atomic_t *stop;       /* raised by a signal handler; may be NULL */
+    struct re_engine *engine;          /* a warm engine to use (not freed), or NULL to create one */
     void (*progress)(void *context, const re_render_progress *progress);
     void *progress_context;
 } re_render_options;
@@ -48,6 +51,9 @@ typedef struct re_render_result {
     unsigned sample_rate;
     unsigned long long bytes;          /* of the audio output */
     char duration[32];                 /* ISO 8601 */
+    size_t segments_synthesized;       /* speech segments the engine spoke this time */
+    size_t segments_cached;            /* speech segments taken from the segment cache */
+    int up_to_date;                    /* skipped: outputs exist and were made from these inputs */
 } re_render_result;
 
 /* Renders one episode. Problems in the script, its voice profiles, the engine (with the

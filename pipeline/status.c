@@ -71,3 +71,13 @@ re_status re_diag_add(re_diagnostics *d, const char *file, unsigned line, unsign
     d->items[d->count++] = (re_diag){ name, line, col, message };
     return RE_OK;
 }
+
+void re_diag_format(const re_diag *d, char *buf, size_t len)
+{
+    if (d->line && d->col)
+        snprintf(buf, len, "%s:%u:%u: %s", d->file, d->line, d->col, d->message);
+    else if (d->line)
+        snprintf(buf, len, "%s:%u: %s", d->file, d->line, d->message);
+    else
+        snprintf(buf, len, "%s: %s", d->file, d->message);
+}

@@ -53,4 +53,8 @@ void re_diagnostics_free(re_diagnostics *d);
 re_status re_diag_add(re_diagnostics *d, const char *file, unsigned line, unsigned col,
                       const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
+/* Formats one message as "FILE:LINE:COL: message" ("FILE:LINE: ..." without a column,
+ * "FILE: ..." without a line) into buf, truncating to len. */
+void re_diag_format(const re_diag *d, char *buf, size_t len);
+
 #endif

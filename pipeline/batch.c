@@ -1,0 +1,362 @@
+/* batch.c - scripts in, one worker process per episode (see batch.h). */
+#define _GNU_SOURCE
+#include "batch.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/pidfd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "synth.h"
+
+/* What a worker hands back through its result file, followed by its error text. */
+typedef struct worker_result {
+    int32_t status;
+    int32_t state;
+    re_render_result result;
+} worker_result;
+
+typedef struct worker {
+    size_t episode;
+    pid_t pid;
+    int pidfd;
+    int result_fd;
+    double started;
+} worker;
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+void re_batch_free(re_batch *batch)
+{
+    for (size_t i = 0; i < batch->count; i++) {
+        re_batch_episode *ep = &batch->episodes[i];
+        free(ep->script);
+        free(ep->name);
+        free(ep->output);
+        free(ep->errors);
+    }
+    free(batch->episodes);
+    memset(batch, 0, sizeof *batch);
+}
+
+static re_status add_script(re_batch *batch, size_t *capacity, const char *path)
+{
+    if (batch->count == *capacity) {
+        size_t cap = *capacity ? *capacity * 2 : 16;
+        re_batch_episode *grown = realloc(batch->episodes, cap * sizeof *grown);
+        if (!grown)
+            return RE_ERR_NOMEM;
+        batch->episodes = grown;
+        *capacity = cap;
+    }
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    size_t len = strlen(base);
+    if (len > 4 && strcmp(base + len - 4, ".txt") == 0)
+        len -= 4;
+    re_batch_episode ep = { .script = strdup(path), .name = strndup(base, len) };
+    if (!ep.script || !ep.name) {
+        free(ep.script);
+        free(ep.name);
+        return RE_ERR_NOMEM;
+    }
+    batch->episodes[batch->count++] = ep;
+    return RE_OK;
+}
+
+static int ends_in_txt(const char *name)
+{
+    size_t len = strlen(name);
+    return len > 4 && strcmp(name + len - 4, ".txt") == 0 && name[0] != '.';
+}
+
+static re_status add_folder(re_batch *batch, size_t *capacity, const char *dir, re_diagnostics *diag)
+{
+    DIR *d = opendir(dir);
+    if (!d) {
+        re_status s = re_diag_add(diag, dir, 0, 0, "cannot read the folder: %s", strerror(errno));
+        return s == RE_OK ? RE_ERR_INPUT : s;
+    }
+    re_status status = RE_OK;
+    struct dirent *entry;
+    while (status == RE_OK && (entry = readdir(d)) != NULL) {
+        if (!ends_in_txt(entry->d_name))
+            continue;
+        char *path = NULL;
+        if (asprintf(&path, "%s/%s", dir, entry->d_name) < 0)
+            status = RE_ERR_NOMEM;
+        struct stat st;
+        if (status == RE_OK && stat(path, &st) == 0 && S_ISREG(st.st_mode))
+            status = add_script(batch, capacity, path);
+        free(path);
+    }
+    closedir(d);
+    return status;
+}
+
+static int by_name(const void *a, const void *b)
+{
+    const re_batch_episode *x = a, *y = b;
+    int c = strcmp(x->name, y->name);
+    return c ? c : strcmp(x->script, y->script);
+}
+
+/* Keeps every shard_count-th episode starting at shard_index (1-based). */
+static void keep_shard(re_batch *batch, unsigned index, unsigned count)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < batch->count; i++) {
+        re_batch_episode *ep = &batch->episodes[i];
+        if (i % count == index - 1) {
+            batch->episodes[kept++] = *ep;
+        } else {
+            free(ep->script);
+            free(ep->name);
+        }
+    }
+    batch->count = kept;
+}
+
+re_status re_batch_collect(const char *const *inputs, size_t input_count, const re_batch_options *options,
+                           re_batch *batch, re_diagnostics *diag)
+{
+    memset(batch, 0, sizeof *batch);
+    size_t capacity = 0;
+    re_status status = RE_OK, failed = RE_OK;
+    for (size_t i = 0; status == RE_OK && i < input_count; i++) {
+        struct stat st;
+        if (stat(inputs[i], &st) != 0) {
+            status = re_diag_add(diag, inputs[i], 0, 0, "cannot read: %s", strerror(errno));
+            failed = RE_ERR_INPUT;
+        } else if (S_ISDIR(st.st_mode)) {
+            status = add_folder(batch, &capacity, inputs[i], diag);
+            if (status == RE_ERR_INPUT) {
+                failed = status;
+                status = RE_OK;
+            }
+        } else {
+            status = add_script(batch, &capacity, inputs[i]);
+        }
+    }
+    if (status == RE_OK && failed == RE_OK)
+        qsort(batch->episodes, batch->count, sizeof *batch->episodes, by_name);
+    for (size_t i = 1; status == RE_OK && failed == RE_OK && i < batch->count; i++) {
+        if (strcmp(batch->episodes[i].name, batch->episodes[i - 1].name) == 0) {
+            status = re_diag_add(diag, batch->episodes[i].script, 0, 0,
+                                 "would be written to the same output as %s (%s.mp3)",
+                                 batch->episodes[i - 1].script, batch->episodes[i].name);
+            failed = RE_ERR_INPUT;
+        }
+    }
+    if (status == RE_OK && failed == RE_OK && options->shard_count > 1)
+        keep_shard(batch, options->shard_index, options->shard_count);
+    for (size_t i = 0; status == RE_OK && failed == RE_OK && i < batch->count; i++) {
+        re_batch_episode *ep = &batch->episodes[i];
+        if (asprintf(&ep->output, "%s/%s.mp3", options->outdir, ep->name) < 0) {
+            ep->output = NULL;
+            status = RE_ERR_NOMEM;
+        }
+    }
+    if (status == RE_OK)
+        status = failed;
+    if (status != RE_OK)
+        re_batch_free(batch);
+    return status;
+}
+
+/* The worker side: render one episode and leave the result in the result file. */
+static void worker_main(re_batch_episode *ep, const re_batch_options *options, re_engine *engine,
+                        int result_fd)
+{
+    re_render_options ro = options->render;
+    ro.script_path = ep->script;
+    ro.output_path = ep->output;
+    ro.engine = engine;
+    ro.progress = NULL;
+    re_diagnostics diag;
+    re_diagnostics_init(&diag, RE_DIAG_DEFAULT_LIMIT);
+    worker_result wr = { 0 };
+    wr.status = re_render(&ro, &wr.result, &diag);
+    wr.state = wr.status == RE_OK ? RE_EPISODE_RENDERED : RE_EPISODE_FAILED;
+    if (wr.status == RE_OK && wr.result.up_to_date)
+        wr.state = RE_EPISODE_UP_TO_DATE;
+    FILE *out = fdopen(result_fd, "wb");
+    if (!out)
+        _exit(3);
+    fwrite(&wr, sizeof wr, 1, out);
+    for (size_t i = 0; i < diag.count; i++) {
+        char line[2048];
+        re_diag_format(&diag.items[i], line, sizeof line);
+        fprintf(out, "%s\n", line);
+    }
+    if (diag.count == 0 && wr.status != RE_OK)
+        fprintf(out, "%s: %s\n", ep->script, re_strerror((re_status)wr.status));
+    _exit(fclose(out) == 0 ? 0 : 3);
+}
+
+static re_status start_worker(re_batch *batch, size_t i, const re_batch_options *options,
+                              re_engine *engine, worker *w)
+{
+    memset(w, 0, sizeof *w);
+    w->episode = i;
+    w->pidfd = -1;
+    w->result_fd = memfd_create("re-batch-result", MFD_CLOEXEC);
+    if (w->result_fd < 0)
+        return RE_ERR_NOMEM;
+    fflush(NULL);
+    w->started = now_seconds();
+    w->pid = fork();
+    if (w->pid < 0) {
+        close(w->result_fd);
+        return RE_ERR_NOMEM;
+    }
+    if (w->pid == 0)
+        worker_main(&batch->episodes[i], options, engine, dup(w->result_fd));
+    w->pidfd = pidfd_open(w->pid, 0);
+    if (w->pidfd < 0) {
+        kill(w->pid, SIGKILL);
+        waitpid(w->pid, NULL, 0);
+        close(w->result_fd);
+        return RE_ERR_NOMEM;
+    }
+    return RE_OK;
+}
+
+/* Reads a finished worker's result into its episode. */
+static void collect_worker(re_batch *batch, worker *w, int wstatus)
+{
+    re_batch_episode *ep = &batch->episodes[w->episode];
+    ep->seconds = now_seconds() - w->started;
+    ep->state = RE_EPISODE_FAILED;
+    ep->status = RE_ERR_ENGINE;
+    struct stat st;
+    worker_result wr;
+    int have = fstat(w->result_fd, &st) == 0 && (size_t)st.st_size >= sizeof wr
+               && pread(w->result_fd, &wr, sizeof wr, 0) == (ssize_t)sizeof wr;
+    if (!have || !WIFEXITED(wstatus) || WEXITSTATUS(wstatus) != 0) {
+        const char *how = WIFSIGNALED(wstatus) ? sigabbrev_np(WTERMSIG(wstatus)) : NULL;
+        if (asprintf(&ep->errors, "%s: the worker rendering it died (%s%s)", ep->script,
+                     how ? "SIG" : "exit status ", how ? how : "?") < 0)
+            ep->errors = NULL;
+    } else {
+        ep->state = (re_episode_state)wr.state;
+        ep->status = (re_status)wr.status;
+        ep->result = wr.result;
+        size_t len = (size_t)st.st_size - sizeof wr;
+        if (len > 0 && (ep->errors = malloc(len + 1)) != NULL) {
+            ssize_t n = pread(w->result_fd, ep->errors, len, sizeof wr);
+            ep->errors[n > 0 ? (size_t)n : 0] = '\0';
+        }
+    }
+    close(w->result_fd);
+    close(w->pidfd);
+}
+
+static void report_progress(const re_batch *batch, const re_batch_options *options, size_t done,
+                            double started)
+{
+    if (!options->progress)
+        return;
+    re_batch_progress p = { .done = done, .total = batch->count, .elapsed = now_seconds() - started };
+    for (size_t i = 0; i < batch->count; i++) {
+        const re_batch_episode *ep = &batch->episodes[i];
+        if (ep->state == RE_EPISODE_FAILED && ep->seconds > 0)
+            p.failed++;
+        if (ep->state != RE_EPISODE_FAILED && ep->result.sample_rate)
+            p.audio_ms += ep->result.samples * 1000 / ep->result.sample_rate;
+    }
+    options->progress(options->progress_context, &p);
+}
+
+/* Waits until at least one worker ends (or a short while passes) and collects it. */
+static size_t reap_some(re_batch *batch, const re_batch_options *options, worker *running,
+                        size_t *running_count)
+{
+    struct pollfd fds[64];
+    size_t n = *running_count;
+    for (size_t i = 0; i < n; i++)
+        fds[i] = (struct pollfd){ .fd = running[i].pidfd, .events = POLLIN };
+    if (poll(fds, n, 100) <= 0)
+        return 0;
+    size_t reaped = 0;
+    for (size_t i = 0; i < n;) {
+        int wstatus;
+        if (!(fds[i].revents & POLLIN) || waitpid(running[i].pid, &wstatus, WNOHANG) <= 0) {
+            i++;
+            continue;
+        }
+        collect_worker(batch, &running[i], wstatus);
+        if (options->finished)
+            options->finished(options->finished_context, &batch->episodes[running[i].episode]);
+        running[i] = running[n - 1];
+        fds[i] = fds[n - 1];
+        n--;
+        reaped++;
+    }
+    *running_count = n;
+    return reaped;
+}
+
+re_status re_batch_run(re_batch *batch, const re_batch_options *options, re_diagnostics *diag)
+{
+    if (mkdir(options->outdir, 0777) != 0 && errno != EEXIST) {
+        re_status s = re_diag_add(diag, options->outdir, 0, 0, "cannot create the output folder: %s",
+                                  strerror(errno));
+        return s == RE_OK ? RE_ERR_WRITE : s;
+    }
+    re_engine *engine;
+    char why[512];
+    re_status status = re_engine_create(options->stop, &engine, why, sizeof why);
+    if (status != RE_OK) {
+        re_diag_add(diag, "render-episode", 0, 0, "%s", why);
+        return status;
+    }
+    unsigned workers = options->workers ? options->workers : 1;
+    if (workers > 64)
+        workers = 64;
+    worker running[64];
+    size_t running_count = 0, next = 0, done = 0;
+    double started = now_seconds();
+    int forwarded = 0;
+    while (done < batch->count) {
+        int stopping = options->stop && *options->stop;
+        while (!stopping && status == RE_OK && running_count < workers && next < batch->count) {
+            status = start_worker(batch, next, options, engine, &running[running_count]);
+            if (status == RE_OK) {
+                running_count++;
+                next++;
+            }
+        }
+        if (running_count == 0)
+            break;
+        if (stopping && !forwarded) {
+            /* Ctrl-C reaches every worker by itself; a SIGTERM sent to us alone must be passed on. */
+            for (size_t i = 0; i < running_count; i++)
+                kill(running[i].pid, (int)*options->stop);
+            forwarded = 1;
+        }
+        size_t reaped = reap_some(batch, options, running, &running_count);
+        done += reaped;
+        if (reaped)
+            report_progress(batch, options, done, started);
+    }
+    re_engine_free(engine);
+    if (options->stop && *options->stop)
+        return RE_ERR_INTERRUPTED;
+    if (status != RE_OK)
+        re_diag_add(diag, "render-episode", 0, 0, "cannot start a worker process: %s", strerror(errno));
+    return status;
+}

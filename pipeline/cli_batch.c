@@ -1,0 +1,215 @@
+/* cli_batch.c - `render-episode batch`: options, the progress display, the summary table,
+ * the report files, and the exit status (0 all ok, 1 any episode failed, 2 nothing could
+ * run, 130/143 interrupted). */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "batch.h"
+#include "cli.h"
+#include "output.h"
+#include "report.h"
+
+static const char batch_usage[] =
+    "usage: render-episode batch [-j N] -O OUTDIR FILE|DIR... [options]\n"
+    "\n"
+    "Renders every script (each FILE, and the *.txt files of each DIR) to OUTDIR/NAME.mp3\n"
+    "with its sidecar, transcript and chapters, N episodes at once. Episodes whose outputs\n"
+    "exist and were made from the same inputs are not rendered again.\n"
+    "\n"
+    "  -O, --outdir DIR         where the outputs go (created if missing)\n"
+    "      --shard K/N          render only shard K of N (for a CI matrix of N runners)\n"
+    "      --report FILE.json   per-episode results as JSON\n"
+    "      --junit FILE.xml     per-episode results as JUnit XML\n"
+    "      --progress           show the progress display even when stderr is not a terminal\n";
+
+typedef struct batch_cli {
+    cli_render_settings render;
+    re_batch_options options;
+    const char **inputs;
+    size_t input_count;
+    const char *report;
+    const char *junit;
+    int progress;
+} batch_cli;
+
+static int parse_shard(const char *text, unsigned *index, unsigned *count)
+{
+    char *end;
+    unsigned long k = strtoul(text, &end, 10);
+    if (end == text || *end != '/' || text[0] < '0' || text[0] > '9')
+        return -1;
+    const char *second = end + 1;
+    unsigned long n = strtoul(second, &end, 10);
+    if (end == second || *end || second[0] < '0' || second[0] > '9' || n < 1 || n > 1000 || k < 1 || k > n)
+        return -1;
+    *index = (unsigned)k;
+    *count = (unsigned)n;
+    return 0;
+}
+
+/* Returns -1 to go on, or an exit status. */
+static int parse_batch_args(int argc, char **argv, batch_cli *cli)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i], *v;
+        int taken = cli_render_option(argc, argv, &i, &cli->render);
+        if (taken < 0)
+            return RE_EXIT_USAGE;
+        if (taken)
+            continue;
+        if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
+            fputs(batch_usage, stdout);
+            fputs(cli_render_options_help, stdout);
+            return RE_EXIT_OK;
+        } else if (cli_is_option(arg, "-O", "--outdir")) {
+            if (!(cli->options.outdir = cli_option_value(argc, argv, &i, "--outdir")))
+                return RE_EXIT_USAGE;
+        } else if (cli_is_option(arg, NULL, "--shard")) {
+            if (!(v = cli_option_value(argc, argv, &i, "--shard")))
+                return RE_EXIT_USAGE;
+            if (parse_shard(v, &cli->options.shard_index, &cli->options.shard_count) != 0)
+                return cli_usage_error("--shard needs K/N with 1 <= K <= N <= 1000, not '%s'", v);
+        } else if (cli_is_option(arg, NULL, "--report")) {
+            if (!(cli->report = cli_option_value(argc, argv, &i, "--report")))
+                return RE_EXIT_USAGE;
+        } else if (cli_is_option(arg, NULL, "--junit")) {
+            if (!(cli->junit = cli_option_value(argc, argv, &i, "--junit")))
+                return RE_EXIT_USAGE;
+        } else if (strcmp(arg, "--progress") == 0) {
+            cli->progress = 1;
+        } else if (arg[0] == '-' && arg[1] != '\0') {
+            return cli_usage_error("unknown option '%s'", arg);
+        } else {
+            cli->inputs[cli->input_count++] = arg;
+        }
+    }
+    if (!cli->options.outdir)
+        return cli_usage_error("%s", "batch needs -O OUTDIR");
+    if (cli->input_count == 0)
+        return cli_usage_error("%s", "batch needs at least one script or folder");
+    return -1;
+}
+
+static void show_progress(void *context, const re_batch_progress *p)
+{
+    (void)context;
+    double eta = p->done ? p->elapsed / (double)p->done * (double)(p->total - p->done) : 0;
+    fprintf(stderr, "\r%zu/%zu episodes%s%zu failed, %llu:%02llu of audio, ETA %.0f s\033[K",
+            p->done, p->total, p->failed ? ", " : " (", p->failed,
+            p->audio_ms / 60000, p->audio_ms / 1000 % 60, eta);
+    if (!p->failed)
+        fputs(")", stderr);
+}
+
+/* Errors as they happen, so a long CI log shows them next to their cause. */
+static void print_finished(void *context, const re_batch_episode *ep)
+{
+    int *show = context;
+    if (ep->errors && ep->state == RE_EPISODE_FAILED) {
+        if (*show)
+            fputs("\r\033[K", stderr);
+        fputs(ep->errors, stderr);
+    }
+}
+
+static void print_summary(const re_batch *batch)
+{
+    size_t width = 7, counts[3] = { 0, 0, 0 };
+    for (size_t i = 0; i < batch->count; i++)
+        if (strlen(batch->episodes[i].name) > width)
+            width = strlen(batch->episodes[i].name);
+    printf("%-*s  %-10s  %9s  %10s  %7s  %s\n", (int)width, "episode", "status", "duration", "size",
+           "time", "segments");
+    for (size_t i = 0; i < batch->count; i++) {
+        const re_batch_episode *ep = &batch->episodes[i];
+        counts[ep->state]++;
+        if (ep->state == RE_EPISODE_FAILED) {
+            printf("%-*s  %-10s  %9s  %10s  %6.1fs  -\n", (int)width, ep->name, "FAILED", "-", "-",
+                   ep->seconds);
+            continue;
+        }
+        printf("%-*s  %-10s  %9s  %10llu  %6.1fs  %zu synthesized, %zu cached\n", (int)width,
+               ep->name, re_episode_state_name(ep->state), ep->result.duration, ep->result.bytes,
+               ep->seconds, ep->result.segments_synthesized, ep->result.segments_cached);
+    }
+    printf("%zu episodes: %zu rendered, %zu up to date, %zu failed\n", batch->count,
+           counts[RE_EPISODE_RENDERED], counts[RE_EPISODE_UP_TO_DATE], counts[RE_EPISODE_FAILED]);
+}
+
+static int write_report(const char *path, const re_batch *batch, int junit)
+{
+    char why[512];
+    re_output *out;
+    if (re_output_open(path, &out, why, sizeof why) != RE_OK) {
+        fprintf(stderr, "%s: %s\n", path, why);
+        return -1;
+    }
+    re_status status = junit ? re_report_write_junit(re_output_stream(out), batch)
+                             : re_report_write_json(re_output_stream(out), batch);
+    if (status != RE_OK) {
+        re_output_discard(out);
+        fprintf(stderr, "%s: %s\n", path, re_strerror(status));
+        return -1;
+    }
+    if (re_output_commit(out, why, sizeof why) != RE_OK) {
+        fprintf(stderr, "%s: %s\n", path, why);
+        return -1;
+    }
+    return 0;
+}
+
+int cli_batch(int argc, char **argv)
+{
+    batch_cli cli;
+    memset(&cli, 0, sizeof cli);
+    cli_render_settings_init(&cli.render);
+    cli.options.shard_index = cli.options.shard_count = 1;
+    cli.inputs = calloc((size_t)argc, sizeof *cli.inputs);
+    if (!cli.inputs)
+        return RE_EXIT_FAILURE;
+    int rc = parse_batch_args(argc, argv, &cli);
+    if (rc >= 0) {
+        free(cli.inputs);
+        return rc;
+    }
+    cli_render_settings_finish(&cli.render);
+    int show = cli.progress || (!cli.render.quiet && isatty(STDERR_FILENO));
+    cli.options.render = cli.render.options;
+    cli.options.workers = (unsigned)cli.render.jobs;
+    cli.options.stop = &cli_stop_signal;
+    cli.options.progress = show ? show_progress : NULL;
+    cli.options.finished = print_finished;
+    cli.options.finished_context = &show;
+
+    re_diagnostics diag;
+    re_diagnostics_init(&diag, RE_DIAG_DEFAULT_LIMIT);
+    re_batch batch;
+    re_status status = re_batch_collect(cli.inputs, cli.input_count, &cli.options, &batch, &diag);
+    if (status == RE_OK) {
+        status = re_batch_run(&batch, &cli.options, &diag);
+        if (show)
+            fputs("\r\033[K", stderr);
+    }
+    cli_print_diagnostics(&diag);
+    int exit_status = cli_exit_status(status);
+    if (status == RE_OK || status == RE_ERR_INTERRUPTED) {
+        if (status == RE_ERR_INTERRUPTED)
+            fprintf(stderr, "render-episode: interrupted; unfinished episodes were not written\n");
+        else
+            print_summary(&batch);
+        for (size_t i = 0; status == RE_OK && i < batch.count; i++)
+            if (batch.episodes[i].state == RE_EPISODE_FAILED)
+                exit_status = RE_EXIT_MISMATCH;
+        if ((cli.report && write_report(cli.report, &batch, 0) != 0)
+            || (cli.junit && write_report(cli.junit, &batch, 1) != 0))
+            exit_status = RE_EXIT_FAILURE;
+        re_batch_free(&batch);
+    }
+    re_diagnostics_free(&diag);
+    cli_render_settings_free(&cli.render);
+    free(cli.inputs);
+    return exit_status;
+}

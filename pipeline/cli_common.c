@@ -1,0 +1,197 @@
+/* cli_common.c - what every subcommand of the command line shares: signals, exit statuses,
+ * strict option parsing, diagnostics printing, and the render options `render` and `batch`
+ * have in common. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "script.h"
+
+volatile sig_atomic_t cli_stop_signal;
+
+static void on_stop_signal(int sig)
+{
+    cli_stop_signal = sig;
+}
+
+void cli_install_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop_signal;   /* no SA_RESTART: waits return early and see the flag */
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);         /* a closed stdout is a write error, not a death */
+}
+
+int cli_exit_status(re_status status)
+{
+    if (status == RE_OK)
+        return RE_EXIT_OK;
+    if (status == RE_ERR_INTERRUPTED && cli_stop_signal)
+        return 128 + cli_stop_signal;
+    return RE_EXIT_FAILURE;
+}
+
+int cli_usage_error(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "render-episode: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\nTry 'render-episode --help'.\n");
+    return RE_EXIT_USAGE;
+}
+
+int cli_parse_number(const char *option, const char *text, unsigned long min, unsigned long max,
+                     unsigned long *out)
+{
+    char *end = NULL;
+    errno = 0;
+    unsigned long value = text && *text >= '0' && *text <= '9' ? strtoul(text, &end, 10) : 0;
+    if (!text || !end || *end != '\0' || errno == ERANGE || value < min || value > max) {
+        fprintf(stderr, "render-episode: %s needs a whole number from %lu to %lu, not '%s'\n",
+                option, min, max, text ? text : "");
+        return -1;
+    }
+    *out = value;
+    return 0;
+}
+
+const char *cli_option_value(int argc, char **argv, int *i, const char *name)
+{
+    const char *arg = argv[*i];
+    size_t n = strlen(name);
+    if (strncmp(arg, name, n) == 0 && arg[n] == '=')
+        return arg + n + 1;
+    if (*i + 1 >= argc) {
+        cli_usage_error("%s needs a value", name);
+        return NULL;
+    }
+    return argv[++*i];
+}
+
+int cli_is_option(const char *arg, const char *short_name, const char *long_name)
+{
+    size_t n = strlen(long_name);
+    return (short_name && strcmp(arg, short_name) == 0) || strcmp(arg, long_name) == 0
+           || (strncmp(arg, long_name, n) == 0 && arg[n] == '=');
+}
+
+void cli_print_diagnostics(const re_diagnostics *diag)
+{
+    for (size_t i = 0; i < diag->count; i++) {
+        char line[2048];
+        re_diag_format(&diag->items[i], line, sizeof line);
+        fprintf(stderr, "%s\n", line);
+    }
+    if (diag->truncated)
+        fprintf(stderr, "render-episode: too many errors; only the first %zu are shown\n", diag->count);
+}
+
+const char cli_render_options_help[] =
+    "  -b, --bitrate KBPS       MP3 CBR bitrate (default 64; 56..160 at 22050 Hz)\n"
+    "      --quality N          LAME quality 0 (best) .. 9 (fastest) (default: LAME's)\n"
+    "      --voices DIR         also look for voice profiles in DIR, first (repeatable)\n"
+    "  -j, --jobs N             processes at once, 1..64 (default: CPUs)\n"
+    "      --srt                also write OUT.srt (the WebVTT OUT.vtt is always written)\n"
+    "      --transcript-json    also write OUT.transcript.json (Podcasting 2.0)\n"
+    "      --max-size BYTES     refuse scripts larger than this (default 8388608)\n"
+    "      --segment-timeout S  give up on a paragraph after S seconds (default 120)\n"
+    "  -q, --quiet              no progress display\n";
+
+void cli_render_settings_init(cli_render_settings *s)
+{
+    memset(s, 0, sizeof *s);
+    s->options.mp3 = (re_mp3_settings){ RE_MP3_DEFAULT_BITRATE, -1 };
+    s->max_size = RE_SCRIPT_DEFAULT_MAX_SIZE;
+    s->timeout_s = RE_ENGINE_TIMEOUT_MS / 1000;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    s->jobs = cpus > 0 ? (unsigned long)(cpus < 64 ? cpus : 64) : 1;
+}
+
+int cli_render_option(int argc, char **argv, int *i, cli_render_settings *s)
+{
+    const char *arg = argv[*i], *v;
+    unsigned long n;
+    if (cli_is_option(arg, "-b", "--bitrate")) {
+        if (!(v = cli_option_value(argc, argv, i, "--bitrate")) || cli_parse_number("--bitrate", v, 8, 320, &n))
+            return -1;
+        s->options.mp3.bitrate_kbps = (int)n;
+    } else if (cli_is_option(arg, NULL, "--quality")) {
+        if (!(v = cli_option_value(argc, argv, i, "--quality")) || cli_parse_number("--quality", v, 0, 9, &n))
+            return -1;
+        s->options.mp3.quality = (int)n;
+    } else if (cli_is_option(arg, NULL, "--voices")) {
+        if (!(v = cli_option_value(argc, argv, i, "--voices")))
+            return -1;
+        if (s->voice_dir_count == CLI_MAX_VOICE_DIRS) {
+            cli_usage_error("at most %s --voices folders", "16");
+            return -1;
+        }
+        s->voice_dirs[s->voice_dir_count++] = v;
+    } else if (cli_is_option(arg, "-j", "--jobs")) {
+        if (!(v = cli_option_value(argc, argv, i, "--jobs")) || cli_parse_number("--jobs", v, 1, 64, &s->jobs))
+            return -1;
+    } else if (cli_is_option(arg, NULL, "--max-size")) {
+        if (!(v = cli_option_value(argc, argv, i, "--max-size"))
+            || cli_parse_number("--max-size", v, 1, 1UL << 30, &s->max_size))
+            return -1;
+    } else if (cli_is_option(arg, NULL, "--segment-timeout")) {
+        if (!(v = cli_option_value(argc, argv, i, "--segment-timeout"))
+            || cli_parse_number("--segment-timeout", v, 1, 3600, &s->timeout_s))
+            return -1;
+    } else if (strcmp(arg, "--srt") == 0) {
+        s->options.write_srt = 1;
+    } else if (strcmp(arg, "--transcript-json") == 0) {
+        s->options.write_transcript_json = 1;
+    } else if (strcmp(arg, "-q") == 0 || strcmp(arg, "--quiet") == 0) {
+        s->quiet = 1;
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
+/* Default voice folders after the user's: beside the installed program, the source tree
+ * this program was built from, the configured install location. */
+static void add_default_voice_dirs(cli_render_settings *s)
+{
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n] = '\0';
+        char *slash = strrchr(exe, '/');
+        if (slash) {
+            *slash = '\0';
+            if (asprintf(&s->exe_voices, "%s/../share/render-episode/voices", exe) < 0)
+                s->exe_voices = NULL;
+        }
+    }
+    if (s->exe_voices)
+        s->voice_dirs[s->voice_dir_count++] = s->exe_voices;
+    s->voice_dirs[s->voice_dir_count++] = RE_SOURCE_VOICES_DIR;
+    s->voice_dirs[s->voice_dir_count++] = RE_INSTALL_VOICES_DIR;
+}
+
+void cli_render_settings_finish(cli_render_settings *s)
+{
+    add_default_voice_dirs(s);
+    s->options.voice_dirs = s->voice_dirs;
+    s->options.voice_dir_count = s->voice_dir_count;
+    s->options.max_script_size = s->max_size;
+    s->options.engine_timeout_ms = (unsigned)(s->timeout_s * 1000);
+    s->options.jobs = (unsigned)s->jobs;
+    s->options.stop = &cli_stop_signal;
+}
+
+void cli_render_settings_free(cli_render_settings *s)
+{
+    free(s->exe_voices);
+    s->exe_voices = NULL;
+}

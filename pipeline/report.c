@@ -1,0 +1,131 @@
+/* report.c - the batch's JSON report (jansson) and JUnit XML (libxml2). */
+#include "report.h"
+
+#include <string.h>
+
+#include <jansson.h>
+#include <libxml/xmlwriter.h>
+
+#include "duration.h"
+
+const char *re_episode_state_name(re_episode_state state)
+{
+    switch (state) {
+    case RE_EPISODE_RENDERED: return "rendered";
+    case RE_EPISODE_UP_TO_DATE: return "up-to-date";
+    case RE_EPISODE_FAILED: return "failed";
+    }
+    return "unknown";
+}
+
+static json_t *episode_json(const re_batch_episode *ep)
+{
+    int ok = ep->state != RE_EPISODE_FAILED;
+    const re_render_result *r = &ep->result;
+    return json_pack("{s:s, s:s, s:s, s:s?, s:s?, s:o, s:o, s:f, s:I, s:I}",
+                     "script", ep->script, "output", ep->output,
+                     "status", re_episode_state_name(ep->state),
+                     "error", ep->errors,
+                     "duration", ok ? r->duration : NULL,
+                     "duration_ms", ok && r->sample_rate
+                                        ? json_integer((json_int_t)re_samples_to_ms(r->samples, r->sample_rate))
+                                        : json_null(),
+                     "bytes", ok ? json_integer((json_int_t)r->bytes) : json_null(),
+                     "seconds", ep->seconds,
+                     "segments_synthesized", (json_int_t)r->segments_synthesized,
+                     "segments_cached", (json_int_t)r->segments_cached);
+}
+
+re_status re_report_write_json(FILE *out, const re_batch *batch)
+{
+    json_t *list = json_array();
+    size_t counts[3] = { 0, 0, 0 };
+    for (size_t i = 0; list && i < batch->count; i++) {
+        json_t *item = episode_json(&batch->episodes[i]);
+        counts[batch->episodes[i].state]++;
+        if (!item || json_array_append_new(list, item) != 0) {
+            json_decref(list);
+            return RE_ERR_NOMEM;
+        }
+    }
+    json_t *root = json_pack("{s:o, s:I, s:I, s:I}", "episodes", list,
+                             "rendered", (json_int_t)counts[RE_EPISODE_RENDERED],
+                             "up_to_date", (json_int_t)counts[RE_EPISODE_UP_TO_DATE],
+                             "failed", (json_int_t)counts[RE_EPISODE_FAILED]);
+    if (!root)
+        return RE_ERR_NOMEM;
+    int rc = json_dumpf(root, out, JSON_INDENT(2));
+    json_decref(root);
+    return rc != 0 || fputc('\n', out) == EOF ? RE_ERR_WRITE : RE_OK;
+}
+
+static int write_case(xmlTextWriterPtr w, const re_batch_episode *ep)
+{
+    char seconds[32];
+    snprintf(seconds, sizeof seconds, "%.3f", ep->seconds);
+    if (xmlTextWriterStartElement(w, BAD_CAST "testcase") < 0
+        || xmlTextWriterWriteAttribute(w, BAD_CAST "classname", BAD_CAST "render-episode") < 0
+        || xmlTextWriterWriteAttribute(w, BAD_CAST "name", BAD_CAST ep->script) < 0
+        || xmlTextWriterWriteAttribute(w, BAD_CAST "time", BAD_CAST seconds) < 0)
+        return -1;
+    if (ep->state == RE_EPISODE_FAILED) {
+        const char *errors = ep->errors ? ep->errors : re_strerror(ep->status);
+        size_t first_line = strcspn(errors, "\n");
+        char message[512];
+        snprintf(message, sizeof message, "%.*s", (int)first_line, errors);
+        if (xmlTextWriterStartElement(w, BAD_CAST "failure") < 0
+            || xmlTextWriterWriteAttribute(w, BAD_CAST "message", BAD_CAST message) < 0
+            || xmlTextWriterWriteString(w, BAD_CAST errors) < 0
+            || xmlTextWriterEndElement(w) < 0)
+            return -1;
+    } else {
+        char text[256];
+        snprintf(text, sizeof text, "%s %s, %llu bytes, %zu segments synthesized, %zu cached\n",
+                 re_episode_state_name(ep->state), ep->result.duration, ep->result.bytes,
+                 ep->result.segments_synthesized, ep->result.segments_cached);
+        if (xmlTextWriterWriteElement(w, BAD_CAST "system-out", BAD_CAST text) < 0)
+            return -1;
+    }
+    return xmlTextWriterEndElement(w);
+}
+
+re_status re_report_write_junit(FILE *out, const re_batch *batch)
+{
+    xmlBufferPtr buffer = xmlBufferCreate();
+    xmlTextWriterPtr w = buffer ? xmlNewTextWriterMemory(buffer, 0) : NULL;
+    if (!w) {
+        xmlBufferFree(buffer);
+        return RE_ERR_NOMEM;
+    }
+    size_t failures = 0;
+    double total = 0;
+    for (size_t i = 0; i < batch->count; i++) {
+        failures += batch->episodes[i].state == RE_EPISODE_FAILED;
+        total += batch->episodes[i].seconds;
+    }
+    char tests[32], failed[32], seconds[32];
+    snprintf(tests, sizeof tests, "%zu", batch->count);
+    snprintf(failed, sizeof failed, "%zu", failures);
+    snprintf(seconds, sizeof seconds, "%.3f", total);
+    int rc = xmlTextWriterSetIndent(w, 1);
+    if (rc >= 0) rc = xmlTextWriterStartDocument(w, NULL, "UTF-8", NULL);
+    if (rc >= 0) rc = xmlTextWriterStartElement(w, BAD_CAST "testsuites");
+    if (rc >= 0) rc = xmlTextWriterStartElement(w, BAD_CAST "testsuite");
+    if (rc >= 0) rc = xmlTextWriterWriteAttribute(w, BAD_CAST "name", BAD_CAST "render-episode batch");
+    if (rc >= 0) rc = xmlTextWriterWriteAttribute(w, BAD_CAST "tests", BAD_CAST tests);
+    if (rc >= 0) rc = xmlTextWriterWriteAttribute(w, BAD_CAST "failures", BAD_CAST failed);
+    if (rc >= 0) rc = xmlTextWriterWriteAttribute(w, BAD_CAST "errors", BAD_CAST "0");
+    if (rc >= 0) rc = xmlTextWriterWriteAttribute(w, BAD_CAST "time", BAD_CAST seconds);
+    for (size_t i = 0; rc >= 0 && i < batch->count; i++)
+        rc = write_case(w, &batch->episodes[i]);
+    if (rc >= 0) rc = xmlTextWriterEndDocument(w);   /* closes every open element */
+    xmlFreeTextWriter(w);
+    re_status status = RE_OK;
+    if (rc < 0)
+        status = RE_ERR_NOMEM;
+    else if (fwrite(xmlBufferContent(buffer), 1, (size_t)xmlBufferLength(buffer), out)
+             != (size_t)xmlBufferLength(buffer))
+        status = RE_ERR_WRITE;
+    xmlBufferFree(buffer);
+    return status;
+}

@@ -1,0 +1,24 @@
+/* report.h - what a batch tells CI: a JSON report and a JUnit XML file (one test case per
+ * episode, so CI test views list episodes and show why one failed). */
+#ifndef RE_REPORT_H
+#define RE_REPORT_H
+
+#include <stdio.h>
+
+#include "batch.h"
+#include "status.h"
+
+/* {"episodes": [{script, output, status ("rendered" | "up-to-date" | "failed"), error,
+ *  duration, duration_ms, bytes, seconds, segments_synthesized, segments_cached}],
+ *  "rendered": n, "up_to_date": n, "failed": n} */
+re_status re_report_write_json(FILE *out, const re_batch *batch);
+
+/* <testsuites><testsuite name="render-episode batch" tests= failures= time=><testcase
+ * classname="render-episode" name=SCRIPT time=>[<failure message=...>errors</failure>]
+ * </testcase>...</testsuite></testsuites>, written with libxml2's xmlTextWriter. */
+re_status re_report_write_junit(FILE *out, const re_batch *batch);
+
+/* "rendered", "up-to-date" or "failed". */
+const char *re_episode_state_name(re_episode_state state);
+
+#endif

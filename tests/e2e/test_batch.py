@@ -1,0 +1,100 @@
+"""Batch rendering: every script rendered once, failures isolated, shards partition the work,
+outputs byte-identical to single renders whatever -j, reports readable by other tools."""
+import json
+import os
+import subprocess
+import xml.etree.ElementTree as ET
+
+from common import Case, listing, main, run, write
+
+
+def script(i, extra=""):
+    return (f"---\ntitle: Episode {i}\nshow: Batch Show\npublished: 2026-11-{i + 1:02d}\n---\n"
+            f"# Part one\n\nThis is episode number {i}. It has two paragraphs.\n\n"
+            f"The second paragraph is here, with a pause. [pause 500ms] Done.{extra}\n")
+
+
+class Batch(Case):
+    def setUp(self):
+        super().setUp()
+        self.scripts = self.path("scripts")
+        os.mkdir(self.scripts)
+        for i in range(5):
+            write(os.path.join(self.scripts, f"ep{i}.txt"), script(i))
+        write(os.path.join(self.scripts, "broken.txt"), "---\ntitle: Broken\n---\nBad [pause 0ms] pause.\n")
+        write(os.path.join(self.scripts, "notes.md"), "not a script")
+
+    def batch(self, *args):
+        return run(["batch", *args])
+
+    def test_renders_all_isolates_failures_and_reports(self):
+        out = self.path("out")
+        res = self.batch("-j", "2", "-O", out, self.scripts, "--report", self.path("r.json"),
+                         "--junit", self.path("j.xml"))
+        self.assertEqual(res.returncode, 1, res.stderr)            # one episode failed
+        self.assertIn("broken.txt:4:5:", res.stderr)               # FILE:LINE:COL of the bad pause
+        for i in range(5):
+            self.assertTrue(os.path.exists(os.path.join(out, f"ep{i}.mp3")))
+            self.assertTrue(os.path.exists(os.path.join(out, f"ep{i}.json")))
+        self.assertFalse(any(n.startswith("broken") for n in listing(out)))
+        self.assertFalse(any(n.startswith(".") for n in listing(out)))   # no temporary debris
+        self.assertRegex(res.stdout, r"6 episodes: 5 rendered, 0 up to date, 1 failed")
+        with open(self.path("r.json"), encoding="utf-8") as f:
+            report = json.load(f)
+        by_script = {os.path.basename(e["script"]): e for e in report["episodes"]}
+        self.assertEqual(by_script["broken.txt"]["status"], "failed")
+        self.assertIn("pause", by_script["broken.txt"]["error"])
+        ok = by_script["ep0.txt"]
+        with open(os.path.join(out, "ep0.json"), encoding="utf-8") as f:
+            side = json.load(f)
+        self.assertEqual((ok["duration"], ok["duration_ms"], ok["bytes"]),
+                         (side["duration"], side["duration_ms"], side["bytes"]))
+        subprocess.run(["xmllint", "--noout", self.path("j.xml")], check=True)
+        suite = ET.parse(self.path("j.xml")).getroot().find("testsuite")
+        self.assertEqual((suite.get("tests"), suite.get("failures")), ("6", "1"))
+        failed = [c for c in suite.iter("testcase") if c.find("failure") is not None]
+        self.assertEqual(len(failed), 1)
+        self.assertIn("broken.txt", failed[0].get("name"))
+
+    def test_same_bytes_alone_and_with_any_jobs(self):
+        os.remove(os.path.join(self.scripts, "broken.txt"))
+        for jobs in ("1", "2", "3"):
+            res = self.batch("-j", jobs, "-O", self.path("out" + jobs), self.scripts)
+            self.assertEqual(res.returncode, 0, res.stderr)
+        alone = self.path("alone")
+        os.mkdir(alone)
+        res = run([os.path.join(self.scripts, "ep3.txt"), "-o", os.path.join(alone, "ep3.mp3")])
+        self.assertEqual(res.returncode, 0, res.stderr)
+        for name in ("ep3.mp3", "ep3.json", "ep3.vtt", "ep3.chapters.json"):
+            blobs = set()
+            for d in ("out1", "out2", "out3", "alone"):
+                with open(os.path.join(self.path(d), name), "rb") as f:
+                    blobs.add(f.read())
+            self.assertEqual(len(blobs), 1, name + " differs between -j values or a single render")
+
+    def test_shards_partition_the_scripts(self):
+        os.remove(os.path.join(self.scripts, "broken.txt"))
+        seen = []
+        for k in (1, 2, 3):
+            out = self.path(f"shard{k}")
+            res = self.batch("-O", out, "--shard", f"{k}/3", self.scripts)
+            self.assertEqual(res.returncode, 0, res.stderr)
+            seen += [n for n in listing(out) if n.endswith(".mp3")]
+        self.assertEqual(sorted(seen), [f"ep{i}.mp3" for i in range(5)])
+
+    def test_usage_errors(self):
+        self.assertEqual(self.batch(self.scripts).returncode, 1)                 # no -O
+        self.assertEqual(self.batch("-O", self.path("o"), "--shard", "4/3", self.scripts).returncode, 1)
+        res = self.batch("-O", self.path("o"), self.path("missing"))
+        self.assertEqual(res.returncode, 2)
+        self.assertIn("missing", res.stderr)
+        twin = self.path("twin")
+        os.mkdir(twin)
+        write(os.path.join(twin, "ep1.txt"), script(1))
+        res = self.batch("-O", self.path("o"), self.scripts, twin)
+        self.assertEqual(res.returncode, 2)
+        self.assertIn("same output", res.stderr)
+
+
+if __name__ == "__main__":
+    main()
