@@ -17,6 +17,7 @@
 /* Subcommands; argv[0] is the subcommand's name. Each returns the exit status. */
 int cli_check(int argc, char **argv);
 int cli_batch(int argc, char **argv);
+int cli_feed(int argc, char **argv);
 
 /* The signal that asked us to stop (0 while none did); installed by cli_install_signals. */
 extern volatile sig_atomic_t cli_stop_signal;

@@ -101,6 +101,7 @@ const char cli_render_options_help[] =
     "  -j, --jobs N             processes at once, 1..64 (default: CPUs)\n"
     "      --srt                also write OUT.srt (the WebVTT OUT.vtt is always written)\n"
     "      --transcript-json    also write OUT.transcript.json (Podcasting 2.0)\n"
+    "      --page               also write OUT.md, a show-notes page with the transcript\n"
     "      --max-size BYTES     refuse scripts larger than this (default 8388608)\n"
     "      --segment-timeout S  give up on a paragraph after S seconds (default 120)\n"
     "  -q, --quiet              no progress display\n";
@@ -150,6 +151,8 @@ int cli_render_option(int argc, char **argv, int *i, cli_render_settings *s)
         s->options.write_srt = 1;
     } else if (strcmp(arg, "--transcript-json") == 0) {
         s->options.write_transcript_json = 1;
+    } else if (strcmp(arg, "--page") == 0) {
+        s->options.write_page = 1;
     } else if (strcmp(arg, "-q") == 0 || strcmp(arg, "--quiet") == 0) {
         s->quiet = 1;
     } else {

@@ -18,6 +18,7 @@ static const char usage_text[] =
     "usage: render-episode [render] SCRIPT [-o OUT.mp3|OUT.wav] [options]\n"
     "       render-episode batch [-j N] -O OUTDIR FILE|DIR... [options]\n"
     "       render-episode check MP3 [FILE...] [--json] [--fix] [--tolerance DURATION]\n"
+    "       render-episode feed OUTDIR --base-url URL [-o FEED.xml] [--show FILE]\n"
     "\n"
     "Turns an episode script into a podcast MP3 (or WAV), its sidecar OUT.json, a WebVTT\n"
     "transcript OUT.vtt and, when the script has headings, OUT.chapters.json.\n"
@@ -29,7 +30,7 @@ static const char usage_tail[] =
     "  -h, --help               this help\n"
     "  -V, --version            versions of the program and its libraries\n"
     "\n"
-    "Run 'render-episode batch --help' or 'render-episode check --help' for those commands.\n"
+    "Run 'render-episode COMMAND --help' for batch, check and feed.\n"
     "\n"
     "Exit status: 0 ok, 1 usage error (or, for check, a claim that does not hold),\n"
     "2 invalid input or failed render (nothing written), 130/143 interrupted.\n";
@@ -152,6 +153,8 @@ int main(int argc, char **argv)
     }
     if (strcmp(first, "check") == 0)
         return cli_check(argc - 1, argv + 1);
+    if (strcmp(first, "feed") == 0)
+        return cli_feed(argc - 1, argv + 1);
     if (strcmp(first, "batch") == 0)
         return cli_batch(argc - 1, argv + 1);
     if (strcmp(first, "render") == 0)

@@ -18,6 +18,7 @@
 #include "duration.h"
 #include "id3.h"
 #include "output.h"
+#include "page.h"
 #include "script.h"
 #include "sidecar.h"
 #include "synth.h"
@@ -25,9 +26,9 @@
 #include "voice.h"
 
 /* The files published beside the audio, besides the sidecar. */
-enum { EXTRA_VTT, EXTRA_SRT, EXTRA_TRANSCRIPT_JSON, EXTRA_CHAPTERS, EXTRA_COUNT };
+enum { EXTRA_VTT, EXTRA_SRT, EXTRA_TRANSCRIPT_JSON, EXTRA_CHAPTERS, EXTRA_PAGE, EXTRA_COUNT };
 static const char *const extra_suffix[EXTRA_COUNT] = {
-    ".vtt", ".srt", ".transcript.json", ".chapters.json",
+    ".vtt", ".srt", ".transcript.json", ".chapters.json", ".md",
 };
 
 typedef struct render {
@@ -162,6 +163,7 @@ static int extra_wanted(const render *r, int kind)
     case EXTRA_SRT: return r->opt->write_srt;
     case EXTRA_TRANSCRIPT_JSON: return r->opt->write_transcript_json;
     case EXTRA_CHAPTERS: return has_chapters(r->episode);
+    case EXTRA_PAGE: return r->opt->write_page;
     }
     return 0;
 }
@@ -490,6 +492,7 @@ static re_status write_extras(render *r, const re_render_facts *facts)
             status = re_chapters_json_write(out, facts->chapters, facts->chapter_count,
                                             facts->sample_rate);
             break;
+        case EXTRA_PAGE: status = re_page_write(out, facts, &r->transcript); break;
         }
         if (status != RE_OK)
             return fail_at(r, status, re_output_target(r->extras[k]), 0, 0,

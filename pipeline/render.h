@@ -40,6 +40,7 @@ typedef struct re_render_options {
     unsigned jobs;                     /* speech processes at once, >= 1 */
     int write_srt;                     /* also OUT.srt */
     int write_transcript_json;         /* also OUT.transcript.json (Podcasting 2.0) */
+    int write_page;                    /* also OUT.md, a show-notes page */
     volatile sig_atomic_t *stop;       /* raised by a signal handler; may be NULL */
     struct re_engine *engine;          /* a warm engine to use (not freed), or NULL to create one */
     void (*progress)(void *context, const re_render_progress *progress);

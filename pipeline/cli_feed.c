@@ -1,0 +1,228 @@
+/* cli_feed.c - `render-episode feed OUTDIR --base-url URL [-o FEED.xml] [--show FILE]`:
+ * options, diagnostics on stderr, one summary line on stdout, and the exit status (0 ok,
+ * 1 usage error, 2 invalid input or unwritable output; nothing written on failure). */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+#include "feed.h"
+#include "output.h"
+
+
+static const char feed_usage[] =
+    "usage: render-episode feed OUTDIR --base-url URL [-o FEED.xml] [--show FILE]\n"
+    "\n"
+    "Builds an RSS 2.0 podcast feed (iTunes and Podcasting 2.0 namespaces) from the episodes\n"
+    "rendered into OUTDIR: every NAME.mp3 with its sidecar NAME.json, newest first, with\n"
+    "NAME.vtt, NAME.srt, NAME.transcript.json and NAME.chapters.json when they are there.\n"
+    "The channel is described by a show file of `key: value` lines (title, description,\n"
+    "author, language, link, image, category, explicit, owner_name, owner_email).\n"
+    "\n"
+    "  --base-url URL       where OUTDIR's files are published (http:// or https://)\n"
+    "  -o, --output FILE    the feed (default OUTDIR/feed.xml; - for standard output)\n"
+    "      --show FILE      the show file (default OUTDIR/show.txt when it exists)\n"
+    "  -q, --quiet          no summary line\n"
+    "  -h, --help           this help\n"
+    "\n"
+    "Exit status: 0 written, 1 usage error, 2 invalid show file or sidecars, a stale sidecar,\n"
+    "no episode, or an unwritable output (nothing is written).\n";
+
+typedef struct feed_cli {
+    const char *dir;
+    const char *base_url;
+    const char *output;
+    const char *show;
+    int quiet;
+    int help;
+} feed_cli;
+
+static int usage_error(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "render-episode feed: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\nTry 'render-episode feed --help'.\n");
+    return RE_EXIT_USAGE;
+}
+
+/* The value of --name VALUE or --name=VALUE at argv[*i]; NULL when arg is another option. */
+static int take_value(int argc, char **argv, int *i, const char *short_name, const char *name,
+                      const char **value)
+{
+    const char *arg = argv[*i];
+    size_t n = strlen(name);
+    if (strncmp(arg, name, n) == 0 && arg[n] == '=') {
+        *value = arg + n + 1;
+        return 1;
+    }
+    if (strcmp(arg, name) != 0 && !(short_name && strcmp(arg, short_name) == 0))
+        return 0;
+    *value = *i + 1 < argc ? argv[++*i] : NULL;
+    return 1;
+}
+
+/* argv[0] is "feed"; options may come before or after OUTDIR. Returns -1 to go on. */
+static int parse_args(int argc, char **argv, feed_cli *cli)
+{
+    int options_done = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = NULL;
+        if (options_done || a[0] != '-' || strcmp(a, "-") == 0) {
+            if (cli->dir)
+                return usage_error("one OUTDIR at a time (got a second one: '%s')", a);
+            cli->dir = a;
+        } else if (strcmp(a, "--") == 0) {
+            options_done = 1;
+        } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            cli->help = 1;
+        } else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
+            cli->quiet = 1;
+        } else if (take_value(argc, argv, &i, NULL, "--base-url", &v)) {
+            if (!v)
+                return usage_error("%s needs a URL", "--base-url");
+            cli->base_url = v;
+        } else if (take_value(argc, argv, &i, "-o", "--output", &v)) {
+            if (!v || !*v)
+                return usage_error("%s needs a file name", "--output");
+            cli->output = v;
+        } else if (take_value(argc, argv, &i, NULL, "--show", &v)) {
+            if (!v || !*v)
+                return usage_error("%s needs a file name", "--show");
+            cli->show = v;
+        } else {
+            return usage_error("unknown option '%s'", a);
+        }
+    }
+    if (cli->help)
+        return -1;
+    if (!cli->dir)
+        return usage_error("%s", "which folder? usage: render-episode feed OUTDIR --base-url URL");
+    if (!cli->base_url)
+        return usage_error("%s", "--base-url URL is required: the address OUTDIR is published at");
+    const char *why = NULL;
+    if (!re_feed_base_url_ok(cli->base_url, &why)) {
+        fprintf(stderr, "render-episode feed: --base-url '%s': %s\n", cli->base_url, why);
+        return usage_error("%s", "for example --base-url https://example.org/podcast/");
+    }
+    return -1;
+}
+
+static void print_diagnostics(const re_diagnostics *diag, const char *kind)
+{
+    for (size_t i = 0; i < diag->count; i++) {
+        const re_diag *d = &diag->items[i];
+        if (d->line && d->col)
+            fprintf(stderr, "%s:%u:%u: %s%s\n", d->file, d->line, d->col, kind, d->message);
+        else if (d->line)
+            fprintf(stderr, "%s:%u: %s%s\n", d->file, d->line, kind, d->message);
+        else
+            fprintf(stderr, "%s: %s%s\n", d->file, kind, d->message);
+    }
+    if (diag->truncated)
+        fprintf(stderr, "render-episode feed: too many messages; only the first %zu are shown\n",
+                diag->count);
+}
+
+static char *in_dir(const char *dir, const char *name)
+{
+    char *path = NULL;
+    size_t n = strlen(dir);
+    if (asprintf(&path, "%s%s%s", dir, n > 0 && dir[n - 1] == '/' ? "" : "/", name) < 0)
+        return NULL;
+    return path;
+}
+
+/* Writes the feed to the output (atomically) or to stdout. */
+static re_status write_output(const re_feed *feed, const feed_cli *cli, const char *target,
+                              re_diagnostics *errors)
+{
+    if (strcmp(target, "-") == 0) {
+        re_status st = re_feed_write(stdout, feed, cli->base_url);
+        if (st == RE_ERR_WRITE)
+            re_diag_add(errors, "(standard output)", 0, 0, "cannot write the feed");
+        return st;
+    }
+    char why[512];
+    re_output *out = NULL;
+    re_status st = re_output_open(target, &out, why, sizeof why);
+    if (st != RE_OK) {
+        re_diag_add(errors, target, 0, 0, "%s", st == RE_ERR_NOMEM ? "out of memory" : why);
+        return st;
+    }
+    st = re_feed_write(re_output_stream(out), feed, cli->base_url);
+    if (st != RE_OK) {
+        re_output_discard(out);
+        re_diag_add(errors, target, 0, 0, "cannot write the feed: %s", re_strerror(st));
+        return st;
+    }
+    st = re_output_commit(out, why, sizeof why);
+    if (st != RE_OK)
+        re_diag_add(errors, target, 0, 0, "%s", why);
+    return st;
+}
+
+static re_status build(const feed_cli *cli, const char *target, size_t *episodes,
+                       re_diagnostics *errors, re_diagnostics *warnings)
+{
+    re_feed feed;
+    re_feed_init(&feed);
+    char *default_show = in_dir(cli->dir, RE_SHOW_FILE_NAME);
+    if (!default_show)
+        return RE_ERR_NOMEM;
+    const char *show_path = cli->show ? cli->show : default_show;
+    struct stat st_show;
+    re_status st = RE_OK;
+    if (cli->show || stat(default_show, &st_show) == 0)
+        st = re_show_load(show_path, &feed.show, errors);
+    /* the folder is read even when the show file is bad, to report everything at once */
+    re_status scan = st == RE_ERR_NOMEM ? st : re_feed_scan(&feed, cli->dir, errors, warnings);
+    if (st == RE_OK)
+        st = scan;
+    if (st == RE_OK)
+        st = re_feed_complete_channel(&feed, cli->base_url, show_path, errors, warnings);
+    if (st == RE_OK)
+        st = write_output(&feed, cli, target, errors);
+    *episodes = feed.count;
+    re_feed_free(&feed);
+    free(default_show);
+    return st;
+}
+
+int cli_feed(int argc, char **argv)
+{
+    feed_cli cli = { 0 };
+    int rc = parse_args(argc, argv, &cli);
+    if (rc >= 0)
+        return rc;
+    if (cli.help) {
+        fputs(feed_usage, stdout);
+        return fflush(stdout) == 0 ? RE_EXIT_OK : RE_EXIT_FAILURE;
+    }
+    char *default_output = cli.output ? NULL : in_dir(cli.dir, "feed.xml");
+    const char *target = cli.output ? cli.output : default_output;
+    if (!target) {
+        fprintf(stderr, "render-episode feed: out of memory\n");
+        return RE_EXIT_FAILURE;
+    }
+    re_diagnostics errors, warnings;
+    re_diagnostics_init(&errors, RE_DIAG_DEFAULT_LIMIT);
+    re_diagnostics_init(&warnings, RE_DIAG_DEFAULT_LIMIT);
+    size_t episodes = 0;
+    re_status st = build(&cli, target, &episodes, &errors, &warnings);
+    print_diagnostics(&warnings, "warning: ");
+    print_diagnostics(&errors, "");
+    if (st != RE_OK && errors.count == 0)
+        fprintf(stderr, "render-episode feed: %s: %s\n", cli.dir, re_strerror(st));
+    if (st != RE_OK)
+        fprintf(stderr, "render-episode feed: nothing was written\n");
+    else if (!cli.quiet && strcmp(target, "-") != 0)
+        printf("%s: %zu episode%s\n", target, episodes, episodes == 1 ? "" : "s");
+    if (st == RE_OK && fflush(stdout) != 0)
+        st = RE_ERR_WRITE;
+    re_diagnostics_free(&errors);
+    re_diagnostics_free(&warnings);
+    free(default_output);
+    return st == RE_OK ? RE_EXIT_OK : RE_EXIT_FAILURE;
+}

@@ -1,0 +1,1221 @@
+/* feed.c - show file, sidecars in a folder, and the RSS 2.0 feed written with libxml2's
+ * xmlTextWriter (see feed.h, docs/feed.md). */
+#define _GNU_SOURCE
+#include "feed.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <jansson.h>
+#include <libxml/xmlwriter.h>
+
+#include "duration.h"
+#include "utf8.h"
+
+static int is_digit(char c)
+{
+    return c >= '0' && c <= '9';
+}
+
+static int is_letter(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+static int is_blank(char c)
+{
+    return c == ' ' || c == '\t';
+}
+
+static int has_suffix(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+static char *dup_n(const char *s, size_t n)
+{
+    char *p = malloc(n + 1);
+    if (p) {
+        memcpy(p, s, n);
+        p[n] = '\0';
+    }
+    return p;
+}
+
+/* The first code point in s (valid UTF-8) that XML 1.0 cannot carry - C0 controls other than
+ * TAB, LF and CR, U+FFFE, U+FFFF - or 0 when there is none. */
+static uint32_t xml_unsafe(const char *s)
+{
+    const char *end = s + strlen(s);
+    while (s < end) {
+        uint32_t cp;
+        s += re_utf8_decode(s, end, &cp);
+        if ((cp < 0x20 && cp != '\t' && cp != '\n' && cp != '\r') || cp == 0xFFFE || cp == 0xFFFF)
+            return cp;
+    }
+    return 0;
+}
+
+/* BCP 47 as the script accepts it: 2-3 letters, then `-` and 1-8 letters or digits, repeated. */
+static int language_valid(const char *s)
+{
+    size_t i = 0, len = strlen(s);
+    while (i < len && is_letter(s[i]))
+        i++;
+    if (i < 2 || i > 3)
+        return 0;
+    while (i < len) {
+        size_t start = ++i;
+        if (s[start - 1] != '-')
+            return 0;
+        while (i < len && (is_letter(s[i]) || is_digit(s[i])))
+            i++;
+        if (i == start || i - start > 8)
+            return 0;
+    }
+    return 1;
+}
+
+/* Printable ASCII that may appear in a URL as written in a feed. */
+static int url_char(char c)
+{
+    return c > ' ' && c < 0x7f && !strchr("\"<>\\^`{|}", c);
+}
+
+/* An absolute http(s) URL with a host; `allow_query` lets ? and # through. */
+static int url_valid(const char *url, int allow_query, const char **why)
+{
+    const char *host = NULL;
+    if (strncmp(url, "https://", 8) == 0)
+        host = url + 8;
+    else if (strncmp(url, "http://", 7) == 0)
+        host = url + 7;
+    const char *reason = NULL;
+    if (!host)
+        reason = "it must start with http:// or https://";
+    else if (*host == '\0' || *host == '/' || *host == '?' || *host == '#')
+        reason = "it has no host name";
+    for (const char *p = url; !reason && *p; p++) {
+        if (!url_char(*p))
+            reason = "it may hold only printable ASCII without blanks, quotes and <>\\^`{|} "
+                     "(percent-encode the others)";
+        else if (!allow_query && (*p == '?' || *p == '#'))
+            reason = "a base URL cannot have a query (?) or fragment (#)";
+    }
+    if (why)
+        *why = reason;
+    return reason == NULL;
+}
+
+int re_feed_base_url_ok(const char *url, const char **why)
+{
+    return url_valid(url, 0, why);
+}
+
+char *re_feed_url(const char *base_url, const char *file_name)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    size_t base = strlen(base_url);
+    while (base > 0 && base_url[base - 1] == '/')
+        base--;
+    char *url = malloc(base + 1 + 3 * strlen(file_name) + 1);
+    if (!url)
+        return NULL;
+    memcpy(url, base_url, base);
+    char *p = url + base;
+    *p++ = '/';
+    for (const unsigned char *s = (const unsigned char *)file_name; *s; s++) {
+        if (is_letter((char)*s) || is_digit((char)*s) || strchr("-._~", *s)) {
+            *p++ = (char)*s;
+        } else {
+            *p++ = '%';
+            *p++ = hex[*s >> 4];
+            *p++ = hex[*s & 15];
+        }
+    }
+    *p = '\0';
+    return url;
+}
+
+char *re_feed_guid(const re_feed_episode *episode, const char *channel_title)
+{
+    const char *show = episode->show ? episode->show : channel_title ? channel_title : "";
+    char *guid = NULL;
+    if (asprintf(&guid, "render-episode:%s:%s", show, episode->stem) < 0)
+        return NULL;
+    return guid;
+}
+
+/* ======================================================================================
+ * Dates: ISO 8601 `published` -> RFC 822 and an instant
+ * ====================================================================================== */
+
+/* Days from 1970-01-01 to the proleptic Gregorian date y-m-d (H. Hinnant's algorithm). */
+static int64_t days_from_civil(int64_t y, int m, int d)
+{
+    y -= m <= 2;
+    int64_t era = (y >= 0 ? y : y - 399) / 400;
+    int64_t yoe = y - era * 400;
+    int64_t doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
+    int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + doe - 719468;
+}
+
+static int days_in_month(long year, long month)
+{
+    static const int days[] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+    int leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+    return month == 2 && leap ? 29 : days[month - 1];
+}
+
+/* Value of s[0..n) if it is exactly n digits, else -1. */
+static long fixed_digits(const char *s, size_t n)
+{
+    long value = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!is_digit(s[i]))
+            return -1;
+        value = value * 10 + (s[i] - '0');
+    }
+    return value;
+}
+
+re_status re_rfc822_from_iso(const char *iso, char out[RE_RFC822_MAX], int64_t *instant_ms)
+{
+    static const char *const day_names[] = { "Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed" };
+    static const char *const month_names[] = { "Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                                               "Jul", "Aug", "Sep", "Oct", "Nov", "Dec" };
+    size_t len = strlen(iso);
+    long year = len >= 10 && iso[4] == '-' && iso[7] == '-' ? fixed_digits(iso, 4) : -1;
+    long month = year >= 0 ? fixed_digits(iso + 5, 2) : -1;
+    long day = month >= 0 ? fixed_digits(iso + 8, 2) : -1;
+    if (day < 0 || month < 1 || month > 12 || day < 1 || day > days_in_month(year, month))
+        return RE_ERR_INPUT;
+    long hour = 0, minute = 0, second = 0, ms = 0, zone_minutes = 0;
+    char sign = '+';
+    if (len > 10) {
+        const char *t = iso + 11;
+        size_t n = len - 11, i = 5;
+        if (iso[10] != 'T' || n < 5 || t[2] != ':')
+            return RE_ERR_INPUT;
+        hour = fixed_digits(t, 2);
+        minute = fixed_digits(t + 3, 2);
+        if (i < n && t[i] == ':') {
+            second = i + 3 <= n ? fixed_digits(t + i + 1, 2) : -1;
+            i += 3;
+            if (i < n && t[i] == '.') {
+                size_t d = i + 1;
+                long scale = 100;
+                while (d < n && is_digit(t[d])) {
+                    ms += (t[d] - '0') * scale;
+                    scale /= 10;
+                    d++;
+                }
+                if (d == i + 1)
+                    return RE_ERR_INPUT;
+                i = d;
+            }
+        }
+        if (hour < 0 || hour > 23 || minute < 0 || minute > 59 || second < 0 || second > 59)
+            return RE_ERR_INPUT;
+        if (i + 1 == n && t[i] == 'Z') {
+            zone_minutes = 0;
+        } else if (i + 6 == n && (t[i] == '+' || t[i] == '-') && t[i + 3] == ':') {
+            long zh = fixed_digits(t + i + 1, 2), zm = fixed_digits(t + i + 4, 2);
+            if (zh < 0 || zm < 0 || zm > 59 || zh * 60 + zm > 14 * 60)
+                return RE_ERR_INPUT;
+            sign = t[i];
+            zone_minutes = zh * 60 + zm;
+        } else {
+            return RE_ERR_INPUT;   /* no zone, or a bad one */
+        }
+    }
+    int64_t days = days_from_civil(year, (int)month, (int)day);
+    int weekday = (int)(((days % 7) + 7) % 7);
+    char text[80];   /* every field is range-checked: the text is 31 bytes */
+    snprintf(text, sizeof text, "%s, %02ld %s %04ld %02ld:%02ld:%02ld %c%02ld%02ld",
+             day_names[weekday], day, month_names[month - 1], year, hour, minute, second, sign,
+             zone_minutes / 60, zone_minutes % 60);
+    snprintf(out, RE_RFC822_MAX, "%.31s", text);
+    if (instant_ms) {
+        int64_t local = days * 86400 + hour * 3600 + minute * 60 + second;
+        int64_t offset = (sign == '-' ? -1 : 1) * (int64_t)zone_minutes * 60;
+        *instant_ms = (local - offset) * 1000 + ms;
+    }
+    return RE_OK;
+}
+
+/* ======================================================================================
+ * The show file
+ * ====================================================================================== */
+
+enum show_key { K_TITLE, K_DESCRIPTION, K_AUTHOR, K_LANGUAGE, K_LINK, K_IMAGE, K_CATEGORY,
+                K_EXPLICIT, K_OWNER_NAME, K_OWNER_EMAIL, K_COUNT };
+
+static const char *const show_keys[K_COUNT] = {
+    "title", "description", "author", "language", "link", "image", "category", "explicit",
+    "owner_name", "owner_email",
+};
+
+void re_show_init(re_show *show)
+{
+    memset(show, 0, sizeof *show);
+    show->explicit_content = -1;
+}
+
+void re_show_free(re_show *show)
+{
+    if (!show)
+        return;
+    char **fields[] = { &show->title, &show->description, &show->author, &show->language,
+                        &show->link, &show->image, &show->category, &show->subcategory,
+                        &show->owner_name, &show->owner_email };
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+        free(*fields[i]);
+        *fields[i] = NULL;
+    }
+    show->explicit_content = -1;
+}
+
+static int email_valid(const char *s)
+{
+    const char *at = strchr(s, '@');
+    if (!at || at == s || at[1] == '\0' || strchr(at + 1, '@'))
+        return 0;
+    for (; *s; s++)
+        if (!url_char(*s))
+            return 0;
+    return 1;
+}
+
+/* Splits "Technology > Podcasting" into its two trimmed names; NULL when invalid. */
+static const char *split_category(const char *v, char **main_out, char **sub_out)
+{
+    const char *gt = strchr(v, '>');
+    if (gt && strchr(gt + 1, '>'))
+        return "category allows one level below the main category: 'Main > Sub'";
+    size_t n = gt ? (size_t)(gt - v) : strlen(v);
+    while (n > 0 && is_blank(v[n - 1]))
+        n--;
+    const char *sub = gt ? gt + 1 : NULL;
+    while (sub && is_blank(*sub))
+        sub++;
+    if (n == 0 || (sub && *sub == '\0'))
+        return "category needs a name on each side of '>': 'Main > Sub'";
+    *main_out = dup_n(v, n);
+    *sub_out = sub ? strdup(sub) : NULL;
+    return NULL;
+}
+
+typedef struct show_parser {
+    const char *file;
+    re_diagnostics *diag;
+    re_show values;
+    unsigned key_line[K_COUNT];
+    int errors;
+    int nomem;
+} show_parser;
+
+static void show_error(show_parser *p, unsigned line, unsigned col, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void show_error(show_parser *p, unsigned line, unsigned col, const char *fmt, ...)
+{
+    char message[512];
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(message, sizeof message, fmt, args);
+    va_end(args);
+    p->errors++;
+    if (re_diag_add(p->diag, p->file, line, col, "%s", message) != RE_OK)
+        p->nomem = 1;
+}
+
+static void set_field(show_parser *p, char **field, const char *value)
+{
+    free(*field);
+    *field = strdup(value);
+    if (!*field)
+        p->nomem = 1;
+}
+
+/* Stores a key's value (NUL-terminated, trimmed, not empty) or reports why it is invalid. */
+static void show_value(show_parser *p, enum show_key key, const char *v, unsigned line,
+                       unsigned col)
+{
+    const char *why = NULL;
+    uint32_t bad = xml_unsafe(v);
+    re_show *s = &p->values;
+    int q = (int)re_utf8_prefix(v, strlen(v), 60);   /* how much of v a message quotes */
+    if (bad) {
+        show_error(p, line, col, "%s holds U+%04X, which XML cannot carry", show_keys[key],
+                   (unsigned)bad);
+        return;
+    }
+    switch (key) {
+    case K_TITLE: set_field(p, &s->title, v); break;
+    case K_DESCRIPTION: set_field(p, &s->description, v); break;
+    case K_AUTHOR: set_field(p, &s->author, v); break;
+    case K_OWNER_NAME: set_field(p, &s->owner_name, v); break;
+    case K_LANGUAGE:
+        if (!language_valid(v))
+            show_error(p, line, col, "language '%.*s' is not a BCP 47 tag like en-us, en-GB or de",
+                       q, v);
+        else
+            set_field(p, &s->language, v);
+        break;
+    case K_LINK:
+    case K_IMAGE:
+        if (!url_valid(v, 1, &why))
+            show_error(p, line, col, "%s '%.*s' is not a usable URL: %s", show_keys[key], q, v,
+                       why);
+        else
+            set_field(p, key == K_LINK ? &s->link : &s->image, v);
+        break;
+    case K_CATEGORY: {
+        char *main_name = NULL, *sub_name = NULL;
+        why = split_category(v, &main_name, &sub_name);
+        if (why) {
+            show_error(p, line, col, "%s", why);
+        } else if (!main_name || (strchr(v, '>') && !sub_name)) {
+            p->nomem = 1;
+        } else {
+            free(s->category);
+            free(s->subcategory);
+            s->category = main_name;
+            s->subcategory = sub_name;
+            main_name = sub_name = NULL;
+        }
+        free(main_name);
+        free(sub_name);
+        break;
+    }
+    case K_EXPLICIT:
+        if (strcmp(v, "true") == 0 || strcmp(v, "false") == 0)
+            s->explicit_content = v[0] == 't';
+        else
+            show_error(p, line, col, "explicit must be true or false, not '%.*s'", q, v);
+        break;
+    case K_OWNER_EMAIL:
+        if (!email_valid(v))
+            show_error(p, line, col, "owner_email '%.*s' is not an e-mail address like "
+                       "name@example.org", q, v);
+        else
+            set_field(p, &s->owner_email, v);
+        break;
+    case K_COUNT:
+        break;
+    }
+}
+
+/* One line (without its end of line). */
+static void show_line(show_parser *p, const char *line_text, size_t n, unsigned line)
+{
+    size_t i = 0;
+    while (i < n && is_blank(line_text[i]))
+        i++;
+    if (i == n || line_text[i] == '#')
+        return;
+    if (i > 0) {
+        show_error(p, line, 1, "a line must start with its key (`key: value`)");
+        return;
+    }
+    size_t key_end = 0;
+    while (key_end < n && ((line_text[key_end] >= 'a' && line_text[key_end] <= 'z')
+                           || line_text[key_end] == '_'))
+        key_end++;
+    if (key_end == 0 || key_end >= n || line_text[key_end] != ':') {
+        show_error(p, line, (unsigned)key_end + 1,
+                   "expected `key: value` (a lowercase key, a colon, its value)");
+        return;
+    }
+    char key_text[40];
+    snprintf(key_text, sizeof key_text, "%.*s", (int)(key_end < 32 ? key_end : 32), line_text);
+    int key = -1;
+    for (int k = 0; k < K_COUNT; k++)
+        if (strlen(show_keys[k]) == key_end && memcmp(show_keys[k], line_text, key_end) == 0)
+            key = k;
+    if (key < 0) {
+        show_error(p, line, 1, "unknown key '%s' (known: title, description, author, language, "
+                   "link, image, category, explicit, owner_name, owner_email)", key_text);
+        return;
+    }
+    size_t v = key_end + 1, e = n;
+    while (v < n && is_blank(line_text[v]))
+        v++;
+    while (e > v && is_blank(line_text[e - 1]))
+        e--;
+    if (p->key_line[key]) {
+        show_error(p, line, 1, "duplicate key '%s' (first on line %u)", key_text,
+                   p->key_line[key]);
+        return;
+    }
+    p->key_line[key] = line;
+    if (e == v) {
+        show_error(p, line, (unsigned)v + 1, "%s needs a value", key_text);
+        return;
+    }
+    char *value = dup_n(line_text + v, e - v);
+    if (!value) {
+        p->nomem = 1;
+        return;
+    }
+    show_value(p, (enum show_key)key, value, line, (unsigned)v + 1);
+    free(value);
+}
+
+static int has_control(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (((unsigned char)s[i] < 0x20 && s[i] != '\t') || s[i] == 0x7f)
+            return 1;
+    return 0;
+}
+
+static void move_string(char **to, char **from)
+{
+    if (*from) {
+        free(*to);
+        *to = *from;
+        *from = NULL;
+    }
+}
+
+re_status re_show_parse(const char *file, const char *buf, size_t len, re_show *show,
+                        re_diagnostics *diag)
+{
+    size_t bom = re_utf8_bom_length(buf, len);
+    buf += bom;
+    len -= bom;
+    int decodable = 0;
+    re_status st = re_utf8_check_text(file, buf, len, &decodable, diag);
+    if (st == RE_ERR_NOMEM || (st != RE_OK && !decodable))
+        return st;
+    show_parser p = { .file = file, .diag = diag, .errors = st != RE_OK };
+    re_show_init(&p.values);
+    unsigned line = 1;
+    for (size_t i = 0; i < len && !p.nomem; line++) {
+        size_t eol = i;
+        while (eol < len && buf[eol] != '\n')
+            eol++;
+        size_t n = eol - i;
+        if (n > 0 && buf[i + n - 1] == '\r')
+            n--;
+        if (!has_control(buf + i, n))   /* re_utf8_check_text reported those already */
+            show_line(&p, buf + i, n, line);
+        i = eol + 1;
+    }
+    if (p.nomem || p.errors) {
+        re_show_free(&p.values);
+        return p.nomem ? RE_ERR_NOMEM : RE_ERR_INPUT;
+    }
+    move_string(&show->title, &p.values.title);
+    move_string(&show->description, &p.values.description);
+    move_string(&show->author, &p.values.author);
+    move_string(&show->language, &p.values.language);
+    move_string(&show->link, &p.values.link);
+    move_string(&show->image, &p.values.image);
+    if (p.values.category) {
+        free(show->subcategory);
+        show->subcategory = NULL;
+    }
+    move_string(&show->category, &p.values.category);
+    move_string(&show->subcategory, &p.values.subcategory);
+    move_string(&show->owner_name, &p.values.owner_name);
+    move_string(&show->owner_email, &p.values.owner_email);
+    if (p.values.explicit_content >= 0)
+        show->explicit_content = p.values.explicit_content;
+    re_show_free(&p.values);
+    return RE_OK;
+}
+
+re_status re_show_load(const char *path, re_show *show, re_diagnostics *diag)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    re_status st = re_utf8_read_file(path, RE_SHOW_MAX_SIZE, &buf, &len, diag);
+    if (st == RE_OK)
+        st = re_show_parse(path, buf, len, show, diag);
+    free(buf);
+    return st;
+}
+
+/* ======================================================================================
+ * Sidecars
+ * ====================================================================================== */
+
+void re_feed_episode_free(re_feed_episode *e)
+{
+    if (!e)
+        return;
+    free(e->stem);
+    free(e->audio_name);
+    free(e->sidecar_name);
+    free(e->title);
+    free(e->show);
+    free(e->summary);
+    free(e->author);
+    free(e->language);
+    free(e->published);
+    memset(e, 0, sizeof *e);
+}
+
+typedef struct sidecar_reader {
+    const char *name;
+    json_t *root;
+    re_diagnostics *diag;
+    int errors;
+    int nomem;
+} sidecar_reader;
+
+static void sidecar_error(sidecar_reader *r, const char *fmt, const char *key)
+{
+    r->errors++;
+    if (re_diag_add(r->diag, r->name, 0, 0, fmt, key) != RE_OK)
+        r->nomem = 1;
+}
+
+/* A string key: copied to *out; NULL (JSON null or absent) allowed unless required. */
+static void read_text(sidecar_reader *r, const char *key, int required, char **out)
+{
+    json_t *v = json_object_get(r->root, key);
+    if (!v || json_is_null(v)) {
+        if (required)
+            sidecar_error(r, "the sidecar has no \"%s\" text", key);
+        return;
+    }
+    if (!json_is_string(v)) {
+        sidecar_error(r, "the sidecar's \"%s\" must be a string or null", key);
+        return;
+    }
+    const char *s = json_string_value(v);
+    if (strlen(s) != json_string_length(v) || xml_unsafe(s)) {
+        sidecar_error(r, "the sidecar's \"%s\" holds a control character that XML cannot carry",
+                      key);
+        return;
+    }
+    if (required && *s == '\0') {
+        sidecar_error(r, "the sidecar's \"%s\" is empty", key);
+        return;
+    }
+    *out = strdup(s);
+    if (!*out)
+        r->nomem = 1;
+}
+
+/* An integer key in [min, max]; absent or null gives -1 when allowed. */
+static int64_t read_integer(sidecar_reader *r, const char *key, int required, int64_t min,
+                            int64_t max)
+{
+    json_t *v = json_object_get(r->root, key);
+    if ((!v || json_is_null(v)) && !required)
+        return -1;
+    if (!v || !json_is_integer(v) || json_integer_value(v) < min || json_integer_value(v) > max) {
+        sidecar_error(r, required ? "the sidecar's \"%s\" must be a whole number in range"
+                                  : "the sidecar's \"%s\" must be a whole number in range or null",
+                      key);
+        return -1;
+    }
+    return json_integer_value(v);
+}
+
+static int is_sidecar(const json_t *root)
+{
+    const char *gen = json_is_object(root) ? json_string_value(json_object_get(root, "generator"))
+                                           : NULL;
+    return gen && strncmp(gen, "render-episode", 14) == 0;
+}
+
+re_status re_feed_episode_read(const char *path, const char *buf, size_t len,
+                               re_feed_episode *episode, re_sidecar_kind *kind,
+                               re_diagnostics *diag)
+{
+    memset(episode, 0, sizeof *episode);
+    *kind = RE_SIDECAR_NONE;
+    const char *slash = strrchr(path, '/');
+    const char *name = slash ? slash + 1 : path;
+    if (!has_suffix(name, ".json") || strlen(name) == 5)
+        return RE_ERR_INVALID;
+    json_error_t jerr;
+    json_t *root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &jerr);
+    if (!root) {
+        re_status st = re_diag_add(diag, path, jerr.line > 0 ? (unsigned)jerr.line : 0,
+                                   jerr.column > 0 ? (unsigned)jerr.column : 0,
+                                   "not valid JSON: %s", jerr.text);
+        return st == RE_OK ? RE_ERR_FORMAT : st;
+    }
+    if (!is_sidecar(root)) {
+        json_decref(root);
+        return RE_OK;
+    }
+    sidecar_reader r = { .name = path, .root = root, .diag = diag };
+    const char *format = json_string_value(json_object_get(root, "format"));
+    if (!format) {
+        sidecar_error(&r, "the sidecar has no \"%s\" text (mp3 or wav)", "format");
+    } else if (strcmp(format, "mp3") != 0) {
+        json_decref(root);
+        *kind = RE_SIDECAR_OTHER;
+        return RE_OK;
+    }
+    re_feed_episode e = { .number = -1 };
+    e.sidecar_name = strdup(name);
+    e.stem = dup_n(name, strlen(name) - 5);
+    if (e.stem && asprintf(&e.audio_name, "%s.mp3", e.stem) < 0)
+        e.audio_name = NULL;
+    if (!e.sidecar_name || !e.stem || !e.audio_name)
+        r.nomem = 1;
+    read_text(&r, "title", 1, &e.title);
+    read_text(&r, "show", 0, &e.show);
+    read_text(&r, "summary", 0, &e.summary);
+    read_text(&r, "author", 0, &e.author);
+    read_text(&r, "language", 0, &e.language);
+    read_text(&r, "published", 0, &e.published);
+    e.number = (long)read_integer(&r, "episode", 0, 0, 999999);
+    int64_t samples = read_integer(&r, "samples", 1, 0, INT64_MAX);
+    int64_t rate = read_integer(&r, "sample_rate", 1, 1, 1000000);
+    int64_t bytes = read_integer(&r, "bytes", 1, 0, INT64_MAX);
+    e.samples = samples > 0 ? (uint64_t)samples : 0;
+    e.sample_rate = rate > 0 ? (unsigned)rate : 0;
+    e.bytes = bytes > 0 ? (uint64_t)bytes : 0;
+    if (e.language && !language_valid(e.language))
+        sidecar_error(&r, "the sidecar's \"%s\" is not a BCP 47 tag like en-us", "language");
+    if (e.published) {
+        e.dated = re_rfc822_from_iso(e.published, e.pub_date, &e.instant_ms) == RE_OK;
+        if (!e.dated)
+            sidecar_error(&r, "the sidecar's \"%s\" is not an ISO 8601 date (2026-11-30) or "
+                          "date-time with a zone (2026-11-30T09:00:00Z)", "published");
+    }
+    json_decref(root);
+    if (r.nomem || r.errors) {
+        re_feed_episode_free(&e);
+        return r.nomem ? RE_ERR_NOMEM : RE_ERR_INPUT;
+    }
+    *episode = e;
+    *kind = RE_SIDECAR_MP3;
+    return RE_OK;
+}
+
+static int by_recency(const void *a, const void *b)
+{
+    const re_feed_episode *x = a, *y = b;
+    if (x->dated != y->dated)
+        return x->dated ? -1 : 1;
+    if (x->dated && x->instant_ms != y->instant_ms)
+        return x->instant_ms > y->instant_ms ? -1 : 1;
+    return strcmp(x->sidecar_name, y->sidecar_name);
+}
+
+void re_feed_sort(re_feed_episode *episodes, size_t count)
+{
+    if (count > 1)
+        qsort(episodes, count, sizeof *episodes, by_recency);
+}
+
+/* ======================================================================================
+ * The folder
+ * ====================================================================================== */
+
+void re_feed_init(re_feed *feed)
+{
+    memset(feed, 0, sizeof *feed);
+    re_show_init(&feed->show);
+}
+
+void re_feed_free(re_feed *feed)
+{
+    if (!feed)
+        return;
+    re_show_free(&feed->show);
+    for (size_t i = 0; i < feed->count; i++)
+        re_feed_episode_free(&feed->episodes[i]);
+    free(feed->episodes);
+    feed->episodes = NULL;
+    feed->count = feed->capacity = 0;
+}
+
+re_status re_feed_add(re_feed *feed, re_feed_episode *episode)
+{
+    if (feed->count == feed->capacity) {
+        size_t cap = feed->capacity ? feed->capacity * 2 : 16;
+        re_feed_episode *items = realloc(feed->episodes, cap * sizeof *items);
+        if (!items)
+            return RE_ERR_NOMEM;
+        feed->episodes = items;
+        feed->capacity = cap;
+    }
+    feed->episodes[feed->count++] = *episode;
+    memset(episode, 0, sizeof *episode);
+    return RE_OK;
+}
+
+static const struct {
+    re_feed_asset asset;
+    const char *suffix;
+} asset_files[] = {
+    { RE_ASSET_VTT, ".vtt" },
+    { RE_ASSET_SRT, ".srt" },
+    { RE_ASSET_TRANSCRIPT_JSON, ".transcript.json" },
+    { RE_ASSET_CHAPTERS, ".chapters.json" },
+};
+
+static int compare_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void free_names(char **names, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+}
+
+/* The candidate sidecar names in dir, sorted. */
+static re_status list_json(const char *dir, char ***out, size_t *count, re_diagnostics *errors)
+{
+    *out = NULL;
+    *count = 0;
+    DIR *d = opendir(dir);
+    if (!d)
+        return re_diag_add(errors, dir, 0, 0, "cannot read the folder: %s", strerror(errno))
+                       == RE_OK ? RE_ERR_READ : RE_ERR_NOMEM;
+    char **names = NULL;
+    size_t n = 0, cap = 0;
+    re_status st = RE_OK;
+    struct dirent *entry;
+    while (st == RE_OK && (entry = readdir(d)) != NULL) {
+        const char *name = entry->d_name;
+        if (name[0] == '.' || !has_suffix(name, ".json") || strlen(name) == 5
+            || has_suffix(name, ".chapters.json") || has_suffix(name, ".transcript.json"))
+            continue;
+        if (n == cap) {
+            cap = cap ? cap * 2 : 32;
+            char **grown = realloc(names, cap * sizeof *grown);
+            if (!grown) {
+                st = RE_ERR_NOMEM;
+                break;
+            }
+            names = grown;
+        }
+        if (!(names[n] = strdup(name)))
+            st = RE_ERR_NOMEM;
+        else
+            n++;
+    }
+    closedir(d);
+    if (st != RE_OK) {
+        free_names(names, n);
+        return st;
+    }
+    if (n > 1)
+        qsort(names, n, sizeof *names, compare_names);
+    *out = names;
+    *count = n;
+    return RE_OK;
+}
+
+static char *join_path(const char *dir, const char *name)
+{
+    char *path = NULL;
+    size_t n = strlen(dir);
+    if (asprintf(&path, "%s%s%s", dir, n > 0 && dir[n - 1] == '/' ? "" : "/", name) < 0)
+        return NULL;
+    return path;
+}
+
+static int regular_file(const char *dir, const char *name, struct stat *st, re_status *status)
+{
+    char *path = join_path(dir, name);
+    if (!path) {
+        *status = RE_ERR_NOMEM;
+        return 0;
+    }
+    int ok = stat(path, st) == 0 && S_ISREG(st->st_mode);
+    free(path);
+    return ok;
+}
+
+/* Reads one candidate; appends the episode when it is one. Problems go to the lists. */
+static re_status scan_one(re_feed *feed, const char *dir, const char *name, int *input_errors,
+                          re_diagnostics *errors, re_diagnostics *warnings)
+{
+    struct stat st;
+    re_status status = RE_OK;
+    if (!regular_file(dir, name, &st, &status))
+        return status;
+    char *path = join_path(dir, name), *buf = NULL;
+    size_t len = 0;
+    if (!path)
+        return RE_ERR_NOMEM;
+    status = re_utf8_read_file(path, RE_FEED_MAX_SIDECAR_SIZE, &buf, &len, errors);
+    re_feed_episode e;
+    re_sidecar_kind kind = RE_SIDECAR_NONE;
+    if (status == RE_OK)
+        status = re_feed_episode_read(path, buf, len, &e, &kind, errors);
+    free(buf);
+    if (status != RE_OK || kind != RE_SIDECAR_MP3) {
+        free(path);
+        if (status == RE_ERR_NOMEM)
+            return status;
+        *input_errors += status != RE_OK;
+        return RE_OK;
+    }
+    if (!regular_file(dir, e.audio_name, &st, &status)) {
+        if (status == RE_OK && re_diag_add(warnings, path, 0, 0, "%s is missing; not in the feed",
+                                           e.audio_name) != RE_OK)
+            status = RE_ERR_NOMEM;
+    } else if ((uint64_t)st.st_size != e.bytes) {
+        (*input_errors)++;
+        if (re_diag_add(errors, path, 0, 0, "the sidecar is stale: it says %llu bytes, but %s has "
+                        "%llu; render the episode again", (unsigned long long)e.bytes,
+                        e.audio_name, (unsigned long long)st.st_size) != RE_OK)
+            status = RE_ERR_NOMEM;
+    } else {
+        for (size_t k = 0; status == RE_OK && k < sizeof asset_files / sizeof asset_files[0]; k++) {
+            char *asset = NULL;
+            struct stat ast;
+            if (asprintf(&asset, "%s%s", e.stem, asset_files[k].suffix) < 0)
+                status = RE_ERR_NOMEM;
+            else if (regular_file(dir, asset, &ast, &status))
+                e.assets |= asset_files[k].asset;
+            free(asset);
+        }
+        if (status == RE_OK && !e.dated
+            && re_diag_add(warnings, path, 0, 0, "no \"published\" date: the item has no pubDate "
+                           "and comes last") != RE_OK)
+            status = RE_ERR_NOMEM;
+        if (status == RE_OK)
+            status = re_feed_add(feed, &e);
+    }
+    re_feed_episode_free(&e);
+    free(path);
+    return status;
+}
+
+re_status re_feed_scan(re_feed *feed, const char *dir, re_diagnostics *errors,
+                       re_diagnostics *warnings)
+{
+    char **names = NULL;
+    size_t n = 0;
+    re_status st = list_json(dir, &names, &n, errors);
+    if (st != RE_OK)
+        return st;
+    int input_errors = 0;
+    size_t before = feed->count;
+    for (size_t i = 0; st == RE_OK && i < n; i++)
+        st = scan_one(feed, dir, names[i], &input_errors, errors, warnings);
+    free_names(names, n);
+    if (st != RE_OK)
+        return st;
+    re_feed_sort(feed->episodes, feed->count);
+    if (input_errors)
+        return RE_ERR_INPUT;
+    if (feed->count == before) {
+        if (re_diag_add(errors, dir, 0, 0, "no rendered MP3 episode here (an episode is NAME.mp3 "
+                        "with the sidecar NAME.json that render-episode wrote beside it)") != RE_OK)
+            return RE_ERR_NOMEM;
+        return RE_ERR_INPUT;
+    }
+    return RE_OK;
+}
+
+/* ======================================================================================
+ * The channel's defaults
+ * ====================================================================================== */
+
+/* The value every episode that has one agrees on: *value (NULL when none has it); returns 0
+ * and sets *a, *b to two disagreeing episodes when they differ. */
+static int common_value(const re_feed *feed, size_t field_offset, const char **value,
+                        const re_feed_episode **a, const re_feed_episode **b)
+{
+    *value = NULL;
+    const re_feed_episode *first = NULL;
+    for (size_t i = 0; i < feed->count; i++) {
+        const re_feed_episode *e = &feed->episodes[i];
+        const char *v = *(char *const *)((const char *)e + field_offset);
+        if (!v)
+            continue;
+        if (!first) {
+            first = e;
+            *value = v;
+        } else if (strcmp(v, *value) != 0) {
+            *a = first;
+            *b = e;
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* Defaults one channel field from the episodes. Returns -1 when they disagree. */
+static int default_from_episodes(const re_feed *feed, char **field, size_t offset,
+                                 const re_feed_episode **a, const re_feed_episode **b,
+                                 int *nomem)
+{
+    const char *value;
+    if (*field)
+        return 0;
+    if (!common_value(feed, offset, &value, a, b))
+        return -1;
+    if (value && !(*field = strdup(value)))
+        *nomem = 1;
+    return 0;
+}
+
+re_status re_feed_complete_channel(re_feed *feed, const char *base_url, const char *show_file,
+                                   re_diagnostics *errors, re_diagnostics *warnings)
+{
+    re_show *s = &feed->show;
+    const re_feed_episode *a = NULL, *b = NULL;
+    int nomem = 0, missing = 0;
+    re_status st = RE_OK;
+
+    if (default_from_episodes(feed, &s->title, offsetof(re_feed_episode, show), &a, &b,
+                              &nomem) < 0) {
+        missing++;
+        st = re_diag_add(errors, show_file, 0, 0, "the episodes name different shows ('%s' in "
+                         "%s, '%s' in %s): add `title: ...` to the show file", a->show,
+                         a->sidecar_name, b->show, b->sidecar_name);
+    } else if (!s->title && !nomem) {
+        missing++;
+        st = re_diag_add(errors, show_file, 0, 0, "the channel has no title: add `title: ...` "
+                         "to the show file (or `show:` to the episodes' scripts)");
+    }
+    if (st == RE_OK && !s->description) {
+        missing++;
+        st = re_diag_add(errors, show_file, 0, 0, "the channel has no description: add "
+                         "`description: ...` to the show file");
+    }
+    if (st == RE_OK && default_from_episodes(feed, &s->language,
+                                             offsetof(re_feed_episode, language), &a, &b,
+                                             &nomem) < 0) {
+        missing++;
+        st = re_diag_add(errors, show_file, 0, 0, "the episodes are in different languages "
+                         "('%s' in %s, '%s' in %s): add `language: ...` to the show file",
+                         a->language, a->sidecar_name, b->language, b->sidecar_name);
+    } else if (st == RE_OK && !s->language && !nomem) {
+        missing++;
+        st = re_diag_add(errors, show_file, 0, 0, "the channel has no language: add "
+                         "`language: ...` to the show file");
+    }
+    if (st == RE_OK && default_from_episodes(feed, &s->author, offsetof(re_feed_episode, author),
+                                             &a, &b, &nomem) < 0)
+        st = re_diag_add(warnings, show_file, 0, 0, "the episodes have different authors ('%s' "
+                         "in %s, '%s' in %s): the channel has no itunes:author; add `author: ...` "
+                         "to the show file", a->author, a->sidecar_name, b->author,
+                         b->sidecar_name);
+    if (st == RE_OK && !s->link) {   /* the folder's URL, ending in exactly one '/' */
+        size_t n = strlen(base_url);
+        while (n > 0 && base_url[n - 1] == '/')
+            n--;
+        if (asprintf(&s->link, "%.*s/", (int)n, base_url) < 0) {
+            s->link = NULL;
+            nomem = 1;
+        }
+    }
+    if (nomem || st != RE_OK)
+        return RE_ERR_NOMEM;
+    return missing ? RE_ERR_INPUT : RE_OK;
+}
+
+/* ======================================================================================
+ * Writing the feed
+ * ====================================================================================== */
+
+typedef struct writer {
+    xmlTextWriterPtr w;
+    int failed;
+} writer;
+
+static void check(writer *x, int rc)
+{
+    if (rc < 0)
+        x->failed = 1;
+}
+
+static void start(writer *x, const char *name)
+{
+    check(x, xmlTextWriterStartElement(x->w, BAD_CAST name));
+}
+
+static void end(writer *x)
+{
+    check(x, xmlTextWriterEndElement(x->w));
+}
+
+static void attribute(writer *x, const char *name, const char *value)
+{
+    check(x, xmlTextWriterWriteAttribute(x->w, BAD_CAST name, BAD_CAST value));
+}
+
+static void element(writer *x, const char *name, const char *text)
+{
+    check(x, xmlTextWriterWriteElement(x->w, BAD_CAST name, BAD_CAST text));
+}
+
+/* <name url="BASE/FILE" type="TYPE" .../> for a file beside the audio. */
+static void file_link(writer *x, const char *base_url, const char *name, const char *stem,
+                      const char *suffix, const char *type, const char *language, const char *rel)
+{
+    char *file = NULL, *url = NULL;
+    if (asprintf(&file, "%s%s", stem, suffix) < 0)
+        file = NULL;
+    if (!file || !(url = re_feed_url(base_url, file))) {
+        free(file);
+        x->failed = 1;
+        return;
+    }
+    start(x, name);
+    attribute(x, "url", url);
+    attribute(x, "type", type);
+    if (language)
+        attribute(x, "language", language);
+    if (rel)
+        attribute(x, "rel", rel);
+    end(x);
+    free(url);
+    free(file);
+}
+
+static void write_channel_head(writer *x, const re_feed *feed)
+{
+    const re_show *s = &feed->show;
+    char generator[64];
+    snprintf(generator, sizeof generator, "render-episode %s", RE_VERSION);
+    element(x, "title", s->title);
+    element(x, "link", s->link);
+    element(x, "description", s->description);
+    element(x, "language", s->language);
+    element(x, "generator", generator);
+    if (feed->count > 0 && feed->episodes[0].dated)
+        element(x, "lastBuildDate", feed->episodes[0].pub_date);
+    if (s->image) {
+        start(x, "image");
+        element(x, "url", s->image);
+        element(x, "title", s->title);
+        element(x, "link", s->link);
+        end(x);
+        start(x, "itunes:image");
+        attribute(x, "href", s->image);
+        end(x);
+    }
+    if (s->author)
+        element(x, "itunes:author", s->author);
+    if (s->owner_email) {
+        start(x, "itunes:owner");
+        if (s->owner_name || s->author)
+            element(x, "itunes:name", s->owner_name ? s->owner_name : s->author);
+        element(x, "itunes:email", s->owner_email);
+        end(x);
+    }
+    if (s->category) {
+        start(x, "itunes:category");
+        attribute(x, "text", s->category);
+        if (s->subcategory) {
+            start(x, "itunes:category");
+            attribute(x, "text", s->subcategory);
+            end(x);
+        }
+        end(x);
+    }
+    if (s->explicit_content >= 0)
+        element(x, "itunes:explicit", s->explicit_content ? "true" : "false");
+}
+
+static void write_item(writer *x, const re_feed *feed, const re_feed_episode *e,
+                       const char *base_url)
+{
+    char number[32], length[32], seconds[32];
+    char *guid = re_feed_guid(e, feed->show.title);
+    char *url = re_feed_url(base_url, e->audio_name);
+    if (!guid || !url) {
+        free(guid);
+        free(url);
+        x->failed = 1;
+        return;
+    }
+    snprintf(length, sizeof length, "%llu", (unsigned long long)e->bytes);
+    snprintf(seconds, sizeof seconds, "%llu",
+             (unsigned long long)re_samples_to_seconds(e->samples, e->sample_rate));
+    start(x, "item");
+    element(x, "title", e->title);
+    if (e->summary)
+        element(x, "description", e->summary);
+    start(x, "guid");
+    attribute(x, "isPermaLink", "false");
+    check(x, xmlTextWriterWriteString(x->w, BAD_CAST guid));
+    end(x);
+    if (e->dated)
+        element(x, "pubDate", e->pub_date);
+    start(x, "enclosure");
+    attribute(x, "url", url);
+    attribute(x, "length", length);
+    attribute(x, "type", "audio/mpeg");
+    end(x);
+    element(x, "itunes:duration", seconds);
+    if (e->number > 0) {
+        snprintf(number, sizeof number, "%ld", e->number);
+        element(x, "itunes:episode", number);
+    }
+    if (e->assets & RE_ASSET_VTT)
+        file_link(x, base_url, "podcast:transcript", e->stem, ".vtt", "text/vtt", e->language,
+                  "captions");
+    if (e->assets & RE_ASSET_SRT)
+        file_link(x, base_url, "podcast:transcript", e->stem, ".srt", "application/x-subrip",
+                  e->language, "captions");
+    if (e->assets & RE_ASSET_TRANSCRIPT_JSON)
+        file_link(x, base_url, "podcast:transcript", e->stem, ".transcript.json",
+                  "application/json", e->language, NULL);
+    if (e->assets & RE_ASSET_CHAPTERS)
+        file_link(x, base_url, "podcast:chapters", e->stem, ".chapters.json",
+                  "application/json+chapters", NULL, NULL);
+    end(x);
+    free(guid);
+    free(url);
+}
+
+re_status re_feed_write(FILE *out, const re_feed *feed, const char *base_url)
+{
+    const re_show *s = &feed->show;
+    if (!s->title || !s->description || !s->link || !s->language
+        || !re_feed_base_url_ok(base_url, NULL))
+        return RE_ERR_INVALID;
+    for (size_t i = 0; i < feed->count; i++)
+        if (!feed->episodes[i].title || !feed->episodes[i].stem || !feed->episodes[i].audio_name
+            || feed->episodes[i].sample_rate == 0)
+            return RE_ERR_INVALID;
+    xmlBufferPtr buf = xmlBufferCreate();
+    if (!buf)
+        return RE_ERR_NOMEM;
+    writer x = { xmlNewTextWriterMemory(buf, 0), 0 };
+    if (!x.w) {
+        xmlBufferFree(buf);
+        return RE_ERR_NOMEM;
+    }
+    check(&x, xmlTextWriterSetIndent(x.w, 1));
+    check(&x, xmlTextWriterSetIndentString(x.w, BAD_CAST "  "));
+    check(&x, xmlTextWriterStartDocument(x.w, "1.0", "UTF-8", NULL));
+    start(&x, "rss");
+    attribute(&x, "version", "2.0");
+    attribute(&x, "xmlns:itunes", RE_ITUNES_NS);
+    attribute(&x, "xmlns:podcast", RE_PODCAST_NS);
+    start(&x, "channel");
+    write_channel_head(&x, feed);
+    for (size_t i = 0; i < feed->count && !x.failed; i++)
+        write_item(&x, feed, &feed->episodes[i], base_url);
+    check(&x, xmlTextWriterEndDocument(x.w));   /* closes every open element */
+    xmlFreeTextWriter(x.w);                     /* flushes into buf */
+    re_status st = x.failed ? RE_ERR_NOMEM : RE_OK;
+    if (st == RE_OK) {
+        size_t n = (size_t)xmlBufferLength(buf);
+        if (fwrite(xmlBufferContent(buf), 1, n, out) != n || fflush(out) == EOF || ferror(out))
+            st = RE_ERR_WRITE;
+    }
+    xmlBufferFree(buf);
+    return st;
+}

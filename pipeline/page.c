@@ -1,0 +1,162 @@
+/* page.c - the episode page in Markdown (see page.h, docs/feed.md). */
+#include "page.h"
+
+#include <string.h>
+#include <strings.h>
+
+#include "duration.h"
+
+static int is_blank(char c)
+{
+    return c == ' ' || c == '\t';
+}
+
+static int is_digit(char c)
+{
+    return c >= '0' && c <= '9';
+}
+
+static int is_alnum(char c)
+{
+    return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+/* Whether s[0..end) ends with the word "duration" (any case) and optional blanks: a colon
+ * written next would make `render-episode check` read what follows as a duration claim. */
+static int ends_with_duration(const char *s, size_t end)
+{
+    while (end > 0 && is_blank(s[end - 1]))
+        end--;
+    return end >= 8 && strncasecmp(s + end - 8, "duration", 8) == 0;
+}
+
+/* "&name;" or "&#123;": an entity reference that Markdown would decode. */
+static int starts_entity(const char *s, size_t n)
+{
+    size_t i = 1;
+    while (i < n && i < 33 && (is_alnum(s[i]) || s[i] == '#'))
+        i++;
+    return i > 1 && i < n && s[i] == ';';
+}
+
+/* Writes s as literal Markdown text on one line: outer blanks dropped, line breaks made
+ * spaces, inline markup characters backslash-escaped, and (when it begins a line) anything
+ * that would start a heading, quote, list or rule escaped too. */
+static void md_text(FILE *out, const char *s, int line_start)
+{
+    while (is_blank(*s))
+        s++;
+    size_t n = strlen(s);
+    while (n > 0 && (is_blank(s[n - 1]) || s[n - 1] == '\n' || s[n - 1] == '\r'))
+        n--;
+    size_t digits = 0;   /* leading digits of a line: "1." would start an ordered list */
+    while (line_start && digits < n && is_digit(s[digits]))
+        digits++;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (c == '\n' || c == '\r')
+            c = ' ';
+        int escape = strchr("\\`*_[]<>#|~", c) != NULL
+                     || (line_start && i == 0 && strchr("-+=", c) != NULL)
+                     || (line_start && i == digits && digits > 0 && (c == '.' || c == ')'))
+                     || (c == '&' && starts_entity(s + i, n - i))
+                     || (c == ':' && ends_with_duration(s, i));
+        if (escape)
+            fputc('\\', out);
+        fputc(c, out);
+    }
+}
+
+/* "1:05" or "1:02:03" for a chapter's start (whole seconds, rounded down). */
+static void clock_text(uint64_t ms, char *buf, size_t size)
+{
+    unsigned long long s = (unsigned long long)(ms / 1000);
+    if (s >= 3600)
+        snprintf(buf, size, "%llu:%02llu:%02llu", s / 3600, s / 60 % 60, s % 60);
+    else
+        snprintf(buf, size, "%llu:%02llu", s / 60, s % 60);
+}
+
+static void write_chapters(FILE *out, const re_render_facts *facts)
+{
+    fputs("\n## Chapters\n\n", out);
+    for (size_t i = 0; i < facts->chapter_count; i++) {
+        char at[32];
+        clock_text(re_samples_to_ms(facts->chapters[i].start, facts->sample_rate), at, sizeof at);
+        fprintf(out, "- %s ", at);
+        md_text(out, facts->chapters[i].title ? facts->chapters[i].title : "", 0);
+        fputc('\n', out);
+    }
+}
+
+static int same_speaker(const char *a, const char *b)
+{
+    return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+/* One line per cue; a new paragraph where the speaker changes or a chapter starts, opened
+ * by the speaker's name in bold when the cue has one. */
+static void write_transcript(FILE *out, const re_render_facts *facts, const re_transcript *t)
+{
+    fputs("\n## Transcript\n", out);
+    size_t chapter = 0;
+    for (size_t i = 0; i < t->count; i++) {
+        const re_cue *cue = &t->cues[i];
+        int new_chapter = 0;
+        while (chapter + 1 < facts->chapter_count
+               && cue->start >= facts->chapters[chapter + 1].start) {
+            chapter++;
+            new_chapter = 1;
+        }
+        if (i == 0 || new_chapter || !same_speaker(cue->speaker, t->cues[i - 1].speaker)) {
+            fputc('\n', out);
+            if (cue->speaker) {
+                fputs("**", out);
+                md_text(out, cue->speaker, 0);
+                int guard = ends_with_duration(cue->speaker, strlen(cue->speaker));
+                fputs(guard ? "\\:** " : ":** ", out);
+            }
+            md_text(out, cue->text ? cue->text : "", cue->speaker == NULL);
+        } else {
+            md_text(out, cue->text ? cue->text : "", 1);
+        }
+        fputc('\n', out);
+    }
+}
+
+re_status re_page_write(FILE *out, const re_render_facts *facts, const re_transcript *transcript)
+{
+    if (!out || !facts || !facts->episode || !facts->episode->title || facts->sample_rate == 0
+        || (facts->chapter_count > 0 && !facts->chapters))
+        return RE_ERR_INVALID;
+    const re_episode *ep = facts->episode;
+    char iso[RE_DURATION_ISO_MAX];
+    re_duration_format_iso(re_samples_to_seconds(facts->samples, facts->sample_rate), iso);
+
+    fputs("# ", out);
+    md_text(out, ep->title, 0);
+    fputs("\n\n", out);
+    if (ep->summary && *ep->summary) {
+        md_text(out, ep->summary, 1);
+        fputs("\n\n", out);
+    }
+    fprintf(out, "Duration: %s\n\n## Episode overview\n\n", iso);
+    if (ep->show) {
+        fputs("- Show: ", out);
+        md_text(out, ep->show, 0);
+        fputc('\n', out);
+    }
+    if (ep->published) {
+        fputs("- Published: ", out);
+        md_text(out, ep->published, 0);
+        fputc('\n', out);
+    }
+    if (ep->episode_number >= 0)
+        fprintf(out, "- Episode: %ld\n", ep->episode_number);
+    fprintf(out, "- Audio duration: %s\n", iso);
+    if (facts->chapter_count > 0)
+        write_chapters(out, facts);
+    if (transcript && transcript->count > 0)
+        write_transcript(out, facts, transcript);
+    return ferror(out) || fflush(out) == EOF ? RE_ERR_WRITE : RE_OK;
+}

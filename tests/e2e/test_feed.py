@@ -1,0 +1,303 @@
+"""End to end: episodes rendered into a folder become an RSS feed that xmllint accepts, that
+python's xml.etree reads back item by item (order, enclosure sizes, durations from ffmpeg's
+decode), and that `render-episode check` confirms; and the episode page (`--page`) passes
+`check` too."""
+import email.utils
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import unittest
+import xml.etree.ElementTree as ET
+from datetime import datetime
+
+from common import Case, ffmpeg_samples, listing, main, run, write
+
+ITUNES = "http://www.itunes.com/dtds/podcast-1.0.dtd"
+PODCAST = "https://podcastindex.org/namespace/1.0"
+BASE = "https://cdn.example.org/pod/"
+
+SCRIPTS = {
+    # name: (front matter, body); published instants: b (07:30Z) < c (08:00Z) < ... a is oldest
+    "a": ("title: First & <one>\nshow: Feed Test\npublished: 2026-11-02\nepisode: 1\n"
+          "summary: The first one, with \"quotes\" & <angles>.\nauthor: The team\n",
+          "# Start\n\nHello from the first episode.\n"),
+    "b café": ("title: Café — второй\nshow: Feed Test\npublished: 2026-11-09T08:30:00+01:00\n"
+               "episode: 2\nauthor: The team\n",
+               "# One\n\nThe second episode.\n\n# Two\n\n[voice guest] And a guest.\n"),
+    "c": ("title: Third\nshow: Feed Test\npublished: 2026-11-09T08:00:00Z\nepisode: 3\n"
+          "author: The team\n",
+          "Third and newest.\n"),
+}
+ORDER = ["c", "b café", "a"]   # newest first
+
+SHOW = ("# the channel\n"
+        "description: Small episodes for the feed test.\n"
+        "image: https://cdn.example.org/pod/cover.jpg\n"
+        "category: Technology > Software How-To\n"
+        "explicit: false\n"
+        "owner_email: team@example.org\n")
+
+
+def feed_available():
+    """False only while main.c does not dispatch `feed` yet (it is then read as a script)."""
+    res = run(["feed", "--help"])
+    text = res.stdout + res.stderr
+    return not (res.returncode != 0 and re.search(r"no script|unknown", text, re.I))
+
+
+FEED_OK = feed_available()
+
+
+def seconds_half_up(samples, rate):
+    return (2 * samples + rate) // (2 * rate)
+
+
+def items_of(path):
+    root = ET.parse(path).getroot()
+    return root, root.find("channel"), root.find("channel").findall("item")
+
+
+@unittest.skipUnless(FEED_OK, "main.c does not dispatch `render-episode feed` yet")
+class Feed(Case):
+    """Three episodes rendered once; the feed built from their folder."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.dir = tempfile.mkdtemp(prefix="re-feed-")
+        cls.out = os.path.join(cls.dir, "out")
+        os.mkdir(cls.out)
+        for name, (front, body) in SCRIPTS.items():
+            script = write(os.path.join(cls.dir, name + ".txt"), "---\n" + front + "---\n" + body)
+            res = run([script, "-o", os.path.join(cls.out, name + ".mp3"), "-q"])
+            assert res.returncode == 0, res.stderr
+        # transcripts and chapters are found by name; make sure each kind is present somewhere
+        for fname, text in [("a.vtt", "WEBVTT\n"), ("a.srt", "1\n"), ("a.transcript.json", "{}"),
+                            ("a.chapters.json", "{}")]:
+            if not os.path.exists(os.path.join(cls.out, fname)):
+                write(os.path.join(cls.out, fname), text)
+        for stale in ("c.vtt", "c.srt", "c.transcript.json", "c.chapters.json"):
+            if os.path.exists(os.path.join(cls.out, stale)):
+                os.unlink(os.path.join(cls.out, stale))
+        write(os.path.join(cls.out, "show.txt"), SHOW)
+        write(os.path.join(cls.out, "other.json"), '{"not": "a sidecar"}')
+        cls.feed = os.path.join(cls.out, "feed.xml")
+        cls.res = run(["feed", cls.out, "--base-url", BASE])
+        cls.sidecars = {}
+        for name in SCRIPTS:
+            with open(os.path.join(cls.out, name + ".json"), encoding="utf-8") as f:
+                cls.sidecars[name] = json.load(f)
+
+    def test_exit_and_summary_line(self):
+        self.assertEqual(self.res.returncode, 0, self.res.stderr)
+        self.assertEqual(self.res.stdout, self.feed + ": 3 episodes\n")
+        self.assertEqual(self.res.stderr, "")
+        self.assertNotIn(".feed.xml", " ".join(listing(self.out)))   # no temporary file left
+
+    def test_xmllint_accepts_it(self):
+        res = subprocess.run(["xmllint", "--noout", self.feed], capture_output=True, text=True)
+        self.assertEqual(res.returncode, 0, res.stderr)
+
+    def test_namespaces_and_channel(self):
+        with open(self.feed, encoding="utf-8") as f:
+            text = f.read()
+        self.assertTrue(text.startswith('<?xml version="1.0" encoding="UTF-8"?>\n<rss version="2.0"'))
+        self.assertIn(f'xmlns:itunes="{ITUNES}"', text)
+        self.assertIn(f'xmlns:podcast="{PODCAST}"', text)
+        root, channel, _ = items_of(self.feed)
+        self.assertEqual(root.tag, "rss")
+        self.assertEqual(channel.findtext("title"), "Feed Test")           # from the episodes
+        self.assertEqual(channel.findtext("link"), BASE)                   # defaults to the base
+        self.assertEqual(channel.findtext("description"), "Small episodes for the feed test.")
+        self.assertEqual(channel.findtext("language"), "en-us")
+        self.assertEqual(channel.findtext(f"{{{ITUNES}}}author"), "The team")
+        self.assertEqual(channel.find(f"{{{ITUNES}}}image").get("href"),
+                         "https://cdn.example.org/pod/cover.jpg")
+        cat = channel.find(f"{{{ITUNES}}}category")
+        self.assertEqual(cat.get("text"), "Technology")
+        self.assertEqual(cat.find(f"{{{ITUNES}}}category").get("text"), "Software How-To")
+        self.assertEqual(channel.findtext(f"{{{ITUNES}}}explicit"), "false")
+        self.assertEqual(channel.find(f"{{{ITUNES}}}owner").findtext(f"{{{ITUNES}}}email"),
+                         "team@example.org")
+
+    def test_items_newest_first_with_true_sizes_and_durations(self):
+        _, channel, items = items_of(self.feed)
+        self.assertEqual(len(items), 3)
+        published = []
+        for item, name in zip(items, ORDER):
+            side = self.sidecars[name]
+            mp3 = os.path.join(self.out, name + ".mp3")
+            self.assertEqual(item.findtext("title"), side["title"])
+            enc = item.find("enclosure")
+            self.assertEqual(enc.get("url"), BASE + name.replace(" ", "%20").replace("é", "%C3%A9")
+                             + ".mp3")
+            self.assertEqual(enc.get("type"), "audio/mpeg")
+            self.assertEqual(int(enc.get("length")), os.path.getsize(mp3))
+            decoded = ffmpeg_samples(mp3)                     # not our own reader
+            self.assertEqual(int(item.findtext(f"{{{ITUNES}}}duration")),
+                             seconds_half_up(decoded, side["sample_rate"]))
+            self.assertEqual(item.findtext(f"{{{ITUNES}}}episode"), str(side["episode"]))
+            guid = item.find("guid")
+            self.assertEqual(guid.get("isPermaLink"), "false")
+            self.assertEqual(guid.text, "render-episode:Feed Test:" + name)
+            when = email.utils.parsedate_to_datetime(item.findtext("pubDate"))
+            iso = side["published"]
+            expected = datetime.fromisoformat(iso + "T00:00:00+00:00" if len(iso) == 10
+                                              else iso.replace("Z", "+00:00"))
+            self.assertEqual(when, expected)
+            self.assertRegex(item.findtext("pubDate"),
+                             r"^[A-Z][a-z]{2}, \d\d [A-Z][a-z]{2} \d{4} \d\d:\d\d:\d\d [+-]\d{4}$")
+            published.append(when)
+        self.assertEqual(published, sorted(published, reverse=True))
+        self.assertEqual(channel.findtext("lastBuildDate"), items[0].findtext("pubDate"))
+        self.assertEqual(items[2].findtext("description"),
+                         'The first one, with "quotes" & <angles>.')
+
+    def test_transcripts_and_chapters_that_exist(self):
+        _, _, items = items_of(self.feed)
+        by_name = dict(zip(ORDER, items))
+        links = {(t.get("type"), t.get("url")) for t in by_name["a"].findall(f"{{{PODCAST}}}transcript")}
+        self.assertEqual(links, {("text/vtt", BASE + "a.vtt"), ("application/x-subrip", BASE + "a.srt"),
+                                 ("application/json", BASE + "a.transcript.json")})
+        chapters = by_name["a"].find(f"{{{PODCAST}}}chapters")
+        self.assertEqual(chapters.get("url"), BASE + "a.chapters.json")
+        self.assertEqual(chapters.get("type"), "application/json+chapters")
+        self.assertEqual(by_name["c"].findall(f"{{{PODCAST}}}transcript"), [])
+        self.assertIsNone(by_name["c"].find(f"{{{PODCAST}}}chapters"))
+
+    def test_check_accepts_every_item(self):
+        for name in SCRIPTS:
+            res = run(["check", os.path.join(self.out, name + ".mp3"), self.feed])
+            self.assertEqual(res.returncode, 0, res.stdout + res.stderr)
+            self.assertRegex(res.stdout, r"enclosure length: .*OK")
+            self.assertRegex(res.stdout, r"itunes:duration: .*OK")
+
+    def test_check_catches_a_wrong_duration(self):
+        with open(self.feed, encoding="utf-8") as f:
+            text = f.read()
+        _, _, items = items_of(self.feed)
+        seconds = items[0].findtext(f"{{{ITUNES}}}duration")
+        wrong = text.replace(f"<itunes:duration>{seconds}</itunes:duration>",
+                             f"<itunes:duration>{int(seconds) + 5}</itunes:duration>", 1)
+        self.assertNotEqual(wrong, text)
+        stale = write(self.path("stale.xml"), wrong)
+        res = run(["check", os.path.join(self.out, ORDER[0] + ".mp3"), stale])
+        self.assertEqual(res.returncode, 1, res.stdout + res.stderr)
+
+    def test_same_inputs_same_bytes(self):
+        again = self.path("again.xml")
+        res = run(["feed", self.out, "--base-url", BASE.rstrip("/"), "-o", again, "-q"])
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertEqual(res.stdout, "")
+        with open(self.feed, "rb") as f1, open(again, "rb") as f2:
+            self.assertEqual(f1.read(), f2.read())
+
+    def test_standard_output(self):
+        res = run(["feed", self.out, "--base-url", BASE, "-o", "-"])
+        self.assertEqual(res.returncode, 0, res.stderr)
+        with open(self.feed, encoding="utf-8") as f:
+            self.assertEqual(res.stdout, f.read())
+
+    def copy_out(self, *names):
+        folder = self.path("copy")
+        os.mkdir(folder)
+        for n in names:
+            shutil.copy(os.path.join(self.out, n), folder)
+        return folder
+
+    def test_stale_sidecar_is_an_error_and_nothing_is_written(self):
+        folder = self.copy_out("a.mp3", "a.json", "show.txt")
+        with open(os.path.join(folder, "a.mp3"), "ab") as f:
+            f.write(b"\0")
+        res = run(["feed", folder, "--base-url", BASE])
+        self.assertEqual(res.returncode, 2)
+        self.assertIn("a.json: the sidecar is stale", res.stderr)
+        self.assertNotIn("feed.xml", listing(folder))
+
+    def test_show_file_errors_are_positioned(self):
+        folder = self.copy_out("a.mp3", "a.json")
+        show = write(self.path("show-bad.txt"), "title: T\ncolour: blue\nexplicit: maybe\n")
+        res = run(["feed", folder, "--base-url", BASE, "--show", show])
+        self.assertEqual(res.returncode, 2)
+        self.assertIn(show + ":2:1: unknown key 'colour'", res.stderr)
+        self.assertIn(show + ":3:11: explicit must be true or false", res.stderr)
+        self.assertEqual(listing(folder), ["a.json", "a.mp3"])
+
+    def test_missing_description_names_what_to_add(self):
+        folder = self.copy_out("a.mp3", "a.json")
+        res = run(["feed", folder, "--base-url", BASE])
+        self.assertEqual(res.returncode, 2)
+        self.assertIn(os.path.join(folder, "show.txt") + ": the channel has no description: "
+                      "add `description: ...`", res.stderr)
+
+    def test_episode_without_audio_is_left_out_with_a_warning(self):
+        folder = self.copy_out("a.mp3", "a.json", "c.json", "show.txt")
+        res = run(["feed", folder, "--base-url", BASE])
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertIn("c.json: warning: c.mp3 is missing; not in the feed", res.stderr)
+        _, _, items = items_of(os.path.join(folder, "feed.xml"))
+        self.assertEqual([i.findtext("title") for i in items], ["First & <one>"])
+
+    def test_usage_errors(self):
+        for args in (["feed", self.out], ["feed", "--base-url", BASE],
+                     ["feed", self.out, "--base-url", "ftp://x.org/"],
+                     ["feed", self.out, "--base-url", BASE + "?x=1"],
+                     ["feed", self.out, "--base-url", BASE, "--bogus"]):
+            res = run(args)
+            self.assertEqual(res.returncode, 1, args)
+            self.assertIn("render-episode feed", res.stderr)
+
+    def test_empty_folder(self):
+        folder = self.path("empty")
+        os.mkdir(folder)
+        res = run(["feed", folder, "--base-url", BASE])
+        self.assertEqual(res.returncode, 2)
+        self.assertIn("no rendered MP3 episode", res.stderr)
+
+
+def page_available(folder):
+    script = write(os.path.join(folder, "probe.txt"), "---\ntitle: Probe\n---\nHi.\n")
+    res = run([script, "-o", os.path.join(folder, "probe.mp3"), "--page", "-q"])
+    return res.returncode == 0 or "--page" not in res.stderr
+
+
+class Page(Case):
+    """`render --page` writes ep.md, the show notes, which `check` confirms."""
+
+    def test_page_shape_and_check(self):
+        if not page_available(self.tmp):
+            self.skipTest("render does not take --page yet")
+        script = write(self.path("ep.txt"),
+                       "---\ntitle: Page *test* & more\nshow: Feed Test\n"
+                       "published: 2026-11-30T09:00:00Z\nsummary: What the duration: is.\n---\n"
+                       "# Welcome\n\nThe duration: forty seconds, they said.\n\n"
+                       "# Second part\n\n[voice guest] A guest speaks.\n")
+        mp3 = self.path("ep.mp3")
+        res = run([script, "-o", mp3, "--page", "-q"])
+        self.assertEqual(res.returncode, 0, res.stderr)
+        with open(self.path("ep.md"), encoding="utf-8") as f:
+            page = f.read()
+        with open(self.path("ep.json"), encoding="utf-8") as f:
+            side = json.load(f)
+        lines = page.splitlines()
+        self.assertEqual(lines[0], r"# Page \*test\* & more")
+        self.assertIn("Duration: " + side["duration"], lines)
+        self.assertIn("## Episode overview", lines)
+        self.assertIn("- Show: Feed Test", lines)
+        self.assertIn("- Published: 2026-11-30T09:00:00Z", lines)
+        self.assertIn("- Audio duration: " + side["duration"], lines)
+        self.assertIn("## Chapters", lines)
+        self.assertIn("- 0:00 Welcome", lines)
+        start = side["chapters"][1]["start_ms"] // 1000
+        self.assertIn(f"- {start // 60}:{start % 60:02d} Second part", lines)
+        self.assertIn("## Transcript", lines)
+        self.assertIn(r"The duration\: forty seconds, they said.", page)
+        res = run(["check", mp3, self.path("ep.md")])
+        self.assertEqual(res.returncode, 0, res.stdout + res.stderr)
+        self.assertEqual(len(re.findall(r"ep\.md:\d+: ", res.stdout)), 2, res.stdout)
+
+
+if __name__ == "__main__":
+    main()

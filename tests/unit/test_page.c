@@ -1,0 +1,170 @@
+/* test_page.c - the episode page: its exact Markdown, escaping, and that `check` reads exactly
+ * its two duration lines and finds them true. */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"                 /* the unit tests' kit (tests/unit/check.h) */
+#include "../../pipeline/check.h"  /* the `check` stage, which must accept the page */
+#include "page.h"
+
+#define RATE 22050u
+
+static char *page_of(const re_render_facts *facts, const re_transcript *t, re_status *st)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    *st = re_page_write(f, facts, t);
+    fclose(f);
+    return buf;
+}
+
+/* The claims `check` finds in the page, judged against `samples`; returns how many hold. */
+static size_t claims_holding(const char *page, uint64_t samples, size_t *count)
+{
+    re_claim_list claims;
+    re_claim_list_init(&claims);
+    re_diagnostics diag, notes;
+    re_diagnostics_init(&diag, 50);
+    re_diagnostics_init(&notes, 50);
+    CHECK_INT(re_claims_extract("ep.md", page, strlen(page), RE_FILE_AUTO, "ep.mp3", &claims,
+                                &diag, &notes), RE_OK);
+    re_mp3_measurement m = { .samples = samples, .sample_rate = RATE, .channels = 1 };
+    size_t ok = 0;
+    for (size_t i = 0; i < claims.count; i++) {
+        re_claim_judge(&claims.items[i], &m, 0);
+        ok += claims.items[i].ok;
+        if (!claims.items[i].ok)
+            fprintf(stderr, "  claim %s:%u '%s' = '%s' does not hold\n", claims.items[i].file,
+                    claims.items[i].line, claims.items[i].field, claims.items[i].text);
+    }
+    *count = claims.count;
+    re_claim_list_free(&claims);
+    re_diagnostics_free(&diag);
+    re_diagnostics_free(&notes);
+    return ok;
+}
+
+static void test_full_page(void)
+{
+    re_episode ep = {
+        .title = "Weekly Briefing – Café *Chapters*",
+        .summary = "1. What changed: <b>everything</b> & more &amp; stuff",
+        .show = "render-episode Weekly",
+        .published = "2026-11-30T09:00:00Z",
+        .language = "en-us",
+        .episode_number = 1,
+    };
+    re_chapter_mark chapters[] = {
+        { "Welcome", 0, RATE * 65 },
+        { "The core pipeline", RATE * 65 + RATE - 1, RATE * 3700 },
+        { "Audio duration: PT1S", RATE * 3700, RATE * 3723 },
+    };
+    re_cue cues[] = {
+        { 0, RATE / 2, "Host", "It's November 30th." },
+        { RATE, RATE * 2, "Host", "Three things changed." },
+        { RATE * 66, RATE * 67, "Host", "- The duration: 45 seconds." },
+        { RATE * 70, RATE * 71, "Guest", "Thanks." },
+        { RATE * 71, RATE * 72, "Duration", "# not a heading" },
+        { RATE * 3701, RATE * 3702, NULL, "12) twelve" },
+        { RATE * 3703, RATE * 3704, NULL, "  ---  " },
+    };
+    re_transcript t = { RATE, cues, sizeof cues / sizeof cues[0], sizeof cues / sizeof cues[0] };
+    re_render_facts facts = { .episode = &ep, .samples = (uint64_t)RATE * 3723, .sample_rate = RATE,
+                              .bytes = 123, .format = "mp3", .chapters = chapters,
+                              .chapter_count = 3 };
+    re_status st;
+    char *page = page_of(&facts, &t, &st);
+    CHECK_INT(st, RE_OK);
+    CHECK_STR(page,
+              "# Weekly Briefing – Café \\*Chapters\\*\n"
+              "\n"
+              "1\\. What changed: \\<b\\>everything\\</b\\> & more \\&amp; stuff\n"
+              "\n"
+              "Duration: PT1H2M3S\n"
+              "\n"
+              "## Episode overview\n"
+              "\n"
+              "- Show: render-episode Weekly\n"
+              "- Published: 2026-11-30T09:00:00Z\n"
+              "- Episode: 1\n"
+              "- Audio duration: PT1H2M3S\n"
+              "\n"
+              "## Chapters\n"
+              "\n"
+              "- 0:00 Welcome\n"
+              "- 1:05 The core pipeline\n"
+              "- 1:01:40 Audio duration\\: PT1S\n"
+              "\n"
+              "## Transcript\n"
+              "\n"
+              "**Host:** It's November 30th.\n"
+              "Three things changed.\n"
+              "\n"
+              "**Host:** - The duration\\: 45 seconds.\n"
+              "\n"
+              "**Guest:** Thanks.\n"
+              "\n"
+              "**Duration\\:** \\# not a heading\n"
+              "\n"
+              "12\\) twelve\n"
+              "\\---\n");
+
+    /* `check` reads the two duration lines and nothing from the script's own text */
+    size_t count = 0;
+    CHECK_INT(claims_holding(page, facts.samples, &count), 2);
+    CHECK_INT(count, 2);
+    free(page);
+}
+
+static void test_minimal_page(void)
+{
+    re_episode ep = { .title = "T", .language = "en-us", .episode_number = -1 };
+    re_render_facts facts = { .episode = &ep, .samples = RATE / 2 - 1, .sample_rate = RATE };
+    re_status st;
+    char *page = page_of(&facts, NULL, &st);
+    CHECK_INT(st, RE_OK);
+    CHECK_STR(page, "# T\n\nDuration: PT0S\n\n## Episode overview\n\n- Audio duration: PT0S\n");
+    size_t count = 0;
+    CHECK_INT(claims_holding(page, facts.samples, &count), 2);
+    CHECK_INT(count, 2);
+    free(page);
+
+    /* an empty transcript is no section; 1.5 s rounds half up to 2 */
+    re_transcript empty = { RATE, NULL, 0, 0 };
+    facts.samples = RATE + RATE / 2;
+    page = page_of(&facts, &empty, &st);
+    CHECK_INT(st, RE_OK);
+    CHECK(strstr(page, "Duration: PT2S\n") && !strstr(page, "## Transcript"));
+    free(page);
+}
+
+static void test_errors(void)
+{
+    re_episode ep = { .title = "T", .episode_number = -1 };
+    re_render_facts facts = { .episode = &ep, .samples = 1, .sample_rate = RATE };
+    FILE *null = fopen("/dev/null", "w");
+    CHECK_INT(re_page_write(null, NULL, NULL), RE_ERR_INVALID);
+    re_render_facts no_rate = facts;
+    no_rate.sample_rate = 0;
+    CHECK_INT(re_page_write(null, &no_rate, NULL), RE_ERR_INVALID);
+    re_render_facts no_episode = facts;
+    no_episode.episode = NULL;
+    CHECK_INT(re_page_write(null, &no_episode, NULL), RE_ERR_INVALID);
+    fclose(null);
+    FILE *full = fopen("/dev/full", "w");
+    if (full) {
+        CHECK_INT(re_page_write(full, &facts, NULL), RE_ERR_WRITE);
+        fclose(full);
+    }
+}
+
+int main(void)
+{
+    test_full_page();
+    test_minimal_page();
+    test_errors();
+    return check_finish("test_page");
+}
