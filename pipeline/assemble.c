@@ -13,6 +13,7 @@
 struct re_assembler {
     unsigned rate;
     int fd;
+    int raw_fd;          /* after finish: the spool for pread, beside libsndfile's reader */
     SNDFILE *spool;
     int reading;
     uint64_t frames;
@@ -55,6 +56,7 @@ re_status re_assembler_create(unsigned sample_rate, re_assembler **out, char *wh
         free(a);
         return RE_ERR_NOMEM;
     }
+    a->raw_fd = -1;
     a->fd = mkstemp(path);
     if (a->fd < 0) {
         snprintf(why, why_len, "cannot create a spool file in %s: %s", dir && *dir ? dir : "/tmp",
@@ -66,7 +68,7 @@ re_status re_assembler_create(unsigned sample_rate, re_assembler **out, char *wh
     unlink(path);   /* nameless from now on: nothing to clean up, whatever happens */
     free(path);
     SF_INFO info = { .samplerate = (int)sample_rate, .channels = 1,
-                     .format = SF_FORMAT_RAW | SF_FORMAT_PCM_16 };
+                     .format = SF_FORMAT_RAW | SF_FORMAT_PCM_16 | SF_ENDIAN_LITTLE };
     a->spool = sf_open_fd(a->fd, SFM_WRITE, &info, 0);
     if (!a->spool) {
         snprintf(why, why_len, "cannot open the audio spool file: %s", sf_strerror(NULL));
@@ -306,8 +308,9 @@ re_status re_assembler_finish(re_assembler *a, char *why, size_t why_len)
         return RE_ERR_WRITE;
     }
     SF_INFO info = { .samplerate = (int)a->rate, .channels = 1,
-                     .format = SF_FORMAT_RAW | SF_FORMAT_PCM_16 };
-    a->spool = sf_open_fd(a->fd, SFM_READ, &info, 1);
+                     .format = SF_FORMAT_RAW | SF_FORMAT_PCM_16 | SF_ENDIAN_LITTLE };
+    a->raw_fd = dup(a->fd);
+    a->spool = a->raw_fd >= 0 ? sf_open_fd(a->fd, SFM_READ, &info, 1) : NULL;
     if (!a->spool) {
         snprintf(why, why_len, "cannot reopen the audio spool file: %s", sf_strerror(NULL));
         return RE_ERR_READ;
@@ -349,6 +352,11 @@ const re_timed_event *re_assembler_events(const re_assembler *a, size_t *count)
     return a->events;
 }
 
+int re_assembler_pcm_fd(const re_assembler *a)
+{
+    return a->reading ? a->raw_fd : -1;
+}
+
 const re_sentence_span *re_assembler_sentences(const re_assembler *a, size_t *count)
 {
     *count = a->sentence_count;
@@ -363,6 +371,8 @@ void re_assembler_free(re_assembler *a)
         sf_close(a->spool);
     if (a->fd >= 0 && !a->reading)
         close(a->fd);
+    if (a->raw_fd >= 0)
+        close(a->raw_fd);
     for (size_t i = 0; i < a->chapter_count; i++)
         free(a->chapters[i].title);
     free(a->chapters);

@@ -67,6 +67,10 @@ re_status re_assembler_finish(re_assembler *a, char *why, size_t why_len);
 re_status re_assembler_read(re_assembler *a, int16_t *buf, size_t max, size_t *got,
                             char *why, size_t why_len);
 
+/* After finish: a descriptor of the spool, raw little-endian int16 mono samples from offset 0,
+ * for readers that want pread (the parallel encoder). Owned by the assembler; -1 before finish. */
+int re_assembler_pcm_fd(const re_assembler *a);
+
 const re_chapter_mark *re_assembler_chapters(const re_assembler *a, size_t *count);
 const re_timed_event *re_assembler_events(const re_assembler *a, size_t *count);
 const re_sentence_span *re_assembler_sentences(const re_assembler *a, size_t *count);

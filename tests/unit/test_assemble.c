@@ -2,6 +2,7 @@
  * to the profile's pause, silences exact, chapters and events placed on the right samples. */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "assemble.h"
 #include "check.h"
@@ -91,6 +92,9 @@ int main(void)
     CHECK_INT(buf[97], 1000);
     CHECK_INT(buf[117], 0);           /* second segment: 10-sample sentence pause */
     CHECK_INT(buf[127], -1000);
+    int16_t raw[157];
+    CHECK_INT(pread(re_assembler_pcm_fd(a), raw, sizeof raw, 0), sizeof raw);
+    CHECK(memcmp(raw, buf, sizeof raw) == 0);   /* the raw view is the same little-endian PCM */
     CHECK_INT(re_us_to_frames(1500, 22050), 33);     /* 33.075 -> 33 */
     CHECK_INT(re_us_to_frames(800000, 22050), 17640);
     re_speech_free(&s);
