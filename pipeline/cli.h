@@ -18,6 +18,7 @@
 int cli_check(int argc, char **argv);
 int cli_batch(int argc, char **argv);
 int cli_feed(int argc, char **argv);
+int cli_cache(int argc, char **argv);
 
 /* The signal that asked us to stop (0 while none did); installed by cli_install_signals. */
 extern volatile sig_atomic_t cli_stop_signal;
@@ -43,14 +44,18 @@ typedef struct cli_render_settings {
     char *exe_voices;
     unsigned long max_size, timeout_s, jobs;
     int quiet;
+    int no_cache;
+    const char *cache_dir;
+    char *default_cache_dir;
 } cli_render_settings;
 
 void cli_render_settings_init(cli_render_settings *s);
 /* 1 when argv[*i] was a render option (consumed, with its value), 0 when it is not one,
  * -1 after a usage error was printed. */
 int cli_render_option(int argc, char **argv, int *i, cli_render_settings *s);
-/* Fills s->options (voice folders: the user's, then the shipped ones). */
-void cli_render_settings_finish(cli_render_settings *s);
+/* Fills s->options (voice folders: the user's, then the shipped ones; the cache folder).
+ * -1 after a usage error was printed. */
+int cli_render_settings_finish(cli_render_settings *s);
 void cli_render_settings_free(cli_render_settings *s);
 
 /* Help text of the shared options. */

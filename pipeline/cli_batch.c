@@ -175,9 +175,13 @@ int cli_batch(int argc, char **argv)
         free(cli.inputs);
         return rc;
     }
-    cli_render_settings_finish(&cli.render);
+    if (cli_render_settings_finish(&cli.render) != 0) {
+        free(cli.inputs);
+        return RE_EXIT_USAGE;
+    }
     int show = cli.progress || (!cli.render.quiet && isatty(STDERR_FILENO));
     cli.options.render = cli.render.options;
+    cli.options.render.skip_unchanged = 1;
     cli.options.workers = (unsigned)cli.render.jobs;
     cli.options.stop = &cli_stop_signal;
     cli.options.progress = show ? show_progress : NULL;

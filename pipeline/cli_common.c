@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cache.h"
 #include "script.h"
 
 volatile sig_atomic_t cli_stop_signal;
@@ -102,6 +103,8 @@ const char cli_render_options_help[] =
     "      --srt                also write OUT.srt (the WebVTT OUT.vtt is always written)\n"
     "      --transcript-json    also write OUT.transcript.json (Podcasting 2.0)\n"
     "      --page               also write OUT.md, a show-notes page with the transcript\n"
+    "      --cache DIR          segment cache folder (default $XDG_CACHE_HOME/render-episode)\n"
+    "      --no-cache           do not read or write the segment cache\n"
     "      --max-size BYTES     refuse scripts larger than this (default 8388608)\n"
     "      --segment-timeout S  give up on a paragraph after S seconds (default 120)\n"
     "  -q, --quiet              no progress display\n";
@@ -151,6 +154,11 @@ int cli_render_option(int argc, char **argv, int *i, cli_render_settings *s)
         s->options.write_srt = 1;
     } else if (strcmp(arg, "--transcript-json") == 0) {
         s->options.write_transcript_json = 1;
+    } else if (cli_is_option(arg, NULL, "--cache")) {
+        if (!(s->cache_dir = cli_option_value(argc, argv, i, "--cache")))
+            return -1;
+    } else if (strcmp(arg, "--no-cache") == 0) {
+        s->no_cache = 1;
     } else if (strcmp(arg, "--page") == 0) {
         s->options.write_page = 1;
     } else if (strcmp(arg, "-q") == 0 || strcmp(arg, "--quiet") == 0) {
@@ -182,8 +190,20 @@ static void add_default_voice_dirs(cli_render_settings *s)
     s->voice_dirs[s->voice_dir_count++] = RE_INSTALL_VOICES_DIR;
 }
 
-void cli_render_settings_finish(cli_render_settings *s)
+int cli_render_settings_finish(cli_render_settings *s)
 {
+    if (s->no_cache && s->cache_dir) {
+        cli_usage_error("%s", "--cache and --no-cache contradict each other");
+        return -1;
+    }
+    if (!s->no_cache && !s->cache_dir) {
+        char why[256];
+        s->default_cache_dir = re_cache_default_dir(why, sizeof why);
+        if (!s->default_cache_dir)
+            fprintf(stderr, "render-episode: rendering without a segment cache: %s\n", why);
+        s->cache_dir = s->default_cache_dir;
+    }
+    s->options.cache_dir = s->no_cache ? NULL : s->cache_dir;
     add_default_voice_dirs(s);
     s->options.voice_dirs = s->voice_dirs;
     s->options.voice_dir_count = s->voice_dir_count;
@@ -191,10 +211,13 @@ void cli_render_settings_finish(cli_render_settings *s)
     s->options.engine_timeout_ms = (unsigned)(s->timeout_s * 1000);
     s->options.jobs = (unsigned)s->jobs;
     s->options.stop = &cli_stop_signal;
+    return 0;
 }
 
 void cli_render_settings_free(cli_render_settings *s)
 {
     free(s->exe_voices);
+    free(s->default_cache_dir);
     s->exe_voices = NULL;
+    s->default_cache_dir = NULL;
 }

@@ -19,6 +19,7 @@ static const char usage_text[] =
     "       render-episode batch [-j N] -O OUTDIR FILE|DIR... [options]\n"
     "       render-episode check MP3 [FILE...] [--json] [--fix] [--tolerance DURATION]\n"
     "       render-episode feed OUTDIR --base-url URL [-o FEED.xml] [--show FILE]\n"
+    "       render-episode cache --stats | --prune SIZE [--cache DIR]\n"
     "\n"
     "Turns an episode script into a podcast MP3 (or WAV), its sidecar OUT.json, a WebVTT\n"
     "transcript OUT.vtt and, when the script has headings, OUT.chapters.json.\n"
@@ -30,7 +31,7 @@ static const char usage_tail[] =
     "  -h, --help               this help\n"
     "  -V, --version            versions of the program and its libraries\n"
     "\n"
-    "Run 'render-episode COMMAND --help' for batch, check and feed.\n"
+    "Run 'render-episode COMMAND --help' for batch, check, feed and cache.\n"
     "\n"
     "Exit status: 0 ok, 1 usage error (or, for check, a claim that does not hold),\n"
     "2 invalid input or failed render (nothing written), 130/143 interrupted.\n";
@@ -95,7 +96,10 @@ static int cli_render(int argc, char **argv)
         free(default_output);
         return cli_usage_error("the output name must end in .mp3 or .wav: '%s'", output);
     }
-    cli_render_settings_finish(&s);
+    if (cli_render_settings_finish(&s) != 0) {
+        free(default_output);
+        return RE_EXIT_USAGE;
+    }
     int show_progress = !s.quiet && isatty(STDERR_FILENO);
     s.options.script_path = script;
     s.options.output_path = output;
@@ -153,6 +157,8 @@ int main(int argc, char **argv)
     }
     if (strcmp(first, "check") == 0)
         return cli_check(argc - 1, argv + 1);
+    if (strcmp(first, "cache") == 0)
+        return cli_cache(argc - 1, argv + 1);
     if (strcmp(first, "feed") == 0)
         return cli_feed(argc - 1, argv + 1);
     if (strcmp(first, "batch") == 0)

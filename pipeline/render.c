@@ -12,14 +12,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <jansson.h>
 #include <sndfile.h>
 
 #include "assemble.h"
+#include "cache.h"
 #include "duration.h"
 #include "id3.h"
 #include "output.h"
 #include "page.h"
 #include "script.h"
+#include "sha256.h"
 #include "sidecar.h"
 #include "synth.h"
 #include "transcript.h"
@@ -30,6 +33,14 @@ enum { EXTRA_VTT, EXTRA_SRT, EXTRA_TRANSCRIPT_JSON, EXTRA_CHAPTERS, EXTRA_PAGE, 
 static const char *const extra_suffix[EXTRA_COUNT] = {
     ".vtt", ".srt", ".transcript.json", ".chapters.json", ".md",
 };
+
+/* A SPEECH item between "started" and "assembled". */
+typedef struct speech_slot {
+    re_synth_job *job;       /* running in a child, or NULL */
+    re_speech speech;        /* the audio, once ready */
+    int ready;               /* speech holds audio (from the cache) */
+    re_cache_key key;
+} speech_slot;
 
 typedef struct render {
     const re_render_options *opt;
@@ -44,12 +55,15 @@ typedef struct render {
     re_output *extras[EXTRA_COUNT];      /* NULL for files not written this time */
     re_transcript transcript;
     const char *format;
-    re_synth_job **jobs;                 /* per item; non-NULL while its speech is running */
+    speech_slot *slots;                  /* per item: its speech while under way */
     size_t next_to_start;
-    size_t running;
+    size_t ahead;                        /* slots under way */
+    re_cache *cache;
+    int cache_warned;
     char encoder[160];
     char engine_name[64];
     int own_engine;
+    char inputs_sha256[RE_SHA256_HEX_SIZE];
     size_t synthesized;
     size_t cached;
 } render;
@@ -119,8 +133,15 @@ static re_status start_engine(render *r)
         r->own_engine = 1;
     }
     snprintf(r->engine_name, sizeof r->engine_name, "espeak-ng %s", re_engine_version(r->engine));
+    return RE_OK;
+}
+
+/* Every profile's engine voice exists (checked in a child, like speech). */
+static re_status check_engine_voices(render *r)
+{
+    char why[WHY_LEN];
     for (size_t i = 0; i < r->episode->voice_count; i++) {
-        status = re_engine_check_voice(r->engine, r->profiles[i], why, sizeof why);
+        re_status status = re_engine_check_voice(r->engine, r->profiles[i], why, sizeof why);
         if (status != RE_OK) {
             const re_item *item = first_use(r->episode, r->profiles[i]->name);
             char message[WHY_LEN + 64];
@@ -217,47 +238,98 @@ static const re_voice_profile *profile_of(const render *r, const char *voice)
     return NULL;
 }
 
-/* Keeps up to opt->jobs speech processes running ahead of the one being assembled. */
+/* The text the engine speaks for a SPEECH item, and how it reads it. */
+static const char *engine_text(const render *r, size_t i, unsigned *flags)
+{
+    *flags = RE_TEXT_PLAIN;
+    return r->episode->items[i].text;
+}
+
+/* Gets item i's speech under way: from the cache when it has it, else in a new child. */
+static re_status prepare_speech(render *r, size_t i)
+{
+    const re_item *item = &r->episode->items[i];
+    speech_slot *slot = &r->slots[i];
+    const re_voice_profile *profile = profile_of(r, item->voice);
+    unsigned flags;
+    const char *text = engine_text(r, i, &flags);
+    if (r->cache) {
+        re_cache_key_compute(&slot->key, r->engine_name, re_engine_sample_rate(r->engine), profile,
+                             flags, text);
+        int hit = 0;
+        re_status status = re_cache_get(r->cache, &slot->key, re_engine_sample_rate(r->engine),
+                                        &slot->speech, &hit);
+        if (status != RE_OK)
+            return status;
+        if (hit) {
+            slot->ready = 1;
+            r->cached++;
+            return RE_OK;
+        }
+    }
+    char why[WHY_LEN];
+    re_status status = re_engine_start(r->engine, text, flags, profile, &slot->job, why, sizeof why);
+    if (status != RE_OK)
+        return fail_at(r, status, r->opt->script_path, item->line, item->col, why);
+    return RE_OK;
+}
+
+/* Keeps up to opt->jobs segments under way (speaking, or read from the cache) ahead of the
+ * one being assembled: every core busy, memory bounded by a few segments. */
 static re_status start_ahead(render *r)
 {
     const re_episode *ep = r->episode;
     unsigned jobs = r->opt->jobs ? r->opt->jobs : 1;
-    while (r->running < jobs && r->next_to_start < ep->item_count) {
+    while (r->ahead < jobs && r->next_to_start < ep->item_count) {
         size_t i = r->next_to_start++;
-        const re_item *item = &ep->items[i];
-        if (item->kind != RE_ITEM_SPEECH)
+        if (ep->items[i].kind != RE_ITEM_SPEECH)
             continue;
-        char why[WHY_LEN];
-        re_status status = re_engine_start(r->engine, item->text, RE_TEXT_PLAIN, profile_of(r, item->voice),
-                                           &r->jobs[i], why, sizeof why);
+        re_status status = prepare_speech(r, i);
         if (status != RE_OK)
-            return fail_at(r, status, r->opt->script_path, item->line, item->col, why);
-        r->running++;
+            return status;
+        r->ahead++;
     }
     return RE_OK;
+}
+
+/* Stores freshly spoken audio for next time; a cache that cannot be written is only a warning. */
+static void remember(render *r, speech_slot *slot)
+{
+    if (!r->cache)
+        return;
+    char why[WHY_LEN];
+    if (re_cache_put(r->cache, &slot->key, re_engine_sample_rate(r->engine), &slot->speech,
+                     why, sizeof why) != RE_OK && !r->cache_warned) {
+        re_diag_add(r->diag, r->opt->cache_dir, 0, 0, "warning: the segment cache is not written: %s", why);
+        r->cache_warned = 1;
+    }
 }
 
 static re_status speak_item(render *r, size_t i)
 {
     const re_item *item = &r->episode->items[i];
+    speech_slot *slot = &r->slots[i];
     re_status status = start_ahead(r);
     if (status != RE_OK)
         return status;
-    unsigned timeout = r->opt->engine_timeout_ms ? r->opt->engine_timeout_ms : RE_ENGINE_TIMEOUT_MS;
-    re_speech speech;
     char why[WHY_LEN];
-    status = re_engine_wait(r->jobs[i], timeout, &speech, why, sizeof why);
-    r->jobs[i] = NULL;
-    r->running--;
-    if (status == RE_ERR_INTERRUPTED)
-        return status;
-    if (status != RE_OK)
-        return fail_at(r, status, r->opt->script_path, item->line, item->col, why);
-    r->synthesized++;
-    status = re_assembler_add_speech(r->assembler, &speech,
+    if (!slot->ready) {
+        unsigned timeout = r->opt->engine_timeout_ms ? r->opt->engine_timeout_ms : RE_ENGINE_TIMEOUT_MS;
+        status = re_engine_wait(slot->job, timeout, &slot->speech, why, sizeof why);
+        slot->job = NULL;
+        if (status == RE_ERR_INTERRUPTED)
+            return status;
+        if (status != RE_OK)
+            return fail_at(r, status, r->opt->script_path, item->line, item->col, why);
+        r->synthesized++;
+        remember(r, slot);
+    }
+    r->ahead--;
+    status = re_assembler_add_speech(r->assembler, &slot->speech,
                                      (unsigned)profile_of(r, item->voice)->sentence_pause_ms,
                                      why, sizeof why);
-    re_speech_free(&speech);
+    re_speech_free(&slot->speech);
+    slot->ready = 0;
     if (status != RE_OK && status != RE_ERR_NOMEM)
         return fail_at(r, status, r->opt->script_path, item->line, item->col, why);
     return status;
@@ -311,8 +383,8 @@ static re_status speak_all(render *r)
     re_status status = re_assembler_create(rate, &r->assembler, why, sizeof why);
     if (status != RE_OK)
         return fail_at(r, status, r->opt->output_path, 0, 0, why);
-    r->jobs = calloc(ep->item_count, sizeof *r->jobs);
-    if (!r->jobs)
+    r->slots = calloc(ep->item_count, sizeof *r->slots);
+    if (!r->slots)
         return RE_ERR_NOMEM;
     for (size_t i = 0; status == RE_OK && i < ep->item_count; i++) {
         const re_item *item = &ep->items[i];
@@ -525,7 +597,7 @@ static re_status finish_outputs(render *r, re_render_result *result)
         .episode = r->episode, .samples = re_assembler_frames(r->assembler), .sample_rate = rate,
         .bytes = bytes, .format = r->format, .chapters = chapters, .chapter_count = chapter_count,
         .voices = r->profiles, .voice_count = r->episode->voice_count,
-        .engine = r->engine_name, .encoder = r->encoder,
+        .engine = r->engine_name, .encoder = r->encoder, .inputs_sha256 = r->inputs_sha256,
     };
     status = re_sidecar_write(re_output_stream(r->sidecar), &facts);
     if (status != RE_OK)
@@ -563,11 +635,14 @@ static re_status finish_outputs(render *r, re_render_result *result)
 
 static void render_cleanup(render *r)
 {
-    if (r->jobs) {
-        for (size_t i = 0; i < r->episode->item_count; i++)
-            re_engine_cancel(r->jobs[i]);
-        free(r->jobs);
+    if (r->slots) {
+        for (size_t i = 0; i < r->episode->item_count; i++) {
+            re_engine_cancel(r->slots[i].job);
+            re_speech_free(&r->slots[i].speech);
+        }
+        free(r->slots);
     }
+    re_cache_free(r->cache);
     re_output_discard(r->audio);
     re_output_discard(r->sidecar);
     for (int k = 0; k < EXTRA_COUNT; k++)
@@ -579,6 +654,113 @@ static void render_cleanup(render *r)
     free(r->profiles);
     re_voice_set_free(r->voices);
     re_episode_free(r->episode);
+}
+
+/* A cache that cannot be opened costs speed, not correctness: say so and go on. */
+static re_status open_cache(render *r)
+{
+    if (!r->opt->cache_dir)
+        return RE_OK;
+    re_status status = re_cache_open(r->opt->cache_dir, &r->cache);
+    if (status == RE_ERR_NOMEM)
+        return status;
+    if (status != RE_OK)
+        re_diag_add(r->diag, r->opt->cache_dir, 0, 0, "warning: not using the segment cache: %s",
+                    re_strerror(status));
+    return RE_OK;
+}
+
+static void digest_field(re_sha256_ctx *ctx, const char *name, const void *data, size_t len)
+{
+    uint64_t n = len;
+    re_sha256_update(ctx, name, strlen(name) + 1);
+    re_sha256_update(ctx, &n, sizeof n);
+    re_sha256_update(ctx, data, len);
+}
+
+static void digest_string(re_sha256_ctx *ctx, const char *name, const char *value)
+{
+    digest_field(ctx, name, value ? value : "", value ? strlen(value) : 0);
+}
+
+static void digest_int(re_sha256_ctx *ctx, const char *name, long long value)
+{
+    char text[32];
+    snprintf(text, sizeof text, "%lld", value);
+    digest_string(ctx, name, text);
+}
+
+/* What the outputs are made from: program, engine and encoder versions and settings, the
+ * script's bytes and every profile value. Recorded in the sidecar so that batch can skip an
+ * episode whose outputs were made from exactly these inputs. */
+static re_status digest_inputs(render *r)
+{
+    re_sha256_ctx ctx;
+    re_sha256_init(&ctx);
+    digest_string(&ctx, "format", "render-episode inputs v1");
+    digest_string(&ctx, "version", RE_VERSION);
+    digest_string(&ctx, "engine", r->engine_name);
+    digest_string(&ctx, "encoder", r->encoder);
+    digest_string(&ctx, "output", r->format);
+    digest_int(&ctx, "quality", r->opt->mp3.quality);
+    digest_int(&ctx, "extras", (long long)(r->opt->write_srt | r->opt->write_transcript_json << 1
+                                           | r->opt->write_page << 2));
+    FILE *script = fopen(r->opt->script_path, "rb");
+    if (!script)
+        return fail_at(r, RE_ERR_READ, r->opt->script_path, 0, 0, strerror(errno));
+    re_sha256_update(&ctx, "script", 7);
+    char buf[65536];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, script)) > 0)
+        re_sha256_update(&ctx, buf, n);
+    int failed = ferror(script);
+    fclose(script);
+    if (failed)
+        return fail_at(r, RE_ERR_READ, r->opt->script_path, 0, 0, "cannot read the script again");
+    for (size_t i = 0; i < r->episode->voice_count; i++) {
+        const re_voice_profile *v = r->profiles[i];
+        digest_string(&ctx, "profile", v->name);
+        digest_string(&ctx, "voice", v->engine_voice);
+        digest_string(&ctx, "speaker", v->speaker);
+        const int values[] = { v->rate, v->pitch, v->range, v->volume, v->word_gap_ms,
+                               v->sentence_pause_ms, v->paragraph_pause_ms };
+        for (size_t k = 0; k < sizeof values / sizeof values[0]; k++)
+            digest_int(&ctx, "value", values[k]);
+    }
+    unsigned char digest[RE_SHA256_SIZE];
+    re_sha256_final(&ctx, digest);
+    re_sha256_hex(digest, r->inputs_sha256);
+    return RE_OK;
+}
+
+/* The outputs exist, complete, and the sidecar says they were made from these inputs. */
+static int outputs_up_to_date(render *r, re_render_result *result)
+{
+    char *sidecar_path = re_sidecar_path(r->opt->output_path);
+    json_t *side = sidecar_path ? json_load_file(sidecar_path, 0, NULL) : NULL;
+    free(sidecar_path);
+    const char *made_from = json_string_value(json_object_get(side, "inputs_sha256"));
+    json_int_t samples = json_integer_value(json_object_get(side, "samples"));
+    json_int_t rate = json_integer_value(json_object_get(side, "sample_rate"));
+    json_int_t bytes = json_integer_value(json_object_get(side, "bytes"));
+    const char *duration = json_string_value(json_object_get(side, "duration"));
+    struct stat st;
+    int fresh = made_from && strcmp(made_from, r->inputs_sha256) == 0 && rate > 0 && duration
+                && stat(r->opt->output_path, &st) == 0 && st.st_size == bytes;
+    for (int k = 0; fresh && k < EXTRA_COUNT; k++) {
+        char *path = extra_wanted(r, k) ? re_output_sibling(r->opt->output_path, extra_suffix[k]) : NULL;
+        fresh = !extra_wanted(r, k) || (path && access(path, F_OK) == 0);
+        free(path);
+    }
+    if (fresh) {
+        result->samples = (uint64_t)samples;
+        result->sample_rate = (unsigned)rate;
+        result->bytes = (unsigned long long)bytes;
+        snprintf(result->duration, sizeof result->duration, "%s", duration);
+        result->up_to_date = 1;
+    }
+    json_decref(side);
+    return fresh;
 }
 
 re_status re_render(const re_render_options *options, re_render_result *result,
@@ -594,6 +776,16 @@ re_status re_render(const re_render_options *options, re_render_result *result,
         status = start_engine(&r);
     if (status == RE_OK)
         status = check_encoder(&r);
+    if (status == RE_OK)
+        status = digest_inputs(&r);
+    if (status == RE_OK && options->skip_unchanged && outputs_up_to_date(&r, result)) {
+        render_cleanup(&r);
+        return RE_OK;
+    }
+    if (status == RE_OK)
+        status = check_engine_voices(&r);
+    if (status == RE_OK)
+        status = open_cache(&r);
     if (status == RE_OK)
         status = open_outputs(&r);
     if (status == RE_OK)

@@ -41,6 +41,8 @@ typedef struct re_render_options {
     int write_srt;                     /* also OUT.srt */
     int write_transcript_json;         /* also OUT.transcript.json (Podcasting 2.0) */
     int write_page;                    /* also OUT.md, a show-notes page */
+    const char *cache_dir;             /* segment cache folder, or NULL for none */
+    int skip_unchanged;                /* do nothing when the outputs were made from these inputs */
     volatile sig_atomic_t *stop;       /* raised by a signal handler; may be NULL */
     struct re_engine *engine;          /* a warm engine to use (not freed), or NULL to create one */
     void (*progress)(void *context, const re_render_progress *progress);

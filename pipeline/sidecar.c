@@ -85,6 +85,7 @@ re_status re_sidecar_write(FILE *out, const re_render_facts *f)
     failed |= set(root, "engine", json_string(f->engine));
     failed |= set(root, "encoder", json_string(f->encoder));
     failed |= set(root, "generator", json_string(generator));
+    failed |= set(root, "inputs_sha256", string_or_null(f->inputs_sha256));
     if (failed) {
         json_decref(root);
         return RE_ERR_NOMEM;

@@ -3,7 +3,8 @@
  * Keys, in this order: title, show, published, summary, author, language, episode, duration
  * (ISO 8601), duration_ms, samples, sample_rate, bytes, format, chapters [{title, start_ms,
  * end_ms}], voices [{name, speaker, voice, rate, pitch, range, volume, word_gap,
- * sentence_pause, paragraph_pause}], engine, encoder, generator. Absent metadata is null.
+ * sentence_pause, paragraph_pause}], engine, encoder, generator, inputs_sha256 (what the
+ * outputs were made from: program, engine, encoder, options, script bytes, profile values). Absent metadata is null.
  * No absolute paths, no timestamps: identical inputs give identical bytes. */
 #ifndef RE_SIDECAR_H
 #define RE_SIDECAR_H
@@ -28,6 +29,7 @@ typedef struct re_render_facts {
     size_t voice_count;
     const char *engine;                /* e.g. "espeak-ng 1.51" */
     const char *encoder;               /* e.g. "LAME 3.100, 64 kbps CBR, mono, 22050 Hz" */
+    const char *inputs_sha256;         /* digest of everything the outputs were made from */
 } re_render_facts;
 
 /* Writes the sidecar as UTF-8 JSON with a final newline. RE_ERR_WRITE if the stream fails. */

@@ -11,9 +11,16 @@ BIN = os.environ.get("RE_BIN", "")
 SRC = os.environ.get("RE_SOURCE_DIR", os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
 
-def run(args, **kw):
+# Each test process gets its own segment cache, so tests never share or pollute ~/.cache.
+CACHE_HOME = tempfile.mkdtemp(prefix="re-cache-home-")
+
+
+def run(args, env=None, **kw):
     """Runs render-episode with args; returns CompletedProcess with text output."""
-    return subprocess.run([BIN] + list(args), capture_output=True, text=True, timeout=300, **kw)
+    full_env = dict(os.environ, XDG_CACHE_HOME=CACHE_HOME)
+    full_env.update(env or {})
+    return subprocess.run([BIN] + list(args), capture_output=True, text=True, timeout=300,
+                          env=full_env, **kw)
 
 
 def write(path, text, mode="w"):

@@ -72,6 +72,56 @@ class Batch(Case):
                     blobs.add(f.read())
             self.assertEqual(len(blobs), 1, name + " differs between -j values or a single render")
 
+    def test_cache_and_up_to_date(self):
+        os.remove(os.path.join(self.scripts, "broken.txt"))
+        cache, out = self.path("cache"), self.path("out")
+        res = self.batch("-O", out, "--cache", cache, "--report", self.path("cold.json"), self.scripts)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        with open(os.path.join(out, "ep2.mp3"), "rb") as f:
+            cold_bytes = f.read()
+        # nothing changed: nothing rendered, nothing synthesized
+        res = self.batch("-O", out, "--cache", cache, "--report", self.path("warm.json"), self.scripts)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        with open(self.path("warm.json"), encoding="utf-8") as f:
+            warm = json.load(f)
+        self.assertEqual({e["status"] for e in warm["episodes"]}, {"up-to-date"})
+        # outputs gone but cache warm: re-rendered from the cache alone, same bytes
+        out2 = self.path("out2")
+        res = self.batch("-O", out2, "--cache", cache, "--report", self.path("cached.json"), self.scripts)
+        with open(self.path("cached.json"), encoding="utf-8") as f:
+            cached = json.load(f)
+        self.assertEqual(sum(e["segments_synthesized"] for e in cached["episodes"]), 0)
+        self.assertGreater(sum(e["segments_cached"] for e in cached["episodes"]), 0)
+        with open(os.path.join(out2, "ep2.mp3"), "rb") as f:
+            self.assertEqual(f.read(), cold_bytes)
+        # editing one paragraph re-synthesizes that segment only
+        with open(os.path.join(self.scripts, "ep2.txt"), encoding="utf-8") as f:
+            text = f.read()
+        write(os.path.join(self.scripts, "ep2.txt"), text.replace("It has two paragraphs.", "It has two parts."))
+        res = self.batch("-O", out, "--cache", cache, "--report", self.path("edit.json"), self.scripts)
+        with open(self.path("edit.json"), encoding="utf-8") as f:
+            edit = {os.path.basename(e["script"]): e for e in json.load(f)["episodes"]}
+        self.assertEqual(edit["ep2.txt"]["status"], "rendered")
+        self.assertEqual(edit["ep2.txt"]["segments_synthesized"], 1)
+        self.assertEqual(edit["ep1.txt"]["status"], "up-to-date")
+        # a corrupt cache entry is detected and rebuilt, never used
+        entries = [os.path.join(d, f) for d, _, fs in os.walk(cache) for f in fs if f.endswith(".seg")]
+        self.assertGreater(len(entries), 0)
+        for e in entries:
+            with open(e, "r+b") as f:
+                f.seek(-40, os.SEEK_END)
+                f.write(b"\xff" * 8)
+        res = self.batch("-j", "1", "-O", self.path("out3"), "--cache", cache, "--report", self.path("bad.json"),
+                         self.scripts)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        with open(self.path("bad.json"), encoding="utf-8") as f:
+            bad = json.load(f)
+        # every distinct segment in use is spoken again exactly once (episodes share some
+        # segments; one entry is ep2's paragraph from before the edit, no longer used)
+        self.assertEqual(sum(e["segments_synthesized"] for e in bad["episodes"]), len(entries) - 1)
+        with open(os.path.join(self.path("out3"), "ep1.mp3"), "rb") as a, open(os.path.join(out, "ep1.mp3"), "rb") as b:
+            self.assertEqual(a.read(), b.read())
+
     def test_shards_partition_the_scripts(self):
         os.remove(os.path.join(self.scripts, "broken.txt"))
         seen = []

@@ -208,7 +208,8 @@ class BadInput(Case):
         (b"---\ntitle: t\n---\nHello \x01 there.\n", "4:7", "control"),
         (b"---\ntitle: t\n---\n// only a comment\n", None, "spoken"),
         (b"---\ntitle: t\npublished: 2023-02-29\n---\nHi.\n", "3:", "published"),
-        (b"---\ntitle: t\n---\nOne.\n\n" + b"s'" * 120 + b"\n", "6:1", "crash"),
+        # the input that crashes espeak-ng 1.51 is refused before it reaches the engine
+        (b"---\ntitle: t\n---\nOne.\n\n" + b"s'" * 120 + b"\n", "6:1", "too long"),
     ]
 
     def test_each_bad_input(self):

@@ -1,0 +1,204 @@
+/* cli_cache.c - `render-episode cache --stats | --prune SIZE [--cache DIR]`: look at or bound
+ * the segment cache (docs/cache.md). Exit status: 0 ok, 1 usage error, 2 the cache folder
+ * cannot be read or some of it cannot be removed. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cache.h"
+#include "cli.h"
+
+
+static const char cache_usage[] =
+    "usage: render-episode cache --stats [--cache DIR]\n"
+    "       render-episode cache --prune SIZE [--cache DIR]\n"
+    "\n"
+    "The segment cache keeps every paragraph's synthesized audio, so that re-rendering an\n"
+    "unchanged paragraph costs nothing. It is a plain folder that several renders, users\n"
+    "and machines may share.\n"
+    "\n"
+    "  --stats         print how many entries the cache holds and their size\n"
+    "  --prune SIZE    remove the least recently used entries until the cache holds at most\n"
+    "                  SIZE (like 500M, 2G or 1048576; K, M, G, T are powers of 1024), and\n"
+    "                  temporary files left by renders killed over an hour ago\n"
+    "  --cache DIR     the cache folder (default: $XDG_CACHE_HOME/render-episode, else\n"
+    "                  ~/.cache/render-episode)\n"
+    "  -h, --help      this help\n"
+    "\n"
+    "Exit status: 0 ok, 1 usage error, 2 the cache cannot be read or pruned.\n";
+
+typedef struct cache_cli {
+    const char *dir;
+    const char *prune_text;
+    uint64_t prune_bytes;
+    int stats;
+    int help;
+} cache_cli;
+
+static int usage_error(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "render-episode cache: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\nTry 'render-episode cache --help'.\n");
+    return RE_EXIT_USAGE;
+}
+
+/* The value of --name VALUE or --name=VALUE at argv[*i], or NULL when arg is not that option.
+ * *missing is set when the option is there without its value. */
+static const char *option_value(int argc, char **argv, int *i, const char *name, int *missing)
+{
+    size_t n = strlen(name);
+    const char *arg = argv[*i];
+    if (strncmp(arg, name, n) != 0)
+        return NULL;
+    if (arg[n] == '=')
+        return arg + n + 1;
+    if (arg[n] != '\0')
+        return NULL;
+    if (*i + 1 >= argc) {
+        *missing = 1;
+        return NULL;
+    }
+    return argv[++*i];
+}
+
+/* Parses argv (argv[0] is "cache"). Returns -1 to go on, or an exit status. */
+static int parse_args(int argc, char **argv, cache_cli *cli)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v;
+        int missing = 0;
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            cli->help = 1;
+        } else if (strcmp(a, "--stats") == 0) {
+            cli->stats = 1;
+        } else if ((v = option_value(argc, argv, &i, "--prune", &missing)) || missing) {
+            if (missing)
+                return usage_error("%s needs a SIZE (like 500M, 2G or 1048576)", "--prune");
+            if (cli->prune_text)
+                return usage_error("%s given twice", "--prune");
+            char why[160];
+            if (re_cache_parse_size(v, &cli->prune_bytes, why, sizeof why) != RE_OK)
+                return usage_error("--prune: %s", why);
+            cli->prune_text = v;
+        } else if ((v = option_value(argc, argv, &i, "--cache", &missing)) || missing) {
+            if (missing || !v[0])
+                return usage_error("%s needs a folder", "--cache");
+            if (cli->dir)
+                return usage_error("%s given twice", "--cache");
+            cli->dir = v;
+        } else if (a[0] == '-') {
+            return usage_error("unknown option '%s'", a);
+        } else {
+            return usage_error("unexpected argument '%s' (the cache takes only options)", a);
+        }
+    }
+    if (cli->help)
+        return -1;
+    if (cli->stats && cli->prune_text)
+        return usage_error("%s: choose one of --stats and --prune", "conflicting options");
+    if (!cli->stats && !cli->prune_text)
+        return usage_error("%s", "what to do? --stats or --prune SIZE");
+    return -1;
+}
+
+/* "1234567 bytes (1.2 MiB)", or "512 bytes": exact, and readable by people. */
+static void size_text(uint64_t bytes, char *buf, size_t size)
+{
+    static const char *const units[] = { "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+    if (bytes < 1024) {
+        snprintf(buf, size, "%" PRIu64 " %s", bytes, bytes == 1 ? "byte" : "bytes");
+        return;
+    }
+    double value = (double)bytes / 1024;
+    int unit = 0;
+    while (value >= 1024 && unit < 5) {
+        value /= 1024;
+        unit++;
+    }
+    snprintf(buf, size, "%" PRIu64 " bytes (%.1f %s)", bytes, value, units[unit]);
+}
+
+static const char *plural(uint64_t n, const char *one, const char *many)
+{
+    return n == 1 ? one : many;
+}
+
+static void print_stats(const char *dir, const re_cache_usage *u)
+{
+    char size[64];
+    size_text(u->bytes, size, sizeof size);
+    printf("%s: %" PRIu64 " %s, %s", dir, u->entries, plural(u->entries, "entry", "entries"), size);
+    if (u->temp_files) {
+        size_text(u->temp_bytes, size, sizeof size);
+        printf("; %" PRIu64 " temporary %s (being written, or left by a killed render), %s",
+               u->temp_files, plural(u->temp_files, "file", "files"), size);
+    }
+    printf("\n");
+}
+
+static void print_prune(const char *dir, const re_cache_prune_report *r, uint64_t limit)
+{
+    char freed[64], kept[64], max[64];
+    size_text(r->bytes_removed, freed, sizeof freed);
+    size_text(r->after.bytes, kept, sizeof kept);
+    size_text(limit, max, sizeof max);
+    printf("%s: removed %" PRIu64 " %s, %s", dir, r->entries_removed,
+           plural(r->entries_removed, "entry", "entries"), freed);
+    if (r->temp_removed)
+        printf(", and %" PRIu64 " stale temporary %s", r->temp_removed,
+               plural(r->temp_removed, "file", "files"));
+    printf("; %" PRIu64 " %s left, %s; limit %s\n", r->after.entries,
+           plural(r->after.entries, "entry", "entries"), kept, max);
+}
+
+int cli_cache(int argc, char **argv)
+{
+    cache_cli cli = { 0 };
+    int rc = parse_args(argc, argv, &cli);
+    if (rc >= 0)
+        return rc;
+    if (cli.help) {
+        fputs(cache_usage, stdout);
+        return fflush(stdout) == 0 ? RE_EXIT_OK : RE_EXIT_FAILURE;
+    }
+    char why[512];
+    char *default_dir = NULL;
+    if (!cli.dir) {
+        default_dir = re_cache_default_dir(why, sizeof why);
+        if (!default_dir) {
+            fprintf(stderr, "render-episode cache: %s; name the folder with --cache DIR\n", why);
+            return RE_EXIT_FAILURE;
+        }
+        cli.dir = default_dir;
+    }
+    re_cache *cache = NULL;
+    re_status status = re_cache_open(cli.dir, &cache);
+    if (status != RE_OK) {
+        fprintf(stderr, "render-episode cache: %s: %s\n", cli.dir, re_strerror(status));
+        free(default_dir);
+        return RE_EXIT_FAILURE;
+    }
+    why[0] = '\0';
+    if (cli.stats) {
+        re_cache_usage usage;
+        status = re_cache_stats(cache, &usage, why, sizeof why);
+        if (status == RE_OK)
+            print_stats(cli.dir, &usage);
+    } else {
+        re_cache_prune_report report;
+        status = re_cache_prune(cache, cli.prune_bytes, &report, why, sizeof why);
+        if (status == RE_OK || status == RE_ERR_WRITE)   /* a partial prune is still reported */
+            print_prune(cli.dir, &report, cli.prune_bytes);
+    }
+    if (status != RE_OK)
+        fprintf(stderr, "render-episode cache: %s\n", why[0] ? why : re_strerror(status));
+    if (fflush(stdout) != 0 && status == RE_OK) {
+        fprintf(stderr, "render-episode cache: cannot write the report\n");
+        status = RE_ERR_WRITE;
+    }
+    re_cache_free(cache);
+    free(default_dir);
+    return status == RE_OK ? RE_EXIT_OK : RE_EXIT_FAILURE;
+}
