@@ -1,0 +1,419 @@
+/* cli_check.c - `render-episode check MP3 [FILE...]`: options, the report on stdout
+ * (text or --json), diagnostics on stderr, and the exit status (0 every claim holds,
+ * 1 a claim does not hold or a FILE has none, or a usage error, 2 an input cannot be read). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "check.h"
+#include "cli.h"
+#include "duration.h"
+#include "utf8.h"
+
+static const char check_usage[] =
+    "usage: render-episode check MP3 [FILE...] [--json] [--fix] [--tolerance DURATION]\n"
+    "                            [--no-sidecar]\n"
+    "\n"
+    "Decodes MP3 to measure its true length and checks every claim about it: the MP3's\n"
+    "ID3 TLEN, the sidecar MP3-name.json beside it, and in each FILE (page, feed, JSON)\n"
+    "`Duration:` lines, JSON/JSON-LD \"duration\", RSS/Atom itunes:duration and enclosure\n"
+    "length.\n"
+    "\n"
+    "  --json                 print the report as one JSON document\n"
+    "  --fix                  rewrite wrong claims in the FILEs in place (atomically)\n"
+    "  --tolerance DURATION   also accept durations this close: PT0.5S, 0.5, 2s, 250ms\n"
+    "  --no-sidecar           do not read MP3-name.json beside the MP3\n"
+    "  -h, --help             this help\n"
+    "\n"
+    "Exit status: 0 every claim holds, 1 a claim does not hold, a FILE holds no claim, or\n"
+    "a usage error, 2 an input cannot be read or is not an MP3 / not valid JSON or XML.\n";
+
+typedef struct check_cli {
+    re_check_options opt;
+    const char **files;
+    int json;
+    int help;
+} check_cli;
+
+/* A duration for --tolerance: ISO 8601, seconds or a clock time, or a number with "s" or
+ * "ms". Returns 0 when it is not one. */
+static int parse_tolerance(const char *s, uint64_t *us)
+{
+    size_t n = strlen(s);
+    re_duration d;
+    if (n > 0 && s[0] == 'P') {
+        if (re_duration_parse_iso(s, n, &d) != RE_OK)
+            return 0;
+        *us = d.us;
+        return 1;
+    }
+    int ms = n > 2 && strcmp(s + n - 2, "ms") == 0;
+    if (ms)
+        n -= 2;
+    else if (n > 1 && s[n - 1] == 's')
+        n--;
+    if ((ms && memchr(s, ':', n)) || re_duration_parse_clock(s, n, &d) != RE_OK)
+        return 0;
+    *us = ms ? d.us / 1000 : d.us;
+    return 1;
+}
+
+static int usage_error(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "render-episode check: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\nTry 'render-episode check --help'.\n");
+    return RE_EXIT_USAGE;
+}
+
+/* Parses argv (argv[0] is "check"); options may come before or after the operands. */
+static int parse_args(int argc, char **argv, check_cli *cli)
+{
+    int options_done = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (options_done || a[0] != '-' || strcmp(a, "-") == 0) {
+            if (!cli->opt.mp3_path)
+                cli->opt.mp3_path = a;
+            else
+                cli->files[cli->opt.file_count++] = a;
+        } else if (strcmp(a, "--") == 0) {
+            options_done = 1;
+        } else if (strcmp(a, "--json") == 0) {
+            cli->json = 1;
+        } else if (strcmp(a, "--fix") == 0) {
+            cli->opt.fix = 1;
+        } else if (strcmp(a, "--no-sidecar") == 0) {
+            cli->opt.no_sidecar = 1;
+        } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            cli->help = 1;
+        } else if (strcmp(a, "--tolerance") == 0 || strncmp(a, "--tolerance=", 12) == 0) {
+            const char *v = a[11] == '=' ? a + 12 : (i + 1 < argc ? argv[++i] : NULL);
+            if (!v)
+                return usage_error("%s needs a DURATION", "--tolerance");
+            if (!parse_tolerance(v, &cli->opt.tolerance_us))
+                return usage_error("--tolerance: '%s' is not a duration (try PT0.5S, 0.5, 2s "
+                                   "or 250ms)", v);
+        } else {
+            return usage_error("unknown option '%s'", a);
+        }
+    }
+    if (!cli->help && !cli->opt.mp3_path)
+        return usage_error("%s", "which MP3? usage: render-episode check MP3 [FILE...]");
+    return RE_EXIT_OK;
+}
+
+/* ---- text output ---------------------------------------------------------------------- */
+
+/* A copy of s that is safe to print and valid UTF-8: control bytes become '?', and so does
+ * every non-ASCII byte of text that is not valid UTF-8. NULL when out of memory. */
+static char *printable(const char *s)
+{
+    size_t n = strlen(s), bad = 0;
+    const char *why = NULL;
+    int valid = re_utf8_check(s, n, &bad, &why);
+    char *p = malloc(n + 1);
+    if (!p)
+        return NULL;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        p[i] = (c < 0x20 || c == 0x7f || (!valid && c >= 0x80)) ? '?' : (char)c;
+    }
+    p[n] = '\0';
+    return p;
+}
+
+static void print_location(FILE *out, const char *file, unsigned line)
+{
+    if (line > 0)
+        fprintf(out, "%s:%u", file, line);
+    else
+        fputs(file, out);
+}
+
+static void seconds_text(const re_mp3_measurement *m, char *buf, size_t size)
+{
+    uint64_t ms = re_samples_to_ms(m->samples, m->sample_rate);
+    snprintf(buf, size, "%llu.%03llu s", (unsigned long long)(ms / 1000),
+             (unsigned long long)(ms % 1000));
+}
+
+static void print_measurement(const char *path, const re_mp3_measurement *m)
+{
+    char secs[48], iso[RE_DURATION_ISO_MAX];
+    seconds_text(m, secs, sizeof secs);
+    re_duration_format_iso(re_samples_to_seconds(m->samples, m->sample_rate), iso);
+    printf("%s: measured %llu samples at %u Hz = %s (%s), %llu bytes\n", path,
+           (unsigned long long)m->samples, m->sample_rate, secs, iso,
+           (unsigned long long)m->bytes);
+}
+
+static int print_claim(const re_claim *c, const re_mp3_measurement *m)
+{
+    char *text = printable(c->text), *field = printable(c->field), secs[48] = "";
+    if (!text || !field) {
+        free(text);
+        free(field);
+        return -1;
+    }
+    if (c->kind == RE_CLAIM_DURATION || c->kind == RE_CLAIM_MS) {
+        char s[40];
+        seconds_text(m, s, sizeof s);
+        snprintf(secs, sizeof secs, " (%s)", s);
+    }
+    print_location(stdout, c->file, c->line);
+    if (c->readable)
+        printf(": %s: claimed %s", field, text);
+    else
+        printf(": %s: claimed \"%s\" (%s)", field, text,
+               c->kind == RE_CLAIM_DURATION ? "not a duration" : "not a whole number");
+    printf(", measured %s%s%s: %s\n", c->measured, secs,
+           c->within_tolerance ? ", within tolerance" : "", c->ok ? "OK" : "MISMATCH");
+    free(text);
+    free(field);
+    return 0;
+}
+
+static void print_diags(const re_diagnostics *d, const char *kind)
+{
+    for (size_t i = 0; i < d->count; i++) {
+        const re_diag *g = &d->items[i];
+        fputs(g->file, stderr);
+        if (g->line)
+            fprintf(stderr, ":%u", g->line);
+        if (g->line && g->col)
+            fprintf(stderr, ":%u", g->col);
+        fprintf(stderr, ": %s%s\n", kind, g->message);
+    }
+    if (d->truncated)
+        fprintf(stderr, "render-episode check: more %smessages were left out\n", kind);
+}
+
+/* Why --fix left a wrong claim as it was. */
+static const char *not_fixed_reason(const re_check_report *rep, const re_claim *c)
+{
+    const re_check_file *f = NULL;
+    for (size_t i = 0; i < rep->file_count; i++)
+        if (strcmp(rep->files[i].path, c->file) == 0)
+            f = &rep->files[i];
+    if (!f)
+        return "the MP3 itself is never rewritten";
+    if (!f->named)
+        return "found beside the MP3; name it as a FILE to fix it";
+    if (!c->readable && c->kind == RE_CLAIM_DURATION)
+        return "not a duration it can read; fix it by hand";
+    return "written with CDATA, entities or as a JSON string; fix it by hand";
+}
+
+static int print_fixes(const re_check_report *rep, size_t *fixed)
+{
+    for (size_t i = 0; i < rep->claims.count; i++) {
+        const re_claim *c = &rep->claims.items[i];
+        if (c->ok)
+            continue;
+        char *field = printable(c->field), *text = printable(c->text);
+        if (field && text) {
+            print_location(stdout, c->file, c->line);
+            if (c->fixed)
+                printf(": fixed %s: %s -> %s\n", field, text, c->measured);
+            else
+                printf(": not fixed %s: %s\n", field, not_fixed_reason(rep, c));
+        }
+        free(field);
+        free(text);
+        if (!field || !text)
+            return -1;
+        *fixed += c->fixed;
+    }
+    return 0;
+}
+
+static int print_text(const re_check_report *rep, const check_cli *cli)
+{
+    if (rep->measured)
+        print_measurement(cli->opt.mp3_path, &rep->mp3);
+    size_t ok = 0, fixed = 0;
+    for (size_t i = 0; i < rep->claims.count; i++) {
+        if (print_claim(&rep->claims.items[i], &rep->mp3) != 0)
+            return -1;
+        ok += rep->claims.items[i].ok;
+    }
+    if (cli->opt.fix && print_fixes(rep, &fixed) != 0)
+        return -1;
+    for (size_t i = 0; i < rep->file_count; i++)
+        if (rep->files[i].named && rep->files[i].status == RE_OK && rep->files[i].claim_count == 0)
+            printf("%s: no duration claim found (%s)\n", rep->files[i].path,
+                   re_file_kind_name(rep->files[i].kind));
+    if (rep->measured) {
+        printf("render-episode check: %zu claim%s, %zu OK, %zu MISMATCH", rep->claims.count,
+               rep->claims.count == 1 ? "" : "s", ok, rep->claims.count - ok);
+        if (cli->opt.fix)
+            printf(", %zu fixed", fixed);
+        printf("\n");
+    }
+    return 0;
+}
+
+/* ---- JSON output ---------------------------------------------------------------------- */
+
+static json_t *json_text(const char *s)
+{
+    char *p = printable(s);
+    json_t *j = p ? json_string(p) : NULL;
+    free(p);
+    return j;
+}
+
+static json_t *measurement_json(const char *path, const re_mp3_measurement *m)
+{
+    char iso[RE_DURATION_ISO_MAX];
+    uint64_t ms = re_samples_to_ms(m->samples, m->sample_rate);
+    re_duration_format_iso(re_samples_to_seconds(m->samples, m->sample_rate), iso);
+    json_t *tag_frames = m->tag_frames >= 0 ? json_integer((json_int_t)m->tag_frames) : json_null();
+    return json_pack("{s:o, s:I, s:i, s:i, s:f, s:s, s:I, s:I, s:s, s:I, s:o, s:b, s:b}",
+                     "file", json_text(path), "samples", (json_int_t)m->samples,
+                     "sample_rate", (int)m->sample_rate, "channels", (int)m->channels,
+                     "seconds", (double)ms / 1000.0, "duration", iso,
+                     "duration_ms", (json_int_t)ms, "bytes", (json_int_t)m->bytes,
+                     "mpeg_version",
+                     m->mpeg_version == 25 ? "2.5" : m->mpeg_version == 2 ? "2" : "1",
+                     "frames", (json_int_t)m->frames, "tag_frames", tag_frames,
+                     "lame_tag", m->has_lame_tag, "truncated", m->truncated);
+}
+
+static const char *kind_name(re_claim_kind kind)
+{
+    switch (kind) {
+    case RE_CLAIM_DURATION: return "duration";
+    case RE_CLAIM_MS: return "milliseconds";
+    case RE_CLAIM_SAMPLES: return "samples";
+    case RE_CLAIM_SAMPLE_RATE: return "sample_rate";
+    case RE_CLAIM_BYTES: return "bytes";
+    }
+    return "unknown";
+}
+
+static json_t *claim_json(const re_claim *c)
+{
+    return json_pack("{s:o, s:o, s:o, s:o, s:s, s:o, s:b, s:s, s:b, s:b, s:b}",
+                     "file", json_text(c->file),
+                     "line", c->line ? json_integer(c->line) : json_null(),
+                     "col", c->col ? json_integer(c->col) : json_null(),
+                     "field", json_text(c->field), "kind", kind_name(c->kind),
+                     "claimed", json_text(c->text), "readable", c->readable,
+                     "measured", c->measured, "ok", c->ok,
+                     "within_tolerance", c->within_tolerance, "fixed", c->fixed);
+}
+
+static json_t *file_json(const re_check_file *f)
+{
+    return json_pack("{s:o, s:s, s:b, s:b, s:b, s:I, s:I}", "path", json_text(f->path),
+                     "kind", re_file_kind_name(f->kind), "sidecar", f->is_sidecar,
+                     "named", f->named, "read", f->status == RE_OK,
+                     "claims", (json_int_t)f->claim_count, "fixed", (json_int_t)f->fixed_count);
+}
+
+static json_t *diags_json(const re_diagnostics *d)
+{
+    json_t *list = json_array();
+    for (size_t i = 0; list && i < d->count; i++) {
+        const re_diag *g = &d->items[i];
+        json_t *item = json_pack("{s:o, s:o, s:o, s:o}", "file", json_text(g->file),
+                                 "line", g->line ? json_integer(g->line) : json_null(),
+                                 "col", g->col ? json_integer(g->col) : json_null(),
+                                 "message", json_text(g->message));
+        if (!item || json_array_append_new(list, item) != 0) {
+            json_decref(list);
+            return NULL;
+        }
+    }
+    return list;
+}
+
+static json_t *claims_json(const re_check_report *rep)
+{
+    json_t *list = json_array();
+    for (size_t i = 0; list && i < rep->claims.count; i++) {
+        json_t *item = claim_json(&rep->claims.items[i]);
+        if (!item || json_array_append_new(list, item) != 0) {
+            json_decref(list);
+            return NULL;
+        }
+    }
+    return list;
+}
+
+static json_t *files_json(const re_check_report *rep)
+{
+    json_t *list = json_array();
+    for (size_t i = 0; list && i < rep->file_count; i++) {
+        json_t *item = file_json(&rep->files[i]);
+        if (!item || json_array_append_new(list, item) != 0) {
+            json_decref(list);
+            return NULL;
+        }
+    }
+    return list;
+}
+
+static int print_json(const re_check_report *rep, const check_cli *cli, int exit_code)
+{
+    json_t *mp3 = rep->measured ? measurement_json(cli->opt.mp3_path, &rep->mp3) : json_null();
+    json_t *doc = json_pack("{s:o, s:o, s:o, s:o, s:o, s:I, s:i}", "mp3", mp3,
+                            "claims", claims_json(rep), "files", files_json(rep),
+                            "errors", diags_json(&rep->errors),
+                            "warnings", diags_json(&rep->warnings),
+                            "failed", (json_int_t)re_check_failed(rep), "exit", exit_code);
+    char *text = doc ? json_dumps(doc, JSON_INDENT(2) | JSON_REAL_PRECISION(15)) : NULL;
+    json_decref(doc);
+    if (!text)
+        return -1;
+    int rc = puts(text) < 0 ? -1 : 0;
+    free(text);
+    return rc;
+}
+
+/* ---- the command ---------------------------------------------------------------------- */
+
+static int exit_code_for(re_status status, const re_check_report *rep)
+{
+    if (status != RE_OK)
+        return RE_EXIT_FAILURE;
+    return re_check_failed(rep) > 0 ? RE_EXIT_MISMATCH : RE_EXIT_OK;
+}
+
+int cli_check(int argc, char **argv)
+{
+    check_cli cli;
+    memset(&cli, 0, sizeof cli);
+    cli.files = calloc((size_t)(argc > 0 ? argc : 1), sizeof *cli.files);
+    if (!cli.files) {
+        fprintf(stderr, "render-episode check: out of memory\n");
+        return RE_EXIT_FAILURE;
+    }
+    int rc = parse_args(argc, argv, &cli);
+    if (rc != RE_EXIT_OK || cli.help) {
+        if (cli.help)
+            fputs(check_usage, stdout);
+        free(cli.files);
+        return rc;
+    }
+    cli.opt.files = cli.files;
+    re_check_report rep;
+    re_status status = re_check_run(&cli.opt, &rep);
+    if (status == RE_ERR_NOMEM || status == RE_ERR_INVALID)
+        fprintf(stderr, "render-episode check: %s\n", re_strerror(status));
+    print_diags(&rep.errors, "");
+    print_diags(&rep.warnings, "warning: ");
+    rc = exit_code_for(status, &rep);
+    int printed = cli.json ? print_json(&rep, &cli, rc) : print_text(&rep, &cli);
+    if (printed != 0 || fflush(stdout) != 0) {
+        fprintf(stderr, "render-episode check: cannot write the report\n");
+        rc = RE_EXIT_FAILURE;
+    }
+    re_check_report_free(&rep);
+    free(cli.files);
+    return rc;
+}
