@@ -11,6 +11,7 @@
 #include <sndfile.h>
 
 #include "cli.h"
+#include "duration.h"
 #include "render.h"
 #include "status.h"
 
@@ -117,8 +118,9 @@ static int cli_render(int argc, char **argv)
     else if (status != RE_OK && diag.count == 0)
         fprintf(stderr, "render-episode: %s: %s\n", script, re_strerror(status));
     if (status == RE_OK) {
-        printf("%s: %s, %.3f s, %llu bytes\n", output, result.duration,
-               (double)result.samples / result.sample_rate, result.bytes);
+        uint64_t ms = re_samples_to_ms(result.samples, result.sample_rate);   /* the project's rule */
+        printf("%s: %s, %llu.%03llu s, %llu bytes\n", output, result.duration,
+               (unsigned long long)(ms / 1000), (unsigned long long)(ms % 1000), result.bytes);
         if (fflush(stdout) != 0)
             status = RE_ERR_WRITE;
     }
