@@ -2,19 +2,14 @@
 #define _GNU_SOURCE
 #include "assemble.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include <sndfile.h>
 
 struct re_assembler {
     unsigned rate;
-    int fd;
-    int raw_fd;          /* after finish: the spool for pread, beside libsndfile's reader */
-    SNDFILE *spool;
+    re_spool *spool;
     int reading;
     uint64_t frames;
     uint32_t segments;
@@ -37,12 +32,6 @@ uint64_t re_us_to_frames(uint64_t us, unsigned rate)
     return (us * rate + 500000) / 1000000;
 }
 
-static re_status spool_error(re_assembler *a, char *why, size_t why_len)
-{
-    snprintf(why, why_len, "cannot write the audio spool file: %s", sf_strerror(a->spool));
-    return RE_ERR_WRITE;
-}
-
 re_status re_assembler_create(unsigned sample_rate, re_assembler **out, char *why, size_t why_len)
 {
     *out = NULL;
@@ -50,31 +39,10 @@ re_status re_assembler_create(unsigned sample_rate, re_assembler **out, char *wh
     if (!a)
         return RE_ERR_NOMEM;
     a->rate = sample_rate;
-    const char *dir = getenv("TMPDIR");
-    char *path = NULL;
-    if (asprintf(&path, "%s/render-episode-spool.XXXXXX", dir && *dir ? dir : "/tmp") < 0) {
+    re_status status = re_spool_create(sample_rate, &a->spool, why, why_len);
+    if (status != RE_OK) {
         free(a);
-        return RE_ERR_NOMEM;
-    }
-    a->raw_fd = -1;
-    a->fd = mkstemp(path);
-    if (a->fd < 0) {
-        snprintf(why, why_len, "cannot create a spool file in %s: %s", dir && *dir ? dir : "/tmp",
-                 strerror(errno));
-        free(path);
-        free(a);
-        return RE_ERR_WRITE;
-    }
-    unlink(path);   /* nameless from now on: nothing to clean up, whatever happens */
-    free(path);
-    SF_INFO info = { .samplerate = (int)sample_rate, .channels = 1,
-                     .format = SF_FORMAT_RAW | SF_FORMAT_PCM_16 | SF_ENDIAN_LITTLE };
-    a->spool = sf_open_fd(a->fd, SFM_WRITE, &info, 0);
-    if (!a->spool) {
-        snprintf(why, why_len, "cannot open the audio spool file: %s", sf_strerror(NULL));
-        close(a->fd);
-        free(a);
-        return RE_ERR_WRITE;
+        return status;
     }
     *out = a;
     return RE_OK;
@@ -82,12 +50,10 @@ re_status re_assembler_create(unsigned sample_rate, re_assembler **out, char *wh
 
 static re_status write_frames(re_assembler *a, const int16_t *pcm, size_t n, char *why, size_t why_len)
 {
-    if (n == 0)
-        return RE_OK;
-    if (sf_writef_short(a->spool, pcm, (sf_count_t)n) != (sf_count_t)n)
-        return spool_error(a, why, why_len);
-    a->frames += n;
-    return RE_OK;
+    re_status status = re_spool_write(a->spool, pcm, n, why, why_len);
+    if (status == RE_OK)
+        a->frames += n;
+    return status;
 }
 
 re_status re_assembler_add_silence(re_assembler *a, uint64_t frames, char *why, size_t why_len)
@@ -301,28 +267,10 @@ re_status re_assembler_finish(re_assembler *a, char *why, size_t why_len)
     for (size_t i = 0; i < a->chapter_count; i++)
         a->chapters[i].end = i + 1 < a->chapter_count ? a->chapters[i + 1].start : a->frames;
 
-    int failed = sf_close(a->spool) != 0;
-    a->spool = NULL;
-    if (failed || lseek(a->fd, 0, SEEK_SET) != 0) {
-        snprintf(why, why_len, "cannot finish the audio spool file: %s", strerror(errno));
-        return RE_ERR_WRITE;
-    }
-    SF_INFO info = { .samplerate = (int)a->rate, .channels = 1,
-                     .format = SF_FORMAT_RAW | SF_FORMAT_PCM_16 | SF_ENDIAN_LITTLE };
-    a->raw_fd = dup(a->fd);
-    a->spool = a->raw_fd >= 0 ? sf_open_fd(a->fd, SFM_READ, &info, 1) : NULL;
-    if (!a->spool) {
-        snprintf(why, why_len, "cannot reopen the audio spool file: %s", sf_strerror(NULL));
-        return RE_ERR_READ;
-    }
-    a->fd = -1;   /* owned by libsndfile now */
-    if ((uint64_t)info.frames != a->frames) {
-        snprintf(why, why_len, "the audio spool file holds %lld samples, not %llu",
-                 (long long)info.frames, (unsigned long long)a->frames);
-        return RE_ERR_READ;
-    }
-    a->reading = 1;
-    return RE_OK;
+    re_status status = re_spool_finish(a->spool, why, why_len);
+    if (status == RE_OK)
+        a->reading = 1;
+    return status;
 }
 
 re_status re_assembler_read(re_assembler *a, int16_t *buf, size_t max, size_t *got,
@@ -331,13 +279,7 @@ re_status re_assembler_read(re_assembler *a, int16_t *buf, size_t max, size_t *g
     *got = 0;
     if (!a->reading)
         return RE_ERR_INVALID;
-    sf_count_t n = sf_readf_short(a->spool, buf, (sf_count_t)max);
-    if (n < 0 || (n == 0 && sf_error(a->spool) != SF_ERR_NO_ERROR)) {
-        snprintf(why, why_len, "cannot read the audio spool file: %s", sf_strerror(a->spool));
-        return RE_ERR_READ;
-    }
-    *got = (size_t)n;
-    return RE_OK;
+    return re_spool_read(a->spool, buf, max, got, why, why_len);
 }
 
 const re_chapter_mark *re_assembler_chapters(const re_assembler *a, size_t *count)
@@ -354,7 +296,12 @@ const re_timed_event *re_assembler_events(const re_assembler *a, size_t *count)
 
 int re_assembler_pcm_fd(const re_assembler *a)
 {
-    return a->reading ? a->raw_fd : -1;
+    return a->reading ? re_spool_fd(a->spool) : -1;
+}
+
+re_spool *re_assembler_spool(re_assembler *a)
+{
+    return a->reading ? a->spool : NULL;
 }
 
 const re_sentence_span *re_assembler_sentences(const re_assembler *a, size_t *count)
@@ -367,12 +314,7 @@ void re_assembler_free(re_assembler *a)
 {
     if (!a)
         return;
-    if (a->spool)
-        sf_close(a->spool);
-    if (a->fd >= 0 && !a->reading)
-        close(a->fd);
-    if (a->raw_fd >= 0)
-        close(a->raw_fd);
+    re_spool_free(a->spool);
     for (size_t i = 0; i < a->chapter_count; i++)
         free(a->chapters[i].title);
     free(a->chapters);

@@ -1,7 +1,7 @@
 /* assemble.h - joins spoken segments and exact silences into one PCM stream and keeps the
  * timeline (where every segment, sentence, word and chapter starts, in samples).
  *
- * The stream goes to a spool file through libsndfile (mono 16-bit at the engine's rate), so
+ * The stream goes to a spool file (spool.h) through libsndfile (mono 16-bit at the engine's rate), so
  * memory stays bounded by one segment however long the episode is; after finish it is read
  * back once, in order, by the encoder. The sample count here is the one number that every
  * duration, TLEN and chapter time is derived from.
@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "spool.h"
 #include "status.h"
 #include "synth.h"
 
@@ -70,6 +71,8 @@ re_status re_assembler_read(re_assembler *a, int16_t *buf, size_t max, size_t *g
 /* After finish: a descriptor of the spool, raw little-endian int16 mono samples from offset 0,
  * for readers that want pread (the parallel encoder). Owned by the assembler; -1 before finish. */
 int re_assembler_pcm_fd(const re_assembler *a);
+/* After finish: the spool itself, to read it more than once (rewind). Owned by the assembler. */
+re_spool *re_assembler_spool(re_assembler *a);
 
 const re_chapter_mark *re_assembler_chapters(const re_assembler *a, size_t *count);
 const re_timed_event *re_assembler_events(const re_assembler *a, size_t *count);

@@ -19,6 +19,7 @@ int cli_check(int argc, char **argv);
 int cli_batch(int argc, char **argv);
 int cli_feed(int argc, char **argv);
 int cli_cache(int argc, char **argv);
+int cli_explain(int argc, char **argv);
 
 /* The signal that asked us to stop (0 while none did); installed by cli_install_signals. */
 extern volatile sig_atomic_t cli_stop_signal;
@@ -37,14 +38,18 @@ void cli_print_diagnostics(const re_diagnostics *diag);
 
 /* The options shared by `render` and `batch` (encoder, voices, transcripts, limits). */
 #define CLI_MAX_VOICE_DIRS 16
+#define CLI_MAX_LEXICONS 16
 typedef struct cli_render_settings {
     re_render_options options;
     const char *voice_dirs[CLI_MAX_VOICE_DIRS + 3];
     size_t voice_dir_count;
+    const char *lexicons[CLI_MAX_LEXICONS];
+    size_t lexicon_count;
     char *exe_voices;
     unsigned long max_size, timeout_s, jobs;
     int quiet;
     int no_cache;
+    int true_peak_given;
     const char *cache_dir;
     char *default_cache_dir;
 } cli_render_settings;

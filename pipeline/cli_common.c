@@ -64,6 +64,29 @@ int cli_parse_number(const char *option, const char *text, unsigned long min, un
     return 0;
 }
 
+/* Strict decimal: an optional sign, digits, an optional fraction; in [min, max]. */
+static int parse_decimal(const char *option, const char *text, double min, double max, double *out)
+{
+    const char *p = text;
+    if (*p == '-' || *p == '+')
+        p++;
+    int digits = 0;
+    while (*p >= '0' && *p <= '9')
+        p++, digits++;
+    if (*p == '.')
+        for (p++; *p >= '0' && *p <= '9'; p++)
+            digits++;
+    char *end = NULL;
+    double value = digits && *p == '\0' ? strtod(text, &end) : 0;
+    if (!digits || *p != '\0' || !end || *end != '\0' || value < min || value > max) {
+        fprintf(stderr, "render-episode: %s needs a number from %g to %g, not '%s'\n", option, min,
+                max, text);
+        return -1;
+    }
+    *out = value;
+    return 0;
+}
+
 const char *cli_option_value(int argc, char **argv, int *i, const char *name)
 {
     const char *arg = argv[*i];
@@ -99,10 +122,14 @@ const char cli_render_options_help[] =
     "  -b, --bitrate KBPS       MP3 CBR bitrate (default 64; 56..160 at 22050 Hz)\n"
     "      --quality N          LAME quality 0 (best) .. 9 (fastest) (default: LAME's)\n"
     "      --voices DIR         also look for voice profiles in DIR, first (repeatable)\n"
+    "      --lexicon FILE       pronunciation lexicon, applied after the others (repeatable)\n"
+    "      --no-default-lexicon leave out the shipped voices/default.lexicon\n"
     "  -j, --jobs N             processes at once, 1..64 (default: CPUs)\n"
     "      --srt                also write OUT.srt (the WebVTT OUT.vtt is always written)\n"
     "      --transcript-json    also write OUT.transcript.json (Podcasting 2.0)\n"
     "      --page               also write OUT.md, a show-notes page with the transcript\n"
+    "      --loudness LUFS|off  integrated loudness target (default -16; -40..-5)\n"
+    "      --true-peak DBTP     true-peak ceiling (default -1; -20..0)\n"
     "      --cache DIR          segment cache folder (default $XDG_CACHE_HOME/render-episode)\n"
     "      --no-cache           do not read or write the segment cache\n"
     "      --max-size BYTES     refuse scripts larger than this (default 8388608)\n"
@@ -113,6 +140,8 @@ void cli_render_settings_init(cli_render_settings *s)
 {
     memset(s, 0, sizeof *s);
     s->options.mp3 = (re_mp3_settings){ RE_MP3_DEFAULT_BITRATE, -1 };
+    s->options.loudness_target = RE_LOUDNESS_DEFAULT_TARGET;
+    s->options.true_peak = RE_LOUDNESS_DEFAULT_CEILING;
     s->max_size = RE_SCRIPT_DEFAULT_MAX_SIZE;
     s->timeout_s = RE_ENGINE_TIMEOUT_MS / 1000;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -154,6 +183,30 @@ int cli_render_option(int argc, char **argv, int *i, cli_render_settings *s)
         s->options.write_srt = 1;
     } else if (strcmp(arg, "--transcript-json") == 0) {
         s->options.write_transcript_json = 1;
+    } else if (cli_is_option(arg, NULL, "--loudness")) {
+        if (!(v = cli_option_value(argc, argv, i, "--loudness")))
+            return -1;
+        s->options.loudness_off = strcmp(v, "off") == 0;
+        if (!s->options.loudness_off
+            && parse_decimal("--loudness", v, RE_LOUDNESS_TARGET_MIN, RE_LOUDNESS_TARGET_MAX,
+                             &s->options.loudness_target) != 0)
+            return -1;
+    } else if (cli_is_option(arg, NULL, "--true-peak")) {
+        if (!(v = cli_option_value(argc, argv, i, "--true-peak"))
+            || parse_decimal("--true-peak", v, RE_LOUDNESS_CEILING_MIN, RE_LOUDNESS_CEILING_MAX,
+                             &s->options.true_peak) != 0)
+            return -1;
+        s->true_peak_given = 1;
+    } else if (cli_is_option(arg, NULL, "--lexicon")) {
+        if (!(v = cli_option_value(argc, argv, i, "--lexicon")))
+            return -1;
+        if (s->lexicon_count == CLI_MAX_LEXICONS) {
+            cli_usage_error("at most %s --lexicon files", "16");
+            return -1;
+        }
+        s->lexicons[s->lexicon_count++] = v;
+    } else if (strcmp(arg, "--no-default-lexicon") == 0) {
+        s->options.no_default_lexicon = 1;
     } else if (cli_is_option(arg, NULL, "--cache")) {
         if (!(s->cache_dir = cli_option_value(argc, argv, i, "--cache")))
             return -1;
@@ -192,6 +245,10 @@ static void add_default_voice_dirs(cli_render_settings *s)
 
 int cli_render_settings_finish(cli_render_settings *s)
 {
+    if (s->options.loudness_off && s->true_peak_given) {
+        cli_usage_error("%s", "--true-peak has no effect with --loudness off");
+        return -1;
+    }
     if (s->no_cache && s->cache_dir) {
         cli_usage_error("%s", "--cache and --no-cache contradict each other");
         return -1;
@@ -206,6 +263,8 @@ int cli_render_settings_finish(cli_render_settings *s)
     s->options.cache_dir = s->no_cache ? NULL : s->cache_dir;
     add_default_voice_dirs(s);
     s->options.voice_dirs = s->voice_dirs;
+    s->options.lexicon_paths = s->lexicons;
+    s->options.lexicon_path_count = s->lexicon_count;
     s->options.voice_dir_count = s->voice_dir_count;
     s->options.max_script_size = s->max_size;
     s->options.engine_timeout_ms = (unsigned)(s->timeout_s * 1000);

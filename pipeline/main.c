@@ -21,6 +21,7 @@ static const char usage_text[] =
     "       render-episode check MP3 [FILE...] [--json] [--fix] [--tolerance DURATION]\n"
     "       render-episode feed OUTDIR --base-url URL [-o FEED.xml] [--show FILE]\n"
     "       render-episode cache --stats | --prune SIZE [--cache DIR]\n"
+    "       render-episode explain [--lexicon FILE] SCRIPT\n"
     "\n"
     "Turns an episode script into a podcast MP3 (or WAV), its sidecar OUT.json, a WebVTT\n"
     "transcript OUT.vtt and, when the script has headings, OUT.chapters.json.\n"
@@ -32,7 +33,7 @@ static const char usage_tail[] =
     "  -h, --help               this help\n"
     "  -V, --version            versions of the program and its libraries\n"
     "\n"
-    "Run 'render-episode COMMAND --help' for batch, check, feed and cache.\n"
+    "Run 'render-episode COMMAND --help' for batch, check, feed, cache and explain.\n"
     "\n"
     "Exit status: 0 ok, 1 usage error (or, for check, a claim that does not hold),\n"
     "2 invalid input or failed render (nothing written), 130/143 interrupted.\n";
@@ -119,8 +120,13 @@ static int cli_render(int argc, char **argv)
         fprintf(stderr, "render-episode: %s: %s\n", script, re_strerror(status));
     if (status == RE_OK) {
         uint64_t ms = re_samples_to_ms(result.samples, result.sample_rate);   /* the project's rule */
-        printf("%s: %s, %llu.%03llu s, %llu bytes\n", output, result.duration,
-               (unsigned long long)(ms / 1000), (unsigned long long)(ms % 1000), result.bytes);
+        printf("%s: %s, %llu.%03llu s, %llu bytes, %.1f LUFS, %.1f dBTP\n", output, result.duration,
+               (unsigned long long)(ms / 1000), (unsigned long long)(ms % 1000), result.bytes,
+               result.loudness.integrated_lufs, result.loudness.true_peak_dbtp);
+        if (!result.loudness_met)
+            fprintf(stderr, "render-episode: warning: %s: the loudness target was not reached "
+                    "(%.1f LUFS, %.1f dBTP)\n", output, result.loudness.integrated_lufs,
+                    result.loudness.true_peak_dbtp);
         if (fflush(stdout) != 0)
             status = RE_ERR_WRITE;
     }
@@ -159,6 +165,8 @@ int main(int argc, char **argv)
     }
     if (strcmp(first, "check") == 0)
         return cli_check(argc - 1, argv + 1);
+    if (strcmp(first, "explain") == 0)
+        return cli_explain(argc - 1, argv + 1);
     if (strcmp(first, "cache") == 0)
         return cli_cache(argc - 1, argv + 1);
     if (strcmp(first, "feed") == 0)

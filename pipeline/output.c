@@ -93,6 +93,16 @@ re_status re_output_size(re_output *output, unsigned long long *size, char *why,
     return RE_OK;
 }
 
+re_status re_output_restart(re_output *output, char *why, size_t why_len)
+{
+    if (fflush(output->stream) != 0 || ftruncate(fileno(output->stream), 0) != 0
+        || fseeko(output->stream, 0, SEEK_SET) != 0) {
+        snprintf(why, why_len, "cannot rewrite %s: %s", output->target, strerror(errno));
+        return RE_ERR_WRITE;
+    }
+    return RE_OK;
+}
+
 re_status re_output_commit(re_output *output, char *why, size_t why_len)
 {
     const char *failed = NULL;

@@ -24,6 +24,9 @@ const char *re_output_target(const re_output *output);
 /* Size in bytes of what has been written so far (flushes the stream). */
 re_status re_output_size(re_output *output, unsigned long long *size, char *why, size_t why_len);
 
+/* Empties the temporary file to write it again from the start. */
+re_status re_output_restart(re_output *output, char *why, size_t why_len);
+
 /* Flushes, fsyncs, closes and renames over the target; frees the output in every case. On
  * failure the temporary file is removed and RE_ERR_WRITE returned with the reason. */
 re_status re_output_commit(re_output *output, char *why, size_t why_len);

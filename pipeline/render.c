@@ -19,6 +19,9 @@
 #include "cache.h"
 #include "duration.h"
 #include "id3.h"
+#include "lexicon.h"
+#include "loudness.h"
+#include "normalize.h"
 #include "output.h"
 #include "page.h"
 #include "script.h"
@@ -54,6 +57,11 @@ typedef struct render {
     re_output *sidecar;
     re_output *extras[EXTRA_COUNT];      /* NULL for files not written this time */
     re_transcript transcript;
+    re_loudness_plan plan;               /* when loudness is normalized */
+    re_loudness delivered;               /* measured on the output file */
+    re_spool *leveled;                   /* the leveled episode being encoded */
+    re_lexicon *lexicon;
+    re_spoken *spoken;                   /* per item: SPEECH text as the engine speaks it */
     const char *format;
     speech_slot *slots;                  /* per item: its speech while under way */
     size_t next_to_start;
@@ -90,6 +98,30 @@ static re_status fail_at(render *r, re_status status, const char *file, unsigned
     return s == RE_OK ? status : s;
 }
 
+/* The lexicons (shipped default < the script's `lexicon:` < each --lexicon), then every
+ * SPEECH item's text as the engine will speak it, with the map back to the script's words. */
+static re_status prepare_texts(render *r)
+{
+    const re_render_options *o = r->opt;
+    const re_episode *ep = r->episode;
+    re_lexicon_sources sources = {
+        .dirs = o->voice_dirs, .dir_count = o->voice_dir_count, .no_default = o->no_default_lexicon,
+        .script_path = o->script_path, .front_matter = ep->lexicon,
+        .front_matter_line = ep->lexicon_line, .front_matter_col = ep->lexicon_col,
+        .paths = o->lexicon_paths, .path_count = o->lexicon_path_count,
+    };
+    re_status status = re_lexicon_build(&sources, &r->lexicon, r->diag);
+    if (status != RE_OK)
+        return status;
+    r->spoken = calloc(ep->item_count ? ep->item_count : 1, sizeof *r->spoken);
+    if (!r->spoken)
+        return RE_ERR_NOMEM;
+    for (size_t i = 0; status == RE_OK && i < ep->item_count; i++)
+        if (ep->items[i].kind == RE_ITEM_SPEECH)
+            status = re_normalize_spans(r->lexicon, ep->items[i].text, &r->spoken[i]);
+    return status;
+}
+
 static re_status load_script(render *r)
 {
     const re_render_options *o = r->opt;
@@ -108,6 +140,8 @@ static re_status load_script(render *r)
         return RE_ERR_NOMEM;
     for (size_t i = 0; status == RE_OK && i < r->episode->voice_count; i++)
         status = re_voice_set_get(r->voices, r->episode->voices[i], &r->profiles[i], r->diag);
+    if (status == RE_OK)
+        status = prepare_texts(r);
     return status;
 }
 
@@ -241,8 +275,8 @@ static const re_voice_profile *profile_of(const render *r, const char *voice)
 /* The text the engine speaks for a SPEECH item, and how it reads it. */
 static const char *engine_text(const render *r, size_t i, unsigned *flags)
 {
-    *flags = RE_TEXT_PLAIN;
-    return r->episode->items[i].text;
+    *flags = r->spoken[i].text_flags;
+    return r->spoken[i].text;
 }
 
 /* Gets item i's speech under way: from the cache when it has it, else in a new child. */
@@ -350,28 +384,83 @@ static int stopped(const render *r)
 }
 
 /* Cues from the assembled timeline; speaker names only when the script has speaker turns. */
+static size_t char_to_byte(const char *text, uint32_t pos)
+{
+    size_t offset = 0;
+    for (uint32_t chars = 1; text[offset] && chars < pos; chars++) {
+        offset++;
+        while ((text[offset] & 0xC0) == 0x80)
+            offset++;
+    }
+    return offset;
+}
+
+static uint32_t byte_to_char(const char *text, size_t offset)
+{
+    uint32_t chars = 1;
+    for (size_t i = 0; i < offset && text[i]; i++)
+        chars += (text[i] & 0xC0) != 0x80;
+    return chars;
+}
+
+/* Maps the engine's character position in the spoken text to the script's text: the
+ * transcript shows what the script says ("PR 189759"), at the times the engine said it. */
+static uint32_t script_position(const re_spoken *spoken, const char *script_text, uint32_t pos)
+{
+    size_t at = char_to_byte(spoken->text, pos);
+    for (size_t i = 0; i < spoken->span_count; i++) {
+        const re_spoken_span *sp = &spoken->spans[i];
+        if (at >= sp->spoken_offset + sp->spoken_length && i + 1 < spoken->span_count)
+            continue;
+        size_t into = at > sp->spoken_offset ? at - sp->spoken_offset : 0;
+        size_t offset = sp->text_offset
+                        + (sp->spoken_length == sp->text_length && into < sp->text_length ? into : 0);
+        return byte_to_char(script_text, offset);
+    }
+    return pos;
+}
+
 static re_status build_transcript(render *r)
 {
     const re_episode *ep = r->episode;
     re_transcript_init(&r->transcript, re_engine_sample_rate(r->engine));
+    size_t sentence_count, event_count;
+    const re_sentence_span *sentences = re_assembler_sentences(r->assembler, &sentence_count);
+    const re_timed_event *events = re_assembler_events(r->assembler, &event_count);
     re_transcript_segment *segments = calloc(ep->item_count ? ep->item_count : 1, sizeof *segments);
-    if (!segments)
-        return RE_ERR_NOMEM;
+    size_t *item_of = calloc(ep->item_count ? ep->item_count : 1, sizeof *item_of);
+    re_sentence_span *mapped_sentences = calloc(sentence_count ? sentence_count : 1, sizeof *mapped_sentences);
+    re_timed_event *mapped_events = calloc(event_count ? event_count : 1, sizeof *mapped_events);
+    re_status status = segments && item_of && mapped_sentences && mapped_events ? RE_OK : RE_ERR_NOMEM;
     size_t count = 0;
-    for (size_t i = 0; i < ep->item_count; i++) {
+    for (size_t i = 0; status == RE_OK && i < ep->item_count; i++) {
         const re_item *item = &ep->items[i];
         if (item->kind != RE_ITEM_SPEECH)
             continue;
         segments[count].text = item->text;
         segments[count].speaker = ep->voice_count > 1 ? profile_of(r, item->voice)->speaker : NULL;
-        count++;
+        item_of[count++] = i;
     }
-    size_t sentence_count, event_count;
-    const re_sentence_span *sentences = re_assembler_sentences(r->assembler, &sentence_count);
-    const re_timed_event *events = re_assembler_events(r->assembler, &event_count);
-    re_status status = re_transcript_build(&r->transcript, sentences, sentence_count, events,
-                                           event_count, segments, count);
+    for (size_t k = 0; status == RE_OK && k < sentence_count; k++) {
+        mapped_sentences[k] = sentences[k];
+        size_t i = item_of[sentences[k].segment];
+        mapped_sentences[k].text_pos = script_position(&r->spoken[i], ep->items[i].text, sentences[k].text_pos);
+    }
+    for (size_t k = 0; status == RE_OK && k < event_count; k++) {
+        mapped_events[k] = events[k];
+        size_t i = item_of[events[k].segment];
+        uint32_t start = script_position(&r->spoken[i], ep->items[i].text, events[k].text_pos);
+        uint32_t end = script_position(&r->spoken[i], ep->items[i].text, events[k].text_pos + events[k].length);
+        mapped_events[k].text_pos = start;
+        mapped_events[k].length = end > start ? end - start : 0;
+    }
+    if (status == RE_OK)
+        status = re_transcript_build(&r->transcript, mapped_sentences, sentence_count, mapped_events,
+                                     event_count, segments, count);
     free(segments);
+    free(item_of);
+    free(mapped_sentences);
+    free(mapped_events);
     return status;
 }
 
@@ -456,11 +545,15 @@ static re_status build_tag(render *r, unsigned char **tag, size_t *tag_len)
 
 #define ENCODE_CHUNK 16384
 
-static re_status encode_mp3(render *r)
+static re_status encode_mp3(render *r, re_spool *input)
 {
+    char why[WHY_LEN] = "";
+    re_status status = re_spool_rewind(input, why, sizeof why);
+    if (status != RE_OK)
+        return fail_at(r, status, r->opt->output_path, 0, 0, why);
     unsigned char *tag = NULL;
     size_t tag_len = 0;
-    re_status status = build_tag(r, &tag, &tag_len);
+    status = build_tag(r, &tag, &tag_len);
     if (status != RE_OK)
         return fail_at(r, status, r->opt->output_path, 0, 0, "cannot build the ID3 tag");
     re_mp3_encoder *enc = NULL;
@@ -470,11 +563,10 @@ static re_status encode_mp3(render *r)
     int16_t *pcm = malloc(ENCODE_CHUNK * sizeof *pcm);
     if (status == RE_OK && !pcm)
         status = RE_ERR_NOMEM;
-    uint64_t total = re_assembler_frames(r->assembler), done = 0;
-    char why[WHY_LEN] = "";
+    uint64_t total = re_spool_frames(input), done = 0;
     while (status == RE_OK) {
         size_t got;
-        status = re_assembler_read(r->assembler, pcm, ENCODE_CHUNK, &got, why, sizeof why);
+        status = re_spool_read(input, pcm, ENCODE_CHUNK, &got, why, sizeof why);
         if (status != RE_OK || got == 0)
             break;
         status = re_mp3_encoder_write(enc, pcm, got);
@@ -509,25 +601,28 @@ static re_status set_wav_strings(SNDFILE *wav, const re_episode *ep)
     return RE_OK;
 }
 
-static re_status encode_wav(render *r)
+static re_status encode_wav(render *r, re_spool *input)
 {
+    char why[WHY_LEN] = "";
+    re_status status = re_spool_rewind(input, why, sizeof why);
+    if (status != RE_OK)
+        return fail_at(r, status, r->opt->output_path, 0, 0, why);
     FILE *stream = re_output_stream(r->audio);
     SF_INFO info = { .samplerate = (int)re_engine_sample_rate(r->engine), .channels = 1,
                      .format = SF_FORMAT_WAV | SF_FORMAT_PCM_16 };
     SNDFILE *wav = sf_open_fd(fileno(stream), SFM_WRITE, &info, 0);
-    char why[WHY_LEN] = "";
     if (!wav) {
         snprintf(why, sizeof why, "cannot start the WAV file: %s", sf_strerror(NULL));
         return fail_at(r, RE_ERR_WRITE, r->opt->output_path, 0, 0, why);
     }
-    re_status status = set_wav_strings(wav, r->episode);
+    status = set_wav_strings(wav, r->episode);
     int16_t *pcm = malloc(ENCODE_CHUNK * sizeof *pcm);
     if (status == RE_OK && !pcm)
         status = RE_ERR_NOMEM;
-    uint64_t total = re_assembler_frames(r->assembler), done = 0;
+    uint64_t total = re_spool_frames(input), done = 0;
     while (status == RE_OK) {
         size_t got;
-        status = re_assembler_read(r->assembler, pcm, ENCODE_CHUNK, &got, why, sizeof why);
+        status = re_spool_read(input, pcm, ENCODE_CHUNK, &got, why, sizeof why);
         if (status != RE_OK || got == 0)
             break;
         if (sf_writef_short(wav, pcm, (sf_count_t)got) != (sf_count_t)got)
@@ -583,6 +678,133 @@ static void remove_stale(const char *output_path, const char *suffix)
     free(path);
 }
 
+/* One pass over `input`: through a leveler when `lv` is given, into `meter`, and into `out`
+ * when given. */
+static re_status loudness_pass(render *r, re_spool *input, re_leveler *lv, re_spool *out,
+                               re_loudness *measured)
+{
+    char why[WHY_LEN] = "";
+    re_loudness_meter *meter = NULL;
+    int16_t *in = malloc(ENCODE_CHUNK * sizeof *in), *leveled = malloc(ENCODE_CHUNK * sizeof *leveled);
+    re_status status = in && leveled ? RE_OK : RE_ERR_NOMEM;
+    if (status == RE_OK)
+        status = re_loudness_meter_create(re_engine_sample_rate(r->engine), &meter);
+    if (status == RE_OK)
+        status = re_spool_rewind(input, why, sizeof why);
+    for (size_t got = 1; status == RE_OK && got > 0;) {
+        status = re_spool_read(input, in, ENCODE_CHUNK, &got, why, sizeof why);
+        size_t n = got;
+        const int16_t *pcm = in;
+        if (status == RE_OK && lv) {
+            status = got ? re_leveler_process(lv, in, got, leveled, &n) : re_leveler_flush(lv, leveled, &n);
+            pcm = leveled;
+        }
+        if (status == RE_OK)
+            status = re_loudness_meter_feed(meter, pcm, n);
+        if (status == RE_OK && out)
+            status = re_spool_write(out, pcm, n, why, sizeof why);
+        if (status == RE_OK && stopped(r))
+            status = RE_ERR_INTERRUPTED;
+    }
+    if (status == RE_OK)
+        status = re_loudness_meter_finish(meter, measured);
+    re_loudness_meter_free(meter);
+    free(in);
+    free(leveled);
+    if (status == RE_ERR_READ || status == RE_ERR_WRITE)
+        return fail_at(r, status, r->opt->output_path, 0, 0, why);
+    return status;
+}
+
+/* A leveled copy of the episode, per the plan, metered on the way. */
+static re_status level_into(render *r, re_spool **leveled_out, re_loudness *leveled)
+{
+    char why[WHY_LEN];
+    re_leveler *lv = NULL;
+    re_spool *source = re_assembler_spool(r->assembler);
+    re_status status = re_leveler_create(re_engine_sample_rate(r->engine), r->plan.gain_db,
+                                         r->plan.limiter_ceiling_dbtp, &lv);
+    if (status == RE_OK)
+        status = re_spool_create(re_engine_sample_rate(r->engine), leveled_out, why, sizeof why);
+    if (status == RE_ERR_WRITE)
+        return fail_at(r, status, r->opt->output_path, 0, 0, why);
+    if (status == RE_OK)
+        status = loudness_pass(r, source, lv, *leveled_out, leveled);
+    if (status == RE_OK)
+        status = re_spool_finish(*leveled_out, why, sizeof why);
+    re_leveler_free(lv);
+    return status;
+}
+
+/* Pass 1 and, when the limiter will act, dry runs that find the gain before any encoding. */
+static re_status plan_loudness(render *r)
+{
+    re_spool *source = re_assembler_spool(r->assembler);
+    re_loudness pass1;
+    re_status status = loudness_pass(r, source, NULL, NULL, &pass1);
+    if (status == RE_OK)
+        status = re_loudness_plan_make(&pass1, r->opt->loudness_target, r->opt->true_peak,
+                                       strcmp(r->format, "mp3") == 0 ? RE_LOUDNESS_MP3 : RE_LOUDNESS_PCM,
+                                       &r->plan);
+    if (status != RE_OK || !re_loudness_plan_limits(&r->plan))
+        return status;
+    re_loudness leveled;
+    do {
+        re_leveler *lv = NULL;
+        status = re_leveler_create(re_engine_sample_rate(r->engine), r->plan.gain_db,
+                                   r->plan.limiter_ceiling_dbtp, &lv);
+        if (status == RE_OK)
+            status = loudness_pass(r, source, lv, NULL, &leveled);
+        re_leveler_free(lv);
+    } while (status == RE_OK && re_loudness_plan_update(&r->plan, &leveled, RE_LOUDNESS_LEVELED));
+    return status;
+}
+
+/* What the listener gets: the decoded MP3, or the WAV's samples. */
+static re_status measure_delivered(render *r, re_spool *input)
+{
+    if (strcmp(r->format, "wav") == 0)
+        return loudness_pass(r, input, NULL, NULL, &r->delivered);
+    char why[WHY_LEN] = "";
+    FILE *stream = re_output_stream(r->audio);
+    re_status status = fflush(stream) == 0 ? RE_OK : RE_ERR_WRITE;
+    if (status == RE_OK)
+        status = re_loudness_measure_mp3_fd(fileno(stream), &r->delivered, why, sizeof why);
+    if (status != RE_OK)
+        return fail_at(r, status, r->opt->output_path, 0, 0,
+                       why[0] ? why : "cannot measure the encoded file's loudness");
+    return RE_OK;
+}
+
+/* Encodes (after leveling, unless loudness is off), measures what came out, and encodes
+ * again with corrected settings while the plan asks for it (rarely; at most 3 times). */
+static re_status encode_all(render *r)
+{
+    int mp3 = strcmp(r->format, "mp3") == 0;
+    int level = !r->opt->loudness_off;
+    re_status status = level ? plan_loudness(r) : RE_OK;
+    for (;;) {
+        re_spool *input = re_assembler_spool(r->assembler);
+        re_spool_free(r->leveled);
+        r->leveled = NULL;
+        if (status == RE_OK && level) {
+            re_loudness leveled;
+            status = level_into(r, &r->leveled, &leveled);
+            input = r->leveled;
+        }
+        if (status == RE_OK)
+            status = mp3 ? encode_mp3(r, input) : encode_wav(r, input);
+        if (status == RE_OK)
+            status = measure_delivered(r, input);
+        if (status != RE_OK || !level || !re_loudness_plan_update(&r->plan, &r->delivered, RE_LOUDNESS_DELIVERED))
+            return status;
+        char why[WHY_LEN];
+        status = re_output_restart(r->audio, why, sizeof why);
+        if (status != RE_OK)
+            return fail_at(r, status, r->opt->output_path, 0, 0, why);
+    }
+}
+
 static re_status finish_outputs(render *r, re_render_result *result)
 {
     char why[WHY_LEN];
@@ -598,6 +820,7 @@ static re_status finish_outputs(render *r, re_render_result *result)
         .bytes = bytes, .format = r->format, .chapters = chapters, .chapter_count = chapter_count,
         .voices = r->profiles, .voice_count = r->episode->voice_count,
         .engine = r->engine_name, .encoder = r->encoder, .inputs_sha256 = r->inputs_sha256,
+        .loudness = &r->delivered, .loudness_plan = r->opt->loudness_off ? NULL : &r->plan,
     };
     status = re_sidecar_write(re_output_stream(r->sidecar), &facts);
     if (status != RE_OK)
@@ -629,6 +852,9 @@ static re_status finish_outputs(render *r, re_render_result *result)
     result->bytes = bytes;
     result->segments_synthesized = r->synthesized;
     result->segments_cached = r->cached;
+    result->loudness = r->delivered;
+    result->loudness_normalized = !r->opt->loudness_off;
+    result->loudness_met = r->opt->loudness_off || r->plan.met;
     re_duration_format_iso(re_samples_to_seconds(facts.samples, rate), result->duration);
     return RE_OK;
 }
@@ -648,6 +874,13 @@ static void render_cleanup(render *r)
     for (int k = 0; k < EXTRA_COUNT; k++)
         re_output_discard(r->extras[k]);
     re_transcript_free(&r->transcript);
+    re_spool_free(r->leveled);
+    if (r->spoken) {
+        for (size_t i = 0; i < r->episode->item_count; i++)
+            re_spoken_free(&r->spoken[i]);
+        free(r->spoken);
+    }
+    re_lexicon_free(r->lexicon);
     re_assembler_free(r->assembler);
     if (r->own_engine)
         re_engine_free(r->engine);
@@ -703,6 +936,14 @@ static re_status digest_inputs(render *r)
     digest_string(&ctx, "encoder", r->encoder);
     digest_string(&ctx, "output", r->format);
     digest_int(&ctx, "quality", r->opt->mp3.quality);
+    char loudness[64];
+    snprintf(loudness, sizeof loudness, "%s %.2f %.2f", r->opt->loudness_off ? "off" : "on",
+             r->opt->loudness_target, r->opt->true_peak);
+    digest_string(&ctx, "loudness", loudness);
+    size_t lexicon_len = 0;
+    const char *lexicon = re_lexicon_canonical(r->lexicon, &lexicon_len);
+    digest_field(&ctx, "lexicon", lexicon, lexicon_len);
+    digest_int(&ctx, "normalize", RE_NORMALIZE_RULES_VERSION);
     digest_int(&ctx, "extras", (long long)(r->opt->write_srt | r->opt->write_transcript_json << 1
                                            | r->opt->write_page << 2));
     FILE *script = fopen(r->opt->script_path, "rb");
@@ -791,7 +1032,7 @@ re_status re_render(const re_render_options *options, re_render_result *result,
     if (status == RE_OK)
         status = speak_all(&r);
     if (status == RE_OK)
-        status = strcmp(r.format, "mp3") == 0 ? encode_mp3(&r) : encode_wav(&r);
+        status = encode_all(&r);
     if (status == RE_OK)
         status = finish_outputs(&r, result);
     render_cleanup(&r);

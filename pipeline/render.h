@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "loudness.h"
 #include "mp3.h"
 #include "status.h"
 
@@ -42,6 +43,12 @@ typedef struct re_render_options {
     int write_transcript_json;         /* also OUT.transcript.json (Podcasting 2.0) */
     int write_page;                    /* also OUT.md, a show-notes page */
     const char *cache_dir;             /* segment cache folder, or NULL for none */
+    const char *const *lexicon_paths;  /* --lexicon files, applied in order after the others */
+    size_t lexicon_path_count;
+    int no_default_lexicon;            /* leave out the shipped voices/default.lexicon */
+    int loudness_off;                  /* keep the engine's level (still measured) */
+    double loudness_target;            /* LUFS integrated, RE_LOUDNESS_TARGET_MIN..MAX */
+    double true_peak;                  /* dBTP ceiling, RE_LOUDNESS_CEILING_MIN..MAX */
     int skip_unchanged;                /* do nothing when the outputs were made from these inputs */
     volatile sig_atomic_t *stop;       /* raised by a signal handler; may be NULL */
     struct re_engine *engine;          /* a warm engine to use (not freed), or NULL to create one */
@@ -57,6 +64,9 @@ typedef struct re_render_result {
     size_t segments_synthesized;       /* speech segments the engine spoke this time */
     size_t segments_cached;            /* speech segments taken from the segment cache */
     int up_to_date;                    /* skipped: outputs exist and were made from these inputs */
+    re_loudness loudness;              /* measured on the output file (not when up to date) */
+    int loudness_normalized;
+    int loudness_met;                  /* target and ceiling hold (or normalization is off) */
 } re_render_result;
 
 /* Renders one episode. Problems in the script, its voice profiles, the engine (with the

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "sidecar.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,6 +51,38 @@ static json_t *voices_json(const re_render_facts *f)
     return list;
 }
 
+/* Two decimals, as a JSON number; null for -inf (silence) or no value. */
+static json_t *decibels(double value, int present)
+{
+    if (!present || !isfinite(value))
+        return json_null();
+    return json_real(round(value * 100.0) / 100.0);
+}
+
+static json_t *loudness_json(const re_render_facts *f)
+{
+    const re_loudness *l = f->loudness;
+    const re_loudness_plan *p = f->loudness_plan;
+    if (!l)
+        return json_null();
+    json_t *obj = json_object();
+    if (!obj)
+        return NULL;
+    int failed = 0;
+    failed |= json_object_set_new(obj, "integrated_lufs", decibels(l->integrated_lufs, 1));
+    failed |= json_object_set_new(obj, "range_lu", decibels(l->range_lu, 1));
+    failed |= json_object_set_new(obj, "true_peak_dbtp", decibels(l->true_peak_dbtp, 1));
+    failed |= json_object_set_new(obj, "target_lufs", decibels(p ? p->target_lufs : 0, p != NULL));
+    failed |= json_object_set_new(obj, "ceiling_dbtp", decibels(p ? p->ceiling_dbtp : 0, p != NULL));
+    failed |= json_object_set_new(obj, "gain_db", decibels(p ? p->gain_db : 0, p != NULL));
+    failed |= json_object_set_new(obj, "met", p ? json_boolean(p->met) : json_null());
+    if (failed) {
+        json_decref(obj);
+        return NULL;
+    }
+    return obj;
+}
+
 static int set(json_t *obj, const char *key, json_t *value)
 {
     return value ? json_object_set_new(obj, key, value) : -1;
@@ -81,6 +114,7 @@ re_status re_sidecar_write(FILE *out, const re_render_facts *f)
     failed |= set(root, "bytes", json_integer((json_int_t)f->bytes));
     failed |= set(root, "format", json_string(f->format));
     failed |= set(root, "chapters", chapters_json(f));
+    failed |= set(root, "loudness", loudness_json(f));
     failed |= set(root, "voices", voices_json(f));
     failed |= set(root, "engine", json_string(f->engine));
     failed |= set(root, "encoder", json_string(f->encoder));
@@ -90,7 +124,7 @@ re_status re_sidecar_write(FILE *out, const re_render_facts *f)
         json_decref(root);
         return RE_ERR_NOMEM;
     }
-    int rc = json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    int rc = json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
     json_decref(root);
     if (rc != 0 || fputc('\n', out) == EOF || ferror(out))
         return RE_ERR_WRITE;

@@ -4,7 +4,9 @@
  * (ISO 8601), duration_ms, samples, sample_rate, bytes, format, chapters [{title, start_ms,
  * end_ms}], voices [{name, speaker, voice, rate, pitch, range, volume, word_gap,
  * sentence_pause, paragraph_pause}], engine, encoder, generator, inputs_sha256 (what the
- * outputs were made from: program, engine, encoder, options, script bytes, profile values). Absent metadata is null.
+ * outputs were made from: program, engine, encoder, options, script bytes, profile values),
+ * loudness {integrated_lufs, range_lu, true_peak_dbtp (measured on the output file; null for
+ * silence), target_lufs, ceiling_dbtp, gain_db (null when normalization is off), met}. Absent metadata is null.
  * No absolute paths, no timestamps: identical inputs give identical bytes. */
 #ifndef RE_SIDECAR_H
 #define RE_SIDECAR_H
@@ -13,6 +15,7 @@
 #include <stdio.h>
 
 #include "assemble.h"
+#include "loudness.h"
 #include "script.h"
 #include "status.h"
 #include "voice.h"
@@ -30,6 +33,8 @@ typedef struct re_render_facts {
     const char *engine;                /* e.g. "espeak-ng 1.51" */
     const char *encoder;               /* e.g. "LAME 3.100, 64 kbps CBR, mono, 22050 Hz" */
     const char *inputs_sha256;         /* digest of everything the outputs were made from */
+    const re_loudness *loudness;       /* measured on the output file */
+    const re_loudness_plan *loudness_plan;  /* NULL when normalization is off */
 } re_render_facts;
 
 /* Writes the sidecar as UTF-8 JSON with a final newline. RE_ERR_WRITE if the stream fails. */

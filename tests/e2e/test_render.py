@@ -68,8 +68,10 @@ class SampleEpisode(Case):
         self.assertEqual(self.res.returncode, 0, self.res.stderr)
         self.assertEqual(listing(self.dir), ["ep.chapters.json", "ep.json", "ep.mp3", "ep.vtt"])
         s = self.sidecar
-        self.assertRegex(self.res.stdout, re.escape(self.mp3) + r": " + s["duration"] + r", \d+\.\d{3} s, "
-                         + str(s["bytes"]) + r" bytes\n")
+        ms = s["duration_ms"]
+        self.assertRegex(self.res.stdout, re.escape(self.mp3) + r": " + s["duration"]
+                         + rf", {ms // 1000}\.{ms % 1000:03d} s, " + str(s["bytes"])
+                         + r" bytes, -?\d+\.\d LUFS, -?\d+\.\d dBTP\n")
         self.assertEqual(self.res.stderr, "")   # not a terminal: no progress line
 
     def test_decoders_return_exact_sample_count(self):

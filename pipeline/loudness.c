@@ -1,0 +1,669 @@
+/* loudness.c - BS.1770 meter, gain + true-peak limiter, the plan, and the after-encoding
+ * measurement of an MP3 (see loudness.h; design and measurements in docs/loudness.md). */
+#include "loudness.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <ebur128.h>
+#include <mpg123.h>
+
+#define RATE_MIN 8000u
+#define RATE_MAX 192000u
+
+static double db_of(double linear)
+{
+    return linear > 0 ? 20.0 * log10(linear) : -HUGE_VAL;
+}
+
+/* ==========================================================================================
+ * The meter
+ * ========================================================================================== */
+
+struct re_loudness_meter {
+    ebur128_state *state;
+    uint64_t frames;
+    int finished;
+};
+
+/* Histogram mode keeps memory constant however long the episode is; it rounds block
+ * loudness to 0.1 dB bins, which moves the integrated value by a few hundredths of a LU. */
+#define METER_MODE (EBUR128_MODE_I | EBUR128_MODE_LRA | EBUR128_MODE_TRUE_PEAK \
+                    | EBUR128_MODE_HISTOGRAM)
+
+static re_status meter_create(unsigned sample_rate, unsigned channels, re_loudness_meter **out)
+{
+    if (!out)
+        return RE_ERR_INVALID;
+    *out = NULL;
+    if (sample_rate < RATE_MIN || sample_rate > RATE_MAX || channels < 1 || channels > 2)
+        return RE_ERR_INVALID;
+    re_loudness_meter *m = calloc(1, sizeof *m);
+    if (!m)
+        return RE_ERR_NOMEM;
+    m->state = ebur128_init(channels, sample_rate, METER_MODE);
+    if (!m->state) {
+        free(m);
+        return RE_ERR_NOMEM;
+    }
+    if (channels == 1 && ebur128_set_channel(m->state, 0, EBUR128_DUAL_MONO) != EBUR128_SUCCESS) {
+        re_loudness_meter_free(m);
+        return RE_ERR_INVALID;
+    }
+    *out = m;
+    return RE_OK;
+}
+
+re_status re_loudness_meter_create(unsigned sample_rate, re_loudness_meter **out)
+{
+    return meter_create(sample_rate, 1, out);
+}
+
+re_status re_loudness_meter_feed(re_loudness_meter *m, const int16_t *pcm, size_t frames)
+{
+    if (!m || m->finished || (!pcm && frames))
+        return RE_ERR_INVALID;
+    if (frames && ebur128_add_frames_short(m->state, pcm, frames) != EBUR128_SUCCESS)
+        return RE_ERR_NOMEM;
+    m->frames += frames;
+    return RE_OK;
+}
+
+static re_status meter_feed_float(re_loudness_meter *m, const float *pcm, size_t frames)
+{
+    if (frames && ebur128_add_frames_float(m->state, pcm, frames) != EBUR128_SUCCESS)
+        return RE_ERR_NOMEM;
+    m->frames += frames;
+    return RE_OK;
+}
+
+re_status re_loudness_meter_finish(re_loudness_meter *m, re_loudness *out)
+{
+    if (!m || !out || m->finished)
+        return RE_ERR_INVALID;
+    m->finished = 1;
+    memset(out, 0, sizeof *out);
+    double integrated = -HUGE_VAL, range = 0, true_peak = 0, sample_peak = 0;
+    if (ebur128_loudness_global(m->state, &integrated) != EBUR128_SUCCESS)
+        return RE_ERR_INVALID;
+    if (ebur128_loudness_range(m->state, &range) != EBUR128_SUCCESS)
+        range = 0;   /* libebur128 refuses LRA with too few short-term blocks */
+    for (unsigned ch = 0; ch < m->state->channels; ch++) {
+        double tp = 0, sp = 0;
+        if (ebur128_true_peak(m->state, ch, &tp) != EBUR128_SUCCESS
+            || ebur128_sample_peak(m->state, ch, &sp) != EBUR128_SUCCESS)
+            return RE_ERR_INVALID;
+        true_peak = fmax(true_peak, tp);
+        sample_peak = fmax(sample_peak, sp);
+    }
+    out->integrated_lufs = isfinite(integrated) ? integrated : -HUGE_VAL;
+    out->range_lu = isfinite(range) && range > 0 ? range : 0;
+    /* A true peak under the sample peak would be an interpolation artefact of the meter. */
+    out->true_peak_dbtp = db_of(fmax(true_peak, sample_peak));
+    out->sample_peak_dbfs = db_of(sample_peak);
+    out->frames = m->frames;
+    return RE_OK;
+}
+
+void re_loudness_meter_free(re_loudness_meter *m)
+{
+    if (!m)
+        return;
+    if (m->state)
+        ebur128_destroy(&m->state);
+    free(m);
+}
+
+/* ==========================================================================================
+ * The leveler
+ *
+ * Per input sample n (all in input units, full scale 32768):
+ *   1. true-peak estimate of the interval [c, c+1), c = n - FIR_HALF: the sample and the
+ *      OVERSAMPLE-1 points between it and the next, by a 16-tap-per-phase Kaiser-windowed
+ *      sinc interpolator (which needs FIR_HALF samples after c);
+ *   2. the gain sample c needs so that both intervals it touches stay under the ceiling;
+ *   3. the minimum of that over the last `hold` samples (a monotonic deque), then an
+ *      exponential release: r[c] <= every requirement in [c - hold + 1, c];
+ *   4. a moving average of r over `attack` samples: the gain applied to sample
+ *      p = c - attack + 1 averages r[p .. c], each of which is <= the requirement at p
+ *      (hold >= attack), so the ramp ends on the peak and never lets it through;
+ *   5. output p = input p x gain x limiter gain, rounded to nearest (lrint), clamped.
+ * r is kept in Q30 fixed point so the running sum of step 4 is exact (no drift over hours). */
+#define OVERSAMPLE 8
+#define FIR_TAPS 16                 /* per phase; a power of two (ring index mask) */
+#define FIR_HALF (FIR_TAPS / 2)     /* interval [c, c+1) uses x[c - FIR_HALF + 1 .. c + FIR_HALF] */
+#define KAISER_BETA 6.0
+#define ATTACK_S 0.005
+#define HOLD_S 0.020
+#define RELEASE_S 0.100
+#define Q30 1073741824.0
+#define REDUCED 0.998849      /* -0.01 dB: below this a frame counts as limited */
+
+typedef struct hold_entry {
+    uint64_t index;
+    double value;
+} hold_entry;
+
+struct re_leveler {
+    double gain;                 /* linear */
+    double ceiling_in;           /* the ceiling in input units before gain (32768 = 0 dBFS) */
+    float coef[FIR_TAPS][OVERSAMPLE];
+    double peak_bound;
+    int16_t fir[2 * FIR_TAPS];   /* the last FIR_TAPS input samples, each written twice (at
+                                  * n % FIR_TAPS and FIR_TAPS later) so they read contiguously */
+    double prev_interval_peak;   /* estimate for [c-1, c) */
+    hold_entry *hold;            /* deque ring, capacity hold_cap (a power of two) */
+    size_t hold_cap, hold_head, hold_count, hold_len;
+    double release_alpha, release;
+    int64_t *box;                /* the last `attack` values of r in Q30 */
+    size_t attack, box_at;
+    int64_t box_sum, box_full;   /* box_full: the sum when every r is 1 */
+    double box_scale;            /* 1 / (attack * 2^30) */
+    int16_t *delay;              /* input samples waiting for their gain, ring of delay_cap */
+    size_t delay_cap;
+    size_t latency;
+    uint64_t in_count;           /* samples pushed, real and (at flush) virtual zeros */
+    uint64_t real_count;         /* real input samples */
+    uint64_t out_count;
+    double min_gain;
+    uint64_t limited;
+    int flushed;
+};
+
+static double bessel_i0(double x)
+{
+    double sum = 1, term = 1;
+    for (int k = 1; k < 50; k++) {
+        term *= (x / (2.0 * k)) * (x / (2.0 * k));
+        sum += term;
+        if (term < sum * 1e-17)
+            break;
+    }
+    return sum;
+}
+
+/* coef[j][f] weights x[c - FIR_HALF + 1 + j] for the point c + f/OVERSAMPLE (phase 0 is x[c]
+ * itself); each phase is normalised to unity gain at DC. Phases are the inner index so the
+ * estimator's loop over taps vectorises without reordering any sum. peak_bound is the largest
+ * sum of |coef| over a phase: no interpolated point exceeds it times the largest |tap|. */
+static void make_interpolator(re_leveler *lv)
+{
+    lv->peak_bound = 1;
+    for (int f = 0; f < OVERSAMPLE; f++) {
+        double h[FIR_TAPS], sum = 0, abs_sum = 0;
+        for (int j = 0; j < FIR_TAPS; j++) {
+            double t = (double)f / OVERSAMPLE + (FIR_HALF - 1) - j;   /* distance to that tap */
+            double sinc = t == 0 ? 1.0 : sin(M_PI * t) / (M_PI * t);
+            double u = t / FIR_HALF;
+            double w = u * u < 1 ? bessel_i0(KAISER_BETA * sqrt(1 - u * u)) / bessel_i0(KAISER_BETA)
+                                 : 0;
+            h[j] = f == 0 ? (j == FIR_HALF - 1) : sinc * w;
+            sum += h[j];
+        }
+        for (int j = 0; j < FIR_TAPS; j++) {
+            lv->coef[j][f] = (float)(h[j] / sum);
+            abs_sum += fabs((double)lv->coef[j][f]);
+        }
+        lv->peak_bound = fmax(lv->peak_bound, abs_sum);
+    }
+}
+
+static size_t pow2_at_least(size_t n)
+{
+    size_t p = 1;
+    while (p < n)
+        p *= 2;
+    return p;
+}
+
+re_status re_leveler_create(unsigned sample_rate, double gain_db, double ceiling_dbtp,
+                            re_leveler **out)
+{
+    if (!out)
+        return RE_ERR_INVALID;
+    *out = NULL;
+    if (sample_rate < RATE_MIN || sample_rate > RATE_MAX || !isfinite(gain_db)
+        || fabs(gain_db) > RE_LOUDNESS_MAX_GAIN_DB || !isfinite(ceiling_dbtp)
+        || ceiling_dbtp < RE_LOUDNESS_CEILING_MIN || ceiling_dbtp > RE_LOUDNESS_CEILING_MAX)
+        return RE_ERR_INVALID;
+    re_leveler *lv = calloc(1, sizeof *lv);
+    if (!lv)
+        return RE_ERR_NOMEM;
+    lv->gain = pow(10.0, gain_db / 20.0);
+    lv->ceiling_in = 32768.0 * pow(10.0, ceiling_dbtp / 20.0) / lv->gain;
+    make_interpolator(lv);
+    lv->attack = (size_t)lround(sample_rate * ATTACK_S);
+    lv->hold_len = (size_t)lround(sample_rate * HOLD_S);
+    lv->hold_cap = pow2_at_least(lv->hold_len + 1);
+    lv->release_alpha = 1.0 - exp(-1.0 / (sample_rate * RELEASE_S));
+    lv->release = 1.0;
+    lv->latency = FIR_HALF + lv->attack - 1;
+    lv->delay_cap = pow2_at_least(lv->latency + 1);
+    lv->hold = malloc(lv->hold_cap * sizeof *lv->hold);
+    lv->box = malloc(lv->attack * sizeof *lv->box);
+    lv->delay = calloc(lv->delay_cap, sizeof *lv->delay);
+    if (!lv->hold || !lv->box || !lv->delay) {
+        re_leveler_free(lv);
+        return RE_ERR_NOMEM;
+    }
+    for (size_t i = 0; i < lv->attack; i++)
+        lv->box[i] = (int64_t)Q30;
+    lv->box_sum = lv->box_full = (int64_t)lv->attack * (int64_t)Q30;
+    lv->box_scale = 1.0 / ((double)lv->attack * Q30);
+    lv->min_gain = 1.0;
+    *out = lv;
+    return RE_OK;
+}
+
+size_t re_leveler_latency(const re_leveler *lv)
+{
+    return lv ? lv->latency : 0;
+}
+
+/* Peak magnitude over [c, c+1) where c = n - FIR_HALF and x[n] is the newest sample; or, when
+ * that cannot reach `limit`, a bound on it that is still below `limit` (most samples). */
+static double interval_peak(const re_leveler *lv, uint64_t n, double limit)
+{
+    const int16_t *taps = &lv->fir[(n + 1) & (FIR_TAPS - 1)];   /* x[n - FIR_TAPS + 1 .. n] */
+    int largest = 0;
+    for (int j = 0; j < FIR_TAPS; j++) {
+        int a = taps[j] < 0 ? -taps[j] : taps[j];
+        largest = a > largest ? a : largest;
+    }
+    double bound = largest * lv->peak_bound;
+    if (bound <= limit)
+        return bound;
+    float v[OVERSAMPLE] = { 0 };
+    for (int j = 0; j < FIR_TAPS; j++)
+        for (int f = 0; f < OVERSAMPLE; f++)
+            v[f] += lv->coef[j][f] * (float)taps[j];
+    float peak = 0;
+    for (int f = 0; f < OVERSAMPLE; f++) {
+        float a = v[f] < 0 ? -v[f] : v[f];
+        peak = a > peak ? a : peak;
+    }
+    return peak;
+}
+
+static void hold_push(re_leveler *lv, uint64_t index, double value)
+{
+    size_t mask = lv->hold_cap - 1;
+    while (lv->hold_count && lv->hold[(lv->hold_head + lv->hold_count - 1) & mask].value >= value)
+        lv->hold_count--;
+    lv->hold[(lv->hold_head + lv->hold_count) & mask] = (hold_entry){ index, value };
+    lv->hold_count++;
+    while (lv->hold[lv->hold_head].index + lv->hold_len <= index) {
+        lv->hold_head = (lv->hold_head + 1) & mask;
+        lv->hold_count--;
+    }
+}
+
+/* Pushes one sample; returns 1 and sets *out when an output sample is due. */
+static int leveler_step(re_leveler *lv, int16_t x, int16_t *out)
+{
+    uint64_t n = lv->in_count++;
+    lv->fir[n & (FIR_TAPS - 1)] = lv->fir[(n & (FIR_TAPS - 1)) + FIR_TAPS] = x;
+    lv->delay[n & (lv->delay_cap - 1)] = x;
+
+    double peak = interval_peak(lv, n, lv->ceiling_in);
+    double near = peak > lv->prev_interval_peak ? peak : lv->prev_interval_peak;
+    lv->prev_interval_peak = peak;
+    double need = near > lv->ceiling_in ? lv->ceiling_in / near : 1.0;
+
+    hold_push(lv, n, need);
+    double held = lv->hold[lv->hold_head].value;
+    if (held < lv->release)
+        lv->release = held;
+    else if (held - lv->release < 1e-9)   /* recovered: snap, so gain-only is exact again */
+        lv->release = held;
+    else
+        lv->release += (held - lv->release) * lv->release_alpha;
+    int64_t r = (int64_t)(lv->release * Q30);   /* >= 0: truncation is floor */
+
+    size_t at = lv->box_at;
+    lv->box_sum += r - lv->box[at];
+    lv->box[at] = r;
+    lv->box_at = at + 1 == lv->attack ? 0 : at + 1;
+
+    if (n < lv->latency)
+        return 0;
+    uint64_t p = n - lv->latency;
+    /* exactly 1 when nothing is limited, so a gain-only stretch is exactly x * gain */
+    double g = lv->box_sum == lv->box_full ? 1.0 : (double)lv->box_sum * lv->box_scale;
+    long v = lrint((double)lv->delay[p & (lv->delay_cap - 1)] * (lv->gain * g));
+    *out = (int16_t)(v > 32767 ? 32767 : v < -32768 ? -32768 : v);
+    if (p < lv->real_count && g < 1.0) {
+        if (g < lv->min_gain)
+            lv->min_gain = g;
+        if (g < REDUCED)
+            lv->limited++;
+    }
+    return 1;
+}
+
+re_status re_leveler_process(re_leveler *lv, const int16_t *in, size_t frames, int16_t *out,
+                             size_t *got)
+{
+    if (got)
+        *got = 0;
+    if (!lv || !got || lv->flushed || (frames && (!in || !out)))
+        return RE_ERR_INVALID;
+    size_t n = 0;
+    for (size_t i = 0; i < frames; i++) {
+        lv->real_count++;
+        n += (size_t)leveler_step(lv, in[i], out + n);
+    }
+    lv->out_count += n;
+    *got = n;
+    return RE_OK;
+}
+
+re_status re_leveler_flush(re_leveler *lv, int16_t *out, size_t *got)
+{
+    if (got)
+        *got = 0;
+    if (!lv || !got || !out || lv->flushed)
+        return RE_ERR_INVALID;
+    lv->flushed = 1;
+    size_t n = 0;
+    while (lv->out_count + n < lv->real_count) {
+        int16_t sample;
+        if (leveler_step(lv, 0, &sample))
+            out[n++] = sample;
+    }
+    lv->out_count += n;
+    *got = n;
+    return RE_OK;
+}
+
+void re_leveler_get_stats(const re_leveler *lv, re_leveler_stats *out)
+{
+    if (!out)
+        return;
+    memset(out, 0, sizeof *out);
+    if (!lv)
+        return;
+    out->max_reduction_db = lv->min_gain < 1.0 ? -db_of(lv->min_gain) : 0.0;
+    out->limited_frames = lv->limited;
+}
+
+void re_leveler_free(re_leveler *lv)
+{
+    if (!lv)
+        return;
+    free(lv->hold);
+    free(lv->box);
+    free(lv->delay);
+    free(lv);
+}
+
+/* ==========================================================================================
+ * The plan
+ * ========================================================================================== */
+
+static double clamp(double v, double lo, double hi)
+{
+    return v < lo ? lo : v > hi ? hi : v;
+}
+
+re_status re_loudness_plan_make(const re_loudness *pass1, double target_lufs,
+                                double ceiling_dbtp, re_loudness_output output,
+                                re_loudness_plan *out)
+{
+    if (!pass1 || !out || !isfinite(target_lufs) || !isfinite(ceiling_dbtp)
+        || target_lufs < RE_LOUDNESS_TARGET_MIN || target_lufs > RE_LOUDNESS_TARGET_MAX
+        || ceiling_dbtp < RE_LOUDNESS_CEILING_MIN || ceiling_dbtp > RE_LOUDNESS_CEILING_MAX
+        || (output != RE_LOUDNESS_PCM && output != RE_LOUDNESS_MP3))
+        return RE_ERR_INVALID;
+    int mp3 = output == RE_LOUDNESS_MP3;
+    double aim = target_lufs - (mp3 ? RE_LOUDNESS_MP3_LEVEL_DB : 0.0);
+    double gain = isfinite(pass1->integrated_lufs) ? aim - pass1->integrated_lufs : 0.0;
+    gain = clamp(gain, -RE_LOUDNESS_MAX_GAIN_DB, RE_LOUDNESS_MAX_GAIN_DB);
+    *out = (re_loudness_plan){
+        .target_lufs = target_lufs,
+        .ceiling_dbtp = ceiling_dbtp,
+        .gain_db = gain,
+        .limiter_ceiling_dbtp = fmax(ceiling_dbtp - (mp3 ? RE_LOUDNESS_MP3_MARGIN_DB
+                                                         : RE_LOUDNESS_PCM_MARGIN_DB),
+                                     RE_LOUDNESS_CEILING_MIN),
+        .leveled_aim_lufs = aim,
+        .pass1_true_peak_dbtp = pass1->true_peak_dbtp,
+        .first_gain_db = gain,
+    };
+    return RE_OK;
+}
+
+int re_loudness_plan_limits(const re_loudness_plan *plan)
+{
+    return plan && plan->pass1_true_peak_dbtp + plan->gain_db > plan->limiter_ceiling_dbtp - 0.3;
+}
+
+/* Moves the gain so the residual (measured - aimed) goes to 0: a secant step through the last
+ * measurement when there is one at a different gain, else a step of slope 1. The limiter makes
+ * loudness grow more slowly than gain, so the slope is kept within 0.2 .. 1. */
+static void step_gain(re_loudness_plan *plan, double residual)
+{
+    double slope = 1.0;
+    if (plan->have_last && fabs(plan->gain_db - plan->last_gain_db) > 0.01)
+        slope = clamp((residual - plan->last_residual_lu) / (plan->gain_db - plan->last_gain_db),
+                      0.2, 1.0);
+    plan->have_last = 1;
+    plan->last_gain_db = plan->gain_db;
+    plan->last_residual_lu = residual;
+    double gain = plan->gain_db - residual / slope;
+    gain = fmin(gain, plan->first_gain_db + RE_LOUDNESS_MAX_EXTRA_GAIN_DB);
+    plan->gain_db = clamp(gain, -RE_LOUDNESS_MAX_GAIN_DB, RE_LOUDNESS_MAX_GAIN_DB);
+}
+
+int re_loudness_plan_update(re_loudness_plan *plan, const re_loudness *measured,
+                            re_loudness_stage stage)
+{
+    if (!plan || !measured)
+        return 0;
+    int silent = !isfinite(measured->integrated_lufs);
+    if (stage == RE_LOUDNESS_LEVELED) {
+        plan->dry_runs++;
+        double residual = silent ? 0.0 : measured->integrated_lufs - plan->leveled_aim_lufs;
+        if (fabs(residual) <= RE_LOUDNESS_LEVELED_TOLERANCE_LU
+            || plan->dry_runs >= RE_LOUDNESS_MAX_DRY_RUNS)
+            return 0;
+        double before = plan->gain_db;
+        step_gain(plan, residual);
+        return plan->gain_db != before;
+    }
+    plan->encodes++;
+    double residual = silent ? 0.0 : measured->integrated_lufs - plan->target_lufs;
+    double over = measured->true_peak_dbtp - plan->ceiling_dbtp;   /* -inf for silence */
+    int loudness_off = fabs(residual) > RE_LOUDNESS_TOLERANCE_LU;
+    plan->met = !loudness_off && !(over > 0);
+    if (plan->met || plan->encodes >= RE_LOUDNESS_MAX_ENCODES)
+        return 0;
+    if (loudness_off)
+        step_gain(plan, residual);
+    if (over > 0)
+        plan->limiter_ceiling_dbtp = fmax(plan->limiter_ceiling_dbtp - over - 0.3,
+                                          RE_LOUDNESS_CEILING_MIN);
+    return 1;
+}
+
+/* ==========================================================================================
+ * After encoding: decode the MP3 with libmpg123 and meter it
+ * ========================================================================================== */
+
+typedef struct pread_source {
+    int fd;
+    off_t pos;
+    off_t size;
+    int error;      /* errno of a failed read, 0 if none */
+} pread_source;
+
+static mpg123_ssize_t source_read(void *handle, void *buf, size_t len)
+{
+    pread_source *s = handle;
+    for (;;) {
+        ssize_t n = pread(s->fd, buf, len, s->pos);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n > 0)
+            s->pos += n;
+        if (n < 0)
+            s->error = errno;
+        return n;
+    }
+}
+
+static off_t source_seek(void *handle, off_t offset, int whence)
+{
+    pread_source *s = handle;
+    off_t base = whence == SEEK_SET ? 0 : whence == SEEK_CUR ? s->pos : s->size;
+    if ((whence != SEEK_SET && whence != SEEK_CUR && whence != SEEK_END) || base + offset < 0) {
+        errno = EINVAL;
+        return -1;
+    }
+    s->pos = base + offset;
+    return s->pos;
+}
+
+static re_status decoder_open(mpg123_handle **out, pread_source *src, char *why, size_t why_len)
+{
+    int err = MPG123_OK;
+    mpg123_handle *mh = mpg123_new(NULL, &err);
+    *out = NULL;
+    if (!mh) {
+        snprintf(why, why_len, "cannot set up the MP3 decoder: %s", mpg123_plain_strerror(err));
+        return err == MPG123_OUT_OF_MEM ? RE_ERR_NOMEM : RE_ERR_FORMAT;
+    }
+    const long *rates = NULL;
+    size_t rate_count = 0;
+    mpg123_rates(&rates, &rate_count);
+    int ok = mpg123_param(mh, MPG123_ADD_FLAGS, MPG123_GAPLESS | MPG123_QUIET, 0) == MPG123_OK
+          && mpg123_param(mh, MPG123_REMOVE_FLAGS, MPG123_FORCE_MONO | MPG123_FORCE_STEREO
+                          | MPG123_IGNORE_INFOFRAME | MPG123_FORCE_8BIT, 0) == MPG123_OK
+          && mpg123_format_none(mh) == MPG123_OK;
+    for (size_t i = 0; ok && i < rate_count; i++)
+        ok = mpg123_format(mh, rates[i], MPG123_MONO | MPG123_STEREO, MPG123_ENC_FLOAT_32)
+             == MPG123_OK;
+    ok = ok && mpg123_replace_reader_handle(mh, source_read, source_seek, NULL) == MPG123_OK
+            && mpg123_open_handle(mh, src) == MPG123_OK;
+    if (!ok) {
+        snprintf(why, why_len, "cannot set up the MP3 decoder: %s", mpg123_strerror(mh));
+        mpg123_delete(mh);
+        return RE_ERR_FORMAT;
+    }
+    *out = mh;
+    return RE_OK;
+}
+
+static re_status decode_into_meter(mpg123_handle *mh, const pread_source *src, re_loudness *out,
+                                   char *why, size_t why_len)
+{
+    long rate = 0;
+    int channels = 0, encoding = 0;
+    struct mpg123_frameinfo2 info;
+    int format_rc = mpg123_getformat(mh, &rate, &channels, &encoding);
+    if (format_rc != MPG123_OK && src->error) {
+        snprintf(why, why_len, "cannot read the MP3: %s", strerror(src->error));
+        return RE_ERR_READ;
+    }
+    if (format_rc != MPG123_OK || mpg123_info2(mh, &info) != MPG123_OK || info.layer != 3) {
+        snprintf(why, why_len, "not an MP3: no MPEG audio layer III frame found");
+        return RE_ERR_FORMAT;
+    }
+    if (encoding != MPG123_ENC_FLOAT_32 || channels < 1 || channels > 2) {
+        snprintf(why, why_len, "not an MP3: unusable output format");
+        return RE_ERR_FORMAT;
+    }
+    re_loudness_meter *m = NULL;
+    re_status status = meter_create((unsigned)rate, (unsigned)channels, &m);
+    if (status != RE_OK) {
+        snprintf(why, why_len, "cannot meter %ld Hz audio", rate);
+        return status;
+    }
+    while (status == RE_OK) {
+        off_t num = 0;
+        unsigned char *audio = NULL;
+        size_t bytes = 0;
+        int rc = mpg123_decode_frame(mh, &num, &audio, &bytes);
+        if (rc == MPG123_DONE)
+            break;
+        if (rc == MPG123_NEW_FORMAT) {
+            long r2 = 0;
+            int c2 = 0, e2 = 0;
+            if (mpg123_getformat(mh, &r2, &c2, &e2) != MPG123_OK || r2 != rate || c2 != channels) {
+                snprintf(why, why_len, "the MP3 changes its sample rate or channels midway");
+                status = RE_ERR_FORMAT;
+            }
+            continue;
+        }
+        if (rc != MPG123_OK && src->error) {
+            snprintf(why, why_len, "cannot read the MP3: %s", strerror(src->error));
+            status = RE_ERR_READ;
+            break;
+        }
+        if (rc != MPG123_OK) {
+            snprintf(why, why_len, "damaged MP3 after %llu samples: %s",
+                     (unsigned long long)m->frames, mpg123_strerror(mh));
+            status = RE_ERR_FORMAT;
+            break;
+        }
+        status = meter_feed_float(m, (const float *)(const void *)audio,
+                                  bytes / (sizeof(float) * (size_t)channels));
+    }
+    if (status == RE_OK)
+        status = re_loudness_meter_finish(m, out);
+    re_loudness_meter_free(m);
+    return status;
+}
+
+re_status re_loudness_measure_mp3_fd(int fd, re_loudness *out, char *why, size_t why_len)
+{
+    char spare[8];
+    if (!why || why_len == 0) {
+        why = spare;
+        why_len = sizeof spare;
+    }
+    why[0] = '\0';
+    if (!out || fd < 0)
+        return RE_ERR_INVALID;
+    memset(out, 0, sizeof *out);
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        snprintf(why, why_len, "cannot read the MP3: %s", strerror(errno));
+        return RE_ERR_READ;
+    }
+    pread_source src = { .fd = fd, .pos = 0, .size = st.st_size, .error = 0 };
+    mpg123_handle *mh = NULL;
+    re_status status = decoder_open(&mh, &src, why, why_len);
+    if (status != RE_OK)
+        return status;
+    status = decode_into_meter(mh, &src, out, why, why_len);
+    mpg123_close(mh);
+    mpg123_delete(mh);
+    if (status != RE_OK)
+        memset(out, 0, sizeof *out);
+    return status;
+}
+
+re_status re_loudness_measure_mp3(const char *path, re_loudness *out, char *why, size_t why_len)
+{
+    if (why && why_len)
+        why[0] = '\0';
+    if (!path || !out)
+        return RE_ERR_INVALID;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        if (why && why_len)
+            snprintf(why, why_len, "cannot open %s: %s", path, strerror(errno));
+        return RE_ERR_READ;
+    }
+    re_status status = re_loudness_measure_mp3_fd(fd, out, why, why_len);
+    close(fd);
+    return status;
+}

@@ -1,0 +1,180 @@
+/* loudness.h - the loudness stage: an ITU-R BS.1770 meter (libebur128), a leveler (gain and a
+ * true-peak limiter) that keeps the sample count, a plan that turns a measurement into the
+ * leveler's settings, and an after-encoding measurement of an MP3 file (libmpg123).
+ *
+ * The render uses it in streaming passes over the spool (see docs/loudness.md):
+ *   pass 1  re_loudness_meter fed with the assembled PCM -> re_loudness_plan_make
+ *   (dry runs: spool -> re_leveler -> re_loudness_meter, only when the limiter will act)
+ *   pass 2  spool -> re_leveler -> MP3 encoder; re_loudness_measure_mp3_fd on the output, and
+ *           pass 2 again while re_loudness_plan_update asks for it (rare).
+ * Nothing holds more than a few milliseconds of audio.
+ *
+ * Levels: integrated loudness in LUFS, a mono stream measured as dual mono (EBUR128_DUAL_MONO,
+ * 3 LU above plain mono), as Apple Podcasts and ffmpeg's `ebur128=dualmono=true` do. Peaks in
+ * dB relative to full scale (int16 32768 = 1.0 = 0 dB). -HUGE_VAL (-inf) means "below every
+ * gate" (integrated loudness of silence) or "no signal" (peaks of silence): write it as JSON
+ * null, never as a number. */
+#ifndef RE_LOUDNESS_H
+#define RE_LOUDNESS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "status.h"
+
+#define RE_LOUDNESS_DEFAULT_TARGET -16.0   /* LUFS: Apple Podcasts, -16 +/- 1 */
+#define RE_LOUDNESS_DEFAULT_CEILING -1.0   /* dBTP */
+/* Accepted by the plan (and the range the CLI should enforce for --loudness, --true-peak). */
+#define RE_LOUDNESS_TARGET_MIN -40.0
+#define RE_LOUDNESS_TARGET_MAX -5.0
+#define RE_LOUDNESS_CEILING_MIN -20.0
+#define RE_LOUDNESS_CEILING_MAX 0.0
+/* LAME 3.100 decodes 0.45 dB quieter than its input (measured: a steady tone loses 0.446 dB at
+ * every rate from 16 to 48 kHz, every bitrate, every level, mono and stereo; speech 0.42..0.46
+ * LU), so the leveler aims that much louder than the target. */
+#define RE_LOUDNESS_MP3_LEVEL_DB -0.45
+/* How far below the ceiling the limiter aims before encoding: encoding noise raises true peaks
+ * above the (0.45 dB lower) decoded level by up to about 0.6 dB on speech (docs/loudness.md). */
+#define RE_LOUDNESS_MP3_MARGIN_DB 0.3
+/* For PCM output (WAV): the limiter's estimate against an independent 192 kHz meter. */
+#define RE_LOUDNESS_PCM_MARGIN_DB 0.1
+/* The plan never amplifies by more than this (a near-silent input would only get louder hiss),
+ * and never adds more than RE_LOUDNESS_MAX_EXTRA_GAIN_DB to make up for what the limiter takes. */
+#define RE_LOUDNESS_MAX_GAIN_DB 40.0
+#define RE_LOUDNESS_MAX_EXTRA_GAIN_DB 6.0
+/* A dry run (leveled PCM, before encoding) is accepted within this of its aim... */
+#define RE_LOUDNESS_LEVELED_TOLERANCE_LU 0.1
+/* ... and the delivered file within this of the target (half the +/- 1 LU Apple allows, so an
+ * independent meter agrees with room to spare). */
+#define RE_LOUDNESS_TOLERANCE_LU 0.5
+#define RE_LOUDNESS_MAX_DRY_RUNS 4     /* leveler + meter passes before encoding */
+#define RE_LOUDNESS_MAX_ENCODES 3      /* leveler + encoder passes */
+
+typedef struct re_loudness {
+    double integrated_lufs;   /* BS.1770-4 gated integrated loudness; -inf below the gates */
+    double range_lu;          /* EBU Tech 3342 loudness range; 0 for short or steady input */
+    double true_peak_dbtp;    /* libebur128's oversampled peak; -inf for digital silence */
+    double sample_peak_dbfs;  /* largest |sample|; -inf for digital silence */
+    uint64_t frames;          /* frames measured (per channel) */
+} re_loudness;
+
+/* ---- The meter ----------------------------------------------------------------------------
+ * Life cycle: re_loudness_meter_create -> re_loudness_meter_feed any number of times ->
+ * re_loudness_meter_finish (once; feed and finish afterwards return RE_ERR_INVALID) ->
+ * re_loudness_meter_free. Memory is bounded (libebur128's histogram mode): it does not grow
+ * with the length of the audio. */
+typedef struct re_loudness_meter re_loudness_meter;
+
+/* A meter for mono 16-bit audio at `sample_rate` (8000..192000), measured as dual mono.
+ * RE_ERR_INVALID for a rate out of range or a NULL out, RE_ERR_NOMEM. */
+re_status re_loudness_meter_create(unsigned sample_rate, re_loudness_meter **out);
+re_status re_loudness_meter_feed(re_loudness_meter *m, const int16_t *pcm, size_t frames);
+re_status re_loudness_meter_finish(re_loudness_meter *m, re_loudness *out);
+void re_loudness_meter_free(re_loudness_meter *m);    /* NULL is allowed */
+
+/* ---- The leveler: gain, then a look-ahead true-peak limiter ------------------------------
+ * Output sample i is input sample i times the gain times the limiter's gain at i: the
+ * look-ahead is compensated, so the stream keeps its length and timing exactly. The limiter
+ * estimates inter-sample peaks (8x oversampling) and never lets them pass the ceiling; its
+ * gain falls as a linear 5 ms ramp that ends on the peak, holds 20 ms (no pumping between
+ * pitch pulses) and recovers with a 100 ms time constant; it never clips. Deterministic: no
+ * dither, fixed rounding; the same input, settings and build give the same samples whatever
+ * the chunking.
+ *
+ * Life cycle: re_leveler_create -> re_leveler_process any number of times ->
+ * re_leveler_flush (once) -> re_leveler_free. Across all calls, frames out == frames in. */
+typedef struct re_leveler re_leveler;
+
+/* gain_db in -RE_LOUDNESS_MAX_GAIN_DB..+RE_LOUDNESS_MAX_GAIN_DB, ceiling_dbtp in
+ * RE_LOUDNESS_CEILING_MIN..RE_LOUDNESS_CEILING_MAX (finite), sample_rate 8000..192000;
+ * otherwise RE_ERR_INVALID. */
+re_status re_leveler_create(unsigned sample_rate, double gain_db, double ceiling_dbtp,
+                            re_leveler **out);
+/* Frames the leveler holds back (about 5.3 ms at 22050 Hz); constant for its life. */
+size_t re_leveler_latency(const re_leveler *lv);
+/* Consumes `frames` input samples and writes *got <= frames output samples to `out` (which
+ * must hold `frames`; it may not overlap `in`). *got is 0 until the look-ahead has filled, then
+ * equals frames. RE_ERR_INVALID after flush or for NULL pointers. */
+re_status re_leveler_process(re_leveler *lv, const int16_t *in, size_t frames, int16_t *out,
+                             size_t *got);
+/* Writes the held-back samples (*got <= re_leveler_latency, which `out` must hold). */
+re_status re_leveler_flush(re_leveler *lv, int16_t *out, size_t *got);
+
+typedef struct re_leveler_stats {
+    double max_reduction_db;  /* deepest limiter gain reduction, >= 0 (0: never limited) */
+    uint64_t limited_frames;  /* output frames the limiter turned down by more than 0.01 dB */
+} re_leveler_stats;
+void re_leveler_get_stats(const re_leveler *lv, re_leveler_stats *out);
+void re_leveler_free(re_leveler *lv);                  /* NULL is allowed */
+
+/* ---- The plan ---------------------------------------------------------------------------
+ * Turns the pass-1 measurement into the leveler's settings, then corrects them from
+ * measurements of what came out. The limiter takes loudness away where it acts (up to 1.4 LU
+ * on the peakiest espeak-ng voices), which pass 1 cannot know: when the limiter will act, dry
+ * runs (leveler -> meter, no encoding, about 115 ms of CPU per minute of audio against 245 for
+ * LAME) find the gain first.
+ *
+ *   re_loudness_plan_make(&pass1, target, ceiling, RE_LOUDNESS_MP3, &plan);
+ *   if (re_loudness_plan_limits(&plan))
+ *       do { rewind; leveler(plan) -> meter -> &leveled; }
+ *       while (re_loudness_plan_update(&plan, &leveled, RE_LOUDNESS_LEVELED));
+ *   do { rewind; leveler(plan) -> encoder -> file; re_loudness_measure_mp3_fd -> &delivered; }
+ *   while (re_loudness_plan_update(&plan, &delivered, RE_LOUDNESS_DELIVERED));
+ *   plan.met: 1 if the target and ceiling hold; the sidecar records `delivered` either way. */
+typedef enum re_loudness_output {
+    RE_LOUDNESS_PCM,   /* the leveled samples are the output (WAV) */
+    RE_LOUDNESS_MP3    /* they go through LAME: aim RE_LOUDNESS_MP3_LEVEL_DB and margin */
+} re_loudness_output;
+
+typedef enum re_loudness_stage {
+    RE_LOUDNESS_LEVELED,    /* a measurement of the leveler's output before encoding */
+    RE_LOUDNESS_DELIVERED   /* a measurement of the output file (decoded MP3, or the PCM) */
+} re_loudness_stage;
+
+typedef struct re_loudness_plan {
+    double target_lufs;           /* what the delivered file should measure */
+    double ceiling_dbtp;          /* what its true peak must not exceed */
+    double gain_db;               /* for re_leveler_create */
+    double limiter_ceiling_dbtp;  /* for re_leveler_create */
+    double leveled_aim_lufs;      /* what the leveler's output should measure */
+    double pass1_true_peak_dbtp;
+    double first_gain_db;         /* target - pass-1 loudness (+ codec level) */
+    unsigned dry_runs, encodes;   /* updates received, per stage */
+    int met;                      /* set by update: the last delivered measurement is in spec */
+    /* the last measurement, for a secant step */
+    int have_last;
+    double last_gain_db, last_residual_lu;
+} re_loudness_plan;
+
+/* gain = aim - pass-1 integrated loudness (0 when the input is below the gates; clamped to
+ * +/- RE_LOUDNESS_MAX_GAIN_DB), limiter ceiling = ceiling - the output's margin. RE_ERR_INVALID
+ * for a target or ceiling outside the RE_LOUDNESS_*_MIN/MAX ranges or not finite. */
+re_status re_loudness_plan_make(const re_loudness *pass1, double target_lufs,
+                                double ceiling_dbtp, re_loudness_output output,
+                                re_loudness_plan *out);
+/* 1 when the limiter is expected to act (pass-1 true peak + gain comes within 0.3 dB of the
+ * limiter ceiling), i.e. when dry runs are worth their cost. */
+int re_loudness_plan_limits(const re_loudness_plan *plan);
+/* Judges a measurement and returns 1 with the plan updated for one more pass, or 0 to stop.
+ * LEVELED: accepted within RE_LOUDNESS_LEVELED_TOLERANCE_LU of leveled_aim_lufs; otherwise the
+ * gain moves by a secant step (never more than RE_LOUDNESS_MAX_EXTRA_GAIN_DB above the first
+ * gain); at most RE_LOUDNESS_MAX_DRY_RUNS. DELIVERED: sets plan->met when the loudness is within
+ * RE_LOUDNESS_TOLERANCE_LU of the target (or the audio is below the gates) and the true peak at
+ * or below the ceiling; otherwise the gain moves by the loudness error and, when the peak is
+ * over, the limiter ceiling drops by the overshoot plus 0.3 dB; at most RE_LOUDNESS_MAX_ENCODES
+ * encodes, after which it returns 0 with met == 0 (keep the file; the CLI may warn). */
+int re_loudness_plan_update(re_loudness_plan *plan, const re_loudness *measured,
+                            re_loudness_stage stage);
+
+/* ---- After encoding ------------------------------------------------------------------------
+ * Decodes an MP3 with libmpg123 (gapless: the LAME tag's delay and padding are removed, as
+ * ffmpeg does) to 32-bit float, so overshoots above full scale are measured rather than
+ * clipped, and meters it (mono as dual mono, stereo as left/right). out->frames is the decoded
+ * length. RE_ERR_READ if the file cannot be read, RE_ERR_FORMAT if it is not an MP3 (reason in
+ * why, always NUL-terminated when why_len > 0). */
+re_status re_loudness_measure_mp3(const char *path, re_loudness *out, char *why, size_t why_len);
+/* The same for an open file: reads it with pread from offset 0 to its end and leaves the file
+ * offset alone, so it works on a stream the render is still holding (fflush it first). */
+re_status re_loudness_measure_mp3_fd(int fd, re_loudness *out, char *why, size_t why_len);
+
+#endif

@@ -1,0 +1,1461 @@
+/* normalize.c - technical-text normalization (see normalize.h for the rules).
+ *
+ * Three steps. The text is cut into chunks: lexicon matches, and the runs of non-blanks
+ * between them. Each chunk is said as pieces (text written by a rule, or a lexicon
+ * replacement), word by word, with a little context from the words around it (a reference
+ * word before a number, a number before a unit). Then the pieces are joined into the spoken
+ * text: a space where a replacement would run into a word, and, when phonemes are in play,
+ * brackets from the script split so that they cannot form [[ or ]]. */
+#include "normalize.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "synth.h"
+#include "utf8.h"
+
+/* ---- output pieces ------------------------------------------------------------------ */
+
+typedef enum piece_kind { PIECE_TEXT, PIECE_LEXICON, PIECE_SPACE } piece_kind;
+
+typedef struct piece {
+    piece_kind kind;
+    size_t offset, length;          /* TEXT: bytes in the arena */
+    re_lexicon_hit hit;             /* LEXICON: the replacement (strings in the lexicon) */
+    size_t source, source_length;   /* the bytes of the original text it says */
+} piece;
+
+typedef struct chunk {
+    int is_match;                   /* a lexicon match, else a run of non-blanks */
+    re_lexicon_hit hit;
+    size_t start, end;
+    size_t blanks;                  /* where the blanks before it start (== start: none) */
+} chunk;
+
+typedef struct normalizer {
+    const re_lexicon *lexicon;
+    const char *text;
+    size_t len;
+    chunk *chunks;
+    size_t chunk_count, chunk_capacity;
+    char *arena;
+    size_t arena_len, arena_capacity;
+    piece *pieces;
+    size_t piece_count, piece_capacity;
+    int nomem;
+    size_t source, source_length;   /* what the pieces being said stand for */
+    /* What the words before this one tell about it. */
+    int reference;                  /* this word may be a reference number */
+    int after_reference;            /* the word before was one (a range or list may go on) */
+    int pull;                       /* the word before was "pull" (of "pull request") */
+    int said_reference;             /* this word was read as a reference number */
+    int after_number;               /* the word before was a number: 1, or 2 when it was "1" */
+    int sentence_start;             /* this word starts a sentence */
+    const char *previous;           /* the word before (core), for versions after a name */
+    size_t previous_len;
+    int previous_started_sentence;
+    size_t chunk_index;
+} normalizer;
+
+/* A point to come back to when a rule turns out not to apply. */
+typedef struct mark {
+    size_t piece_count, arena_len, last_length;
+} mark;
+
+/* Makes room for `need` items of `size` bytes in the array whose pointer is at
+ * array_pointer (a T **, passed as void * so that one function serves every T). */
+static int grow(void *array_pointer, size_t *capacity, size_t size, size_t need)
+{
+    if (need <= *capacity)
+        return 1;
+    size_t cap = *capacity ? *capacity : 16;
+    while (cap < need)
+        cap *= 2;
+    void *items;
+    memcpy(&items, array_pointer, sizeof items);
+    void *grown = realloc(items, cap * size);
+    if (!grown)
+        return 0;
+    memcpy(array_pointer, &grown, sizeof grown);
+    *capacity = cap;
+    return 1;
+}
+
+static piece *new_piece(normalizer *n, piece_kind kind)
+{
+    if (n->nomem || !grow(&n->pieces, &n->piece_capacity, sizeof *n->pieces,
+                          n->piece_count + 1)) {
+        n->nomem = 1;
+        return NULL;
+    }
+    piece *p = &n->pieces[n->piece_count++];
+    *p = (piece){ .kind = kind, .offset = n->arena_len, .source = n->source,
+                  .source_length = n->source_length };
+    return p;
+}
+
+/* Says s[0..len) as text: appended to the last piece when that one says the same source. */
+static void say(normalizer *n, const char *s, size_t len)
+{
+    if (len == 0 || n->nomem)
+        return;
+    if (!grow(&n->arena, &n->arena_capacity, 1, n->arena_len + len)) {
+        n->nomem = 1;
+        return;
+    }
+    piece *last = n->piece_count ? &n->pieces[n->piece_count - 1] : NULL;
+    if (!last || last->kind != PIECE_TEXT || last->source != n->source
+        || last->source_length != n->source_length)
+        last = new_piece(n, PIECE_TEXT);
+    if (!last)
+        return;
+    memcpy(n->arena + n->arena_len, s, len);
+    n->arena_len += len;
+    last->length += len;
+}
+
+static void says(normalizer *n, const char *s)
+{
+    say(n, s, strlen(s));
+}
+
+static void say_replacement(normalizer *n, const re_lexicon_hit *hit)
+{
+    piece *p = new_piece(n, PIECE_LEXICON);
+    if (p)
+        p->hit = *hit;
+}
+
+static mark mark_here(const normalizer *n)
+{
+    mark m = { n->piece_count, n->arena_len, 0 };
+    if (n->piece_count)
+        m.last_length = n->pieces[n->piece_count - 1].length;
+    return m;
+}
+
+static void rollback(normalizer *n, mark m)
+{
+    n->piece_count = m.piece_count;
+    n->arena_len = m.arena_len;
+    if (n->piece_count)
+        n->pieces[n->piece_count - 1].length = m.last_length;
+}
+
+/* 1 when what was said since m is exactly s[0..len) as text. */
+static int said_as_is(const normalizer *n, mark m, const char *s, size_t len)
+{
+    for (size_t i = m.piece_count; i < n->piece_count; i++)
+        if (n->pieces[i].kind != PIECE_TEXT)
+            return 0;
+    return n->arena_len - m.arena_len == len && memcmp(n->arena + m.arena_len, s, len) == 0;
+}
+
+/* ---- characters and words ----------------------------------------------------------- */
+
+static int is_upper(char c) { return c >= 'A' && c <= 'Z'; }
+static int is_lower(char c) { return c >= 'a' && c <= 'z'; }
+static int is_alpha(char c) { return is_upper(c) || is_lower(c); }
+static int is_digit(char c) { return c >= '0' && c <= '9'; }
+static int is_alnum(char c) { return is_alpha(c) || is_digit(c); }
+static char upper(char c) { return is_lower(c) ? (char)(c - 'a' + 'A') : c; }
+
+static int all_of(const char *s, size_t len, int (*test)(char))
+{
+    if (len == 0)
+        return 0;
+    for (size_t i = 0; i < len; i++)
+        if (!test(s[i]))
+            return 0;
+    return 1;
+}
+
+static int is_ascii(const char *s, size_t len)
+{
+    for (size_t i = 0; i < len; i++)
+        if ((unsigned char)s[i] >= 0x80)
+            return 0;
+    return 1;
+}
+
+static int equals(const char *s, size_t len, const char *word)
+{
+    return strlen(word) == len && memcmp(s, word, len) == 0;
+}
+
+static int equals_fold(const char *s, size_t len, const char *lower_word)
+{
+    if (strlen(lower_word) != len)
+        return 0;
+    for (size_t i = 0; i < len; i++) {
+        char c = is_upper(s[i]) ? (char)(s[i] + 32) : s[i];
+        if (c != lower_word[i])
+            return 0;
+    }
+    return 1;
+}
+
+static int in_list(const char *s, size_t len, const char *const *list)
+{
+    for (; *list; list++)
+        if (equals(s, len, *list))
+            return 1;
+    return 0;
+}
+
+static int in_list_fold(const char *s, size_t len, const char *const *list)
+{
+    for (; *list; list++)
+        if (equals_fold(s, len, *list))
+            return 1;
+    return 0;
+}
+
+static size_t find(const char *s, size_t len, const char *needle)
+{
+    size_t m = strlen(needle);
+    for (size_t i = 0; i + m <= len; i++)
+        if (memcmp(s + i, needle, m) == 0)
+            return i;
+    return len;
+}
+
+static const char *const digit_names[] = {
+    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
+};
+
+/* "189759" -> "one eight nine seven five nine". */
+static void say_digits(normalizer *n, const char *s, size_t len)
+{
+    for (size_t i = 0; i < len; i++) {
+        if (i)
+            says(n, " ");
+        says(n, digit_names[s[i] - '0']);
+    }
+}
+
+/* Capitals as dotted letters, which the engine always spells: "RMA" -> "R.M.A". */
+static void say_letters(normalizer *n, const char *s, size_t len)
+{
+    for (size_t i = 0; i < len; i++) {
+        if (i)
+            says(n, ".");
+        say(n, s + i, 1);
+    }
+}
+
+/* ---- acronyms ----------------------------------------------------------------------- */
+
+static const char *const roman_numerals[] = {
+    "II", "III", "IV", "VI", "VII", "VIII", "IX", "XI", "XII", "XIII", "XIV", "XV", "XVI",
+    "XVII", "XVIII", "XIX", "XX", NULL,
+};
+
+/* Consonant clusters an English word may start with. */
+static const char *const onsets[] = {
+    "BL", "BR", "CH", "CL", "CR", "DR", "FL", "FR", "GL", "GR", "KN", "PH", "PL", "PR", "SC",
+    "SH", "SK", "SL", "SM", "SN", "SP", "ST", "SW", "TH", "TR", "TW", "WH", "WR", "QU", "SCH",
+    "SCR", "SHR", "SPL", "SPR", "STR", "THR", "SQU", NULL,
+};
+
+static int is_vowel(char c)
+{
+    return strchr("AEIOUY", c) != NULL;
+}
+
+/* Whether a word in capitals could be read as an English word (WARNING, DEBUG) rather than
+ * spelled (NVGEMM, HTTPS): it has a vowel, starts like an English word, and has no run of
+ * four consonants or of one letter three times. */
+static int pronounceable(const char *s, size_t len)
+{
+    size_t onset = 0, run = 0;
+    while (onset < len && !is_vowel(s[onset]))
+        onset++;
+    if (onset == len || (onset > 1 && !in_list(s, onset, onsets)))
+        return 0;
+    for (size_t i = 0; i < len; i++) {
+        run = is_vowel(s[i]) ? 0 : run + 1;
+        if (run >= 4 || (i >= 2 && s[i] == s[i - 1] && s[i] == s[i - 2]))
+            return 0;
+    }
+    return 1;
+}
+
+/* Capitals to spell: 2-4 of them, or up to 16 that are not pronounceable; not Roman
+ * numerals. Longer runs are no acronym; the engine reads them its way. */
+static int spelled_acronym(const char *s, size_t len)
+{
+    if (len < 2 || len > 16 || !all_of(s, len, is_upper) || in_list(s, len, roman_numerals))
+        return 0;
+    return len <= 4 || !pronounceable(s, len);
+}
+
+/* Says an acronym ("CI" -> "C.I", "PRs" -> "P.R.'s"). Returns 0 when the word is not one. */
+static int say_acronym(normalizer *n, const char *s, size_t len)
+{
+    if (len >= 3 && s[len - 1] == 's' && spelled_acronym(s, len - 1)) {
+        say_letters(n, s, len - 1);
+        says(n, ".'s");
+        return 1;
+    }
+    if (!spelled_acronym(s, len))
+        return 0;
+    say_letters(n, s, len);
+    return 1;
+}
+
+/* ---- units -------------------------------------------------------------------------- */
+
+enum { UNIT_ALONE = 1, UNIT_ATTACHED = 2, UNIT_BOTH = 3, UNIT_FRACTION = 4 };
+
+static const struct unit {
+    const char *abbreviation;
+    const char *one, *many;
+    int where;                  /* UNIT_ALONE: "3 ms"; UNIT_ATTACHED: "3ms" */
+} units[] = {
+    { "ms", "millisecond", "milliseconds", UNIT_BOTH },
+    { "us", "microsecond", "microseconds", UNIT_ATTACHED },
+    { "\xC2\xB5s", "microsecond", "microseconds", UNIT_BOTH },   /* micro sign */
+    { "\xCE\xBCs", "microsecond", "microseconds", UNIT_BOTH },   /* Greek mu */
+    { "ns", "nanosecond", "nanoseconds", UNIT_BOTH },
+    { "s", "second", "seconds", UNIT_ALONE | UNIT_FRACTION },    /* "1990s" is a decade */
+    { "sec", "second", "seconds", UNIT_BOTH },
+    { "secs", "seconds", "seconds", UNIT_BOTH },
+    { "min", "minute", "minutes", UNIT_BOTH },
+    { "mins", "minutes", "minutes", UNIT_BOTH },
+    { "h", "hour", "hours", UNIT_ATTACHED },
+    { "hr", "hour", "hours", UNIT_BOTH },
+    { "hrs", "hours", "hours", UNIT_BOTH },
+    { "KB", "kilobyte", "kilobytes", UNIT_BOTH },
+    { "kB", "kilobyte", "kilobytes", UNIT_BOTH },
+    { "MB", "megabyte", "megabytes", UNIT_BOTH },
+    { "GB", "gigabyte", "gigabytes", UNIT_BOTH },
+    { "TB", "terabyte", "terabytes", UNIT_BOTH },
+    { "PB", "petabyte", "petabytes", UNIT_BOTH },
+    { "KiB", "kibibyte", "kibibytes", UNIT_BOTH },
+    { "MiB", "mebibyte", "mebibytes", UNIT_BOTH },
+    { "GiB", "gibibyte", "gibibytes", UNIT_BOTH },
+    { "TiB", "tebibyte", "tebibytes", UNIT_BOTH },
+    { "KB/s", "kilobyte per second", "kilobytes per second", UNIT_BOTH },
+    { "MB/s", "megabyte per second", "megabytes per second", UNIT_BOTH },
+    { "GB/s", "gigabyte per second", "gigabytes per second", UNIT_BOTH },
+    { "TB/s", "terabyte per second", "terabytes per second", UNIT_BOTH },
+    { "kbps", "kilobit per second", "kilobits per second", UNIT_BOTH },
+    { "Mbps", "megabit per second", "megabits per second", UNIT_BOTH },
+    { "Gbps", "gigabit per second", "gigabits per second", UNIT_BOTH },
+    { "Hz", "hertz", "hertz", UNIT_BOTH },
+    { "kHz", "kilohertz", "kilohertz", UNIT_BOTH },
+    { "MHz", "megahertz", "megahertz", UNIT_BOTH },
+    { "GHz", "gigahertz", "gigahertz", UNIT_BOTH },
+    { "TFLOPS", "teraflops", "teraflops", UNIT_BOTH },
+    { "GFLOPS", "gigaflops", "gigaflops", UNIT_BOTH },
+    { "k", "thousand", "thousand", UNIT_ATTACHED },
+    { "K", "thousand", "thousand", UNIT_ATTACHED },
+    { "M", "million", "million", UNIT_ATTACHED },
+};
+
+static const struct unit *find_unit(const char *s, size_t len, int where)
+{
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+        if ((units[i].where & where) && equals(s, len, units[i].abbreviation))
+            return &units[i];
+    return NULL;
+}
+
+/* Words after a number that make it an amount, not a version ("1.25 million"). */
+static const char *const amount_words[] = {
+    "thousand", "million", "billion", "trillion", "percent", "%", "times", "x", "second",
+    "seconds", "minute", "minutes", "hour", "hours", "day", "days", "week", "weeks", "month",
+    "months", "year", "years", "point", "points", "per", "dollars", "euros", "pounds",
+    "degrees", "meters", "kilometers", "miles", "kg", "km", "m", "cm", "mm", "am", "pm", NULL,
+};
+
+/* ---- the rules, each on one word's core --------------------------------------------- */
+
+static void say_core(normalizer *n, const char *s, size_t len);
+
+/* A number: digits with at most one decimal part. */
+static size_t number_length(const char *s, size_t len, int *fraction)
+{
+    size_t i = 0;
+    *fraction = 0;
+    while (i < len && is_digit(s[i]))
+        i++;
+    if (i > 0 && i + 1 < len && s[i] == '.' && is_digit(s[i + 1])) {
+        *fraction = 1;
+        for (i++; i < len && is_digit(s[i]); i++)
+            ;
+    }
+    return i;
+}
+
+/* A version component: as a number, unless a leading zero or its length makes it a code. */
+static void say_component(normalizer *n, const char *s, size_t len)
+{
+    if ((len > 1 && s[0] == '0') || len >= 5)
+        say_digits(n, s, len);
+    else
+        say(n, s, len);
+}
+
+/* "2.1.0" -> "2 point 1 point 0", "12.04" -> "12 point zero four". */
+static void say_version_number(normalizer *n, const char *s, size_t len)
+{
+    size_t i = 0;
+    while (i < len) {
+        size_t j = i;
+        while (j < len && is_digit(s[j]))
+            j++;
+        if (i)
+            says(n, " point ");
+        say_component(n, s + i, j - i);
+        i = j + 1;
+    }
+}
+
+/* "rc1" -> "R.C 1", "+cu121" -> "plus C.U 121". */
+static void say_version_suffix(normalizer *n, const char *s, size_t len)
+{
+    static const char *const spelled[] = { "rc", "cu", NULL };
+    size_t i = 0;
+    while (i < len) {
+        size_t j = i + 1;
+        if (s[i] == '+') {
+            says(n, " plus");
+        } else if (is_alnum(s[i])) {
+            int alpha = is_alpha(s[i]);
+            while (j < len && (alpha ? is_alpha(s[j]) : is_digit(s[j])))
+                j++;
+            says(n, " ");
+            if (alpha && in_list_fold(s + i, j - i, spelled)) {
+                for (size_t k = i; k < j; k++) {
+                    char letter = upper(s[k]);
+                    if (k > i)
+                        says(n, ".");
+                    say(n, &letter, 1);
+                }
+            } else {
+                say(n, s + i, j - i);
+            }
+        }
+        i = j;
+    }
+}
+
+/* v2.1.0, 2.1.0, 2.1.0-rc1, v2. */
+static int say_version(normalizer *n, const char *s, size_t len)
+{
+    size_t start = s[0] == 'v' && len > 1 && is_digit(s[1]) ? 1 : 0;
+    size_t i = start, dots = 0;
+    while (i < len && (is_digit(s[i]) || (s[i] == '.' && i > start && i + 1 < len
+                                          && is_digit(s[i + 1]) && is_digit(s[i - 1])))) {
+        dots += s[i] == '.';
+        i++;
+    }
+    if (i == start || (!start && dots < 2))
+        return 0;
+    if (i < len && s[i] != '-' && s[i] != '+')
+        return 0;
+    for (size_t j = i; j < len; j++)
+        if (!is_alnum(s[j]) && s[j] != '-' && s[j] != '+' && s[j] != '.')
+            return 0;
+    if (start)
+        says(n, "version ");
+    say_version_number(n, s + start, i - start);
+    say_version_suffix(n, s + i, len - i);
+    return 1;
+}
+
+/* Whether the word before names a product, so that "3.12" after it is a version: a name
+ * with capitals inside (PyTorch, CUDA), a capitalized word inside a sentence (Python), a
+ * name with digits or a hyphen (espeak-ng), or "version", "release". */
+static int names_a_product(const normalizer *n)
+{
+    static const char *const words[] = { "version", "release", "python", "rust", "node", NULL };
+    const char *s = n->previous;
+    size_t len = n->previous_len;
+    if (!s || len == 0 || !is_ascii(s, len))
+        return 0;
+    if (in_list_fold(s, len, words))
+        return 1;
+    int letters = 0, inner_capital = 0, digit_or_hyphen = 0;
+    for (size_t i = 0; i < len; i++) {
+        letters += is_alpha(s[i]);
+        inner_capital |= i > 0 && is_upper(s[i]);
+        digit_or_hyphen |= is_digit(s[i]) || s[i] == '-';
+    }
+    if (!letters)
+        return 0;
+    return inner_capital || digit_or_hyphen || (is_upper(s[0]) && !n->previous_started_sentence);
+}
+
+static void next_core(const normalizer *n, const char **s, size_t *len);
+
+/* "Python 3.12" -> "3 point 12": two-part numbers whose decimals would be read digit by
+ * digit, after a product name and not before an amount or unit. */
+static int say_short_version(normalizer *n, const char *s, size_t len)
+{
+    size_t dot = find(s, len, ".");
+    if (dot == len || len - dot - 1 < 2 || !names_a_product(n))
+        return 0;
+    const char *next;
+    size_t next_len;
+    next_core(n, &next, &next_len);
+    if (next && (in_list_fold(next, next_len, amount_words) || find_unit(next, next_len, UNIT_BOTH)))
+        return 0;
+    say_version_number(n, s, len);
+    return 1;
+}
+
+/* Numbers with a unit or a multiplier attached: 3.5ms, 2x, 1920x1080, 100k; and short
+ * versions after a product name. Plain numbers are left to the engine. */
+static int say_number(normalizer *n, const char *s, size_t len)
+{
+    int fraction;
+    size_t number = number_length(s, len, &fraction);
+    if (number == 0)
+        return 0;
+    const char *rest = s + number;
+    size_t rest_len = len - number;
+    if (rest_len == 0)
+        return fraction && say_short_version(n, s, len);
+    int times = equals(rest, rest_len, "x") || equals(rest, rest_len, "\xC3\x97");
+    size_t by = rest[0] == 'x' ? 1 : (rest_len > 2 && memcmp(rest, "\xC3\x97", 2) == 0 ? 2 : 0);
+    if (!times && by && all_of(rest + by, rest_len - by, is_digit) && !fraction) {
+        say(n, s, number);
+        says(n, " by ");
+        say(n, rest + by, rest_len - by);
+        return 1;
+    }
+    const struct unit *unit = times ? NULL : find_unit(rest, rest_len, UNIT_ATTACHED | UNIT_FRACTION);
+    if (unit && !(unit->where & UNIT_ATTACHED) && !fraction)
+        unit = NULL;
+    if (!times && !unit)
+        return 0;
+    say(n, s, number);
+    says(n, " ");
+    says(n, times ? "times" : equals(s, number, "1") ? unit->one : unit->many);
+    return 1;
+}
+
+/* A unit written apart from the number before it: "3.5 ms", "1 ms". */
+static int say_unit(normalizer *n, const char *s, size_t len)
+{
+    const struct unit *unit = n->after_number ? find_unit(s, len, UNIT_ALONE) : NULL;
+    if (!unit)
+        return 0;
+    says(n, n->after_number == 2 ? unit->one : unit->many);
+    return 1;
+}
+
+/* Reference numbers: "#120345", and numbers after a reference word; "1001-1003" ranges. */
+static int say_reference(normalizer *n, const char *s, size_t len)
+{
+    static const char *const dashes[] = { "-", "\xE2\x80\x93", "\xE2\x80\x94", NULL };
+    int hash = s[0] == '#';
+    size_t i = hash, a = i;
+    while (i < len && is_digit(s[i]))
+        i++;
+    size_t a_len = i - a, b = i, b_len = 0;
+    if (a_len == 0 || (!hash && !n->reference))
+        return 0;
+    if (i < len) {
+        size_t dash = 0;
+        for (const char *const *d = dashes; *d && !dash; d++)
+            if (len - i > strlen(*d) && memcmp(s + i, *d, strlen(*d)) == 0)
+                dash = strlen(*d);
+        b = i + dash + (i + dash < len && s[i + dash] == '#');
+        b_len = len - b;
+        if (!dash || !all_of(s + b, b_len, is_digit))
+            return 0;
+    }
+    if (!n->reference)
+        says(n, "number ");
+    if (a_len >= 3)
+        say_digits(n, s + a, a_len);
+    else
+        say(n, s + a, a_len);
+    if (b_len) {
+        says(n, " through ");
+        if (b_len >= 3)
+            say_digits(n, s + b, b_len);
+        else
+            say(n, s + b, b_len);
+    }
+    n->said_reference = 1;
+    return 1;
+}
+
+/* "rust-lang/rust#124165" -> "rust-lang/rust number one two four one six five". */
+static int say_repository_reference(normalizer *n, const char *s, size_t len)
+{
+    size_t hash = len;
+    while (hash > 0 && s[hash - 1] != '#')
+        hash--;
+    if (hash < 2 || !all_of(s + hash, len - hash, is_digit) || !is_ascii(s, hash))
+        return 0;
+    say_core(n, s, hash - 1);
+    says(n, " number ");
+    if (len - hash >= 3)
+        say_digits(n, s + hash, len - hash);
+    else
+        say(n, s + hash, len - hash);
+    return 1;
+}
+
+/* A code of a few letters and five or more digits (D157341, T12345) is an identifier, read
+ * digit by digit; shorter ones are model names the engine says as people do (H100). */
+static int say_code(normalizer *n, const char *s, size_t len)
+{
+    size_t letters = 0;
+    while (letters < len && is_alpha(s[letters]))
+        letters++;
+    if (letters == 0 || letters > 3 || len - letters < 5 || !all_of(s + letters, len - letters, is_digit))
+        return 0;
+    if (!say_acronym(n, s, letters))
+        say(n, s, letters);
+    says(n, " ");
+    say_digits(n, s + letters, len - letters);
+    return 1;
+}
+
+/* Ticket keys and the like: "CVE-2024-3094" -> "C.V.E 2024 three zero nine four",
+ * "UTF-8" -> "U.T.F 8". A year inside stays a year. */
+static int say_ticket(normalizer *n, const char *s, size_t len)
+{
+    size_t i = 0;
+    while (i < len && is_upper(s[i]))
+        i++;
+    if (i < 2 || i == len || s[i] != '-')
+        return 0;
+    for (size_t j = i; j < len; j++)
+        if (!is_digit(s[j]) && !(s[j] == '-' && j + 1 < len && is_digit(s[j + 1])))
+            return 0;
+    if (!say_acronym(n, s, i))
+        say(n, s, i);
+    while (i < len) {
+        size_t j = ++i;
+        while (j < len && is_digit(s[j]))
+            j++;
+        int year = j - i == 4 && j < len && (memcmp(s + i, "19", 2) == 0 || memcmp(s + i, "20", 2) == 0);
+        says(n, " ");
+        if (j - i >= 3 && !year)
+            say_digits(n, s + i, j - i);
+        else
+            say(n, s + i, j - i);
+        i = j;
+    }
+    return 1;
+}
+
+/* Splits s at every `separator` and says the parts joined by `joiner`. */
+static void say_split(normalizer *n, const char *s, size_t len, const char *separator,
+                      const char *joiner)
+{
+    size_t sep = strlen(separator), i = 0;
+    int first = 1;
+    while (i <= len) {
+        size_t j = i + find(s + i, len - i, separator);
+        if (j > i) {
+            if (!first)
+                says(n, joiner);
+            say_core(n, s + i, j - i);
+            first = 0;
+        }
+        i = j + sep;
+    }
+}
+
+/* C++, C#, ->, =>, ::, &&, ||. */
+static int say_operator(normalizer *n, const char *s, size_t len)
+{
+    if (equals(s, len, "->") || equals(s, len, "=>") || equals(s, len, "\xE2\x86\x92")) {
+        says(n, "to");
+        return 1;
+    }
+    if (equals(s, len, "&&") || equals(s, len, "||")) {
+        says(n, s[0] == '&' ? "and" : "or");
+        return 1;
+    }
+    if (len >= 3 && is_alpha(s[0]) && s[1] == '+' && s[2] == '+'
+        && (len == 3 || all_of(s + 3, len - 3, is_digit))) {
+        char letter = upper(s[0]);
+        say(n, &letter, 1);
+        says(n, " plus plus");
+        if (len > 3) {
+            says(n, " ");
+            say(n, s + 3, len - 3);
+        }
+        return 1;
+    }
+    if (len == 2 && is_alpha(s[0]) && s[1] == '#') {
+        char letter = upper(s[0]);
+        say(n, &letter, 1);
+        says(n, " sharp");
+        return 1;
+    }
+    if (find(s, len, "::") < len) {
+        say_split(n, s, len, "::", " ");
+        return 1;
+    }
+    if (find(s, len, "->") < len) {
+        say_split(n, s, len, "->", " arrow ");
+        return 1;
+    }
+    size_t eq = find(s, len, "=");
+    if (eq > 0 && eq + 1 < len && find(s + eq + 1, len - eq - 1, "=") == len - eq - 1
+        && s[eq + 1] != '>') {
+        say_split(n, s, len, "=", " equals ");   /* NCCL_DEBUG=INFO */
+        return 1;
+    }
+    return 0;
+}
+
+/* ---- URLs, paths and file names ----------------------------------------------------- */
+
+/* https://github.com/pytorch/pytorch/pull/1 -> "github dot com". */
+static int say_url(normalizer *n, const char *s, size_t len)
+{
+    size_t scheme = find(s, len, "://"), host;
+    if (scheme < len && scheme > 0 && all_of(s, scheme, is_alpha))
+        host = scheme + 3;
+    else if (len > 4 && equals_fold(s, 4, "www."))
+        host = 0;
+    else
+        return 0;
+    size_t end = host;
+    while (end < len && !strchr("/:?#", s[end]))
+        end++;
+    size_t at = find(s + host, end - host, "@");
+    if (at < end - host)
+        host += at + 1;
+    if (end - host > 4 && equals_fold(s + host, 4, "www."))
+        host += 4;
+    if (end == host || !is_ascii(s + host, end - host))
+        return 0;
+    for (size_t i = host; i < end; i++) {
+        if (s[i] == '.')
+            says(n, " dot ");
+        else
+            say(n, s + i, 1);
+    }
+    return 1;
+}
+
+static const struct extension {
+    const char *name, *spoken;
+} extensions[] = {
+    { "c", "C" }, { "h", "H" }, { "cc", "C.C" }, { "cpp", "C.P.P" }, { "cxx", "C.X.X" },
+    { "hpp", "H.P.P" }, { "cu", "C.U" }, { "cuh", "C.U.H" }, { "py", "pie" },
+    { "pyi", "P.Y.I" }, { "pyx", "P.Y.X" }, { "ipynb", "I.P.Y.N.B" }, { "md", "M.D" },
+    { "rst", "R.S.T" }, { "txt", "text" }, { "json", "json" }, { "yaml", "yaml" },
+    { "yml", "Y.M.L" }, { "toml", "toml" }, { "ini", "I.N.I" }, { "cfg", "config" },
+    { "js", "J.S" }, { "mjs", "M.J.S" }, { "ts", "T.S" }, { "tsx", "T.S.X" }, { "jsx", "J.S.X" },
+    { "rs", "R.S" }, { "java", "java" }, { "kt", "K.T" }, { "rb", "R.B" }, { "php", "P.H.P" },
+    { "swift", "swift" }, { "lua", "lua" }, { "sh", "S.H" }, { "bash", "bash" },
+    { "zsh", "Z.S.H" }, { "sql", "S.Q.L" }, { "html", "H.T.M.L" }, { "css", "C.S.S" },
+    { "xml", "X.M.L" }, { "svg", "S.V.G" }, { "csv", "C.S.V" }, { "tsv", "T.S.V" },
+    { "pdf", "P.D.F" }, { "png", "P.N.G" }, { "jpg", "J.P.G" }, { "gif", "gif" },
+    { "mp3", "M.P 3" }, { "mp4", "M.P 4" }, { "wav", "wave" }, { "ogg", "ogg" },
+    { "flac", "flac" }, { "log", "log" }, { "lock", "lock" }, { "zip", "zip" },
+    { "gz", "G.Z" }, { "tgz", "T.G.Z" }, { "tar", "tar" }, { "xz", "X.Z" }, { "whl", "wheel" },
+    { "dll", "D.L.L" }, { "exe", "E.X.E" }, { "pt", "P.T" }, { "pth", "P.T.H" },
+    { "onnx", "onyx" }, { "safetensors", "safe tensors" }, { "cmake", "C make" },
+    { "diff", "diff" }, { "patch", "patch" }, { "proto", "proto" }, { "lexicon", "lexicon" },
+    { "voice", "voice" }, { "vtt", "V.T.T" }, { "srt", "S.R.T" },
+};
+
+static const struct extension *find_extension(const char *s, size_t len)
+{
+    for (size_t i = 0; i < sizeof extensions / sizeof extensions[0]; i++)
+        if (equals(s, len, extensions[i].name))
+            return &extensions[i];
+    return NULL;
+}
+
+static int is_name_char(char c)
+{
+    return is_alnum(c) || c == '_' || c == '-';
+}
+
+/* A file name: a known extension after a name. */
+static int is_file_name(const char *s, size_t len)
+{
+    size_t dot = len;
+    while (dot > 0 && s[dot - 1] != '.')
+        dot--;
+    if (dot < 2 || !find_extension(s + dot, len - dot))
+        return 0;
+    for (size_t i = 0; i + 1 < dot; i++)
+        if (!is_name_char(s[i]) && !(s[i] == '.' && i > 0 && s[i - 1] != '.'))
+            return 0;
+    return 1;
+}
+
+/* File names (render.c -> "render dot C", .md -> "dot M.D") and dotted identifiers with a
+ * part to rewrite (torch.nn.AOTModule). Abbreviations (e.g, U.S, Ph.D) are left alone: some
+ * part must have 3 letters. */
+static int say_dotted(normalizer *n, const char *s, size_t len)
+{
+    size_t dot = len;
+    while (dot > 0 && s[dot - 1] != '.')
+        dot--;
+    if (dot == 0 || dot == len || !is_ascii(s, len))
+        return 0;
+    const struct extension *ext = find_extension(s + dot, len - dot);
+    if (ext && (dot == 1 || is_file_name(s, len))) {
+        if (dot > 1) {
+            say_split(n, s, dot - 1, ".", " dot ");
+            says(n, " ");
+        }
+        says(n, "dot ");
+        says(n, ext->spoken);
+        return 1;
+    }
+    size_t part_len = 0, longest = 0;
+    for (size_t i = 0; i <= len; i++) {
+        if (i == len || s[i] == '.') {
+            if (part_len == 0 || is_digit(s[i - part_len]))
+                return 0;
+            longest = part_len > longest ? part_len : longest;
+            part_len = 0;
+        } else if (is_alnum(s[i]) || s[i] == '_') {
+            part_len++;
+        } else {
+            return 0;
+        }
+    }
+    if (longest < 3)
+        return 0;
+    /* The engine says "torch.compile" well; only an identifier with a part to rewrite
+     * (torch.nn.AOTModule) is taken apart, and a missing space (it.The) is left alone. */
+    int changed = 0;
+    for (size_t i = 0; i < len;) {
+        size_t j = i + find(s + i, len - i, ".");
+        if (i)
+            says(n, " dot ");
+        mark part = mark_here(n);
+        say_core(n, s + i, j - i);
+        changed |= !said_as_is(n, part, s + i, j - i);
+        i = j + 1;
+    }
+    return changed;
+}
+
+/* src/main.py -> "src slash main dot pie", /usr/lib -> "slash usr slash lib"; other
+ * slashes (CI/CD, and/or) keep their slash and have their parts said. */
+static int say_slashed(normalizer *n, const char *s, size_t len)
+{
+    if (find(s, len, "/") == len || !is_ascii(s, len))
+        return 0;
+    size_t last = len;
+    while (last > 0 && s[last - 1] != '/')
+        last--;
+    int path = s[0] == '/' || (len > 2 && (memcmp(s, "./", 2) == 0 || memcmp(s, "~/", 2) == 0))
+               || (len > 3 && memcmp(s, "../", 3) == 0) || is_file_name(s + last, len - last);
+    if (!path) {
+        say_split(n, s, len, "/", "/");
+        return 1;
+    }
+    size_t i = s[0] == '/', parts = 0;
+    if (i)
+        says(n, "slash");
+    while (i < len) {
+        size_t j = i + find(s + i, len - i, "/");
+        if (j > i) {
+            says(n, parts ? " slash " : s[0] == '/' ? " " : "");
+            if (equals(s + i, j - i, "~"))
+                says(n, "home");
+            else if (equals(s + i, j - i, ".") || equals(s + i, j - i, ".."))
+                says(n, j - i == 1 ? "dot" : "dot dot");
+            else
+                say_core(n, s + i, j - i);
+            parts++;
+        }
+        i = j + 1;
+    }
+    return 1;
+}
+
+/* ---- identifiers -------------------------------------------------------------------- */
+
+static const char *const name_prefixes[] = { "Mc", "Mac", "De", "Di", "Du", "Da", "La", "Le",
+                                             "Van", "Von", NULL };
+
+/* Where the next part of a word starts: at a capital after a lower-case letter (PyTorch),
+ * before the last capital of a run that a lower-case letter follows (AOTAutograd), and
+ * between spelled capitals and digits (NCCL2). A final "s" after capitals is a plural. */
+static size_t part_end(const char *s, size_t len, size_t start)
+{
+    for (size_t i = start + 1; i < len; i++) {
+        char a = s[i - 1], b = s[i];
+        if (is_lower(a) && is_upper(b))
+            return i;
+        if (is_upper(a) && is_upper(b) && i + 1 < len && is_lower(s[i + 1])
+            && !(s[i + 1] == 's' && (i + 2 == len || !is_lower(s[i + 2]))))
+            return i;
+        if (is_upper(a) && is_digit(b) && i - start >= 2 && all_of(s + start, i - start, is_upper))
+            return i;
+    }
+    return len;
+}
+
+/* One part of an identifier: as the lexicon says, spelled, a number with its unit (8x),
+ * or as written. In a constant (MAX_JOBS) pronounceable parts are words. */
+static void say_part(normalizer *n, const char *s, size_t len, int constant)
+{
+    re_lexicon_hit hit;
+    if (n->lexicon && re_lexicon_lookup(n->lexicon, s, len, &hit)) {
+        say_replacement(n, &hit);
+        return;
+    }
+    if (constant && len >= 3 && pronounceable(s, len)) {
+        say(n, s, len);
+        return;
+    }
+    if (is_digit(s[0])) {
+        mark m = mark_here(n);
+        if (say_number(n, s, len))
+            return;
+        rollback(n, m);
+    }
+    if (!say_acronym(n, s, len))
+        say(n, s, len);
+}
+
+/* Says the parts of one underscore-free piece; returns how many there were. */
+static size_t say_parts(normalizer *n, const char *s, size_t len, int first, int constant)
+{
+    size_t count = 0, i = 0;
+    size_t end = part_end(s, len, 0);
+    if (end < len && part_end(s, len, end) == len && in_list(s, end, name_prefixes))
+        end = len;   /* McDonald, DeSantis */
+    while (i < len) {
+        if (!first || count)
+            says(n, " ");
+        say_part(n, s + i, end - i, constant);
+        count++;
+        i = end;
+        end = part_end(s, len, i);
+    }
+    return count;
+}
+
+/* Identifiers: snake_case and CamelCase parts, acronyms, plurals and possessives. */
+static int say_word(normalizer *n, const char *s, size_t len)
+{
+    size_t base = len;
+    if (len > 2 && (s[len - 1] == 's' && s[len - 2] == '\''))
+        base = len - 2;
+    else if (len > 4 && s[len - 1] == 's' && memcmp(s + len - 4, "\xE2\x80\x99", 3) == 0)
+        base = len - 4;
+    for (size_t i = 0; i < base; i++)
+        if (!is_alnum(s[i]) && s[i] != '_')
+            return 0;
+    size_t pieces = 0, parts = 0, i = 0;
+    int underscores = find(s, base, "_") < base, constant = underscores;
+    for (size_t k = 0; k < base; k++)
+        constant &= !is_lower(s[k]);
+    mark m = mark_here(n);
+    while (i < base) {
+        size_t j = i;
+        while (j < base && s[j] != '_')
+            j++;
+        if (j > i)
+            parts += say_parts(n, s + i, j - i, pieces++ == 0, constant);
+        i = j + 1;
+    }
+    if (parts == 0 || (parts == 1 && !underscores && said_as_is(n, m, s, base))) {
+        rollback(n, m);
+        return 0;
+    }
+    say(n, s + base, len - base);
+    return 1;
+}
+
+/* Says a run of single capitals joined by hyphens (A-B-C, from s[0] to s[end - 1]) as
+ * dotted letters, and returns its end; returns 0 when s does not start one of two or more. */
+static size_t say_letter_run(normalizer *n, const char *s, size_t len)
+{
+    size_t end = 1;
+    if (!is_upper(s[0]) || (len > 1 && s[1] != '-'))
+        return 0;
+    while (end + 1 < len && s[end] == '-' && is_upper(s[end + 1])
+           && (end + 2 == len || s[end + 2] == '-'))
+        end += 2;
+    if (end == 1)
+        return 0;
+    for (size_t i = 0; i < end; i += 2) {
+        if (i)
+            says(n, ".");
+        say(n, s + i, 1);
+    }
+    return end;
+}
+
+/* Hyphenated words: parts said apart when one of them needs it (2-GPU -> "2 G.P.U",
+ * swap-A-B -> "swap A.B"); all-digit ones (dates) and plain words are left alone. */
+static int say_compound(normalizer *n, const char *s, size_t len)
+{
+    if (find(s, len, "-") == len || !is_ascii(s, len))
+        return 0;
+    int digits_only = 1;
+    for (size_t i = 0; i < len; i++)
+        digits_only &= is_digit(s[i]) || s[i] == '-';
+    if (digits_only)
+        return 0;
+    mark m = mark_here(n);
+    int changed = 0, first = 1;
+    size_t i = 0;
+    while (i < len) {
+        size_t j = i + find(s + i, len - i, "-");
+        if (j > i) {
+            if (!first)
+                says(n, " ");
+            first = 0;
+            mark part = mark_here(n);
+            size_t run = say_letter_run(n, s + i, len - i);
+            if (run) {
+                j = i + run;
+                changed = 1;
+            } else {
+                say_core(n, s + i, j - i);
+                changed |= !said_as_is(n, part, s + i, j - i);
+            }
+        }
+        i = j + 1;
+    }
+    if (!changed) {
+        rollback(n, m);
+        return 0;
+    }
+    return 1;
+}
+
+/* 1 when s[0..len) starts with a dot or an ellipsis character (…). */
+static int dot_or_ellipsis(const char *s, size_t len)
+{
+    return s[0] == '.' || (len >= 3 && memcmp(s, "\xE2\x80\xA6", 3) == 0);
+}
+
+/* "wait...what" -> "wait… what". */
+static int say_inner_ellipsis(normalizer *n, const char *s, size_t len)
+{
+    size_t dots = find(s, len, "..."), mark3 = find(s, len, "\xE2\x80\xA6");
+    size_t at = dots < mark3 ? dots : mark3;
+    if (at == len)
+        return 0;
+    size_t after = at;
+    while (after < len && dot_or_ellipsis(s + after, len - after))
+        after += s[after] == '.' ? 1 : 3;
+    say_core(n, s, at);
+    says(n, "\xE2\x80\xA6");
+    if (after < len) {
+        says(n, " ");
+        say_core(n, s + after, len - after);
+    }
+    return 1;
+}
+
+/* Tries each rule in turn; what no rule takes is said as written. */
+static void say_core(normalizer *n, const char *s, size_t len)
+{
+    static int (*const rules[])(normalizer *, const char *, size_t) = {
+        say_inner_ellipsis, say_url, say_reference, say_repository_reference, say_number,
+        say_unit, say_version, say_ticket, say_code, say_operator, say_slashed, say_dotted,
+        say_compound, say_word,
+    };
+    if (len == 0)
+        return;
+    for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) {
+        mark m = mark_here(n);
+        if (rules[i](n, s, len))
+            return;
+        rollback(n, m);
+    }
+    say(n, s, len);
+}
+
+/* ---- words in their sentence -------------------------------------------------------- */
+
+static const char *const opening_marks[] = {
+    "(", "[", "{", "\"", "'", "`", "*", "\xE2\x80\x9C", "\xE2\x80\x98", "\xC2\xAB", NULL,
+};
+static const char *const closing_marks[] = {
+    ")", "]", "}", "\"", "'", "`", "*", ",", ";", ":", "!", "?", ".", "\xE2\x80\x9D",
+    "\xE2\x80\x99", "\xC2\xBB", "\xE2\x80\xA6", NULL,
+};
+
+/* Length of the mark of `marks` that s[0..len) starts with (at_end: ends with), or 0. */
+static size_t mark_length(const char *s, size_t len, const char *const *marks, int at_end)
+{
+    for (; *marks; marks++) {
+        size_t m = strlen(*marks);
+        if (m <= len && memcmp(at_end ? s + len - m : s, *marks, m) == 0)
+            return m;
+    }
+    return 0;
+}
+
+/* A word's opening and closing marks: brackets, quotes, emphasis, sentence punctuation. */
+static void split_word(const char *s, size_t len, size_t *open, size_t *close)
+{
+    size_t o = 0, c = 0, m;
+    while ((m = mark_length(s + o, len - o, opening_marks, 0)))
+        o += m;
+    while (o + c < len && (m = mark_length(s + o, len - o - c, closing_marks, 1)))
+        c += m;
+    *open = o;
+    *close = c;
+}
+
+/* Says marks around a word: emphasis and code marks (* `) are dropped when the word has a
+ * core; a run of three or more dots, or of dots and ellipses, becomes one "…". */
+static void say_marks(normalizer *n, const char *s, size_t len, int has_core)
+{
+    size_t i = 0;
+    while (i < len) {
+        size_t j = i, dots = 0, ellipses = 0;
+        while (j < len && dot_or_ellipsis(s + j, len - j)) {
+            dots += s[j] == '.';
+            ellipses += s[j] != '.';
+            j += s[j] == '.' ? 1 : 3;
+        }
+        if (ellipses || dots >= 3) {
+            says(n, "\xE2\x80\xA6");
+        } else if (j > i) {
+            say(n, s + i, j - i);
+        } else {
+            if (!has_core || (s[i] != '*' && s[i] != '`'))
+                say(n, s + i, 1);
+            j = i + 1;
+        }
+        i = j;
+    }
+}
+
+static void chunk_core(const normalizer *n, size_t index, const char **s, size_t *len)
+{
+    const chunk *c = &n->chunks[index];
+    size_t open, close;
+    *s = n->text + c->start;
+    *len = c->end - c->start;
+    if (c->is_match)
+        return;
+    split_word(*s, *len, &open, &close);
+    *s += open;
+    *len -= open + close;
+}
+
+/* The core of the word after the one being said, or NULL at the end. */
+static void next_core(const normalizer *n, const char **s, size_t *len)
+{
+    *s = NULL;
+    *len = 0;
+    if (n->chunk_index + 1 < n->chunk_count)
+        chunk_core(n, n->chunk_index + 1, s, len);
+}
+
+static int is_plain_number(const char *s, size_t len)
+{
+    int fraction;
+    return len > 0 && number_length(s, len, &fraction) == len;
+}
+
+/* What this word tells the next: a reference word makes the next number a reference, and
+ * a list or range of them goes on ("1001, 1002 and 1003", "1001 through 1003"); a number
+ * may have its unit next; a sentence may end. */
+static void remember_word(normalizer *n, const char *core, size_t len, const char *close,
+                          size_t close_len)
+{
+    static const char *const reference_words[] = {
+        "pr", "prs", "issue", "issues", "bug", "bugs", "ticket", "tickets", "commit", "commits",
+        "pep", "peps", "rfc", "rfcs", "kep", "keps", NULL,
+    };
+    static const char *const connectors[] = {
+        "and", "or", "through", "thru", "to", "&", "-", "\xE2\x80\x93", NULL,
+    };
+    int sentence_end = 0;
+    for (size_t i = 0; i < close_len; i++)
+        sentence_end |= close[i] == '.' || close[i] == '!' || close[i] == '?'
+                        || (unsigned char)close[i] == 0xE2;   /* … */
+    const char *last = core;   /* the last word of a multi-word lexicon match */
+    for (size_t i = 0; i < len; i++)
+        if (core[i] == ' ')
+            last = core + i + 1;
+    size_t last_len = (size_t)(core + len - last);
+    int comma = close_len > 0 && close[0] == ',';
+    int connector = n->after_reference && in_list_fold(core, len, connectors);
+    n->reference = in_list_fold(last, last_len, reference_words)
+                   || (n->pull && (equals_fold(last, last_len, "request")
+                                   || equals_fold(last, last_len, "requests")))
+                   || equals_fold(core, len, "pull request") || equals_fold(core, len, "pull requests")
+                   || (n->said_reference && comma) || connector;
+    n->after_reference = n->said_reference && close_len == 0;
+    if (sentence_end)
+        n->reference = n->after_reference = 0;
+    n->pull = equals_fold(last, last_len, "pull");
+    n->after_number = close_len == 0 && is_plain_number(core, len) ? 1 + equals(core, len, "1") : 0;
+    n->previous = core;
+    n->previous_len = len;
+    n->previous_started_sentence = n->sentence_start;
+    n->sentence_start = sentence_end;
+}
+
+static void say_chunk(normalizer *n, size_t index)
+{
+    const chunk *c = &n->chunks[index];
+    const char *s = n->text + c->start;
+    size_t len = c->end - c->start, open, close;
+    n->chunk_index = index;
+    n->source = c->start;
+    n->source_length = len;
+    n->said_reference = 0;
+    if (c->is_match) {
+        say_replacement(n, &c->hit);
+        remember_word(n, s, len, "", 0);
+        n->after_number = 0;
+        return;
+    }
+    split_word(s, len, &open, &close);
+    const char *core = s + open;
+    size_t core_len = len - open - close, call = 0;
+    say_marks(n, s, open, core_len > 0);
+    if (core_len > 1 && core[core_len - 1] == '(' && close > 0 && core[core_len] == ')')
+        call = 1;   /* foo() -> foo */
+    if (core_len > 1 && core[0] == '~' && is_digit(core[1])) {
+        says(n, "about ");
+        say_core(n, core + 1, core_len - 1 - call);
+    } else {
+        say_core(n, core, core_len - call);
+    }
+    say_marks(n, core + core_len + call, close - call, core_len > 0);
+    remember_word(n, core, core_len, core + core_len, close);
+}
+
+/* ---- cutting and joining ------------------------------------------------------------ */
+
+static void add_chunk(normalizer *n, int is_match, const re_lexicon_hit *hit, size_t start,
+                      size_t end, size_t *previous_end)
+{
+    if (!grow(&n->chunks, &n->chunk_capacity, sizeof *n->chunks, n->chunk_count + 1)) {
+        n->nomem = 1;
+        return;
+    }
+    chunk *c = &n->chunks[n->chunk_count++];
+    *c = (chunk){ .is_match = is_match, .start = start, .end = end, .blanks = *previous_end };
+    if (hit)
+        c->hit = *hit;
+    *previous_end = end;
+}
+
+static size_t char_length(unsigned char lead)
+{
+    return lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4;
+}
+
+/* Cuts the text into lexicon matches and the runs of non-blanks between them. */
+static void cut(normalizer *n)
+{
+    size_t pos = 0, word = SIZE_MAX, previous_end = 0;
+    while (pos < n->len && !n->nomem) {
+        char c = n->text[pos];
+        re_lexicon_hit hit;
+        int blank = c == ' ' || c == '\t';
+        int match = !blank && n->lexicon && re_lexicon_match(n->lexicon, n->text, n->len, pos, &hit);
+        if ((blank || match) && word != SIZE_MAX) {
+            add_chunk(n, 0, NULL, word, pos, &previous_end);
+            word = SIZE_MAX;
+        }
+        if (match) {
+            add_chunk(n, 1, &hit, pos, pos + hit.length, &previous_end);
+            pos += hit.length;
+            continue;
+        }
+        if (!blank && word == SIZE_MAX)
+            word = pos;
+        pos += blank ? 1 : char_length((unsigned char)c);
+    }
+    if (word != SIZE_MAX)
+        add_chunk(n, 0, NULL, word, n->len, &previous_end);
+}
+
+/* Says each chunk, with one space where the text had blanks between two. */
+static void say_all(normalizer *n)
+{
+    for (size_t i = 0; i < n->chunk_count && !n->nomem; i++) {
+        const chunk *c = &n->chunks[i];
+        if (i > 0 && c->blanks < c->start) {
+            n->source = c->blanks;
+            n->source_length = c->start - c->blanks;
+            new_piece(n, PIECE_SPACE);
+        }
+        say_chunk(n, i);
+    }
+}
+
+static int wordish(char c)
+{
+    return is_alnum(c) || (unsigned char)c >= 0x80;
+}
+
+/* Where a replacement meets a word, a space: "NCCL2" -> "nickel 2", not "nickel2". And
+ * [[ ]] never glued to a bracket. */
+static int needs_space(char before, char after)
+{
+    return ((wordish(before) || before == ']') && (wordish(after) || after == '['))
+           || ((before == '[' || before == ']') && after == '[');
+}
+
+typedef struct joined {
+    char *text;
+    size_t len, capacity;
+    size_t word_chars;          /* characters since the last space */
+    re_spoken_span *spans;
+    size_t span_count, span_capacity;
+    int nomem;
+} joined;
+
+static void put_byte(joined *j, char c)
+{
+    if (!grow(&j->text, &j->capacity, 1, j->len + 2)) {
+        j->nomem = 1;
+        return;
+    }
+    j->text[j->len++] = c;
+    j->text[j->len] = '\0';
+}
+
+/* Appends a byte; a word that reaches RE_NORMALIZE_MAX_WORD characters is split with a
+ * space (never inside [[ or ]]). */
+static void put(joined *j, char c)
+{
+    int bracket = c == '[' || c == ']';
+    int starts_char = ((unsigned char)c & 0xC0) != 0x80;
+    if (c == ' ') {
+        j->word_chars = 0;
+    } else if (starts_char) {
+        char before = j->len ? j->text[j->len - 1] : ' ';
+        if (j->word_chars >= RE_NORMALIZE_MAX_WORD && !bracket && before != '[' && before != ']') {
+            put_byte(j, ' ');
+            j->word_chars = 0;
+        }
+        j->word_chars++;
+    }
+    put_byte(j, c);
+}
+
+static void add_span(joined *j, size_t start, const piece *p)
+{
+    re_spoken_span *last = j->span_count ? &j->spans[j->span_count - 1] : NULL;
+    if (last && last->text_offset == p->source && last->text_length == p->source_length) {
+        last->spoken_length = j->len - last->spoken_offset;
+        return;
+    }
+    if (!grow(&j->spans, &j->span_capacity, sizeof *j->spans, j->span_count + 1)) {
+        j->nomem = 1;
+        return;
+    }
+    j->spans[j->span_count++] = (re_spoken_span){ start, j->len - start, p->source,
+                                                   p->source_length };
+}
+
+/* Joins the pieces into the spoken text and its spans. */
+static re_status join(const normalizer *n, re_spoken *out)
+{
+    joined j = { 0 };
+    int phonemes = 0;
+    for (size_t i = 0; i < n->piece_count; i++)
+        phonemes |= n->pieces[i].kind == PIECE_LEXICON && n->pieces[i].hit.phonemes;
+    put_byte(&j, ' ');
+    j.len = 0;   /* an empty text is "" */
+    if (j.text)
+        j.text[0] = '\0';
+    for (size_t i = 0; i < n->piece_count && !j.nomem; i++) {
+        const piece *p = &n->pieces[i];
+        const char *s = p->kind == PIECE_TEXT ? n->arena + p->offset
+                        : p->kind == PIECE_LEXICON ? p->hit.replacement : " ";
+        size_t len = p->kind == PIECE_TEXT ? p->length : strlen(s), start = j.len;
+        const piece *before = i ? &n->pieces[i - 1] : NULL;
+        if (len && j.len && before && before->kind != PIECE_SPACE && p->kind != PIECE_SPACE
+            && (p->kind == PIECE_LEXICON || before->kind == PIECE_LEXICON)
+            && needs_space(j.text[j.len - 1], s[0]))
+            put(&j, ' ');
+        for (size_t k = 0; k < len; k++) {
+            if (phonemes && p->kind != PIECE_LEXICON && (s[k] == '[' || s[k] == ']') && j.len
+                && (j.text[j.len - 1] == '[' || j.text[j.len - 1] == ']'))
+                put(&j, ' ');
+            put(&j, s[k]);
+        }
+        add_span(&j, start, p);
+    }
+    if (j.nomem) {
+        free(j.text);
+        free(j.spans);
+        return RE_ERR_NOMEM;
+    }
+    out->text = j.text;
+    out->text_flags = phonemes ? RE_TEXT_PHONEMES : RE_TEXT_PLAIN;
+    out->spans = j.spans;
+    out->span_count = j.span_count;
+    return RE_OK;
+}
+
+static int text_valid(const char *text, size_t len)
+{
+    size_t bad;
+    const char *why;
+    if (!re_utf8_check(text, len, &bad, &why))
+        return 0;
+    for (size_t i = 0; i < len;) {
+        uint32_t cp;
+        i += re_utf8_decode(text + i, text + len, &cp);
+        if (re_utf8_is_control(cp) || cp == '\n' || cp == '\r')
+            return 0;
+    }
+    return 1;
+}
+
+re_status re_normalize_spans(const re_lexicon *lexicon, const char *text, re_spoken *out)
+{
+    if (!out)
+        return RE_ERR_INVALID;
+    memset(out, 0, sizeof *out);
+    if (!text || !text_valid(text, strlen(text)))
+        return RE_ERR_INVALID;
+    normalizer n = { .lexicon = lexicon, .text = text, .len = strlen(text), .sentence_start = 1 };
+    cut(&n);
+    say_all(&n);
+    re_status status = n.nomem ? RE_ERR_NOMEM : join(&n, out);
+    free(n.chunks);
+    free(n.arena);
+    free(n.pieces);
+    return status;
+}
+
+void re_spoken_free(re_spoken *spoken)
+{
+    if (!spoken)
+        return;
+    free(spoken->text);
+    free(spoken->spans);
+    memset(spoken, 0, sizeof *spoken);
+}
+
+re_status re_normalize(const re_lexicon *lexicon, const char *text, char **spoken,
+                       unsigned *text_flags)
+{
+    re_spoken result;
+    if (!spoken || !text_flags)
+        return RE_ERR_INVALID;
+    *spoken = NULL;
+    *text_flags = RE_TEXT_PLAIN;
+    re_status status = re_normalize_spans(lexicon, text, &result);
+    if (status != RE_OK)
+        return status;
+    *spoken = result.text;
+    *text_flags = result.text_flags;
+    free(result.spans);
+    return RE_OK;
+}

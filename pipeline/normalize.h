@@ -1,0 +1,81 @@
+/* normalize.h - technical-text normalization: what the engine is given to say for a piece of
+ * script text, so that "PR 189759" is not read as a quantity and "NCCL" as the lexicon says.
+ *
+ * First the lexicon is applied (see lexicon.h): every whole-word match is replaced and its
+ * replacement is said as written. Then the rules below rewrite what is left, word by word
+ * (a "word" is a run of non-blanks, with wrapping brackets, quotes and sentence punctuation
+ * kept around it). Each rule is overridden by a lexicon entry for the same word, since the
+ * lexicon goes first: `GEMM = GEMM` keeps a word from being spelled. The rules are English
+ * and conservative: ordinary prose ("3 people", "in 2026", "1.5 seconds") is left as it is.
+ *
+ *   reference numbers   after PR, PRs, issue(s), bug(s), ticket(s), commit(s), pull request(s),
+ *                       and after `#`: three or more digits are read digit by digit
+ *                       ("PR 189759" -> "P.R one eight nine seven five nine", "#120345" ->
+ *                       "number one two zero three four five"); lists and ranges go on
+ *                       ("PRs 1001, 1002 and 1003", "189771 through 189841", "1001-1003")
+ *   versions            v2.1.0 -> "version 2 point 1 point 0"; 2.1.0 -> "2 point 1 point 0";
+ *                       after a product name, 3.12 -> "3 point 12" and 1.05 -> "1 point zero 5"
+ *                       (not before a unit or amount: "1.25 million" stays)
+ *   file names          render.c -> "render dot C", README.md -> "README dot M.D",
+ *                       src/main.py -> "src slash main dot pie"
+ *   identifiers         AOTAutograd -> "A.O.T Autograd", save_for_backward -> "save for
+ *                       backward", torch.nn.Module, std::vector -> "std vector"; each part is
+ *                       looked up in the lexicon too
+ *   acronyms            two to four capitals are spelled as dotted letters (CI -> "C.I",
+ *                       PRs -> "P.R.'s"); longer ones only when they are not pronounceable
+ *                       (NVGEMM -> "N.V.G.E.M.M", but WARNING stays); Roman numerals stay
+ *   URLs                https://github.com/pytorch/pytorch/pull/1 -> "github dot com"
+ *   operators           C++ -> "C plus plus", C# -> "C sharp", a->b -> "a arrow b",
+ *                       a lone -> or => -> "to"
+ *   numbers with units  3.5 ms -> "3.5 milliseconds", 1 ms -> "1 millisecond", 2x -> "2 times",
+ *                       1920x1080 -> "1920 by 1080", 100k -> "100 thousand", ~2x -> "about 2
+ *                       times"; 14-second stays (the engine says it well)
+ *   ellipsis            "..." or "…" becomes "…", a clause pause in the engine (~240 ms)
+ *
+ * Pure and deterministic: the same lexicon and text give the same result. */
+#ifndef RE_NORMALIZE_H
+#define RE_NORMALIZE_H
+
+#include <stddef.h>
+
+#include "lexicon.h"
+#include "status.h"
+
+/* Bumped whenever a rule changes what is said: part of any cache key built on the input. */
+#define RE_NORMALIZE_RULES_VERSION 1
+
+/* No word of a spoken text (a run without a space) is longer than this many characters: a
+ * longer one, which only a lexicon replacement running into a long word can make, is split
+ * with a space, as espeak-ng aborts on some very long words. Script words are at most 64. */
+#define RE_NORMALIZE_MAX_WORD 64
+
+/* Normalizes `text` (valid UTF-8 without control characters, e.g. a SPEECH item's text) with
+ * `lexicon` (may be NULL: rules only). *spoken (malloc'ed, owned by the caller) is the text to
+ * give the engine: valid UTF-8 without control characters. *text_flags is RE_TEXT_PHONEMES
+ * (synth.h) when a lexicon replacement put [[phonemes]] in it; then every [[ or ]] that came
+ * from `text` has been split ("[ [", "] ]") so that only the lexicon's spans are phoneme
+ * input. Otherwise it is RE_TEXT_PLAIN and brackets from `text` are kept as they were.
+ * RE_ERR_INVALID when text is NULL, not valid UTF-8 or holds a control character (or LF). */
+re_status re_normalize(const re_lexicon *lexicon, const char *text, char **spoken,
+                       unsigned *text_flags);
+
+/* Which bytes of the spoken text say which bytes of the original: for transcripts, which
+ * show the script's words at the times the engine says their replacements. */
+typedef struct re_spoken_span {
+    size_t spoken_offset, spoken_length;
+    size_t text_offset, text_length;
+} re_spoken_span;
+
+typedef struct re_spoken {
+    char *text;                /* as re_normalize's *spoken */
+    unsigned text_flags;       /* as re_normalize's *text_flags */
+    re_spoken_span *spans;     /* in order, covering all of text; adjacent, never overlapping */
+    size_t span_count;
+} re_spoken;
+
+/* re_normalize with the map of spans. Release *out with re_spoken_free (also after a
+ * failure, when it is empty). */
+re_status re_normalize_spans(const re_lexicon *lexicon, const char *text, re_spoken *out);
+void re_spoken_free(re_spoken *spoken);
+
+#endif

@@ -1,0 +1,150 @@
+/* spool.c - raw PCM in a nameless temporary file, through libsndfile (see spool.h). */
+#define _GNU_SOURCE
+#include "spool.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <sndfile.h>
+
+struct re_spool {
+    unsigned rate;
+    int fd;              /* ours while writing; libsndfile's after finish */
+    int raw_fd;          /* after finish: a second descriptor for pread */
+    SNDFILE *sf;
+    int reading;
+    uint64_t frames;
+};
+
+static SF_INFO raw_info(unsigned rate)
+{
+    SF_INFO info = { .samplerate = (int)rate, .channels = 1,
+                     .format = SF_FORMAT_RAW | SF_FORMAT_PCM_16 | SF_ENDIAN_LITTLE };
+    return info;
+}
+
+re_status re_spool_create(unsigned sample_rate, re_spool **out, char *why, size_t why_len)
+{
+    *out = NULL;
+    re_spool *spool = calloc(1, sizeof *spool);
+    if (!spool)
+        return RE_ERR_NOMEM;
+    spool->rate = sample_rate;
+    spool->raw_fd = -1;
+    const char *dir = getenv("TMPDIR");
+    if (!dir || !*dir)
+        dir = "/tmp";
+    char *path = NULL;
+    if (asprintf(&path, "%s/render-episode-spool.XXXXXX", dir) < 0) {
+        free(spool);
+        return RE_ERR_NOMEM;
+    }
+    spool->fd = mkstemp(path);
+    if (spool->fd < 0) {
+        snprintf(why, why_len, "cannot create a spool file in %s: %s", dir, strerror(errno));
+        free(path);
+        free(spool);
+        return RE_ERR_WRITE;
+    }
+    unlink(path);   /* nameless from now on: nothing to clean up, whatever happens */
+    free(path);
+    SF_INFO info = raw_info(sample_rate);
+    spool->sf = sf_open_fd(spool->fd, SFM_WRITE, &info, 0);
+    if (!spool->sf) {
+        snprintf(why, why_len, "cannot open the spool file: %s", sf_strerror(NULL));
+        close(spool->fd);
+        free(spool);
+        return RE_ERR_WRITE;
+    }
+    *out = spool;
+    return RE_OK;
+}
+
+re_status re_spool_write(re_spool *spool, const int16_t *pcm, size_t frames, char *why, size_t why_len)
+{
+    if (spool->reading)
+        return RE_ERR_INVALID;
+    if (frames == 0)
+        return RE_OK;
+    if (sf_writef_short(spool->sf, pcm, (sf_count_t)frames) != (sf_count_t)frames) {
+        snprintf(why, why_len, "cannot write the spool file: %s", sf_strerror(spool->sf));
+        return RE_ERR_WRITE;
+    }
+    spool->frames += frames;
+    return RE_OK;
+}
+
+re_status re_spool_finish(re_spool *spool, char *why, size_t why_len)
+{
+    if (spool->reading)
+        return RE_ERR_INVALID;
+    int failed = sf_close(spool->sf) != 0;
+    spool->sf = NULL;
+    if (failed || lseek(spool->fd, 0, SEEK_SET) != 0) {
+        snprintf(why, why_len, "cannot finish the spool file: %s", strerror(errno));
+        return RE_ERR_WRITE;
+    }
+    spool->raw_fd = dup(spool->fd);
+    SF_INFO info = raw_info(spool->rate);
+    spool->sf = spool->raw_fd >= 0 ? sf_open_fd(spool->fd, SFM_READ, &info, 1) : NULL;
+    if (!spool->sf) {
+        snprintf(why, why_len, "cannot reopen the spool file: %s", sf_strerror(NULL));
+        return RE_ERR_READ;
+    }
+    spool->fd = -1;   /* libsndfile closes it */
+    spool->reading = 1;
+    if ((uint64_t)info.frames != spool->frames) {
+        snprintf(why, why_len, "the spool file holds %lld samples, not %llu",
+                 (long long)info.frames, (unsigned long long)spool->frames);
+        return RE_ERR_READ;
+    }
+    return RE_OK;
+}
+
+re_status re_spool_rewind(re_spool *spool, char *why, size_t why_len)
+{
+    if (!spool->reading)
+        return RE_ERR_INVALID;
+    if (sf_seek(spool->sf, 0, SEEK_SET) != 0) {
+        snprintf(why, why_len, "cannot rewind the spool file: %s", sf_strerror(spool->sf));
+        return RE_ERR_READ;
+    }
+    return RE_OK;
+}
+
+re_status re_spool_read(re_spool *spool, int16_t *buf, size_t max, size_t *got, char *why, size_t why_len)
+{
+    *got = 0;
+    if (!spool->reading)
+        return RE_ERR_INVALID;
+    sf_count_t n = sf_readf_short(spool->sf, buf, (sf_count_t)max);
+    if (n < 0 || (n == 0 && sf_error(spool->sf) != SF_ERR_NO_ERROR)) {
+        snprintf(why, why_len, "cannot read the spool file: %s", sf_strerror(spool->sf));
+        return RE_ERR_READ;
+    }
+    *got = (size_t)n;
+    return RE_OK;
+}
+
+uint64_t re_spool_frames(const re_spool *spool) { return spool->frames; }
+
+int re_spool_fd(const re_spool *spool)
+{
+    return spool->reading ? spool->raw_fd : -1;
+}
+
+void re_spool_free(re_spool *spool)
+{
+    if (!spool)
+        return;
+    if (spool->sf)
+        sf_close(spool->sf);
+    if (spool->fd >= 0 && !spool->reading)
+        close(spool->fd);
+    if (spool->raw_fd >= 0)
+        close(spool->raw_fd);
+    free(spool);
+}

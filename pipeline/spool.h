@@ -1,0 +1,30 @@
+/* spool.h - a nameless temporary file of mono 16-bit PCM, written and read through
+ * libsndfile, so that an episode's audio never has to fit in memory. The file is unlinked
+ * as soon as it exists: whatever happens, nothing is left behind.
+ *
+ * Life cycle: re_spool_create -> re_spool_write* -> re_spool_finish -> (re_spool_rewind ->
+ * re_spool_read until 0 frames)* -> re_spool_free. */
+#ifndef RE_SPOOL_H
+#define RE_SPOOL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "status.h"
+
+typedef struct re_spool re_spool;
+
+/* In $TMPDIR (or /tmp). */
+re_status re_spool_create(unsigned sample_rate, re_spool **out, char *why, size_t why_len);
+re_status re_spool_write(re_spool *spool, const int16_t *pcm, size_t frames, char *why, size_t why_len);
+/* Ends writing; the spool is then read from its start. */
+re_status re_spool_finish(re_spool *spool, char *why, size_t why_len);
+re_status re_spool_rewind(re_spool *spool, char *why, size_t why_len);
+/* The next frames; *got is 0 at the end. */
+re_status re_spool_read(re_spool *spool, int16_t *buf, size_t max, size_t *got, char *why, size_t why_len);
+uint64_t re_spool_frames(const re_spool *spool);
+/* After finish: the file as raw little-endian int16 from offset 0, for pread. Owned by the spool. */
+int re_spool_fd(const re_spool *spool);
+void re_spool_free(re_spool *spool);
+
+#endif

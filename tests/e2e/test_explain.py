@@ -1,0 +1,194 @@
+"""End to end: `render-episode explain` shows, for each piece of speech, the text the engine
+is given after the lexicon and normalization and the phonemes espeak-ng will use for it;
+lexicon sources take precedence in the documented order and their errors name FILE:LINE:COL."""
+import os
+import re
+import unittest
+
+from common import SRC, Case, main, run, write
+
+HEAD = "---\ntitle: Test\n---\n"
+
+# A briefing of the kind the program is for (no test elsewhere has its sentences).
+BRIEFING = HEAD + """# Compiler
+
+Welcome back. It's March 3rd, 2026, and 3 people shipped 12 changes in 1.5 days.
+
+The JITCompiler rewrite landed as PR 201544, with follow-ups in PRs 201560, 201561 and 201590. It fixes issue 187004 [pause 300ms] and a long-standing crash in TorchDispatchMode when NCCL2 and MPI ranks disagree.
+
+# Releases
+
+Release v3.2.1 of FlashAttn is out; CUDA 12.6 and Python 3.13 are now required. Kernels run 2.5x faster, about 40 ms per step, on an H100 or an MI300X, measured with torch.cuda.Event timers and std::chrono in C++…
+
+[voice guest] Details are at https://github.com/example/flashattn/releases/tag/v3.2.1 and in docs/build_notes.md; see commit 4e1f2ab and bug #66231.
+"""
+
+QUANTITY = re.compile(r"h'VndrI2d|T'aUz@nd|m'Illj@n")   # hundred, thousand, million
+
+
+def explain(args, **kw):
+    return run(["explain"] + list(args), **kw)
+
+
+def entries(stdout):
+    """[(place, spoken text, phonemes)] from explain's output."""
+    lines = stdout.split("\n")
+    assert lines[-1] == "", "output ends with a newline"
+    out = []
+    for i in range(0, len(lines) - 1, 2):
+        m = re.match(r"^(.+?:\d+:\d+): (.*)$", lines[i])
+        assert m, lines[i]
+        assert lines[i + 1].startswith("    ") and lines[i + 1].strip(), lines[i + 1]
+        out.append((m.group(1), m.group(2), lines[i + 1][4:]))
+    return out
+
+
+class Explain(Case):
+    @classmethod
+    def setUpClass(cls):
+        probe = run(["explain", "--help"])
+        if probe.returncode != 0 or "explain" not in probe.stdout:
+            raise unittest.SkipTest("main.c does not dispatch 'explain' to cli_explain yet")
+
+    def script(self, text, name="ep.txt"):
+        return write(self.path(name), text)
+
+    def explain_ok(self, *args):
+        res = explain(list(args), cwd=self.tmp)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertEqual(res.stderr, "")
+        return entries(res.stdout)
+
+    def test_briefing_places_text_and_phonemes(self):
+        self.script(BRIEFING)
+        got = self.explain_ok("ep.txt")
+        places = [p for p, _, _ in got]
+        self.assertEqual(places, ["ep.txt:6:1", "ep.txt:8:1", "ep.txt:8:132", "ep.txt:12:1",
+                                  "ep.txt:14:15"])
+        said = {p: t for p, t, _ in got}
+        self.assertEqual(said["ep.txt:6:1"], "Welcome back. It's March 3rd, 2026, and 3 people "
+                         "shipped 12 changes in 1.5 days.")
+        self.assertIn("The JIT Compiler rewrite", said["ep.txt:8:1"])   # JIT: a lexicon word
+        self.assertIn("P.R two zero one five four four, with follow-ups in P.R.'s two zero one "
+                      "five six zero, two zero one five six one and two zero one five nine zero.",
+                      said["ep.txt:8:1"])
+        self.assertIn("issue one eight seven zero zero four", said["ep.txt:8:1"])
+        self.assertIn("Torch Dispatch Mode when nickel 2 and M.P.I ranks", said["ep.txt:8:132"])
+        self.assertIn("Release version 3 point 2 point 1 of Flash Attn", said["ep.txt:12:1"])
+        self.assertIn("CUDA 12.6 and Python 3 point 13", said["ep.txt:12:1"])
+        self.assertIn("2.5 times faster, about 40 milliseconds per step", said["ep.txt:12:1"])
+        self.assertIn("std chrono in C plus plus\u2026", said["ep.txt:12:1"])
+        self.assertIn("at github dot com and in docs slash build notes dot M.D;", said["ep.txt:14:15"])
+        self.assertIn("bug six six two three one.", said["ep.txt:14:15"])
+
+    def test_no_identifier_is_read_as_a_quantity(self):
+        self.script(BRIEFING)
+        for place, text, phonemes in self.explain_ok("ep.txt"):
+            # The only quantities are the year and the GPU models, said "H one hundred" and
+            # "M I three hundred X" as people say them.
+            spoken_quantities = QUANTITY.findall(phonemes)
+            allowed = sum(word in text for word in ("2026", "H100", "300X"))
+            self.assertLessEqual(len(spoken_quantities), allowed, (place, text, phonemes))
+
+    def test_phonemes_are_the_engines(self):
+        self.script(HEAD + "PR 189759 and NCCL2.\n\nswap-A-B in C++\n")
+        got = self.explain_ok("ep.txt")
+        self.assertEqual(got[0][2], "p,i:;'A@ w'Vn 'eIt n'aIn s'Ev@n f'aIv n'aIn_:_: and n'Ik@L t'u:")
+        self.assertEqual(got[1][2], "sw'0p ,eIb'i:; In s'i: pl'Vs pl'Vs")
+
+    def test_lexicon_option_and_precedence(self):
+        write(self.path("a.lexicon"), "# team words\nFlashAttn = flash attention\nNCCL = en cee cee el\n"
+                                      "Gloo = [[gl'u:]]\n")
+        write(self.path("b.lexicon"), "NCCL = nickle\n")
+        self.script(HEAD + "FlashAttn on NCCL2 and Gloo.\n")
+        got = self.explain_ok("ep.txt", "--lexicon", "a.lexicon", "--lexicon=b.lexicon")
+        self.assertEqual(got[0][1], "flash attention on nickle 2 and [[gl'u:]].")
+        self.assertIn("gl'u:", got[0][2])
+        got = self.explain_ok("ep.txt", "--lexicon", "b.lexicon", "--lexicon", "a.lexicon")
+        self.assertEqual(got[0][1], "flash attention on en cee cee el 2 and [[gl'u:]].")
+
+    def test_script_brackets_are_never_phonemes(self):
+        write(self.path("p.lexicon"), "Gloo = [[gl'u:]]\n")
+        self.script(HEAD + "Say [[h@'loU]] to Gloo.\n")
+        got = self.explain_ok("ep.txt", "--lexicon", "p.lexicon")
+        self.assertEqual(got[0][1], "Say [ [h@'loU] ] to [[gl'u:]].")
+        self.assertNotIn("h@'loU", got[0][2])   # read as text, not as phonemes
+        self.assertIn("gl'u:", got[0][2])
+        got = self.explain_ok("ep.txt", "--no-default-lexicon")
+        self.assertEqual(got[0][1], "Say [[h@'loU]] to Gloo.")
+
+    def test_default_lexicon_from_voice_folders(self):
+        self.script(HEAD + "NCCL and CUDA.\n")
+        self.assertEqual(self.explain_ok("ep.txt")[0][1], "nickel and CUDA.")
+        self.assertEqual(self.explain_ok("ep.txt", "--no-default-lexicon")[0][1],
+                         "N.C.C.L and C.U.D.A.")
+        os.mkdir(self.path("voices"))
+        write(self.path("voices", "default.lexicon"), "NCCL = the team's nickel\n")
+        self.assertEqual(self.explain_ok("ep.txt", "--voices", "voices")[0][1],
+                         "the team's nickel and C.U.D.A.")
+
+    def test_front_matter_lexicon(self):
+        os.mkdir(self.path("words"))
+        write(self.path("words", "team.lexicon"), "NCCL = front matter nickel\n")
+        write(self.path("words", "cli.lexicon"), "NCCL = command line nickel\n")
+        self.script("---\ntitle: T\nlexicon: team.lexicon\n---\nNCCL here.\n", "words/ep.txt")
+        res = explain(["words/ep.txt"], cwd=self.tmp)
+        if "unknown front-matter key 'lexicon'" in res.stderr:
+            self.skipTest("script.c does not parse the 'lexicon:' key yet")
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertEqual(entries(res.stdout)[0][1], "front matter nickel here.")
+        got = self.explain_ok("words/ep.txt", "--lexicon", "words/cli.lexicon")
+        self.assertEqual(got[0][1], "command line nickel here.")
+        self.script("---\ntitle: T\nlexicon: missing.lexicon\n---\nNCCL here.\n", "words/ep2.txt")
+        res = explain(["words/ep2.txt"], cwd=self.tmp)
+        self.assertEqual(res.returncode, 2)
+        self.assertIn("words/missing.lexicon: cannot open", res.stderr)
+        self.assertRegex(res.stderr, r"words/ep2\.txt:3:\d+: lexicon 'missing.lexicon' could not be loaded")
+
+    def test_lexicon_errors_name_file_line_col(self):
+        write(self.path("bad.lexicon"), "NCCL = nickel\n\nGloo = [[gl'u:\nNCCL = again\nno equals\n")
+        self.script(HEAD + "NCCL\n")
+        res = explain(["ep.txt", "--lexicon", "bad.lexicon"], cwd=self.tmp)
+        self.assertEqual(res.returncode, 2)
+        self.assertEqual(res.stdout, "")
+        self.assertIn("bad.lexicon:3:8: unclosed '[[' in the replacement of 'Gloo'", res.stderr)
+        self.assertIn("bad.lexicon:4:1: duplicate entry 'NCCL' (first on line 1)", res.stderr)
+        self.assertIn("bad.lexicon:5:1: expected 'WORD = replacement', got 'no equals'", res.stderr)
+        res = explain(["ep.txt", "--lexicon", "absent.lexicon"], cwd=self.tmp)
+        self.assertEqual(res.returncode, 2)
+        self.assertIn("absent.lexicon: cannot open: No such file or directory", res.stderr)
+
+    def test_script_errors_exit_2(self):
+        self.script(HEAD + "Fine.\n\n[pause 5 min] no\n")
+        res = explain(["ep.txt"], cwd=self.tmp)
+        self.assertEqual(res.returncode, 2)
+        self.assertEqual(res.stdout, "")
+        self.assertRegex(res.stderr, r"^ep\.txt:6:1: malformed pause")
+        self.script(HEAD + "[voice nobody] Hi.\n")
+        res = explain(["ep.txt"], cwd=self.tmp)
+        self.assertEqual(res.returncode, 2)
+        self.assertIn("ep.txt:4:1: unknown voice profile 'nobody'", res.stderr)
+
+    def test_usage_errors_exit_1(self):
+        for args in (["--bogus", "ep.txt"], [], ["a.txt", "b.txt"], ["ep.txt", "--lexicon"],
+                     ["ep.txt", "--max-size", "12abc"]):
+            res = explain(args, cwd=self.tmp)
+            self.assertEqual(res.returncode, 1, (args, res.stderr))
+            self.assertEqual(res.stdout, "")
+
+    def test_same_output_every_time(self):
+        self.script(BRIEFING)
+        a = explain(["ep.txt"], cwd=self.tmp)
+        b = explain(["ep.txt"], cwd=self.tmp)
+        self.assertEqual(a.returncode, 0, a.stderr)
+        self.assertEqual(a.stdout, b.stdout)
+
+    def test_sample_episode_is_unchanged_prose(self):
+        got = self.explain_ok(os.path.join(SRC, "samples", "weekly-briefing.txt"))
+        self.assertTrue(got)
+        texts = [t for _, t, _ in got]
+        self.assertIn("Pauses are exact. This one lasts one and a half seconds.", texts)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,612 @@
+/* test_loudness.c - the loudness stage: the meter against BS.1770 reference values, the leveler's
+ * contract (same length, in place, deterministic, pure gain where it does not limit, inter-sample
+ * peaks caught, smooth gain), the plan, the MP3 measurement, and the whole two-pass flow on real
+ * espeak-ng speech (quiet, loud and mixed voices; targets -16, -19, -23) judged after MP3
+ * encoding by an independent meter: ffmpeg's ebur128 filter with dualmono and true peak.
+ * espeak-ng (the program) and ffmpeg must be installed; a tool that cannot run fails the test. */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <sndfile.h>
+
+#include "check.h"
+#include "id3.h"
+#include "loudness.h"
+#include "mp3.h"
+
+#define RATE 22050u
+#define CHUNK 4096
+
+static char tmpdir[] = "/tmp/test_loudness.XXXXXX";
+
+/* ---- helpers ---------------------------------------------------------------------------- */
+
+typedef struct pcm {
+    int16_t *samples;
+    size_t frames;
+} pcm;
+
+static void pcm_free(pcm *p)
+{
+    free(p->samples);
+    p->samples = NULL;
+    p->frames = 0;
+}
+
+static int pcm_append(pcm *p, const int16_t *samples, size_t frames)
+{
+    int16_t *grown = realloc(p->samples, (p->frames + frames) * sizeof *grown);
+    if (!grown)
+        return -1;
+    memcpy(grown + p->frames, samples, frames * sizeof *grown);
+    p->samples = grown;
+    p->frames += frames;
+    return 0;
+}
+
+/* Runs argv (no shell) and collects its stderr (stdout goes to /dev/null). Returns the exit
+ * status, or -1 if it could not be run. *err is malloc'ed, NUL-terminated. */
+static int run_stderr(char *const argv[], char **err)
+{
+    int fds[2];
+    *err = NULL;
+    if (pipe(fds) != 0)
+        return -1;
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(fds[0]);
+        close(fds[1]);
+        return -1;
+    }
+    if (pid == 0) {
+        int null = open("/dev/null", O_RDWR);
+        if (null < 0 || dup2(null, STDIN_FILENO) < 0 || dup2(null, STDOUT_FILENO) < 0
+            || dup2(fds[1], STDERR_FILENO) < 0)
+            _exit(127);
+        close(fds[0]);
+        close(fds[1]);
+        execvp(argv[0], argv);
+        _exit(127);
+    }
+    close(fds[1]);
+    size_t len = 0, cap = 0;
+    char *buf = NULL;
+    for (;;) {
+        if (len + 1 >= cap) {
+            cap = cap ? cap * 2 : 65536;
+            char *grown = realloc(buf, cap);
+            if (!grown)
+                break;
+            buf = grown;
+        }
+        ssize_t n = read(fds[0], buf + len, cap - len - 1);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        len += (size_t)n;
+    }
+    close(fds[0]);
+    if (buf)
+        buf[len] = '\0';
+    *err = buf;
+    int status;
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR)
+            return -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* Speech from the espeak-ng program (the test's input only; the product uses the library). */
+static int speak(pcm *out, const char *voice, int amplitude, const char *text)
+{
+    char path[64], amp[16];
+    snprintf(path, sizeof path, "%s/speech.wav", tmpdir);
+    snprintf(amp, sizeof amp, "%d", amplitude);
+    char *argv[] = { "espeak-ng", "-v", (char *)voice, "-a", amp, "-w", path, (char *)text, NULL };
+    char *err;
+    int rc = run_stderr(argv, &err);
+    free(err);
+    if (rc != 0) {
+        fprintf(stderr, "espeak-ng failed (%d)\n", rc);
+        return -1;
+    }
+    SF_INFO info = { 0 };
+    SNDFILE *f = sf_open(path, SFM_READ, &info);
+    if (!f || info.channels != 1 || info.samplerate != (int)RATE) {
+        if (f)
+            sf_close(f);
+        return -1;
+    }
+    int16_t *buf = malloc((size_t)info.frames * sizeof *buf);
+    int ok = buf && sf_readf_short(f, buf, info.frames) == info.frames
+             && pcm_append(out, buf, (size_t)info.frames) == 0;
+    free(buf);
+    sf_close(f);
+    unlink(path);
+    return ok ? 0 : -1;
+}
+
+typedef struct ffmpeg_reading {
+    double integrated, range, true_peak;
+} ffmpeg_reading;
+
+/* The independent judge: ffmpeg's ebur128 filter, dual mono, true peak; parses its Summary. */
+static int judge_ffmpeg(const char *path, ffmpeg_reading *r)
+{
+    char *argv[] = { "ffmpeg", "-nostdin", "-nostats", "-hide_banner", "-i", (char *)path,
+                     "-af", "ebur128=peak=true:dualmono=true", "-f", "null", "-", NULL };
+    char *err;
+    int rc = run_stderr(argv, &err);
+    const char *summary = err ? strstr(err, "Summary:") : NULL;
+    const char *i = summary ? strstr(summary, "I:") : NULL;
+    const char *lra = summary ? strstr(summary, "LRA:") : NULL;
+    const char *tp = summary ? strstr(summary, "True peak:") : NULL;
+    const char *peak = tp ? strstr(tp, "Peak:") : NULL;
+    int ok = rc == 0 && i && lra && peak;
+    if (ok) {
+        r->integrated = strtod(i + 2, NULL);
+        r->range = strtod(lra + 4, NULL);
+        r->true_peak = strtod(peak + 5, NULL);
+    } else {
+        fprintf(stderr, "ffmpeg failed (%d) or printed no summary\n", rc);
+    }
+    free(err);
+    return ok ? 0 : -1;
+}
+
+static re_status measure_pcm(const int16_t *samples, size_t frames, re_loudness *out)
+{
+    re_loudness_meter *m = NULL;
+    re_status st = re_loudness_meter_create(RATE, &m);
+    for (size_t at = 0; st == RE_OK && at < frames; at += CHUNK)
+        st = re_loudness_meter_feed(m, samples + at, frames - at < CHUNK ? frames - at : CHUNK);
+    if (st == RE_OK)
+        st = re_loudness_meter_finish(m, out);
+    re_loudness_meter_free(m);
+    return st;
+}
+
+/* Levels `in` into `out` (same length) in pieces of `chunk`; returns the frames written. */
+static size_t level(const re_loudness_plan *plan, const int16_t *in, size_t frames, size_t chunk,
+                    int16_t *out, re_leveler_stats *stats)
+{
+    re_leveler *lv = NULL;
+    if (re_leveler_create(RATE, plan->gain_db, plan->limiter_ceiling_dbtp, &lv) != RE_OK)
+        return 0;
+    size_t done = 0, got = 0;
+    for (size_t at = 0; at < frames; at += chunk) {
+        size_t n = frames - at < chunk ? frames - at : chunk;
+        if (re_leveler_process(lv, in + at, n, out + done, &got) != RE_OK)
+            break;
+        done += got;
+    }
+    if (re_leveler_flush(lv, out + done, &got) == RE_OK)
+        done += got;
+    if (stats)
+        re_leveler_get_stats(lv, stats);
+    re_leveler_free(lv);
+    return done;
+}
+
+static re_status encode(const char *path, const int16_t *samples, size_t frames)
+{
+    re_id3_fields fields = { .title = "loudness test",
+                             .length_ms = (uint64_t)frames * 1000 / RATE };
+    unsigned char *tag = NULL;
+    size_t tag_len = 0;
+    re_mp3_encoder *enc = NULL;
+    re_mp3_settings settings = { RE_MP3_DEFAULT_BITRATE, -1 };
+    re_status st = re_id3_build(&fields, &tag, &tag_len);
+    FILE *f = st == RE_OK ? fopen(path, "w+b") : NULL;
+    if (st == RE_OK && !f)
+        st = RE_ERR_WRITE;
+    if (st == RE_OK)
+        st = re_mp3_encoder_create(f, RATE, &settings, tag, tag_len, &enc);
+    for (size_t at = 0; st == RE_OK && at < frames; at += CHUNK)
+        st = re_mp3_encoder_write(enc, samples + at, frames - at < CHUNK ? frames - at : CHUNK);
+    if (st == RE_OK)
+        st = re_mp3_encoder_finish(enc);
+    re_mp3_encoder_free(enc);
+    if (f && fclose(f) != 0 && st == RE_OK)
+        st = RE_ERR_WRITE;
+    free(tag);
+    return st;
+}
+
+static int16_t *tone(size_t frames, double freq, double amplitude, double phase)
+{
+    int16_t *p = malloc(frames * sizeof *p);
+    for (size_t i = 0; p && i < frames; i++)
+        p[i] = (int16_t)lrint(amplitude * 32768.0
+                              * sin(2.0 * M_PI * freq * (double)i / RATE + phase));
+    return p;
+}
+
+static uint64_t fnv1a(const int16_t *p, size_t n)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (size_t i = 0; i < n; i++) {
+        h ^= (uint16_t)p[i];
+        h *= 1099511628211ULL;
+    }
+    return h;
+}
+
+/* ---- the meter -------------------------------------------------------------------------- */
+
+static void test_meter(void)
+{
+    /* BS.1770: a full-scale 997 Hz sine in one channel reads -3.01 LUFS; dual mono counts it
+     * twice, so a sine of peak -20 dBFS reads -20.0 LUFS (the K filter is ~0 dB at 1 kHz). */
+    size_t n = 10 * RATE;
+    int16_t *sine = tone(n, 997.0, pow(10.0, -20.0 / 20.0), 0.0);
+    re_loudness r;
+    CHECK_INT(measure_pcm(sine, n, &r), RE_OK);
+    printf("meter: 997 Hz at -20 dBFS: I %.3f LUFS, LRA %.2f, TP %.3f, SP %.3f\n",
+           r.integrated_lufs, r.range_lu, r.true_peak_dbtp, r.sample_peak_dbfs);
+    CHECK(fabs(r.integrated_lufs - -20.0) < 0.1);
+    CHECK(fabs(r.true_peak_dbtp - -20.0) < 0.1);
+    CHECK(fabs(r.sample_peak_dbfs - -20.0) < 0.1);
+    CHECK(r.range_lu < 0.2);
+    CHECK_INT(r.frames, n);
+    free(sine);
+
+    int16_t *silence = calloc(RATE, sizeof *silence);
+    CHECK_INT(measure_pcm(silence, RATE, &r), RE_OK);
+    CHECK(isinf(r.integrated_lufs) && r.integrated_lufs < 0);
+    CHECK(isinf(r.true_peak_dbtp) && r.true_peak_dbtp < 0);
+    CHECK(r.range_lu == 0);
+    free(silence);
+
+    re_loudness_meter *m = NULL;
+    CHECK_INT(re_loudness_meter_create(100, &m), RE_ERR_INVALID);
+    CHECK(m == NULL);
+    CHECK_INT(re_loudness_meter_create(RATE, &m), RE_OK);
+    CHECK_INT(re_loudness_meter_finish(m, &r), RE_OK);
+    CHECK_INT(re_loudness_meter_finish(m, &r), RE_ERR_INVALID);
+    int16_t one = 1;
+    CHECK_INT(re_loudness_meter_feed(m, &one, 1), RE_ERR_INVALID);
+    re_loudness_meter_free(m);
+    re_loudness_meter_free(NULL);
+}
+
+/* ---- the leveler ------------------------------------------------------------------------ */
+
+static void test_leveler_contract(void)
+{
+    re_leveler *lv = NULL;
+    CHECK_INT(re_leveler_create(RATE, 41.0, -1.0, &lv), RE_ERR_INVALID);
+    CHECK_INT(re_leveler_create(RATE, 0.0, 0.5, &lv), RE_ERR_INVALID);
+    CHECK_INT(re_leveler_create(RATE, NAN, -1.0, &lv), RE_ERR_INVALID);
+    CHECK_INT(re_leveler_create(1000, 0.0, -1.0, &lv), RE_ERR_INVALID);
+    CHECK(lv == NULL);
+
+    /* Fewer samples than the look-ahead: all of them still come out. */
+    CHECK_INT(re_leveler_create(RATE, 0.0, -1.0, &lv), RE_OK);
+    size_t latency = re_leveler_latency(lv);
+    printf("leveler: latency %zu frames (%.2f ms)\n", latency, 1000.0 * (double)latency / RATE);
+    CHECK(latency > 0 && latency < RATE / 100);
+    int16_t in[5] = { 1, -2, 3, -4, 5 }, out[512];
+    size_t got = 99;
+    CHECK_INT(re_leveler_process(lv, in, 5, out, &got), RE_OK);
+    CHECK_INT(got, 0);
+    CHECK_INT(re_leveler_flush(lv, out, &got), RE_OK);
+    CHECK_INT(got, 5);
+    CHECK(memcmp(in, out, sizeof in) == 0);   /* 0 dB, far below the ceiling: untouched */
+    CHECK_INT(re_leveler_process(lv, in, 5, out, &got), RE_ERR_INVALID);
+    CHECK_INT(re_leveler_flush(lv, out, &got), RE_ERR_INVALID);
+    re_leveler_free(lv);
+    re_leveler_free(NULL);
+
+    /* Nothing in, nothing out. */
+    CHECK_INT(re_leveler_create(RATE, 3.0, -1.0, &lv), RE_OK);
+    CHECK_INT(re_leveler_flush(lv, out, &got), RE_OK);
+    CHECK_INT(got, 0);
+    re_leveler_free(lv);
+}
+
+static void test_leveler_gain_only(void)
+{
+    /* Where the limiter does not act, output i is exactly round(input i x gain): no delay,
+     * no drift. The tone's peak after +6 dB is about -6 dBFS, far below a -1 dBTP ceiling. */
+    size_t n = 3 * RATE + 17;
+    int16_t *in = tone(n, 311.0, 0.25, 0.3), *out = malloc(n * sizeof *out);
+    re_loudness_plan plan = { .gain_db = 6.0, .limiter_ceiling_dbtp = -1.0 };
+    re_leveler_stats stats;
+    CHECK_INT(level(&plan, in, n, 1000, out, &stats), n);
+    double g = pow(10.0, 6.0 / 20.0);
+    size_t wrong = 0;
+    for (size_t i = 0; i < n; i++)
+        wrong += out[i] != (int16_t)lrint((double)in[i] * g);
+    CHECK_INT(wrong, 0);
+    CHECK(stats.max_reduction_db == 0);
+    CHECK_INT(stats.limited_frames, 0);
+    free(in);
+    free(out);
+}
+
+static void test_leveler_limits(void)
+{
+    /* A tone at a quarter of the rate with a 45-degree phase: every sample is at 0.707 of the
+     * wave's peak, so the true peak is 3 dB above the sample peak. Samples at -2 dBFS (true
+     * peak +1 dBTP), +4 dB of gain, ceiling -1 dBTP: the limiter must see the peaks between
+     * the samples and take 6 dB off; a sample-peak limiter would leave it 3 dB too loud. */
+    size_t period = 5 * RATE / 2, n = 3 * period;
+    int16_t *in = tone(n, RATE / 4.0, pow(10.0, 1.0 / 20.0), M_PI / 4);
+    int16_t *out = malloc(n * sizeof *out);
+    /* bursts: 200 ms on, 2.3 s at -26 dB, so the gain has to come down and go back up */
+    for (size_t i = 0; i < n; i++)
+        if (i % period >= RATE / 5)
+            in[i] = (int16_t)(in[i] / 20);
+    re_loudness before, after;
+    CHECK_INT(measure_pcm(in, n, &before), RE_OK);
+    re_loudness_plan plan = { .gain_db = 4.0, .limiter_ceiling_dbtp = -1.0 };
+    re_leveler_stats stats;
+    CHECK_INT(level(&plan, in, n, 777, out, &stats), n);
+    CHECK_INT(measure_pcm(out, n, &after), RE_OK);
+    printf("leveler: fs/4 bursts: in SP %.2f TP %.2f -> out SP %.2f TP %.2f, max reduction %.2f dB,"
+           " %.1f%% of frames limited\n", before.sample_peak_dbfs, before.true_peak_dbtp,
+           after.sample_peak_dbfs, after.true_peak_dbtp, stats.max_reduction_db,
+           100.0 * (double)stats.limited_frames / (double)n);
+    CHECK(before.true_peak_dbtp > before.sample_peak_dbfs + 2.5);
+    CHECK(after.true_peak_dbtp <= -1.0 + 0.05);
+    CHECK(after.true_peak_dbtp > -1.0 - 0.5);    /* limited to the ceiling, not far below it */
+    /* 6 dB, and a little more where a burst starts (the switch-on overshoots between samples) */
+    CHECK(stats.max_reduction_db > 5.5 && stats.max_reduction_db < 7.5);
+
+    /* Smooth: the applied gain (out/in on loud samples) changes by little from sample to
+     * sample (a 6 dB ramp over 5 ms is 0.0045 per sample; rounding adds < 0.001). */
+    double worst = 0, last = -1;
+    for (size_t i = 0; i < n; i++) {
+        if (abs(in[i]) < 8000) {
+            last = -1;
+            continue;
+        }
+        double ratio = (double)out[i] / in[i] / pow(10.0, 4.0 / 20.0);
+        if (last >= 0 && fabs(ratio - last) > worst)
+            worst = fabs(ratio - last);
+        last = ratio;
+    }
+    printf("leveler: largest gain step between loud samples %.4f\n", worst);
+    CHECK(worst < 0.01);
+
+    /* Quiet stretches get their gain back: 2 s into a gap the gain is exactly the plain gain. */
+    size_t probe = period + RATE / 5 + 2 * RATE;
+    double g = pow(10.0, 4.0 / 20.0);
+    int exact = 1;
+    for (size_t i = probe; i < probe + 100; i++)
+        exact &= out[i] == (int16_t)lrint((double)in[i] * g);
+    CHECK(exact);
+    free(in);
+    free(out);
+}
+
+static void test_leveler_deterministic(const pcm *speech)
+{
+    /* The same input gives the same samples whatever the chunking (1, 333, 16384 frames). */
+    re_loudness_plan plan = { .gain_db = 9.0, .limiter_ceiling_dbtp = -1.3 };
+    size_t n = speech->frames;
+    int16_t *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b), *c = malloc(n * sizeof *c);
+    re_leveler_stats stats;
+    CHECK_INT(level(&plan, speech->samples, n, 1, a, NULL), n);
+    CHECK_INT(level(&plan, speech->samples, n, 333, b, NULL), n);
+    CHECK_INT(level(&plan, speech->samples, n, 16384, c, &stats), n);
+    CHECK(memcmp(a, b, n * sizeof *a) == 0);
+    CHECK(memcmp(a, c, n * sizeof *a) == 0);
+    CHECK(stats.limited_frames > 0);
+    printf("leveler: speech +9 dB: %zu frames, hash %016llx, max reduction %.2f dB\n", n,
+           (unsigned long long)fnv1a(a, n), stats.max_reduction_db);
+    free(a);
+    free(b);
+    free(c);
+}
+
+/* ---- the plan --------------------------------------------------------------------------- */
+
+static void test_plan(void)
+{
+    re_loudness pass1 = { .integrated_lufs = -20.0, .true_peak_dbtp = -7.0 };
+    re_loudness_plan plan;
+    CHECK_INT(re_loudness_plan_make(&pass1, -16.0, -1.0, RE_LOUDNESS_MP3, &plan), RE_OK);
+    CHECK(fabs(plan.gain_db - (4.0 - RE_LOUDNESS_MP3_LEVEL_DB)) < 1e-9);
+    CHECK(fabs(plan.limiter_ceiling_dbtp - (-1.0 - RE_LOUDNESS_MP3_MARGIN_DB)) < 1e-9);
+    CHECK(!re_loudness_plan_limits(&plan));        /* -7 + 4.45 = -2.55: the limiter won't act */
+    CHECK_INT(re_loudness_plan_make(&pass1, -16.0, -1.0, RE_LOUDNESS_PCM, &plan), RE_OK);
+    CHECK(fabs(plan.gain_db - 4.0) < 1e-9);
+
+    pass1.true_peak_dbtp = -2.0;                   /* + 4.45 dB: far over the ceiling */
+    CHECK_INT(re_loudness_plan_make(&pass1, -16.0, -1.0, RE_LOUDNESS_MP3, &plan), RE_OK);
+    CHECK(re_loudness_plan_limits(&plan));
+    /* A dry run that came out 1 LU short: the gain goes up by 1 dB (slope 1 at first)... */
+    double g0 = plan.gain_db;
+    re_loudness leveled = { .integrated_lufs = plan.leveled_aim_lufs - 1.0 };
+    CHECK_INT(re_loudness_plan_update(&plan, &leveled, RE_LOUDNESS_LEVELED), 1);
+    CHECK(fabs(plan.gain_db - (g0 + 1.0)) < 1e-9);
+    /* ... and then 0.5 LU short: the limiter gave only half of it, so the secant doubles. */
+    leveled.integrated_lufs = plan.leveled_aim_lufs - 0.5;
+    CHECK_INT(re_loudness_plan_update(&plan, &leveled, RE_LOUDNESS_LEVELED), 1);
+    CHECK(fabs(plan.gain_db - (g0 + 2.0)) < 1e-9);
+    leveled.integrated_lufs = plan.leveled_aim_lufs + 0.05;
+    CHECK_INT(re_loudness_plan_update(&plan, &leveled, RE_LOUDNESS_LEVELED), 0);
+    CHECK_INT(plan.dry_runs, 3);
+
+    /* Delivered: in spec, then a peak 0.2 dB over: the limiter ceiling comes down 0.5 dB. */
+    re_loudness delivered = { .integrated_lufs = -16.3, .true_peak_dbtp = -1.2 };
+    re_loudness_plan copy = plan;
+    CHECK_INT(re_loudness_plan_update(&copy, &delivered, RE_LOUDNESS_DELIVERED), 0);
+    CHECK(copy.met);
+    delivered.true_peak_dbtp = -0.8;
+    double ceiling = plan.limiter_ceiling_dbtp, gain = plan.gain_db;
+    CHECK_INT(re_loudness_plan_update(&plan, &delivered, RE_LOUDNESS_DELIVERED), 1);
+    CHECK(!plan.met);
+    CHECK(fabs(plan.limiter_ceiling_dbtp - (ceiling - 0.5)) < 1e-9);
+    CHECK(plan.gain_db == gain);
+    /* Never in spec: it gives up after RE_LOUDNESS_MAX_ENCODES encodes. */
+    delivered.integrated_lufs = -30.0;
+    while (re_loudness_plan_update(&plan, &delivered, RE_LOUDNESS_DELIVERED))
+        ;
+    CHECK_INT(plan.encodes, RE_LOUDNESS_MAX_ENCODES);
+    CHECK(!plan.met);
+    CHECK(plan.gain_db <= plan.first_gain_db + RE_LOUDNESS_MAX_EXTRA_GAIN_DB);
+
+    /* Silence: no gain, nothing to correct. */
+    re_loudness silent = { .integrated_lufs = -HUGE_VAL, .true_peak_dbtp = -HUGE_VAL };
+    CHECK_INT(re_loudness_plan_make(&silent, -16.0, -1.0, RE_LOUDNESS_MP3, &plan), RE_OK);
+    CHECK(plan.gain_db == 0);
+    CHECK(!re_loudness_plan_limits(&plan));
+    CHECK_INT(re_loudness_plan_update(&plan, &silent, RE_LOUDNESS_DELIVERED), 0);
+    CHECK(plan.met);
+
+    CHECK_INT(re_loudness_plan_make(&pass1, -3.0, -1.0, RE_LOUDNESS_MP3, &plan), RE_ERR_INVALID);
+    CHECK_INT(re_loudness_plan_make(&pass1, -16.0, 1.0, RE_LOUDNESS_MP3, &plan), RE_ERR_INVALID);
+    CHECK_INT(re_loudness_plan_make(&pass1, NAN, -1.0, RE_LOUDNESS_MP3, &plan), RE_ERR_INVALID);
+}
+
+/* ---- measuring an MP3 ------------------------------------------------------------------- */
+
+static void test_measure_mp3(void)
+{
+    char path[64], text[64];
+    snprintf(path, sizeof path, "%s/tone.mp3", tmpdir);
+    size_t n = 5 * RATE + 321;
+    int16_t *sine = tone(n, 997.0, pow(10.0, -20.0 / 20.0), 0.0);
+    CHECK_INT(encode(path, sine, n), RE_OK);
+    re_loudness r;
+    char why[160];
+    int fd = open(path, O_RDONLY);
+    CHECK(fd >= 0);
+    CHECK(lseek(fd, 100, SEEK_SET) == 100);
+    CHECK_INT(re_loudness_measure_mp3_fd(fd, &r, why, sizeof why), RE_OK);
+    CHECK(lseek(fd, 0, SEEK_CUR) == 100);          /* the file offset is left alone */
+    close(fd);
+    printf("mp3: 997 Hz at -20 dBFS decodes to I %.3f LUFS, TP %.3f dBTP, %llu frames\n",
+           r.integrated_lufs, r.true_peak_dbtp, (unsigned long long)r.frames);
+    CHECK_INT(r.frames, n);                        /* gapless: the LAME tag was honoured */
+    CHECK(fabs(r.integrated_lufs - (-20.0 + RE_LOUDNESS_MP3_LEVEL_DB)) < 0.1);
+    free(sine);
+
+    snprintf(text, sizeof text, "%s/not.mp3", tmpdir);
+    FILE *f = fopen(text, "wb");
+    CHECK(f != NULL);
+    for (int i = 0; f && i < 200; i++)
+        fputs("this is not an mp3 file\n", f);
+    if (f)
+        fclose(f);
+    CHECK_INT(re_loudness_measure_mp3(text, &r, why, sizeof why), RE_ERR_FORMAT);
+    CHECK(why[0] != '\0');
+    unlink(text);
+    snprintf(text, sizeof text, "%s/missing.mp3", tmpdir);
+    CHECK_INT(re_loudness_measure_mp3(text, &r, why, sizeof why), RE_ERR_READ);
+    CHECK(strstr(why, "missing.mp3") != NULL);
+    unlink(path);
+}
+
+/* ---- the whole flow on speech, judged by ffmpeg ----------------------------------------- */
+
+/* pass 1 -> plan -> dry runs -> (level -> encode -> measure) until the plan is satisfied,
+ * then ffmpeg's verdict on the file. */
+static void render_and_judge(const char *name, const pcm *speech, double target, double ceiling)
+{
+    size_t n = speech->frames;
+    int16_t *leveled = malloc(n * sizeof *leveled);
+    char path[64];
+    snprintf(path, sizeof path, "%s/%s.mp3", tmpdir, name);
+    re_loudness pass1, measured;
+    re_loudness_plan plan;
+    CHECK_INT(measure_pcm(speech->samples, n, &pass1), RE_OK);
+    CHECK_INT(re_loudness_plan_make(&pass1, target, ceiling, RE_LOUDNESS_MP3, &plan), RE_OK);
+    if (re_loudness_plan_limits(&plan)) {
+        do {
+            CHECK_INT(level(&plan, speech->samples, n, CHUNK, leveled, NULL), n);
+            CHECK_INT(measure_pcm(leveled, n, &measured), RE_OK);
+        } while (re_loudness_plan_update(&plan, &measured, RE_LOUDNESS_LEVELED));
+    }
+    re_loudness before;
+    re_leveler_stats stats;
+    do {
+        CHECK_INT(level(&plan, speech->samples, n, CHUNK, leveled, &stats), n);
+        CHECK_INT(measure_pcm(leveled, n, &before), RE_OK);
+        CHECK_INT(encode(path, leveled, n), RE_OK);
+        char why[160];
+        CHECK_INT(re_loudness_measure_mp3(path, &measured, why, sizeof why), RE_OK);
+        CHECK_INT(measured.frames, n);
+    } while (re_loudness_plan_update(&plan, &measured, RE_LOUDNESS_DELIVERED));
+    ffmpeg_reading ff = { NAN, NAN, NAN };
+    CHECK_INT(judge_ffmpeg(path, &ff), 0);
+    printf("%-7s %5.1f LUFS: pass 1 I %6.2f TP %5.2f | gain %+6.2f limiter %5.2f (max -%.1f dB)"
+           " dry runs %u encodes %u | leveled I %6.2f TP %5.2f | mp3 I %6.2f LRA %4.1f TP %5.2f"
+           " | ffmpeg I %5.1f LRA %4.1f TP %5.1f\n", name, target, pass1.integrated_lufs,
+           pass1.true_peak_dbtp, plan.gain_db, plan.limiter_ceiling_dbtp, stats.max_reduction_db,
+           plan.dry_runs, plan.encodes, before.integrated_lufs, before.true_peak_dbtp,
+           measured.integrated_lufs, measured.range_lu, measured.true_peak_dbtp, ff.integrated,
+           ff.range, ff.true_peak);
+    CHECK(plan.met);
+    CHECK(fabs(ff.integrated - target) <= 1.0);
+    CHECK(ff.true_peak <= ceiling);
+    /* our own reading of the file agrees with ffmpeg's */
+    CHECK(fabs(measured.integrated_lufs - ff.integrated) < 0.1);
+    CHECK(fabs(measured.true_peak_dbtp - ff.true_peak) < 0.15);
+    free(leveled);
+    unlink(path);
+}
+
+#define HOST_TEXT "First, the core. A plain-text script now becomes a podcast MP3 in one command. "\
+    "Each paragraph is spoken by its own process, so a crash can't take the render down."
+#define GUEST_TEXT "Thanks! As the guest this week, I'll add one thing: the same script always " \
+    "gives the same bytes. Sizzling, hissing sibilants: sea shells, six sticks."
+
+static void test_speech(void)
+{
+    pcm quiet = { 0 }, loud = { 0 }, mixed = { 0 };
+    /* quiet: amplitude 20 (about -33 LUFS); loud: 180, which clips inside espeak-ng (peaks at
+     * full scale, the hardest case for MP3 overshoot); mixed: a quiet host, a loud guest with
+     * another voice, the host again at the stock level, with silences between. */
+    CHECK_INT(speak(&quiet, "en-us", 20, HOST_TEXT), 0);
+    CHECK_INT(speak(&loud, "en-gb+f3", 180, GUEST_TEXT), 0);
+    int16_t *gap = calloc(RATE, sizeof *gap);
+    CHECK_INT(speak(&mixed, "en-us", 30, HOST_TEXT), 0);
+    pcm_append(&mixed, gap, RATE);
+    CHECK_INT(speak(&mixed, "en-gb+f3", 180, GUEST_TEXT), 0);
+    pcm_append(&mixed, gap, RATE / 2);
+    CHECK_INT(speak(&mixed, "en-us+m3", 100, GUEST_TEXT), 0);
+    free(gap);
+    if (!quiet.frames || !loud.frames || !mixed.frames) {
+        fprintf(stderr, "no speech to test with\n");
+        check_failures++;
+    } else {
+        test_leveler_deterministic(&mixed);
+        render_and_judge("quiet", &quiet, -16.0, -1.0);
+        render_and_judge("loud", &loud, -16.0, -1.0);
+        render_and_judge("mixed", &mixed, -16.0, -1.0);
+        render_and_judge("mixed", &mixed, -19.0, -1.0);
+        render_and_judge("mixed", &mixed, -23.0, -1.0);
+        render_and_judge("quiet", &quiet, -23.0, -2.0);
+    }
+    pcm_free(&quiet);
+    pcm_free(&loud);
+    pcm_free(&mixed);
+}
+
+int main(void)
+{
+    if (!mkdtemp(tmpdir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    test_meter();
+    test_leveler_contract();
+    test_leveler_gain_only();
+    test_leveler_limits();
+    test_plan();
+    test_measure_mp3();
+    test_speech();
+    rmdir(tmpdir);
+    return check_finish("test_loudness");
+}

@@ -1,0 +1,494 @@
+/* test_normalize.c - technical-text normalization: a table of tricky inputs and what is
+ * said for them, prose that must come out unchanged, lexicon entries overriding the rules,
+ * phoneme spans and the brackets around them, spans back to the script, and for a subset
+ * the phonemes espeak-ng actually uses. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "lexicon.h"
+#include "normalize.h"
+#include "synth.h"
+#include "utf8.h"
+
+static const char team_entries[] = "Gloo = [[gl'u:]]\n"
+                                   "GEMM = gem\n"
+                                   "NVGEMM = N.V gem\n"
+                                   "PR = pull request\n"
+                                   "C++ = see plus plus\n"
+                                   "nccl ~= nickle\n"
+                                   "Richard Zou = Rikard Zo\n"
+                                   "Autograd = auto grad\n"
+                                   "v2.1.0 = vee two one oh\n";
+
+static re_lexicon *shipped;   /* voices/default.lexicon, as an episode gets it */
+static re_lexicon *custom;    /* shipped, then a team's entries above it */
+
+static re_lexicon *load(const char *extra)
+{
+    const char *dirs[] = { RE_SOURCE_VOICES_DIR };
+    re_lexicon_sources src = { .dirs = dirs, .dir_count = 1 };
+    re_lexicon *lex = NULL;
+    re_diagnostics d;
+    re_diagnostics_init(&d, 0);
+    CHECK_INT(re_lexicon_build(&src, &lex, &d), RE_OK);
+    if (lex && extra)
+        CHECK_INT(re_lexicon_parse(lex, "team.lexicon", extra, strlen(extra), &d), RE_OK);
+    for (size_t i = 0; i < d.count; i++)
+        fprintf(stderr, "  %s:%u:%u: %s\n", d.items[i].file, d.items[i].line, d.items[i].col,
+                d.items[i].message);
+    re_diagnostics_free(&d);
+    return lex;
+}
+
+/* Checks what is said for `text`, and whether it holds phonemes. */
+static void expect_with(const re_lexicon *lex, const char *text, const char *spoken,
+                        unsigned flags, int line)
+{
+    char *out = NULL;
+    unsigned got_flags = 99;
+    re_status status = re_normalize(lex, text, &out, &got_flags);
+    check_count++;
+    if (status != RE_OK || !out || strcmp(out, spoken) != 0 || got_flags != flags) {
+        check_failures++;
+        fprintf(stderr, "%s:%d: normalize \"%s\"\n      got \"%s\" (flags %u, status %d)\n"
+                "  expected \"%s\" (flags %u)\n", __FILE__, line, text, out ? out : "(null)",
+                got_flags, status, spoken, flags);
+    }
+    free(out);
+}
+
+#define SAYS(text, spoken) expect_with(shipped, text, spoken, RE_TEXT_PLAIN, __LINE__)
+#define SAME(text) expect_with(shipped, text, text, RE_TEXT_PLAIN, __LINE__)
+#define TEAM_SAYS(text, spoken, flags) expect_with(custom, text, spoken, flags, __LINE__)
+
+static void test_references(void)
+{
+    SAYS("PR 189759 stops detaching", "P.R one eight nine seven five nine stops detaching");
+    SAYS("PRs 189771 through 189841", "P.R.'s one eight nine seven seven one through one eight "
+         "nine eight four one");
+    SAYS("#120345", "number one two zero three four five");
+    SAYS("tied to issue 94990.", "tied to issue nine four nine nine zero.");
+    SAYS("(PR #189759),", "(P.R one eight nine seven five nine),");
+    SAYS("PRs 1001, 1002 and 1003", "P.R.'s one zero zero one, one zero zero two and one zero "
+         "zero three");
+    SAYS("issues 1001\xE2\x80\x93" "1003", "issues one zero zero one through one zero zero three");
+    SAYS("see #120345-#120350", "see number one two zero three four five through one two zero "
+         "three five zero");
+    SAYS("pull request 12345", "pull request one two three four five");
+    SAYS("bug 42 and PR 7", "bug 42 and P.R 7");
+    SAYS("#1 priority", "number 1 priority");
+    SAYS("PR 2026", "P.R two zero two six");
+    SAYS("see PR 12. In 2026 we", "see P.R 12. In 2026 we");
+    SAYS("commit 1234567 reverted it", "commit one two three four five six seven reverted it");
+    SAYS("rust-lang/rust#124165 lands", "rust-lang/rust number one two four one six five lands");
+    SAYS("(PEP 703)", "(P.E.P seven zero three)");
+    SAYS("reverted D157341", "reverted D one five seven three four one");
+    SAME("We fixed 2 issues and 300 bugs in 2026.");
+    SAME("commit 3f2a9c1 fixed it");   /* the engine reads a hash character by character */
+}
+
+static void test_versions_and_numbers(void)
+{
+    SAYS("v2.1.0", "version 2 point 1 point 0");
+    SAYS("2.1.0", "2 point 1 point 0");
+    SAYS("v2.1.0-rc1", "version 2 point 1 point 0 R.C 1");
+    SAYS("2.5.0+cu121", "2 point 5 point 0 plus C.U 121");
+    SAYS("Python 3.12 is out", "Python 3 point 12 is out");
+    SAYS("espeak-ng 1.51", "espeak-ng 1 point 51");
+    SAYS("PyTorch 2.10", "Py Torch 2 point 10");
+    SAYS("on Ubuntu 22.04", "on Ubuntu 22 point zero four");
+    SAME("Approximately 1.25 of them");   /* a capital at a sentence start names nothing */
+    SAYS("the v2 API", "the version 2 A.P.I");
+    SAME("CUDA 12.4");
+    SAME("in March 1.25 million");
+    SAME("Version 3.5 seconds");
+    SAYS("2x faster", "2 times faster");
+    SAYS("~2x", "about 2 times");
+    SAYS("3.5 ms", "3.5 milliseconds");
+    SAYS("1 ms", "1 millisecond");
+    SAYS("3.5ms", "3.5 milliseconds");
+    SAYS("1.5s", "1.5 seconds");
+    SAYS("a 30 s timeout", "a 30 seconds timeout");
+    SAYS("1920x1080", "1920 by 1080");
+    SAYS("128K context", "128 thousand context");
+    SAYS("10GB/s", "10 gigabytes per second");
+    SAYS("2.4GHz", "2.4 gigahertz");
+    SAYS("7 \xC2\xB5s", "7 microseconds");
+    SAME("avoiding a 14-second stall");
+    SAME("the 1990s");
+    SAME("5s");
+}
+
+static void test_identifiers(void)
+{
+    SAYS("NCCL2", "nickel 2");
+    SAYS("AOTAutograd", "A.O.T Autograd");
+    SAYS("std::vector", "std vector");
+    SAYS("save_for_backward", "save for backward");
+    SAYS("__init__", "init");
+    SAYS("ProcessGroupNCCL", "Process Group nickel");
+    SAYS("NCCL_DEBUG=INFO", "nickel DEBUG equals I.N.F.O");
+    SAYS("CUDA_VISIBLE_DEVICES", "CUDA VISIBLE DEVICES");
+    SAYS("OMP_NUM_THREADS=8", "OMP NUM THREADS equals 8");   /* words in a constant */
+    SAYS("LD_LIBRARY_PATH", "L.D LIBRARY PATH");
+    SAYS("8xH100", "8 times H100");
+    SAYS("RISC-V", "risk five");
+    SAYS("torch.nn.AOTModule", "torch dot nn dot A.O.T Module");
+    SAYS("`foo_bar()`", "foo bar");
+    SAYS("macOS", "mac O.S");
+    SAYS("SQLite", "S.Q Lite");
+    SAYS("OpenAI", "Open A.I");
+    SAYS("x86_64", "x86 64");
+    SAYS("LaTeX", "lay tech");
+    SAYS("k8s", "kubernetes");
+    SAME("torch.compile");
+    SAME("McDonald's");
+    SAME("A100 and H100");
+}
+
+static void test_acronyms(void)
+{
+    SAYS("the NVGEMM backend", "the N.V.G.E.M.M backend");
+    SAYS("GPUs", "G.P.U.'s");
+    SAYS("CI keeps migrating", "C.I keeps migrating");
+    SAYS("a URL's host", "a U.R.L's host");
+    SAYS("one-sided RMA window", "one-sided R.M.A window");
+    SAYS("CVE-2024-3094", "C.V.E 2024 three zero nine four");
+    SAYS("UTF-8", "U.T.F 8");
+    SAYS("GPT-4", "G.P.T 4");
+    SAYS("a 2-GPU node", "a 2 G.P.U node");
+    SAYS("swap-A-B tiling", "swap A.B tiling");
+    SAYS("CI/CD", "C.I/C.D");
+    SAYS("This is NOT a drill", "This is not a drill");
+    SAYS("OK, so", "okay, so");
+    SAME("small-M decode shapes");
+    SAME("World War II");
+    SAME("WARNING: keep out");
+    SAME("GEMM and CUDA");
+}
+
+static void test_urls_files_operators(void)
+{
+    SAYS("https://github.com/pytorch/pytorch/pull/1", "github dot com");
+    SAYS("see www.example.com/page.", "see example dot com.");
+    SAYS("render.c", "render dot C");
+    SAYS("README.md", "README dot M.D");
+    SAYS("src/main.py", "src slash main dot pie");
+    SAYS("file.tar.gz", "file dot tar dot G.Z");
+    SAYS("./configure", "dot slash configure");
+    SAYS("/usr/lib", "slash usr slash lib");
+    SAYS("C++", "C plus plus");
+    SAYS("into C++.", "into C plus plus.");
+    SAYS("C++17", "C plus plus 17");
+    SAYS("C#", "C sharp");
+    SAYS("ptr->next", "ptr arrow next");
+    SAYS("A -> B", "A to B");
+    SAYS("**bold** text", "bold text");
+    SAME("e.g. this, i.e");
+    SAME("a.k.a. the U.S. team");
+}
+
+static void test_ellipsis(void)
+{
+    SAME("And a\xE2\x80\xA6");
+    SAYS("CI keeps migrating...", "C.I keeps migrating\xE2\x80\xA6");
+    SAYS("wait...what", "wait\xE2\x80\xA6 what");
+    SAYS("so.... fine", "so\xE2\x80\xA6 fine");
+    SAME("a 14-second\xE2\x80\xA6 Third");
+    SAME("Really.. ok");
+}
+
+/* Ordinary English is left exactly as written, numbers in normal use included. */
+static void test_prose_unchanged(void)
+{
+    SAME("It's November 30th, 2026, and this is your render-episode briefing. Three things "
+         "changed this week.");
+    SAME("In 2026, 3 people spent 1.5 seconds each, about 20% of the time, on the 1980s "
+         "archive.");
+    SAME("She said, \"I'll be there at 9:30.\" We waited; nobody came \xE2\x80\x94 not even "
+         "Dr. Smith (the host).");
+    SAME("Mr. O'Brien paid $4.99 for 2 coffees on July 4th, 1976, and then left at 10 a.m. "
+         "sharp.");
+    SAME("Is it 3 or 4? Maybe 1,000,000! The answer: 42.");
+    SAME("The team won 3-2 in the semi-final, their first since 1998; a 5-year plan paid off.");
+    SAME("Caf\xC3\xA9 owners in S\xC3\xA3o Paulo and their na\xC3\xAFve customers queued for "
+         "45 minutes.");
+    SAME("A new approach: a 10-minute walk, twice a day, for 12 weeks.");
+    SAME("There were 200 issues in 2024 and 150 bugs. Then the issue was settled.");
+    SAME("Chapter 1 begins in London, where it rains 200 days a year.");
+    SAME("I think the results [1] are promising, as [citation needed] says.");
+}
+
+/* The lexicon goes first, so an entry overrides any rule for its word. */
+static void test_lexicon_overrides(void)
+{
+    unsigned P = RE_TEXT_PLAIN, X = RE_TEXT_PHONEMES;
+    TEAM_SAYS("shared with Gloo.", "shared with [[gl'u:]].", X);
+    TEAM_SAYS("Gloo2", "[[gl'u:]] 2", X);
+    TEAM_SAYS("GlooBackend", "[[gl'u:]] Backend", X);   /* parts of identifiers too */
+    TEAM_SAYS("PR 189759", "pull request one eight nine seven five nine", P);
+    TEAM_SAYS("NVGEMM", "N.V gem", P);
+    TEAM_SAYS("GEMM", "gem", P);
+    TEAM_SAYS("C++17", "see plus plus 17", P);
+    TEAM_SAYS("Richard  Zou is", "Rikard Zo is", P);
+    TEAM_SAYS("AOTAutograd", "A.O.T auto grad", P);
+    TEAM_SAYS("NCCL's", "nickle's", P);
+    TEAM_SAYS("nccl", "nickle", P);
+    TEAM_SAYS("v2.1.0", "vee two one oh", P);
+    TEAM_SAYS("And a...", "And a\xE2\x80\xA6", P);
+}
+
+/* Every entry of a lexicon is applied where its word stands: each one of the shipped
+ * default and of a team's, read back from the canonical form. */
+static void test_every_entry_applied(const re_lexicon *lex)
+{
+    char *lines = strdup(re_lexicon_canonical(lex, NULL));
+    for (char *line = strtok(lines, "\n"); line; line = strtok(NULL, "\n")) {
+        char *word = strchr(line, '\t') + 1, *replacement = strchr(word, '\t') + 1;
+        word[-1] = replacement[-1] = '\0';
+        char text[512], expected[2048], *out = NULL;
+        unsigned flags;
+        snprintf(text, sizeof text, "so %s now", word);
+        snprintf(expected, sizeof expected, "so %s now", replacement);
+        CHECK_INT(re_normalize(lex, text, &out, &flags), RE_OK);
+        CHECK_STR(out, expected);
+        CHECK_INT(flags, strstr(replacement, "[[") ? RE_TEXT_PHONEMES : RE_TEXT_PLAIN);
+        free(out);
+    }
+    free(lines);
+}
+
+/* With phoneme input on, brackets from the script can never form [[ or ]]. */
+static void test_brackets(void)
+{
+    unsigned P = RE_TEXT_PLAIN, X = RE_TEXT_PHONEMES;
+    TEAM_SAYS("say [[h@'loU]] now", "say [[h@'loU]] now", P);   /* no phonemes: kept */
+    TEAM_SAYS("[[h@'loU]] Gloo ]] [[[", "[ [h@'loU] ] [[gl'u:]] ] ] [ [ [", X);
+    TEAM_SAYS("x[[Gloo", "x[ [ [[gl'u:]]", X);
+    TEAM_SAYS("(Gloo)]", "([[gl'u:]])]", X);
+    TEAM_SAYS("Gloo]", "[[gl'u:]] ]", X);
+    TEAM_SAYS("[Gloo]]", "[ [[gl'u:]] ] ]", X);
+}
+
+static void test_spans(void)
+{
+    const char *text = "PRs 189771  through NCCL2, Gloo.";
+    re_spoken s;
+    CHECK_INT(re_normalize_spans(custom, text, &s), RE_OK);
+    CHECK_STR(s.text, "P.R.'s one eight nine seven seven one through nickle 2, [[gl'u:]].");
+    CHECK_INT(s.text_flags, RE_TEXT_PHONEMES);
+    size_t at = 0;
+    for (size_t i = 0; i < s.span_count; i++) {
+        CHECK_INT(s.spans[i].spoken_offset, at);
+        at += s.spans[i].spoken_length;
+    }
+    CHECK_INT(at, strlen(s.text));
+    /* The reference number maps back to its digits, the match to NCCL, "2," to itself. */
+    int found = 0;
+    for (size_t i = 0; i < s.span_count; i++) {
+        const re_spoken_span *p = &s.spans[i];
+        if (strncmp(s.text + p->spoken_offset, "one eight", 9) == 0) {
+            CHECK_INT(p->text_offset, 4);
+            CHECK_INT(p->text_length, 6);
+            found++;
+        }
+        if (strncmp(s.text + p->spoken_offset, "nickle", 6) == 0) {
+            CHECK_INT(p->text_offset, 20);
+            CHECK_INT(p->text_length, 4);
+            found++;
+        }
+        if (strncmp(s.text + p->spoken_offset, " 2,", 3) == 0) {
+            CHECK_INT(p->text_offset, 24);
+            CHECK_INT(p->text_length, 2);
+            found++;
+        }
+    }
+    CHECK_INT(found, 3);
+    re_spoken_free(&s);
+    CHECK_INT(re_normalize_spans(NULL, "", &s), RE_OK);
+    CHECK_STR(s.text, "");
+    CHECK_INT(s.span_count, 0);
+    re_spoken_free(&s);
+}
+
+static void test_bad_input(void)
+{
+    char *out = (char *)1;
+    unsigned flags;
+    CHECK_INT(re_normalize(shipped, "nick\x01" "el", &out, &flags), RE_ERR_INVALID);
+    CHECK(out == NULL);
+    CHECK_INT(re_normalize(shipped, "caf\xC3", &out, &flags), RE_ERR_INVALID);
+    CHECK_INT(re_normalize(shipped, "two\nlines", &out, &flags), RE_ERR_INVALID);
+    CHECK_INT(re_normalize(shipped, NULL, &out, &flags), RE_ERR_INVALID);
+    CHECK_INT(re_normalize(NULL, "  PR 123  ", &out, &flags), RE_OK);   /* rules only */
+    CHECK_STR(out, "P.R one two three");
+    free(out);
+}
+
+/* No spoken word is longer than the engine can take, whatever the lexicon runs into. */
+static void test_word_length(void)
+{
+    char text[200], replacement[100], entry[128], expected[300];
+    memset(text, 'Q', 40);
+    strcpy(text + 40, "-NCCL");                     /* 45 characters: one word */
+    memset(replacement, 'n', 80);
+    replacement[80] = '\0';
+    snprintf(entry, sizeof entry, "NCCL = %s\n", replacement);
+    re_lexicon *lex = NULL;
+    re_diagnostics d;
+    re_diagnostics_init(&d, 0);
+    re_lexicon_create(&lex);
+    CHECK_INT(re_lexicon_parse(lex, "long.lexicon", entry, strlen(entry), &d), RE_OK);
+    char *out = NULL;
+    unsigned flags;
+    CHECK_INT(re_normalize(lex, text, &out, &flags), RE_OK);
+    /* 40 Q, the hyphen and 23 n fill the word to 64; the other 57 n follow a space. */
+    snprintf(expected, sizeof expected, "%.41s%.23s %.57s", text, replacement, replacement);
+    CHECK_STR(out, expected);
+    free(out);
+    memset(text, 'Q', 17);                          /* 17 capitals: not spelled */
+    text[17] = '\0';
+    CHECK_INT(re_normalize(lex, text, &out, &flags), RE_OK);
+    CHECK_STR(out, text);
+    free(out);
+    re_lexicon_free(lex);
+    re_diagnostics_free(&d);
+}
+
+/* In phoneme mode, every [[ and ]] of the result belongs to a lexicon span. */
+static int only_lexicon_spans(const char *s)
+{
+    const char *span = "[[gl'u:]]";
+    for (size_t i = 0; s[i]; i++) {
+        if (strncmp(s + i, span, strlen(span)) == 0) {
+            i += strlen(span) - 1;
+            continue;
+        }
+        if ((s[i] == '[' && s[i + 1] == '[') || (s[i] == ']' && s[i + 1] == ']'))
+            return 0;
+    }
+    return 1;
+}
+
+/* Random texts from troublesome pieces: the result is valid UTF-8 without control
+ * characters or overlong words, the same twice, and lets no script bracket become phoneme
+ * input. */
+static void test_random_texts(void)
+{
+    static const char *const bits[] = {
+        "[", "]", "[[", "]]", "Gloo", " ", "a", "1", "23", ".", "...", "-", "_", "A", "PR",
+        "#", "\xC3\xA9", "\xE2\x80\xA6", "\xE2\x80\x93", "x", "::", "->", "/", "v2", "NCCL",
+        "'s", "(", ")", "~", "=", "C++", "ms", "\xC2\xB5s", "`", "*", ",", "https://", "www.",
+    };
+    uint32_t seed = 12345;
+    for (int round = 0; round < 3000; round++) {
+        char text[800] = "";
+        int pieces = (int)((seed = seed * 1103515245u + 12345u) >> 16) % 48;
+        for (int i = 0; i < pieces; i++) {
+            seed = seed * 1103515245u + 12345u;
+            strcat(text, bits[(seed >> 16) % (sizeof bits / sizeof bits[0])]);
+        }
+        char *a = NULL, *b = NULL;
+        unsigned fa, fb;
+        re_status sa = re_normalize(custom, text, &a, &fa);
+        re_status sb = re_normalize(custom, text, &b, &fb);
+        size_t bad;
+        const char *why;
+        int ok = sa == RE_OK && sb == RE_OK && strcmp(a, b) == 0 && fa == fb
+                 && re_utf8_check(a, strlen(a), &bad, &why) && (fa == RE_TEXT_PLAIN || only_lexicon_spans(a));
+        size_t word = 0;
+        for (size_t i = 0; ok && a[i]; i++) {
+            ok = (unsigned char)a[i] >= 0x20 && a[i] != 0x7F;
+            word = a[i] == ' ' ? 0 : word + (((unsigned char)a[i] & 0xC0) != 0x80);
+            ok &= word <= RE_NORMALIZE_MAX_WORD;
+        }
+        check_count++;
+        if (!ok) {
+            check_failures++;
+            fprintf(stderr, "random text \"%s\" -> \"%s\" (flags %u)\n", text, a ? a : "", fa);
+        }
+        free(a);
+        free(b);
+    }
+}
+
+/* What espeak-ng says, for a subset: identifiers never read as quantities, phoneme input
+ * used, acronyms spelled, years still years. */
+static void test_engine_phonemes(void)
+{
+    static const struct { const char *text, *phonemes; int team; } cases[] = {
+        { "PR 189759", "p,i:;'A@ w'Vn 'eIt n'aIn s'Ev@n f'aIv n'aIn", 0 },
+        { "NCCL2", "n'Ik@L t'u:", 0 },
+        { "shared with Gloo", "S'e@d wID gl'u:", 1 },
+        { "C++", "s'i: pl'Vs pl'Vs", 0 },
+        { "swap-A-B", "sw'0p ,eIb'i:", 0 },
+        { "AOTAutograd", ",eI,oUt'i:; ,O:t#oUgr'ad", 0 },
+        { "RMA", ",A@r,Em'eI", 0 },
+        { "v2.1.0", "v'3:Z@n t'u: p'OInt w'Vn p'OInt z'i@roU", 0 },
+        { "3.5 ms", "Tr'i: pOInt f'aIv m'IlI2s,Ek@ndz", 0 },
+        { "in 2026", "In t'u: T'aUz@nd tw'Ent2i s'Iks", 0 },
+    };
+    re_engine *engine = NULL;
+    char why[512];
+    if (getenv("RE_TEST_NO_ENGINE")) {   /* e.g. under valgrind, which lacks pidfd_open */
+        fprintf(stderr, "RE_TEST_NO_ENGINE is set: the engine's phonemes are not checked\n");
+        return;
+    }
+    if (re_engine_create(NULL, &engine, why, sizeof why) != RE_OK) {
+        fprintf(stderr, "cannot start espeak-ng: %s\n", why);
+        check_failures++;
+        return;
+    }
+    re_voice_profile profile = { .name = "test", .engine_voice = "en-us", .speaker = "Test",
+                                 .rate = 175, .pitch = 50, .range = 50, .volume = 100,
+                                 .sentence_pause_ms = 400, .paragraph_pause_ms = 800 };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *spoken = NULL, *phonemes = NULL;
+        unsigned flags;
+        CHECK_INT(re_normalize(cases[i].team ? custom : shipped, cases[i].text, &spoken, &flags),
+                  RE_OK);
+        CHECK_INT(re_engine_phonemes(engine, spoken, flags, &profile, &phonemes, why, sizeof why),
+                  RE_OK);
+        CHECK_STR(phonemes, cases[i].phonemes);
+        free(spoken);
+        free(phonemes);
+    }
+    re_engine_free(engine);
+}
+
+int main(void)
+{
+    shipped = load(NULL);
+    custom = load(team_entries);
+    if (!shipped || !custom)
+        return check_finish("test_normalize");
+    test_references();
+    test_versions_and_numbers();
+    test_identifiers();
+    test_acronyms();
+    test_urls_files_operators();
+    test_ellipsis();
+    test_prose_unchanged();
+    test_lexicon_overrides();
+    test_every_entry_applied(shipped);
+    re_lexicon *team = NULL;
+    re_diagnostics d;
+    re_diagnostics_init(&d, 0);
+    re_lexicon_create(&team);
+    CHECK_INT(re_lexicon_parse(team, "team.lexicon", team_entries, strlen(team_entries), &d), RE_OK);
+    test_every_entry_applied(team);
+    re_lexicon_free(team);
+    re_diagnostics_free(&d);
+    test_brackets();
+    test_spans();
+    test_bad_input();
+    test_random_texts();
+    test_word_length();
+    test_engine_phonemes();
+    re_lexicon_free(shipped);
+    re_lexicon_free(custom);
+    return check_finish("test_normalize");
+}
