@@ -10,14 +10,13 @@
 
 #include "utf8.h"
 
-#define PARAGRAPH_MAX 10000   /* bytes of spoken text: the synthesizer holds one paragraph */
 #define QUOTE_MAX 40          /* bytes of offending text quoted in a message */
-#define QUOTE_SIZE (QUOTE_MAX + 4)
+#define QUOTE_SIZE (QUOTE_MAX * 6 + 4)   /* a control character is shown as \u001B */
 #define PROFILE_NAME_MAX 64
 #define EPISODE_MAX 999999L
 
 static const char *const front_matter_keys[] = {
-    "title", "show", "published", "summary", "author", "language", "voice", "episode",
+    "title", "show", "published", "summary", "author", "language", "voice", "episode", "lexicon",
 };
 #define FRONT_MATTER_KEY_COUNT (sizeof front_matter_keys / sizeof front_matter_keys[0])
 
@@ -57,6 +56,11 @@ typedef struct parser {
     char *chapter;               /* a heading waiting for its first audio */
     unsigned chapter_line, chapter_col;
     int default_ref_added;
+    size_t segments;             /* SPEECH and PAUSE items so far */
+    unsigned chapters;           /* headings so far */
+    uint64_t pause_total_us;     /* the script's own pauses so far */
+    int too_many_voices;         /* reported once */
+    int halted;                  /* a limit ended the body early: the rest is not read */
 } parser;
 
 typedef struct line_reader {
@@ -70,7 +74,7 @@ static void error_at(parser *p, unsigned line, unsigned col, const char *fmt, ..
 
 static void error_at(parser *p, unsigned line, unsigned col, const char *fmt, ...)
 {
-    char message[640];   /* messages quote at most a few QUOTE_MAX pieces of input */
+    char message[1024];   /* messages quote at most two QUOTE_SIZE pieces of input */
     va_list ap;
 
     p->errors++;
@@ -81,13 +85,26 @@ static void error_at(parser *p, unsigned line, unsigned col, const char *fmt, ..
         p->nomem = 1;
 }
 
-/* Copies s[0..len) into out for quoting, shortened with "..." when long. */
+/* Copies s[0..len) (valid UTF-8) into out for quoting, shortened with "..." when long. A
+ * control character (already an error of its own) is written as \u001B, so that a message
+ * never carries an escape sequence to the terminal or the CI log that shows it. */
 static const char *quote(char out[QUOTE_SIZE], const char *s, size_t len)
 {
-    size_t shown = re_utf8_prefix(s, len, QUOTE_MAX);
+    size_t shown = re_utf8_prefix(s, len, QUOTE_MAX), n = 0;
 
-    memcpy(out, s, shown);
-    strcpy(out + shown, shown < len ? "..." : "");
+    for (size_t i = 0; i < shown;) {
+        uint32_t cp;
+        size_t step = re_utf8_decode(s + i, s + shown, &cp);
+        if (re_utf8_is_control(cp)) {
+            snprintf(out + n, 7, "\\u%04X", (unsigned)cp);
+            n += 6;
+        } else {
+            memcpy(out + n, s + i, step);
+            n += step;
+        }
+        i += step;
+    }
+    strcpy(out + n, shown < len ? "..." : "");
     return out;
 }
 
@@ -160,6 +177,16 @@ static int next_line(line_reader *r, const char **line, size_t *len)
     return 1;
 }
 
+/* A line over the limit is an error at the first byte past it, and is not read further. */
+static int line_too_long(parser *p, size_t len, unsigned number)
+{
+    if (len <= RE_SCRIPT_MAX_LINE)
+        return 0;
+    error_at(p, number, RE_SCRIPT_MAX_LINE + 1, "line is %zu bytes; the limit is %u (is a line "
+             "break missing?)", len, RE_SCRIPT_MAX_LINE);
+    return 1;
+}
+
 static int is_delimiter_line(const char *line, size_t len)
 {
     return len >= 3 && memcmp(line, "---", 3) == 0 && skip_blanks(line, len, 3) == len;
@@ -224,14 +251,22 @@ static void add_voice_ref(parser *p, const char *name, size_t len, unsigned line
     ep->voice_refs[ep->voice_ref_count++] = (re_voice_ref){ copy, line, col };
 }
 
-/* The episode's copy of a profile name used by speech, added to `voices` on first use. */
-static const char *intern_voice(parser *p, const char *name)
+/* The episode's copy of a profile name used by speech, added to `voices` on first use;
+ * NULL after an error (too many profiles, reported at line:col) or when out of memory. */
+static const char *intern_voice(parser *p, const char *name, unsigned line, unsigned col)
 {
     re_episode *ep = p->ep;
 
     for (size_t i = 0; i < ep->voice_count; i++) {
         if (strcmp(ep->voices[i], name) == 0)
             return ep->voices[i];
+    }
+    if (ep->voice_count >= RE_SCRIPT_MAX_VOICES) {
+        if (!p->too_many_voices)
+            error_at(p, line, col, "more than %u voice profiles speak in this script; the "
+                     "limit is %u", RE_SCRIPT_MAX_VOICES, RE_SCRIPT_MAX_VOICES);
+        p->too_many_voices = 1;
+        return NULL;
     }
     char *copy = strdup(name);
     if (!copy || !grow((void **)&ep->voices, &p->voice_cap, ep->voice_count,
@@ -481,7 +516,15 @@ static void set_key(parser *p, int key, const char *value, size_t len, unsigned 
                      quote(q, value, len));
         break;
     case 6: set_voice(p, value, len, line, col); break;
-    default: set_episode_number(p, value, len, line, col); break;
+    case 7: set_episode_number(p, value, len, line, col); break;
+    default:   /* lexicon: a path, resolved against the script's folder when the lexicon loads */
+        free(ep->lexicon);
+        ep->lexicon = strndup(value, len);
+        if (!ep->lexicon)
+            p->nomem = 1;
+        ep->lexicon_line = line;
+        ep->lexicon_col = col;
+        break;
     }
 }
 
@@ -554,8 +597,10 @@ static int parse_front_matter(parser *p, line_reader *r, unsigned *closing_line)
     }
     *closing_line = scan.number;
     next_line(r, &line, &len);
-    while (next_line(r, &line, &len) && r->number < *closing_line)
-        front_matter_line(p, line, len, r->number);
+    while (next_line(r, &line, &len) && r->number < *closing_line) {
+        if (!line_too_long(p, len, r->number))
+            front_matter_line(p, line, len, r->number);
+    }
     if (!p->ep->title && !p->key_line[0])
         error_at(p, *closing_line, 1, "the front matter has no title: add a line "
                  "'title: ...' before this '---'");
@@ -568,6 +613,17 @@ static void add_piece(parser *p, re_item item)
 {
     paragraph *para = &p->para;
 
+    if (p->halted || ++p->segments > RE_SCRIPT_MAX_SEGMENTS) {
+        /* One engine process per speech segment: past the limit the script is not read on. */
+        if (!p->halted)
+            error_at(p, item.line, item.col, "the script has more than %u segments (pieces of "
+                     "speech and pauses); the limit is %u: split it into several episodes "
+                     "(the rest of the script was not read)", RE_SCRIPT_MAX_SEGMENTS,
+                     RE_SCRIPT_MAX_SEGMENTS);
+        p->halted = 1;
+        free(item.text);
+        return;
+    }
     if (!grow((void **)&para->pieces, &para->piece_cap, para->piece_count,
               sizeof *para->pieces)) {
         free(item.text);
@@ -615,6 +671,10 @@ static void add_text(parser *p, const char *s, size_t n, unsigned line, unsigned
 
 static void add_pause(parser *p, uint64_t us, unsigned line, unsigned col)
 {
+    if (p->pause_total_us <= RE_EPISODE_MAX_US && p->pause_total_us + us > RE_EPISODE_MAX_US)
+        error_at(p, line, col, "the pauses add up to more than %llu hours here, the longest "
+                 "episode that can be rendered", RE_EPISODE_MAX_US / 3600000000ULL);
+    p->pause_total_us += us;
     finish_piece(p);
     p->para.has_pause = 1;
     add_piece(p, (re_item){ RE_ITEM_PAUSE, line, col, NULL, NULL, us });
@@ -795,10 +855,58 @@ static size_t directive(parser *p, const char *s, size_t len, unsigned line, uns
 
 /* ---- body ------------------------------------------------------------------------------- */
 
+/* 1 for characters of scripts written without spaces between words (CJK ideographs and
+ * their punctuation, kana, Bopomofo, Yi, Thai, Lao, Myanmar, Khmer): each ends a word, so
+ * a sentence in Chinese is not one long "word". espeak-ng reads them one by one. */
+static int unspaced_script(uint32_t cp)
+{
+    return (cp >= 0x0E00 && cp <= 0x0EFF) || (cp >= 0x1000 && cp <= 0x109F)
+           || (cp >= 0x1780 && cp <= 0x17FF) || (cp >= 0x2E80 && cp <= 0x2FDF)
+           || (cp >= 0x3000 && cp <= 0x31FF) || (cp >= 0x3400 && cp <= 0x4DBF)
+           || (cp >= 0x4E00 && cp <= 0x9FFF) || (cp >= 0xA000 && cp <= 0xA4CF)
+           || (cp >= 0xF900 && cp <= 0xFAFF) || (cp >= 0x20000 && cp <= 0x3FFFF);
+}
+
+/* A word being read: where it starts in its line and how many characters it has so far.
+ * A word never spans two lines (they are joined with a space) or a pause. */
+typedef struct word {
+    size_t start;
+    size_t chars;
+} word;
+
+/* Ends the word (if any) at line[end]; one that is too long is an error at its start. */
+static void end_word(parser *p, word *w, const char *line, size_t end, unsigned number)
+{
+    char q[QUOTE_SIZE];
+
+    if (w->chars > RE_SCRIPT_MAX_WORD)
+        error_at(p, number, (unsigned)w->start + 1, "a word of %zu characters is too long to "
+                 "speak (the limit is %u): '%s'; add spaces or leave it out", w->chars,
+                 RE_SCRIPT_MAX_WORD, quote(q, line + w->start, end - w->start));
+    w->chars = 0;
+}
+
+/* Counts the character that starts at line[i] (a byte that is not a continuation byte). */
+static void word_char(parser *p, word *w, const char *line, size_t len, size_t i,
+                      unsigned number)
+{
+    uint32_t cp = (unsigned char)line[i];
+
+    if (cp >= 0x80)
+        re_utf8_decode(line + i, line + len, &cp);
+    if (unspaced_script(cp)) {
+        end_word(p, w, line, i, number);
+        return;
+    }
+    if (w->chars++ == 0)
+        w->start = i;
+}
+
 /* Reads one line of paragraph text from column i (its first non-blank). */
 static void paragraph_line(parser *p, const char *line, size_t len, size_t i, unsigned number)
 {
     paragraph *para = &p->para;
+    word w = { 0, 0 };
 
     if (!para->open) {
         para->open = 1;
@@ -806,24 +914,31 @@ static void paragraph_line(parser *p, const char *line, size_t len, size_t i, un
         para->col = (unsigned)i + 1;
     }
     para->pending_space = 1;   /* lines are joined with a space */
-    while (i < len && !p->nomem) {
+    while (i < len && !p->nomem && !p->halted) {
         char c = line[i];
         size_t used = 0;
         if (is_blank(c)) {
+            end_word(p, &w, line, i, number);
             para->pending_space = 1;
             used = 1;
         } else if (c == '\\' && i + 1 < len && line[i + 1] == '[') {
+            word_char(p, &w, line, len, i, number);
             add_text(p, "[", 1, number, (unsigned)i + 1);
             used = 2;
         } else if (c == '[') {
             used = directive(p, line + i, len - i, number, (unsigned)i + 1);
+            if (used > 0)
+                end_word(p, &w, line, i, number);
         }
         if (used == 0) {
+            if (((unsigned char)c & 0xC0) != 0x80)
+                word_char(p, &w, line, len, i, number);
             add_text(p, &c, 1, number, (unsigned)i + 1);
             used = 1;
         }
         i += used;
     }
+    end_word(p, &w, line, i < len ? i : len, number);
 }
 
 /* A heading waits for the next audio; one still waiting has none, which is an error. */
@@ -869,6 +984,9 @@ static void heading(parser *p, const char *s, size_t len, int level, unsigned li
         error_at(p, line, col, "a heading needs a title after '%.*s '", level, s);
         return;
     }
+    if (++p->chapters == RE_SCRIPT_MAX_CHAPTERS + 1)
+        error_at(p, line, col, "this is chapter %u; the limit is %u (the MP3's chapter table "
+                 "holds no more)", p->chapters, RE_SCRIPT_MAX_CHAPTERS);
     chapter_without_audio(p);
     p->chapter = collapse_blanks(title, title_len);
     p->chapter_line = line;
@@ -879,13 +997,15 @@ static void heading(parser *p, const char *s, size_t len, int level, unsigned li
 
 static const char *paragraph_voice(parser *p)
 {
-    const char *name = p->para.voice[0] ? p->para.voice : p->ep->voice;
+    const paragraph *para = &p->para;
+    const char *name = para->voice[0] ? para->voice : p->ep->voice;
 
-    if (!p->para.voice[0] && !p->ep->voice_line && !p->default_ref_added) {
+    if (!para->voice[0] && !p->ep->voice_line && !p->default_ref_added) {
         p->default_ref_added = 1;   /* the built-in default is named nowhere in the script */
         add_voice_ref(p, name, strlen(name), 0, 0);
     }
-    return intern_voice(p, name);
+    return para->voice[0] ? intern_voice(p, name, para->voice_line, para->voice_col)
+                          : intern_voice(p, name, para->line, para->col);
 }
 
 /* Moves the paragraph's pieces to the episode, with the BREAK and CHAPTER before them. A
@@ -929,9 +1049,9 @@ static void end_paragraph(parser *p, unsigned ended_by)
         error_at(p, para->voice_line, para->voice_col, "'[voice %s]' is alone in its paragraph: "
                  "it sets the voice of its own paragraph only, so put the text after it",
                  quote(q, para->voice, strlen(para->voice)));
-    if (para->speech_bytes > PARAGRAPH_MAX)
-        error_at(p, para->line, para->col, "paragraph is %zu bytes; the limit is %d: split it "
-                 "with a blank line", para->speech_bytes, PARAGRAPH_MAX);
+    if (para->speech_bytes > RE_SCRIPT_MAX_PARAGRAPH)
+        error_at(p, para->line, para->col, "paragraph is %zu bytes; the limit is %u: split it "
+                 "with a blank line", para->speech_bytes, RE_SCRIPT_MAX_PARAGRAPH);
     if (para->has_speech || para->has_pause)
         emit_paragraph(p, ended_by);
     text_buf text = para->text;
@@ -975,10 +1095,13 @@ static void parse_body(parser *p, line_reader *r, unsigned closing_line)
     const char *line;
     size_t len;
 
-    while (!p->nomem && next_line(r, &line, &len))
-        body_line(p, line, len, r->number);
+    while (!p->nomem && !p->halted && next_line(r, &line, &len)) {
+        if (!line_too_long(p, len, r->number))
+            body_line(p, line, len, r->number);
+    }
     end_paragraph(p, r->number + 1);
-    chapter_without_audio(p);
+    if (!p->halted)
+        chapter_without_audio(p);
     if (!has_speech(p->ep))
         error_at(p, closing_line + 1, 1, "the script has no spoken text");
 }
@@ -1023,6 +1146,7 @@ void re_episode_free(re_episode *episode)
     free(episode->author);
     free(episode->language);
     free(episode->voice);
+    free(episode->lexicon);
     free(episode);
 }
 

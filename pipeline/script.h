@@ -18,6 +18,25 @@
 #define RE_PAUSE_MAX_US 600000000ULL         /* 10 minutes */
 #define RE_SCRIPT_DEFAULT_MAX_SIZE (8u << 20) /* bytes */
 
+/* Limits that keep a hostile script from reaching the engine or from making a render
+ * unbounded (docs/robustness.md says why each is where it is). Each is an error at the
+ * FILE:LINE:COL that crosses it. */
+#define RE_SCRIPT_MAX_LINE 16384u            /* bytes in one line */
+#define RE_SCRIPT_MAX_PARAGRAPH 10000u       /* bytes of spoken text in one paragraph */
+#define RE_SCRIPT_MAX_WORD 64u               /* characters in one spoken word: a run without
+                                              * a space or tab; characters of scripts written
+                                              * without spaces (CJK, kana, Thai, ...) end a
+                                              * word. espeak-ng 1.51 aborts on some words of
+                                              * 136 characters and more */
+#define RE_SCRIPT_MAX_SEGMENTS 10000u        /* SPEECH and PAUSE items: one engine process
+                                              * per speech segment */
+#define RE_SCRIPT_MAX_CHAPTERS 255u          /* an ID3 CTOC frame lists at most 255 */
+#define RE_SCRIPT_MAX_VOICES 64u             /* distinct voice profiles that speak */
+#define RE_EPISODE_MAX_US (12ULL * 3600 * 1000000) /* audio of one episode: 12 hours (a WAV
+                                              * file ends at 13.5 h of 22.05 kHz mono).
+                                              * The parser holds the script's own pauses to
+                                              * it; speech is measured when rendering */
+
 typedef enum re_item_kind {
     RE_ITEM_SPEECH,   /* text spoken with a voice profile */
     RE_ITEM_PAUSE,    /* exact silence of pause_us microseconds */
@@ -51,6 +70,8 @@ typedef struct re_episode {
     char *voice;          /* default profile name, default "host" */
     long episode_number;  /* -1 when absent */
     unsigned voice_line;  /* line of the `voice:` key, 0 when defaulted */
+    char *lexicon;        /* the `lexicon:` value as written (a path), NULL when absent */
+    unsigned lexicon_line, lexicon_col;
     re_item *items;
     size_t item_count;
     char **voices;        /* distinct profile names used by SPEECH items, in order of first use */

@@ -542,6 +542,13 @@ static void test_voices(void)
                  "'[voice guest]' is alone in its paragraph");
 }
 
+/* Fills out[0..n) with words of 8 letters and single spaces, starting and ending with a letter. */
+static void fill_words(char *out, size_t n, char letter)
+{
+    for (size_t i = 0; i < n; i++)
+        out[i] = i % 10 == 8 && i + 1 < n ? ' ' : letter;
+}
+
 static void test_paragraph_limit(void)
 {
     size_t head = strlen(FM);
@@ -551,18 +558,18 @@ static void test_paragraph_limit(void)
         return;
     /* 10000 bytes of speech in two pieces: allowed. */
     memcpy(text, FM, head);
-    memset(text + head, 'a', 5000);
+    fill_words(text + head, 5000, 'a');
     memcpy(text + head + 5000, "[pause 1s]", 10);
-    memset(text + head + 5010, 'b', 5000);
+    fill_words(text + head + 5010, 5000, 'b');
     text[head + 10010] = '\0';
     re_episode *ep = parse_ok(text);
     check_kinds(ep, "SPS");
     re_episode_free(ep);
 
     /* 10001 bytes, counted as spoken: "x ...": 2 lines joined by a space. */
-    memset(text + head, 'a', 5000);
+    fill_words(text + head, 5000, 'a');
     text[head + 5000] = '\n';
-    memset(text + head + 5001, 'b', 5000);
+    fill_words(text + head + 5001, 5000, 'b');
     text[head + 10001] = '\0';
     expect_error(text, 4, 1, "paragraph is 10001 bytes; the limit is 10000: split it with a "
                  "blank line");
@@ -575,6 +582,236 @@ static void test_no_speech(void)
     expect_error(FM "\n// only a comment\n", 4, 1, "the script has no spoken text");
     expect_error("---\ntitle: T\n---", 4, 1, "the script has no spoken text");
     expect_error(FM "[pause 1s]\n", 4, 1, "the script has no spoken text");
+}
+
+/* ---- limits (docs/robustness.md) -------------------------------------------------------- */
+
+/* A growing string for building big scripts. */
+typedef struct big {
+    char *data;
+    size_t len, cap;
+} big;
+
+static void big_add(big *b, const char *s, size_t n)
+{
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 4096;
+        while (cap < b->len + n + 1)
+            cap *= 2;
+        char *grown = realloc(b->data, cap);
+        if (!grown)
+            abort();
+        b->data = grown;
+        b->cap = cap;
+    }
+    memcpy(b->data + b->len, s, n);
+    b->len += n;
+    b->data[b->len] = '\0';
+}
+
+static void big_str(big *b, const char *s)
+{
+    big_add(b, s, strlen(s));
+}
+
+static void big_repeat(big *b, const char *s, size_t times)
+{
+    for (size_t i = 0; i < times; i++)
+        big_str(b, s);
+}
+
+static void test_line_limit(void)
+{
+    big b = { 0 };
+
+    /* A comment line of exactly the limit is fine; one byte more is an error at that byte. */
+    big_str(&b, FM "Hi.\n//");
+    big_repeat(&b, "x", RE_SCRIPT_MAX_LINE - 2);
+    big_str(&b, "\n");
+    re_episode *ep = parse_ok(b.data);
+    check_kinds(ep, "S");
+    re_episode_free(ep);
+    b.len = 0;
+    big_str(&b, FM "Hi.\n//");
+    big_repeat(&b, "x", RE_SCRIPT_MAX_LINE - 1);
+    big_str(&b, "\nBye.\n");
+    expect_error(b.data, 5, RE_SCRIPT_MAX_LINE + 1, "line is 16385 bytes; the limit is 16384");
+
+    /* In the front matter too; the line is not read, so no second error about the title. */
+    b.len = 0;
+    big_str(&b, "---\ntitle: ");
+    big_repeat(&b, "T", RE_SCRIPT_MAX_LINE);
+    big_str(&b, "\n---\nHi.\n");
+    re_episode *none = (re_episode *)1;
+    re_diagnostics d;
+    CHECK_INT(parse(b.data, &none, &d), RE_ERR_INPUT);
+    CHECK(has_diag(&d, 2, RE_SCRIPT_MAX_LINE + 1, "line is 16391 bytes"));
+    CHECK(has_diag(&d, 3, 1, "the front matter has no title"));
+    CHECK_INT(d.count, 2);
+    re_diagnostics_free(&d);
+    free(b.data);
+}
+
+static void test_word_limit(void)
+{
+    big b = { 0 };
+
+    /* 64 characters: spoken; 65: an error at the word's first byte, quoting it. */
+    big_str(&b, FM "Say ");
+    big_repeat(&b, "w", RE_SCRIPT_MAX_WORD);
+    big_str(&b, " now.\n");
+    re_episode *ep = parse_ok(b.data);
+    check_kinds(ep, "S");
+    re_episode_free(ep);
+    b.len = 0;
+    big_str(&b, FM "Say ");
+    big_repeat(&b, "w", RE_SCRIPT_MAX_WORD + 1);
+    big_str(&b, " now.\n");
+    expect_error(b.data, 4, 5, "a word of 65 characters is too long to speak (the limit is 64): "
+                 "'wwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwww...'");
+
+    /* The word that aborts espeak-ng 1.51 never reaches it. */
+    b.len = 0;
+    big_str(&b, FM "One.\n\n");
+    big_repeat(&b, "s'", 120);
+    big_str(&b, "\n");
+    expect_error(b.data, 6, 1, "a word of 240 characters");
+
+    /* Characters, not bytes: 64 x e-acute (128 bytes) is fine, 65 is not. */
+    b.len = 0;
+    big_str(&b, FM);
+    big_repeat(&b, "\xC3\xA9", RE_SCRIPT_MAX_WORD);
+    big_str(&b, "\n");
+    ep = parse_ok(b.data);
+    re_episode_free(ep);
+    b.len = 0;
+    big_str(&b, FM "a\tb ");
+    big_repeat(&b, "\xC3\xA9", RE_SCRIPT_MAX_WORD + 1);
+    big_str(&b, "\n");
+    expect_error(b.data, 4, 5, "a word of 65 characters");
+
+    /* Lines, blanks and pauses end words; \[ is one character; so is a stray '['. */
+    b.len = 0;
+    big_str(&b, FM);
+    big_repeat(&b, "x", 60);
+    big_str(&b, "\n");
+    big_repeat(&b, "y", 60);
+    big_str(&b, "[pause 1s]");
+    big_repeat(&b, "z", 60);
+    big_str(&b, "\n");
+    big_repeat(&b, "\\[", 32);
+    big_repeat(&b, "[", 32);
+    big_str(&b, "\n");
+    ep = parse_ok(b.data);
+    check_kinds(ep, "SPS");
+    re_episode_free(ep);
+    b.len = 0;
+    big_str(&b, FM "x ");
+    big_repeat(&b, "\\[", 33);
+    big_repeat(&b, "[", 32);
+    big_str(&b, "\n");
+    expect_error(b.data, 4, 3, "a word of 65 characters");
+
+    /* Scripts written without spaces: each character ends a word. */
+    b.len = 0;
+    big_str(&b, FM);
+    for (int i = 0; i < 400; i++)
+        big_str(&b, i % 2 ? "\xE4\xB8\xAD" : "\xE0\xB8\x81");     /* U+4E2D, U+0E01 */
+    big_repeat(&b, "s's's's's's's's's's's's's's's's'\xE3\x80\x80", 8); /* U+3000 */
+    big_str(&b, "\n");
+    ep = parse_ok(b.data);
+    check_kinds(ep, "S");
+    re_episode_free(ep);
+    /* ... but other spaces do not: U+00A0 is part of the word. */
+    b.len = 0;
+    big_str(&b, FM);
+    big_repeat(&b, "s's's's's's's's's's's's's's's's'\xC2\xA0", 8);
+    big_str(&b, "\n");
+    expect_error(b.data, 4, 1, "a word of 264 characters");
+
+    /* Every long word is reported; a word in a heading or comment is not spoken. */
+    b.len = 0;
+    big_str(&b, FM "# ");
+    big_repeat(&b, "h", 100);
+    big_str(&b, "\n// ");
+    big_repeat(&b, "c", 100);
+    big_str(&b, "\nOK ");
+    big_repeat(&b, "a", 70);
+    big_str(&b, " and ");
+    big_repeat(&b, "b", 80);
+    big_str(&b, "\n");
+    re_episode *none = (re_episode *)1;
+    re_diagnostics d;
+    CHECK_INT(parse(b.data, &none, &d), RE_ERR_INPUT);
+    CHECK_INT(d.count, 2);
+    CHECK(has_diag(&d, 6, 4, "a word of 70 characters"));
+    CHECK(has_diag(&d, 6, 79, "a word of 80 characters"));
+    re_diagnostics_free(&d);
+    free(b.data);
+}
+
+static void test_segment_limit(void)
+{
+    big b = { 0 };
+
+    /* 10000 segments: 5000 words each followed by a pause, 500 per line. */
+    big_str(&b, FM);
+    for (int line = 0; line < 10; line++) {
+        big_repeat(&b, "a [pause 1ms] ", 500);
+        big_str(&b, "\n");
+    }
+    re_episode *ep = parse_ok(b.data);
+    CHECK_INT(ep ? ep->item_count : 0, RE_SCRIPT_MAX_SEGMENTS);
+    re_episode_free(ep);
+
+    /* One more is an error at it, and the rest of the script is not read. */
+    big_str(&b, "\nLast.\n\nNot read: [pause 0s]\n");
+    expect_error(b.data, 15, 1, "the script has more than 10000 segments");
+    free(b.data);
+}
+
+static void test_chapter_and_voice_limits(void)
+{
+    big b = { 0 };
+    char line[64];
+
+    big_str(&b, FM);
+    for (unsigned i = 1; i <= RE_SCRIPT_MAX_CHAPTERS; i++) {
+        snprintf(line, sizeof line, "# Part %u\nText.\n", i);
+        big_str(&b, line);
+    }
+    re_episode *ep = parse_ok(b.data);
+    re_episode_free(ep);
+    big_str(&b, "# One too many\nText.\n");
+    expect_error(b.data, 4 + 2 * RE_SCRIPT_MAX_CHAPTERS, 1, "this is chapter 256; the limit is 255");
+
+    b.len = 0;
+    big_str(&b, FM);
+    for (unsigned i = 1; i < RE_SCRIPT_MAX_VOICES; i++) {   /* and "host" for the first */
+        snprintf(line, sizeof line, "Hi.\n\n[voice v%u] Hi.\n\n", i);
+        big_str(&b, line);
+    }
+    ep = parse_ok(b.data);
+    CHECK_INT(ep ? ep->voice_count : 0, RE_SCRIPT_MAX_VOICES);
+    re_episode_free(ep);
+    big_str(&b, "[voice extra] Hi.\n\n[voice extra2] Hi.\n");
+    expect_error(b.data, 4 + 4 * (RE_SCRIPT_MAX_VOICES - 1), 1,
+                 "more than 64 voice profiles speak in this script");
+    free(b.data);
+}
+
+static void test_pause_total_limit(void)
+{
+    big b = { 0 };
+
+    /* 72 pauses of 10 minutes are 12 hours: the limit, allowed. */
+    big_str(&b, FM "Hi.\n");
+    big_repeat(&b, "[pause 600s]\n", 72);
+    re_episode *ep = parse_ok(b.data);
+    re_episode_free(ep);
+    big_str(&b, "Bye. [pause 1ms]\n");
+    expect_error(b.data, 4 + 1 + 72, 6, "the pauses add up to more than 12 hours here");
+    free(b.data);
 }
 
 /* ---- encodings and characters ------------------------------------------------------------ */
@@ -619,6 +856,17 @@ static void test_bad_characters(void)
     expect_error(FM "Hi \xC2\x85\n", 4, 4, "control character U+0085 is not allowed");
     expect_error(FM "Hi \xC2\x9F\n", 4, 4, "control character U+009F");
     expect_error(FM "Hi \x1B[0m\n", 4, 4, "control character U+001B");
+    /* Messages that quote input show a control character as \uXXXX, never raw. */
+    ep = (re_episode *)1;
+    re_diagnostics_init(&d, 0);
+    const char *esc = "---\ntitle: T\n\x1B[31mkey: v\n---\nHi [pause \x1B[2J\xC2\x9B] x\n";
+    CHECK_INT(re_script_parse("ep.txt", esc, strlen(esc), &ep, &d), RE_ERR_INPUT);
+    CHECK(has_diag(&d, 3, 1, "unknown front-matter key '\\u001B[31mkey'"));
+    CHECK(has_diag(&d, 5, 4, "malformed pause '[pause \\u001B[2J\\u009B]'"));
+    for (size_t i = 0; i < d.count; i++)
+        for (const char *c = d.items[i].message; *c; c++)
+            CHECK((unsigned char)*c >= 0x20 && (unsigned char)*c != 0x7F);
+    re_diagnostics_free(&d);
     ep = parse_ok(FM "Hi \xC2\xA0 there\n");   /* U+00A0 is a character, not a control */
     check_speech(ep, 0, "Hi \xC2\xA0 there", "host", 4, 1);
     re_episode_free(ep);
@@ -799,6 +1047,11 @@ int main(void)
     test_breaks_and_pause_paragraphs();
     test_voices();
     test_paragraph_limit();
+    test_line_limit();
+    test_word_limit();
+    test_segment_limit();
+    test_chapter_and_voice_limits();
+    test_pause_total_limit();
     test_no_speech();
     test_bom_and_crlf();
     test_bad_characters();
