@@ -10,6 +10,7 @@
 struct re_assembler {
     unsigned rate;
     re_spool *spool;
+    re_loudness_meter *meter;   /* fed everything written, when attached */
     int reading;
     uint64_t frames;
     uint32_t segments;
@@ -51,6 +52,8 @@ re_status re_assembler_create(unsigned sample_rate, re_assembler **out, char *wh
 static re_status write_frames(re_assembler *a, const int16_t *pcm, size_t n, char *why, size_t why_len)
 {
     re_status status = re_spool_write(a->spool, pcm, n, why, why_len);
+    if (status == RE_OK && a->meter)
+        status = re_loudness_meter_feed(a->meter, pcm, n);
     if (status == RE_OK)
         a->frames += n;
     return status;
@@ -257,6 +260,11 @@ re_status re_assembler_mark_chapter(re_assembler *a, const char *title)
 }
 
 uint64_t re_assembler_frames(const re_assembler *a) { return a->frames; }
+
+void re_assembler_attach_meter(re_assembler *a, re_loudness_meter *meter)
+{
+    a->meter = meter;
+}
 
 re_status re_assembler_finish(re_assembler *a, char *why, size_t why_len)
 {

@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "loudness.h"
 #include "spool.h"
 #include "status.h"
 #include "synth.h"
@@ -60,6 +61,10 @@ re_status re_assembler_add_silence(re_assembler *a, uint64_t frames, char *why, 
 re_status re_assembler_mark_chapter(re_assembler *a, const char *title);
 
 uint64_t re_assembler_frames(const re_assembler *a);
+
+/* Every sample written from now on is also fed to `meter` (not owned), so loudness is measured
+ * while the episode is being spoken instead of in a pass of its own. */
+void re_assembler_attach_meter(re_assembler *a, re_loudness_meter *meter);
 
 /* Ends writing: the first chapter is extended back to sample 0 (audio before the first heading
  * belongs to it) and each chapter ends where the next starts, the last at the end. */

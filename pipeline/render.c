@@ -61,6 +61,7 @@ typedef struct render {
     re_loudness delivered;               /* measured on the output file */
     re_spool *leveled;                   /* the leveled episode being encoded */
     re_lexicon *lexicon;
+    re_loudness_meter *pass1_meter;      /* fed while speaking */
     re_spoken *spoken;                   /* per item: SPEECH text as the engine speaks it */
     const char *format;
     speech_slot *slots;                  /* per item: its speech while under way */
@@ -472,6 +473,12 @@ static re_status speak_all(render *r)
     re_status status = re_assembler_create(rate, &r->assembler, why, sizeof why);
     if (status != RE_OK)
         return fail_at(r, status, r->opt->output_path, 0, 0, why);
+    if (!r->opt->loudness_off) {   /* pass 1 of loudness, measured while speaking */
+        status = re_loudness_meter_create(rate, &r->pass1_meter);
+        if (status != RE_OK)
+            return status;
+        re_assembler_attach_meter(r->assembler, r->pass1_meter);
+    }
     r->slots = calloc(ep->item_count, sizeof *r->slots);
     if (!r->slots)
         return RE_ERR_NOMEM;
@@ -678,8 +685,8 @@ static void remove_stale(const char *output_path, const char *suffix)
     free(path);
 }
 
-/* One pass over `input`: through a leveler when `lv` is given, into `meter`, and into `out`
- * when given. */
+/* One pass over `input`: through a leveler when `lv` is given, into a meter when `measured`
+ * is given, and into `out` when given. */
 static re_status loudness_pass(render *r, re_spool *input, re_leveler *lv, re_spool *out,
                                re_loudness *measured)
 {
@@ -687,7 +694,7 @@ static re_status loudness_pass(render *r, re_spool *input, re_leveler *lv, re_sp
     re_loudness_meter *meter = NULL;
     int16_t *in = malloc(ENCODE_CHUNK * sizeof *in), *leveled = malloc(ENCODE_CHUNK * sizeof *leveled);
     re_status status = in && leveled ? RE_OK : RE_ERR_NOMEM;
-    if (status == RE_OK)
+    if (status == RE_OK && measured)
         status = re_loudness_meter_create(re_engine_sample_rate(r->engine), &meter);
     if (status == RE_OK)
         status = re_spool_rewind(input, why, sizeof why);
@@ -699,14 +706,14 @@ static re_status loudness_pass(render *r, re_spool *input, re_leveler *lv, re_sp
             status = got ? re_leveler_process(lv, in, got, leveled, &n) : re_leveler_flush(lv, leveled, &n);
             pcm = leveled;
         }
-        if (status == RE_OK)
+        if (status == RE_OK && meter)
             status = re_loudness_meter_feed(meter, pcm, n);
         if (status == RE_OK && out)
             status = re_spool_write(out, pcm, n, why, sizeof why);
         if (status == RE_OK && stopped(r))
             status = RE_ERR_INTERRUPTED;
     }
-    if (status == RE_OK)
+    if (status == RE_OK && meter)
         status = re_loudness_meter_finish(meter, measured);
     re_loudness_meter_free(meter);
     free(in);
@@ -716,8 +723,8 @@ static re_status loudness_pass(render *r, re_spool *input, re_leveler *lv, re_sp
     return status;
 }
 
-/* A leveled copy of the episode, per the plan, metered on the way. */
-static re_status level_into(render *r, re_spool **leveled_out, re_loudness *leveled)
+/* A leveled copy of the episode, per the plan. */
+static re_status level_into(render *r, re_spool **leveled_out)
 {
     char why[WHY_LEN];
     re_leveler *lv = NULL;
@@ -729,7 +736,7 @@ static re_status level_into(render *r, re_spool **leveled_out, re_loudness *leve
     if (status == RE_ERR_WRITE)
         return fail_at(r, status, r->opt->output_path, 0, 0, why);
     if (status == RE_OK)
-        status = loudness_pass(r, source, lv, *leveled_out, leveled);
+        status = loudness_pass(r, source, lv, *leveled_out, NULL);
     if (status == RE_OK)
         status = re_spool_finish(*leveled_out, why, sizeof why);
     re_leveler_free(lv);
@@ -741,7 +748,7 @@ static re_status plan_loudness(render *r)
 {
     re_spool *source = re_assembler_spool(r->assembler);
     re_loudness pass1;
-    re_status status = loudness_pass(r, source, NULL, NULL, &pass1);
+    re_status status = re_loudness_meter_finish(r->pass1_meter, &pass1);
     if (status == RE_OK)
         status = re_loudness_plan_make(&pass1, r->opt->loudness_target, r->opt->true_peak,
                                        strcmp(r->format, "mp3") == 0 ? RE_LOUDNESS_MP3 : RE_LOUDNESS_PCM,
@@ -788,8 +795,7 @@ static re_status encode_all(render *r)
         re_spool_free(r->leveled);
         r->leveled = NULL;
         if (status == RE_OK && level) {
-            re_loudness leveled;
-            status = level_into(r, &r->leveled, &leveled);
+            status = level_into(r, &r->leveled);
             input = r->leveled;
         }
         if (status == RE_OK)
@@ -881,6 +887,7 @@ static void render_cleanup(render *r)
         free(r->spoken);
     }
     re_lexicon_free(r->lexicon);
+    re_loudness_meter_free(r->pass1_meter);
     re_assembler_free(r->assembler);
     if (r->own_engine)
         re_engine_free(r->engine);
