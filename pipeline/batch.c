@@ -4,12 +4,12 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/pidfd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -27,7 +27,7 @@ typedef struct worker_result {
 typedef struct worker {
     size_t episode;
     pid_t pid;
-    int pidfd;
+    int life_fd;    /* closes when the worker ends (see synth.c) */
     int result_fd;
     double started;
 } worker;
@@ -212,26 +212,30 @@ static re_status start_worker(re_batch *batch, size_t i, const re_batch_options 
 {
     memset(w, 0, sizeof *w);
     w->episode = i;
-    w->pidfd = -1;
+    w->life_fd = -1;
+    int life[2];
     w->result_fd = memfd_create("re-batch-result", MFD_CLOEXEC);
     if (w->result_fd < 0)
         return RE_ERR_NOMEM;
+    if (pipe2(life, O_CLOEXEC) != 0) {
+        close(w->result_fd);
+        return RE_ERR_NOMEM;
+    }
     fflush(NULL);
     w->started = now_seconds();
     w->pid = fork();
     if (w->pid < 0) {
+        close(life[0]);
+        close(life[1]);
         close(w->result_fd);
         return RE_ERR_NOMEM;
     }
-    if (w->pid == 0)
+    if (w->pid == 0) {
+        close(life[0]);
         worker_main(&batch->episodes[i], options, engine, dup(w->result_fd));
-    w->pidfd = pidfd_open(w->pid, 0);
-    if (w->pidfd < 0) {
-        kill(w->pid, SIGKILL);
-        waitpid(w->pid, NULL, 0);
-        close(w->result_fd);
-        return RE_ERR_NOMEM;
     }
+    close(life[1]);
+    w->life_fd = life[0];
     return RE_OK;
 }
 
@@ -262,7 +266,7 @@ static void collect_worker(re_batch *batch, worker *w, int wstatus)
         }
     }
     close(w->result_fd);
-    close(w->pidfd);
+    close(w->life_fd);
 }
 
 static void report_progress(const re_batch *batch, const re_batch_options *options, size_t done,
@@ -288,13 +292,13 @@ static size_t reap_some(re_batch *batch, const re_batch_options *options, worker
     struct pollfd fds[64];
     size_t n = *running_count;
     for (size_t i = 0; i < n; i++)
-        fds[i] = (struct pollfd){ .fd = running[i].pidfd, .events = POLLIN };
+        fds[i] = (struct pollfd){ .fd = running[i].life_fd, .events = POLLIN };
     if (poll(fds, n, 100) <= 0)
         return 0;
     size_t reaped = 0;
     for (size_t i = 0; i < n;) {
         int wstatus;
-        if (!(fds[i].revents & POLLIN) || waitpid(running[i].pid, &wstatus, WNOHANG) <= 0) {
+        if (!(fds[i].revents & (POLLIN | POLLHUP)) || waitpid(running[i].pid, &wstatus, 0) <= 0) {
             i++;
             continue;
         }

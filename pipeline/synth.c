@@ -7,12 +7,12 @@
 #include "synth.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/pidfd.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -32,7 +32,8 @@ struct re_engine {
 struct re_synth_job {
     re_engine *engine;
     pid_t pid;
-    int pidfd;
+    int life_fd;    /* read end of a pipe whose write end only the child holds: it closes
+                     * when the child ends (valgrind-friendly, unlike pidfd_open) */
     int pcm_fd;
     int meta_fd;
     int err_fd;     /* the child's stderr: glibc's and the engine's last words before a crash */
@@ -287,8 +288,8 @@ void re_speech_free(re_speech *speech)
 
 static void job_close(re_synth_job *job)
 {
-    if (job->pidfd >= 0)
-        close(job->pidfd);
+    if (job->life_fd >= 0)
+        close(job->life_fd);
     if (job->pcm_fd >= 0)
         close(job->pcm_fd);
     if (job->meta_fd >= 0)
@@ -307,18 +308,23 @@ static re_status job_spawn(re_engine *engine, const char *text, unsigned text_fl
     if (!job)
         return RE_ERR_NOMEM;
     job->engine = engine;
-    job->pidfd = job->pcm_fd = job->meta_fd = job->err_fd = -1;
+    job->life_fd = job->pcm_fd = job->meta_fd = job->err_fd = -1;
+    int life[2] = { -1, -1 };
     job->pcm_fd = memfd_create("re-speech-pcm", MFD_CLOEXEC);
     job->meta_fd = memfd_create("re-speech-meta", MFD_CLOEXEC);
     job->err_fd = memfd_create("re-speech-stderr", MFD_CLOEXEC);
-    if (job->pcm_fd < 0 || job->meta_fd < 0 || job->err_fd < 0)
+    if (job->pcm_fd < 0 || job->meta_fd < 0 || job->err_fd < 0 || pipe2(life, O_CLOEXEC) != 0)
         goto fail;
+    job->life_fd = life[0];
     pid_t parent = getpid();
     fflush(NULL);   /* a child must not write out our buffered output a second time */
     job->pid = fork();
-    if (job->pid < 0)
+    if (job->pid < 0) {
+        close(life[1]);
         goto fail;
+    }
     if (job->pid == 0) {
+        close(life[0]);   /* life[1] stays open until this child ends */
         child_prepare(parent);
         if (dup2(job->err_fd, STDERR_FILENO) < 0)
             _exit(CHILD_WRITE_ERROR);
@@ -326,12 +332,7 @@ static re_status job_spawn(re_engine *engine, const char *text, unsigned text_fl
         child_meta_fd = job->meta_fd;
         child_run(text, text_flags, profile, kind);
     }
-    job->pidfd = pidfd_open(job->pid, 0);
-    if (job->pidfd < 0) {
-        kill(job->pid, SIGKILL);
-        (void)waitpid(job->pid, NULL, 0);
-        goto fail;
-    }
+    close(life[1]);
     *out = job;
     return RE_OK;
 fail:
@@ -385,7 +386,7 @@ static re_status job_wait_exit(re_synth_job *job, unsigned timeout_ms, int *wsta
             if (left < slice)
                 slice = (int)left;
         }
-        struct pollfd p = { .fd = job->pidfd, .events = POLLIN };
+        struct pollfd p = { .fd = job->life_fd, .events = POLLIN };
         int n = poll(&p, 1, slice);
         if (n < 0 && errno != EINTR) {
             snprintf(why, why_len, "cannot wait for the speech process: %s", strerror(errno));
