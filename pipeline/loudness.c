@@ -31,6 +31,7 @@ struct re_loudness_meter {
     ebur128_state *state;
     uint64_t frames;
     int finished;
+    int true_peak;    /* 0: a planning meter without true peak or range (see loudness.h) */
 };
 
 /* Histogram mode keeps memory constant however long the episode is; it rounds block
@@ -38,7 +39,10 @@ struct re_loudness_meter {
 #define METER_MODE (EBUR128_MODE_I | EBUR128_MODE_LRA | EBUR128_MODE_TRUE_PEAK \
                     | EBUR128_MODE_HISTOGRAM)
 
-static re_status meter_create(unsigned sample_rate, unsigned channels, re_loudness_meter **out)
+#define PLANNING_MODE (EBUR128_MODE_I | EBUR128_MODE_SAMPLE_PEAK | EBUR128_MODE_HISTOGRAM)
+
+static re_status meter_create_mode(unsigned sample_rate, unsigned channels, int mode,
+                                   re_loudness_meter **out)
 {
     if (!out)
         return RE_ERR_INVALID;
@@ -48,7 +52,8 @@ static re_status meter_create(unsigned sample_rate, unsigned channels, re_loudne
     re_loudness_meter *m = calloc(1, sizeof *m);
     if (!m)
         return RE_ERR_NOMEM;
-    m->state = ebur128_init(channels, sample_rate, METER_MODE);
+    m->true_peak = mode == METER_MODE;
+    m->state = ebur128_init(channels, sample_rate, mode);
     if (!m->state) {
         free(m);
         return RE_ERR_NOMEM;
@@ -61,9 +66,19 @@ static re_status meter_create(unsigned sample_rate, unsigned channels, re_loudne
     return RE_OK;
 }
 
+static re_status meter_create(unsigned sample_rate, unsigned channels, re_loudness_meter **out)
+{
+    return meter_create_mode(sample_rate, channels, METER_MODE, out);
+}
+
 re_status re_loudness_meter_create(unsigned sample_rate, re_loudness_meter **out)
 {
     return meter_create(sample_rate, 1, out);
+}
+
+re_status re_loudness_meter_create_planning(unsigned sample_rate, re_loudness_meter **out)
+{
+    return meter_create_mode(sample_rate, 1, PLANNING_MODE, out);
 }
 
 re_status re_loudness_meter_feed(re_loudness_meter *m, const int16_t *pcm, size_t frames)
@@ -93,12 +108,15 @@ re_status re_loudness_meter_finish(re_loudness_meter *m, re_loudness *out)
     double integrated = -HUGE_VAL, range = 0, true_peak = 0, sample_peak = 0;
     if (ebur128_loudness_global(m->state, &integrated) != EBUR128_SUCCESS)
         return RE_ERR_INVALID;
-    if (ebur128_loudness_range(m->state, &range) != EBUR128_SUCCESS)
+    if (!m->true_peak || ebur128_loudness_range(m->state, &range) != EBUR128_SUCCESS)
         range = 0;   /* libebur128 refuses LRA with too few short-term blocks */
     for (unsigned ch = 0; ch < m->state->channels; ch++) {
         double tp = 0, sp = 0;
-        if (ebur128_true_peak(m->state, ch, &tp) != EBUR128_SUCCESS
-            || ebur128_sample_peak(m->state, ch, &sp) != EBUR128_SUCCESS)
+        if (ebur128_sample_peak(m->state, ch, &sp) != EBUR128_SUCCESS)
+            return RE_ERR_INVALID;
+        if (!m->true_peak)
+            tp = sp * pow(10.0, RE_LOUDNESS_PLANNING_PEAK_MARGIN_DB / 20.0);
+        else if (ebur128_true_peak(m->state, ch, &tp) != EBUR128_SUCCESS)
             return RE_ERR_INVALID;
         true_peak = fmax(true_peak, tp);
         sample_peak = fmax(sample_peak, sp);

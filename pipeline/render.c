@@ -474,7 +474,7 @@ static re_status speak_all(render *r)
     if (status != RE_OK)
         return fail_at(r, status, r->opt->output_path, 0, 0, why);
     if (!r->opt->loudness_off) {   /* pass 1 of loudness, measured while speaking */
-        status = re_loudness_meter_create(rate, &r->pass1_meter);
+        status = re_loudness_meter_create_planning(rate, &r->pass1_meter);
         if (status != RE_OK)
             return status;
         re_assembler_attach_meter(r->assembler, r->pass1_meter);
