@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -147,6 +148,9 @@ re_status re_batch_collect(const char *const *inputs, size_t input_count, const 
                 failed = status;
                 status = RE_OK;
             }
+        } else if (!S_ISREG(st.st_mode)) {
+            status = re_diag_add(diag, inputs[i], 0, 0, "cannot read: not a regular file");
+            failed = RE_ERR_INPUT;
         } else {
             status = add_script(batch, &capacity, inputs[i]);
         }
@@ -222,6 +226,7 @@ static re_status start_worker(re_batch *batch, size_t i, const re_batch_options 
         return RE_ERR_NOMEM;
     }
     fflush(NULL);
+    pid_t parent = getpid();
     w->started = now_seconds();
     w->pid = fork();
     if (w->pid < 0) {
@@ -232,6 +237,9 @@ static re_status start_worker(re_batch *batch, size_t i, const re_batch_options 
     }
     if (w->pid == 0) {
         close(life[0]);
+        /* A worker must not outlive the batch (a cancelled CI job): it would go on writing. */
+        if (prctl(PR_SET_PDEATHSIG, SIGTERM) != 0 || getppid() != parent)
+            _exit(3);
         worker_main(&batch->episodes[i], options, engine, dup(w->result_fd));
     }
     close(life[1]);
@@ -277,9 +285,10 @@ static void report_progress(const re_batch *batch, const re_batch_options *optio
     re_batch_progress p = { .done = done, .total = batch->count, .elapsed = now_seconds() - started };
     for (size_t i = 0; i < batch->count; i++) {
         const re_batch_episode *ep = &batch->episodes[i];
-        if (ep->state == RE_EPISODE_FAILED && ep->seconds > 0)
+        if (ep->state == RE_EPISODE_FAILED)
             p.failed++;
-        if (ep->state != RE_EPISODE_FAILED && ep->result.sample_rate)
+        if ((ep->state == RE_EPISODE_RENDERED || ep->state == RE_EPISODE_UP_TO_DATE)
+            && ep->result.sample_rate)
             p.audio_ms += ep->result.samples * 1000 / ep->result.sample_rate;
     }
     options->progress(options->progress_context, &p);

@@ -17,6 +17,7 @@
 #include "status.h"
 
 typedef enum re_episode_state {
+    RE_EPISODE_NOT_RUN,      /* not (yet) rendered: the batch was interrupted before it */
     RE_EPISODE_RENDERED,
     RE_EPISODE_UP_TO_DATE,   /* output and inputs unchanged: not rendered again */
     RE_EPISODE_FAILED

@@ -117,7 +117,7 @@ static void print_finished(void *context, const re_batch_episode *ep)
 
 static void print_summary(const re_batch *batch)
 {
-    size_t width = 7, counts[3] = { 0, 0, 0 };
+    size_t width = 7, counts[4] = { 0, 0, 0, 0 };
     for (size_t i = 0; i < batch->count; i++)
         if (strlen(batch->episodes[i].name) > width)
             width = strlen(batch->episodes[i].name);
@@ -126,17 +126,20 @@ static void print_summary(const re_batch *batch)
     for (size_t i = 0; i < batch->count; i++) {
         const re_batch_episode *ep = &batch->episodes[i];
         counts[ep->state]++;
-        if (ep->state == RE_EPISODE_FAILED) {
-            printf("%-*s  %-10s  %9s  %10s  %6.1fs  -\n", (int)width, ep->name, "FAILED", "-", "-",
-                   ep->seconds);
+        if (ep->state == RE_EPISODE_FAILED || ep->state == RE_EPISODE_NOT_RUN) {
+            printf("%-*s  %-10s  %9s  %10s  %6.1fs  -\n", (int)width, ep->name,
+                   ep->state == RE_EPISODE_FAILED ? "FAILED" : "not run", "-", "-", ep->seconds);
             continue;
         }
         printf("%-*s  %-10s  %9s  %10llu  %6.1fs  %zu synthesized, %zu cached\n", (int)width,
                ep->name, re_episode_state_name(ep->state), ep->result.duration, ep->result.bytes,
                ep->seconds, ep->result.segments_synthesized, ep->result.segments_cached);
     }
-    printf("%zu episodes: %zu rendered, %zu up to date, %zu failed\n", batch->count,
+    printf("%zu episodes: %zu rendered, %zu up to date, %zu failed", batch->count,
            counts[RE_EPISODE_RENDERED], counts[RE_EPISODE_UP_TO_DATE], counts[RE_EPISODE_FAILED]);
+    if (counts[RE_EPISODE_NOT_RUN])
+        printf(", %zu not run", counts[RE_EPISODE_NOT_RUN]);
+    putchar('\n');
 }
 
 static int write_report(const char *path, const re_batch *batch, int junit)
@@ -202,8 +205,7 @@ int cli_batch(int argc, char **argv)
     if (status == RE_OK || status == RE_ERR_INTERRUPTED) {
         if (status == RE_ERR_INTERRUPTED)
             fprintf(stderr, "render-episode: interrupted; unfinished episodes were not written\n");
-        else
-            print_summary(&batch);
+        print_summary(&batch);
         for (size_t i = 0; status == RE_OK && i < batch.count; i++)
             if (batch.episodes[i].state == RE_EPISODE_FAILED)
                 exit_status = RE_EXIT_MISMATCH;

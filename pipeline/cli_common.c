@@ -36,7 +36,7 @@ int cli_exit_status(re_status status)
 {
     if (status == RE_OK)
         return RE_EXIT_OK;
-    if (status == RE_ERR_INTERRUPTED && cli_stop_signal)
+    if (cli_stop_signal)   /* whatever failed, a signal asked us to stop: say so */
         return 128 + cli_stop_signal;
     return RE_EXIT_FAILURE;
 }

@@ -1,37 +1,73 @@
-/* output.c - temporary file beside the target, rename on success (see output.h). */
+/* output.c - nameless temporary file beside the target, named and renamed on success (see
+ * output.h). The data is written to an O_TMPFILE file, which has no name until it is complete,
+ * so even SIGKILL leaves nothing behind; only at publish time does it get a hidden name for the
+ * instant before the rename. Filesystems without O_TMPFILE get a hidden named file instead. */
 #define _GNU_SOURCE
 #include "output.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 struct re_output {
     char *target;
-    char *temp;
+    char *dir;
+    char *base;
+    char *temp;          /* the hidden name, once it has one */
     FILE *stream;
+    int nameless;        /* an O_TMPFILE file, not linked yet */
+    int prepared;        /* flushed, synced: ready to publish */
 };
 
 static void output_free(re_output *output)
 {
     free(output->target);
+    free(output->dir);
+    free(output->base);
     free(output->temp);
     free(output);
 }
 
-static char *temp_name_for(const char *target)
+/* A fresh hidden name beside the target: .NAME.XXXXXXXX.part */
+static char *hidden_name(const re_output *output)
 {
-    char *dir_copy = strdup(target), *base_copy = strdup(target), *name = NULL;
-    if (dir_copy && base_copy
-        && asprintf(&name, "%s/.%s.XXXXXX.part", dirname(dir_copy), basename(base_copy)) < 0)
-        name = NULL;
-    free(dir_copy);
-    free(base_copy);
+    uint64_t r = 0;
+    if (getrandom(&r, sizeof r, 0) != (ssize_t)sizeof r)
+        r = (uint64_t)getpid() << 32 ^ (uint64_t)(uintptr_t)output;
+    char *name = NULL;
+    if (asprintf(&name, "%s/.%s.%08llx.part", output->dir, output->base,
+                 (unsigned long long)(r & 0xffffffffu)) < 0)
+        return NULL;
     return name;
+}
+
+static int open_file(re_output *output, mode_t mode)
+{
+    int fd = open(output->dir, O_TMPFILE | O_RDWR | O_CLOEXEC, mode);
+    if (fd >= 0) {
+        output->nameless = 1;
+        return fd;
+    }
+    if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL)
+        return -1;
+    for (int attempt = 0; attempt < 16; attempt++) {   /* no O_TMPFILE here: a hidden name */
+        free(output->temp);
+        output->temp = hidden_name(output);
+        if (!output->temp) {
+            errno = ENOMEM;
+            return -1;
+        }
+        fd = open(output->temp, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, mode);
+        if (fd >= 0 || errno != EEXIST)
+            return fd;
+    }
+    return -1;
 }
 
 re_status re_output_open(const char *target, re_output **out, char *why, size_t why_len)
@@ -46,17 +82,15 @@ re_status re_output_open(const char *target, re_output **out, char *why, size_t 
     re_output *output = calloc(1, sizeof *output);
     if (!output)
         return RE_ERR_NOMEM;
+    char *dir_copy = strdup(target), *base_copy = strdup(target);
     output->target = strdup(target);
-    output->temp = temp_name_for(target);
-    if (!output->target || !output->temp) {
+    output->dir = dir_copy ? strdup(dirname(dir_copy)) : NULL;
+    output->base = base_copy ? strdup(basename(base_copy)) : NULL;
+    free(dir_copy);
+    free(base_copy);
+    if (!output->target || !output->dir || !output->base) {
         output_free(output);
         return RE_ERR_NOMEM;
-    }
-    int fd = mkstemps(output->temp, 5);
-    if (fd < 0) {
-        snprintf(why, why_len, "cannot create a file beside %s: %s", target, strerror(errno));
-        output_free(output);
-        return RE_ERR_WRITE;
     }
     mode_t mode;
     if (have_target) {
@@ -66,12 +100,19 @@ re_status re_output_open(const char *target, re_output **out, char *why, size_t 
         umask(mask);
         mode = 0666 & ~mask;
     }
-    (void)fchmod(fd, mode);   /* best effort: the content matters, the mode is a courtesy */
+    int fd = open_file(output, mode);
+    if (fd < 0) {
+        snprintf(why, why_len, "cannot create a file beside %s: %s", target, strerror(errno));
+        output_free(output);
+        return RE_ERR_WRITE;
+    }
+    (void)fchmod(fd, mode);   /* best effort: O_TMPFILE and umask may differ; content matters */
     output->stream = fdopen(fd, "w+b");
     if (!output->stream) {
-        snprintf(why, why_len, "cannot open %s: %s", output->temp, strerror(errno));
+        snprintf(why, why_len, "cannot open a file beside %s: %s", target, strerror(errno));
         close(fd);
-        unlink(output->temp);
+        if (output->temp)
+            unlink(output->temp);
         output_free(output);
         return RE_ERR_WRITE;
     }
@@ -103,14 +144,55 @@ re_status re_output_restart(re_output *output, char *why, size_t why_len)
     return RE_OK;
 }
 
-re_status re_output_commit(re_output *output, char *why, size_t why_len)
+re_status re_output_prepare(re_output *output, char *why, size_t why_len)
 {
     const char *failed = NULL;
     if (fflush(output->stream) != 0 || ferror(output->stream))
         failed = "write";
     else if (fsync(fileno(output->stream)) != 0)
         failed = "sync";
-    int saved = errno;
+    if (failed) {
+        snprintf(why, why_len, "cannot %s %s: %s", failed, output->target, strerror(errno));
+        return RE_ERR_WRITE;
+    }
+    output->prepared = 1;
+    return RE_OK;
+}
+
+/* Gives a nameless file its hidden name (linkat through /proc, as open(2) documents). */
+static int link_nameless(re_output *output)
+{
+    char proc[64];
+    snprintf(proc, sizeof proc, "/proc/self/fd/%d", fileno(output->stream));
+    for (int attempt = 0; attempt < 16; attempt++) {
+        free(output->temp);
+        output->temp = hidden_name(output);
+        if (!output->temp) {
+            errno = ENOMEM;
+            return -1;
+        }
+        if (linkat(AT_FDCWD, proc, AT_FDCWD, output->temp, AT_SYMLINK_FOLLOW) == 0) {
+            output->nameless = 0;
+            return 0;
+        }
+        if (errno != EEXIST)
+            break;
+    }
+    free(output->temp);
+    output->temp = NULL;
+    return -1;
+}
+
+re_status re_output_publish(re_output *output, char *why, size_t why_len)
+{
+    if (!output->prepared)
+        return RE_ERR_INVALID;
+    const char *failed = NULL;
+    int saved = 0;
+    if (output->nameless && link_nameless(output) != 0) {
+        failed = "name";
+        saved = errno;
+    }
     if (fclose(output->stream) != 0 && !failed) {
         failed = "close";
         saved = errno;
@@ -122,12 +204,23 @@ re_status re_output_commit(re_output *output, char *why, size_t why_len)
     }
     if (failed) {
         snprintf(why, why_len, "cannot %s %s: %s", failed, output->target, strerror(saved));
-        unlink(output->temp);
+        if (output->temp)
+            unlink(output->temp);
         output_free(output);
         return RE_ERR_WRITE;
     }
     output_free(output);
     return RE_OK;
+}
+
+re_status re_output_commit(re_output *output, char *why, size_t why_len)
+{
+    re_status status = re_output_prepare(output, why, why_len);
+    if (status != RE_OK) {
+        re_output_discard(output);
+        return status;
+    }
+    return re_output_publish(output, why, why_len);
 }
 
 void re_output_discard(re_output *output)
@@ -136,7 +229,8 @@ void re_output_discard(re_output *output)
         return;
     if (output->stream)
         fclose(output->stream);
-    unlink(output->temp);
+    if (output->temp && !output->nameless)
+        unlink(output->temp);
     output_free(output);
 }
 

@@ -13,8 +13,9 @@
 
 typedef struct re_output re_output;
 
-/* Creates `.NAME.XXXXXX.part` in the target's folder (mode 0644 & ~umask, or the mode of an
- * existing target). RE_ERR_WRITE with the reason in why when the folder is missing, the
+/* Creates a nameless temporary file (O_TMPFILE) in the target's folder, or a hidden
+ * `.NAME.XXXXXXXX.part` where the filesystem has no O_TMPFILE (mode 0666 & ~umask, or the
+ * mode of an existing target). RE_ERR_WRITE with the reason in why when the folder is missing, the
  * target is a directory, or the file cannot be created. */
 re_status re_output_open(const char *target, re_output **out, char *why, size_t why_len);
 
@@ -27,8 +28,15 @@ re_status re_output_size(re_output *output, unsigned long long *size, char *why,
 /* Empties the temporary file to write it again from the start. */
 re_status re_output_restart(re_output *output, char *why, size_t why_len);
 
-/* Flushes, fsyncs, closes and renames over the target; frees the output in every case. On
- * failure the temporary file is removed and RE_ERR_WRITE returned with the reason. */
+/* Publishing in two phases, for several files that must appear together: prepare every one
+ * (flush + fsync: all the data is on disk, RE_ERR_WRITE with the reason otherwise; the output
+ * stays valid and must still be published or discarded), then publish every one (named and
+ * renamed over the target; frees the output in every case, removes the temporary file on
+ * failure). */
+re_status re_output_prepare(re_output *output, char *why, size_t why_len);
+re_status re_output_publish(re_output *output, char *why, size_t why_len);
+
+/* prepare + publish for a single file; frees the output in every case. */
 re_status re_output_commit(re_output *output, char *why, size_t why_len);
 
 /* Closes and removes the temporary file; frees the output. NULL is allowed. */

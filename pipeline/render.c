@@ -29,6 +29,7 @@
 #include "sidecar.h"
 #include "synth.h"
 #include "transcript.h"
+#include "utf8.h"
 #include "voice.h"
 
 /* The files published beside the audio, besides the sidecar. */
@@ -75,6 +76,9 @@ typedef struct render {
     char inputs_sha256[RE_SHA256_HEX_SIZE];
     size_t synthesized;
     size_t cached;
+    uint64_t sound_frames;               /* audio that came from speech, not pauses */
+    char *script_bytes;                  /* the script as read */
+    size_t script_len;
 } render;
 
 #define WHY_LEN 512
@@ -126,7 +130,11 @@ static re_status prepare_texts(render *r)
 static re_status load_script(render *r)
 {
     const re_render_options *o = r->opt;
-    re_status status = re_script_load(o->script_path, o->max_script_size, &r->episode, r->diag);
+    /* Read once: the bytes parsed are the bytes the inputs digest describes. */
+    re_status status = re_utf8_read_file(o->script_path, o->max_script_size, &r->script_bytes,
+                                         &r->script_len, r->diag);
+    if (status == RE_OK)
+        status = re_script_parse(o->script_path, r->script_bytes, r->script_len, &r->episode, r->diag);
     if (status != RE_OK)
         return status;
     status = re_voice_set_create(&r->voices);
@@ -177,6 +185,8 @@ static re_status check_engine_voices(render *r)
     char why[WHY_LEN];
     for (size_t i = 0; i < r->episode->voice_count; i++) {
         re_status status = re_engine_check_voice(r->engine, r->profiles[i], why, sizeof why);
+        if (status == RE_ERR_INTERRUPTED)
+            return status;
         if (status != RE_OK) {
             const re_item *item = first_use(r->episode, r->profiles[i]->name);
             char message[WHY_LEN + 64];
@@ -224,44 +234,42 @@ static int extra_wanted(const render *r, int kind)
     return 0;
 }
 
-static re_status open_outputs(render *r)
+/* No output may replace the script being rendered (ep.md with --page, for one). */
+static re_status refuse_script_as_output(render *r, const char *path)
 {
-    const char *out = r->opt->output_path;
     struct stat in_st, out_st;
-    if (stat(out, &out_st) == 0 && stat(r->opt->script_path, &in_st) == 0
+    if (stat(path, &out_st) == 0 && stat(r->opt->script_path, &in_st) == 0
         && in_st.st_dev == out_st.st_dev && in_st.st_ino == out_st.st_ino)
-        return fail_at(r, RE_ERR_WRITE, out, 0, 0, "the output is the script itself; refusing to overwrite it");
-    char *sidecar_path = re_sidecar_path(out);
-    if (!sidecar_path)
+        return fail_at(r, RE_ERR_WRITE, path, 0, 0,
+                       "this output would overwrite the script itself; choose another output name");
+    return RE_OK;
+}
+
+/* Opens one output beside OUT (suffix NULL: OUT itself). */
+static re_status open_one(render *r, const char *suffix, re_output **out)
+{
+    char *path = suffix ? re_output_sibling(r->opt->output_path, suffix) : strdup(r->opt->output_path);
+    if (!path)
         return RE_ERR_NOMEM;
     char why[WHY_LEN];
-    re_status status = RE_OK;
-    if (stat(sidecar_path, &out_st) == 0 && stat(r->opt->script_path, &in_st) == 0
-        && in_st.st_dev == out_st.st_dev && in_st.st_ino == out_st.st_ino)
-        status = fail_at(r, RE_ERR_WRITE, sidecar_path, 0, 0,
-                         "the sidecar would overwrite the script itself; choose another output name");
+    re_status status = refuse_script_as_output(r, path);
     if (status == RE_OK) {
-        status = re_output_open(out, &r->audio, why, sizeof why);
-        if (status != RE_OK)
-            status = fail_at(r, status, out, 0, 0, why);
-    }
-    if (status == RE_OK) {
-        status = re_output_open(sidecar_path, &r->sidecar, why, sizeof why);
-        if (status != RE_OK)
-            status = fail_at(r, status, sidecar_path, 0, 0, why);
-    }
-    free(sidecar_path);
-    for (int k = 0; status == RE_OK && k < EXTRA_COUNT; k++) {
-        if (!extra_wanted(r, k))
-            continue;
-        char *path = re_output_sibling(out, extra_suffix[k]);
-        if (!path)
-            return RE_ERR_NOMEM;
-        status = re_output_open(path, &r->extras[k], why, sizeof why);
+        status = re_output_open(path, out, why, sizeof why);
         if (status != RE_OK)
             status = fail_at(r, status, path, 0, 0, why);
-        free(path);
     }
+    free(path);
+    return status;
+}
+
+static re_status open_outputs(render *r)
+{
+    re_status status = open_one(r, NULL, &r->audio);
+    if (status == RE_OK)
+        status = open_one(r, ".json", &r->sidecar);
+    for (int k = 0; status == RE_OK && k < EXTRA_COUNT; k++)
+        if (extra_wanted(r, k))
+            status = open_one(r, extra_suffix[k], &r->extras[k]);
     return status;
 }
 
@@ -360,11 +368,13 @@ static re_status speak_item(render *r, size_t i)
         remember(r, slot);
     }
     r->ahead--;
+    uint64_t before = re_assembler_frames(r->assembler);
     status = re_assembler_add_speech(r->assembler, &slot->speech,
                                      (unsigned)profile_of(r, item->voice)->sentence_pause_ms,
                                      why, sizeof why);
     re_speech_free(&slot->speech);
     slot->ready = 0;
+    r->sound_frames += re_assembler_frames(r->assembler) - before;
     if (status != RE_OK && status != RE_ERR_NOMEM)
         return fail_at(r, status, r->opt->script_path, item->line, item->col, why);
     return status;
@@ -465,6 +475,20 @@ static re_status build_transcript(render *r)
     return status;
 }
 
+static const re_item *first_speech(const re_episode *ep)
+{
+    for (size_t i = 0; i < ep->item_count; i++)
+        if (ep->items[i].kind == RE_ITEM_SPEECH)
+            return &ep->items[i];
+    return &ep->items[0];
+}
+
+/* Anything but silence: pauses alone do not make an episode. */
+static int has_sound(const render *r)
+{
+    return r->sound_frames > 0;
+}
+
 static re_status speak_all(render *r)
 {
     const re_episode *ep = r->episode;
@@ -513,6 +537,10 @@ static re_status speak_all(render *r)
         if (status != RE_OK)
             status = fail_at(r, status, r->opt->output_path, 0, 0, why);
     }
+    if (status == RE_OK && !has_sound(r))
+        status = fail_at(r, RE_ERR_INPUT, r->opt->script_path, first_speech(ep)->line,
+                         first_speech(ep)->col, "the script's text produced no sound at all "
+                         "(only punctuation?); nothing to publish");
     if (status == RE_OK)
         status = build_transcript(r);
     return status;
@@ -731,10 +759,11 @@ static re_status level_into(render *r, re_spool **leveled_out)
     re_spool *source = re_assembler_spool(r->assembler);
     re_status status = re_leveler_create(re_engine_sample_rate(r->engine), r->plan.gain_db,
                                          r->plan.limiter_ceiling_dbtp, &lv);
-    if (status == RE_OK)
+    if (status == RE_OK) {
         status = re_spool_create(re_engine_sample_rate(r->engine), leveled_out, why, sizeof why);
-    if (status == RE_ERR_WRITE)
-        return fail_at(r, status, r->opt->output_path, 0, 0, why);
+        if (status == RE_ERR_WRITE)
+            status = fail_at(r, status, r->opt->output_path, 0, 0, why);
+    }
     if (status == RE_OK)
         status = loudness_pass(r, source, lv, *leveled_out, NULL);
     if (status == RE_OK)
@@ -802,6 +831,8 @@ static re_status encode_all(render *r)
             status = mp3 ? encode_mp3(r, input) : encode_wav(r, input);
         if (status == RE_OK)
             status = measure_delivered(r, input);
+        if (status == RE_OK && stopped(r))
+            status = RE_ERR_INTERRUPTED;
         if (status != RE_OK || !level || !re_loudness_plan_update(&r->plan, &r->delivered, RE_LOUDNESS_DELIVERED))
             return status;
         char why[WHY_LEN];
@@ -809,6 +840,40 @@ static re_status encode_all(render *r)
         if (status != RE_OK)
             return fail_at(r, status, r->opt->output_path, 0, 0, why);
     }
+}
+
+/* Every output's data on disk first; only then are they renamed into place, the audio
+ * first and the sidecar last (a sidecar must never describe files that are not there). A
+ * signal that arrived meanwhile still stops everything here. */
+static re_status publish_all(render *r)
+{
+    char why[WHY_LEN];
+    re_output *order[EXTRA_COUNT + 2];
+    size_t n = 0;
+    order[n++] = r->audio;
+    for (int k = 0; k < EXTRA_COUNT; k++)
+        if (r->extras[k])
+            order[n++] = r->extras[k];
+    order[n++] = r->sidecar;
+    for (size_t i = 0; i < n; i++) {
+        re_status status = re_output_prepare(order[i], why, sizeof why);
+        if (status != RE_OK)
+            return fail_at(r, status, re_output_target(order[i]), 0, 0, why);
+    }
+    if (stopped(r))
+        return RE_ERR_INTERRUPTED;
+    r->audio = r->sidecar = NULL;
+    memset(r->extras, 0, sizeof r->extras);
+    re_status first_failure = RE_OK;
+    for (size_t i = 0; i < n; i++) {
+        char target[1024];
+        snprintf(target, sizeof target, "%s", re_output_target(order[i]));
+        re_status status = first_failure == RE_OK ? re_output_publish(order[i], why, sizeof why)
+                                                  : (re_output_discard(order[i]), first_failure);
+        if (status != RE_OK && first_failure == RE_OK)
+            first_failure = fail_at(r, status, target, 0, 0, why);
+    }
+    return first_failure;
 }
 
 static re_status finish_outputs(render *r, re_render_result *result)
@@ -835,21 +900,9 @@ static re_status finish_outputs(render *r, re_render_result *result)
     if (status != RE_OK)
         return status;
 
-    /* Audio first, the sidecar last: a sidecar must never describe files that are not there. */
-    status = re_output_commit(r->audio, why, sizeof why);
-    r->audio = NULL;
-    for (int k = 0; status == RE_OK && k < EXTRA_COUNT; k++) {
-        if (r->extras[k]) {
-            status = re_output_commit(r->extras[k], why, sizeof why);
-            r->extras[k] = NULL;
-        }
-    }
-    if (status == RE_OK) {
-        status = re_output_commit(r->sidecar, why, sizeof why);
-        r->sidecar = NULL;
-    }
+    status = publish_all(r);
     if (status != RE_OK)
-        return fail_at(r, status, r->opt->output_path, 0, 0, why);
+        return status;
     if (!r->extras[EXTRA_CHAPTERS] && !extra_wanted(r, EXTRA_CHAPTERS))
         remove_stale(r->opt->output_path, extra_suffix[EXTRA_CHAPTERS]);
 
@@ -894,6 +947,7 @@ static void render_cleanup(render *r)
     free(r->profiles);
     re_voice_set_free(r->voices);
     re_episode_free(r->episode);
+    free(r->script_bytes);
 }
 
 /* A cache that cannot be opened costs speed, not correctness: say so and go on. */
@@ -953,18 +1007,7 @@ static re_status digest_inputs(render *r)
     digest_int(&ctx, "normalize", RE_NORMALIZE_RULES_VERSION);
     digest_int(&ctx, "extras", (long long)(r->opt->write_srt | r->opt->write_transcript_json << 1
                                            | r->opt->write_page << 2));
-    FILE *script = fopen(r->opt->script_path, "rb");
-    if (!script)
-        return fail_at(r, RE_ERR_READ, r->opt->script_path, 0, 0, strerror(errno));
-    re_sha256_update(&ctx, "script", 7);
-    char buf[65536];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, script)) > 0)
-        re_sha256_update(&ctx, buf, n);
-    int failed = ferror(script);
-    fclose(script);
-    if (failed)
-        return fail_at(r, RE_ERR_READ, r->opt->script_path, 0, 0, "cannot read the script again");
+    digest_field(&ctx, "script", r->script_bytes, r->script_len);
     for (size_t i = 0; i < r->episode->voice_count; i++) {
         const re_voice_profile *v = r->profiles[i];
         digest_string(&ctx, "profile", v->name);

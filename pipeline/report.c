@@ -11,6 +11,7 @@
 const char *re_episode_state_name(re_episode_state state)
 {
     switch (state) {
+    case RE_EPISODE_NOT_RUN: return "not-run";
     case RE_EPISODE_RENDERED: return "rendered";
     case RE_EPISODE_UP_TO_DATE: return "up-to-date";
     case RE_EPISODE_FAILED: return "failed";
@@ -20,7 +21,7 @@ const char *re_episode_state_name(re_episode_state state)
 
 static json_t *episode_json(const re_batch_episode *ep)
 {
-    int ok = ep->state != RE_EPISODE_FAILED;
+    int ok = ep->state == RE_EPISODE_RENDERED || ep->state == RE_EPISODE_UP_TO_DATE;
     const re_render_result *r = &ep->result;
     return json_pack("{s:s, s:s, s:s, s:s?, s:s?, s:o, s:o, s:f, s:I, s:I}",
                      "script", ep->script, "output", ep->output,
@@ -39,7 +40,7 @@ static json_t *episode_json(const re_batch_episode *ep)
 re_status re_report_write_json(FILE *out, const re_batch *batch)
 {
     json_t *list = json_array();
-    size_t counts[3] = { 0, 0, 0 };
+    size_t counts[4] = { 0, 0, 0, 0 };
     for (size_t i = 0; list && i < batch->count; i++) {
         json_t *item = episode_json(&batch->episodes[i]);
         counts[batch->episodes[i].state]++;
@@ -48,10 +49,11 @@ re_status re_report_write_json(FILE *out, const re_batch *batch)
             return RE_ERR_NOMEM;
         }
     }
-    json_t *root = json_pack("{s:o, s:I, s:I, s:I}", "episodes", list,
+    json_t *root = json_pack("{s:o, s:I, s:I, s:I, s:I}", "episodes", list,
                              "rendered", (json_int_t)counts[RE_EPISODE_RENDERED],
                              "up_to_date", (json_int_t)counts[RE_EPISODE_UP_TO_DATE],
-                             "failed", (json_int_t)counts[RE_EPISODE_FAILED]);
+                             "failed", (json_int_t)counts[RE_EPISODE_FAILED],
+                             "not_run", (json_int_t)counts[RE_EPISODE_NOT_RUN]);
     if (!root)
         return RE_ERR_NOMEM;
     int rc = json_dumpf(root, out, JSON_INDENT(2));
@@ -68,7 +70,12 @@ static int write_case(xmlTextWriterPtr w, const re_batch_episode *ep)
         || xmlTextWriterWriteAttribute(w, BAD_CAST "name", BAD_CAST ep->script) < 0
         || xmlTextWriterWriteAttribute(w, BAD_CAST "time", BAD_CAST seconds) < 0)
         return -1;
-    if (ep->state == RE_EPISODE_FAILED) {
+    if (ep->state == RE_EPISODE_NOT_RUN) {
+        if (xmlTextWriterStartElement(w, BAD_CAST "skipped") < 0
+            || xmlTextWriterWriteAttribute(w, BAD_CAST "message", BAD_CAST "not run: the batch was interrupted") < 0
+            || xmlTextWriterEndElement(w) < 0)
+            return -1;
+    } else if (ep->state == RE_EPISODE_FAILED) {
         const char *errors = ep->errors ? ep->errors : re_strerror(ep->status);
         size_t first_line = strcspn(errors, "\n");
         char message[512];
@@ -97,13 +104,15 @@ re_status re_report_write_junit(FILE *out, const re_batch *batch)
         xmlBufferFree(buffer);
         return RE_ERR_NOMEM;
     }
-    size_t failures = 0;
+    size_t failures = 0, skipped = 0;
     double total = 0;
     for (size_t i = 0; i < batch->count; i++) {
         failures += batch->episodes[i].state == RE_EPISODE_FAILED;
+        skipped += batch->episodes[i].state == RE_EPISODE_NOT_RUN;
         total += batch->episodes[i].seconds;
     }
-    char tests[32], failed[32], seconds[32];
+    char tests[32], failed[32], skips[32], seconds[32];
+    snprintf(skips, sizeof skips, "%zu", skipped);
     snprintf(tests, sizeof tests, "%zu", batch->count);
     snprintf(failed, sizeof failed, "%zu", failures);
     snprintf(seconds, sizeof seconds, "%.3f", total);
@@ -115,6 +124,7 @@ re_status re_report_write_junit(FILE *out, const re_batch *batch)
     if (rc >= 0) rc = xmlTextWriterWriteAttribute(w, BAD_CAST "tests", BAD_CAST tests);
     if (rc >= 0) rc = xmlTextWriterWriteAttribute(w, BAD_CAST "failures", BAD_CAST failed);
     if (rc >= 0) rc = xmlTextWriterWriteAttribute(w, BAD_CAST "errors", BAD_CAST "0");
+    if (rc >= 0) rc = xmlTextWriterWriteAttribute(w, BAD_CAST "skipped", BAD_CAST skips);
     if (rc >= 0) rc = xmlTextWriterWriteAttribute(w, BAD_CAST "time", BAD_CAST seconds);
     for (size_t i = 0; rc >= 0 && i < batch->count; i++)
         rc = write_case(w, &batch->episodes[i]);

@@ -8,9 +8,9 @@
 #include "batch.h"
 #include "status.h"
 
-/* {"episodes": [{script, output, status ("rendered" | "up-to-date" | "failed"), error,
+/* {"episodes": [{script, output, status ("rendered" | "up-to-date" | "failed" | "not-run"), error,
  *  duration, duration_ms, bytes, seconds, segments_synthesized, segments_cached}],
- *  "rendered": n, "up_to_date": n, "failed": n} */
+ *  "rendered": n, "up_to_date": n, "failed": n, "not_run": n} */
 re_status re_report_write_json(FILE *out, const re_batch *batch);
 
 /* <testsuites><testsuite name="render-episode batch" tests= failures= time=><testcase
@@ -18,7 +18,7 @@ re_status re_report_write_json(FILE *out, const re_batch *batch);
  * </testcase>...</testsuite></testsuites>, written with libxml2's xmlTextWriter. */
 re_status re_report_write_junit(FILE *out, const re_batch *batch);
 
-/* "rendered", "up-to-date" or "failed". */
+/* "rendered", "up-to-date", "failed" or "not-run". */
 const char *re_episode_state_name(re_episode_state state);
 
 #endif

@@ -506,6 +506,15 @@ static re_status job_collect(re_synth_job *job, unsigned timeout_ms, re_speech *
         re_engine_cancel(job);
         return status;
     }
+    /* A child killed by the same Ctrl-C that stops us did not crash: we were interrupted. */
+    int killed_by_stop = WIFSIGNALED(wstatus) && (WTERMSIG(wstatus) == SIGINT
+                                                  || WTERMSIG(wstatus) == SIGTERM
+                                                  || WTERMSIG(wstatus) == SIGHUP);
+    if ((job->engine->stop && *job->engine->stop) || killed_by_stop) {
+        snprintf(why, why_len, "interrupted");
+        job_close(job);
+        return RE_ERR_INTERRUPTED;
+    }
     status = read_meta(job->meta_fd, out, why, why_len);
     if (status == RE_OK)
         status = describe_exit(job, wstatus, why, why_len);

@@ -104,7 +104,8 @@ static re_status add_sentence(re_transcript *t, const re_sentence_span *s, size_
     size_t total = utf8_chars(seg->text + from, to - from);
     if (total <= RE_CUE_MAX_LINE)
         return add_piece(t, seg->text, from, to, s->start, s->end, seg->speaker);
-    /* Balanced lines: as many as needed, each about the same length. */
+    /* Balanced lines: as many as needed, each about as long as what is left divided by the
+     * lines left, and never past RE_CUE_MAX_LINE when a word boundary allows. */
     size_t lines = (total + RE_CUE_MAX_LINE - 1) / RE_CUE_MAX_LINE;
     size_t target = (total + lines - 1) / lines;
     size_t piece_from = from;
@@ -117,13 +118,18 @@ static re_status add_sentence(re_transcript *t, const re_sentence_span *s, size_
         if (at <= piece_from || at >= to || w->sample <= piece_start || w->sample >= s->end)
             continue;
         size_t word_end = byte_offset(seg->text, w->text_pos + w->length);
-        if (utf8_chars(seg->text + piece_from, word_end - piece_from) <= target)
+        size_t with_word = utf8_chars(seg->text + piece_from, word_end - piece_from);
+        if (with_word <= target || (with_word <= RE_CUE_MAX_LINE && lines <= 1))
             continue;   /* this word still fits on the current line */
         re_status status = add_piece(t, seg->text, piece_from, at, piece_start, w->sample, seg->speaker);
         if (status != RE_OK)
             return status;
         piece_from = at;
         piece_start = w->sample;
+        if (lines > 1)
+            lines--;
+        size_t left = utf8_chars(seg->text + piece_from, to - piece_from);
+        target = (left + lines - 1) / lines;
     }
     return add_piece(t, seg->text, piece_from, to, piece_start, s->end, seg->speaker);
 }

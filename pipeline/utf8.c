@@ -261,13 +261,19 @@ re_status re_utf8_read_file(const char *path, size_t max_size, char **out, size_
 {
     struct stat st;
     int too_big = 0;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: opening a FIFO nobody writes to must not hang; reads block again after. */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     re_status status;
 
     *out = NULL;
     *len = 0;
     if (fd < 0)
         return file_error(diag, path, RE_ERR_READ, "cannot open", strerror(errno));
+    int flags = fcntl(fd, F_GETFL);
+    if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0) {
+        close(fd);
+        return file_error(diag, path, RE_ERR_READ, "cannot open", strerror(errno));
+    }
     if (fstat(fd, &st) != 0) {
         status = file_error(diag, path, RE_ERR_READ, "cannot read", strerror(errno));
     } else if (S_ISDIR(st.st_mode)) {

@@ -5,7 +5,7 @@ import os
 import subprocess
 import xml.etree.ElementTree as ET
 
-from common import Case, listing, main, run, write
+from common import BIN, Case, listing, main, run, write
 
 
 def script(i, extra=""):
@@ -121,6 +121,56 @@ class Batch(Case):
         self.assertEqual(sum(e["segments_synthesized"] for e in bad["episodes"]), len(entries) - 1)
         with open(os.path.join(self.path("out3"), "ep1.mp3"), "rb") as a, open(os.path.join(out, "ep1.mp3"), "rb") as b:
             self.assertEqual(a.read(), b.read())
+
+    def many(self, count):
+        folder = self.path("many")
+        os.mkdir(folder)
+        long = "\n\n".join(f"Paragraph {k} of this episode says a few things." for k in range(40))
+        for i in range(count):
+            write(os.path.join(folder, f"m{i:02d}.txt"), f"---\ntitle: M{i}\n---\n{long}\n")
+        return folder
+
+    def test_interrupted_batch_reports_what_did_not_run(self):
+        import signal
+        import time
+        folder, out = self.many(8), self.path("out")
+        proc = subprocess.Popen([BIN, "batch", "-j", "2", "-O", out, "--no-cache", folder,
+                                 "--report", self.path("r.json"), "--junit", self.path("j.xml")],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                env=dict(os.environ, XDG_CACHE_HOME=self.path("c")))
+        time.sleep(1.5)
+        proc.send_signal(signal.SIGTERM)
+        stdout, err = proc.communicate(timeout=60)
+        self.assertEqual(proc.returncode, 143, err)
+        with open(self.path("r.json"), encoding="utf-8") as f:
+            report = json.load(f)
+        states = [e["status"] for e in report["episodes"]]
+        self.assertIn("not-run", states)
+        self.assertEqual(report["rendered"] + report["up_to_date"] + report["failed"] + report["not_run"], 8)
+        for e in report["episodes"]:
+            name = os.path.basename(e["output"])
+            self.assertEqual(os.path.exists(os.path.join(out, name)), e["status"] == "rendered", name)
+        suite = ET.parse(self.path("j.xml")).getroot().find("testsuite")
+        self.assertEqual(int(suite.get("skipped")), states.count("not-run"))
+        self.assertFalse(any(n.startswith(".") for n in listing(out)))
+
+    def test_workers_die_with_the_batch(self):
+        import signal
+        import time
+        folder, out = self.many(6), self.path("out")
+        proc = subprocess.Popen([BIN, "batch", "-j", "2", "-O", out, "--no-cache", folder],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(1.0)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        time.sleep(0.5)
+        before = listing(out) if os.path.exists(out) else []
+        time.sleep(2.0)
+        after = listing(out) if os.path.exists(out) else []
+        self.assertEqual(before, after, "a worker went on writing after the batch was killed")
+        ps = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
+        self.assertNotIn(folder, ps)
+        self.assertFalse(any(n.startswith(".") for n in after))
 
     def test_shards_partition_the_scripts(self):
         os.remove(os.path.join(self.scripts, "broken.txt"))
