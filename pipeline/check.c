@@ -1407,7 +1407,7 @@ re_status re_claims_extract(const char *name, const char *buf, size_t len, re_fi
     if (st != RE_OK)
         while (out->count > before)
             claim_free(&out->items[--out->count]);
-    else
+    else if (out->count > before)   /* no claims: items may still be NULL */
         sort_by_offset(out->items + before, out->count - before);
     return st;
 }

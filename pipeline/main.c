@@ -2,6 +2,7 @@
  * itself. Parses options, calls the library, prints, maps statuses to exit codes (0 ok,
  * 1 usage, 2 input or render failure, 128+N on signal N). */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -127,8 +128,11 @@ static int cli_render(int argc, char **argv)
             fprintf(stderr, "render-episode: warning: %s: the loudness target was not reached "
                     "(%.1f LUFS, %.1f dBTP)\n", output, result.loudness.integrated_lufs,
                     result.loudness.true_peak_dbtp);
-        if (fflush(stdout) != 0)
+        if (fflush(stdout) != 0) {
+            fprintf(stderr, "render-episode: %s was written, but the summary line could not be "
+                    "printed: %s\n", output, strerror(errno));
             status = RE_ERR_WRITE;
+        }
     }
     re_diagnostics_free(&diag);
     free(default_output);

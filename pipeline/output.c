@@ -34,17 +34,22 @@ static void output_free(re_output *output)
     free(output);
 }
 
-/* A fresh hidden name beside the target: .NAME.XXXXXXXX.part */
-static char *hidden_name(const re_output *output)
+/* A fresh hidden name beside the target: DIR/.NAME.XXXXXXXX.SUFFIX */
+static char *hidden_name_in(const char *dir, const char *base, const char *suffix)
 {
     uint64_t r = 0;
     if (getrandom(&r, sizeof r, 0) != (ssize_t)sizeof r)
-        r = (uint64_t)getpid() << 32 ^ (uint64_t)(uintptr_t)output;
+        r = (uint64_t)getpid() << 32 ^ (uint64_t)(uintptr_t)base;
     char *name = NULL;
-    if (asprintf(&name, "%s/.%s.%08llx.part", output->dir, output->base,
-                 (unsigned long long)(r & 0xffffffffu)) < 0)
+    if (asprintf(&name, "%s/.%s.%08llx.%s", dir, base, (unsigned long long)(r & 0xffffffffu),
+                 suffix) < 0)
         return NULL;
     return name;
+}
+
+static char *hidden_name(const re_output *output)
+{
+    return hidden_name_in(output->dir, output->base, "part");
 }
 
 static int open_file(re_output *output, mode_t mode)
@@ -244,4 +249,48 @@ char *re_output_sibling(const char *output_path, const char *suffix)
     if (asprintf(&path, "%.*s%s", (int)stem, output_path, suffix) < 0)
         return NULL;
     return path;
+}
+
+re_status re_output_backup(const char *target, char **backup)
+{
+    *backup = NULL;
+    if (access(target, F_OK) != 0)
+        return RE_OK;
+    char *dir_copy = strdup(target), *base_copy = strdup(target);
+    re_status status = dir_copy && base_copy ? RE_OK : RE_ERR_NOMEM;
+    for (int attempt = 0; status == RE_OK && attempt < 16; attempt++) {
+        char *name = hidden_name_in(dirname(dir_copy), basename(base_copy), "old");
+        if (!name) {
+            status = RE_ERR_NOMEM;
+        } else if (link(target, name) == 0) {
+            *backup = name;
+            break;
+        } else {
+            free(name);
+            if (errno != EEXIST)
+                break;   /* no hard links here: publish without a way back, as before */
+        }
+        strcpy(dir_copy, target);
+        strcpy(base_copy, target);
+    }
+    free(dir_copy);
+    free(base_copy);
+    return status;
+}
+
+void re_output_restore(const char *target, char *backup)
+{
+    if (backup) {
+        (void)rename(backup, target);   /* best effort: nothing better to do on failure */
+        free(backup);
+    } else {
+        unlink(target);
+    }
+}
+
+void re_output_drop_backup(char *backup)
+{
+    if (backup)
+        unlink(backup);
+    free(backup);
 }

@@ -36,6 +36,14 @@ re_status re_output_restart(re_output *output, char *why, size_t why_len);
 re_status re_output_prepare(re_output *output, char *why, size_t why_len);
 re_status re_output_publish(re_output *output, char *why, size_t why_len);
 
+/* Backups that make publishing several files all-or-nothing: before publishing, each existing
+ * target gets a hidden hard link (*backup, NULL when there was no target or the filesystem
+ * cannot link); if a later publish fails, restore puts yesterday's file back (or removes the
+ * new one when there was none); after success, drop removes the link. */
+re_status re_output_backup(const char *target, char **backup);
+void re_output_restore(const char *target, char *backup);
+void re_output_drop_backup(char *backup);
+
 /* prepare + publish for a single file; frees the output in every case. */
 re_status re_output_commit(re_output *output, char *why, size_t why_len);
 

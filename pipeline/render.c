@@ -506,6 +506,7 @@ static re_status speak_all(render *r)
     r->slots = calloc(ep->item_count, sizeof *r->slots);
     if (!r->slots)
         return RE_ERR_NOMEM;
+    uint64_t max_frames = re_us_to_frames(RE_EPISODE_MAX_US, rate);
     for (size_t i = 0; status == RE_OK && i < ep->item_count; i++) {
         const re_item *item = &ep->items[i];
         switch (item->kind) {
@@ -526,8 +527,11 @@ static re_status speak_all(render *r)
             status = re_assembler_mark_chapter(r->assembler, item->text);
             break;
         }
-        if (status == RE_ERR_WRITE)
+        if (status == RE_ERR_WRITE && item->kind != RE_ITEM_SPEECH)   /* speech reports its own */
             status = fail_at(r, status, r->opt->output_path, 0, 0, why);
+        if (status == RE_OK && re_assembler_frames(r->assembler) > max_frames)
+            status = fail_at(r, RE_ERR_LIMIT, r->opt->script_path, item->line, item->col,
+                             "the episode would be longer than 12 hours of audio here; split it");
         if (status == RE_OK && stopped(r))
             status = RE_ERR_INTERRUPTED;
         report(r, RE_PHASE_SPEAK, i + 1, ep->item_count);
@@ -862,18 +866,39 @@ static re_status publish_all(render *r)
     }
     if (stopped(r))
         return RE_ERR_INTERRUPTED;
+    char *targets[EXTRA_COUNT + 2], *backups[EXTRA_COUNT + 2];
+    re_status status = RE_OK;
+    for (size_t i = 0; i < n; i++) {
+        targets[i] = strdup(re_output_target(order[i]));
+        backups[i] = NULL;
+        if (!targets[i])
+            status = RE_ERR_NOMEM;
+        else if (status == RE_OK)
+            status = re_output_backup(targets[i], &backups[i]);
+    }
     r->audio = r->sidecar = NULL;
     memset(r->extras, 0, sizeof r->extras);
-    re_status first_failure = RE_OK;
+    size_t published = 0;
     for (size_t i = 0; i < n; i++) {
-        char target[1024];
-        snprintf(target, sizeof target, "%s", re_output_target(order[i]));
-        re_status status = first_failure == RE_OK ? re_output_publish(order[i], why, sizeof why)
-                                                  : (re_output_discard(order[i]), first_failure);
-        if (status != RE_OK && first_failure == RE_OK)
-            first_failure = fail_at(r, status, target, 0, 0, why);
+        if (status != RE_OK) {
+            re_output_discard(order[i]);
+            continue;
+        }
+        status = re_output_publish(order[i], why, sizeof why);
+        if (status == RE_OK)
+            published++;
+        else
+            status = fail_at(r, status, targets[i], 0, 0, why);
     }
-    return first_failure;
+    /* All or nothing: on a failure, yesterday's files go back where they were. */
+    for (size_t i = 0; i < n; i++) {
+        if (status != RE_OK && i < published)
+            re_output_restore(targets[i], backups[i]);
+        else
+            re_output_drop_backup(backups[i]);
+        free(targets[i]);
+    }
+    return status;
 }
 
 static re_status finish_outputs(render *r, re_render_result *result)

@@ -59,6 +59,9 @@ enum { CHILD_OK = 0, CHILD_ENGINE_ERROR = 3, CHILD_WRITE_ERROR = 4 };
 static int child_pcm_fd = -1;
 static int child_meta_fd = -1;
 static int child_write_failed;
+static uint64_t child_samples;
+static uint64_t child_max_samples;   /* a paragraph longer than this is stopped */
+static int child_too_long;
 
 static int write_all(int fd, const void *buf, size_t len)
 {
@@ -81,6 +84,10 @@ static int child_synth_callback(short *wav, int numsamples, espeak_EVENT *events
     if (wav && numsamples > 0
         && write_all(child_pcm_fd, wav, (size_t)numsamples * sizeof *wav) != 0)
         child_write_failed = 1;
+    if (wav && numsamples > 0 && (child_samples += (uint64_t)numsamples) > child_max_samples) {
+        child_too_long = 1;   /* bounded: a paragraph cannot fill the disk or the memory */
+        return 1;
+    }
     for (espeak_EVENT *ev = events; ev && ev->type != espeakEVENT_LIST_TERMINATED; ev++) {
         if (ev->type != espeakEVENT_SENTENCE && ev->type != espeakEVENT_WORD)
             continue;
@@ -222,12 +229,20 @@ static void child_run(const char *text, unsigned text_flags, const re_voice_prof
     if (kind == JOB_PHONEMES)
         child_phonemes(text, flags);
     espeak_SetSynthCallback(child_synth_callback);
+    child_max_samples = (uint64_t)espeak_ng_GetSampleRate() * RE_SEGMENT_MAX_SECONDS;
     espeak_ng_STATUS status = espeak_ng_Synthesize(text, strlen(text) + 1, 0, POS_CHARACTER, 0,
                                                    (unsigned)(espeakCHARS_UTF8 | flags), NULL, NULL);
     if (status == ENS_OK)
         status = espeak_ng_Synchronize();
     if (child_write_failed)
         _exit(CHILD_WRITE_ERROR);
+    if (child_too_long) {
+        char message[128];
+        snprintf(message, sizeof message, "this paragraph would be more than %d minutes of audio; "
+                 "split it", RE_SEGMENT_MAX_SECONDS / 60);
+        child_message(message);
+        _exit(CHILD_ENGINE_ERROR);
+    }
     if (status != ENS_OK) {
         child_engine_message("synthesis failed", status);
         _exit(CHILD_ENGINE_ERROR);
@@ -487,7 +502,7 @@ static re_status describe_exit(const re_synth_job *job, int wstatus, char *why, 
     if (code == CHILD_OK)
         return RE_OK;
     if (code == CHILD_WRITE_ERROR)
-        snprintf(why, why_len, "the speech process could not store its audio (out of memory?)");
+        snprintf(why, why_len, "the speech process could not store its audio (memory or disk full?)");
     else if (!why[0])
         snprintf(why, why_len, "the speech process failed (exit status %d)", code);
     return RE_ERR_ENGINE;

@@ -66,6 +66,7 @@ typedef struct re_synth_job re_synth_job;
                                * whose every other [[ has been escaped by the caller */
 
 #define RE_PHONEMES_TIMEOUT_MS 30000u
+#define RE_SEGMENT_MAX_SECONDS 3600   /* one paragraph's audio; longer ones are stopped, an error */
 
 /* Starts speaking `text` (valid UTF-8 without control characters) with `profile` in a new
  * child. The child has its own copy of the strings. */

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -256,24 +257,39 @@ static re_status file_error(re_diagnostics *diag, const char *path, re_status st
     return status;
 }
 
+const char *re_utf8_quote(char *out, const char *s, size_t len, size_t max)
+{
+    size_t shown = re_utf8_prefix(s, len, max), n = 0;
+    for (size_t i = 0; i < shown;) {
+        uint32_t cp;
+        size_t step = re_utf8_decode(s + i, s + shown, &cp);
+        if (re_utf8_is_control(cp)) {
+            snprintf(out + n, 7, "\\u%04X", (unsigned)cp);
+            n += 6;
+        } else {
+            memcpy(out + n, s + i, step);
+            n += step;
+        }
+        i += step;
+    }
+    strcpy(out + n, shown < len ? "..." : "");
+    return out;
+}
+
 re_status re_utf8_read_file(const char *path, size_t max_size, char **out, size_t *len,
                             re_diagnostics *diag)
 {
     struct stat st;
     int too_big = 0;
-    /* O_NONBLOCK: opening a FIFO nobody writes to must not hang; reads block again after. */
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    /* A FIFO blocks here until its writer opens it, like any Unix reader; Ctrl-C still ends
+     * the wait (exit 130). batch refuses anything that is not a regular file. */
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
     re_status status;
 
     *out = NULL;
     *len = 0;
     if (fd < 0)
         return file_error(diag, path, RE_ERR_READ, "cannot open", strerror(errno));
-    int flags = fcntl(fd, F_GETFL);
-    if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0) {
-        close(fd);
-        return file_error(diag, path, RE_ERR_READ, "cannot open", strerror(errno));
-    }
     if (fstat(fd, &st) != 0) {
         status = file_error(diag, path, RE_ERR_READ, "cannot read", strerror(errno));
     } else if (S_ISDIR(st.st_mode)) {

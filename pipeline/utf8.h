@@ -46,6 +46,15 @@ size_t re_utf8_prefix(const char *s, size_t len, size_t max);
  * last byte (*out, free with free(); *len excludes the NUL). Failures are reported to diag as
  * path:0:0 messages: RE_ERR_READ for an open or read error (with strerror) or a directory,
  * RE_ERR_LIMIT when the file is larger than max_size (the message names the limit). */
+/* Room for a quote of at most `max` input bytes: every byte may become \uXXXX, plus "...". */
+#define RE_UTF8_QUOTE_SIZE(max) ((max) * 6 + 4)
+
+/* Writes at most `max` bytes of s[0..len) (never cutting a character) into out, which holds
+ * RE_UTF8_QUOTE_SIZE(max) bytes: control characters are shown as \uXXXX, so quoting input
+ * in a message can never put escape sequences on a terminal; "..." marks a cut. s must be
+ * valid UTF-8. Returns out. */
+const char *re_utf8_quote(char *out, const char *s, size_t len, size_t max);
+
 re_status re_utf8_read_file(const char *path, size_t max_size, char **out, size_t *len,
                             re_diagnostics *diag);
 

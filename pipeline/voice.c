@@ -15,6 +15,7 @@
 #define VOICE_FILE_MAX (64u << 10)   /* a profile is a dozen lines; anything bigger is a mistake */
 #define VOICE_NAME_MAX 64
 #define QUOTE_MAX 40                 /* bytes of offending text quoted in a message */
+#define QUOTE_SIZE RE_UTF8_QUOTE_SIZE(QUOTE_MAX)
 
 typedef enum key_kind { KEY_ENGINE_VOICE, KEY_SPEAKER, KEY_INT } key_kind;
 
@@ -83,13 +84,9 @@ static int engine_voice_valid(const char *s, size_t len)
 }
 
 /* Copies s[0..len) into out for quoting, shortened with "..." when long. */
-static const char *quote(char out[QUOTE_MAX + 4], const char *s, size_t len)
+static const char *quote(char out[QUOTE_SIZE], const char *s, size_t len)
 {
-    size_t shown = re_utf8_prefix(s, len, QUOTE_MAX);
-
-    memcpy(out, s, shown);
-    strcpy(out + shown, shown < len ? "..." : "");
-    return out;
+    return re_utf8_quote(out, s, len, QUOTE_MAX);
 }
 
 static void parser_error(profile_parser *p, unsigned col, const char *fmt, ...)
@@ -97,7 +94,7 @@ static void parser_error(profile_parser *p, unsigned col, const char *fmt, ...)
 
 static void parser_error(profile_parser *p, unsigned col, const char *fmt, ...)
 {
-    char message[512];   /* every message quotes at most QUOTE_MAX bytes of input */
+    char message[1024];   /* every message quotes at most QUOTE_SIZE bytes of input */
     va_list ap;
 
     p->errors++;
@@ -146,7 +143,7 @@ static int set_string(char **field, const char *s, size_t len)
 static void set_value(profile_parser *p, const struct voice_key *key, const char *value,
                       size_t len, unsigned col)
 {
-    char q[QUOTE_MAX + 4];
+    char q[QUOTE_SIZE];
     long n;
 
     switch (key->kind) {
@@ -197,7 +194,7 @@ static const struct voice_key *find_key(const char *s, size_t len)
 
 static void parse_line(profile_parser *p, const char *line, size_t len)
 {
-    char q[QUOTE_MAX + 4];
+    char q[QUOTE_SIZE];
     const char *key = line, *value, *eq;
     size_t key_len = len, value_len;
 

@@ -277,12 +277,6 @@ class BadInput(Case):
         self.assertIn("dots.txt:4:1:", res.stderr)
         self.assertEqual(listing(self.tmp), ["dots.txt"])
 
-    def test_fifo_script_does_not_hang(self):
-        os.mkfifo(self.path("pipe.txt"))
-        res = run([self.path("pipe.txt"), "-o", self.path("pipe.mp3")])   # nobody writes to it
-        self.assertEqual(res.returncode, 2)
-        self.assertEqual(listing(self.tmp), ["pipe.txt"])
-
     def test_missing_script_and_directory(self):
         res = run([self.path("nope.txt"), "-o", self.path("x.mp3")])
         self.assertEqual(res.returncode, 2)

@@ -1,0 +1,370 @@
+"""Output faults and signals: a full disk, a write error at any byte, a read-only folder, a
+failed final rename, SIGINT/SIGTERM/SIGHUP at every phase. Each ends in exit 2 (or 128+N) with
+a message, no partial file, no leftover spool or process, and the previous output intact.
+
+How the faults are made (CI runs as root; without root the mount-based tests are skipped and
+the RLIMIT_FSIZE sweep still runs):
+- a full disk: the output folder (or TMPDIR, for the spool) is a small tmpfs mounted for the
+  test, swept through sizes so that the disk fills during each phase of the render;
+- a write error at any byte: RLIMIT_FSIZE with SIGXFSZ ignored makes every write past the limit
+  fail with EFBIG - in the spool, the MP3, the sidecar - swept through the render's sizes;
+- a failed final rename: a file bind-mounted over the target (rename onto a mount point is
+  EBUSY), for the audio and for the sidecar;
+- a read-only folder: a tmpfs mounted read-only."""
+import json
+import os
+import re
+import resource
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+import unittest
+
+from common import BIN, SRC, Case, listing, main
+
+HEAD = "---\ntitle: Faults\n---\n"
+# About 40 s of audio: an MP3 of about 300 KiB, a spool of about 1.7 MiB.
+SCRIPT = HEAD + "\n\n".join(
+    f"Paragraph {i} of the fault test says a few words. [pause 1.5s] And a few more." for i in range(12)) + "\n"
+OLD = {"ep.mp3": b"yesterday's episode", "ep.json": b'{"yesterday": true}'}
+
+
+def can_mount():
+    if os.geteuid() != 0:
+        return False
+    d = tempfile.mkdtemp(prefix="re-mount-probe-")
+    try:
+        ok = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", d],
+                            capture_output=True).returncode == 0
+        if ok:
+            subprocess.run(["umount", d], check=True)
+        return ok
+    finally:
+        os.rmdir(d)
+
+
+MOUNT = can_mount()
+needs_mount = unittest.skipUnless(MOUNT, "needs root and mount -t tmpfs (CI has both)")
+
+
+def processes_mentioning(text):
+    ps = subprocess.run(["ps", "-eo", "pid,args"], capture_output=True, text=True).stdout
+    return [line for line in ps.splitlines() if text in line and "ps -eo" not in line]
+
+
+class Faults(Case):
+    def setUp(self):
+        super().setUp()
+        self.mounts = []
+        self.spool = self.path("spool")
+        os.mkdir(self.spool)
+        self.script = self.path("ep.txt")
+        with open(self.script, "w", encoding="utf-8") as f:
+            f.write(SCRIPT)
+
+    def tearDown(self):
+        for m in reversed(self.mounts):
+            subprocess.run(["umount", "-l", m], capture_output=True)
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def mount_tmpfs(self, path, size, *options):
+        os.makedirs(path, exist_ok=True)
+        opts = ",".join([f"size={size}"] + list(options))
+        subprocess.run(["mount", "-t", "tmpfs", "-o", opts, "tmpfs", path], check=True)
+        self.mounts.append(path)
+
+    def put_old_outputs(self, folder):
+        for name, data in OLD.items():
+            with open(os.path.join(folder, name), "wb") as f:
+                f.write(data)
+
+    def render(self, out, env=None, preexec=None, timeout=120, args=()):
+        env = dict(os.environ, TMPDIR=self.spool, XDG_CACHE_HOME=self.path("cache"), **(env or {}))
+        res = subprocess.run([BIN, self.script, "-o", out, "-q", *args], capture_output=True,
+                             env=env, preexec_fn=preexec, timeout=timeout)
+        res.stdout = res.stdout.decode("utf-8", "replace")
+        res.stderr = res.stderr.decode("utf-8", "replace")
+        self.assert_clean_messages(res.stderr)
+        return res
+
+    def assert_clean_messages(self, err):
+        """Every line is a whole diagnostic, FILE[:LINE[:COL]]: message, in clean UTF-8: no
+        uninitialised buffer, no control character. (libpulse's "ftruncate() failed" under
+        RLIMIT_FSIZE is the one line that is not ours: espeak-ng 1.51 initialises it.)"""
+        for line in err.splitlines():
+            if line == "ftruncate() failed: File too large":
+                continue
+            self.assertNotIn("\ufffd", line, f"not UTF-8: {line!r}")
+            self.assertNotRegex(line, "[\x00-\x08\x0b-\x1f\x7f-\x9f]", f"control character: {line!r}")
+            self.assertRegex(line, r"^(\S+(:\d+)*: \S.*|render-episode: .+)$", f"not a diagnostic: {line!r}")
+
+    def assert_clean_failure(self, res, folder, reason):
+        """Exit 2 with a message naming the file and the reason; the folder as it was.
+        (Under RLIMIT_FSIZE, libpulse - which espeak-ng 1.51 initialises even for synchronous
+        output - prints "ftruncate() failed" first: any line may be the diagnostic.)"""
+        self.assertEqual(res.returncode, 2, res.stderr)
+        self.assertRegex(res.stderr, reason)
+        self.assertRegex(res.stderr, r"(?m)^/\S+: .*" + reason)
+        self.assertEqual(res.stdout, "")
+        self.assert_untouched(folder)
+
+    def assert_untouched(self, folder):
+        self.assertEqual(sorted(os.listdir(folder)), sorted(OLD), "debris left behind")
+        for name, data in OLD.items():
+            with open(os.path.join(folder, name), "rb") as f:
+                self.assertEqual(f.read(), data, f"{name} was damaged")
+        self.assertEqual(os.listdir(self.spool), [], "spool file left behind")
+        self.assertEqual(processes_mentioning(self.script), [], "speech processes left behind")
+
+    def assert_success(self, res, folder):
+        self.assertEqual(res.returncode, 0, res.stderr)
+        names = os.listdir(folder)
+        self.assertEqual([n for n in names if n.startswith(".")], [], "temporary files left")
+        with open(os.path.join(folder, "ep.json"), encoding="utf-8") as f:
+            sidecar = json.load(f)
+        self.assertEqual(os.path.getsize(os.path.join(folder, "ep.mp3")), sidecar["bytes"])
+
+    def reference_sizes(self):
+        """Bytes of each output of a good render, and of the whole folder."""
+        ref = self.path("ref")
+        os.mkdir(ref)
+        res = self.render(os.path.join(ref, "ep.mp3"))
+        self.assertEqual(res.returncode, 0, res.stderr)
+        return {n: os.path.getsize(os.path.join(ref, n)) for n in os.listdir(ref)}
+
+    # ---- a full disk ---------------------------------------------------------------------
+
+    @needs_mount
+    def test_full_disk_at_every_phase(self):
+        """The output folder is a tmpfs just too small, at sizes that make the disk fill while
+        the MP3 is encoded, while the sidecar is written, and at the very end."""
+        sizes = self.reference_sizes()
+        total = sum(sizes.values()) + sum(len(d) for d in OLD.values())
+        pages = (total + 4095) // 4096 + len(sizes) + 2
+        tried = sorted({3, 4, pages // 4, pages // 2, (3 * pages) // 4, pages - 4, pages - 3,
+                        pages - 2, pages - 1, pages, pages + 8})
+        outcomes = []
+        for n in tried:
+            with self.subTest(pages=n):
+                folder = self.path(f"disk{n}")
+                self.mount_tmpfs(folder, n * 4096)
+                self.put_old_outputs(folder)
+                res = self.render(os.path.join(folder, "ep.mp3"))
+                outcomes.append(res.returncode)
+                if res.returncode == 0:
+                    self.assert_success(res, folder)
+                else:
+                    self.assert_clean_failure(res, folder, r"No space left on device")
+        self.assertIn(2, outcomes)
+        self.assertIn(0, outcomes)   # the sweep reached a size that fits
+
+    @needs_mount
+    def test_full_spool_disk(self):
+        """TMPDIR (the audio spool) fills while paragraphs are being assembled."""
+        folder = self.path("out")
+        os.mkdir(folder)
+        self.put_old_outputs(folder)
+        self.mount_tmpfs(self.spool, 64 * 1024)
+        res = self.render(os.path.join(folder, "ep.mp3"))
+        self.assert_clean_failure(res, folder, r"spool.*(No space left on device|error)")
+
+    @needs_mount
+    def test_read_only_folder(self):
+        folder = self.path("ro")
+        self.mount_tmpfs(folder, "1m")
+        self.put_old_outputs(folder)
+        subprocess.run(["mount", "-o", "remount,ro", folder], check=True)
+        res = self.render(os.path.join(folder, "ep.mp3"))
+        self.assert_clean_failure(res, folder, r"Read-only file system")
+
+    # ---- a write error at any byte -------------------------------------------------------
+
+    def test_write_error_at_any_byte(self):
+        """RLIMIT_FSIZE: every write past the limit fails (EFBIG), in whichever file crosses
+        it first: a speech process's memory file, or the spool at any point of the speaking
+        phase (the spool is the biggest file, so an MP3 render always fails there first;
+        MP3 and sidecar write errors are reached by the tmpfs sweep, the output file's own by
+        the WAV test below)."""
+        sizes = self.reference_sizes()
+        biggest = 2 * 22050 * 45   # the spool is the biggest file: 16-bit samples
+        limits = [0, 1, 100, 4096, 10000, 40000, sizes["ep.json"] - 1, sizes["ep.mp3"] // 2,
+                  sizes["ep.mp3"] - 1, sizes["ep.mp3"], sizes["ep.mp3"] + 1, biggest // 2, biggest * 2]
+
+        folder = self.path("fsize")
+        os.mkdir(folder)
+        outcomes = []
+        for limit in sorted(set(limits)):
+            with self.subTest(limit=limit):
+                for name in os.listdir(folder):
+                    os.unlink(os.path.join(folder, name))
+                self.put_old_outputs(folder)
+
+                def limit_writes(limit=limit):
+                    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+                    resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+                res = self.render(os.path.join(folder, "ep.mp3"), preexec=limit_writes)
+                outcomes.append(res.returncode)
+                if res.returncode == 0:
+                    self.assert_success(res, folder)
+                else:
+                    self.assert_clean_failure(res, folder, r"File too large|could not store its audio")
+        self.assertIn(2, outcomes)
+        self.assertEqual(outcomes[-1], 0)
+
+    def test_write_error_in_the_wav_file(self):
+        """A WAV output is as big as the spool plus its header: limits between the two make
+        the WAV file, not the spool, fail - at its first sample, in the middle, at the end."""
+        ref = self.path("wavref")
+        os.mkdir(ref)
+        res = self.render(os.path.join(ref, "ep.wav"))
+        self.assertEqual(res.returncode, 0, res.stderr)
+        with open(os.path.join(ref, "ep.json"), encoding="utf-8") as f:
+            spool = 2 * json.load(f)["samples"]
+        wav = os.path.getsize(os.path.join(ref, "ep.wav"))
+        self.assertGreater(wav, spool)
+        folder = self.path("wav")
+        os.mkdir(folder)
+        for limit in (spool, spool + 20, wav - 1, wav):
+            with self.subTest(limit=limit):
+                for name in os.listdir(folder):
+                    os.unlink(os.path.join(folder, name))
+                for name, data in (("ep.wav", b"yesterday's episode"), ("ep.json", OLD["ep.json"])):
+                    with open(os.path.join(folder, name), "wb") as f:
+                        f.write(data)
+
+                def limit_writes(limit=limit):
+                    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+                    resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+                res = self.render(os.path.join(folder, "ep.wav"), preexec=limit_writes)
+                if limit == wav:
+                    self.assertEqual(res.returncode, 0, res.stderr)
+                    self.assertEqual(os.path.getsize(os.path.join(folder, "ep.wav")), wav)
+                else:
+                    self.assertEqual(res.returncode, 2, res.stderr)
+                    self.assertRegex(res.stderr, r"(?m)^/\S+ep\.wav: .*(File too large|WAV)")
+                    self.assertEqual(sorted(os.listdir(folder)), ["ep.json", "ep.wav"])
+                    with open(os.path.join(folder, "ep.wav"), "rb") as f:
+                        self.assertEqual(f.read(), b"yesterday's episode")
+                    self.assertEqual(os.listdir(self.spool), [])
+
+    # ---- the final rename ----------------------------------------------------------------
+
+    @needs_mount
+    def test_final_rename_of_the_audio_fails(self):
+        """A file bind-mounted over ep.mp3: everything is written, then rename() fails (EBUSY)."""
+        folder = self.path("rename")
+        os.mkdir(folder)
+        self.put_old_outputs(folder)
+        subprocess.run(["mount", "--bind", os.path.join(folder, "ep.mp3"), os.path.join(folder, "ep.mp3")],
+                       check=True)
+        self.mounts.append(os.path.join(folder, "ep.mp3"))
+        res = self.render(os.path.join(folder, "ep.mp3"))
+        self.assert_clean_failure(res, folder, r"cannot rename onto .*ep\.mp3: Device or resource busy")
+
+    @needs_mount
+    def test_final_rename_of_the_sidecar_fails(self):
+        """The sidecar's rename fails after the audio's succeeded: the render fails, so the
+        previous ep.mp3 must still be there - a new MP3 beside yesterday's sidecar would be a
+        damaged output (the sidecar's durations and bytes would be wrong)."""
+        folder = self.path("rename2")
+        os.mkdir(folder)
+        self.put_old_outputs(folder)
+        subprocess.run(["mount", "--bind", os.path.join(folder, "ep.json"), os.path.join(folder, "ep.json")],
+                       check=True)
+        self.mounts.append(os.path.join(folder, "ep.json"))
+        res = self.render(os.path.join(folder, "ep.mp3"))
+        self.assert_clean_failure(res, folder, r"ep\.json: Device or resource busy")
+
+    # ---- signals -------------------------------------------------------------------------
+
+    def interrupt_at(self, script_text, sig, code, delay, phase):
+        with open(self.script, "w", encoding="utf-8") as f:
+            f.write(script_text)
+        folder = self.path("sig")
+        os.mkdir(folder)
+        self.put_old_outputs(folder)
+        env = dict(os.environ, TMPDIR=self.spool, XDG_CACHE_HOME=self.path("cache"))
+        proc = subprocess.Popen([BIN, self.script, "-o", os.path.join(folder, "ep.mp3"), "-j", "2"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        time.sleep(delay)
+        self.assertIsNone(proc.poll(), f"the render ended before the {phase} phase could be interrupted")
+        proc.send_signal(sig)
+        _, err = proc.communicate(timeout=30)
+        self.assertEqual(proc.returncode, code, err)
+        self.assertIn("interrupted", err)
+        time.sleep(0.2)
+        self.assert_untouched(folder)
+
+    def test_sigterm_while_encoding(self):
+        """Speech is quick, 40 minutes of silence take seconds to encode: the signal arrives
+        while LAME is running."""
+        text = HEAD + "Start.\n\n" + "[pause 600s]\n" * 4 + "\nEnd.\n"
+        self.interrupt_at(text, signal.SIGTERM, 143, 2.5, "encoding")
+
+    def test_sighup_while_speaking(self):
+        text = HEAD + "\n\n".join(f"Paragraph {i} goes on for a while, saying a few things."
+                                  for i in range(400)) + "\n"
+        self.interrupt_at(text, signal.SIGHUP, 129, 1.0, "speaking")
+
+    def test_sigint_while_waiting_for_the_script(self):
+        """The script is a FIFO nobody writes to: open() blocks until Ctrl-C, which must end
+        the program as interrupted (130), not as an unreadable input (2)."""
+        fifo = self.path("fifo.txt")
+        os.mkfifo(fifo)
+        folder = self.path("fifo-out")
+        os.mkdir(folder)
+        self.put_old_outputs(folder)
+        proc = subprocess.Popen([BIN, fifo, "-o", os.path.join(folder, "ep.mp3")],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(0.5)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+        self.assertEqual(proc.returncode, 130, err)
+        self.assert_untouched(folder)
+
+    def test_sigkill_leaves_no_processes(self):
+        """SIGKILL cannot be handled: a hidden .part file may stay, but no speech process
+        outlives the program and the previous output is intact."""
+        text = HEAD + "\n\n".join(f"Paragraph {i} goes on for a while, saying a few things."
+                                  for i in range(400)) + "\n"
+        with open(self.script, "w", encoding="utf-8") as f:
+            f.write(text)
+        folder = self.path("kill")
+        os.mkdir(folder)
+        self.put_old_outputs(folder)
+        proc = subprocess.Popen([BIN, self.script, "-o", os.path.join(folder, "ep.mp3"), "-j", "4"],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(1.0)
+        proc.kill()
+        proc.wait(timeout=10)
+        deadline = time.monotonic() + 5
+        while processes_mentioning(self.script) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        self.assertEqual(processes_mentioning(self.script), [])
+        for name, data in OLD.items():
+            with open(os.path.join(folder, name), "rb") as f:
+                self.assertEqual(f.read(), data)
+        leftovers = [n for n in os.listdir(folder) if n not in OLD]
+        self.assertTrue(all(n.startswith(".ep.") and n.endswith(".part") for n in leftovers), leftovers)
+
+    # ---- standard output -----------------------------------------------------------------
+
+    def test_summary_line_to_a_full_stdout(self):
+        """stdout is /dev/full: the outputs are complete and in place; the failure to print
+        the summary line is reported, not silent."""
+        folder = self.path("stdout")
+        os.mkdir(folder)
+        env = dict(os.environ, TMPDIR=self.spool, XDG_CACHE_HOME=self.path("cache"))
+        with open("/dev/full", "w") as full:
+            res = subprocess.run([BIN, self.script, "-o", os.path.join(folder, "ep.mp3")], stdout=full,
+                                 stderr=subprocess.PIPE, text=True, env=env, timeout=120)
+        self.assertNotEqual(res.returncode, 0)
+        self.assertRegex(res.stderr, r"No space left on device")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,330 @@
+#!/usr/bin/python3
+"""tests/hostile/generate.py - the hostile-input corpus and the outcome expected of each.
+
+Every case is a script (bytes, or a recipe for a big one), the command-line arguments to add,
+and what must happen: the exit status, a regular expression the messages must match
+(FILE:LINE:COL is checked separately), and always: nothing left behind and an existing output
+untouched unless the render succeeds. tests/e2e/test_hostile.py runs them all.
+
+    tests/hostile/generate.py            rewrite tests/hostile/corpus/ and expected.json
+    tests/hostile/generate.py --check    exit 1 if they are not what this file generates
+
+Small scripts are committed in corpus/ (so they can be read, and seed the script fuzzer);
+scripts over 64 KiB are built at test time from their recipe (`big` in expected.json).
+"""
+import json
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+HEAD = b"---\ntitle: Hostile\n---\n"
+MAX_COMMITTED = 64 * 1024
+
+# Voice profiles a case can ask for (written to VOICES/ beside the script, passed with --voices).
+VOICES = {
+    "slow": {"host.voice": b"voice = en-us\nrate = 80\n"},
+    "no-engine-voice": {"host.voice": b"voice = xx-nonexistent\n"},
+    "control-in-profile": {"host.voice": b"voice = en-us\nspeaker = Ho\x01st\n"},
+    "bad-utf8-profile": {"host.voice": b"voice = en-us\nspeaker = Caf\xe9\n"},
+    "profile-is-dir": {"host.voice/": b""},
+    "escape-in-profile": {"host.voice": b"voice = en-us\n\x1b[31mkey = v\n"},
+}
+
+
+def case(name, category, script, exit, where=None, message="", args=(), voices=None,
+         setup=None, note=""):
+    """One case. `where` is "LINE:COL", "LINE", "0" (the file itself: FILE: message) or None
+    (exit 0, or no position to check); `message` a regex searched in stderr (case-insensitive);
+    `setup` names a special arrangement of the script file that test_hostile.py makes."""
+    return {"name": name, "category": category, "script": script, "exit": exit, "where": where,
+            "message": message, "args": list(args), "voices": voices, "setup": setup,
+            "note": note}
+
+
+def body(text):
+    return HEAD + text
+
+
+# ---- recipes for big scripts (too big to commit) -----------------------------------------
+
+def big_over_default_limit():
+    return HEAD + (b"Padding line that is spoken.\n" * (8 * 1024 * 1024 // 29 + 2))
+
+
+def big_blank_lines():
+    return HEAD + b"\n" * (8 * 1024 * 1024 - 200) + b"One sentence after eight megabytes of blank lines.\n"
+
+
+def big_segments():
+    paragraph = b"a [pause 1ms] " * 500 + b"\n\n"
+    return HEAD + paragraph * 21
+
+
+def big_unclosed_front_matter():
+    return b"---\n" + b"key: value\n" * 200000
+
+
+def big_one_giant_line():
+    return HEAD + b"word " * (7 * 1024 * 1024 // 5)
+
+
+def big_many_pauses():
+    return HEAD + b"Hi.\n" + b"[pause 1ms]\n" * 600000
+
+
+def big_many_errors():
+    return HEAD + b"bad \x01 byte\n" * 100000
+
+
+BIG = {f.__name__: f for f in (big_over_default_limit, big_blank_lines, big_segments,
+                                big_unclosed_front_matter, big_one_giant_line, big_many_pauses,
+                                big_many_errors)}
+
+
+def cases():
+    c = []
+    # ---- encoding: only strict UTF-8; the first bad byte is the one error ----------------
+    bad = [
+        ("overlong-2-byte", b"Caf\xc0\xaf\n", "4:4", "overlong encoding"),
+        ("overlong-3-byte", b"Slash \xe0\x80\xaf here\n", "4:7", "overlong encoding"),
+        ("overlong-4-byte", b"Slash \xf0\x80\x80\xaf here\n", "4:7", "overlong encoding"),
+        ("overlong-nul", b"Hidden \xc0\x80 NUL\n", "4:8", "overlong encoding"),
+        ("surrogate", b"Half \xed\xa0\x80 pair\n", "4:6", "surrogate code point"),
+        ("above-max", b"Big \xf4\x90\x80\x80\n", "4:5", "code point above U\\+10FFFF"),
+        ("five-byte-form", b"Old \xf8\x88\x80\x80\x80 form\n", "4:5", "invalid byte"),
+        ("byte-ff", b"Hello \xff there.\n", "4:7", "invalid byte"),
+        ("stray-continuation", b"Hello \x80 there.\n", "4:7", "stray continuation byte"),
+        ("truncated-at-end", b"Ends in \xe2\x82", "4:9", "truncated sequence"),
+        ("truncated-mid-line", b"Euro \xe2\x82 sign\n", "4:6", "truncated sequence"),
+        ("nul-in-body", b"Hello\x00world\n", "4:6", "NUL byte"),
+    ]
+    for name, text, where, msg in bad:
+        c.append(case(name, "encoding", body(text), 2, where, "not valid UTF-8: " + msg))
+    c.append(case("nul-in-front-matter", "encoding", b"---\ntitle: A\x00B\n---\nHi.\n", 2,
+                  "2:9", "not valid UTF-8: NUL byte"))
+    c.append(case("utf16-file", "encoding", "---\ntitle: t\n---\nHi.\n".encode("utf-16"), 2,
+                  "1:1", "not valid UTF-8"))
+    c.append(case("latin1-file", "encoding", b"---\ntitle: Caf\xe9\n---\nHi.\n", 2, "2:11",
+                  "not valid UTF-8"))
+    c.append(case("bom-then-invalid", "encoding", b"\xef\xbb\xbf---\ntitle: t\n---\n\xfe\n", 2,
+                  "4:1", "not valid UTF-8"))
+
+    # ---- control characters: never reach the engine (U+0001 is its command escape) ------
+    ctl = [
+        ("espeak-command-escape", b"Say \x01" + b"50S loud\n", "4:5", "U\\+0001"),
+        ("terminal-escape-in-title", None, "2:8", "U\\+001B"),
+        ("delete", b"Hi \x7f there\n", "4:4", "U\\+007F"),
+        ("c1-next-line", b"Hi \xc2\x85 there\n", "4:4", "U\\+0085"),
+        ("c1-csi", b"Hi \xc2\x9b31m there\n", "4:4", "U\\+009B"),
+        ("form-feed", b"Page\x0cbreak\n", "4:5", "U\\+000C"),
+        ("vertical-tab", b"Tab\x0bbed\n", "4:4", "U\\+000B"),
+        ("backspace-in-heading", b"# Ti\x08tle\nText.\n", "4:5", "U\\+0008"),
+    ]
+    for name, text, where, msg in ctl:
+        script = body(text) if text else b"---\ntitle: \x1b[31mRed\n---\nHi.\n"
+        c.append(case(name, "control", script, 2, where, "control character " + msg +
+                      " is not allowed"))
+    c.append(case("lone-cr-line-endings", "control", b"---\rtitle: t\r---\rHi.\r", 2, "1:4",
+                  "carriage return \\(U\\+000D\\) not followed by a line feed"))
+    c.append(case("escape-sequence-quoted", "control", b"---\ntitle: t\n\x1b[2Jkey: v\n---\nHi.\n",
+                  2, "3:1", "unknown front-matter key '\\\\u001B\\[2Jkey'",
+                  note="a message quoting input shows control characters as \\uXXXX, never raw"))
+    c.append(case("escape-sequence-in-profile", "control", body(b"Hi.\n"), 2, "0",
+                  "unknown key", voices="escape-in-profile",
+                  note="the profile's own messages must not carry raw escapes either"))
+    c.append(case("fifty-errors-then-stop", "control", body(b"a\x02b\n" * 80), 2, "53:2",
+                  "too many errors; only the first 50 are shown"))
+
+    # ---- limits ----------------------------------------------------------------------------
+    c.append(case("over-max-size", "limits", body(b"x " * 1000 + b"\n"), 2, "0",
+                  "the file is 2024 bytes; the limit is 1000 bytes", args=["--max-size", "1000"]))
+    c.append(case("over-default-max-size", "limits", "big_over_default_limit", 2, "0",
+                  "the limit is 8388608 bytes"))
+    c.append(case("endless-device", "limits", None, 2, "0",
+                  "larger than the limit of 4096 bytes", args=["--max-size", "4096"],
+                  setup="dev-zero"))
+    c.append(case("line-too-long", "limits", body(b"//" + b"x" * 20000 + b"\nHi.\n"), 2,
+                  "4:16385", "line is 20002 bytes; the limit is 16384"))
+    c.append(case("one-giant-line", "limits", "big_one_giant_line", 2, "4:16385",
+                  "line is 7340030 bytes"))
+    c.append(case("word-65-characters", "limits", body(b"Long " + b"w" * 65 + b" word.\n"), 2,
+                  "4:6", "a word of 65 characters is too long to speak \\(the limit is 64\\)"))
+    c.append(case("known-crash-word", "limits", body(b"One.\n\n" + b"s'" * 120 + b"\n"), 2,
+                  "6:1", "a word of 240 characters is too long", note="aborts espeak-ng 1.51: "
+                  "stopped before the engine"))
+    c.append(case("crash-word-curly-quote", "limits", body("s’".encode() * 70 + b"\n"), 2,
+                  "4:1", "a word of 140 characters"))
+    c.append(case("long-url", "limits", body(b"See https://example.com/" + b"path/" * 20 +
+                                             b"index.html today.\n"), 2, "4:5",
+                  "a word of 130 characters"))
+    c.append(case("soft-hyphen-joined", "limits",
+                  body("s's's's's'\u00ad".encode() * 20 + b"\n"), 2, "4:1", "a word of 220 characters",
+                  note="espeak-ng drops U+00AD and aborts on the joined word"))
+    c.append(case("paragraph-too-long", "limits", body(b"eight ch " * 1200 + b"\n"), 2, "4:1",
+                  "paragraph is 10799 bytes; the limit is 10000"))
+    c.append(case("too-many-segments", "limits", "big_segments", 2, "24:1",
+                  "more than 10000 segments"))
+    chapters = b"".join(b"# Chapter %d\nText.\n" % i for i in range(1, 258))
+    c.append(case("too-many-chapters", "limits", body(chapters), 2, "514:1",
+                  "this is chapter 256; the limit is 255"))
+    voices = b"".join(b"[voice v%d] Hi.\n\n" % i for i in range(1, 70))
+    c.append(case("too-many-voices", "limits", body(voices), 2, "132:1",
+                  "more than 64 voice profiles"))
+    c.append(case("pauses-over-12-hours", "limits", body(b"Hi.\n" + b"[pause 600s]\n" * 73), 2,
+                  "77:1", "the pauses add up to more than 12 hours"))
+    c.append(case("pause-too-long", "limits", body(b"Wait [pause 11min] no.\n"), 2, "4:6",
+                  "malformed pause .*the unit must be ms or s"))
+    c.append(case("pause-zero", "limits", body(b"Wait [pause 0ms] no.\n"), 2, "4:6",
+                  "pause 0ms is out of range"))
+    c.append(case("pause-huge-number", "limits", body(b"[pause " + b"9" * 400 + b"s] Hi.\n"), 2,
+                  "4:1", "is out of range: 1ms to 600s"))
+    c.append(case("pause-too-precise", "limits", body(b"[pause 1." + b"0" * 300 + b"1s] Hi.\n"),
+                  2, "4:1", "is not exact: it is more precise than 1 microsecond"))
+    c.append(case("many-pauses", "limits", "big_many_pauses", 2, "10004:1",
+                  "more than 10000 segments"))
+    c.append(case("hundred-thousand-errors", "limits", "big_many_errors", 2, "53:5",
+                  "too many errors"))
+
+    # ---- structure -------------------------------------------------------------------------
+    c.append(case("empty-file", "structure", b"", 2, "1:1", "starts with front matter"))
+    c.append(case("only-bom", "structure", b"\xef\xbb\xbf", 2, "1:1", "starts with front matter"))
+    c.append(case("unclosed-front-matter", "structure", "big_unclosed_front_matter", 2, "1:1",
+                  "the front matter is not closed"))
+    c.append(case("only-comments", "structure", body(b"// a\n// b\n"), 2, "4:1",
+                  "the script has no spoken text"))
+    c.append(case("only-pauses", "structure", body(b"[pause 1s]\n\n[pause 2s]\n"), 2, "4:1",
+                  "no spoken text"))
+    c.append(case("voice-path-traversal", "structure", body(b"[voice ../../etc/passwd] Hi.\n"),
+                  2, "4:1", "invalid voice profile name"))
+    c.append(case("voice-unclosed", "structure", body(b"[voice host Hi.\n"), 2, "4:1",
+                  "malformed voice directive"))
+    c.append(case("uppercase-directive", "structure", body(b"[PAUSE 1s] Hi.\n"), 2, "4:1",
+                  "directive names are lowercase"))
+    c.append(case("unknown-keys", "structure",
+                  b"---\n" + b"".join(b"key%d: v\n" % i for i in range(100)) + b"title: t\n---\nHi.\n",
+                  2, "2:1", "unknown front-matter key 'key0'"))
+    c.append(case("heading-without-audio", "structure", body(b"Hi.\n# Last\n"), 2, "5:1",
+                  "chapter 'Last' has no audio"))
+
+    # ---- the engine: a crash or a hang is an error of that paragraph ------------------------
+    c.append(case("engine-crash-passes-limits", "engine",
+                  body(b"Fine.\n\n" + b" ".join([b"q.z."] * 60) + b"\n"), 2, "6:1",
+                  "the speech engine crashed on this text \\(SIGABRT",
+                  note="60 short words, each within every limit: espeak-ng 1.51 joins x.y. "
+                  "abbreviations across spaces and aborts; the forked child is the safety net"))
+    c.append(case("engine-hang", "engine", body(b" ".join([b"1234567."] * 1100) + b"\n"), 2, "4:1",
+                  "the speech engine hung", args=["--segment-timeout", "1"], voices="slow",
+                  note="hours of audio at 80 words per minute: cannot finish in 1 s"))
+    c.append(case("engine-has-no-such-voice", "engine", body(b"Hi.\n"), 2, "4:1",
+                  "espeak-ng has no voice 'xx-nonexistent'", voices="no-engine-voice"))
+    c.append(case("control-char-in-profile", "engine", body(b"Hi.\n"), 2, "0",
+                  "host.voice:2:13: control character U\\+0001", voices="control-in-profile"))
+    c.append(case("bad-utf8-in-profile", "engine", body(b"Hi.\n"), 2, "0",
+                  "host.voice:2:14: the text is not valid UTF-8", voices="bad-utf8-profile"))
+    c.append(case("profile-is-a-directory", "engine", body(b"Hi.\n"), 2, None,
+                  "directory", voices="profile-is-dir"))
+
+    # ---- files -----------------------------------------------------------------------------
+    files = [
+        ("missing-script", "missing", "cannot open: No such file or directory"),
+        ("script-is-directory", "directory", "cannot read: it is a directory"),
+        ("dangling-symlink", "dangling-symlink", "cannot open: No such file or directory"),
+        ("path-through-a-file", "not-a-directory", "cannot open: Not a directory"),
+        ("symlink-loop", "symlink-loop", "cannot open: Too many levels of symbolic links"),
+        ("unreadable", "unreadable", "cannot open: Permission denied"),
+        ("output-is-the-script", "output-is-script", "ep\\.mp3: this output would overwrite the script itself"),
+        ("output-hardlinked-to-script", "output-hardlink", "ep\\.mp3: this output would overwrite the script itself"),
+        ("sidecar-is-the-script", "sidecar-is-script", "ep\\.json: this output would overwrite the script itself"),
+    ]
+    for name, setup, msg in files:
+        c.append(case(name, "files", body(b"Hi.\n"), 2, None if setup == "output-hardlink" else "0",
+                      msg, setup=setup))
+
+    # ---- hostile but valid: rendered, exit 0 ----------------------------------------------
+    ok = [
+        ("bom-and-crlf", b"\xef\xbb\xbf---\r\ntitle: t\r\n---\r\nHello\r\nthere.\r\n"),
+        ("word-of-64", body(b"Long " + b"w" * 64 + b" word.\n")),
+        ("cjk-without-spaces", body(("中文没有空格" * 20 + "。\n").encode())),
+        ("markup-is-text", body(b"<speak><break time=\"10s\"/>&amp; [[h@l'oU]] <audio src=x>\n")),
+        ("format-characters", body("Right\u202eto\u202cleft, zero\u200bwidth, "
+                                   "e\u0301\u0301\u0301 and \U0001F600.\n".encode())),
+        ("noncharacters", body("Non \ufffe\uffff \U0010fffe chars.\n".encode())),
+        ("escaped-directives", body(b"Say \\[pause 1s] and \\[voice x] literally.\n")),
+        ("blank-lines-8mib", "big_blank_lines"),
+    ]
+    for name, script in ok:
+        c.append(case(name, "valid", script, 0))
+    return c
+
+
+def script_bytes(entry):
+    s = entry["script"]
+    if s is None:
+        return b""
+    if isinstance(s, str):
+        return BIG[s]()
+    return s
+
+
+def manifest(all_cases):
+    """expected.json: every case with its outcome; small scripts point to corpus/ files."""
+    out = []
+    for i, e in enumerate(all_cases, 1):
+        item = {k: v for k, v in e.items() if k != "script" and v not in (None, "", [])}
+        item["exit"] = e["exit"]
+        if isinstance(e["script"], str):
+            item["big"] = e["script"]
+        elif e["script"] is not None:
+            item["file"] = f"corpus/{i:03d}-{e['name']}.txt"
+        out.append(item)
+    return out
+
+
+def expected_files(all_cases):
+    files = {}
+    for i, e in enumerate(all_cases, 1):
+        if isinstance(e["script"], bytes):
+            assert len(e["script"]) <= MAX_COMMITTED, e["name"]
+            files[f"corpus/{i:03d}-{e['name']}.txt"] = e["script"]
+    files["expected.json"] = (json.dumps(manifest(all_cases), indent=1, ensure_ascii=True)
+                              + "\n").encode()
+    return files
+
+
+def main():
+    all_cases = cases()
+    names = [e["name"] for e in all_cases]
+    assert len(names) == len(set(names)), "duplicate case names"
+    files = expected_files(all_cases)
+    check = "--check" in sys.argv[1:]
+    corpus = os.path.join(HERE, "corpus")
+    present = {"corpus/" + f for f in os.listdir(corpus)} if os.path.isdir(corpus) else set()
+    stale = sorted(present - set(files))
+    wrong = []
+    for rel, data in files.items():
+        path = os.path.join(HERE, rel)
+        try:
+            with open(path, "rb") as f:
+                same = f.read() == data
+        except OSError:
+            same = False
+        if not same:
+            wrong.append(rel)
+            if not check:
+                os.makedirs(os.path.dirname(path), exist_ok=True)
+                with open(path, "wb") as f:
+                    f.write(data)
+    for rel in stale:
+        if not check:
+            os.unlink(os.path.join(HERE, rel))
+    if check and (wrong or stale):
+        print("tests/hostile is out of date; run tests/hostile/generate.py:", *(wrong + stale),
+              file=sys.stderr)
+        return 1
+    if not check:
+        print(f"{len(all_cases)} cases, {len(files) - 1} corpus files")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
