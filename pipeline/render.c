@@ -718,16 +718,17 @@ static void remove_stale(const char *output_path, const char *suffix)
 }
 
 /* One pass over `input`: through a leveler when `lv` is given, into a meter when `measured`
- * is given, and into `out` when given. */
+ * is given (with true peak, or the cheaper planning meter), and into `out` when given. */
 static re_status loudness_pass(render *r, re_spool *input, re_leveler *lv, re_spool *out,
-                               re_loudness *measured)
+                               re_loudness *measured, int true_peak)
 {
     char why[WHY_LEN] = "";
     re_loudness_meter *meter = NULL;
     int16_t *in = malloc(ENCODE_CHUNK * sizeof *in), *leveled = malloc(ENCODE_CHUNK * sizeof *leveled);
     re_status status = in && leveled ? RE_OK : RE_ERR_NOMEM;
     if (status == RE_OK && measured)
-        status = re_loudness_meter_create(re_engine_sample_rate(r->engine), &meter);
+        status = true_peak ? re_loudness_meter_create(re_engine_sample_rate(r->engine), &meter)
+                           : re_loudness_meter_create_planning(re_engine_sample_rate(r->engine), &meter);
     if (status == RE_OK)
         status = re_spool_rewind(input, why, sizeof why);
     for (size_t got = 1; status == RE_OK && got > 0;) {
@@ -769,7 +770,7 @@ static re_status level_into(render *r, re_spool **leveled_out)
             status = fail_at(r, status, r->opt->output_path, 0, 0, why);
     }
     if (status == RE_OK)
-        status = loudness_pass(r, source, lv, *leveled_out, NULL);
+        status = loudness_pass(r, source, lv, *leveled_out, NULL, 0);
     if (status == RE_OK)
         status = re_spool_finish(*leveled_out, why, sizeof why);
     re_leveler_free(lv);
@@ -794,7 +795,7 @@ static re_status plan_loudness(render *r)
         status = re_leveler_create(re_engine_sample_rate(r->engine), r->plan.gain_db,
                                    r->plan.limiter_ceiling_dbtp, &lv);
         if (status == RE_OK)
-            status = loudness_pass(r, source, lv, NULL, &leveled);
+            status = loudness_pass(r, source, lv, NULL, &leveled, 0);   /* loudness is all it needs */
         re_leveler_free(lv);
     } while (status == RE_OK && re_loudness_plan_update(&r->plan, &leveled, RE_LOUDNESS_LEVELED));
     return status;
@@ -804,7 +805,7 @@ static re_status plan_loudness(render *r)
 static re_status measure_delivered(render *r, re_spool *input)
 {
     if (strcmp(r->format, "wav") == 0)
-        return loudness_pass(r, input, NULL, NULL, &r->delivered);
+        return loudness_pass(r, input, NULL, NULL, &r->delivered, 1);
     char why[WHY_LEN] = "";
     FILE *stream = re_output_stream(r->audio);
     re_status status = fflush(stream) == 0 ? RE_OK : RE_ERR_WRITE;
