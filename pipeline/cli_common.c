@@ -121,6 +121,7 @@ void cli_print_diagnostics(const re_diagnostics *diag)
 const char cli_render_options_help[] =
     "  -b, --bitrate KBPS       MP3 CBR bitrate (default 64; 56..160 at 22050 Hz)\n"
     "      --quality N          LAME quality 0 (best) .. 9 (fastest) (default: LAME's)\n"
+    "      --serial-encode      one MP3 encoder instead of one per core (other bytes, same audio)\n"
     "      --voices DIR         also look for voice profiles in DIR, first (repeatable)\n"
     "      --lexicon FILE       pronunciation lexicon, applied after the others (repeatable)\n"
     "      --no-default-lexicon leave out the shipped voices/default.lexicon\n"
@@ -205,6 +206,8 @@ int cli_render_option(int argc, char **argv, int *i, cli_render_settings *s)
             return -1;
         }
         s->lexicons[s->lexicon_count++] = v;
+    } else if (strcmp(arg, "--serial-encode") == 0) {
+        s->options.serial_encode = 1;
     } else if (strcmp(arg, "--no-default-lexicon") == 0) {
         s->options.no_default_lexicon = 1;
     } else if (cli_is_option(arg, NULL, "--cache")) {

@@ -21,6 +21,7 @@
 #include "id3.h"
 #include "lexicon.h"
 #include "loudness.h"
+#include "mp3_parallel.h"
 #include "normalize.h"
 #include "output.h"
 #include "page.h"
@@ -584,46 +585,31 @@ static re_status build_tag(render *r, unsigned char **tag, size_t *tag_len)
 
 #define ENCODE_CHUNK 16384
 
+/* The MP3 on every core (mp3_parallel.h): the bytes are the same for any number of encoder
+ * threads >= 2, so they never depend on the machine or on -j; --serial-encode keeps LAME's
+ * one-encoder path (different bytes, same length and tags). */
 static re_status encode_mp3(render *r, re_spool *input)
 {
     char why[WHY_LEN] = "";
-    re_status status = re_spool_rewind(input, why, sizeof why);
-    if (status != RE_OK)
-        return fail_at(r, status, r->opt->output_path, 0, 0, why);
     unsigned char *tag = NULL;
     size_t tag_len = 0;
-    status = build_tag(r, &tag, &tag_len);
+    re_status status = build_tag(r, &tag, &tag_len);
     if (status != RE_OK)
         return fail_at(r, status, r->opt->output_path, 0, 0, "cannot build the ID3 tag");
-    re_mp3_encoder *enc = NULL;
-    status = re_mp3_encoder_create(re_output_stream(r->audio), re_engine_sample_rate(r->engine),
-                                   &r->opt->mp3, tag, tag_len, &enc);
+    unsigned workers = 1;
+    if (!r->opt->serial_encode) {
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        workers = cpus > 2 ? (unsigned)(cpus < 16 ? cpus : 16) : 2;
+    }
+    report(r, RE_PHASE_ENCODE, 0, (size_t)re_spool_frames(input));
+    status = re_mp3_encode_fd(re_output_stream(r->audio), re_spool_fd(input), re_spool_frames(input),
+                              re_engine_sample_rate(r->engine), &r->opt->mp3, tag, tag_len, workers,
+                              r->opt->stop, why, sizeof why);
     free(tag);
-    int16_t *pcm = malloc(ENCODE_CHUNK * sizeof *pcm);
-    if (status == RE_OK && !pcm)
-        status = RE_ERR_NOMEM;
-    uint64_t total = re_spool_frames(input), done = 0;
-    while (status == RE_OK) {
-        size_t got;
-        status = re_spool_read(input, pcm, ENCODE_CHUNK, &got, why, sizeof why);
-        if (status != RE_OK || got == 0)
-            break;
-        status = re_mp3_encoder_write(enc, pcm, got);
-        done += got;
-        if (status == RE_OK && stopped(r))
-            status = RE_ERR_INTERRUPTED;
-        report(r, RE_PHASE_ENCODE, (size_t)done, (size_t)total);
-    }
     if (status == RE_OK)
-        status = re_mp3_encoder_finish(enc);
-    re_mp3_encoder_free(enc);
-    free(pcm);
-    if (status != RE_OK && status != RE_ERR_INTERRUPTED && status != RE_ERR_NOMEM) {
-        if (!why[0])
-            snprintf(why, sizeof why, "%s: %s", re_strerror(status),
-                     status == RE_ERR_WRITE ? strerror(errno) : "see above");
-        return fail_at(r, status, r->opt->output_path, 0, 0, why);
-    }
+        report(r, RE_PHASE_ENCODE, (size_t)re_spool_frames(input), (size_t)re_spool_frames(input));
+    if (status != RE_OK && status != RE_ERR_INTERRUPTED && status != RE_ERR_NOMEM)
+        return fail_at(r, status, r->opt->output_path, 0, 0, why[0] ? why : re_strerror(status));
     return status;
 }
 
@@ -1023,6 +1009,7 @@ static re_status digest_inputs(render *r)
     digest_string(&ctx, "encoder", r->encoder);
     digest_string(&ctx, "output", r->format);
     digest_int(&ctx, "quality", r->opt->mp3.quality);
+    digest_int(&ctx, "serial-encode", r->opt->serial_encode);
     char loudness[64];
     snprintf(loudness, sizeof loudness, "%s %.2f %.2f", r->opt->loudness_off ? "off" : "on",
              r->opt->loudness_target, r->opt->true_peak);

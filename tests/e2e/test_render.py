@@ -308,6 +308,21 @@ class Cli(Case):
         self.assertIn("48", res.stderr)
         self.assertEqual(listing(self.tmp), [])
 
+    def test_serial_and_parallel_encoders_agree_on_length_and_tags(self):
+        paragraphs = "\n\n".join(f"Paragraph {i} is long enough to make several encoder pieces." for i in range(40))
+        script = write(self.path("long.txt"), HEAD + paragraphs + "\n")
+        for name, extra in (("par", []), ("ser", ["--serial-encode"])):
+            res = run([script, "-o", self.path(name + ".mp3"), *extra])
+            self.assertEqual(res.returncode, 0, res.stderr)
+        with open(self.path("par.json"), encoding="utf-8") as a, open(self.path("ser.json"), encoding="utf-8") as b:
+            par, ser = json.load(a), json.load(b)
+        self.assertGreater(par["samples"], 22050 * 60)        # long enough for parallel pieces
+        self.assertEqual(par["samples"], ser["samples"])
+        for name in ("par", "ser"):
+            self.assertEqual(ffmpeg_samples(self.path(name + ".mp3")), par["samples"])
+            self.assertEqual(mpg123_samples(self.path(name + ".mp3")), par["samples"])
+        self.assertEqual(mutagen_tags(self.path("par.mp3"))["TLEN"], mutagen_tags(self.path("ser.mp3"))["TLEN"])
+
     def test_other_bitrate_keeps_exact_length(self):
         script = write(self.path("s.txt"), HEAD + "A short one at a higher bitrate.\n")
         res = run([script, "-o", self.path("s.mp3"), "--bitrate", "128"])
