@@ -5,7 +5,7 @@
 #include <unistd.h>
 
 #include "assemble.h"
-#include "check.h"
+#include "testkit.h"
 
 #define RATE 1000   /* 1 sample = 1 ms keeps the arithmetic readable */
 

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "cache.h"
-#include "check.h"
+#include "testkit.h"
 
 #define RATE 22050u
 

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"                   /* the test kit: tests/unit/check.h, found first */
-#include "../../pipeline/check.h"     /* the stage, which has the same file name */
+#include "testkit.h"
+#include "check.h"
 #include "duration.h"
 
 static re_claim_list claims;

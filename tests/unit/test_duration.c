@@ -1,7 +1,7 @@
 /* test_duration.c - the rounding rule, the ISO formatter and the ISO and clock readers. */
 #include <string.h>
 
-#include "check.h"
+#include "testkit.h"
 #include "duration.h"
 
 static const char *iso(uint64_t seconds)

@@ -11,8 +11,8 @@
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 
-#include "check.h"                 /* the unit tests' kit (tests/unit/check.h) */
-#include "../../pipeline/check.h"  /* the `check` stage, which must accept our feed */
+#include "testkit.h"
+#include "check.h"
 #include "feed.h"
 
 /* ---- helpers ------------------------------------------------------------------------------ */

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
+#include "testkit.h"
 #include "id3.h"
 
 #define TITLE "Caf\xC3\xA9 \xE2\x80\x93 \xE6\x97\xA5\xE6\x9C\xAC\xE8\xAA\x9E \xF0\x9F\x8E\xA7"

@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "check.h"
+#include "testkit.h"
 #include "lexicon.h"
 
 static void print_diags(const re_diagnostics *d)

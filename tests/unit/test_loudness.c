@@ -15,7 +15,7 @@
 
 #include <sndfile.h>
 
-#include "check.h"
+#include "testkit.h"
 #include "id3.h"
 #include "loudness.h"
 #include "mp3.h"

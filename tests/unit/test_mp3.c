@@ -14,7 +14,7 @@
 
 #include <jansson.h>
 
-#include "check.h"
+#include "testkit.h"
 #include "id3.h"
 #include "mp3.h"
 

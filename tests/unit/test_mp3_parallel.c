@@ -22,7 +22,7 @@
 #include <jansson.h>
 #include <sndfile.h>
 
-#include "check.h"
+#include "testkit.h"
 #include "id3.h"
 #include "mp3.h"
 #include "mp3_parallel.h"

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
+#include "testkit.h"
 #include "lexicon.h"
 #include "normalize.h"
 #include "synth.h"

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"                 /* the unit tests' kit (tests/unit/check.h) */
-#include "../../pipeline/check.h"  /* the `check` stage, which must accept the page */
+#include "testkit.h"
+#include "check.h"
 #include "page.h"
 
 #define RATE 22050u

@@ -5,7 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "check.h"
+#include "testkit.h"
 #include "script.h"
 
 #define FM "---\ntitle: T\n---\n"   /* the smallest front matter: the body starts on line 4 */

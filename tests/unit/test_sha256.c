@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
+#include "testkit.h"
 #include "sha256.h"
 
 static int portable;   /* the implementation under test: 1 = portable C, 0 = the best one */

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
+#include "testkit.h"
 #include "synth.h"
 
 static re_voice_profile profile(const char *engine_voice)

@@ -2,7 +2,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "check.h"
+#include "testkit.h"
 #include "utf8.h"
 
 /* Checks that s (n bytes) is rejected at `offset` with a reason containing `why`. */

@@ -5,7 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "check.h"
+#include "testkit.h"
 #include "voice.h"
 
 static re_status parse(const char *text, re_voice_profile *profile, re_diagnostics *d)

@@ -1,7 +1,7 @@
-/* check.h - the tiny assertion kit of the unit tests: a failed CHECK prints where and why
+/* testkit.h - the tiny assertion kit of the unit tests: a failed CHECK prints where and why
  * and the test exits 1 at the end; main returns check_finish(). */
-#ifndef RE_TEST_CHECK_H
-#define RE_TEST_CHECK_H
+#ifndef RE_TESTKIT_H
+#define RE_TESTKIT_H
 
 #include <stdio.h>
 #include <string.h>
