@@ -889,7 +889,7 @@ static re_status encode_pieces(FILE *out, job *jb, unsigned workers, const unsig
     }
     cond_ready = 1;
 
-    if (fwrite(id3_tag, 1, id3_len, out) != id3_len) {
+    if (id3_len && fwrite(id3_tag, 1, id3_len, out) != id3_len) {
         status = RE_ERR_WRITE;
         say(why, why_len, "cannot write the MP3 file: %s", strerror(errno));
         goto done;

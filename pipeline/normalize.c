@@ -1312,6 +1312,8 @@ typedef struct joined {
     char *text;
     size_t len, capacity;
     size_t word_chars;          /* characters since the last space */
+    int in_phonemes;            /* between [[ and ]] */
+    size_t next_span_chars;     /* length of the [[...]] span about to be put, for splitting */
     re_spoken_span *spans;
     size_t span_count, span_capacity;
     int nomem;
@@ -1327,21 +1329,45 @@ static void put_byte(joined *j, char c)
     j->text[j->len] = '\0';
 }
 
-/* Appends a byte; a word that reaches RE_NORMALIZE_MAX_WORD characters is split with a
- * space (never inside [[ or ]]). */
+/* Characters of the [[...]] span that starts at s[k], or 1 when none starts there. */
+static size_t span_chars(const char *s, size_t len, size_t k)
+{
+    if (k + 1 >= len || s[k] != '[' || s[k + 1] != '[')
+        return 1;
+    size_t chars = 0;
+    for (size_t i = k; i < len; i++) {
+        chars += ((unsigned char)s[i] & 0xC0) != 0x80;
+        if (i > k + 2 && s[i] == ']' && s[i - 1] == ']')
+            return chars;
+    }
+    return chars;
+}
+
+/* Appends a byte; a word that would pass RE_NORMALIZE_MAX_WORD characters is split with a
+ * space: anywhere outside a [[phoneme]] span, including just before its [[ (counting the
+ * span's length) and just after its ]], never inside one. */
 static void put(joined *j, char c)
 {
-    int bracket = c == '[' || c == ']';
     int starts_char = ((unsigned char)c & 0xC0) != 0x80;
+    char before = j->len ? j->text[j->len - 1] : ' ';
+    char before2 = j->len > 1 ? j->text[j->len - 2] : ' ';
     if (c == ' ') {
         j->word_chars = 0;
     } else if (starts_char) {
-        char before = j->len ? j->text[j->len - 1] : ' ';
-        if (j->word_chars >= RE_NORMALIZE_MAX_WORD && !bracket && before != '[' && before != ']') {
+        int opening = c == '[' && before != '[' && !j->in_phonemes;
+        size_t need = opening ? j->next_span_chars : 1;
+        int after_span = before == ']' && before2 == ']' && !j->in_phonemes;
+        int splittable = !j->in_phonemes && c != ']' && (before != '[' || opening)
+                         && (before != ']' || after_span);
+        if (splittable && j->word_chars > 0 && j->word_chars + need > RE_NORMALIZE_MAX_WORD) {
             put_byte(j, ' ');
             j->word_chars = 0;
         }
         j->word_chars++;
+        if (c == '[' && before == '[' && !j->in_phonemes)
+            j->in_phonemes = 1;
+        else if (c == ']' && before == ']' && j->in_phonemes)
+            j->in_phonemes = 0;
     }
     put_byte(j, c);
 }
@@ -1386,6 +1412,7 @@ static re_status join(const normalizer *n, re_spoken *out)
             if (phonemes && p->kind != PIECE_LEXICON && (s[k] == '[' || s[k] == ']') && j.len
                 && (j.text[j.len - 1] == '[' || j.text[j.len - 1] == ']'))
                 put(&j, ' ');
+            j.next_span_chars = span_chars(s, len, k);
             put(&j, s[k]);
         }
         add_span(&j, start, p);
