@@ -172,6 +172,29 @@ class Batch(Case):
         self.assertNotIn(folder, ps)
         self.assertFalse(any(n.startswith(".") for n in after))
 
+    def test_lexicon_change_resynthesizes_only_what_it_changes(self):
+        os.remove(os.path.join(self.scripts, "broken.txt"))
+        lexicon = write(self.path("team.lexicon"), "pause ~= pawz\n")
+        cache, out = self.path("cache"), self.path("out")
+        args = ["-j", "1", "-O", out, "--cache", cache, "--lexicon", lexicon, self.scripts]
+        res = self.batch(*args, "--report", self.path("a.json"))
+        self.assertEqual(res.returncode, 0, res.stderr)
+        # an entry that matches nothing in the scripts: outputs are stale (inputs changed) but
+        # every paragraph comes from the cache
+        write(lexicon, "pause ~= pawz\nzebra = zeebra\n")
+        res = self.batch(*args, "--report", self.path("b.json"))
+        with open(self.path("b.json"), encoding="utf-8") as f:
+            b = json.load(f)["episodes"]
+        self.assertEqual({e["status"] for e in b}, {"rendered"})
+        self.assertEqual(sum(e["segments_synthesized"] for e in b), 0)
+        # changing how "pause" is said re-synthesizes exactly the paragraphs that contain it
+        write(lexicon, "pause ~= paws\n")
+        res = self.batch(*args, "--report", self.path("c.json"))
+        with open(self.path("c.json"), encoding="utf-8") as f:
+            c = json.load(f)["episodes"]
+        self.assertEqual(sum(e["segments_synthesized"] for e in c), 1)   # "...with a pause." (shared)
+        self.assertGreater(sum(e["segments_cached"] for e in c), 0)
+
     def test_shards_partition_the_scripts(self):
         os.remove(os.path.join(self.scripts, "broken.txt"))
         seen = []
