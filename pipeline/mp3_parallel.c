@@ -34,6 +34,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/types.h>
 #include <unistd.h>
 
@@ -299,6 +300,34 @@ static re_status read_pcm(const job *jb, uint64_t first, int16_t *pcm, size_t n,
 
 /* ---- one encoder's output --------------------------------------------------------------- */
 
+/* A piece's buffers come straight from mmap: they are large and live for one piece each,
+ * and from malloc they left the per-thread arenas holding fragments that grew with the
+ * number of pieces (measured in render-episode: 3.3 MB more peak memory at 33 minutes,
+ * 7.0 MB more at 2 h 16 min). */
+static void *region_alloc(size_t size)
+{
+    void *p = mmap(NULL, size ? size : 1, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                   -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+static void region_free(void *p, size_t size)
+{
+    if (p)
+        munmap(p, size ? size : 1);
+}
+
+/* A larger region with the first `used` bytes of p (freed). NULL (p kept) if out of memory. */
+static void *region_grow(void *p, size_t used, size_t old_size, size_t size)
+{
+    void *grown = region_alloc(size);
+    if (grown && p) {
+        memcpy(grown, p, used);
+        region_free(p, old_size);
+    }
+    return grown;
+}
+
 static re_status append(piece *pc, const unsigned char *bytes, size_t n)
 {
     if (n == 0)
@@ -307,7 +336,7 @@ static re_status append(piece *pc, const unsigned char *bytes, size_t n)
         size_t cap = pc->cap ? pc->cap : 65536;
         while (cap < pc->len + n)
             cap *= 2;
-        unsigned char *grown = realloc(pc->bytes, cap);
+        unsigned char *grown = region_grow(pc->bytes, pc->len, pc->cap, cap);
         if (!grown)
             return RE_ERR_NOMEM;
         pc->bytes = grown;
@@ -331,7 +360,8 @@ static re_status parse_frames(piece *pc, const stream_format *fmt, scratch *sc)
         }
         if (pc->count == pc->frame_cap) {
             size_t cap = pc->frame_cap ? pc->frame_cap * 2 : 1024;
-            frame_info *grown = realloc(pc->frame, cap * sizeof *grown);
+            frame_info *grown = region_grow(pc->frame, pc->count * sizeof *grown,
+                                            pc->frame_cap * sizeof *grown, cap * sizeof *grown);
             if (!grown)
                 return RE_ERR_NOMEM;
             pc->frame = grown;
@@ -406,16 +436,18 @@ static re_status piece_start(piece *pc, const job *jb, scratch *sc)
     pc->fed = pc->first * jb->fmt.spf;
     pc->parsed = jb->fmt.tag_frame_len;       /* LAME's tag placeholder comes first */
     uint64_t target = pc->keep_to == UINT64_MAX ? UINT64_MAX : pc->keep_to + jb->overrun + 1;
-    /* The whole piece's buffers at once (growing them by doubling leaves the allocator
-     * fragments that add up over a long episode's many pieces). */
+    /* The whole piece's buffers at once; only the writer's rare extensions grow them. */
     uint64_t input_frames = (jb->samples + jb->fmt.spf - 1) / jb->fmt.spf;
     uint64_t frames = (target == UINT64_MAX ? input_frames : target) - pc->first + 8;
     pc->frame_cap = (size_t)frames;
     pc->cap = (size_t)frames * (jb->fmt.tag_frame_len + 1) + CHUNK_BUFFER_BYTES;
-    pc->frame = malloc(pc->frame_cap * sizeof *pc->frame);
-    pc->bytes = malloc(pc->cap);
-    if (!pc->frame || !pc->bytes)
+    pc->frame = region_alloc(pc->frame_cap * sizeof *pc->frame);
+    pc->bytes = region_alloc(pc->cap);
+    if (!pc->frame || !pc->bytes) {
+        pc->frame_cap = pc->frame ? pc->frame_cap : 0;
+        pc->cap = pc->bytes ? pc->cap : 0;
         return RE_ERR_NOMEM;
+    }
     return advance(pc, jb, target, sc);
 }
 
@@ -423,8 +455,8 @@ static void piece_free(piece *pc)
 {
     if (pc->gf)
         lame_close(pc->gf);
-    free(pc->bytes);
-    free(pc->frame);
+    region_free(pc->bytes, pc->cap);
+    region_free(pc->frame, pc->frame_cap * sizeof *pc->frame);
     memset(pc, 0, sizeof *pc);
 }
 
@@ -876,7 +908,7 @@ static re_status encode_pieces(FILE *out, job *jb, unsigned workers, const unsig
         pc->keep_from = p == 0 ? 0 : pc->first + jb->priming;
         pc->keep_to = p + 1 == jb->piece_count ? UINT64_MAX : (p + 1) * jb->piece_len + jb->priming;
     }
-    jb->window = 2 * (size_t)workers + 1;
+    jb->window = (size_t)workers + 2;
     atomic_init(&jb->abort, 0);
     if (pthread_mutex_init(&jb->lock, NULL) != 0) {
         status = RE_ERR_NOMEM;

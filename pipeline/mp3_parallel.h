@@ -42,7 +42,7 @@
  *
  * workers <= 1: the serial encoder of mp3.h (re_mp3_encoder_*), byte-identical to it.
  * workers >= 2: that many threads, each with its own LAME encoder; the calling thread reads
- * none of the audio and only splices and writes. Memory is bounded by 2 * workers + 2 pieces
+ * none of the audio and only splices and writes. Memory is bounded by workers + 3 pieces
  * of MP3 (a piece is at most 3136 frames: 82 s, 0.65 MB at 64 kbps), whatever the length.
  * A single-piece plan (under about 21 s at 22050 Hz) takes the serial path. Thread-safety: see
  * mp3_parallel.c on LAME's shared lookup tables.
