@@ -36,6 +36,11 @@ const char *cli_option_value(int argc, char **argv, int *i, const char *name);
 int cli_is_option(const char *arg, const char *short_name, const char *long_name);
 void cli_print_diagnostics(const re_diagnostics *diag);
 
+/* Appends the shipped voice folders (beside the installed program, the source tree it was
+ * built from, the configured install location) to dirs, which has room for 3 more; returns
+ * the new count. *exe_voices is malloc'ed (or NULL) and must be freed by the caller. */
+size_t cli_add_default_voice_dirs(const char **dirs, size_t count, char **exe_voices);
+
 /* The options shared by `render` and `batch` (encoder, voices, transcripts, limits). */
 #define CLI_MAX_VOICE_DIRS 16
 #define CLI_MAX_LEXICONS 16

@@ -225,25 +225,25 @@ int cli_render_option(int argc, char **argv, int *i, cli_render_settings *s)
     return 1;
 }
 
-/* Default voice folders after the user's: beside the installed program, the source tree
- * this program was built from, the configured install location. */
-static void add_default_voice_dirs(cli_render_settings *s)
+size_t cli_add_default_voice_dirs(const char **dirs, size_t count, char **exe_voices)
 {
     char exe[PATH_MAX];
+    *exe_voices = NULL;
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (n > 0) {
         exe[n] = '\0';
         char *slash = strrchr(exe, '/');
         if (slash) {
             *slash = '\0';
-            if (asprintf(&s->exe_voices, "%s/../share/render-episode/voices", exe) < 0)
-                s->exe_voices = NULL;
+            if (asprintf(exe_voices, "%s/../share/render-episode/voices", exe) < 0)
+                *exe_voices = NULL;
         }
     }
-    if (s->exe_voices)
-        s->voice_dirs[s->voice_dir_count++] = s->exe_voices;
-    s->voice_dirs[s->voice_dir_count++] = RE_SOURCE_VOICES_DIR;
-    s->voice_dirs[s->voice_dir_count++] = RE_INSTALL_VOICES_DIR;
+    if (*exe_voices)
+        dirs[count++] = *exe_voices;
+    dirs[count++] = RE_SOURCE_VOICES_DIR;
+    dirs[count++] = RE_INSTALL_VOICES_DIR;
+    return count;
 }
 
 int cli_render_settings_finish(cli_render_settings *s)
@@ -264,7 +264,7 @@ int cli_render_settings_finish(cli_render_settings *s)
         s->cache_dir = s->default_cache_dir;
     }
     s->options.cache_dir = s->no_cache ? NULL : s->cache_dir;
-    add_default_voice_dirs(s);
+    s->voice_dir_count = cli_add_default_voice_dirs(s->voice_dirs, s->voice_dir_count, &s->exe_voices);
     s->options.voice_dirs = s->voice_dirs;
     s->options.lexicon_paths = s->lexicons;
     s->options.lexicon_path_count = s->lexicon_count;

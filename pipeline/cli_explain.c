@@ -160,43 +160,6 @@ static int parse_args(int argc, char **argv, explain_cli *cli)
     return -1;
 }
 
-/* The voice folders after the user's, as for rendering: beside the installed program, the
- * source tree it was built from, the configured install location. */
-static void add_default_voice_dirs(explain_cli *cli)
-{
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n > 0) {
-        exe[n] = '\0';
-        char *slash = strrchr(exe, '/');
-        if (slash) {
-            *slash = '\0';
-            if (asprintf(&cli->exe_voices, "%s/../share/render-episode/voices", exe) < 0)
-                cli->exe_voices = NULL;
-        }
-    }
-    if (cli->exe_voices)
-        cli->voice_dirs[cli->voice_dir_count++] = cli->exe_voices;
-    cli->voice_dirs[cli->voice_dir_count++] = RE_SOURCE_VOICES_DIR;
-    cli->voice_dirs[cli->voice_dir_count++] = RE_INSTALL_VOICES_DIR;
-}
-
-static void print_diagnostics(const re_diagnostics *diag)
-{
-    for (size_t i = 0; i < diag->count; i++) {
-        const re_diag *d = &diag->items[i];
-        if (d->line && d->col)
-            fprintf(stderr, "%s:%u:%u: %s\n", d->file, d->line, d->col, d->message);
-        else if (d->line)
-            fprintf(stderr, "%s:%u: %s\n", d->file, d->line, d->message);
-        else
-            fprintf(stderr, "%s: %s\n", d->file, d->message);
-    }
-    if (diag->truncated)
-        fprintf(stderr, "render-episode: too many errors; only the first %zu are shown\n",
-                diag->count);
-}
-
 /* The script's `lexicon:` front-matter value and its place; NULL while script.c does not
  * parse the key. */
 static const char *front_matter_lexicon(const re_episode *episode, unsigned *line, unsigned *col)
@@ -329,7 +292,7 @@ int cli_explain(int argc, char **argv)
     int rc = parse_args(argc, argv, &cli);
     if (rc >= 0)
         return rc;
-    add_default_voice_dirs(&cli);
+    cli.voice_dir_count = cli_add_default_voice_dirs(cli.voice_dirs, cli.voice_dir_count, &cli.exe_voices);
     install_signal_handlers();
     explanation x = { 0 };
     re_diagnostics diag;
@@ -337,7 +300,7 @@ int cli_explain(int argc, char **argv)
     re_status status = load_inputs(&cli, &x, &diag);
     if (status == RE_OK)
         status = explain_all(&x, cli.script, &diag);
-    print_diagnostics(&diag);
+    cli_print_diagnostics(&diag);
     if (status != RE_OK && status != RE_ERR_INTERRUPTED && diag.count == 0)
         fprintf(stderr, "render-episode explain: %s: %s\n", cli.script, re_strerror(status));
     re_engine_free(x.engine);
