@@ -28,6 +28,7 @@
 #include "mp3_parallel.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -958,6 +959,12 @@ static re_status encode_pieces(FILE *out, job *jb, unsigned workers, const unsig
     pthread_mutex_unlock(&jb->lock);
     for (size_t t = 0; t < started; t++)
         pthread_join(threads[t], NULL);
+#ifdef __GLIBC__
+    /* The workers' LAME encoders were allocated in per-thread malloc arenas, which glibc
+     * keeps after the threads end: without this, a render that encodes again (a loudness
+     * retry) starts 3 MB higher (measured at 2 h 16 min). */
+    malloc_trim(0);
+#endif
     if (jb->error != RE_OK) {
         status = jb->error;
         say(why, why_len, "%s", jb->why);
