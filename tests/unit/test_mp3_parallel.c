@@ -30,7 +30,7 @@
 #define WINDOW 220                /* 10 ms at 22050 Hz */
 #define DECODER_DELAY 529         /* samples a Layer III decoder adds (LAME counts on it) */
 
-static char dir[64];
+static char dir[256];
 static int quick;
 
 typedef struct bytes {
@@ -156,7 +156,7 @@ static const char speech_text[] =
  * on the engine wrapper), read back with libsndfile. */
 static int make_speech(signal_pcm *out, size_t max_samples)
 {
-    char text_path[128], wav_path[128];
+    char text_path[320], wav_path[320];
     snprintf(text_path, sizeof text_path, "%s/speech.txt", dir);
     snprintf(wav_path, sizeof wav_path, "%s/speech.wav", dir);
     FILE *f = fopen(text_path, "w");
@@ -214,7 +214,7 @@ static int make_synthetic(signal_pcm *out, unsigned rate, double seconds)
 /* The spool: raw int16 little-endian, read by the encoder with pread. */
 static int write_spool(const signal_pcm *sig, const char *name)
 {
-    char path[128];
+    char path[320];
     snprintf(path, sizeof path, "%s/%s", dir, name);
     int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
     if (fd < 0)
@@ -492,7 +492,7 @@ static void judge_parallel(const char *label, const signal_pcm *sig, int fd,
                            const re_mp3_settings *s, const re_mp3_parallel_tuning *tuning,
                            const char *reference, int expect_splices, double region_db)
 {
-    char p2[128], p2b[128], p3[128], p4[128];
+    char p2[320], p2b[320], p3[320], p4[320];
     snprintf(p2, sizeof p2, "%s/%s-2.mp3", dir, label);
     snprintf(p2b, sizeof p2b, "%s/%s-2b.mp3", dir, label);
     snprintf(p3, sizeof p3, "%s/%s-3.mp3", dir, label);
@@ -548,7 +548,7 @@ static void test_speech(void)
     int fd = write_spool(&sig, "speech.raw");
     CHECK(fd >= 0);
     re_mp3_settings s = { RE_MP3_DEFAULT_BITRATE, -1 };
-    char serial[128], reference[128];
+    char serial[320], reference[320];
     snprintf(serial, sizeof serial, "%s/speech-1.mp3", dir);
     snprintf(reference, sizeof reference, "%s/speech-ref.mp3", dir);
 
@@ -556,14 +556,14 @@ static void test_speech(void)
     CHECK_INT(encode(serial, fd, &sig, &s, 1, NULL, NULL), RE_OK);
     CHECK_INT(encode_reference(reference, &sig, &s), RE_OK);
     CHECK(same_file(serial, reference));
-    char zero[128];
+    char zero[320];
     snprintf(zero, sizeof zero, "%s/speech-0.mp3", dir);
     CHECK_INT(encode(zero, fd, &sig, &s, 0, NULL, NULL), RE_OK);
     CHECK(same_file(zero, reference));
 
     /* One piece through the piece machinery: LAME's own tag, rebuilt, so the serial bytes. */
     re_mp3_parallel_tuning one = { .piece_frames = 100000, .force_pieces = 1 };
-    char single[128];
+    char single[320];
     snprintf(single, sizeof single, "%s/speech-single.mp3", dir);
     CHECK_INT(encode(single, fd, &sig, &s, 2, &one, NULL), RE_OK);
     CHECK(same_file(single, reference));
@@ -583,7 +583,7 @@ static void test_speech(void)
      * the bytes are the serial ones; a smaller margin forces frequent extensions. */
     re_mp3_parallel_tuning never = { .piece_frames = 98, .splice_margin = 1000 };
     re_mp3_parallel_stats stats = { 0 };
-    char fallback[128];
+    char fallback[320];
     snprintf(fallback, sizeof fallback, "%s/speech-never.mp3", dir);
     CHECK_INT(encode(fallback, fd, &sig, &s, 3, &never, &stats), RE_OK);
     CHECK(same_file(fallback, reference));
@@ -610,7 +610,7 @@ static void test_rates(void)
         int fd = write_spool(&sig, "synthetic.raw");
         CHECK(fd >= 0);
         re_mp3_settings s = { cases[i].kbps, -1 };
-        char reference[128];
+        char reference[320];
         snprintf(reference, sizeof reference, "%s/%s-ref.mp3", dir, cases[i].label);
         CHECK_INT(encode(reference, fd, &sig, &s, 1, NULL, NULL), RE_OK);
         re_mp3_parallel_tuning small = { .piece_frames = 20 };   /* rounded up to 49 */
@@ -627,7 +627,7 @@ static void test_errors(void)
         return;
     int fd = write_spool(&sig, "errors.raw");
     re_mp3_settings s = { 64, -1 };
-    char why[256], path[128];
+    char why[256], path[320];
     snprintf(path, sizeof path, "%s/errors.mp3", dir);
     re_mp3_parallel_tuning small = { .piece_frames = 20 };
 
@@ -682,7 +682,8 @@ int main(void)
 {
     const char *q = getenv("RE_TEST_QUICK");
     quick = q && *q && strcmp(q, "0") != 0;
-    snprintf(dir, sizeof dir, "/tmp/re-test-mp3-parallel.XXXXXX");
+    const char *tmp = getenv("TMPDIR");
+    snprintf(dir, sizeof dir, "%s/re-test-mp3-parallel.XXXXXX", tmp && *tmp ? tmp : "/tmp");
     if (!mkdtemp(dir)) {
         perror("mkdtemp");
         return 1;
