@@ -14,7 +14,7 @@
 #include "utf8.h"
 
 #define QUOTE_MAX 40                     /* bytes of offending text quoted in a message */
-#define QUOTE_SIZE (QUOTE_MAX * 6 + 4)   /* a control character is shown as \u001B */
+#define QUOTE_SIZE RE_UTF8_QUOTE_SIZE(QUOTE_MAX)   /* a control character is shown as \u001B */
 
 typedef struct lex_entry {
     char *word;          /* blanks collapsed to single spaces */
@@ -108,22 +108,7 @@ static int class_at(const char *text, size_t len, size_t pos)
  * never carries an escape sequence to the terminal or the log that shows it. */
 static const char *quote(char out[QUOTE_SIZE], const char *s, size_t len)
 {
-    size_t shown = re_utf8_prefix(s, len, QUOTE_MAX), n = 0;
-
-    for (size_t i = 0; i < shown;) {
-        uint32_t cp;
-        size_t step = re_utf8_decode(s + i, s + shown, &cp);
-        if (re_utf8_is_control(cp)) {
-            snprintf(out + n, 7, "\\u%04X", (unsigned)cp);
-            n += 6;
-        } else {
-            memcpy(out + n, s + i, step);
-            n += step;
-        }
-        i += step;
-    }
-    strcpy(out + n, shown < len ? "..." : "");
-    return out;
+    return re_utf8_quote(out, s, len, QUOTE_MAX);
 }
 
 static void parser_error(lexicon_parser *p, unsigned col, const char *fmt, ...)
