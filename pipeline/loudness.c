@@ -24,24 +24,140 @@ static double db_of(double linear)
 }
 
 /* ==========================================================================================
+ * True peak: the interpolator the leveler and the meter share
+ *
+ * The interval [c, c+1) is estimated at the sample and the OVERSAMPLE-1 points between it and
+ * the next, by a 16-tap-per-phase Kaiser-windowed sinc (8x oversampling, finer than the 4x
+ * BS.1770-4 asks for), which needs FIR_HALF samples after c. No interpolated point exceeds
+ * peak_bound times the largest |tap|, so both users skip the arithmetic wherever the taps are
+ * too quiet to matter, which on speech is most samples.
+ * ========================================================================================== */
+#define OVERSAMPLE 8
+#define FIR_TAPS 16                 /* per phase; a power of two (ring index mask) */
+#define FIR_HALF (FIR_TAPS / 2)     /* interval [c, c+1) uses x[c - FIR_HALF + 1 .. c + FIR_HALF] */
+#define KAISER_BETA 6.0
+
+typedef struct interpolator {
+    float coef[FIR_TAPS][OVERSAMPLE];
+    double peak_bound;
+} interpolator;
+
+static double bessel_i0(double x)
+{
+    double sum = 1, term = 1;
+    for (int k = 1; k < 50; k++) {
+        term *= (x / (2.0 * k)) * (x / (2.0 * k));
+        sum += term;
+        if (term < sum * 1e-17)
+            break;
+    }
+    return sum;
+}
+
+/* coef[j][f] weights x[c - FIR_HALF + 1 + j] for the point c + f/OVERSAMPLE (phase 0 is x[c]
+ * itself); each phase is normalised to unity gain at DC. Phases are the inner index so the
+ * estimator's loop over taps vectorises without reordering any sum. peak_bound is the largest
+ * sum of |coef| over a phase: no interpolated point exceeds it times the largest |tap|. */
+static void make_interpolator(interpolator *ip)
+{
+    ip->peak_bound = 1;
+    for (int f = 0; f < OVERSAMPLE; f++) {
+        double h[FIR_TAPS], sum = 0, abs_sum = 0;
+        for (int j = 0; j < FIR_TAPS; j++) {
+            double t = (double)f / OVERSAMPLE + (FIR_HALF - 1) - j;   /* distance to that tap */
+            double sinc = t == 0 ? 1.0 : sin(M_PI * t) / (M_PI * t);
+            double u = t / FIR_HALF;
+            double w = u * u < 1 ? bessel_i0(KAISER_BETA * sqrt(1 - u * u)) / bessel_i0(KAISER_BETA)
+                                 : 0;
+            h[j] = f == 0 ? (j == FIR_HALF - 1) : sinc * w;
+            sum += h[j];
+        }
+        for (int j = 0; j < FIR_TAPS; j++) {
+            ip->coef[j][f] = (float)(h[j] / sum);
+            abs_sum += fabs((double)ip->coef[j][f]);
+        }
+        ip->peak_bound = fmax(ip->peak_bound, abs_sum);
+    }
+}
+
+/* The largest |value| of the interval [c, c+1) whose taps x[c - FIR_HALF + 1 .. c + FIR_HALF]
+ * are `taps` (oldest first). */
+static float interval_max(const interpolator *ip, const float *taps)
+{
+    float v[OVERSAMPLE] = { 0 };
+    for (int j = 0; j < FIR_TAPS; j++)
+        for (int f = 0; f < OVERSAMPLE; f++)
+            v[f] += ip->coef[j][f] * taps[j];
+    float peak = 0;
+    for (int f = 0; f < OVERSAMPLE; f++) {
+        float a = v[f] < 0 ? -v[f] : v[f];
+        peak = a > peak ? a : peak;
+    }
+    return peak;
+}
+
+/* The true and sample peak of one channel, exact for this interpolator: only intervals with a
+ * tap loud enough to pass the peak found so far are interpolated. */
+typedef struct peak_finder {
+    float taps[2 * FIR_TAPS];   /* the last FIR_TAPS samples, each written twice */
+    uint64_t n;
+    unsigned loud_left;
+    float true_peak, sample_peak;
+} peak_finder;
+
+static void peak_push(peak_finder *pf, const interpolator *ip, float x)
+{
+    uint64_t n = pf->n++;
+    pf->taps[n & (FIR_TAPS - 1)] = pf->taps[(n & (FIR_TAPS - 1)) + FIR_TAPS] = x;
+    float a = x < 0 ? -x : x;
+    if (a > pf->sample_peak)
+        pf->sample_peak = a;
+    if (a * ip->peak_bound > pf->true_peak)
+        pf->loud_left = FIR_TAPS;
+    if (pf->loud_left) {
+        pf->loud_left--;
+        float v = interval_max(ip, &pf->taps[(n + 1) & (FIR_TAPS - 1)]);
+        if (v > pf->true_peak)
+            pf->true_peak = v;
+    }
+}
+
+/* The intervals at the end, against the silence after it. */
+static void peak_finish(peak_finder *pf, const interpolator *ip)
+{
+    for (int i = 0; i < FIR_HALF; i++)
+        peak_push(pf, ip, 0);
+}
+
+/* ==========================================================================================
  * The meter
  * ========================================================================================== */
 
+typedef enum meter_kind {
+    METER_FULL,       /* libebur128 loudness and range, our true peak */
+    METER_PLANNING,   /* libebur128 loudness, range and sample peak: no true peak */
+    METER_PEAKS       /* our true and sample peak only: no libebur128 state */
+} meter_kind;
+
 struct re_loudness_meter {
-    ebur128_state *state;
+    ebur128_state *state;   /* NULL for METER_PEAKS */
+    unsigned channels;
     uint64_t frames;
     int finished;
-    int true_peak;    /* 0: a planning meter without true peak or range (see loudness.h) */
+    meter_kind kind;
+    interpolator ip;        /* METER_FULL, METER_PEAKS: our own peaks, per channel */
+    peak_finder peaks[2];
 };
 
 /* Histogram mode keeps memory constant however long the episode is; it rounds block
- * loudness to 0.1 dB bins, which moves the integrated value by a few hundredths of a LU. */
-#define METER_MODE (EBUR128_MODE_I | EBUR128_MODE_LRA | EBUR128_MODE_TRUE_PEAK \
-                    | EBUR128_MODE_HISTOGRAM)
+ * loudness to 0.1 dB bins, which moves the integrated value by a few hundredths of a LU.
+ * libebur128's own true-peak mode is not used: its 4x oversampling of every sample was most
+ * of the meter's cost, and the interpolator above measures only where a peak can be. */
+#define FULL_MODE (EBUR128_MODE_I | EBUR128_MODE_LRA | EBUR128_MODE_HISTOGRAM)
+#define PLANNING_MODE (EBUR128_MODE_I | EBUR128_MODE_LRA | EBUR128_MODE_SAMPLE_PEAK \
+                       | EBUR128_MODE_HISTOGRAM)
 
-#define PLANNING_MODE (EBUR128_MODE_I | EBUR128_MODE_SAMPLE_PEAK | EBUR128_MODE_HISTOGRAM)
-
-static re_status meter_create_mode(unsigned sample_rate, unsigned channels, int mode,
+static re_status meter_create_kind(unsigned sample_rate, unsigned channels, meter_kind kind,
                                    re_loudness_meter **out)
 {
     if (!out)
@@ -52,49 +168,59 @@ static re_status meter_create_mode(unsigned sample_rate, unsigned channels, int 
     re_loudness_meter *m = calloc(1, sizeof *m);
     if (!m)
         return RE_ERR_NOMEM;
-    m->true_peak = mode == METER_MODE;
-    m->state = ebur128_init(channels, sample_rate, mode);
-    if (!m->state) {
-        free(m);
-        return RE_ERR_NOMEM;
-    }
-    if (channels == 1 && ebur128_set_channel(m->state, 0, EBUR128_DUAL_MONO) != EBUR128_SUCCESS) {
-        re_loudness_meter_free(m);
-        return RE_ERR_INVALID;
+    m->kind = kind;
+    m->channels = channels;
+    if (kind != METER_PLANNING)
+        make_interpolator(&m->ip);
+    if (kind != METER_PEAKS) {
+        m->state = ebur128_init(channels, sample_rate, kind == METER_FULL ? FULL_MODE : PLANNING_MODE);
+        if (!m->state) {
+            free(m);
+            return RE_ERR_NOMEM;
+        }
+        if (channels == 1 && ebur128_set_channel(m->state, 0, EBUR128_DUAL_MONO) != EBUR128_SUCCESS) {
+            re_loudness_meter_free(m);
+            return RE_ERR_INVALID;
+        }
     }
     *out = m;
     return RE_OK;
 }
 
-static re_status meter_create(unsigned sample_rate, unsigned channels, re_loudness_meter **out)
-{
-    return meter_create_mode(sample_rate, channels, METER_MODE, out);
-}
-
 re_status re_loudness_meter_create(unsigned sample_rate, re_loudness_meter **out)
 {
-    return meter_create(sample_rate, 1, out);
+    return meter_create_kind(sample_rate, 1, METER_FULL, out);
 }
 
 re_status re_loudness_meter_create_planning(unsigned sample_rate, re_loudness_meter **out)
 {
-    return meter_create_mode(sample_rate, 1, PLANNING_MODE, out);
+    return meter_create_kind(sample_rate, 1, METER_PLANNING, out);
 }
 
 re_status re_loudness_meter_feed(re_loudness_meter *m, const int16_t *pcm, size_t frames)
 {
     if (!m || m->finished || (!pcm && frames))
         return RE_ERR_INVALID;
-    if (frames && ebur128_add_frames_short(m->state, pcm, frames) != EBUR128_SUCCESS)
+    if (frames && m->state && ebur128_add_frames_short(m->state, pcm, frames) != EBUR128_SUCCESS)
         return RE_ERR_NOMEM;
+    if (m->kind != METER_PLANNING)
+        for (size_t i = 0; i < frames; i++)
+            peak_push(&m->peaks[0], &m->ip, (float)pcm[i] * (1.0f / 32768.0f));
     m->frames += frames;
     return RE_OK;
 }
 
 static re_status meter_feed_float(re_loudness_meter *m, const float *pcm, size_t frames)
 {
-    if (frames && ebur128_add_frames_float(m->state, pcm, frames) != EBUR128_SUCCESS)
+    if (frames && m->state && ebur128_add_frames_float(m->state, pcm, frames) != EBUR128_SUCCESS)
         return RE_ERR_NOMEM;
+    if (m->channels == 1)
+        for (size_t i = 0; i < frames; i++)
+            peak_push(&m->peaks[0], &m->ip, pcm[i]);
+    else
+        for (size_t i = 0; i < frames; i++)
+            for (unsigned ch = 0; ch < m->channels; ch++)
+                peak_push(&m->peaks[ch], &m->ip, pcm[i * m->channels + ch]);
     m->frames += frames;
     return RE_OK;
 }
@@ -106,18 +232,21 @@ re_status re_loudness_meter_finish(re_loudness_meter *m, re_loudness *out)
     m->finished = 1;
     memset(out, 0, sizeof *out);
     double integrated = -HUGE_VAL, range = 0, true_peak = 0, sample_peak = 0;
-    if (ebur128_loudness_global(m->state, &integrated) != EBUR128_SUCCESS)
+    if (m->state && ebur128_loudness_global(m->state, &integrated) != EBUR128_SUCCESS)
         return RE_ERR_INVALID;
-    if (!m->true_peak || ebur128_loudness_range(m->state, &range) != EBUR128_SUCCESS)
+    if (!m->state || ebur128_loudness_range(m->state, &range) != EBUR128_SUCCESS)
         range = 0;   /* libebur128 refuses LRA with too few short-term blocks */
-    for (unsigned ch = 0; ch < m->state->channels; ch++) {
+    for (unsigned ch = 0; ch < m->channels; ch++) {
         double tp = 0, sp = 0;
-        if (ebur128_sample_peak(m->state, ch, &sp) != EBUR128_SUCCESS)
+        if (m->kind != METER_PLANNING) {
+            peak_finish(&m->peaks[ch], &m->ip);
+            tp = m->peaks[ch].true_peak;
+            sp = m->peaks[ch].sample_peak;
+        } else if (ebur128_sample_peak(m->state, ch, &sp) != EBUR128_SUCCESS) {
             return RE_ERR_INVALID;
-        if (!m->true_peak)
+        } else {
             tp = sp * pow(10.0, RE_LOUDNESS_PLANNING_PEAK_MARGIN_DB / 20.0);
-        else if (ebur128_true_peak(m->state, ch, &tp) != EBUR128_SUCCESS)
-            return RE_ERR_INVALID;
+        }
         true_peak = fmax(true_peak, tp);
         sample_peak = fmax(sample_peak, sp);
     }
@@ -154,15 +283,12 @@ void re_loudness_meter_free(re_loudness_meter *m)
  *      (hold >= attack), so the ramp ends on the peak and never lets it through;
  *   5. output p = input p x gain x limiter gain, rounded to nearest (lrint), clamped.
  * r is kept in Q30 fixed point so the running sum of step 4 is exact (no drift over hours). */
-#define OVERSAMPLE 8
-#define FIR_TAPS 16                 /* per phase; a power of two (ring index mask) */
-#define FIR_HALF (FIR_TAPS / 2)     /* interval [c, c+1) uses x[c - FIR_HALF + 1 .. c + FIR_HALF] */
-#define KAISER_BETA 6.0
 #define ATTACK_S 0.005
 #define HOLD_S 0.020
 #define RELEASE_S 0.100
 #define Q30 1073741824.0
 #define REDUCED 0.998849      /* -0.01 dB: below this a frame counts as limited */
+#define RELEASE_SNAP 1e-9   /* release this close to its goal ends the recovery */
 
 typedef struct hold_entry {
     uint64_t index;
@@ -172,11 +298,13 @@ typedef struct hold_entry {
 struct re_leveler {
     double gain;                 /* linear */
     double ceiling_in;           /* the ceiling in input units before gain (32768 = 0 dBFS) */
-    float coef[FIR_TAPS][OVERSAMPLE];
-    double peak_bound;
+    interpolator ip;
     int16_t fir[2 * FIR_TAPS];   /* the last FIR_TAPS input samples, each written twice (at
                                   * n % FIR_TAPS and FIR_TAPS later) so they read contiguously */
     double prev_interval_peak;   /* estimate for [c-1, c) */
+    double loud_in;              /* |x| above this can reach the ceiling: ceiling_in / peak_bound */
+    unsigned loud_left;          /* steps until no such sample is among the taps any more */
+    unsigned rest_skip;          /* steps before rest_block looks at the input again */
     hold_entry *hold;            /* deque ring, capacity hold_cap (a power of two) */
     size_t hold_cap, hold_head, hold_count, hold_len;
     double release_alpha, release;
@@ -194,44 +322,6 @@ struct re_leveler {
     uint64_t limited;
     int flushed;
 };
-
-static double bessel_i0(double x)
-{
-    double sum = 1, term = 1;
-    for (int k = 1; k < 50; k++) {
-        term *= (x / (2.0 * k)) * (x / (2.0 * k));
-        sum += term;
-        if (term < sum * 1e-17)
-            break;
-    }
-    return sum;
-}
-
-/* coef[j][f] weights x[c - FIR_HALF + 1 + j] for the point c + f/OVERSAMPLE (phase 0 is x[c]
- * itself); each phase is normalised to unity gain at DC. Phases are the inner index so the
- * estimator's loop over taps vectorises without reordering any sum. peak_bound is the largest
- * sum of |coef| over a phase: no interpolated point exceeds it times the largest |tap|. */
-static void make_interpolator(re_leveler *lv)
-{
-    lv->peak_bound = 1;
-    for (int f = 0; f < OVERSAMPLE; f++) {
-        double h[FIR_TAPS], sum = 0, abs_sum = 0;
-        for (int j = 0; j < FIR_TAPS; j++) {
-            double t = (double)f / OVERSAMPLE + (FIR_HALF - 1) - j;   /* distance to that tap */
-            double sinc = t == 0 ? 1.0 : sin(M_PI * t) / (M_PI * t);
-            double u = t / FIR_HALF;
-            double w = u * u < 1 ? bessel_i0(KAISER_BETA * sqrt(1 - u * u)) / bessel_i0(KAISER_BETA)
-                                 : 0;
-            h[j] = f == 0 ? (j == FIR_HALF - 1) : sinc * w;
-            sum += h[j];
-        }
-        for (int j = 0; j < FIR_TAPS; j++) {
-            lv->coef[j][f] = (float)(h[j] / sum);
-            abs_sum += fabs((double)lv->coef[j][f]);
-        }
-        lv->peak_bound = fmax(lv->peak_bound, abs_sum);
-    }
-}
 
 static size_t pow2_at_least(size_t n)
 {
@@ -256,7 +346,8 @@ re_status re_leveler_create(unsigned sample_rate, double gain_db, double ceiling
         return RE_ERR_NOMEM;
     lv->gain = pow(10.0, gain_db / 20.0);
     lv->ceiling_in = 32768.0 * pow(10.0, ceiling_dbtp / 20.0) / lv->gain;
-    make_interpolator(lv);
+    make_interpolator(&lv->ip);
+    lv->loud_in = lv->ceiling_in / lv->ip.peak_bound * (1 - 1e-12);   /* errs towards the full path */
     lv->attack = (size_t)lround(sample_rate * ATTACK_S);
     lv->hold_len = (size_t)lround(sample_rate * HOLD_S);
     lv->hold_cap = pow2_at_least(lv->hold_len + 1);
@@ -285,29 +376,18 @@ size_t re_leveler_latency(const re_leveler *lv)
     return lv ? lv->latency : 0;
 }
 
-/* Peak magnitude over [c, c+1) where c = n - FIR_HALF and x[n] is the newest sample; or, when
- * that cannot reach `limit`, a bound on it that is still below `limit` (most samples). */
-static double interval_peak(const re_leveler *lv, uint64_t n, double limit)
+/* Peak magnitude over [c, c+1) where c = n - FIR_HALF and x[n] is the newest sample; or 0 when
+ * no tap is loud enough for any interpolated point to pass the ceiling (most samples: every
+ * value at or under the ceiling means the same to the caller). */
+static double interval_peak(const re_leveler *lv, uint64_t n)
 {
-    const int16_t *taps = &lv->fir[(n + 1) & (FIR_TAPS - 1)];   /* x[n - FIR_TAPS + 1 .. n] */
-    int largest = 0;
-    for (int j = 0; j < FIR_TAPS; j++) {
-        int a = taps[j] < 0 ? -taps[j] : taps[j];
-        largest = a > largest ? a : largest;
-    }
-    double bound = largest * lv->peak_bound;
-    if (bound <= limit)
-        return bound;
-    float v[OVERSAMPLE] = { 0 };
+    if (!lv->loud_left)
+        return 0;
+    const int16_t *ring = &lv->fir[(n + 1) & (FIR_TAPS - 1)];   /* x[n - FIR_TAPS + 1 .. n] */
+    float taps[FIR_TAPS];
     for (int j = 0; j < FIR_TAPS; j++)
-        for (int f = 0; f < OVERSAMPLE; f++)
-            v[f] += lv->coef[j][f] * (float)taps[j];
-    float peak = 0;
-    for (int f = 0; f < OVERSAMPLE; f++) {
-        float a = v[f] < 0 ? -v[f] : v[f];
-        peak = a > peak ? a : peak;
-    }
-    return peak;
+        taps[j] = (float)ring[j];
+    return interval_max(&lv->ip, taps);
 }
 
 static void hold_push(re_leveler *lv, uint64_t index, double value)
@@ -329,8 +409,12 @@ static int leveler_step(re_leveler *lv, int16_t x, int16_t *out)
     uint64_t n = lv->in_count++;
     lv->fir[n & (FIR_TAPS - 1)] = lv->fir[(n & (FIR_TAPS - 1)) + FIR_TAPS] = x;
     lv->delay[n & (lv->delay_cap - 1)] = x;
+    if ((x < 0 ? -x : x) > lv->loud_in)
+        lv->loud_left = FIR_TAPS;
 
-    double peak = interval_peak(lv, n, lv->ceiling_in);
+    double peak = interval_peak(lv, n);
+    if (lv->loud_left)
+        lv->loud_left--;
     double near = peak > lv->prev_interval_peak ? peak : lv->prev_interval_peak;
     lv->prev_interval_peak = peak;
     double need = near > lv->ceiling_in ? lv->ceiling_in / near : 1.0;
@@ -339,7 +423,7 @@ static int leveler_step(re_leveler *lv, int16_t x, int16_t *out)
     double held = lv->hold[lv->hold_head].value;
     if (held < lv->release)
         lv->release = held;
-    else if (held - lv->release < 1e-9)   /* recovered: snap, so gain-only is exact again */
+    else if (held - lv->release < RELEASE_SNAP)   /* recovered: snap, so gain-only is exact again */
         lv->release = held;
     else
         lv->release += (held - lv->release) * lv->release_alpha;
@@ -366,6 +450,53 @@ static int leveler_step(re_leveler *lv, int16_t x, int16_t *out)
     return 1;
 }
 
+/* At rest: nothing limited now or pending (release recovered, every held need and every r in
+ * the box exactly 1, the last interval under the ceiling). */
+static int at_rest(const re_leveler *lv)
+{
+    return lv->release == 1.0 && lv->box_sum == lv->box_full && lv->hold_count
+           && lv->hold[lv->hold_head].value == 1.0 && lv->prev_interval_peak <= lv->ceiling_in;
+}
+
+#define REST_BLOCK 256
+
+/* At rest, a block whose samples (and the taps before it) cannot reach the ceiling even at the
+ * interpolator's bound needs nothing but the gain: every step of leveler_step would push need
+ * 1, keep release and the box at 1 and output x * gain. Done here without those steps, with
+ * the same state afterwards, so the samples are identical to the step-by-step path. Returns 0
+ * (nothing consumed) when the block needs the full path. */
+static size_t rest_block(re_leveler *lv, const int16_t *in, size_t frames, int16_t *out,
+                         size_t *written)
+{
+    if (frames < REST_BLOCK || lv->rest_skip || lv->loud_left || !at_rest(lv))
+        return 0;
+    int largest = 0;
+    for (size_t i = 0; i < REST_BLOCK; i++) {
+        int a = in[i] < 0 ? -in[i] : in[i];
+        largest = a > largest ? a : largest;
+    }
+    if (largest > lv->loud_in) {
+        lv->rest_skip = REST_BLOCK;   /* the step-by-step path takes this stretch */
+        return 0;
+    }
+    size_t mask = lv->delay_cap - 1, n_out = 0;
+    for (size_t i = 0; i < REST_BLOCK; i++) {
+        uint64_t n = lv->in_count++;
+        lv->fir[n & (FIR_TAPS - 1)] = lv->fir[(n & (FIR_TAPS - 1)) + FIR_TAPS] = in[i];
+        lv->delay[n & mask] = in[i];
+        if (n >= lv->latency) {
+            long v = lrint((double)lv->delay[(n - lv->latency) & mask] * lv->gain);
+            out[n_out++] = (int16_t)(v > 32767 ? 32767 : v < -32768 ? -32768 : v);
+        }
+    }
+    lv->hold[lv->hold_head] = (hold_entry){ lv->in_count - 1, 1.0 };
+    lv->hold_count = 1;
+    lv->box_at = (lv->box_at + REST_BLOCK) % lv->attack;
+    lv->prev_interval_peak = 0;
+    *written = n_out;
+    return REST_BLOCK;
+}
+
 re_status re_leveler_process(re_leveler *lv, const int16_t *in, size_t frames, int16_t *out,
                              size_t *got)
 {
@@ -374,9 +505,19 @@ re_status re_leveler_process(re_leveler *lv, const int16_t *in, size_t frames, i
     if (!lv || !got || lv->flushed || (frames && (!in || !out)))
         return RE_ERR_INVALID;
     size_t n = 0;
-    for (size_t i = 0; i < frames; i++) {
+    for (size_t i = 0; i < frames;) {
+        size_t written = 0, used = rest_block(lv, in + i, frames - i, out + n, &written);
+        if (used) {
+            lv->real_count += used;
+            n += written;
+            i += used;
+            continue;
+        }
         lv->real_count++;
         n += (size_t)leveler_step(lv, in[i], out + n);
+        i++;
+        if (lv->rest_skip)
+            lv->rest_skip--;
     }
     lv->out_count += n;
     *got = n;
@@ -579,8 +720,8 @@ static re_status decoder_open(mpg123_handle **out, pread_source *src, char *why,
     return RE_OK;
 }
 
-static re_status decode_into_meter(mpg123_handle *mh, const pread_source *src, re_loudness *out,
-                                   char *why, size_t why_len)
+static re_status decode_into_meter(mpg123_handle *mh, const pread_source *src, meter_kind kind,
+                                   re_loudness *out, char *why, size_t why_len)
 {
     long rate = 0;
     int channels = 0, encoding = 0;
@@ -599,7 +740,7 @@ static re_status decode_into_meter(mpg123_handle *mh, const pread_source *src, r
         return RE_ERR_FORMAT;
     }
     re_loudness_meter *m = NULL;
-    re_status status = meter_create((unsigned)rate, (unsigned)channels, &m);
+    re_status status = meter_create_kind((unsigned)rate, (unsigned)channels, kind, &m);
     if (status != RE_OK) {
         snprintf(why, why_len, "cannot meter %ld Hz audio", rate);
         return status;
@@ -640,7 +781,7 @@ static re_status decode_into_meter(mpg123_handle *mh, const pread_source *src, r
     return status;
 }
 
-re_status re_loudness_measure_mp3_fd(int fd, re_loudness *out, char *why, size_t why_len)
+static re_status measure_mp3_fd(int fd, meter_kind kind, re_loudness *out, char *why, size_t why_len)
 {
     char spare[8];
     if (!why || why_len == 0) {
@@ -661,11 +802,24 @@ re_status re_loudness_measure_mp3_fd(int fd, re_loudness *out, char *why, size_t
     re_status status = decoder_open(&mh, &src, why, why_len);
     if (status != RE_OK)
         return status;
-    status = decode_into_meter(mh, &src, out, why, why_len);
+    status = decode_into_meter(mh, &src, kind, out, why, why_len);
     mpg123_close(mh);
     mpg123_delete(mh);
     if (status != RE_OK)
         memset(out, 0, sizeof *out);
+    return status;
+}
+
+re_status re_loudness_measure_mp3_fd(int fd, re_loudness *out, char *why, size_t why_len)
+{
+    return measure_mp3_fd(fd, METER_FULL, out, why, why_len);
+}
+
+re_status re_loudness_peaks_mp3_fd(int fd, re_loudness *out, char *why, size_t why_len)
+{
+    re_status status = measure_mp3_fd(fd, METER_PEAKS, out, why, why_len);
+    if (status == RE_OK)
+        out->integrated_lufs = -HUGE_VAL;
     return status;
 }
 

@@ -53,7 +53,7 @@
 typedef struct re_loudness {
     double integrated_lufs;   /* BS.1770-4 gated integrated loudness; -inf below the gates */
     double range_lu;          /* EBU Tech 3342 loudness range; 0 for short or steady input */
-    double true_peak_dbtp;    /* libebur128's oversampled peak; -inf for digital silence */
+    double true_peak_dbtp;    /* 8x oversampled peak (loudness.c); -inf for digital silence */
     double sample_peak_dbfs;  /* largest |sample|; -inf for digital silence */
     uint64_t frames;          /* frames measured (per channel) */
 } re_loudness;
@@ -68,10 +68,9 @@ typedef struct re_loudness_meter re_loudness_meter;
 /* A meter for mono 16-bit audio at `sample_rate` (8000..192000), measured as dual mono.
  * RE_ERR_INVALID for a rate out of range or a NULL out, RE_ERR_NOMEM. */
 re_status re_loudness_meter_create(unsigned sample_rate, re_loudness_meter **out);
-/* A cheaper meter for planning (pass 1): integrated loudness and sample peak only; its
- * true_peak_dbtp is the sample peak plus RE_LOUDNESS_PLANNING_PEAK_MARGIN_DB and its range 0.
- * libebur128's true-peak oversampling is most of a full meter's cost; the leveler finds true
- * peaks itself, and the delivered file is measured with the full meter. */
+/* A cheaper meter for planning (pass 1, dry runs): integrated loudness, range and sample
+ * peak; its true_peak_dbtp is the sample peak plus RE_LOUDNESS_PLANNING_PEAK_MARGIN_DB. The
+ * leveler finds true peaks itself, and the delivered file's are measured after encoding. */
 re_status re_loudness_meter_create_planning(unsigned sample_rate, re_loudness_meter **out);
 #define RE_LOUDNESS_PLANNING_PEAK_MARGIN_DB 0.5
 re_status re_loudness_meter_feed(re_loudness_meter *m, const int16_t *pcm, size_t frames);
@@ -182,5 +181,10 @@ re_status re_loudness_measure_mp3(const char *path, re_loudness *out, char *why,
 /* The same for an open file: reads it with pread from offset 0 to its end and leaves the file
  * offset alone, so it works on a stream the render is still holding (fflush it first). */
 re_status re_loudness_measure_mp3_fd(int fd, re_loudness *out, char *why, size_t why_len);
+/* Only the peaks (true_peak_dbtp, sample_peak_dbfs) and frames of an open MP3, without the
+ * loudness meter: integrated_lufs is -inf and range_lu 0. The render's check of what it
+ * encoded: the loudness is known from the leveled PCM (RE_LOUDNESS_MP3_LEVEL_DB), the peaks
+ * are what encoding changes. */
+re_status re_loudness_peaks_mp3_fd(int fd, re_loudness *out, char *why, size_t why_len);
 
 #endif

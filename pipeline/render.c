@@ -5,6 +5,7 @@
 #include "render.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,7 +61,8 @@ typedef struct render {
     re_output *extras[EXTRA_COUNT];      /* NULL for files not written this time */
     re_transcript transcript;
     re_loudness_plan plan;               /* when loudness is normalized */
-    re_loudness delivered;               /* measured on the output file */
+    re_loudness delivered;               /* what the output file gives a listener */
+    re_loudness leveled_loudness;        /* of the PCM being encoded (pass 1 plus the gain...) */
     re_spool *leveled;                   /* the leveled episode being encoded */
     re_lexicon *lexicon;
     re_loudness_meter *pass1_meter;      /* fed while speaking */
@@ -498,12 +500,10 @@ static re_status speak_all(render *r)
     re_status status = re_assembler_create(rate, &r->assembler, why, sizeof why);
     if (status != RE_OK)
         return fail_at(r, status, r->opt->output_path, 0, 0, why);
-    if (!r->opt->loudness_off) {   /* pass 1 of loudness, measured while speaking */
-        status = re_loudness_meter_create_planning(rate, &r->pass1_meter);
-        if (status != RE_OK)
-            return status;
-        re_assembler_attach_meter(r->assembler, r->pass1_meter);
-    }
+    status = re_loudness_meter_create_planning(rate, &r->pass1_meter);   /* pass 1 of loudness */
+    if (status != RE_OK)
+        return status;
+    re_assembler_attach_meter(r->assembler, r->pass1_meter);
     r->slots = calloc(ep->item_count, sizeof *r->slots);
     if (!r->slots)
         return RE_ERR_NOMEM;
@@ -742,52 +742,54 @@ static re_status loudness_pass(render *r, re_spool *input, re_leveler *lv, re_sp
     return status;
 }
 
-/* A leveled copy of the episode, per the plan. */
-static re_status level_into(render *r, re_spool **leveled_out)
+/* The episode through a leveler with the plan's settings into a new spool (r->leveled), with
+ * its loudness measured when `measured` is given. */
+static re_status level_into(render *r, re_loudness *measured)
 {
     char why[WHY_LEN];
     re_leveler *lv = NULL;
-    re_spool *source = re_assembler_spool(r->assembler);
+    re_spool_free(r->leveled);
+    r->leveled = NULL;
     re_status status = re_leveler_create(re_engine_sample_rate(r->engine), r->plan.gain_db,
                                          r->plan.limiter_ceiling_dbtp, &lv);
     if (status == RE_OK) {
-        status = re_spool_create(re_engine_sample_rate(r->engine), leveled_out, why, sizeof why);
+        status = re_spool_create(re_engine_sample_rate(r->engine), &r->leveled, why, sizeof why);
         if (status == RE_ERR_WRITE)
             status = fail_at(r, status, r->opt->output_path, 0, 0, why);
     }
     if (status == RE_OK)
-        status = loudness_pass(r, source, lv, *leveled_out, NULL, 0);
+        status = loudness_pass(r, re_assembler_spool(r->assembler), lv, r->leveled, measured, 0);
     if (status == RE_OK)
-        status = re_spool_finish(*leveled_out, why, sizeof why);
+        status = re_spool_finish(r->leveled, why, sizeof why);
     re_leveler_free(lv);
     return status;
 }
 
-/* Pass 1 and, when the limiter will act, dry runs that find the gain before any encoding. */
-static re_status plan_loudness(render *r)
+/* Pass 1, measured while speaking, gives the gain. When the limiter will act it takes some
+ * loudness too, which pass 1 cannot know: the leveled episode is measured and leveled again
+ * with a corrected gain until it is on target (re_loudness_plan_update). Otherwise its
+ * loudness is pass 1's plus the gain. Leaves r->leveled and r->leveled_loudness. */
+static re_status plan_loudness(render *r, const re_loudness *pass1)
 {
-    re_spool *source = re_assembler_spool(r->assembler);
-    re_loudness pass1;
-    re_status status = re_loudness_meter_finish(r->pass1_meter, &pass1);
-    if (status == RE_OK)
-        status = re_loudness_plan_make(&pass1, r->opt->loudness_target, r->opt->true_peak,
-                                       strcmp(r->format, "mp3") == 0 ? RE_LOUDNESS_MP3 : RE_LOUDNESS_PCM,
-                                       &r->plan);
-    if (status != RE_OK || !re_loudness_plan_limits(&r->plan))
-        return status;
-    re_loudness leveled;
-    do {
-        re_leveler *lv = NULL;
-        status = re_leveler_create(re_engine_sample_rate(r->engine), r->plan.gain_db,
-                                   r->plan.limiter_ceiling_dbtp, &lv);
-        if (status == RE_OK)
-            status = loudness_pass(r, source, lv, NULL, &leveled, 0);   /* loudness is all it needs */
-        re_leveler_free(lv);
-    } while (status == RE_OK && re_loudness_plan_update(&r->plan, &leveled, RE_LOUDNESS_LEVELED));
+    re_status status = re_loudness_plan_make(pass1, r->opt->loudness_target, r->opt->true_peak,
+                                             strcmp(r->format, "mp3") == 0 ? RE_LOUDNESS_MP3 : RE_LOUDNESS_PCM,
+                                             &r->plan);
+    if (status == RE_OK && !re_loudness_plan_limits(&r->plan)) {
+        r->leveled_loudness = *pass1;
+        if (isfinite(pass1->integrated_lufs))
+            r->leveled_loudness.integrated_lufs += r->plan.gain_db;
+        return level_into(r, NULL);
+    }
+    do
+        status = level_into(r, &r->leveled_loudness);
+    while (status == RE_OK && re_loudness_plan_update(&r->plan, &r->leveled_loudness, RE_LOUDNESS_LEVELED));
     return status;
 }
 
-/* What the listener gets: the decoded MP3, or the WAV's samples. */
+/* What the listener gets. A WAV is the leveled samples, measured whole. An MP3 is decoded and
+ * its peaks measured, which is what encoding changes; its loudness is the leveled PCM's
+ * minus LAME's constant level loss (RE_LOUDNESS_MP3_LEVEL_DB, measured on every kind of
+ * input): metering the decoded file again cost more than all the other loudness work. */
 static re_status measure_delivered(render *r, re_spool *input)
 {
     if (strcmp(r->format, "wav") == 0)
@@ -796,10 +798,12 @@ static re_status measure_delivered(render *r, re_spool *input)
     FILE *stream = re_output_stream(r->audio);
     re_status status = fflush(stream) == 0 ? RE_OK : RE_ERR_WRITE;
     if (status == RE_OK)
-        status = re_loudness_measure_mp3_fd(fileno(stream), &r->delivered, why, sizeof why);
+        status = re_loudness_peaks_mp3_fd(fileno(stream), &r->delivered, why, sizeof why);
     if (status != RE_OK)
         return fail_at(r, status, r->opt->output_path, 0, 0,
                        why[0] ? why : "cannot measure the encoded file's loudness");
+    r->delivered.integrated_lufs = r->leveled_loudness.integrated_lufs + RE_LOUDNESS_MP3_LEVEL_DB;
+    r->delivered.range_lu = r->leveled_loudness.range_lu;
     return RE_OK;
 }
 
@@ -809,15 +813,14 @@ static re_status encode_all(render *r)
 {
     int mp3 = strcmp(r->format, "mp3") == 0;
     int level = !r->opt->loudness_off;
-    re_status status = level ? plan_loudness(r) : RE_OK;
+    re_loudness pass1;
+    re_status status = re_loudness_meter_finish(r->pass1_meter, &pass1);
+    if (status == RE_OK && level)
+        status = plan_loudness(r, &pass1);
+    else
+        r->leveled_loudness = pass1;
     for (;;) {
-        re_spool *input = re_assembler_spool(r->assembler);
-        re_spool_free(r->leveled);
-        r->leveled = NULL;
-        if (status == RE_OK && level) {
-            status = level_into(r, &r->leveled);
-            input = r->leveled;
-        }
+        re_spool *input = level ? r->leveled : re_assembler_spool(r->assembler);
         if (status == RE_OK)
             status = mp3 ? encode_mp3(r, input) : encode_wav(r, input);
         if (status == RE_OK)
@@ -830,6 +833,7 @@ static re_status encode_all(render *r)
         status = re_output_restart(r->audio, why, sizeof why);
         if (status != RE_OK)
             return fail_at(r, status, r->opt->output_path, 0, 0, why);
+        status = level_into(r, &r->leveled_loudness);
     }
 }
 
