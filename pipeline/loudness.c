@@ -585,17 +585,26 @@ re_status re_loudness_plan_make(const re_loudness *pass1, double target_lufs,
     double aim = target_lufs - (mp3 ? RE_LOUDNESS_MP3_LEVEL_DB : 0.0);
     double gain = isfinite(pass1->integrated_lufs) ? aim - pass1->integrated_lufs : 0.0;
     gain = clamp(gain, -RE_LOUDNESS_MAX_GAIN_DB, RE_LOUDNESS_MAX_GAIN_DB);
+    double limiter_ceiling = fmax(ceiling_dbtp - (mp3 ? RE_LOUDNESS_MP3_MARGIN_DB
+                                                      : RE_LOUDNESS_PCM_MARGIN_DB),
+                                  RE_LOUDNESS_CEILING_MIN);
     *out = (re_loudness_plan){
         .target_lufs = target_lufs,
         .ceiling_dbtp = ceiling_dbtp,
         .gain_db = gain,
-        .limiter_ceiling_dbtp = fmax(ceiling_dbtp - (mp3 ? RE_LOUDNESS_MP3_MARGIN_DB
-                                                         : RE_LOUDNESS_PCM_MARGIN_DB),
-                                     RE_LOUDNESS_CEILING_MIN),
+        .limiter_ceiling_dbtp = limiter_ceiling,
         .leveled_aim_lufs = aim,
         .pass1_true_peak_dbtp = pass1->true_peak_dbtp,
         .first_gain_db = gain,
     };
+    /* The limiter takes more loudness the further peaks go over its ceiling. The first dry
+     * run starts with a share of what it is expected to take, so that it lands within
+     * tolerance more often (each dry run is a pass over the whole episode). */
+    double over = pass1->true_peak_dbtp + gain - limiter_ceiling;
+    if (isfinite(pass1->integrated_lufs) && over > 0)
+        out->gain_db = clamp(gain + fmin(RE_LOUDNESS_LIMITER_LOSS_PER_DB2 * over * over,
+                                         RE_LOUDNESS_MAX_EXTRA_GAIN_DB / 2),
+                             -RE_LOUDNESS_MAX_GAIN_DB, RE_LOUDNESS_MAX_GAIN_DB);
     return RE_OK;
 }
 

@@ -47,6 +47,10 @@
 /* ... and the delivered file within this of the target (half the +/- 1 LU Apple allows, so an
  * independent meter agrees with room to spare). */
 #define RE_LOUDNESS_TOLERANCE_LU 0.5
+/* The first dry run's gain adds this times over^2, `over` being how far (dB) pass 1's peaks
+ * plus the gain would pass the limiter's ceiling: about half of what the limiter was measured
+ * to take from espeak-ng voices (docs/loudness.md). */
+#define RE_LOUDNESS_LIMITER_LOSS_PER_DB2 0.014
 #define RE_LOUDNESS_MAX_DRY_RUNS 4     /* leveler + meter passes before encoding */
 #define RE_LOUDNESS_MAX_ENCODES 3      /* leveler + encoder passes */
 
