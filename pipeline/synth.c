@@ -278,6 +278,10 @@ re_status re_engine_create(volatile sig_atomic_t *stop, re_engine **out, char *w
         return RE_ERR_ENGINE;
     }
     engine->sample_rate = (unsigned)rate;
+    /* espeak-ng 1.51 builds its list of voices by reading every voice file (about 360 opens)
+     * the first time a voice is chosen; built here, every forked child inherits it instead
+     * of building it again (about 8 ms of each child's 20 for a short paragraph). */
+    (void)espeak_ListVoices(NULL);
     const char *data_path = NULL;
     snprintf(engine->version, sizeof engine->version, "%s", espeak_Info(&data_path));
     *out = engine;
