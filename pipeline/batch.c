@@ -183,9 +183,11 @@ re_status re_batch_collect(const char *const *inputs, size_t input_count, const 
 
 /* The worker side: render one episode and leave the result in the result file. */
 static void worker_main(re_batch_episode *ep, const re_batch_options *options, re_engine *engine,
-                        int result_fd)
+                        unsigned encode_threads, int result_fd)
 {
     re_render_options ro = options->render;
+    if (!ro.encode_threads || encode_threads < ro.encode_threads)
+        ro.encode_threads = encode_threads;
     ro.script_path = ep->script;
     ro.output_path = ep->output;
     ro.engine = engine;
@@ -212,7 +214,7 @@ static void worker_main(re_batch_episode *ep, const re_batch_options *options, r
 }
 
 static re_status start_worker(re_batch *batch, size_t i, const re_batch_options *options,
-                              re_engine *engine, worker *w)
+                              re_engine *engine, unsigned encode_threads, worker *w)
 {
     memset(w, 0, sizeof *w);
     w->episode = i;
@@ -240,7 +242,7 @@ static re_status start_worker(re_batch *batch, size_t i, const re_batch_options 
         /* A worker must not outlive the batch (a cancelled CI job): it would go on writing. */
         if (prctl(PR_SET_PDEATHSIG, SIGTERM) != 0 || getppid() != parent)
             _exit(3);
-        worker_main(&batch->episodes[i], options, engine, dup(w->result_fd));
+        worker_main(&batch->episodes[i], options, engine, encode_threads, dup(w->result_fd));
     }
     close(life[1]);
     w->life_fd = life[0];
@@ -342,12 +344,19 @@ re_status re_batch_run(re_batch *batch, const re_batch_options *options, re_diag
         workers = 64;
     worker running[64];
     size_t running_count = 0, next = 0, done = 0;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     double started = now_seconds();
     int forwarded = 0;
     while (done < batch->count) {
         int stopping = options->stop && *options->stop;
         while (!stopping && status == RE_OK && running_count < workers && next < batch->count) {
-            status = start_worker(batch, next, options, engine, &running[running_count]);
+            /* Each episode's MP3 encoder gets its share of the cores: the episodes that will
+             * run beside it split them (all of them once the batch is down to its last). */
+            size_t beside = running_count + (batch->count - next);
+            if (beside > workers)
+                beside = workers;
+            unsigned threads = cpus > (long)beside ? (unsigned)(cpus / (long)beside) : 1;
+            status = start_worker(batch, next, options, engine, threads, &running[running_count]);
             if (status == RE_OK) {
                 running_count++;
                 next++;

@@ -1059,7 +1059,9 @@ re_status re_mp3_encode_fd_tuned(FILE *out, int pcm_fd, uint64_t frames, unsigne
         return encode_serial(out, &jb, id3_tag, id3_len, why, why_len);
     if (stats)
         stats->pieces = jb.piece_count;
-    status = encode_pieces(out, &jb, workers, id3_tag, id3_len, stats, why, why_len);
+    unsigned threads = tuning && tuning->threads && tuning->threads < workers ? tuning->threads
+                                                                             : workers;
+    status = encode_pieces(out, &jb, threads, id3_tag, id3_len, stats, why, why_len);
     if (status == RE_ERR_INTERRUPTED || status == RE_ERR_NOMEM)
         say(why, why_len, "%s", re_strerror(status));
     return status;

@@ -74,6 +74,10 @@ typedef struct re_mp3_parallel_tuning {
                                  * value above 511 forbids every switch, so the first encoder
                                  * ends up encoding everything: for testing the fallback) */
     int force_pieces;           /* non-zero: use the piece machinery even for one piece */
+    unsigned threads;           /* encoder threads for workers >= 2: 1..workers (default
+                                 * workers). The bytes are the same: a batch that already
+                                 * keeps every core busy with other episodes runs each one's
+                                 * pieces on fewer threads rather than oversubscribe. */
 } re_mp3_parallel_tuning;
 
 /* What a parallel encode did (all zero after the serial path). */

@@ -601,10 +601,12 @@ static re_status encode_mp3(render *r, re_spool *input)
         long cpus = sysconf(_SC_NPROCESSORS_ONLN);
         workers = cpus > 2 ? (unsigned)(cpus < 16 ? cpus : 16) : 2;
     }
+    re_mp3_parallel_tuning tuning = { .threads = r->opt->encode_threads };
     report(r, RE_PHASE_ENCODE, 0, (size_t)re_spool_frames(input));
-    status = re_mp3_encode_fd(re_output_stream(r->audio), re_spool_fd(input), re_spool_frames(input),
-                              re_engine_sample_rate(r->engine), &r->opt->mp3, tag, tag_len, workers,
-                              r->opt->stop, why, sizeof why);
+    status = re_mp3_encode_fd_tuned(re_output_stream(r->audio), re_spool_fd(input),
+                                    re_spool_frames(input), re_engine_sample_rate(r->engine),
+                                    &r->opt->mp3, tag, tag_len, workers, &tuning, NULL,
+                                    r->opt->stop, why, sizeof why);
     free(tag);
     if (status == RE_OK)
         report(r, RE_PHASE_ENCODE, (size_t)re_spool_frames(input), (size_t)re_spool_frames(input));

@@ -48,6 +48,8 @@ typedef struct re_render_options {
     int no_default_lexicon;            /* leave out the shipped voices/default.lexicon */
     int loudness_off;                  /* keep the engine's level (still measured) */
     int serial_encode;                 /* one LAME encoder instead of one per core */
+    unsigned encode_threads;           /* at most this many encoder threads (0: one per core);
+                                        * the bytes do not depend on it */
     double loudness_target;            /* LUFS integrated, RE_LOUDNESS_TARGET_MIN..MAX */
     double true_peak;                  /* dBTP ceiling, RE_LOUDNESS_CEILING_MIN..MAX */
     int skip_unchanged;                /* do nothing when the outputs were made from these inputs */
