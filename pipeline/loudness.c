@@ -122,6 +122,37 @@ static void peak_push(peak_finder *pf, const interpolator *ip, float x)
     }
 }
 
+#define PEAK_BLOCK 64
+
+/* peak_push for n samples x[0], x[stride], ...: a block none of whose samples is loud enough
+ * to matter only passes through the ring (the same result, without the per-sample test). */
+static void peaks_feed(peak_finder *pf, const interpolator *ip, const float *x, size_t n,
+                       size_t stride)
+{
+    for (size_t i = 0; i < n;) {
+        if (!pf->loud_left && n - i >= PEAK_BLOCK) {
+            float m = 0;
+            for (size_t k = 0; k < PEAK_BLOCK; k++) {
+                float a = fabsf(x[(i + k) * stride]);
+                m = a > m ? a : m;
+            }
+            if (m * ip->peak_bound <= pf->true_peak) {   /* peak_push's test, for all */
+                if (m > pf->sample_peak)
+                    pf->sample_peak = m;
+                for (size_t k = PEAK_BLOCK - FIR_TAPS; k < PEAK_BLOCK; k++) {
+                    uint64_t at = (pf->n + k) & (FIR_TAPS - 1);
+                    pf->taps[at] = pf->taps[at + FIR_TAPS] = x[(i + k) * stride];
+                }
+                pf->n += PEAK_BLOCK;
+                i += PEAK_BLOCK;
+                continue;
+            }
+        }
+        peak_push(pf, ip, x[i * stride]);
+        i++;
+    }
+}
+
 /* The intervals at the end, against the silence after it. */
 static void peak_finish(peak_finder *pf, const interpolator *ip)
 {
@@ -203,9 +234,13 @@ re_status re_loudness_meter_feed(re_loudness_meter *m, const int16_t *pcm, size_
         return RE_ERR_INVALID;
     if (frames && m->state && ebur128_add_frames_short(m->state, pcm, frames) != EBUR128_SUCCESS)
         return RE_ERR_NOMEM;
-    if (m->kind != METER_PLANNING)
-        for (size_t i = 0; i < frames; i++)
-            peak_push(&m->peaks[0], &m->ip, (float)pcm[i] * (1.0f / 32768.0f));
+    float block[256];
+    for (size_t i = 0; m->kind != METER_PLANNING && i < frames; i += 256) {
+        size_t n = frames - i < 256 ? frames - i : 256;
+        for (size_t k = 0; k < n; k++)
+            block[k] = (float)pcm[i + k] * (1.0f / 32768.0f);
+        peaks_feed(&m->peaks[0], &m->ip, block, n, 1);
+    }
     m->frames += frames;
     return RE_OK;
 }
@@ -214,13 +249,8 @@ static re_status meter_feed_float(re_loudness_meter *m, const float *pcm, size_t
 {
     if (frames && m->state && ebur128_add_frames_float(m->state, pcm, frames) != EBUR128_SUCCESS)
         return RE_ERR_NOMEM;
-    if (m->channels == 1)
-        for (size_t i = 0; i < frames; i++)
-            peak_push(&m->peaks[0], &m->ip, pcm[i]);
-    else
-        for (size_t i = 0; i < frames; i++)
-            for (unsigned ch = 0; ch < m->channels; ch++)
-                peak_push(&m->peaks[ch], &m->ip, pcm[i * m->channels + ch]);
+    for (unsigned ch = 0; ch < m->channels; ch++)
+        peaks_feed(&m->peaks[ch], &m->ip, pcm + ch, frames, m->channels);
     m->frames += frames;
     return RE_OK;
 }
