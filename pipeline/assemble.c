@@ -318,6 +318,12 @@ const re_sentence_span *re_assembler_sentences(const re_assembler *a, size_t *co
     return a->sentences;
 }
 
+void re_assembler_forget_timeline(re_assembler *a)
+{
+    a->event_count = 0;
+    a->sentence_count = 0;
+}
+
 void re_assembler_free(re_assembler *a)
 {
     if (!a)

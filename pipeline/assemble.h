@@ -80,8 +80,12 @@ int re_assembler_pcm_fd(const re_assembler *a);
 re_spool *re_assembler_spool(re_assembler *a);
 
 const re_chapter_mark *re_assembler_chapters(const re_assembler *a, size_t *count);
+/* The events and sentences kept since creation or since the last forget_timeline. */
 const re_timed_event *re_assembler_events(const re_assembler *a, size_t *count);
 const re_sentence_span *re_assembler_sentences(const re_assembler *a, size_t *count);
+/* Drops the events and sentences kept so far (a caller that has used them, segment by
+ * segment, keeps memory flat however long the episode). Segment numbers go on counting. */
+void re_assembler_forget_timeline(re_assembler *a);
 
 void re_assembler_free(re_assembler *a);
 

@@ -106,8 +106,10 @@ static re_status fail_at(render *r, re_status status, const char *file, unsigned
     return s == RE_OK ? status : s;
 }
 
-/* The lexicons (shipped default < the script's `lexicon:` < each --lexicon), then every
- * SPEECH item's text as the engine will speak it, with the map back to the script's words. */
+/* The lexicons (shipped default < the script's `lexicon:` < each --lexicon). Each SPEECH
+ * item's text as the engine will speak it, with the map back to the script's words, is made
+ * when the item is started and dropped once it is spoken (see speak_item): memory stays flat
+ * however long the episode is. */
 static re_status prepare_texts(render *r)
 {
     const re_render_options *o = r->opt;
@@ -122,12 +124,7 @@ static re_status prepare_texts(render *r)
     if (status != RE_OK)
         return status;
     r->spoken = calloc(ep->item_count ? ep->item_count : 1, sizeof *r->spoken);
-    if (!r->spoken)
-        return RE_ERR_NOMEM;
-    for (size_t i = 0; status == RE_OK && i < ep->item_count; i++)
-        if (ep->items[i].kind == RE_ITEM_SPEECH)
-            status = re_normalize_spans(r->lexicon, ep->items[i].text, &r->spoken[i]);
-    return status;
+    return r->spoken ? RE_OK : RE_ERR_NOMEM;
 }
 
 static re_status load_script(render *r)
@@ -297,6 +294,9 @@ static re_status prepare_speech(render *r, size_t i)
     const re_item *item = &r->episode->items[i];
     speech_slot *slot = &r->slots[i];
     const re_voice_profile *profile = profile_of(r, item->voice);
+    re_status normalized = re_normalize_spans(r->lexicon, item->text, &r->spoken[i]);
+    if (normalized != RE_OK)
+        return normalized;
     unsigned flags;
     const char *text = engine_text(r, i, &flags);
     if (r->cache) {
@@ -351,6 +351,8 @@ static void remember(render *r, speech_slot *slot)
     }
 }
 
+static re_status transcribe_segment(render *r, size_t i);
+
 static re_status speak_item(render *r, size_t i)
 {
     const re_item *item = &r->episode->items[i];
@@ -380,6 +382,9 @@ static re_status speak_item(render *r, size_t i)
     r->sound_frames += re_assembler_frames(r->assembler) - before;
     if (status != RE_OK && status != RE_ERR_NOMEM)
         return fail_at(r, status, r->opt->script_path, item->line, item->col, why);
+    if (status == RE_OK)
+        status = transcribe_segment(r, i);
+    re_spoken_free(&r->spoken[i]);   /* spoken and transcribed: its text and map are done with */
     return status;
 }
 
@@ -434,47 +439,41 @@ static uint32_t script_position(const re_spoken *spoken, const char *script_text
     return pos;
 }
 
-static re_status build_transcript(render *r)
+/* Item i's cues, made as soon as it is spoken from the timeline the assembler kept for it,
+ * which is then forgotten: neither the timeline nor the spoken texts grow with the episode. */
+static re_status transcribe_segment(render *r, size_t i)
 {
     const re_episode *ep = r->episode;
-    re_transcript_init(&r->transcript, re_engine_sample_rate(r->engine));
+    const re_item *item = &ep->items[i];
     size_t sentence_count, event_count;
     const re_sentence_span *sentences = re_assembler_sentences(r->assembler, &sentence_count);
     const re_timed_event *events = re_assembler_events(r->assembler, &event_count);
-    re_transcript_segment *segments = calloc(ep->item_count ? ep->item_count : 1, sizeof *segments);
-    size_t *item_of = calloc(ep->item_count ? ep->item_count : 1, sizeof *item_of);
+    re_transcript_segment segment = {
+        .text = item->text,
+        .speaker = ep->voice_count > 1 ? profile_of(r, item->voice)->speaker : NULL,
+    };
     re_sentence_span *mapped_sentences = calloc(sentence_count ? sentence_count : 1, sizeof *mapped_sentences);
     re_timed_event *mapped_events = calloc(event_count ? event_count : 1, sizeof *mapped_events);
-    re_status status = segments && item_of && mapped_sentences && mapped_events ? RE_OK : RE_ERR_NOMEM;
-    size_t count = 0;
-    for (size_t i = 0; status == RE_OK && i < ep->item_count; i++) {
-        const re_item *item = &ep->items[i];
-        if (item->kind != RE_ITEM_SPEECH)
-            continue;
-        segments[count].text = item->text;
-        segments[count].speaker = ep->voice_count > 1 ? profile_of(r, item->voice)->speaker : NULL;
-        item_of[count++] = i;
-    }
+    re_status status = mapped_sentences && mapped_events ? RE_OK : RE_ERR_NOMEM;
     for (size_t k = 0; status == RE_OK && k < sentence_count; k++) {
         mapped_sentences[k] = sentences[k];
-        size_t i = item_of[sentences[k].segment];
-        mapped_sentences[k].text_pos = script_position(&r->spoken[i], ep->items[i].text, sentences[k].text_pos);
+        mapped_sentences[k].segment = 0;
+        mapped_sentences[k].text_pos = script_position(&r->spoken[i], item->text, sentences[k].text_pos);
     }
     for (size_t k = 0; status == RE_OK && k < event_count; k++) {
         mapped_events[k] = events[k];
-        size_t i = item_of[events[k].segment];
-        uint32_t start = script_position(&r->spoken[i], ep->items[i].text, events[k].text_pos);
-        uint32_t end = script_position(&r->spoken[i], ep->items[i].text, events[k].text_pos + events[k].length);
+        mapped_events[k].segment = 0;
+        uint32_t start = script_position(&r->spoken[i], item->text, events[k].text_pos);
+        uint32_t end = script_position(&r->spoken[i], item->text, events[k].text_pos + events[k].length);
         mapped_events[k].text_pos = start;
         mapped_events[k].length = end > start ? end - start : 0;
     }
     if (status == RE_OK)
         status = re_transcript_build(&r->transcript, mapped_sentences, sentence_count, mapped_events,
-                                     event_count, segments, count);
-    free(segments);
-    free(item_of);
+                                     event_count, &segment, 1);
     free(mapped_sentences);
     free(mapped_events);
+    re_assembler_forget_timeline(r->assembler);
     return status;
 }
 
@@ -504,6 +503,7 @@ static re_status speak_all(render *r)
     if (status != RE_OK)
         return status;
     re_assembler_attach_meter(r->assembler, r->pass1_meter);
+    re_transcript_init(&r->transcript, rate);
     r->slots = calloc(ep->item_count, sizeof *r->slots);
     if (!r->slots)
         return RE_ERR_NOMEM;
@@ -546,8 +546,6 @@ static re_status speak_all(render *r)
         status = fail_at(r, RE_ERR_INPUT, r->opt->script_path, first_speech(ep)->line,
                          first_speech(ep)->col, "the script's text produced no sound at all "
                          "(only punctuation?); nothing to publish");
-    if (status == RE_OK)
-        status = build_transcript(r);
     return status;
 }
 
