@@ -872,6 +872,14 @@ static void plan_pieces(job *jb, const re_mp3_parallel_tuning *tuning)
             len = DEFAULT_PIECE_MAX;
     }
     len = (len + fmt->period - 1) / fmt->period * fmt->period;
+    if (!(tuning && tuning->piece_frames) && (input_frames + len / 2) / len < 2
+        && input_frames >= 4 * fmt->period) {
+        /* One piece would leave every core but one idle on a short episode (its start-up
+         * time): two halves from about 5 s of audio on, for one splice's overlap. */
+        uint64_t half = ((input_frames + 1) / 2 + fmt->period - 1) / fmt->period * fmt->period;
+        if ((input_frames + half / 2) / half == 2)
+            len = half;
+    }
     jb->piece_len = len;
     jb->priming = tuning && tuning->priming_frames ? tuning->priming_frames : DEFAULT_PRIMING;
     if (jb->priming > len / 2)

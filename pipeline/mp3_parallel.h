@@ -21,7 +21,7 @@
  * Determinism: the piece plan depends only on the sample count and the settings, and every
  * splice decision only on the encoders' output, so the same input and settings give the same
  * bytes for every workers >= 2 (and on every run). They equal the serial bytes when the
- * plan has a single piece (short episodes); otherwise they generally differ from the serial
+ * plan has a single piece (episodes under about 5 s); otherwise they generally differ from the serial
  * encoder's bytes (the same length, frame count, tag fields and decoded length). */
 #ifndef RE_MP3_PARALLEL_H
 #define RE_MP3_PARALLEL_H
@@ -44,7 +44,8 @@
  * workers >= 2: that many threads, each with its own LAME encoder; the calling thread reads
  * none of the audio and only splices and writes. Memory is bounded by workers + 3 pieces
  * of MP3 (a piece is at most 3136 frames: 82 s, 0.65 MB at 64 kbps), whatever the length.
- * A single-piece plan (under about 21 s at 22050 Hz) takes the serial path. Thread-safety: see
+ * Episodes under about 20 s are planned as two halves; a single-piece plan (under about
+ * 5 s at 22050 Hz) takes the serial path. Thread-safety: see
  * mp3_parallel.c on LAME's shared lookup tables.
  *
  * stop (may be NULL) is polled between chunks of about 8192 samples: once it is non-zero
