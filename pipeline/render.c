@@ -374,6 +374,9 @@ static re_status speak_item(render *r, size_t i)
         remember(r, slot);
     }
     r->ahead--;
+    status = start_ahead(r);   /* keep every core speaking while this one is assembled */
+    if (status != RE_OK)
+        return status;
     uint64_t before = re_assembler_frames(r->assembler);
     status = re_assembler_add_speech(r->assembler, &slot->speech,
                                      (unsigned)profile_of(r, item->voice)->sentence_pause_ms,
