@@ -182,7 +182,10 @@ typedef enum meter_kind {
     METER_PEAKS       /* our true and sample peak only: no libebur128 state */
 } meter_kind;
 
+typedef struct meter_background meter_background;
+
 struct re_loudness_meter {
+    meter_background *bg;   /* when fed in the background */
     ebur128_state *state;   /* NULL for METER_PEAKS */
     unsigned channels;
     uint64_t frames;
@@ -191,6 +194,8 @@ struct re_loudness_meter {
     interpolator ip;        /* METER_FULL, METER_PEAKS: our own peaks, per channel */
     peak_finder peaks[2];
 };
+
+static re_status background_stop(re_loudness_meter *m);
 
 /* Histogram mode keeps memory constant however long the episode is; it rounds block
  * loudness to 0.1 dB bins, which moves the integrated value by a few hundredths of a LU.
@@ -240,10 +245,8 @@ re_status re_loudness_meter_create_planning(unsigned sample_rate, re_loudness_me
     return meter_create_kind(sample_rate, 1, METER_PLANNING, out);
 }
 
-re_status re_loudness_meter_feed(re_loudness_meter *m, const int16_t *pcm, size_t frames)
+static re_status meter_feed_now(re_loudness_meter *m, const int16_t *pcm, size_t frames)
 {
-    if (!m || m->finished || (!pcm && frames))
-        return RE_ERR_INVALID;
     if (frames && m->state && ebur128_add_frames_short(m->state, pcm, frames) != EBUR128_SUCCESS)
         return RE_ERR_NOMEM;
     float block[256];
@@ -272,6 +275,9 @@ re_status re_loudness_meter_finish(re_loudness_meter *m, re_loudness *out)
     if (!m || !out || m->finished)
         return RE_ERR_INVALID;
     m->finished = 1;
+    re_status queued = background_stop(m);
+    if (queued != RE_OK)
+        return queued;
     memset(out, 0, sizeof *out);
     double integrated = -HUGE_VAL, range = 0, true_peak = 0, sample_peak = 0;
     if (m->state && ebur128_loudness_global(m->state, &integrated) != EBUR128_SUCCESS)
@@ -301,10 +307,127 @@ re_status re_loudness_meter_finish(re_loudness_meter *m, re_loudness *out)
     return RE_OK;
 }
 
+/* ---- Feeding in the background: a thread meters copies of what the caller feeds ---- */
+#define BG_CHUNK 16384
+#define BG_CHUNKS 8
+
+struct meter_background {
+    pthread_t thread;
+    pthread_mutex_t lock;
+    pthread_cond_t changed;
+    int16_t *chunk[BG_CHUNKS];
+    size_t len[BG_CHUNKS];
+    size_t queued, metered;   /* chunks so far; queued - metered <= BG_CHUNKS */
+    int closing;              /* no more chunks will come */
+    re_status status;         /* the thread's first error */
+};
+
+static void *background_main(void *arg)
+{
+    re_loudness_meter *m = arg;
+    meter_background *bg = m->bg;
+    for (;;) {
+        pthread_mutex_lock(&bg->lock);
+        while (bg->metered == bg->queued && !bg->closing)
+            pthread_cond_wait(&bg->changed, &bg->lock);
+        int have = bg->metered < bg->queued;
+        pthread_mutex_unlock(&bg->lock);
+        if (!have)
+            return NULL;
+        size_t k = bg->metered % BG_CHUNKS;
+        re_status status = meter_feed_now(m, bg->chunk[k], bg->len[k]);
+        pthread_mutex_lock(&bg->lock);
+        if (bg->status == RE_OK)
+            bg->status = status;
+        bg->metered++;
+        pthread_cond_broadcast(&bg->changed);
+        pthread_mutex_unlock(&bg->lock);
+    }
+}
+
+/* Waits for the thread to meter everything queued, and ends it. */
+static re_status background_stop(re_loudness_meter *m)
+{
+    meter_background *bg = m->bg;
+    if (!bg)
+        return RE_OK;
+    pthread_mutex_lock(&bg->lock);
+    bg->closing = 1;
+    pthread_cond_broadcast(&bg->changed);
+    pthread_mutex_unlock(&bg->lock);
+    pthread_join(bg->thread, NULL);
+    re_status status = bg->status;
+    pthread_cond_destroy(&bg->changed);
+    pthread_mutex_destroy(&bg->lock);
+    for (size_t k = 0; k < BG_CHUNKS; k++)
+        free(bg->chunk[k]);
+    free(bg);
+    m->bg = NULL;
+    return status;
+}
+
+re_status re_loudness_meter_in_background(re_loudness_meter *m)
+{
+    if (!m || m->finished || m->bg || m->frames)
+        return RE_ERR_INVALID;
+    meter_background *bg = calloc(1, sizeof *bg);
+    if (!bg)
+        return RE_ERR_NOMEM;
+    for (size_t k = 0; k < BG_CHUNKS; k++)
+        if (!(bg->chunk[k] = malloc(BG_CHUNK * sizeof *bg->chunk[k]))) {
+            for (size_t j = 0; j < k; j++)
+                free(bg->chunk[j]);
+            free(bg);
+            return RE_ERR_NOMEM;
+        }
+    int lock = pthread_mutex_init(&bg->lock, NULL) == 0;
+    int cond = lock && pthread_cond_init(&bg->changed, NULL) == 0;
+    m->bg = bg;
+    if (cond && pthread_create(&bg->thread, NULL, background_main, m) == 0)
+        return RE_OK;
+    if (cond)
+        pthread_cond_destroy(&bg->changed);
+    if (lock)
+        pthread_mutex_destroy(&bg->lock);
+    for (size_t k = 0; k < BG_CHUNKS; k++)
+        free(bg->chunk[k]);
+    free(bg);
+    m->bg = NULL;
+    return RE_ERR_NOMEM;
+}
+
+re_status re_loudness_meter_feed(re_loudness_meter *m, const int16_t *pcm, size_t frames)
+{
+    if (!m || m->finished || (!pcm && frames))
+        return RE_ERR_INVALID;
+    meter_background *bg = m->bg;
+    if (!bg)
+        return meter_feed_now(m, pcm, frames);
+    for (size_t done = 0; done < frames;) {
+        pthread_mutex_lock(&bg->lock);
+        while (bg->queued - bg->metered == BG_CHUNKS && bg->status == RE_OK)
+            pthread_cond_wait(&bg->changed, &bg->lock);
+        re_status status = bg->status;
+        pthread_mutex_unlock(&bg->lock);
+        if (status != RE_OK)
+            return status;
+        size_t k = bg->queued % BG_CHUNKS, n = frames - done < BG_CHUNK ? frames - done : BG_CHUNK;
+        memcpy(bg->chunk[k], pcm + done, n * sizeof *pcm);
+        bg->len[k] = n;
+        pthread_mutex_lock(&bg->lock);
+        bg->queued++;
+        pthread_cond_broadcast(&bg->changed);
+        pthread_mutex_unlock(&bg->lock);
+        done += n;
+    }
+    return RE_OK;
+}
+
 void re_loudness_meter_free(re_loudness_meter *m)
 {
     if (!m)
         return;
+    (void)background_stop(m);
     if (m->state)
         ebur128_destroy(&m->state);
     free(m);

@@ -78,6 +78,11 @@ re_status re_loudness_meter_create(unsigned sample_rate, re_loudness_meter **out
 re_status re_loudness_meter_create_planning(unsigned sample_rate, re_loudness_meter **out);
 #define RE_LOUDNESS_PLANNING_PEAK_MARGIN_DB 0.5
 re_status re_loudness_meter_feed(re_loudness_meter *m, const int16_t *pcm, size_t frames);
+/* From now on, feed only copies the audio into a bounded queue (8 x 16384 samples; it waits
+ * when that is full) and a thread of the meter's own meters it: for a caller with other
+ * work on its one thread (the render's assembly while it speaks). Call before the first
+ * feed; finish and free wait for the thread. RE_ERR_INVALID after a feed, RE_ERR_NOMEM. */
+re_status re_loudness_meter_in_background(re_loudness_meter *m);
 re_status re_loudness_meter_finish(re_loudness_meter *m, re_loudness *out);
 void re_loudness_meter_free(re_loudness_meter *m);    /* NULL is allowed */
 

@@ -504,6 +504,8 @@ static re_status speak_all(render *r)
     if (status != RE_OK)
         return fail_at(r, status, r->opt->output_path, 0, 0, why);
     status = re_loudness_meter_create_planning(rate, &r->pass1_meter);   /* pass 1 of loudness */
+    if (status == RE_OK)
+        status = re_loudness_meter_in_background(r->pass1_meter);   /* off the assembly's core */
     if (status != RE_OK)
         return status;
     re_assembler_attach_meter(r->assembler, r->pass1_meter);

@@ -570,6 +570,29 @@ static void test_speech(void)
 
     /* The default plan (a few pieces for a minute of speech), then many small pieces. */
     judge_parallel("speech-default", &sig, fd, &s, NULL, reference, !quick, 1.5);
+    /* The same pieces on one thread (a batch that keeps the other cores busy): the same bytes. */
+    re_mp3_parallel_tuning one_thread = { .threads = 1 };
+    char threaded[320], lone[320];
+    snprintf(threaded, sizeof threaded, "%s/speech-default-2.mp3", dir);
+    snprintf(lone, sizeof lone, "%s/speech-one-thread.mp3", dir);
+    CHECK_INT(encode(lone, fd, &sig, &s, 2, &one_thread, NULL), RE_OK);
+    CHECK(same_file(lone, threaded));
+    /* A short episode is encoded as two halves (8 s: two cores for a one-paragraph render);
+     * under about 5 s it is one piece, the serial bytes. */
+    signal_pcm short8 = sig, short4 = sig;
+    short8.n = 8 * 22050;
+    short4.n = 4 * 22050;
+    re_mp3_parallel_stats halves = { 0 }, whole = { 0 };
+    char p8[320], p4[320], r4[320];
+    snprintf(p8, sizeof p8, "%s/speech-8s.mp3", dir);
+    snprintf(p4, sizeof p4, "%s/speech-4s.mp3", dir);
+    snprintf(r4, sizeof r4, "%s/speech-4s-ref.mp3", dir);
+    CHECK_INT(encode(p8, fd, &short8, &s, 2, NULL, &halves), RE_OK);
+    CHECK_INT(halves.pieces, 2);
+    CHECK_INT(encode(p4, fd, &short4, &s, 2, NULL, &whole), RE_OK);
+    CHECK_INT(whole.pieces, 0);
+    CHECK_INT(encode_reference(r4, &short4, &s), RE_OK);
+    CHECK(same_file(p4, r4));
     re_mp3_parallel_tuning small = { .piece_frames = 98 };
     judge_parallel("speech-small", &sig, fd, &s, &small, reference, 1, 1.5);
     /* One frame of overrun: the writer often has to encode on to find a switch. With so
