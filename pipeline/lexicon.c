@@ -195,6 +195,13 @@ static int check_replacement(lexicon_parser *p, const char *word, const char *s,
                     return 0;
                 }
             }
+            size_t span = (size_t)(close - s) + 2 - i;   /* ASCII inside: bytes are characters */
+            if (span > RE_LEXICON_PHONEMES_MAX) {
+                parser_error(p, col + (unsigned)i, "phonemes '%s' are too long: a [[...]] span is "
+                             "at most %d characters; write several, e.g. [[n'Ik@l]] [[kl'Ast@]]",
+                             quote(r, inner, inner_len), RE_LEXICON_PHONEMES_MAX);
+                return 0;
+            }
             *phonemes = 1;
             i = (size_t)(close - s) + 2;
         } else if (s[i] == '[' || s[i] == ']') {

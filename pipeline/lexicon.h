@@ -31,6 +31,9 @@
 #define RE_LEXICON_FILE_MAX (1u << 20)        /* bytes per lexicon file */
 #define RE_LEXICON_WORD_MAX 200               /* bytes of WORD */
 #define RE_LEXICON_REPLACEMENT_MAX 1000       /* bytes of a replacement */
+/* Characters of one [[...]] span, brackets included. The spoken text never splits a phoneme
+ * span, so this keeps it within normalize.h's longest word (RE_NORMALIZE_MAX_WORD). */
+#define RE_LEXICON_PHONEMES_MAX 64
 #define RE_LEXICON_DEFAULT_NAME "default.lexicon"
 
 typedef struct re_lexicon re_lexicon;

@@ -1343,6 +1343,9 @@ static size_t span_chars(const char *s, size_t len, size_t k)
     return chars;
 }
 
+_Static_assert(RE_LEXICON_PHONEMES_MAX <= RE_NORMALIZE_MAX_WORD,
+               "a phoneme span is never split, so it must fit in a word");
+
 /* Appends a byte; a word that would pass RE_NORMALIZE_MAX_WORD characters is split with a
  * space: anywhere outside a [[phoneme]] span, including just before its [[ (counting the
  * span's length) and just after its ]], never inside one. */

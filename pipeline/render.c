@@ -709,16 +709,15 @@ static void remove_stale(const char *output_path, const char *suffix)
     free(path);
 }
 
-/* One pass over `input` into a meter: the full one (true peak) or the planning one. */
-static re_status loudness_pass(render *r, re_spool *input, re_loudness *measured, int true_peak)
+/* One pass over `input` into the full meter (loudness, range, true peak). */
+static re_status loudness_pass(render *r, re_spool *input, re_loudness *measured)
 {
     char why[WHY_LEN] = "";
     re_loudness_meter *meter = NULL;
     int16_t *in = malloc(ENCODE_CHUNK * sizeof *in);
     re_status status = in ? RE_OK : RE_ERR_NOMEM;
     if (status == RE_OK)
-        status = true_peak ? re_loudness_meter_create(re_engine_sample_rate(r->engine), &meter)
-                           : re_loudness_meter_create_planning(re_engine_sample_rate(r->engine), &meter);
+        status = re_loudness_meter_create(re_engine_sample_rate(r->engine), &meter);
     if (status == RE_OK)
         status = re_spool_rewind(input, why, sizeof why);
     for (size_t got = 1; status == RE_OK && got > 0;) {
@@ -918,7 +917,7 @@ static re_status plan_loudness(render *r, const re_loudness *pass1)
 static re_status measure_delivered(render *r, re_spool *input)
 {
     if (strcmp(r->format, "wav") == 0)
-        return loudness_pass(r, input, &r->delivered, 1);
+        return loudness_pass(r, input, &r->delivered);
     char why[WHY_LEN] = "";
     FILE *stream = re_output_stream(r->audio);
     re_status status = fflush(stream) == 0 ? RE_OK : RE_ERR_WRITE;
@@ -942,7 +941,7 @@ static re_status encode_all(render *r)
     re_status status = re_loudness_meter_finish(r->pass1_meter, &pass1);
     if (status == RE_OK && level)
         status = plan_loudness(r, &pass1);
-    else
+    else if (status == RE_OK)
         r->leveled_loudness = pass1;
     for (;;) {
         re_spool *input = level ? r->leveled : re_assembler_spool(r->assembler);

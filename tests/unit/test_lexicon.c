@@ -120,6 +120,18 @@ static void test_parse_errors(void)
     expect_error("Gloo = [[gl'u:\n", 1, 8, "unclosed '[[' in the replacement of 'Gloo'");
     expect_error("Gloo = [[  ]]\n", 1, 8, "empty phonemes '[[]]'");
     expect_error("Gloo = [[gl\xC3\xBC]]\n", 1, 12, "are not espeak-ng mnemonics");
+    /* A span longer than a spoken word may be (found by fuzz_normalize): 67 characters; 64 fit. */
+    expect_error("gloo ~= [[g2222222222222222222222222222222222222222222222222222222222l'u:]]\n",
+                 1, 9, "are too long: a [[...]] span is at most 64 characters");
+    re_lexicon *fits = NULL;
+    re_diagnostics df;
+    re_diagnostics_init(&df, 0);
+    const char *sixty_four = "gloo ~= [[g2222222222222222222222222222222222222222222222222222222l'u:]]\n";
+    CHECK_INT(re_lexicon_create(&fits), RE_OK);
+    CHECK_INT(re_lexicon_parse(fits, "t.lexicon", sixty_four, strlen(sixty_four), &df), RE_OK);
+    CHECK_INT(df.count, 0);
+    re_diagnostics_free(&df);
+    re_lexicon_free(fits);
     expect_error("Gloo = glue]\n", 1, 12, "']' outside [[...]]");
     expect_error("Gloo = [glue]\n", 1, 8, "'[' outside [[...]]");
     expect_error("NCCL = nick\xC0\xAF\n", 1, 12, "not valid UTF-8: overlong encoding");
