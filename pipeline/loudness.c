@@ -1131,9 +1131,12 @@ re_status re_loudness_peaks_mp3_fd(int fd, re_loudness *out, char *why, size_t w
         peak_part_main(&parts[1]);
     re_status status = parts[0].status != RE_OK ? parts[0].status : parts[1].status;
     if (status != RE_OK) {
-        if (why && why_len)
-            snprintf(why, why_len, "%s", parts[0].status != RE_OK ? parts[0].why : parts[1].why);
+        /* whatever went wrong in halves (a decoder that cannot seek there), one decoder from
+         * the start decides, and reports it */
         free(parts);
+        status = measure_mp3_fd(fd, METER_PEAKS, out, why, why_len);
+        if (status == RE_OK)
+            out->integrated_lufs = -HUGE_VAL;
         return status;
     }
     double true_peak = fmax(parts[0].pf.true_peak, parts[1].pf.true_peak);
