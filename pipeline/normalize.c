@@ -1312,6 +1312,7 @@ typedef struct joined {
     char *text;
     size_t len, capacity;
     size_t word_chars;          /* characters since the last space */
+    int phonemes;               /* the text holds lexicon [[...]] spans (RE_TEXT_PHONEMES) */
     int in_phonemes;            /* between [[ and ]] */
     size_t next_span_chars;     /* length of the [[...]] span about to be put, for splitting */
     re_spoken_span *spans;
@@ -1348,26 +1349,27 @@ _Static_assert(RE_LEXICON_PHONEMES_MAX <= RE_NORMALIZE_MAX_WORD,
 
 /* Appends a byte; a word that would pass RE_NORMALIZE_MAX_WORD characters is split with a
  * space: anywhere outside a [[phoneme]] span, including just before its [[ (counting the
- * span's length) and just after its ]], never inside one. */
+ * span's length), beside a bracket of the text and just after a span's ]], never inside one
+ * (its closing ]] included) nor between the two [ that open it. Only a text with lexicon
+ * phonemes has spans (join has split its own brackets apart); in any other, brackets are
+ * plain characters. A space never makes a [[ or a ]], so no split can make or break a span. */
 static void put(joined *j, char c)
 {
     int starts_char = ((unsigned char)c & 0xC0) != 0x80;
     char before = j->len ? j->text[j->len - 1] : ' ';
-    char before2 = j->len > 1 ? j->text[j->len - 2] : ' ';
     if (c == ' ') {
         j->word_chars = 0;
     } else if (starts_char) {
-        int opening = c == '[' && before != '[' && !j->in_phonemes;
+        /* in plain text a bracket is only a character: any run may be split anywhere */
+        int opening = j->phonemes && c == '[' && before != '[' && !j->in_phonemes;
         size_t need = opening ? j->next_span_chars : 1;
-        int after_span = before == ']' && before2 == ']' && !j->in_phonemes;
-        int splittable = !j->in_phonemes && c != ']' && (before != '[' || opening)
-                         && (before != ']' || after_span);
+        int splittable = !j->in_phonemes && (!j->phonemes || before != '[' || opening);
         if (splittable && j->word_chars > 0 && j->word_chars + need > RE_NORMALIZE_MAX_WORD) {
             put_byte(j, ' ');
             j->word_chars = 0;
         }
         j->word_chars++;
-        if (c == '[' && before == '[' && !j->in_phonemes)
+        if (j->phonemes && c == '[' && before == '[' && !j->in_phonemes)
             j->in_phonemes = 1;
         else if (c == ']' && before == ']' && j->in_phonemes)
             j->in_phonemes = 0;
@@ -1397,6 +1399,7 @@ static re_status join(const normalizer *n, re_spoken *out)
     int phonemes = 0;
     for (size_t i = 0; i < n->piece_count; i++)
         phonemes |= n->pieces[i].kind == PIECE_LEXICON && n->pieces[i].hit.phonemes;
+    j.phonemes = phonemes;
     put_byte(&j, ' ');
     j.len = 0;   /* an empty text is "" */
     if (j.text)

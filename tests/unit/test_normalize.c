@@ -349,6 +349,25 @@ static void test_word_length(void)
     snprintf(expected, sizeof expected, "%.41s%.23s %.57s", text, replacement, replacement);
     CHECK_STR(out, expected);
     free(out);
+    /* A long replacement against brackets of the text (found by fuzz_normalize): in plain
+     * text a bracket is a character like any other, and the run is split after it. */
+    re_lexicon *lex2 = NULL;
+    re_lexicon_create(&lex2);
+    const char *entry2 = "x='wwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwww00no\n";
+    CHECK_INT(re_lexicon_parse(lex2, "long.lexicon", entry2, strlen(entry2), &d), RE_OK);
+    const char *texts[] = { "x]]X!.......cX!X", "[[x]]X!.......cX!X", "x[X!.......cX!X" };
+    for (size_t t = 0; t < sizeof texts / sizeof texts[0]; t++) {
+        CHECK_INT(re_normalize(lex2, texts[t], &out, &flags), RE_OK);
+        CHECK_INT(flags, RE_TEXT_PLAIN);
+        size_t run = 0, longest = 0;
+        for (const char *c = out; *c; c++) {
+            run = *c == ' ' ? 0 : run + 1;
+            longest = run > longest ? run : longest;
+        }
+        CHECK(longest <= RE_NORMALIZE_MAX_WORD);
+        free(out);
+    }
+    re_lexicon_free(lex2);
     memset(text, 'Q', 17);                          /* 17 capitals: not spelled */
     text[17] = '\0';
     CHECK_INT(re_normalize(lex, text, &out, &flags), RE_OK);
