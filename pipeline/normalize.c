@@ -1351,8 +1351,8 @@ _Static_assert(RE_LEXICON_PHONEMES_MAX <= RE_NORMALIZE_MAX_WORD,
  * space: anywhere outside a [[phoneme]] span, including just before its [[ (counting the
  * span's length), beside a bracket of the text and just after a span's ]], never inside one
  * (its closing ]] included) nor between the two [ that open it. Only a text with lexicon
- * phonemes has spans (join has split its own brackets apart); in any other, brackets are
- * plain characters. A space never makes a [[ or a ]], so no split can make or break a span. */
+ * phonemes has spans (join has split the text's own brackets apart); in any other, brackets
+ * are plain characters. A space never makes a [[ or a ]], so no split makes or breaks one. */
 static void put(joined *j, char c)
 {
     int starts_char = ((unsigned char)c & 0xC0) != 0x80;
@@ -1363,7 +1363,7 @@ static void put(joined *j, char c)
         /* in plain text a bracket is only a character: any run may be split anywhere */
         int opening = j->phonemes && c == '[' && before != '[' && !j->in_phonemes;
         size_t need = opening ? j->next_span_chars : 1;
-        int splittable = !j->in_phonemes && (!j->phonemes || before != '[' || opening);
+        int splittable = !j->in_phonemes && !(j->phonemes && c == '[' && before == '[');
         if (splittable && j->word_chars > 0 && j->word_chars + need > RE_NORMALIZE_MAX_WORD) {
             put_byte(j, ' ');
             j->word_chars = 0;
