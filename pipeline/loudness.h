@@ -3,11 +3,13 @@
  * leveler's settings, and an after-encoding measurement of an MP3 file (libmpg123).
  *
  * The render uses it in streaming passes over the spool (see docs/loudness.md):
- *   pass 1  re_loudness_meter fed with the assembled PCM -> re_loudness_plan_make
- *   (dry runs: spool -> re_leveler -> re_loudness_meter, only when the limiter will act)
- *   pass 2  spool -> re_leveler -> MP3 encoder; re_loudness_measure_mp3_fd on the output, and
- *           pass 2 again while re_loudness_plan_update asks for it (rare).
- * Nothing holds more than a few milliseconds of audio.
+ *   pass 1    re_loudness_meter (in the background) fed with the assembled PCM
+ *             -> re_loudness_plan_make
+ *   leveling  spool -> re_leveler -> re_loudness_meter and a new spool, again while
+ *             re_loudness_plan_update(LEVELED) asks (only when the limiter will act)
+ *   encoding  the leveled spool -> MP3; re_loudness_peaks_mp3_fd on the output, and leveling
+ *             and encoding again while re_loudness_plan_update(DELIVERED) asks (rare).
+ * Nothing holds more than a few chunks of audio.
  *
  * Levels: integrated loudness in LUFS, a mono stream measured as dual mono (EBUR128_DUAL_MONO,
  * 3 LU above plain mono), as Apple Podcasts and ffmpeg's `ebur128=dualmono=true` do. Peaks in
