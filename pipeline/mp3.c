@@ -69,15 +69,12 @@ static void lame_quiet(const char *format, va_list args)
     (void)args;
 }
 
-static re_status status_from_lame(int code)
+re_status re_mp3_lame_status(int code)
 {
     return code == -2 ? RE_ERR_NOMEM : RE_ERR_ENCODER;    /* -2: LAME's malloc failed */
 }
 
-/* Creates a LAME encoder for CBR mono at exactly `sample_rate`, with the Xing/LAME tag on
- * and LAME's own ID3 tags off, and checks after lame_init_params that LAME did not quietly
- * change the rate, bitrate or mode. */
-static re_status lame_open(unsigned sample_rate, const re_mp3_settings *settings,
+re_status re_mp3_lame_open(unsigned sample_rate, const re_mp3_settings *settings,
                            lame_global_flags **out)
 {
     re_status status = RE_ERR_ENCODER;
@@ -101,7 +98,7 @@ static re_status lame_open(unsigned sample_rate, const re_mp3_settings *settings
         goto fail;
     int rc = lame_init_params(gf);
     if (rc < 0) {
-        status = status_from_lame(rc);
+        status = re_mp3_lame_status(rc);
         goto fail;
     }
     if (lame_get_out_samplerate(gf) != (int)sample_rate ||
@@ -124,7 +121,7 @@ static re_status probe_lametag_size(unsigned sample_rate, const re_mp3_settings 
     static const short silence[PROBE_SAMPLES];
     unsigned char *mp3 = NULL;
     lame_global_flags *gf = NULL;
-    re_status status = lame_open(sample_rate, settings, &gf);
+    re_status status = re_mp3_lame_open(sample_rate, settings, &gf);
     *tag_size = 0;
     if (status != RE_OK)
         goto done;
@@ -137,7 +134,7 @@ static re_status probe_lametag_size(unsigned sample_rate, const re_mp3_settings 
     if (rc >= 0)
         rc = lame_encode_flush(gf, mp3, CHUNK_BUFFER_BYTES);
     if (rc < 0) {
-        status = status_from_lame(rc);
+        status = re_mp3_lame_status(rc);
         goto done;
     }
     /* With a zero-sized buffer LAME returns the size it needs, or 0 without a tag. */
@@ -297,7 +294,7 @@ re_status re_mp3_encoder_create(FILE *out, unsigned sample_rate, const re_mp3_se
         status = RE_ERR_ENCODER;
         goto fail;
     }
-    status = lame_open(sample_rate, settings, &e->gf);
+    status = re_mp3_lame_open(sample_rate, settings, &e->gf);
     if (status != RE_OK)
         goto fail;
     e->buffer = malloc(CHUNK_BUFFER_BYTES);
@@ -332,7 +329,7 @@ re_status re_mp3_encoder_write(re_mp3_encoder *enc, const int16_t *pcm, size_t f
         int n = frames > CHUNK_SAMPLES ? CHUNK_SAMPLES : (int)frames;
         int rc = lame_encode_buffer(enc->gf, pcm, pcm, n, enc->buffer, CHUNK_BUFFER_BYTES);
         if (rc < 0) {
-            enc->error = status_from_lame(rc);
+            enc->error = re_mp3_lame_status(rc);
             return enc->error;
         }
         enc->error = write_bytes(enc->out, enc->buffer, (size_t)rc);
@@ -357,7 +354,7 @@ re_status re_mp3_encoder_finish(re_mp3_encoder *enc)
     re_status status;
     int rc = lame_encode_flush(enc->gf, enc->buffer, CHUNK_BUFFER_BYTES);
     if (rc < 0) {
-        status = status_from_lame(rc);
+        status = re_mp3_lame_status(rc);
         goto fail;
     }
     status = write_bytes(enc->out, enc->buffer, (size_t)rc);

@@ -43,6 +43,17 @@ re_status re_mp3_check_settings(unsigned sample_rate, const re_mp3_settings *set
  * (", quality N" is appended unless quality is -1). Truncates to len; never fails. */
 void re_mp3_describe(unsigned sample_rate, const re_mp3_settings *settings, char *buf, size_t len);
 
+/* A LAME encoder configured the one way this program encodes: CBR mono at exactly
+ * `sample_rate`, the Xing/LAME tag on, LAME's own ID3 tags off, LAME's messages silenced,
+ * checked after lame_init_params (LAME must not quietly change the rate, bitrate or mode).
+ * Shared by the serial encoder here and the piece encoders of mp3_parallel.c, so that one
+ * piece gives the serial bytes. RE_ERR_ENCODER, or RE_ERR_NOMEM; close it with lame_close. */
+struct lame_global_struct;
+re_status re_mp3_lame_open(unsigned sample_rate, const re_mp3_settings *settings,
+                           struct lame_global_struct **out);
+/* What a negative LAME return code means to us: -2 is its malloc failing. */
+re_status re_mp3_lame_status(int code);
+
 typedef struct re_mp3_encoder re_mp3_encoder;
 
 /* `out` must be a seekable stream opened for writing at offset 0; the encoder does not close

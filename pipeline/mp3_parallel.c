@@ -148,17 +148,6 @@ static void say(char *why, size_t why_len, const char *format, ...)
     va_end(args);
 }
 
-static void lame_quiet(const char *format, va_list args)
-{
-    (void)format;
-    (void)args;
-}
-
-static re_status status_from_lame(int code)
-{
-    return code == -2 ? RE_ERR_NOMEM : RE_ERR_ENCODER;
-}
-
 /* LAME 3.100 is re-entrant per encoder except for a few process-wide lookup tables (pow43,
  * adj43, ipow20, pow20, the log table) that lame_init and every lame_init_params fill again,
  * with the same values each time. The first fill happens before any thread starts (the
@@ -167,52 +156,13 @@ static re_status status_from_lame(int code)
  * Creations are serialised so that two fills never overlap. */
 static pthread_mutex_t lame_setup = PTHREAD_MUTEX_INITIALIZER;
 
-static re_status lame_open_locked(unsigned rate, const re_mp3_settings *settings,
-                                  lame_global_flags **out);
-
-/* The encoder configuration of mp3.c (CBR mono at exactly `rate`, LAME tag on, no ID3 from
- * LAME), so that one piece gives the serial bytes. */
+/* The encoder configuration of mp3.c (re_mp3_lame_open), so that one piece gives the serial
+ * bytes; one creation at a time. */
 static re_status lame_open(unsigned rate, const re_mp3_settings *settings, lame_global_flags **out)
 {
     pthread_mutex_lock(&lame_setup);
-    re_status status = lame_open_locked(rate, settings, out);
+    re_status status = re_mp3_lame_open(rate, settings, out);
     pthread_mutex_unlock(&lame_setup);
-    return status;
-}
-
-static re_status lame_open_locked(unsigned rate, const re_mp3_settings *settings,
-                                  lame_global_flags **out)
-{
-    re_status status = RE_ERR_ENCODER;
-    lame_global_flags *gf = lame_init();
-    *out = NULL;
-    if (!gf)
-        return RE_ERR_NOMEM;
-    if (lame_set_errorf(gf, lame_quiet) != 0 || lame_set_debugf(gf, lame_quiet) != 0 ||
-        lame_set_msgf(gf, lame_quiet) != 0)
-        goto fail;
-    if (lame_set_num_channels(gf, 1) != 0 || lame_set_mode(gf, MONO) != 0 ||
-        lame_set_in_samplerate(gf, (int)rate) != 0 || lame_set_out_samplerate(gf, (int)rate) != 0 ||
-        lame_set_VBR(gf, vbr_off) != 0 || lame_set_brate(gf, settings->bitrate_kbps) != 0 ||
-        lame_set_bWriteVbrTag(gf, 1) != 0)
-        goto fail;
-    lame_set_write_id3tag_automatic(gf, 0);
-    if (lame_get_write_id3tag_automatic(gf) != 0)
-        goto fail;
-    if (settings->quality >= 0 && lame_set_quality(gf, settings->quality) != 0)
-        goto fail;
-    int rc = lame_init_params(gf);
-    if (rc < 0) {
-        status = status_from_lame(rc);
-        goto fail;
-    }
-    if (lame_get_out_samplerate(gf) != (int)rate || lame_get_brate(gf) != settings->bitrate_kbps ||
-        lame_get_mode(gf) != MONO || lame_get_VBR(gf) != vbr_off)
-        goto fail;
-    *out = gf;
-    return RE_OK;
-fail:
-    lame_close(gf);
     return status;
 }
 
@@ -412,7 +362,7 @@ static re_status advance(piece *pc, const job *jb, uint64_t target, scratch *sc)
         }
         if (rc < 0) {
             say(sc->why, sizeof sc->why, "LAME failed with code %d", rc);
-            return status_from_lame(rc);
+            return re_mp3_lame_status(rc);
         }
         re_status status = append(pc, sc->mp3, (size_t)rc);
         if (status == RE_OK)
