@@ -2,6 +2,7 @@
  * feeds, JSON files and ID3 tags make about them (see check.h). */
 #define _GNU_SOURCE  /* asprintf, vasprintf */
 #include "check.h"
+#include "mp3_decoder.h"
 #include "sidecar.h"
 
 #include <errno.h>
@@ -85,32 +86,6 @@ static re_status open_regular(const char *path, int *fd_out, uint64_t *size, re_
     }
     *fd_out = fd;
     *size = (uint64_t)st.st_size;
-    return RE_OK;
-}
-
-/* A decoder that keeps each file's own rate and channel count, 16-bit, gapless, silent. */
-static re_status decoder_new(mpg123_handle **out)
-{
-    int err = MPG123_OK;
-    mpg123_handle *mh = mpg123_new(NULL, &err);
-    if (!mh)
-        return err == MPG123_OUT_OF_MEM ? RE_ERR_NOMEM : RE_ERR_FORMAT;
-    const long *rates = NULL;
-    size_t rate_count = 0;
-    mpg123_rates(&rates, &rate_count);
-    int ok = mpg123_param2(mh, MPG123_ADD_FLAGS, MPG123_GAPLESS | MPG123_QUIET, 0) == MPG123_OK
-          && mpg123_param2(mh, MPG123_REMOVE_FLAGS, MPG123_FORCE_MONO | MPG123_FORCE_STEREO
-                           | MPG123_IGNORE_INFOFRAME | MPG123_FORCE_8BIT | MPG123_FORCE_FLOAT,
-                           0) == MPG123_OK
-          && mpg123_format_none(mh) == MPG123_OK;
-    for (size_t i = 0; ok && i < rate_count; i++)
-        ok = mpg123_format(mh, rates[i], MPG123_MONO | MPG123_STEREO, MPG123_ENC_SIGNED_16)
-             == MPG123_OK;
-    if (!ok) {
-        mpg123_delete(mh);
-        return RE_ERR_FORMAT;
-    }
-    *out = mh;
     return RE_OK;
 }
 
@@ -243,7 +218,7 @@ re_status re_mp3_measure(const char *path, re_mp3_measurement *out, re_diagnosti
     re_status status = open_regular(path, &fd, &out->bytes, diag);
     if (status != RE_OK)
         goto done;
-    if ((status = decoder_new(&mh)) != RE_OK) {
+    if ((status = re_mp3_decoder_new(MPG123_ENC_SIGNED_16, &mh, NULL, 0)) != RE_OK) {
         if (status != RE_ERR_NOMEM)
             status = fail(diag, status, path, 0, 0, "cannot set up the MP3 decoder");
         goto done;

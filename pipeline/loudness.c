@@ -1,6 +1,7 @@
 /* loudness.c - BS.1770 meter, gain + true-peak limiter, the plan, and the after-encoding
  * measurement of an MP3 (see loudness.h; design and measurements in docs/loudness.md). */
 #include "loudness.h"
+#include "mp3_decoder.h"
 
 #include <errno.h>
 #include <math.h>
@@ -866,26 +867,13 @@ static off_t source_seek(void *handle, off_t offset, int whence)
 
 static re_status decoder_open(mpg123_handle **out, pread_source *src, char *why, size_t why_len)
 {
-    int err = MPG123_OK;
-    mpg123_handle *mh = mpg123_new(NULL, &err);
+    mpg123_handle *mh = NULL;
     *out = NULL;
-    if (!mh) {
-        snprintf(why, why_len, "cannot set up the MP3 decoder: %s", mpg123_plain_strerror(err));
-        return err == MPG123_OUT_OF_MEM ? RE_ERR_NOMEM : RE_ERR_FORMAT;
-    }
-    const long *rates = NULL;
-    size_t rate_count = 0;
-    mpg123_rates(&rates, &rate_count);
-    int ok = mpg123_param(mh, MPG123_ADD_FLAGS, MPG123_GAPLESS | MPG123_QUIET, 0) == MPG123_OK
-          && mpg123_param(mh, MPG123_REMOVE_FLAGS, MPG123_FORCE_MONO | MPG123_FORCE_STEREO
-                          | MPG123_IGNORE_INFOFRAME | MPG123_FORCE_8BIT, 0) == MPG123_OK
-          && mpg123_format_none(mh) == MPG123_OK;
-    for (size_t i = 0; ok && i < rate_count; i++)
-        ok = mpg123_format(mh, rates[i], MPG123_MONO | MPG123_STEREO, MPG123_ENC_FLOAT_32)
-             == MPG123_OK;
-    ok = ok && mpg123_replace_reader_handle(mh, source_read, source_seek, NULL) == MPG123_OK
-            && mpg123_open_handle(mh, src) == MPG123_OK;
-    if (!ok) {
+    re_status status = re_mp3_decoder_new(MPG123_ENC_FLOAT_32, &mh, why, why_len);
+    if (status != RE_OK)
+        return status;
+    if (mpg123_replace_reader_handle(mh, source_read, source_seek, NULL) != MPG123_OK
+        || mpg123_open_handle(mh, src) != MPG123_OK) {
         snprintf(why, why_len, "cannot set up the MP3 decoder: %s", mpg123_strerror(mh));
         mpg123_delete(mh);
         return RE_ERR_FORMAT;
