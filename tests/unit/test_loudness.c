@@ -16,6 +16,7 @@
 #include <sndfile.h>
 
 #include "testkit.h"
+#include "testrun.h"
 #include "id3.h"
 #include "loudness.h"
 #include "mp3.h"
@@ -50,59 +51,6 @@ static int pcm_append(pcm *p, const int16_t *samples, size_t frames)
     return 0;
 }
 
-/* Runs argv (no shell) and collects its stderr (stdout goes to /dev/null). Returns the exit
- * status, or -1 if it could not be run. *err is malloc'ed, NUL-terminated. */
-static int run_stderr(char *const argv[], char **err)
-{
-    int fds[2];
-    *err = NULL;
-    if (pipe(fds) != 0)
-        return -1;
-    pid_t pid = fork();
-    if (pid < 0) {
-        close(fds[0]);
-        close(fds[1]);
-        return -1;
-    }
-    if (pid == 0) {
-        int null = open("/dev/null", O_RDWR);
-        if (null < 0 || dup2(null, STDIN_FILENO) < 0 || dup2(null, STDOUT_FILENO) < 0
-            || dup2(fds[1], STDERR_FILENO) < 0)
-            _exit(127);
-        close(fds[0]);
-        close(fds[1]);
-        execvp(argv[0], argv);
-        _exit(127);
-    }
-    close(fds[1]);
-    size_t len = 0, cap = 0;
-    char *buf = NULL;
-    for (;;) {
-        if (len + 1 >= cap) {
-            cap = cap ? cap * 2 : 65536;
-            char *grown = realloc(buf, cap);
-            if (!grown)
-                break;
-            buf = grown;
-        }
-        ssize_t n = read(fds[0], buf + len, cap - len - 1);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            break;
-        len += (size_t)n;
-    }
-    close(fds[0]);
-    if (buf)
-        buf[len] = '\0';
-    *err = buf;
-    int status;
-    while (waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR)
-            return -1;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
 /* Speech from the espeak-ng program (the test's input only; the product uses the library). */
 static int speak(pcm *out, const char *voice, int amplitude, const char *text)
 {
@@ -110,9 +58,9 @@ static int speak(pcm *out, const char *voice, int amplitude, const char *text)
     snprintf(path, sizeof path, "%s/speech.wav", tmpdir);
     snprintf(amp, sizeof amp, "%d", amplitude);
     char *argv[] = { "espeak-ng", "-v", (char *)voice, "-a", amp, "-w", path, (char *)text, NULL };
-    char *err;
-    int rc = run_stderr(argv, &err);
-    free(err);
+    bytes err;
+    int rc = run_collect(argv, STDERR_FILENO, &err);
+    free(err.data);
     if (rc != 0) {
         fprintf(stderr, "espeak-ng failed (%d)\n", rc);
         return -1;
@@ -142,8 +90,9 @@ static int judge_ffmpeg(const char *path, ffmpeg_reading *r)
 {
     char *argv[] = { "ffmpeg", "-nostdin", "-nostats", "-hide_banner", "-i", (char *)path,
                      "-af", "ebur128=peak=true:dualmono=true", "-f", "null", "-", NULL };
-    char *err;
-    int rc = run_stderr(argv, &err);
+    bytes out;
+    int rc = run_collect(argv, STDERR_FILENO, &out);
+    char *err = (char *)out.data;
     const char *summary = err ? strstr(err, "Summary:") : NULL;
     const char *i = summary ? strstr(summary, "I:") : NULL;
     const char *lra = summary ? strstr(summary, "LRA:") : NULL;

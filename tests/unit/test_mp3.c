@@ -271,25 +271,6 @@ static void judge_ffprobe(const char *path)
     json_decref(root);
 }
 
-static int read_file(const char *path, bytes *out)
-{
-    FILE *f = fopen(path, "rb");
-    out->data = NULL;
-    out->len = 0;
-    if (!f)
-        return 0;
-    int ok = fseek(f, 0, SEEK_END) == 0;
-    long size = ok ? ftell(f) : -1;
-    ok = size >= 0 && fseek(f, 0, SEEK_SET) == 0;
-    if (ok) {
-        out->data = malloc((size_t)size + 1);
-        ok = out->data && fread(out->data, 1, (size_t)size, f) == (size_t)size;
-        out->len = (size_t)size;
-    }
-    fclose(f);
-    return ok;
-}
-
 /* Our own look at the LAME tag frame right after the ID3 tag: an MPEG-2 Layer III mono
  * frame with "Info" (CBR) after the 13 bytes of header + side info, "LAME3.100", and
  * frames * 576 = delay + samples + padding. */

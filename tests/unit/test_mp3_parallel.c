@@ -40,25 +40,6 @@ typedef struct signal_pcm {
     unsigned rate;
 } signal_pcm;
 
-static int read_file(const char *path, bytes *out)
-{
-    FILE *f = fopen(path, "rb");
-    out->data = NULL;
-    out->len = 0;
-    if (!f)
-        return 0;
-    int ok = fseek(f, 0, SEEK_END) == 0;
-    long size = ok ? ftell(f) : -1;
-    ok = size >= 0 && fseek(f, 0, SEEK_SET) == 0;
-    if (ok) {
-        out->data = malloc((size_t)size + 1);
-        ok = out->data && fread(out->data, 1, (size_t)size, f) == (size_t)size;
-        out->len = (size_t)size;
-    }
-    fclose(f);
-    return ok;
-}
-
 static int same_file(const char *a, const char *b)
 {
     bytes x = { 0 }, y = { 0 };
@@ -293,7 +274,7 @@ static uint32_t be32(const unsigned char *p)
  * CRC and the tag CRC, which must be right for the parallel bytes. Also the same length. */
 static void judge_tag(const char *parallel, const char *serial, unsigned side_len)
 {
-    bytes p, s;
+    bytes p = { 0 }, s = { 0 };   /* s stays empty when p cannot be read */
     CHECK(read_file(parallel, &p) && read_file(serial, &s));
     CHECK_INT(p.len, s.len);
     size_t x = id3_len + side_len;     /* "Info" */

@@ -1,9 +1,11 @@
 /* testrun.h - running another program from a unit test (ffmpeg, mpg123, python3 with
- * mutagen: the tools we did not write that judge our files) and collecting its output. */
+ * mutagen, espeak-ng: the tools we did not write that make test input or judge our files),
+ * collecting its output, and reading a file whole. */
 #ifndef RE_TESTRUN_H
 #define RE_TESTRUN_H
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,9 +18,10 @@ typedef struct bytes {
     size_t len;
 } bytes;
 
-/* Runs argv (no shell), collecting its stdout; its stderr goes to ours. Returns the exit
- * status, or -1 if it could not be started or was killed. */
-static inline int run_capture(char *const argv[], bytes *out)
+/* Runs argv (no shell), collecting what it writes to `fd`: STDOUT_FILENO (its stderr goes to
+ * ours) or STDERR_FILENO (its stdin and stdout are /dev/null). out->data is malloc'ed and
+ * NUL-terminated. Returns the exit status, or -1 if it could not be started or was killed. */
+static inline int run_collect(char *const argv[], int fd, bytes *out)
 {
     int fds[2];
     out->data = NULL;
@@ -32,7 +35,12 @@ static inline int run_capture(char *const argv[], bytes *out)
         return -1;
     }
     if (pid == 0) {
-        if (dup2(fds[1], STDOUT_FILENO) < 0)
+        if (fd == STDERR_FILENO) {
+            int null = open("/dev/null", O_RDWR);
+            if (null < 0 || dup2(null, STDIN_FILENO) < 0 || dup2(null, STDOUT_FILENO) < 0)
+                _exit(127);
+        }
+        if (dup2(fds[1], fd) < 0)
             _exit(127);
         close(fds[0]);
         close(fds[1]);
@@ -76,6 +84,32 @@ static inline int run_capture(char *const argv[], bytes *out)
     if (WEXITSTATUS(status) != 0)
         fprintf(stderr, "%s exited with %d\n", argv[0], WEXITSTATUS(status));
     return WEXITSTATUS(status);
+}
+
+/* run_collect of its stdout. */
+static inline int run_capture(char *const argv[], bytes *out)
+{
+    return run_collect(argv, STDOUT_FILENO, out);
+}
+
+/* The whole file into out (malloc'ed, one spare byte); 0 when it cannot be read. */
+static inline int read_file(const char *path, bytes *out)
+{
+    FILE *f = fopen(path, "rb");
+    out->data = NULL;
+    out->len = 0;
+    if (!f)
+        return 0;
+    int ok = fseek(f, 0, SEEK_END) == 0;
+    long size = ok ? ftell(f) : -1;
+    ok = size >= 0 && fseek(f, 0, SEEK_SET) == 0;
+    if (ok) {
+        out->data = malloc((size_t)size + 1);
+        ok = out->data && fread(out->data, 1, (size_t)size, f) == (size_t)size;
+        out->len = (size_t)size;
+    }
+    fclose(f);
+    return ok;
 }
 
 #endif
