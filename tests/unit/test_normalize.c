@@ -329,6 +329,17 @@ static void test_bad_input(void)
 }
 
 /* No spoken word is longer than the engine can take, whatever the lexicon runs into. */
+/* The longest run without a space, in characters (normalize.h's "word"). */
+static size_t longest_word(const char *s)
+{
+    size_t word = 0, longest = 0;
+    for (; *s; s++) {
+        word = *s == ' ' ? 0 : word + (((unsigned char)*s & 0xC0) != 0x80);
+        longest = word > longest ? word : longest;
+    }
+    return longest;
+}
+
 /* In phoneme mode, every [[ and ]] of the result belongs to a lexicon span `span`. */
 static int only_lexicon_spans_of(const char *s, const char *span)
 {
@@ -378,12 +389,7 @@ static void test_word_length(void)
     for (size_t t = 0; t < sizeof texts / sizeof texts[0]; t++) {
         CHECK_INT(re_normalize(lex2, texts[t], &out, &flags), RE_OK);
         CHECK_INT(flags, RE_TEXT_PLAIN);
-        size_t run = 0, longest = 0;
-        for (const char *c = out; *c; c++) {
-            run = *c == ' ' ? 0 : run + 1;
-            longest = run > longest ? run : longest;
-        }
-        CHECK(longest <= RE_NORMALIZE_MAX_WORD);
+        CHECK(longest_word(out) <= RE_NORMALIZE_MAX_WORD);
         free(out);
     }
     re_lexicon_free(lex2);
@@ -395,12 +401,7 @@ static void test_word_length(void)
     CHECK_INT(re_lexicon_parse(lex3, "long.lexicon", entry3, strlen(entry3), &d), RE_OK);
     CHECK_INT(re_normalize(lex3, "X!!\\<X!!!X!x.XX[XV]!\\!X!X!!X/X", &out, &flags), RE_OK);
     CHECK_INT(flags, RE_TEXT_PHONEMES);
-    size_t run3 = 0, longest3 = 0;
-    for (const char *c = out; *c; c++) {
-        run3 = *c == ' ' ? 0 : run3 + 1;
-        longest3 = run3 > longest3 ? run3 : longest3;
-    }
-    CHECK(longest3 <= RE_NORMALIZE_MAX_WORD);
+    CHECK(longest_word(out) <= RE_NORMALIZE_MAX_WORD);
     CHECK(only_lexicon_spans_of(out, "[[x]]"));
     free(out);
     re_lexicon_free(lex3);
@@ -441,12 +442,9 @@ static void test_random_texts(void)
         const char *why;
         int ok = sa == RE_OK && sb == RE_OK && strcmp(a, b) == 0 && fa == fb
                  && re_utf8_check(a, strlen(a), &bad, &why) && (fa == RE_TEXT_PLAIN || only_lexicon_spans(a));
-        size_t word = 0;
-        for (size_t i = 0; ok && a[i]; i++) {
+        for (size_t i = 0; ok && a[i]; i++)
             ok = (unsigned char)a[i] >= 0x20 && a[i] != 0x7F;
-            word = a[i] == ' ' ? 0 : word + (((unsigned char)a[i] & 0xC0) != 0x80);
-            ok &= word <= RE_NORMALIZE_MAX_WORD;
-        }
+        ok = ok && longest_word(a) <= RE_NORMALIZE_MAX_WORD;
         check_count++;
         if (!ok) {
             check_failures++;
