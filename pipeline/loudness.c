@@ -346,6 +346,13 @@ static void *background_main(void *arg)
     }
 }
 
+static void background_free(meter_background *bg)
+{
+    for (size_t k = 0; k < BG_CHUNKS; k++)
+        free(bg->chunk[k]);
+    free(bg);
+}
+
 /* Waits for the thread to meter everything queued, and ends it. */
 static re_status background_stop(re_loudness_meter *m)
 {
@@ -360,9 +367,7 @@ static re_status background_stop(re_loudness_meter *m)
     re_status status = bg->status;
     pthread_cond_destroy(&bg->changed);
     pthread_mutex_destroy(&bg->lock);
-    for (size_t k = 0; k < BG_CHUNKS; k++)
-        free(bg->chunk[k]);
-    free(bg);
+    background_free(bg);
     m->bg = NULL;
     return status;
 }
@@ -374,14 +379,10 @@ re_status re_loudness_meter_in_background(re_loudness_meter *m)
     meter_background *bg = calloc(1, sizeof *bg);
     if (!bg)
         return RE_ERR_NOMEM;
+    int ok = 1;
     for (size_t k = 0; k < BG_CHUNKS; k++)
-        if (!(bg->chunk[k] = malloc(BG_CHUNK * sizeof *bg->chunk[k]))) {
-            for (size_t j = 0; j < k; j++)
-                free(bg->chunk[j]);
-            free(bg);
-            return RE_ERR_NOMEM;
-        }
-    int lock = pthread_mutex_init(&bg->lock, NULL) == 0;
+        ok &= (bg->chunk[k] = malloc(BG_CHUNK * sizeof *bg->chunk[k])) != NULL;
+    int lock = ok && pthread_mutex_init(&bg->lock, NULL) == 0;
     int cond = lock && pthread_cond_init(&bg->changed, NULL) == 0;
     m->bg = bg;
     if (cond && pthread_create(&bg->thread, NULL, background_main, m) == 0)
@@ -390,9 +391,7 @@ re_status re_loudness_meter_in_background(re_loudness_meter *m)
         pthread_cond_destroy(&bg->changed);
     if (lock)
         pthread_mutex_destroy(&bg->lock);
-    for (size_t k = 0; k < BG_CHUNKS; k++)
-        free(bg->chunk[k]);
-    free(bg);
+    background_free(bg);
     m->bg = NULL;
     return RE_ERR_NOMEM;
 }
