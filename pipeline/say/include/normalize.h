@@ -44,6 +44,11 @@
 /* Bumped whenever a rule changes what is said: part of any cache key built on the input. */
 #define RE_NORMALIZE_RULES_VERSION 1
 
+/* How the engine is to read a spoken text (the synth stage takes these flags). Never as SSML. */
+#define RE_TEXT_PLAIN 0u      /* every character is text, [[ included */
+#define RE_TEXT_PHONEMES 1u   /* [[...]] spans are espeak-ng phoneme mnemonics: only for texts
+                               * whose every other [[ has been escaped by the caller */
+
 /* No word of a spoken text (a run without a space) is longer than this many characters: a
  * longer one, which only a lexicon replacement running into a long word can make, is split
  * with a space, as espeak-ng aborts on some very long words. Script words are at most 64. */
@@ -52,7 +57,7 @@
 /* Normalizes `text` (valid UTF-8 without control characters, e.g. a SPEECH item's text) with
  * `lexicon` (may be NULL: rules only). *spoken (malloc'ed, owned by the caller) is the text to
  * give the engine: valid UTF-8 without control characters. *text_flags is RE_TEXT_PHONEMES
- * (synth.h) when a lexicon replacement put [[phonemes]] in it; then every [[ or ]] that came
+ * (below) when a lexicon replacement put [[phonemes]] in it; then every [[ or ]] that came
  * from `text` has been split ("[ [", "] ]") so that only the lexicon's spans are phoneme
  * input. Otherwise it is RE_TEXT_PLAIN and brackets from `text` are kept as they were.
  * RE_ERR_INVALID when text is NULL, not valid UTF-8 or holds a control character (or LF). */

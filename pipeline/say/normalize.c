@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "synth.h"
 #include "utf8.h"
 
 /* ---- output pieces ------------------------------------------------------------------ */

@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "status.h"
+#include "normalize.h"
 #include "voice.h"
 
 typedef struct re_engine re_engine;
@@ -60,11 +61,7 @@ void re_speech_free(re_speech *speech);
 
 typedef struct re_synth_job re_synth_job;
 
-/* How the engine reads a text. Never as SSML. */
-#define RE_TEXT_PLAIN 0u      /* every character is text, [[ included */
-#define RE_TEXT_PHONEMES 1u   /* [[...]] spans are espeak-ng phoneme mnemonics: only for texts
-                               * whose every other [[ has been escaped by the caller */
-
+/* How the engine reads a text (RE_TEXT_PLAIN or RE_TEXT_PHONEMES, normalize.h). Never as SSML. */
 #define RE_PHONEMES_TIMEOUT_MS 30000u
 #define RE_SEGMENT_MAX_SECONDS 3600   /* one paragraph's audio; longer ones are stopped, an error */
 
