@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "text.h"
 #include "utf8.h"
 
 #define QUOTE_MAX 40                     /* bytes of offending text quoted in a message */
@@ -49,11 +50,6 @@ typedef struct lexicon_parser {
 } lexicon_parser;
 
 enum { CLASS_OTHER, CLASS_LETTER, CLASS_DIGIT };
-
-static int is_blank(char c)
-{
-    return c == ' ' || c == '\t' || c == '\r';
-}
 
 static unsigned char fold(char c)
 {
@@ -127,16 +123,6 @@ static void parser_error(lexicon_parser *p, unsigned col, const char *fmt, ...)
         p->nomem = 1;
 }
 
-static void trim(const char **s, size_t *len)
-{
-    while (*len > 0 && is_blank(**s)) {
-        (*s)++;
-        (*len)--;
-    }
-    while (*len > 0 && is_blank((*s)[*len - 1]))
-        (*len)--;
-}
-
 /* A copy of s[0..len) with every run of blanks made one space. */
 static char *collapse_blanks(const char *s, size_t len, size_t *out_len)
 {
@@ -145,7 +131,7 @@ static char *collapse_blanks(const char *s, size_t len, size_t *out_len)
     if (!copy)
         return NULL;
     for (size_t i = 0; i < len; i++) {
-        if (is_blank(s[i])) {
+        if (re_is_line_blank(s[i])) {
             if (o > copy && o[-1] == ' ')
                 continue;
             *o++ = ' ';
@@ -180,7 +166,7 @@ static int check_replacement(lexicon_parser *p, const char *word, const char *s,
             }
             const char *inner = s + i + 2;
             size_t inner_len = (size_t)(close - inner);
-            trim(&inner, &inner_len);
+            re_trim(&inner, &inner_len);
             if (inner_len == 0) {
                 parser_error(p, col + (unsigned)i, "empty phonemes '[[]]' in the replacement "
                              "of '%s'", quote(q, word, strlen(word)));
@@ -283,7 +269,7 @@ static void parse_line(lexicon_parser *p, const char *line, size_t len)
     const char *text = line;
     size_t text_len = len;
 
-    trim(&text, &text_len);
+    re_trim(&text, &text_len);
     if (text_len == 0 || text[0] == '#')
         return;
     unsigned col = (unsigned)(text - line + 1);
@@ -296,8 +282,8 @@ static void parse_line(lexicon_parser *p, const char *line, size_t len)
     const char *word = text, *repl = eq + 1;
     size_t word_len = (size_t)(eq - text) - (fold_case ? 1 : 0);
     size_t repl_len = (size_t)(text + text_len - repl);
-    trim(&word, &word_len);
-    trim(&repl, &repl_len);
+    re_trim(&word, &word_len);
+    re_trim(&repl, &repl_len);
     if (word_len == 0) {
         parser_error(p, col, "expected a WORD before '%s'", fold_case ? "~=" : "=");
         return;

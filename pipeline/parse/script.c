@@ -8,6 +8,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "datetime.h"
+#include "text.h"
 #include "utf8.h"
 
 #define QUOTE_MAX 40          /* bytes of offending text quoted in a message */
@@ -93,37 +95,11 @@ static const char *quote(char out[QUOTE_SIZE], const char *s, size_t len)
     return re_utf8_quote(out, s, len, QUOTE_MAX);
 }
 
-/* A stray CR is already an error of its own; reading it as a blank avoids a second one. */
-static int is_blank(char c)
-{
-    return c == ' ' || c == '\t' || c == '\r';
-}
-
-static int is_digit(char c)
-{
-    return c >= '0' && c <= '9';
-}
-
-static int is_letter(char c)
-{
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-
 static size_t skip_blanks(const char *s, size_t len, size_t i)
 {
-    while (i < len && is_blank(s[i]))
+    while (i < len && re_is_line_blank(s[i]))
         i++;
     return i;
-}
-
-static void trim(const char **s, size_t *len)
-{
-    while (*len > 0 && is_blank(**s)) {
-        (*s)++;
-        (*len)--;
-    }
-    while (*len > 0 && is_blank((*s)[*len - 1]))
-        (*len)--;
 }
 
 /* A new string of s[0..len) with each run of blanks made one space (s is trimmed). */
@@ -135,7 +111,7 @@ static char *collapse_blanks(const char *s, size_t len)
     if (!out)
         return NULL;
     for (size_t i = 0; i < len; i++) {
-        if (!is_blank(s[i]))
+        if (!re_is_line_blank(s[i]))
             out[n++] = s[i];
         else if (n > 0 && out[n - 1] != ' ')
             out[n++] = ' ';
@@ -314,111 +290,6 @@ static int find_key(const char *key, size_t len)
     return -1;
 }
 
-/* Value of s[0..n) if it is exactly n digits, else -1. */
-static long fixed_digits(const char *s, size_t n)
-{
-    long value = 0;
-
-    for (size_t i = 0; i < n; i++) {
-        if (!is_digit(s[i]))
-            return -1;
-        value = value * 10 + (s[i] - '0');
-    }
-    return value;
-}
-
-static int days_in_month(long year, long month)
-{
-    static const int days[] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
-    int leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
-
-    return month == 2 && leap ? 29 : days[month - 1];
-}
-
-/* Checks HH:MM[:SS[.fraction]] then Z or +-HH:MM at s[0..len); NULL or the reason. */
-static const char *check_time(const char *s, size_t len, char *reason, size_t reason_size)
-{
-    long hour = len >= 5 && s[2] == ':' ? fixed_digits(s, 2) : -1;
-    long minute = hour >= 0 ? fixed_digits(s + 3, 2) : -1;
-    long second = 0;
-    size_t i = 5;
-
-    if (minute < 0)
-        return "not in the form YYYY-MM-DDTHH:MM[:SS]";
-    if (i < len && s[i] == ':') {
-        second = i + 3 <= len ? fixed_digits(s + i + 1, 2) : -1;
-        if (second < 0)
-            return "the seconds must be two digits";
-        i += 3;
-        if (i < len && s[i] == '.') {
-            size_t digits = i + 1;
-            while (digits < len && is_digit(s[digits]))
-                digits++;
-            if (digits == i + 1)
-                return "a decimal point must be followed by digits";
-            i = digits;
-        }
-    }
-    if (hour > 23 || minute > 59 || second > 59) {
-        snprintf(reason, reason_size, "%s %.2s is out of range (00..%s)",
-                 hour > 23 ? "hour" : minute > 59 ? "minute" : "second",
-                 hour > 23 ? s : minute > 59 ? s + 3 : s + 6, hour > 23 ? "23" : "59");
-        return reason;
-    }
-    if (i == len)
-        return "a date-time needs a time zone, e.g. Z or +02:00";
-    if (s[i] == 'Z' && i + 1 == len)
-        return NULL;
-    long zone_hour = (s[i] == '+' || s[i] == '-') && len - i == 6 && s[i + 3] == ':'
-                     ? fixed_digits(s + i + 1, 2) : -1;
-    long zone_minute = zone_hour >= 0 ? fixed_digits(s + i + 4, 2) : -1;
-    if (zone_minute < 0)
-        return "the time zone must be Z or +HH:MM or -HH:MM";
-    if (zone_minute > 59 || zone_hour * 60 + zone_minute > 14 * 60)
-        return "the time-zone offset must be at most 14:00";
-    return NULL;
-}
-
-/* Checks an ISO 8601 date or date-time; NULL when valid, else the reason. */
-static const char *check_published(const char *s, size_t len, char *reason, size_t reason_size)
-{
-    long year = len >= 10 && s[4] == '-' && s[7] == '-' ? fixed_digits(s, 4) : -1;
-    long month = year >= 0 ? fixed_digits(s + 5, 2) : -1;
-    long day = month >= 0 ? fixed_digits(s + 8, 2) : -1;
-
-    if (day < 0 || (len > 10 && s[10] != 'T'))
-        return "expected an ISO 8601 date YYYY-MM-DD or date-time YYYY-MM-DDTHH:MM:SSZ";
-    if (month < 1 || month > 12) {
-        snprintf(reason, reason_size, "month %.2s is out of range (01..12)", s + 5);
-        return reason;
-    }
-    if (day < 1 || day > days_in_month(year, month)) {
-        snprintf(reason, reason_size, "day %.2s does not exist in %.7s", s + 8, s);
-        return reason;
-    }
-    return len == 10 ? NULL : check_time(s + 11, len - 11, reason, reason_size);
-}
-
-static int language_valid(const char *s, size_t len)
-{
-    size_t i = 0;
-
-    while (i < len && is_letter(s[i]))
-        i++;
-    if (i < 2 || i > 3)
-        return 0;
-    while (i < len) {
-        size_t start = ++i;   /* past the '-' */
-        if (s[start - 1] != '-')
-            return 0;
-        while (i < len && (is_letter(s[i]) || is_digit(s[i])))
-            i++;
-        if (i == start || i - start > 8)
-            return 0;
-    }
-    return 1;
-}
-
 /* A profile name in s[0..len) copied to out (PROFILE_NAME_MAX + 1 bytes) if it is valid. */
 static int profile_name(const char *s, size_t len, char *out)
 {
@@ -441,7 +312,7 @@ static void set_published(parser *p, const char *value, size_t len, unsigned lin
                           unsigned col)
 {
     char q[QUOTE_SIZE], reason[96];
-    const char *why = check_published(value, len, reason, sizeof reason);
+    const char *why = re_datetime_parse(value, len, 0, NULL, reason, sizeof reason);
 
     if (why)
         error_at(p, line, col, "invalid published date '%s': %s", quote(q, value, len), why);
@@ -456,7 +327,7 @@ static void set_episode_number(parser *p, const char *value, size_t len, unsigne
     long number = 0;
     size_t i = 0;
 
-    for (; i < len && is_digit(value[i]); i++) {
+    for (; i < len && re_is_digit(value[i]); i++) {
         if (number <= EPISODE_MAX)
             number = number * 10 + (value[i] - '0');
     }
@@ -494,7 +365,7 @@ static void set_key(parser *p, int key, const char *value, size_t len, unsigned 
     case 3: set_text_field(p, &ep->summary, value, len); break;
     case 4: set_text_field(p, &ep->author, value, len); break;
     case 5:
-        if (language_valid(value, len))
+        if (re_language_valid(value, len))
             set_text_field(p, &ep->language, value, len);
         else
             error_at(p, line, col, "language '%s' is not a BCP 47 tag like en-us, en-GB or de",
@@ -543,8 +414,8 @@ static void front_matter_line(parser *p, const char *line, size_t len, unsigned 
     size_t key_len = (size_t)(colon - key);
     const char *value = colon + 1;
     size_t value_len = (size_t)(line + len - value);
-    trim(&key, &key_len);
-    trim(&value, &value_len);
+    re_trim(&key, &key_len);
+    re_trim(&value, &value_len);
     int k = find_key(key, key_len);
     if (k < 0) {
         unknown_key(p, key, key_len, number, col);
@@ -699,19 +570,19 @@ static const char *pause_syntax(const char *s, size_t len, size_t *used, size_t 
 {
     size_t i = 6;   /* past "[pause" */
 
-    if (i < len && !is_blank(s[i]) && s[i] != ']')
+    if (i < len && !re_is_line_blank(s[i]) && s[i] != ']')
         return "expected a space after 'pause'";
     i = skip_blanks(s, len, i);
     if (i == len || s[i] == ']')
         return "no duration";
     *num = i;
-    while (i < len && is_digit(s[i]))
+    while (i < len && re_is_digit(s[i]))
         i++;
     if (i == *num)
         return "the duration must be a plain number like 800 or 1.5";
     if (i < len && s[i] == '.') {
         size_t frac = ++i;
-        while (i < len && is_digit(s[i]))
+        while (i < len && re_is_digit(s[i]))
             i++;
         if (i == frac)
             return "a decimal point must be followed by digits";
@@ -727,7 +598,7 @@ static const char *pause_syntax(const char *s, size_t len, size_t *used, size_t 
         *unit_us = 1000000;
         i += s[i] == 's';
     }
-    if (i < len && !is_blank(s[i]) && s[i] != ']')
+    if (i < len && !re_is_line_blank(s[i]) && s[i] != ']')
         return "the unit must be ms or s";
     i = skip_blanks(s, len, i);
     if (i == len || !memchr(s + i, ']', len - i))
@@ -777,7 +648,7 @@ static size_t parse_voice(parser *p, const char *s, size_t len, unsigned line, u
     paragraph *para = &p->para;
     size_t start = skip_blanks(s, len, 6), end = start;   /* 6: past "[voice" */
 
-    while (end < len && !is_blank(s[end]) && s[end] != ']')
+    while (end < len && !re_is_line_blank(s[end]) && s[end] != ']')
         end++;
     size_t close = skip_blanks(s, len, end);
     if (close == len || s[close] != ']' || end == start) {
@@ -811,10 +682,10 @@ static int names_directive(const char *s, size_t len, const char *word,
 
     if (len < n + 1 || cmp(s + 1, word, n) != 0)
         return 0;
-    if (len == n + 1 || is_blank(s[n + 1]) || s[n + 1] == ']')
+    if (len == n + 1 || re_is_line_blank(s[n + 1]) || s[n + 1] == ']')
         return 1;
     return strcmp(word, "pause") == 0
-           && (is_digit(s[n + 1]) || s[n + 1] == '.' || s[n + 1] == '-' || s[n + 1] == '+');
+           && (re_is_digit(s[n + 1]) || s[n + 1] == '.' || s[n + 1] == '-' || s[n + 1] == '+');
 }
 
 /* Handles a directive at s (s[0] is '['); returns the bytes it used, 0 if it is text. */
@@ -902,7 +773,7 @@ static void paragraph_line(parser *p, const char *line, size_t len, size_t i, un
     while (i < len && !p->nomem && !p->halted) {
         char c = line[i];
         size_t used = 0;
-        if (is_blank(c)) {
+        if (re_is_line_blank(c)) {
             end_word(p, &w, line, i, number);
             para->pending_space = 1;
             used = 1;
@@ -955,7 +826,7 @@ static int heading_level(const char *s, size_t len)
 
     while (n < len && s[n] == '#')
         n++;
-    return n >= 1 && n <= 6 && n < len && is_blank(s[n]) ? (int)n : 0;
+    return n >= 1 && n <= 6 && n < len && re_is_line_blank(s[n]) ? (int)n : 0;
 }
 
 static void heading(parser *p, const char *s, size_t len, int level, unsigned line,
@@ -964,7 +835,7 @@ static void heading(parser *p, const char *s, size_t len, int level, unsigned li
     const char *title = s + level;
     size_t title_len = len - (size_t)level;
 
-    trim(&title, &title_len);
+    re_trim(&title, &title_len);
     if (title_len == 0) {
         error_at(p, line, col, "a heading needs a title after '%.*s '", level, s);
         return;

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "text.h"
 #include "utf8.h"
 
 #define VOICE_FILE_MAX (64u << 10)   /* a profile is a dozen lines; anything bigger is a mistake */
@@ -49,12 +50,6 @@ typedef struct profile_parser {
     int errors;
     int nomem;
 } profile_parser;
-
-/* A stray CR is already an error of its own; reading it as a blank avoids a second one. */
-static int is_blank(char c)
-{
-    return c == ' ' || c == '\t' || c == '\r';
-}
 
 int re_voice_name_valid(const char *name)
 {
@@ -173,16 +168,6 @@ static void set_value(profile_parser *p, const struct voice_key *key, const char
     }
 }
 
-static void trim(const char **s, size_t *len)
-{
-    while (*len > 0 && is_blank(**s)) {
-        (*s)++;
-        (*len)--;
-    }
-    while (*len > 0 && is_blank((*s)[*len - 1]))
-        (*len)--;
-}
-
 static const struct voice_key *find_key(const char *s, size_t len)
 {
     for (size_t i = 0; i < KEY_COUNT; i++) {
@@ -198,7 +183,7 @@ static void parse_line(profile_parser *p, const char *line, size_t len)
     const char *key = line, *value, *eq;
     size_t key_len = len, value_len;
 
-    trim(&key, &key_len);
+    re_trim(&key, &key_len);
     if (key_len == 0 || key[0] == '#')
         return;
     unsigned key_col = (unsigned)(key - line + 1);
@@ -210,8 +195,8 @@ static void parse_line(profile_parser *p, const char *line, size_t len)
     value = eq + 1;
     value_len = (size_t)(key + key_len - value);
     key_len = (size_t)(eq - key);
-    trim(&key, &key_len);
-    trim(&value, &value_len);
+    re_trim(&key, &key_len);
+    re_trim(&value, &value_len);
     const struct voice_key *k = find_key(key, key_len);
     if (!k) {
         parser_error(p, key_col, "unknown key '%s' (known keys: " KNOWN_KEYS ")",
