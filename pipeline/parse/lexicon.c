@@ -112,15 +112,13 @@ static void parser_error(lexicon_parser *p, unsigned col, const char *fmt, ...)
 
 static void parser_error(lexicon_parser *p, unsigned col, const char *fmt, ...)
 {
-    char message[1024];   /* every message quotes at most two QUOTE_SIZE pieces of input */
     va_list ap;
 
     p->errors++;
     va_start(ap, fmt);
-    vsnprintf(message, sizeof message, fmt, ap);
-    va_end(ap);
-    if (re_diag_add(p->diag, p->file, p->line, col, "%s", message) != RE_OK)
+    if (re_diag_vadd(p->diag, p->file, p->line, col, fmt, ap) != RE_OK)
         p->nomem = 1;
+    va_end(ap);
 }
 
 /* A copy of s[0..len) with every run of blanks made one space. */

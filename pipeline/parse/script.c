@@ -76,15 +76,13 @@ static void error_at(parser *p, unsigned line, unsigned col, const char *fmt, ..
 
 static void error_at(parser *p, unsigned line, unsigned col, const char *fmt, ...)
 {
-    char message[1024];   /* messages quote at most two QUOTE_SIZE pieces of input */
     va_list ap;
 
     p->errors++;
     va_start(ap, fmt);
-    vsnprintf(message, sizeof message, fmt, ap);
-    va_end(ap);
-    if (re_diag_add(p->diag, p->file, line, col, "%s", message) != RE_OK)
+    if (re_diag_vadd(p->diag, p->file, line, col, fmt, ap) != RE_OK)
         p->nomem = 1;
+    va_end(ap);
 }
 
 /* Copies s[0..len) (valid UTF-8) into out for quoting, shortened with "..." when long. A
