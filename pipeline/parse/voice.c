@@ -10,13 +10,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "parse_errors.h"
 #include "text.h"
 #include "utf8.h"
 
 #define VOICE_FILE_MAX (64u << 10)   /* a profile is a dozen lines; anything bigger is a mistake */
 #define VOICE_NAME_MAX 64
-#define QUOTE_MAX 40                 /* bytes of offending text quoted in a message */
-#define QUOTE_SIZE RE_UTF8_QUOTE_SIZE(QUOTE_MAX)
 
 typedef enum key_kind { KEY_ENGINE_VOICE, KEY_SPEAKER, KEY_INT } key_kind;
 
@@ -42,13 +41,10 @@ static const struct voice_key {
 
 /* State of one profile parse. */
 typedef struct profile_parser {
-    const char *file;
-    re_diagnostics *diag;
+    parse_errors err;
     re_voice_profile *profile;
     unsigned key_line[KEY_COUNT];   /* where each key was set, 0 = not yet */
     unsigned line;
-    int errors;
-    int nomem;
 } profile_parser;
 
 int re_voice_name_valid(const char *name)
@@ -76,26 +72,6 @@ static int engine_voice_valid(const char *s, size_t len)
             return 0;
     }
     return 1;
-}
-
-/* Copies s[0..len) into out for quoting, shortened with "..." when long. */
-static const char *quote(char out[QUOTE_SIZE], const char *s, size_t len)
-{
-    return re_utf8_quote(out, s, len, QUOTE_MAX);
-}
-
-static void parser_error(profile_parser *p, unsigned col, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void parser_error(profile_parser *p, unsigned col, const char *fmt, ...)
-{
-    va_list ap;
-
-    p->errors++;
-    va_start(ap, fmt);
-    if (re_diag_vadd(p->diag, p->file, p->line, col, fmt, ap) != RE_OK)
-        p->nomem = 1;
-    va_end(ap);
 }
 
 /* Strict whole number: optional '-', then digits, nothing else. Values too large to matter
@@ -142,21 +118,21 @@ static void set_value(profile_parser *p, const struct voice_key *key, const char
     switch (key->kind) {
     case KEY_ENGINE_VOICE:
         if (!engine_voice_valid(value, len))
-            parser_error(p, col, "voice '%s' is not an espeak-ng voice name (letters, digits, "
+            parse_error(&p->err, p->line, col, "voice '%s' is not an espeak-ng voice name (letters, digits, "
                          "'_', '+' and '-', at most 64)", quote(q, value, len));
         else if (!set_string(&p->profile->engine_voice, value, len))
-            p->nomem = 1;
+            p->err.nomem = 1;
         break;
     case KEY_SPEAKER:
         if (!set_string(&p->profile->speaker, value, len))
-            p->nomem = 1;
+            p->err.nomem = 1;
         break;
     case KEY_INT:
         if (!parse_int(value, len, &n))
-            parser_error(p, col, "%s must be a whole number, got '%s'", key->name,
+            parse_error(&p->err, p->line, col, "%s must be a whole number, got '%s'", key->name,
                          quote(q, value, len));
         else if (n < key->min || n > key->max)
-            parser_error(p, col, "%s %s is out of range %d..%d", key->name,
+            parse_error(&p->err, p->line, col, "%s %s is out of range %d..%d", key->name,
                          quote(q, value, len), key->min, key->max);
         else if (key->offset == offsetof(re_voice_profile, word_gap_ms))
             p->profile->word_gap_ms = (int)(n - n % 10);   /* the engine counts in 10 ms */
@@ -187,7 +163,7 @@ static void parse_line(profile_parser *p, const char *line, size_t len)
     unsigned key_col = (unsigned)(key - line + 1);
     eq = memchr(key, '=', key_len);
     if (!eq) {
-        parser_error(p, key_col, "expected 'key = value', got '%s'", quote(q, key, key_len));
+        parse_error(&p->err, p->line, key_col, "expected 'key = value', got '%s'", quote(q, key, key_len));
         return;
     }
     value = eq + 1;
@@ -197,19 +173,19 @@ static void parse_line(profile_parser *p, const char *line, size_t len)
     re_trim(&value, &value_len);
     const struct voice_key *k = find_key(key, key_len);
     if (!k) {
-        parser_error(p, key_col, "unknown key '%s' (known keys: " KNOWN_KEYS ")",
+        parse_error(&p->err, p->line, key_col, "unknown key '%s' (known keys: " KNOWN_KEYS ")",
                      quote(q, key, key_len));
         return;
     }
     size_t index = (size_t)(k - voice_keys);
     if (p->key_line[index]) {
-        parser_error(p, key_col, "duplicate key '%s' (first set on line %u)", k->name,
+        parse_error(&p->err, p->line, key_col, "duplicate key '%s' (first set on line %u)", k->name,
                      p->key_line[index]);
         return;
     }
     p->key_line[index] = p->line;
     if (value_len == 0) {
-        parser_error(p, key_col, "key '%s' has no value", k->name);
+        parse_error(&p->err, p->line, key_col, "key '%s' has no value", k->name);
         return;
     }
     set_value(p, k, value, value_len, (unsigned)(value - line + 1));
@@ -241,7 +217,7 @@ static void parse_lines(profile_parser *p, const char *buf, size_t len)
 {
     size_t pos = 0;
 
-    while (pos < len && !p->nomem) {
+    while (pos < len && !p->err.nomem) {
         const char *nl = memchr(buf + pos, '\n', len - pos);
         size_t end = nl ? (size_t)(nl - buf) : len;
         size_t line_len = end - pos;
@@ -256,7 +232,7 @@ static void parse_lines(profile_parser *p, const char *buf, size_t len)
 re_status re_voice_profile_parse(const char *file, const char *buf, size_t len, const char *name,
                                  re_voice_profile *out, re_diagnostics *diag)
 {
-    profile_parser p = { .file = file, .diag = diag, .profile = out };
+    profile_parser p = { .err = { .file = file, .diag = diag }, .profile = out };
     int decodable;
     re_status status;
 
@@ -269,21 +245,21 @@ re_status re_voice_profile_parse(const char *file, const char *buf, size_t len, 
     status = re_utf8_check_text(file, buf + bom, len - bom, &decodable, diag);
     if (status == RE_ERR_NOMEM)
         goto fail;
-    p.errors = status == RE_ERR_INPUT;
+    p.err.count = status == RE_ERR_INPUT;
     if (!decodable)
         goto fail;
     profile_defaults(out);
     parse_lines(&p, buf + bom, len - bom);
-    if (!p.key_line[0] && !p.nomem) {
+    if (!p.key_line[0] && !p.err.nomem) {
         p.line = 0;
-        parser_error(&p, 0, "the profile has no 'voice' key (the espeak-ng voice, e.g. "
+        parse_error(&p.err, p.line, 0, "the profile has no 'voice' key (the espeak-ng voice, e.g. "
                      "voice = en-us)");
     }
-    if (p.nomem) {
+    if (p.err.nomem) {
         status = RE_ERR_NOMEM;
         goto fail;
     }
-    status = p.errors ? RE_ERR_INPUT : RE_OK;
+    status = p.err.count ? RE_ERR_INPUT : RE_OK;
     if (status != RE_OK)
         goto fail;
     out->name = strdup(name);
