@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "files.h"
 #include "utf8.h"
 
 #define VOICE_FILE_MAX (64u << 10)   /* a profile is a dozen lines; anything bigger is a mistake */
@@ -455,7 +456,7 @@ static re_status load_entry(const char *name, char *path, voice_entry **out,
     entry->name = strdup(name);
     if (!entry->name)
         goto fail;
-    status = re_utf8_read_file(entry->path, VOICE_FILE_MAX, &buf, &len, diag);
+    status = re_file_read(entry->path, VOICE_FILE_MAX, RE_READ_ANY, &buf, &len, diag);
     if (status == RE_OK)
         status = re_voice_profile_parse(entry->path, buf, len, name, &entry->profile, diag);
     if (status == RE_ERR_NOMEM)
