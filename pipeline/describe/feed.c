@@ -15,6 +15,7 @@
 
 #include "datetime.h"
 #include "duration.h"
+#include "files.h"
 #include "utf8.h"
 
 static int is_digit(char c)
@@ -468,7 +469,7 @@ re_status re_show_load(const char *path, re_show *show, re_diagnostics *diag)
 {
     char *buf = NULL;
     size_t len = 0;
-    re_status st = re_utf8_read_file(path, RE_SHOW_MAX_SIZE, &buf, &len, diag);
+    re_status st = re_file_read(path, RE_SHOW_MAX_SIZE, RE_READ_ANY, &buf, &len, diag);
     if (st == RE_OK)
         st = re_show_parse(path, buf, len, show, diag);
     free(buf);
@@ -782,7 +783,7 @@ static re_status scan_one(re_feed *feed, const char *dir, const char *name, int 
     size_t len = 0;
     if (!path)
         return RE_ERR_NOMEM;
-    status = re_utf8_read_file(path, RE_FEED_MAX_SIDECAR_SIZE, &buf, &len, errors);
+    status = re_file_read(path, RE_FEED_MAX_SIDECAR_SIZE, RE_READ_ANY, &buf, &len, errors);
     re_feed_episode e;
     re_sidecar_kind kind = RE_SIDECAR_NONE;
     if (status == RE_OK)

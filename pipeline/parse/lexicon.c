@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "files.h"
 #include "parse_errors.h"
 #include "text.h"
 #include "utf8.h"
@@ -464,7 +465,7 @@ re_status re_lexicon_load(re_lexicon *lexicon, const char *path, re_diagnostics 
 
     if (!lexicon || !path || !diag)
         return RE_ERR_INVALID;
-    re_status status = re_utf8_read_file(path, RE_LEXICON_FILE_MAX, &buf, &len, diag);
+    re_status status = re_file_read(path, RE_LEXICON_FILE_MAX, RE_READ_ANY, &buf, &len, diag);
     if (status == RE_OK)
         status = re_lexicon_parse(lexicon, path, buf, len, diag);
     free(buf);

@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "datetime.h"
+#include "files.h"
 #include "parse_errors.h"
 #include "text.h"
 #include "utf8.h"
@@ -1031,7 +1032,7 @@ re_status re_script_load(const char *path, size_t max_size, re_episode **out,
     if (!path || !out || !diag)
         return RE_ERR_INVALID;
     *out = NULL;
-    status = re_utf8_read_file(path, max_size, &buf, &len, diag);
+    status = re_file_read(path, max_size, RE_READ_ANY, &buf, &len, diag);
     if (status == RE_OK)
         status = re_script_parse(path, buf, len, out, diag);
     free(buf);

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "files.h"
 #include "parse_errors.h"
 #include "text.h"
 #include "utf8.h"
@@ -414,7 +415,7 @@ static re_status load_entry(const char *name, char *path, voice_entry **out,
     entry->name = strdup(name);
     if (!entry->name)
         goto fail;
-    status = re_utf8_read_file(entry->path, VOICE_FILE_MAX, &buf, &len, diag);
+    status = re_file_read(entry->path, VOICE_FILE_MAX, RE_READ_ANY, &buf, &len, diag);
     if (status == RE_OK)
         status = re_voice_profile_parse(entry->path, buf, len, name, &entry->profile, diag);
     if (status == RE_ERR_NOMEM)

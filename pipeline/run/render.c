@@ -20,6 +20,7 @@
 #include "assemble.h"
 #include "cache.h"
 #include "duration.h"
+#include "files.h"
 #include "id3.h"
 #include "lexicon.h"
 #include "loudness.h"
@@ -32,7 +33,6 @@
 #include "sidecar.h"
 #include "synth.h"
 #include "transcript.h"
-#include "utf8.h"
 #include "voice.h"
 
 /* The files published beside the audio, besides the sidecar. */
@@ -132,8 +132,8 @@ static re_status load_script(render *r)
 {
     const re_render_options *o = r->opt;
     /* Read once: the bytes parsed are the bytes the inputs digest describes. */
-    re_status status = re_utf8_read_file(o->script_path, o->max_script_size, &r->script_bytes,
-                                         &r->script_len, r->diag);
+    re_status status = re_file_read(o->script_path, o->max_script_size, RE_READ_ANY,
+                                    &r->script_bytes, &r->script_len, r->diag);
     if (status == RE_OK)
         status = re_script_parse(o->script_path, r->script_bytes, r->script_len, &r->episode, r->diag);
     if (status != RE_OK)
