@@ -14,7 +14,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <jansson.h>
 #include <sndfile.h>
 
 #include "assemble.h"
@@ -1165,33 +1164,38 @@ static re_status digest_inputs(render *r)
     return RE_OK;
 }
 
-/* The outputs exist, complete, and the sidecar says they were made from these inputs. */
+/* The outputs exist, complete, and the sidecar says they were made from these inputs. A
+ * sidecar that cannot be read or is not valid only means rendering again: nothing to say. */
 static int outputs_up_to_date(render *r, re_render_result *result)
 {
     char *sidecar_path = re_sidecar_path(r->opt->output_path);
-    json_t *side = sidecar_path ? json_load_file(sidecar_path, 0, NULL) : NULL;
+    re_diagnostics ignored;
+    re_diagnostics_init(&ignored, 1);
+    re_sidecar side;
+    re_sidecar_found found = RE_SIDECAR_NOT_OURS;
+    if (sidecar_path)
+        re_sidecar_load(sidecar_path, r->format, &side, &found, &ignored);
+    re_diagnostics_free(&ignored);
     free(sidecar_path);
-    const char *made_from = json_string_value(json_object_get(side, "inputs_sha256"));
-    json_int_t samples = json_integer_value(json_object_get(side, "samples"));
-    json_int_t rate = json_integer_value(json_object_get(side, "sample_rate"));
-    json_int_t bytes = json_integer_value(json_object_get(side, "bytes"));
-    const char *duration = json_string_value(json_object_get(side, "duration"));
+    if (found != RE_SIDECAR_FOUND)
+        return 0;
     struct stat st;
-    int fresh = made_from && strcmp(made_from, r->inputs_sha256) == 0 && rate > 0 && duration
-                && stat(r->opt->output_path, &st) == 0 && st.st_size == bytes;
+    int fresh = side.inputs_sha256 && strcmp(side.inputs_sha256, r->inputs_sha256) == 0
+                && side.duration && stat(r->opt->output_path, &st) == 0
+                && (uint64_t)st.st_size == side.bytes;
     for (int k = 0; fresh && k < EXTRA_COUNT; k++) {
         char *path = extra_wanted(r, k) ? re_output_sibling(r->opt->output_path, extra_suffix[k]) : NULL;
         fresh = !extra_wanted(r, k) || (path && access(path, F_OK) == 0);
         free(path);
     }
     if (fresh) {
-        result->samples = (uint64_t)samples;
-        result->sample_rate = (unsigned)rate;
-        result->bytes = (unsigned long long)bytes;
-        snprintf(result->duration, sizeof result->duration, "%s", duration);
+        result->samples = side.samples;
+        result->sample_rate = side.sample_rate;
+        result->bytes = side.bytes;
+        snprintf(result->duration, sizeof result->duration, "%s", side.duration);
         result->up_to_date = 1;
     }
-    json_decref(side);
+    re_sidecar_free(&side);
     return fresh;
 }
 
