@@ -16,6 +16,8 @@
 #include "datetime.h"
 #include "duration.h"
 #include "files.h"
+#include "sidecar.h"
+#include "text_rules.h"
 #include "utf8.h"
 
 static int is_digit(char c)
@@ -49,9 +51,7 @@ static char *dup_n(const char *s, size_t n)
     return p;
 }
 
-/* The first code point in s (valid UTF-8) that XML 1.0 cannot carry - C0 controls other than
- * TAB, LF and CR, U+FFFE, U+FFFF - or 0 when there is none. */
-static uint32_t xml_unsafe(const char *s)
+uint32_t re_text_xml_unsafe(const char *s)
 {
     const char *end = s + strlen(s);
     while (s < end) {
@@ -63,8 +63,7 @@ static uint32_t xml_unsafe(const char *s)
     return 0;
 }
 
-/* BCP 47 as the script accepts it: 2-3 letters, then `-` and 1-8 letters or digits, repeated. */
-static int language_valid(const char *s)
+int re_text_language_valid(const char *s)
 {
     size_t i = 0, len = strlen(s);
     while (i < len && is_letter(s[i]))
@@ -280,7 +279,7 @@ static void show_value(show_parser *p, enum show_key key, const char *v, unsigne
                        unsigned col)
 {
     const char *why = NULL;
-    uint32_t bad = xml_unsafe(v);
+    uint32_t bad = re_text_xml_unsafe(v);
     re_show *s = &p->values;
     int q = (int)re_utf8_prefix(v, strlen(v), 60);   /* how much of v a message quotes */
     if (bad) {
@@ -294,7 +293,7 @@ static void show_value(show_parser *p, enum show_key key, const char *v, unsigne
     case K_AUTHOR: set_field(p, &s->author, v); break;
     case K_OWNER_NAME: set_field(p, &s->owner_name, v); break;
     case K_LANGUAGE:
-        if (!language_valid(v))
+        if (!re_text_language_valid(v))
             show_error(p, line, col, "language '%.*s' is not a BCP 47 tag like en-us, en-GB or de",
                        q, v);
         else
@@ -496,72 +495,16 @@ void re_feed_episode_free(re_feed_episode *e)
     memset(e, 0, sizeof *e);
 }
 
-typedef struct sidecar_reader {
-    const char *name;
-    json_t *root;
-    re_diagnostics *diag;
-    int errors;
-    int nomem;
-} sidecar_reader;
-
-static void sidecar_error(sidecar_reader *r, const char *fmt, const char *key)
+/* Moves a string out of the sidecar into the episode. */
+static char *take(char **from)
 {
-    r->errors++;
-    if (re_diag_add(r->diag, r->name, 0, 0, fmt, key) != RE_OK)
-        r->nomem = 1;
+    char *s = *from;
+    *from = NULL;
+    return s;
 }
 
-/* A string key: copied to *out; NULL (JSON null or absent) allowed unless required. */
-static void read_text(sidecar_reader *r, const char *key, int required, char **out)
-{
-    json_t *v = json_object_get(r->root, key);
-    if (!v || json_is_null(v)) {
-        if (required)
-            sidecar_error(r, "the sidecar has no \"%s\" text", key);
-        return;
-    }
-    if (!json_is_string(v)) {
-        sidecar_error(r, "the sidecar's \"%s\" must be a string or null", key);
-        return;
-    }
-    const char *s = json_string_value(v);
-    if (strlen(s) != json_string_length(v) || xml_unsafe(s)) {
-        sidecar_error(r, "the sidecar's \"%s\" holds a control character that XML cannot carry",
-                      key);
-        return;
-    }
-    if (required && *s == '\0') {
-        sidecar_error(r, "the sidecar's \"%s\" is empty", key);
-        return;
-    }
-    *out = strdup(s);
-    if (!*out)
-        r->nomem = 1;
-}
-
-/* An integer key in [min, max]; absent or null gives -1 when allowed. */
-static int64_t read_integer(sidecar_reader *r, const char *key, int required, int64_t min,
-                            int64_t max)
-{
-    json_t *v = json_object_get(r->root, key);
-    if ((!v || json_is_null(v)) && !required)
-        return -1;
-    if (!v || !json_is_integer(v) || json_integer_value(v) < min || json_integer_value(v) > max) {
-        sidecar_error(r, required ? "the sidecar's \"%s\" must be a whole number in range"
-                                  : "the sidecar's \"%s\" must be a whole number in range or null",
-                      key);
-        return -1;
-    }
-    return json_integer_value(v);
-}
-
-static int is_sidecar(const json_t *root)
-{
-    const char *gen = json_is_object(root) ? json_string_value(json_object_get(root, "generator"))
-                                           : NULL;
-    return gen && strncmp(gen, "render-episode", 14) == 0;
-}
-
+/* The schema is read by sidecar.c; here an MP3 sidecar becomes a feed item: its file names
+ * and its date as RSS writes it. */
 re_status re_feed_episode_read(const char *path, const char *buf, size_t len,
                                re_feed_episode *episode, re_sidecar_kind *kind,
                                re_diagnostics *diag)
@@ -572,59 +515,30 @@ re_status re_feed_episode_read(const char *path, const char *buf, size_t len,
     const char *name = slash ? slash + 1 : path;
     if (!has_suffix(name, ".json") || strlen(name) == 5)
         return RE_ERR_INVALID;
-    json_error_t jerr;
-    json_t *root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &jerr);
-    if (!root) {
-        re_status st = re_diag_add(diag, path, jerr.line > 0 ? (unsigned)jerr.line : 0,
-                                   jerr.column > 0 ? (unsigned)jerr.column : 0,
-                                   "not valid JSON: %s", jerr.text);
-        return st == RE_OK ? RE_ERR_FORMAT : st;
+    re_sidecar side;
+    re_sidecar_found found;
+    re_status status = re_sidecar_read(path, buf, len, "mp3", &side, &found, diag);
+    if (status != RE_OK || found != RE_SIDECAR_FOUND) {
+        *kind = found == RE_SIDECAR_OTHER_FORMAT ? RE_SIDECAR_OTHER : RE_SIDECAR_NONE;
+        return status;
     }
-    if (!is_sidecar(root)) {
-        json_decref(root);
-        return RE_OK;
-    }
-    sidecar_reader r = { .name = path, .root = root, .diag = diag };
-    const char *format = json_string_value(json_object_get(root, "format"));
-    if (!format) {
-        sidecar_error(&r, "the sidecar has no \"%s\" text (mp3 or wav)", "format");
-    } else if (strcmp(format, "mp3") != 0) {
-        json_decref(root);
-        *kind = RE_SIDECAR_OTHER;
-        return RE_OK;
-    }
-    re_feed_episode e = { .number = -1 };
+    re_feed_episode e = {
+        .title = take(&side.title), .show = take(&side.show), .summary = take(&side.summary),
+        .author = take(&side.author), .language = take(&side.language),
+        .published = take(&side.published), .number = side.episode, .samples = side.samples,
+        .sample_rate = side.sample_rate, .bytes = side.bytes, .dated = side.dated,
+        .instant_ms = side.published_ms,
+    };
+    re_sidecar_free(&side);
+    if (e.dated)
+        re_rfc822_from_iso(e.published, e.pub_date, NULL);   /* valid: the reader checked it */
     e.sidecar_name = strdup(name);
     e.stem = dup_n(name, strlen(name) - 5);
     if (e.stem && asprintf(&e.audio_name, "%s.mp3", e.stem) < 0)
         e.audio_name = NULL;
-    if (!e.sidecar_name || !e.stem || !e.audio_name)
-        r.nomem = 1;
-    read_text(&r, "title", 1, &e.title);
-    read_text(&r, "show", 0, &e.show);
-    read_text(&r, "summary", 0, &e.summary);
-    read_text(&r, "author", 0, &e.author);
-    read_text(&r, "language", 0, &e.language);
-    read_text(&r, "published", 0, &e.published);
-    e.number = (long)read_integer(&r, "episode", 0, 0, 999999);
-    int64_t samples = read_integer(&r, "samples", 1, 0, INT64_MAX);
-    int64_t rate = read_integer(&r, "sample_rate", 1, 1, 1000000);
-    int64_t bytes = read_integer(&r, "bytes", 1, 0, INT64_MAX);
-    e.samples = samples > 0 ? (uint64_t)samples : 0;
-    e.sample_rate = rate > 0 ? (unsigned)rate : 0;
-    e.bytes = bytes > 0 ? (uint64_t)bytes : 0;
-    if (e.language && !language_valid(e.language))
-        sidecar_error(&r, "the sidecar's \"%s\" is not a BCP 47 tag like en-us", "language");
-    if (e.published) {
-        e.dated = re_rfc822_from_iso(e.published, e.pub_date, &e.instant_ms) == RE_OK;
-        if (!e.dated)
-            sidecar_error(&r, "the sidecar's \"%s\" is not an ISO 8601 date (2026-11-30) or "
-                          "date-time with a zone (2026-11-30T09:00:00Z)", "published");
-    }
-    json_decref(root);
-    if (r.nomem || r.errors) {
+    if (!e.sidecar_name || !e.stem || !e.audio_name) {
         re_feed_episode_free(&e);
-        return r.nomem ? RE_ERR_NOMEM : RE_ERR_INPUT;
+        return RE_ERR_NOMEM;
     }
     *episode = e;
     *kind = RE_SIDECAR_MP3;
@@ -783,7 +697,7 @@ static re_status scan_one(re_feed *feed, const char *dir, const char *name, int 
     size_t len = 0;
     if (!path)
         return RE_ERR_NOMEM;
-    status = re_file_read(path, RE_FEED_MAX_SIDECAR_SIZE, RE_READ_ANY, &buf, &len, errors);
+    status = re_file_read(path, RE_SIDECAR_MAX_SIZE, RE_READ_ANY, &buf, &len, errors);
     re_feed_episode e;
     re_sidecar_kind kind = RE_SIDECAR_NONE;
     if (status == RE_OK)

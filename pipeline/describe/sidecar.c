@@ -1,4 +1,4 @@
-/* sidecar.c - the render's facts as JSON, written with jansson (see sidecar.h). */
+/* sidecar.c - the render's facts as JSON, written and read back with jansson (see sidecar.h). */
 #define _GNU_SOURCE
 #include "sidecar.h"
 
@@ -9,7 +9,11 @@
 #include <jansson.h>
 
 #include "duration.h"
+#include "feed.h"
+#include "files.h"
 #include "output.h"
+#include "text_rules.h"
+#include "utf8.h"
 
 static json_t *string_or_null(const char *s)
 {
@@ -134,6 +138,172 @@ re_status re_sidecar_write(FILE *out, const re_render_facts *f)
 char *re_sidecar_path(const char *output_path)
 {
     return re_output_sibling(output_path, ".json");
+}
+
+/* ---- reading ------------------------------------------------------------------------------ */
+
+typedef struct sidecar_reader {
+    const char *name;
+    json_t *root;
+    re_diagnostics *diag;
+    int errors;
+    int nomem;
+} sidecar_reader;
+
+static void sidecar_error(sidecar_reader *r, const char *fmt, const char *key)
+{
+    r->errors++;
+    if (re_diag_add(r->diag, r->name, 0, 0, fmt, key) != RE_OK)
+        r->nomem = 1;
+}
+
+/* A string key: copied to *out; NULL (JSON null or absent) allowed unless required. */
+static void read_text(sidecar_reader *r, const char *key, int required, char **out)
+{
+    json_t *v = json_object_get(r->root, key);
+    if (!v || json_is_null(v)) {
+        if (required)
+            sidecar_error(r, "the sidecar has no \"%s\" text", key);
+        return;
+    }
+    if (!json_is_string(v)) {
+        sidecar_error(r, "the sidecar's \"%s\" must be a string or null", key);
+        return;
+    }
+    const char *s = json_string_value(v);
+    if (strlen(s) != json_string_length(v) || re_text_xml_unsafe(s)) {
+        sidecar_error(r, "the sidecar's \"%s\" holds a control character that XML cannot carry",
+                      key);
+        return;
+    }
+    if (required && *s == '\0') {
+        sidecar_error(r, "the sidecar's \"%s\" is empty", key);
+        return;
+    }
+    *out = strdup(s);
+    if (!*out)
+        r->nomem = 1;
+}
+
+/* An integer key in [min, max]; absent or null gives -1 when allowed. */
+static int64_t read_integer(sidecar_reader *r, const char *key, int required, int64_t min,
+                            int64_t max)
+{
+    json_t *v = json_object_get(r->root, key);
+    if ((!v || json_is_null(v)) && !required)
+        return -1;
+    if (!v || !json_is_integer(v) || json_integer_value(v) < min || json_integer_value(v) > max) {
+        sidecar_error(r, required ? "the sidecar's \"%s\" must be a whole number in range"
+                                  : "the sidecar's \"%s\" must be a whole number in range or null",
+                      key);
+        return -1;
+    }
+    return json_integer_value(v);
+}
+
+int re_sidecar_generator_is_ours(const char *generator)
+{
+    return generator && strncmp(generator, "render-episode", 14) == 0;
+}
+
+/* Every key after "format", each problem reported, in the order they are written. */
+static void read_fields(sidecar_reader *r, re_sidecar *s)
+{
+    read_text(r, "title", 1, &s->title);
+    read_text(r, "show", 0, &s->show);
+    read_text(r, "summary", 0, &s->summary);
+    read_text(r, "author", 0, &s->author);
+    read_text(r, "language", 0, &s->language);
+    read_text(r, "published", 0, &s->published);
+    s->episode = (long)read_integer(r, "episode", 0, 0, 999999);
+    int64_t samples = read_integer(r, "samples", 1, 0, INT64_MAX);
+    int64_t rate = read_integer(r, "sample_rate", 1, 1, 1000000);
+    int64_t bytes = read_integer(r, "bytes", 1, 0, INT64_MAX);
+    s->samples = samples > 0 ? (uint64_t)samples : 0;
+    s->sample_rate = rate > 0 ? (unsigned)rate : 0;
+    s->bytes = bytes > 0 ? (uint64_t)bytes : 0;
+    read_text(r, "duration", 0, &s->duration);
+    read_text(r, "inputs_sha256", 0, &s->inputs_sha256);
+    if (s->language && !re_text_language_valid(s->language))
+        sidecar_error(r, "the sidecar's \"%s\" is not a BCP 47 tag like en-us", "language");
+    if (s->published) {
+        char rfc822[RE_RFC822_MAX];
+        s->dated = re_rfc822_from_iso(s->published, rfc822, &s->published_ms) == RE_OK;
+        if (!s->dated)
+            sidecar_error(r, "the sidecar's \"%s\" is not an ISO 8601 date (2026-11-30) or "
+                          "date-time with a zone (2026-11-30T09:00:00Z)", "published");
+    }
+}
+
+re_status re_sidecar_read(const char *path, const char *buf, size_t len, const char *format,
+                          re_sidecar *sidecar, re_sidecar_found *found, re_diagnostics *diag)
+{
+    memset(sidecar, 0, sizeof *sidecar);
+    *found = RE_SIDECAR_NOT_OURS;
+    json_error_t jerr;
+    json_t *root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &jerr);
+    if (!root) {
+        re_status st = re_diag_add(diag, path, jerr.line > 0 ? (unsigned)jerr.line : 0,
+                                   jerr.column > 0 ? (unsigned)jerr.column : 0,
+                                   "not valid JSON: %s", jerr.text);
+        return st == RE_OK ? RE_ERR_FORMAT : st;
+    }
+    if (!json_is_object(root)
+        || !re_sidecar_generator_is_ours(json_string_value(json_object_get(root, "generator")))) {
+        json_decref(root);
+        return RE_OK;
+    }
+    sidecar_reader r = { .name = path, .root = root, .diag = diag };
+    re_sidecar s = { .episode = -1 };
+    const char *written = json_string_value(json_object_get(root, "format"));
+    if (!written) {
+        sidecar_error(&r, "the sidecar has no \"%s\" text (mp3 or wav)", "format");
+    } else if (format && strcmp(written, format) != 0) {
+        json_decref(root);
+        *found = RE_SIDECAR_OTHER_FORMAT;
+        return RE_OK;
+    } else if (!(s.format = strdup(written))) {
+        r.nomem = 1;
+    }
+    read_fields(&r, &s);
+    json_decref(root);
+    if (r.nomem || r.errors) {
+        re_sidecar_free(&s);
+        return r.nomem ? RE_ERR_NOMEM : RE_ERR_INPUT;
+    }
+    *sidecar = s;
+    *found = RE_SIDECAR_FOUND;
+    return RE_OK;
+}
+
+re_status re_sidecar_load(const char *path, const char *format, re_sidecar *sidecar,
+                          re_sidecar_found *found, re_diagnostics *diag)
+{
+    memset(sidecar, 0, sizeof *sidecar);
+    *found = RE_SIDECAR_NOT_OURS;
+    char *buf = NULL;
+    size_t len = 0;
+    re_status status = re_file_read(path, RE_SIDECAR_MAX_SIZE, RE_READ_ANY, &buf, &len, diag);
+    if (status == RE_OK)
+        status = re_sidecar_read(path, buf, len, format, sidecar, found, diag);
+    free(buf);
+    return status;
+}
+
+void re_sidecar_free(re_sidecar *s)
+{
+    if (!s)
+        return;
+    free(s->title);
+    free(s->show);
+    free(s->summary);
+    free(s->author);
+    free(s->language);
+    free(s->published);
+    free(s->duration);
+    free(s->format);
+    free(s->inputs_sha256);
+    memset(s, 0, sizeof *s);
 }
 
 re_status re_chapters_json_write(FILE *out, const re_chapter_mark *chapters, size_t count,

@@ -14,9 +14,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <jansson.h>
-#include <sndfile.h>
-
 #include "assemble.h"
 #include "cache.h"
 #include "duration.h"
@@ -34,6 +31,7 @@
 #include "synth.h"
 #include "transcript.h"
 #include "voice.h"
+#include "wav.h"
 
 /* The files published beside the audio, besides the sidecar. */
 enum { EXTRA_VTT, EXTRA_SRT, EXTRA_TRANSCRIPT_JSON, EXTRA_CHAPTERS, EXTRA_PAGE, EXTRA_COUNT };
@@ -203,8 +201,7 @@ static re_status check_encoder(render *r)
 {
     unsigned rate = re_engine_sample_rate(r->engine);
     if (strcmp(r->format, "wav") == 0) {
-        snprintf(r->encoder, sizeof r->encoder, "libsndfile %s, WAV 16-bit PCM, mono, %u Hz",
-                 sf_version_string() ? sf_version_string() : "", rate);
+        re_wav_describe(rate, r->encoder, sizeof r->encoder);
         return RE_OK;
     }
     char why[WHY_LEN];
@@ -619,56 +616,35 @@ static re_status encode_mp3(render *r, re_spool *input)
     return status;
 }
 
-static re_status set_wav_strings(SNDFILE *wav, const re_episode *ep)
-{
-    const struct { int id; const char *value; } strings[] = {
-        { SF_STR_TITLE, ep->title }, { SF_STR_ARTIST, ep->author ? ep->author : ep->show },
-        { SF_STR_ALBUM, ep->show }, { SF_STR_COMMENT, ep->summary }, { SF_STR_DATE, ep->published },
-        { SF_STR_SOFTWARE, "render-episode " RE_VERSION },
-    };
-    for (size_t i = 0; i < sizeof strings / sizeof strings[0]; i++)
-        if (strings[i].value && sf_set_string(wav, strings[i].id, strings[i].value) != 0)
-            return RE_ERR_WRITE;
-    return RE_OK;
-}
-
 static re_status encode_wav(render *r, re_spool *input)
 {
+    const re_episode *ep = r->episode;
+    re_wav_tags tags = {
+        .title = ep->title, .artist = ep->author ? ep->author : ep->show, .album = ep->show,
+        .comment = ep->summary, .date = ep->published, .software = "render-episode " RE_VERSION,
+    };
     char why[WHY_LEN] = "";
-    re_status status = re_spool_rewind(input, why, sizeof why);
-    if (status != RE_OK)
-        return fail_at(r, status, r->opt->output_path, 0, 0, why);
-    FILE *stream = re_output_stream(r->audio);
-    SF_INFO info = { .samplerate = (int)re_engine_sample_rate(r->engine), .channels = 1,
-                     .format = SF_FORMAT_WAV | SF_FORMAT_PCM_16 };
-    SNDFILE *wav = sf_open_fd(fileno(stream), SFM_WRITE, &info, 0);
-    if (!wav) {
-        snprintf(why, sizeof why, "cannot start the WAV file: %s", sf_strerror(NULL));
-        return fail_at(r, RE_ERR_WRITE, r->opt->output_path, 0, 0, why);
-    }
-    status = set_wav_strings(wav, r->episode);
+    re_wav_writer *wav = NULL;
     int16_t *pcm = malloc(ENCODE_CHUNK * sizeof *pcm);
-    if (status == RE_OK && !pcm)
-        status = RE_ERR_NOMEM;
+    re_status status = pcm ? re_spool_rewind(input, why, sizeof why) : RE_ERR_NOMEM;
+    if (status == RE_OK)
+        status = re_wav_writer_create(fileno(re_output_stream(r->audio)),
+                                      re_engine_sample_rate(r->engine), &tags, &wav, why, sizeof why);
     uint64_t total = re_spool_frames(input), done = 0;
     while (status == RE_OK) {
         size_t got;
         status = re_spool_read(input, pcm, ENCODE_CHUNK, &got, why, sizeof why);
         if (status != RE_OK || got == 0)
             break;
-        if (sf_writef_short(wav, pcm, (sf_count_t)got) != (sf_count_t)got)
-            status = RE_ERR_WRITE;
+        status = re_wav_writer_write(wav, pcm, got, why, sizeof why);
         done += got;
         if (status == RE_OK && stopped(r))
             status = RE_ERR_INTERRUPTED;
         report(r, RE_PHASE_ENCODE, (size_t)done, (size_t)total);
     }
-    if (status == RE_ERR_WRITE && !why[0])
-        snprintf(why, sizeof why, "cannot write the WAV file: %s", sf_strerror(wav));
-    if (sf_close(wav) != 0 && status == RE_OK) {
-        snprintf(why, sizeof why, "cannot finish the WAV file: %s", sf_strerror(NULL));
-        status = RE_ERR_WRITE;
-    }
+    if (status == RE_OK)
+        status = re_wav_writer_finish(wav, why, sizeof why);
+    re_wav_writer_free(wav);
     free(pcm);
     if (status == RE_ERR_WRITE || status == RE_ERR_READ)
         return fail_at(r, status, r->opt->output_path, 0, 0, why);
@@ -1165,33 +1141,38 @@ static re_status digest_inputs(render *r)
     return RE_OK;
 }
 
-/* The outputs exist, complete, and the sidecar says they were made from these inputs. */
+/* The outputs exist, complete, and the sidecar says they were made from these inputs. A
+ * sidecar that cannot be read or is not valid only means rendering again: nothing to say. */
 static int outputs_up_to_date(render *r, re_render_result *result)
 {
     char *sidecar_path = re_sidecar_path(r->opt->output_path);
-    json_t *side = sidecar_path ? json_load_file(sidecar_path, 0, NULL) : NULL;
+    re_diagnostics ignored;
+    re_diagnostics_init(&ignored, 1);
+    re_sidecar side;
+    re_sidecar_found found = RE_SIDECAR_NOT_OURS;
+    if (sidecar_path)
+        re_sidecar_load(sidecar_path, r->format, &side, &found, &ignored);
+    re_diagnostics_free(&ignored);
     free(sidecar_path);
-    const char *made_from = json_string_value(json_object_get(side, "inputs_sha256"));
-    json_int_t samples = json_integer_value(json_object_get(side, "samples"));
-    json_int_t rate = json_integer_value(json_object_get(side, "sample_rate"));
-    json_int_t bytes = json_integer_value(json_object_get(side, "bytes"));
-    const char *duration = json_string_value(json_object_get(side, "duration"));
+    if (found != RE_SIDECAR_FOUND)
+        return 0;
     struct stat st;
-    int fresh = made_from && strcmp(made_from, r->inputs_sha256) == 0 && rate > 0 && duration
-                && stat(r->opt->output_path, &st) == 0 && st.st_size == bytes;
+    int fresh = side.inputs_sha256 && strcmp(side.inputs_sha256, r->inputs_sha256) == 0
+                && side.duration && stat(r->opt->output_path, &st) == 0
+                && (uint64_t)st.st_size == side.bytes;
     for (int k = 0; fresh && k < EXTRA_COUNT; k++) {
         char *path = extra_wanted(r, k) ? re_output_sibling(r->opt->output_path, extra_suffix[k]) : NULL;
         fresh = !extra_wanted(r, k) || (path && access(path, F_OK) == 0);
         free(path);
     }
     if (fresh) {
-        result->samples = (uint64_t)samples;
-        result->sample_rate = (unsigned)rate;
-        result->bytes = (unsigned long long)bytes;
-        snprintf(result->duration, sizeof result->duration, "%s", duration);
+        result->samples = side.samples;
+        result->sample_rate = side.sample_rate;
+        result->bytes = side.bytes;
+        snprintf(result->duration, sizeof result->duration, "%s", side.duration);
         result->up_to_date = 1;
     }
-    json_decref(side);
+    re_sidecar_free(&side);
     return fresh;
 }
 

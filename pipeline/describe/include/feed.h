@@ -21,7 +21,6 @@
 
 #define RE_SHOW_FILE_NAME "show.txt"          /* looked for in the episodes' folder */
 #define RE_SHOW_MAX_SIZE (1u << 20)           /* bytes */
-#define RE_FEED_MAX_SIDECAR_SIZE (16u << 20)  /* bytes of one *.json file */
 
 /* ---- the show file ------------------------------------------------------------------------ */
 

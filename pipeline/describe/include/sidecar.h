@@ -7,10 +7,14 @@
  * outputs were made from: program, engine, encoder, options, script bytes, profile values),
  * loudness {integrated_lufs, range_lu, true_peak_dbtp (measured on the output file; null for
  * silence), target_lufs, ceiling_dbtp, gain_db (null when normalization is off), met}. Absent metadata is null.
- * No absolute paths, no timestamps: identical inputs give identical bytes. */
+ * No absolute paths, no timestamps: identical inputs give identical bytes.
+ *
+ * This module is the schema's one owner: it writes sidecars (re_sidecar_write) and reads them
+ * back (re_sidecar_read) for every consumer: render's up-to-date check, the feed, check. */
 #ifndef RE_SIDECAR_H
 #define RE_SIDECAR_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -42,6 +46,57 @@ re_status re_sidecar_write(FILE *out, const re_render_facts *facts);
 
 /* ep.mp3 -> ep.json (the extension, if any, replaced). Returns a malloc'ed string or NULL. */
 char *re_sidecar_path(const char *output_path);
+
+/* ---- reading ------------------------------------------------------------------------------ */
+
+#define RE_SIDECAR_MAX_SIZE (16u << 20)   /* bytes of one sidecar read back */
+
+/* The facts a sidecar gives back. Strings are owned (re_sidecar_free) and NULL when the
+ * sidecar has null or no such key. */
+typedef struct re_sidecar {
+    char *title;               /* never NULL, never empty */
+    char *show, *summary, *author;
+    char *language;            /* a BCP 47 tag */
+    char *published;           /* ISO 8601 date, or date-time with a zone ... */
+    int dated;                 /* ... when given, and then ... */
+    int64_t published_ms;      /* ... this many ms after 1970-01-01T00:00:00Z */
+    long episode;              /* -1 when null */
+    char *duration;            /* ISO 8601 as written */
+    uint64_t samples;
+    unsigned sample_rate;      /* >= 1 */
+    uint64_t bytes;            /* of the audio file it describes */
+    char *format;              /* "mp3", "wav", ... never NULL */
+    char *inputs_sha256;       /* what the outputs were made from */
+} re_sidecar;
+
+/* What a JSON file turned out to be. */
+typedef enum re_sidecar_found {
+    RE_SIDECAR_NOT_OURS,       /* valid JSON, but not a render-episode sidecar */
+    RE_SIDECAR_FOUND,          /* a sidecar of the wanted format: *sidecar is filled */
+    RE_SIDECAR_OTHER_FORMAT    /* a sidecar of another format: not read further */
+} re_sidecar_found;
+
+/* 1 when a "generator" value says render-episode wrote the file. */
+int re_sidecar_generator_is_ours(const char *generator);
+
+/* Reads a sidecar held in memory; `path` names it in diagnostics. A JSON object whose
+ * "generator" starts with "render-episode" is a sidecar. `format` ("mp3", "wav") reads only
+ * sidecars of that format (others are RE_SIDECAR_OTHER_FORMAT, unchecked); NULL reads any.
+ * Every problem is reported to diag as PATH[:LINE:COL] before returning: RE_ERR_FORMAT when
+ * buf is not valid JSON (duplicate keys included); RE_ERR_INPUT when a key is missing, has
+ * the wrong type or an invalid value (title empty, a text with a character XML cannot carry,
+ * a number out of range, language not BCP 47, published not an ISO 8601 date or date-time
+ * with a zone); RE_ERR_NOMEM. *sidecar is zeroed unless RE_OK with RE_SIDECAR_FOUND; then the
+ * caller frees it with re_sidecar_free. */
+re_status re_sidecar_read(const char *path, const char *buf, size_t len, const char *format,
+                          re_sidecar *sidecar, re_sidecar_found *found, re_diagnostics *diag);
+
+/* re_sidecar_read of the file at `path` (at most RE_SIDECAR_MAX_SIZE bytes of UTF-8);
+ * RE_ERR_READ or RE_ERR_LIMIT, reported, when it cannot be read. */
+re_status re_sidecar_load(const char *path, const char *format, re_sidecar *sidecar,
+                          re_sidecar_found *found, re_diagnostics *diag);
+
+void re_sidecar_free(re_sidecar *sidecar);
 
 /* Podcasting 2.0 JSON chapters (ep.chapters.json): {"version": "1.2.0", "chapters":
  * [{"startTime": seconds, "title": ...}]}, in order; times from the same milliseconds as the

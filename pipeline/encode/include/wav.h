@@ -1,0 +1,39 @@
+/* wav.h - the WAV encoding stage: 16-bit PCM mono through libsndfile, with the episode's
+ * metadata in the LIST/INFO chunk (title, artist, album, comment, date, software).
+ *
+ * Life cycle: re_wav_writer_create (on an open descriptor) -> re_wav_writer_write any number
+ * of times -> re_wav_writer_finish (completes the header) -> re_wav_writer_free. free without
+ * finish is allowed (after an error); the file then holds an unfinished WAV the caller
+ * discards. The writer never closes the descriptor. Every failure is RE_ERR_WRITE (or
+ * RE_ERR_NOMEM) with a one-line English reason in why, e.g. "cannot write the WAV file: ...". */
+#ifndef RE_WAV_H
+#define RE_WAV_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "status.h"
+
+/* The strings written into the file; NULL ones are left out. Copied by create. */
+typedef struct re_wav_tags {
+    const char *title, *artist, *album, *comment, *date;
+    const char *software;     /* what made the file, e.g. "render-episode 0.1.0" */
+} re_wav_tags;
+
+typedef struct re_wav_writer re_wav_writer;
+
+/* `fd` must be open for writing at offset 0 and seekable (libsndfile writes the header last). */
+re_status re_wav_writer_create(int fd, unsigned sample_rate, const re_wav_tags *tags,
+                               re_wav_writer **out, char *why, size_t why_len);
+/* Appends `frames` mono samples. */
+re_status re_wav_writer_write(re_wav_writer *wav, const int16_t *pcm, size_t frames, char *why,
+                              size_t why_len);
+/* Completes the file; afterwards only free is allowed. */
+re_status re_wav_writer_finish(re_wav_writer *wav, char *why, size_t why_len);
+void re_wav_writer_free(re_wav_writer *wav);
+
+/* Describes the encoding for the sidecar and the inputs digest, e.g. "libsndfile
+ * libsndfile-1.2.0, WAV 16-bit PCM, mono, 22050 Hz". Truncates to len; never fails. */
+void re_wav_describe(unsigned sample_rate, char *buf, size_t len);
+
+#endif

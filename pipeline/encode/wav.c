@@ -1,0 +1,88 @@
+/* wav.c - WAV files through libsndfile (see wav.h). */
+#include "wav.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <sndfile.h>
+
+struct re_wav_writer {
+    SNDFILE *file;      /* NULL once finished */
+};
+
+static re_status set_strings(SNDFILE *file, const re_wav_tags *tags)
+{
+    const struct { int id; const char *value; } strings[] = {
+        { SF_STR_TITLE, tags->title }, { SF_STR_ARTIST, tags->artist },
+        { SF_STR_ALBUM, tags->album }, { SF_STR_COMMENT, tags->comment },
+        { SF_STR_DATE, tags->date }, { SF_STR_SOFTWARE, tags->software },
+    };
+    for (size_t i = 0; i < sizeof strings / sizeof strings[0]; i++)
+        if (strings[i].value && sf_set_string(file, strings[i].id, strings[i].value) != 0)
+            return RE_ERR_WRITE;
+    return RE_OK;
+}
+
+re_status re_wav_writer_create(int fd, unsigned sample_rate, const re_wav_tags *tags,
+                               re_wav_writer **out, char *why, size_t why_len)
+{
+    *out = NULL;
+    re_wav_writer *wav = calloc(1, sizeof *wav);
+    if (!wav)
+        return RE_ERR_NOMEM;
+    SF_INFO info = { .samplerate = (int)sample_rate, .channels = 1,
+                     .format = SF_FORMAT_WAV | SF_FORMAT_PCM_16 };
+    wav->file = sf_open_fd(fd, SFM_WRITE, &info, 0);
+    if (!wav->file) {
+        snprintf(why, why_len, "cannot start the WAV file: %s", sf_strerror(NULL));
+        free(wav);
+        return RE_ERR_WRITE;
+    }
+    if (set_strings(wav->file, tags) != RE_OK) {
+        snprintf(why, why_len, "cannot write the WAV file: %s", sf_strerror(wav->file));
+        re_wav_writer_free(wav);
+        return RE_ERR_WRITE;
+    }
+    *out = wav;
+    return RE_OK;
+}
+
+re_status re_wav_writer_write(re_wav_writer *wav, const int16_t *pcm, size_t frames, char *why,
+                              size_t why_len)
+{
+    if (!wav->file)
+        return RE_ERR_INVALID;
+    if (sf_writef_short(wav->file, pcm, (sf_count_t)frames) != (sf_count_t)frames) {
+        snprintf(why, why_len, "cannot write the WAV file: %s", sf_strerror(wav->file));
+        return RE_ERR_WRITE;
+    }
+    return RE_OK;
+}
+
+re_status re_wav_writer_finish(re_wav_writer *wav, char *why, size_t why_len)
+{
+    if (!wav->file)
+        return RE_ERR_INVALID;
+    int rc = sf_close(wav->file);
+    wav->file = NULL;
+    if (rc != 0) {
+        snprintf(why, why_len, "cannot finish the WAV file: %s", sf_strerror(NULL));
+        return RE_ERR_WRITE;
+    }
+    return RE_OK;
+}
+
+void re_wav_writer_free(re_wav_writer *wav)
+{
+    if (!wav)
+        return;
+    if (wav->file)
+        sf_close(wav->file);
+    free(wav);
+}
+
+void re_wav_describe(unsigned sample_rate, char *buf, size_t len)
+{
+    snprintf(buf, len, "libsndfile %s, WAV 16-bit PCM, mono, %u Hz",
+             sf_version_string() ? sf_version_string() : "", sample_rate);
+}
