@@ -186,11 +186,36 @@ class Hostile(Case):
             debris = [n for n in after if n.endswith(".part") or n.startswith(".")]
             self.assertEqual(debris, [], name)
             self.assertEqual(set(before) - set(after), set(), name)
+            if item.get("says"):
+                self.check_spoken(item, script, samples, env)
         else:
             self.assertEqual(sorted(after), sorted(before), f"{name}: files changed")
             for rel, data in before.items():
                 self.assertEqual(after[rel], data, f"{name}: {rel} was modified")
         return elapsed
+
+    def check_spoken(self, item, script, samples, env):
+        """What the episode says, judged by espeak-ng's own program: each expected word's phonemes
+        (espeak-ng -x, the word alone) are among the phonemes `explain` reports, and the audio
+        lasts about as long as espeak-ng reading the same spoken text as plain text (markup
+        obeyed, or words dropped, would make it much shorter)."""
+        name = item["name"]
+        res = subprocess.run([BIN, "explain", script], capture_output=True, env=env, timeout=CASE_TIMEOUT)
+        self.assertEqual(res.returncode, 0, f"{name}: explain: {res.stderr!r}")
+        lines = res.stdout.decode("utf-8").splitlines()
+        spoken = " ".join(l.split(": ", 1)[1] for l in lines if not l.startswith(" ") and ": " in l)
+        phonemes = " ".join(l.strip() for l in lines if l.startswith(" "))
+        for word in item["says"]:
+            alone = subprocess.run(["espeak-ng", "-q", "-x", "-v", "en-us", word], capture_output=True,
+                                   text=True, check=True).stdout.strip()
+            self.assertIn(alone, phonemes, f"{name}: '{word}' ({alone}) is not spoken: {phonemes}")
+        wav = subprocess.run(["espeak-ng", "-v", "en-us", "-s", "170", "--stdout", spoken],
+                             capture_output=True, check=True).stdout
+        reference = (len(wav) - 44) // 2
+        self.assertGreater(samples, 0.6 * reference,
+                           f"{name}: {samples} samples, espeak-ng reads the text in {reference}")
+        self.assertLess(samples, 1.6 * reference,
+                        f"{name}: {samples} samples, espeak-ng reads the text in {reference}")
 
     def test_every_case(self):
         times = []

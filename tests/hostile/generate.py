@@ -32,13 +32,17 @@ VOICES = {
 
 
 def case(name, category, script, exit, where=None, message="", args=(), voices=None,
-         setup=None, note=""):
+         setup=None, note="", says=()):
     """One case. `where` is "LINE:COL", "LINE", "0" (the file itself: FILE: message) or None
     (exit 0, or no position to check); `message` a regex searched in stderr (case-insensitive);
-    `setup` names a special arrangement of the script file that test_hostile.py makes."""
-    return {"name": name, "category": category, "script": script, "exit": exit, "where": where,
-            "message": message, "args": list(args), "voices": voices, "setup": setup,
-            "note": note}
+    `setup` names a special arrangement of the script file that test_hostile.py makes; `says`
+    lists words that must be spoken (judged against espeak-ng's own phonemes for each word)."""
+    entry = {"name": name, "category": category, "script": script, "exit": exit, "where": where,
+             "message": message, "args": list(args), "voices": voices, "setup": setup,
+             "note": note}
+    if says:
+        entry["says"] = list(says)
+    return entry
 
 
 def body(text):
@@ -241,19 +245,23 @@ def cases():
                       msg, setup=setup))
 
     # ---- hostile but valid: rendered, exit 0 ----------------------------------------------
+    # Each with the words that must be heard: markup, escaped directives and odd characters are
+    # spoken as text, never obeyed or dropped.
     ok = [
-        ("bom-and-crlf", b"\xef\xbb\xbf---\r\ntitle: t\r\n---\r\nHello\r\nthere.\r\n"),
-        ("word-of-64", body(b"Long " + b"w" * 64 + b" word.\n")),
-        ("cjk-without-spaces", body(("中文没有空格" * 20 + "。\n").encode())),
-        ("markup-is-text", body(b"<speak><break time=\"10s\"/>&amp; [[h@l'oU]] <audio src=x>\n")),
+        ("bom-and-crlf", b"\xef\xbb\xbf---\r\ntitle: t\r\n---\r\nHello\r\nthere.\r\n", ["hello", "there"]),
+        ("word-of-64", body(b"Long " + b"w" * 64 + b" word.\n"), ["long", "word"]),
+        ("cjk-without-spaces", body(("中文没有空格" * 20 + "。\n").encode()), []),
+        ("markup-is-text", body(b"<speak><break time=\"10s\"/>&amp; [[h@l'oU]] <audio src=x>\n"),
+         ["speak", "break", "time", "audio"]),
         ("format-characters", body("Right\u202eto\u202cleft, zero\u200bwidth, "
-                                   "e\u0301\u0301\u0301 and \U0001F600.\n".encode())),
-        ("noncharacters", body("Non \ufffe\uffff \U0010fffe chars.\n".encode())),
-        ("escaped-directives", body(b"Say \\[pause 1s] and \\[voice x] literally.\n")),
-        ("blank-lines-8mib", "big_blank_lines"),
+                                   "e\u0301\u0301\u0301 and \U0001F600.\n".encode()), ["right", "left", "zero", "width"]),
+        ("noncharacters", body("Non \ufffe\uffff \U0010fffe chars.\n".encode()), ["chars"]),
+        ("escaped-directives", body(b"Say \\[pause 1s] and \\[voice x] literally.\n"),
+         ["say", "pause", "voice", "literally"]),
+        ("blank-lines-8mib", "big_blank_lines", ["sentence", "after", "eight", "megabytes"]),
     ]
-    for name, script in ok:
-        c.append(case(name, "valid", script, 0))
+    for name, script, says in ok:
+        c.append(case(name, "valid", script, 0, says=says))
     return c
 
 
