@@ -132,8 +132,8 @@ class SampleEpisode(Case):
         self.assertEqual(len(chapters), 3)
         for probe, ours in zip(chapters, side):
             self.assertEqual(probe["tags"]["title"], ours["title"])
-            self.assertAlmostEqual(float(probe["start_time"]), ours["start_ms"] / 1000, places=3)
-            self.assertAlmostEqual(float(probe["end_time"]), ours["end_ms"] / 1000, places=3)
+            self.assertEqual(round(float(probe["start_time"]) * 1000), ours["start_ms"])
+            self.assertEqual(round(float(probe["end_time"]) * 1000), ours["end_ms"])
         self.assertEqual(side[0]["start_ms"], 0)
         self.assertEqual(side[-1]["end_ms"], self.sidecar["duration_ms"])
         t = mutagen_tags(self.mp3)
@@ -149,6 +149,49 @@ class SampleEpisode(Case):
         for name in ("ep.mp3", "ep.json", "ep.vtt", "ep.chapters.json"):
             with open(os.path.join(self.dir, name), "rb") as a, open(os.path.join(again, name), "rb") as b:
                 self.assertEqual(a.read(), b.read(), name + " differs between renders")
+
+
+class ExactNumbers(Case):
+    """Every number the program writes about time equals one derived here from the audio alone,
+    exactly: chapter starts are the speech onsets of the paragraphs that follow the headings
+    (found as the ends of the paragraph pauses in a WAV render), TLEN and duration_ms are the
+    decoded sample count in whole milliseconds rounded down. No tolerance."""
+
+    SCRIPT = ("---\ntitle: Exact\n---\n# One\n\nFirst paragraph. It has two sentences.\n\n"
+              "Second paragraph here.\n\n# Two\n\nThird paragraph, after a heading.\n\n"
+              "# Three\n\nFourth and last.\n")
+    FIRST_PARAGRAPH_OF_CHAPTER = [0, 2, 3]
+
+    def test_chapters_tlen_and_duration_exact(self):
+        script = write(self.path("e.txt"), self.SCRIPT)
+        wav, mp3 = self.path("e.wav"), self.path("e.mp3")
+        for out in (wav, mp3):
+            res = run([script, "-o", out, "--loudness", "off"])
+            self.assertEqual(res.returncode, 0, res.stderr)
+        rate, data = wav_samples(wav)
+        # The host profile's paragraph pause is 750 ms and its sentence pause 350 ms: a silence of
+        # 600 ms or more is a paragraph boundary, and the sample after it a paragraph's onset.
+        onsets = [0] + [start + length for start, length in runs_of_zeros(data, rate * 6 // 10)
+                        if start + length < len(data)]
+        self.assertEqual(len(onsets), 4, onsets)
+        samples = ffmpeg_samples(mp3)
+        self.assertEqual(samples, len(data))
+        expected_ms = [onsets[k] * 1000 // rate for k in self.FIRST_PARAGRAPH_OF_CHAPTER]
+        duration_ms = samples * 1000 // rate
+        with open(self.path("e.json"), encoding="utf-8") as f:
+            side = json.load(f)
+        self.assertEqual(side["duration_ms"], duration_ms)
+        self.assertEqual([c["start_ms"] for c in side["chapters"]], expected_ms)
+        self.assertEqual([c["end_ms"] for c in side["chapters"]], expected_ms[1:] + [duration_ms])
+        t = mutagen_tags(mp3)
+        self.assertEqual(int(t["TLEN"]), duration_ms)
+        self.assertEqual([c["start"] for c in t["CHAP"]], expected_ms)
+        probe = ffprobe(mp3, "-show_chapters")["chapters"]
+        self.assertEqual([round(float(c["start_time"]) * 1000) for c in probe], expected_ms)
+        self.assertEqual([round(float(c["end_time"]) * 1000) for c in probe], expected_ms[1:] + [duration_ms])
+        with open(self.path("e.chapters.json"), encoding="utf-8") as f:
+            podcast = json.load(f)
+        self.assertEqual([round(c["startTime"] * 1000) for c in podcast["chapters"]], expected_ms)
 
 
 class Pauses(Case):
