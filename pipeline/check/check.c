@@ -102,22 +102,24 @@ static re_status collect_tlen(mpg123_handle *mh, re_mp3_measurement *m)
 static re_status decoder_start(mpg123_handle *mh, const char *path, re_mp3_measurement *m,
                                re_diagnostics *diag)
 {
-    long rate = 0;
-    int channels = 0, encoding = 0;
-    if (mpg123_getformat(mh, &rate, &channels, &encoding) != MPG123_OK)
+    re_mp3_format fmt;
+    switch (re_mp3_decoder_format(mh, MPG123_ENC_SIGNED_16, &fmt)) {
+    case RE_MP3_FORMAT_OK:
+        break;
+    case RE_MP3_NO_FRAME:
         return fail(diag, RE_ERR_FORMAT, path, 0, 0,
                     "not an MP3: no complete MPEG audio frame found");
-    struct mpg123_frameinfo2 info;
-    if (mpg123_info2(mh, &info) != MPG123_OK)
+    case RE_MP3_NO_INFO:
         return fail(diag, RE_ERR_FORMAT, path, 0, 0, "not an MP3: %s", mpg123_strerror(mh));
-    if (info.layer != 3)
+    case RE_MP3_NOT_LAYER3:
         return fail(diag, RE_ERR_FORMAT, path, 0, 0,
-                    "not an MP3: MPEG audio layer %d, not layer III", info.layer);
-    if (rate <= 0 || channels < 1 || channels > 2 || encoding != MPG123_ENC_SIGNED_16)
+                    "not an MP3: MPEG audio layer %d, not layer III", fmt.info.layer);
+    case RE_MP3_UNUSABLE:
         return fail(diag, RE_ERR_FORMAT, path, 0, 0, "not an MP3: unusable output format");
-    m->sample_rate = (unsigned)rate;
-    m->channels = (unsigned)channels;
-    m->mpeg_version = info.version == MPG123_1_0 ? 1 : info.version == MPG123_2_0 ? 2 : 25;
+    }
+    m->sample_rate = (unsigned)fmt.rate;
+    m->channels = (unsigned)fmt.channels;
+    m->mpeg_version = fmt.info.version == MPG123_1_0 ? 1 : fmt.info.version == MPG123_2_0 ? 2 : 25;
     long delay = -1;
     if (mpg123_getstate2(mh, MPG123_ENC_DELAY, &delay, NULL) != MPG123_OK)
         delay = -1;
@@ -142,39 +144,43 @@ static void stop_at(mpg123_handle *mh, re_mp3_measurement *m, int after_frame, c
     m->stopped_why = why;
 }
 
-/* Decodes every frame, counting PCM frames per channel. With a Xing/LAME tag, only the frames
- * it announces count: random bytes after the audio can pass for a frame or two. Junk (or
- * damage) ends the count with a note; so does a change of sample rate. */
+/* Counts the PCM frames per channel of each decoded block. */
+typedef struct sample_count {
+    mpg123_handle *mh;
+    re_mp3_measurement *m;
+    unsigned channels;
+} sample_count;
+
+/* With a Xing/LAME tag, only the frames it announces count: random bytes after the audio can
+ * pass for a frame or two. A change of sample rate ends the count with a note. */
+static int count_block(void *user, const re_mp3_block *b)
+{
+    sample_count *c = user;
+    re_mp3_measurement *m = c->m;
+    if (b->new_format) {
+        if (b->channels < 1 || b->channels > 2 || (unsigned)b->rate != m->sample_rate) {
+            stop_at(c->mh, m, 0, "the sample rate changes (junk, or another stream joined on)");
+            return 1;
+        }
+        c->channels = (unsigned)b->channels;
+    }
+    if (m->tag_frames >= 0 && b->frame >= m->tag_frames)   /* frames count from 0 */
+        m->extra_frames++;
+    else
+        m->samples += b->bytes / (2u * c->channels);
+    return 0;
+}
+
+/* Decodes every frame, counting PCM frames per channel. Junk (or damage) ends the count with
+ * a note. */
 static re_status decoder_run(mpg123_handle *mh, const char *path, re_mp3_measurement *m,
                              re_diagnostics *diag)
 {
-    unsigned channels = m->channels;
-    for (;;) {
-        off_t num = 0;
-        unsigned char *audio = NULL;
-        size_t bytes = 0;
-        int rc = mpg123_decode_frame(mh, &num, &audio, &bytes);
-        if (rc == MPG123_DONE)
-            break;
-        if (rc == MPG123_NEW_FORMAT) {
-            long rate = 0;
-            int ch = 0, enc = 0;
-            if (mpg123_getformat(mh, &rate, &ch, &enc) != MPG123_OK || ch < 1 || ch > 2
-                || (unsigned)rate != m->sample_rate) {
-                stop_at(mh, m, 0, "the sample rate changes (junk, or another stream joined on)");
-                break;
-            }
-            channels = (unsigned)ch;
-        } else if (rc != MPG123_OK && m->samples == 0) {
+    sample_count count = { mh, m, m->channels };
+    if (re_mp3_decoder_each(mh, count_block, &count) == RE_MP3_END_ERROR) {
+        if (m->samples == 0)
             return fail(diag, RE_ERR_FORMAT, path, 0, 0, "not an MP3: %s", mpg123_strerror(mh));
-        } else if (rc != MPG123_OK) {
-            stop_at(mh, m, 1, "what follows is not MPEG audio (trailing junk or damage)");
-            break;
-        }
-        if (m->tag_frames >= 0 && num >= m->tag_frames)   /* num counts from 0 */
-            m->extra_frames++;
-        else
-            m->samples += bytes / (2u * channels);
+        stop_at(mh, m, 1, "what follows is not MPEG audio (trailing junk or damage)");
     }
     off_t frame = mpg123_tellframe(mh);
     m->frames = frame > 0 ? (uint64_t)frame : 0;
@@ -191,16 +197,18 @@ re_status re_mp3_measure(const char *path, re_mp3_measurement *out, re_diagnosti
     memset(out, 0, sizeof *out);
     int fd = -1;
     mpg123_handle *mh = NULL;
+    char why[256];
     re_status status = re_file_open_regular(path, &fd, &out->bytes, diag);
     if (status != RE_OK)
         goto done;
-    if ((status = re_mp3_decoder_new(MPG123_ENC_SIGNED_16, &mh, NULL, 0)) != RE_OK) {
+    re_mp3_source src = { .fd = fd, .pos = 0, .size = (off_t)out->bytes, .error = 0 };
+    status = re_mp3_decoder_open(MPG123_ENC_SIGNED_16, &src, &mh, why, sizeof why);
+    if (status == RE_ERR_READ) {
+        status = fail(diag, status, path, 0, 0, "%s", why);
+        goto done;
+    } else if (status != RE_OK) {
         if (status != RE_ERR_NOMEM)
             status = fail(diag, status, path, 0, 0, "cannot set up the MP3 decoder");
-        goto done;
-    }
-    if (mpg123_open_fd(mh, fd) != MPG123_OK) {
-        status = fail(diag, RE_ERR_READ, path, 0, 0, "cannot read: %s", mpg123_strerror(mh));
         goto done;
     }
     status = decoder_start(mh, path, out, diag);
