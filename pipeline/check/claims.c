@@ -1,6 +1,6 @@
 /* claims.c - the claim list, reading claimed values (durations in their notation, counts),
  * the MP3's own TLEN claims, and the check stage's diagnostics. */
-#define _GNU_SOURCE  /* vasprintf */
+#define _GNU_SOURCE  /* vasprintf, strndup */
 #include "check_internal.h"
 
 #include <stdarg.h>
@@ -22,16 +22,6 @@ re_status check_fail(re_diagnostics *diag, re_status status, const char *file, u
     re_status st = diag ? re_diag_add(diag, file, line, col, "%s", msg) : RE_OK;
     free(msg);
     return st == RE_OK ? status : st;
-}
-
-static char *dup_bytes(const char *s, size_t n)
-{
-    char *p = malloc(n + 1);
-    if (p) {
-        memcpy(p, s, n);
-        p[n] = '\0';
-    }
-    return p;
 }
 
 void re_claim_list_init(re_claim_list *list)
@@ -73,8 +63,8 @@ re_status claim_push(re_claim_list *list, const char *file, const char *field,
     if (text_len > CLAIM_TEXT_MAX)
         text_len = CLAIM_TEXT_MAX;
     c.file = strdup(file);
-    c.field = dup_bytes(field, field_len);
-    c.text = dup_bytes(text, text_len);
+    c.field = strndup(field, field_len);
+    c.text = strndup(text, text_len);
     if (!c.file || !c.field || !c.text) {
         claim_free(&c);
         return RE_ERR_NOMEM;
