@@ -830,112 +830,66 @@ int re_loudness_plan_update(re_loudness_plan *plan, const re_loudness *measured,
  * After encoding: decode the MP3 with libmpg123 and meter it
  * ========================================================================================== */
 
-typedef struct pread_source {
-    int fd;
-    off_t pos;
-    off_t size;
-    int error;      /* errno of a failed read, 0 if none */
-} pread_source;
+/* Feeds every decoded block to a meter; the format must stay the first frame's. */
+typedef struct meter_feed {
+    re_loudness_meter *meter;
+    long rate;
+    int channels;
+    re_status status;
+    char *why;
+    size_t why_len;
+} meter_feed;
 
-static mpg123_ssize_t source_read(void *handle, void *buf, size_t len)
+static int feed_block(void *user, const re_mp3_block *b)
 {
-    pread_source *s = handle;
-    for (;;) {
-        ssize_t n = pread(s->fd, buf, len, s->pos);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n > 0)
-            s->pos += n;
-        if (n < 0)
-            s->error = errno;
-        return n;
+    meter_feed *f = user;
+    if (b->new_format) {
+        if (b->rate != f->rate || b->channels != f->channels) {
+            snprintf(f->why, f->why_len, "the MP3 changes its sample rate or channels midway");
+            f->status = RE_ERR_FORMAT;
+        }
+    } else {
+        f->status = meter_feed_float(f->meter, (const float *)(const void *)b->pcm,
+                                     b->bytes / (sizeof(float) * (size_t)f->channels));
     }
+    return f->status != RE_OK;
 }
 
-static off_t source_seek(void *handle, off_t offset, int whence)
-{
-    pread_source *s = handle;
-    off_t base = whence == SEEK_SET ? 0 : whence == SEEK_CUR ? s->pos : s->size;
-    if ((whence != SEEK_SET && whence != SEEK_CUR && whence != SEEK_END) || base + offset < 0) {
-        errno = EINVAL;
-        return -1;
-    }
-    s->pos = base + offset;
-    return s->pos;
-}
-
-static re_status decoder_open(mpg123_handle **out, pread_source *src, char *why, size_t why_len)
-{
-    mpg123_handle *mh = NULL;
-    *out = NULL;
-    re_status status = re_mp3_decoder_new(MPG123_ENC_FLOAT_32, &mh, why, why_len);
-    if (status != RE_OK)
-        return status;
-    if (mpg123_replace_reader_handle(mh, source_read, source_seek, NULL) != MPG123_OK
-        || mpg123_open_handle(mh, src) != MPG123_OK) {
-        snprintf(why, why_len, "cannot set up the MP3 decoder: %s", mpg123_strerror(mh));
-        mpg123_delete(mh);
-        return RE_ERR_FORMAT;
-    }
-    *out = mh;
-    return RE_OK;
-}
-
-static re_status decode_into_meter(mpg123_handle *mh, const pread_source *src, meter_kind kind,
+static re_status decode_into_meter(mpg123_handle *mh, const re_mp3_source *src, meter_kind kind,
                                    re_loudness *out, char *why, size_t why_len)
 {
-    long rate = 0;
-    int channels = 0, encoding = 0;
-    struct mpg123_frameinfo2 info;
-    int format_rc = mpg123_getformat(mh, &rate, &channels, &encoding);
-    if (format_rc != MPG123_OK && src->error) {
+    re_mp3_format fmt;
+    re_mp3_format_problem problem = re_mp3_decoder_format(mh, MPG123_ENC_FLOAT_32, &fmt);
+    if (problem == RE_MP3_NO_FRAME && src->error) {
         snprintf(why, why_len, "cannot read the MP3: %s", strerror(src->error));
         return RE_ERR_READ;
     }
-    if (format_rc != MPG123_OK || mpg123_info2(mh, &info) != MPG123_OK || info.layer != 3) {
+    if (problem == RE_MP3_NO_FRAME || problem == RE_MP3_NO_INFO || problem == RE_MP3_NOT_LAYER3) {
         snprintf(why, why_len, "not an MP3: no MPEG audio layer III frame found");
         return RE_ERR_FORMAT;
     }
-    if (encoding != MPG123_ENC_FLOAT_32 || channels < 1 || channels > 2) {
+    if (problem != RE_MP3_FORMAT_OK) {
         snprintf(why, why_len, "not an MP3: unusable output format");
         return RE_ERR_FORMAT;
     }
     re_loudness_meter *m = NULL;
-    re_status status = meter_create_kind((unsigned)rate, (unsigned)channels, kind, &m);
+    re_status status = meter_create_kind((unsigned)fmt.rate, (unsigned)fmt.channels, kind, &m);
     if (status != RE_OK) {
-        snprintf(why, why_len, "cannot meter %ld Hz audio", rate);
+        snprintf(why, why_len, "cannot meter %ld Hz audio", fmt.rate);
         return status;
     }
-    while (status == RE_OK) {
-        off_t num = 0;
-        unsigned char *audio = NULL;
-        size_t bytes = 0;
-        int rc = mpg123_decode_frame(mh, &num, &audio, &bytes);
-        if (rc == MPG123_DONE)
-            break;
-        if (rc == MPG123_NEW_FORMAT) {
-            long r2 = 0;
-            int c2 = 0, e2 = 0;
-            if (mpg123_getformat(mh, &r2, &c2, &e2) != MPG123_OK || r2 != rate || c2 != channels) {
-                snprintf(why, why_len, "the MP3 changes its sample rate or channels midway");
-                status = RE_ERR_FORMAT;
-            }
-            continue;
-        }
-        if (rc != MPG123_OK && src->error) {
+    meter_feed feed = { m, fmt.rate, fmt.channels, RE_OK, why, why_len };
+    if (re_mp3_decoder_each(mh, feed_block, &feed) == RE_MP3_END_ERROR) {
+        if (src->error) {
             snprintf(why, why_len, "cannot read the MP3: %s", strerror(src->error));
-            status = RE_ERR_READ;
-            break;
-        }
-        if (rc != MPG123_OK) {
+            feed.status = RE_ERR_READ;
+        } else {
             snprintf(why, why_len, "damaged MP3 after %llu samples: %s",
                      (unsigned long long)m->frames, mpg123_strerror(mh));
-            status = RE_ERR_FORMAT;
-            break;
+            feed.status = RE_ERR_FORMAT;
         }
-        status = meter_feed_float(m, (const float *)(const void *)audio,
-                                  bytes / (sizeof(float) * (size_t)channels));
     }
+    status = feed.status;
     if (status == RE_OK)
         status = re_loudness_meter_finish(m, out);
     re_loudness_meter_free(m);
@@ -958,9 +912,9 @@ static re_status measure_mp3_fd(int fd, meter_kind kind, re_loudness *out, char 
         snprintf(why, why_len, "cannot read the MP3: %s", strerror(errno));
         return RE_ERR_READ;
     }
-    pread_source src = { .fd = fd, .pos = 0, .size = st.st_size, .error = 0 };
+    re_mp3_source src = { .fd = fd, .pos = 0, .size = st.st_size, .error = 0 };
     mpg123_handle *mh = NULL;
-    re_status status = decoder_open(&mh, &src, why, why_len);
+    re_status status = re_mp3_decoder_open(MPG123_ENC_FLOAT_32, &src, &mh, why, why_len);
     if (status != RE_OK)
         return status;
     status = decode_into_meter(mh, &src, kind, out, why, why_len);
@@ -998,17 +952,41 @@ typedef struct peak_part {
     char why[256];
 } peak_part;
 
-static re_status part_decode(peak_part *pt, mpg123_handle *mh, const pread_source *src)
+/* Measures a part's intervals from each decoded block; `at` counts gapless samples. */
+typedef struct part_feed {
+    peak_part *pt;
+    off_t at;
+    off_t end;               /* the last interval's later taps; -1: to the end */
+} part_feed;
+
+static int part_block(void *user, const re_mp3_block *b)
+{
+    part_feed *f = user;
+    peak_part *pt = f->pt;
+    if (b->new_format)
+        return 0;
+    const float *x = (const float *)(const void *)b->pcm;
+    size_t n = b->bytes / sizeof(float), i = 0;
+    for (; i < n && f->at + (off_t)i < pt->from; i++)
+        if (f->at + (off_t)i >= pt->from - FIR_TAPS)
+            peak_prime(&pt->pf, &pt->ip, x[i]);
+    size_t stop = n;
+    if (f->end >= 0 && f->at + (off_t)n > f->end)
+        stop = f->end > f->at + (off_t)i ? (size_t)(f->end - f->at) : i;
+    if (stop > i)
+        peaks_feed(&pt->pf, &pt->ip, x + i, stop - i, 1);
+    f->at += (off_t)n;
+    return f->end >= 0 && f->at >= f->end;
+}
+
+static re_status part_decode(peak_part *pt, mpg123_handle *mh, const re_mp3_source *src)
 {
     off_t at = 0;
     if (pt->from > 0) {
-        long rate;
-        int channels, encoding;
-        struct mpg123_frameinfo2 info;
-        if (mpg123_getformat(mh, &rate, &channels, &encoding) != MPG123_OK
-            || mpg123_info2(mh, &info) != MPG123_OK)
+        re_mp3_format fmt;
+        if (re_mp3_decoder_format(mh, MPG123_ENC_FLOAT_32, &fmt) != RE_MP3_FORMAT_OK)
             return RE_ERR_FORMAT;
-        off_t spf = info.version == MPG123_1_0 ? 1152 : 576;
+        off_t spf = fmt.info.version == MPG123_1_0 ? 1152 : 576;
         off_t want = pt->from - (off_t)PEAK_PRIMING * spf;
         at = want < 0 ? 0 : want;
         if (mpg123_seek(mh, at, SEEK_SET) != at || mpg123_tell(mh) != at) {
@@ -1016,36 +994,13 @@ static re_status part_decode(peak_part *pt, mpg123_handle *mh, const pread_sourc
             return RE_ERR_FORMAT;
         }
     }
-    off_t end = pt->last ? -1 : pt->to + FIR_HALF;   /* the last interval's later taps */
-    for (;;) {
-        off_t num = 0;
-        unsigned char *audio = NULL;
-        size_t bytes = 0;
-        int rc = mpg123_decode_frame(mh, &num, &audio, &bytes);
-        if (rc == MPG123_DONE)
-            break;
-        if (rc == MPG123_NEW_FORMAT)
-            continue;
-        if (rc != MPG123_OK) {
-            snprintf(pt->why, sizeof pt->why, src->error ? "cannot read the MP3: %s" : "damaged MP3: %s",
-                     src->error ? strerror(src->error) : mpg123_strerror(mh));
-            return src->error ? RE_ERR_READ : RE_ERR_FORMAT;
-        }
-        const float *x = (const float *)(const void *)audio;
-        size_t n = bytes / sizeof(float), i = 0;
-        for (; i < n && at + (off_t)i < pt->from; i++)
-            if (at + (off_t)i >= pt->from - FIR_TAPS)
-                peak_prime(&pt->pf, &pt->ip, x[i]);
-        size_t stop = n;
-        if (end >= 0 && at + (off_t)n > end)
-            stop = end > at + (off_t)i ? (size_t)(end - at) : i;
-        if (stop > i)
-            peaks_feed(&pt->pf, &pt->ip, x + i, stop - i, 1);
-        at += (off_t)n;
-        if (end >= 0 && at >= end)
-            break;
+    part_feed feed = { pt, at, pt->last ? -1 : pt->to + FIR_HALF };
+    if (re_mp3_decoder_each(mh, part_block, &feed) == RE_MP3_END_ERROR) {
+        snprintf(pt->why, sizeof pt->why, src->error ? "cannot read the MP3: %s" : "damaged MP3: %s",
+                 src->error ? strerror(src->error) : mpg123_strerror(mh));
+        return src->error ? RE_ERR_READ : RE_ERR_FORMAT;
     }
-    pt->decoded = at;
+    pt->decoded = feed.at;
     if (pt->last)
         peak_finish(&pt->pf, &pt->ip);
     return RE_OK;
@@ -1054,9 +1009,9 @@ static re_status part_decode(peak_part *pt, mpg123_handle *mh, const pread_sourc
 static void *peak_part_main(void *arg)
 {
     peak_part *pt = arg;
-    pread_source src = { .fd = pt->fd, .pos = 0, .size = pt->size, .error = 0 };
+    re_mp3_source src = { .fd = pt->fd, .pos = 0, .size = pt->size, .error = 0 };
     mpg123_handle *mh = NULL;
-    pt->status = decoder_open(&mh, &src, pt->why, sizeof pt->why);
+    pt->status = re_mp3_decoder_open(MPG123_ENC_FLOAT_32, &src, &mh, pt->why, sizeof pt->why);
     if (pt->status == RE_OK) {
         pt->status = part_decode(pt, mh, &src);
         mpg123_close(mh);
@@ -1068,24 +1023,21 @@ static void *peak_part_main(void *arg)
 /* A mono MP3 of known length (a LAME tag) in two halves; 0 when it is not one, or short. */
 static int peaks_split_point(int fd, off_t size, off_t *split, off_t *length)
 {
-    pread_source src = { .fd = fd, .pos = 0, .size = size, .error = 0 };
+    re_mp3_source src = { .fd = fd, .pos = 0, .size = size, .error = 0 };
     mpg123_handle *mh = NULL;
     char why[64];
-    if (decoder_open(&mh, &src, why, sizeof why) != RE_OK)
+    if (re_mp3_decoder_open(MPG123_ENC_FLOAT_32, &src, &mh, why, sizeof why) != RE_OK)
         return 0;
-    long rate = 0;
-    int channels = 0, encoding = 0;
-    struct mpg123_frameinfo2 info;
+    re_mp3_format fmt;
     off_t len = -1;
-    if (mpg123_getformat(mh, &rate, &channels, &encoding) == MPG123_OK
-        && mpg123_info2(mh, &info) == MPG123_OK && info.layer == 3 && channels == 1
-        && encoding == MPG123_ENC_FLOAT_32)
+    if (re_mp3_decoder_format(mh, MPG123_ENC_FLOAT_32, &fmt) == RE_MP3_FORMAT_OK
+        && fmt.channels == 1)
         len = mpg123_length(mh);
     mpg123_close(mh);
     mpg123_delete(mh);
     if (len < (off_t)PEAK_SPLIT_MIN)
         return 0;
-    off_t spf = info.version == MPG123_1_0 ? 1152 : 576;
+    off_t spf = fmt.info.version == MPG123_1_0 ? 1152 : 576;
     *split = len / 2 / spf * spf;
     *length = len;
     return 1;

@@ -1,7 +1,10 @@
-/* mp3_decoder.c - the one libmpg123 setup (see mp3_decoder.h). */
+/* mp3_decoder.c - the one libmpg123 setup, pread source, format check and decode loop (see
+ * mp3_decoder.h). */
 #include "mp3_decoder.h"
 
+#include <errno.h>
 #include <stdio.h>
+#include <unistd.h>
 
 re_status re_mp3_decoder_new(int encoding, mpg123_handle **out, char *why, size_t why_len)
 {
@@ -31,4 +34,90 @@ re_status re_mp3_decoder_new(int encoding, mpg123_handle **out, char *why, size_
     }
     *out = mh;
     return RE_OK;
+}
+
+static mpg123_ssize_t source_read(void *handle, void *buf, size_t len)
+{
+    re_mp3_source *s = handle;
+    for (;;) {
+        ssize_t n = pread(s->fd, buf, len, s->pos);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n > 0)
+            s->pos += n;
+        if (n < 0)
+            s->error = errno;
+        return n;
+    }
+}
+
+static off_t source_seek(void *handle, off_t offset, int whence)
+{
+    re_mp3_source *s = handle;
+    off_t base = whence == SEEK_SET ? 0 : whence == SEEK_CUR ? s->pos : s->size;
+    if ((whence != SEEK_SET && whence != SEEK_CUR && whence != SEEK_END) || base + offset < 0) {
+        errno = EINVAL;
+        return -1;
+    }
+    s->pos = base + offset;
+    return s->pos;
+}
+
+re_status re_mp3_decoder_open(int encoding, re_mp3_source *src, mpg123_handle **out, char *why,
+                              size_t why_len)
+{
+    mpg123_handle *mh = NULL;
+    *out = NULL;
+    re_status status = re_mp3_decoder_new(encoding, &mh, why, why_len);
+    if (status != RE_OK)
+        return status;
+    if (mpg123_replace_reader_handle(mh, source_read, source_seek, NULL) != MPG123_OK
+        || mpg123_open_handle(mh, src) != MPG123_OK) {
+        if (why && why_len)
+            snprintf(why, why_len, "cannot read: %s", mpg123_strerror(mh));
+        mpg123_delete(mh);
+        return RE_ERR_READ;
+    }
+    *out = mh;
+    return RE_OK;
+}
+
+re_mp3_format_problem re_mp3_decoder_format(mpg123_handle *mh, int encoding, re_mp3_format *fmt)
+{
+    fmt->rate = 0;
+    fmt->channels = 0;
+    fmt->encoding = 0;
+    if (mpg123_getformat(mh, &fmt->rate, &fmt->channels, &fmt->encoding) != MPG123_OK)
+        return RE_MP3_NO_FRAME;
+    if (mpg123_info2(mh, &fmt->info) != MPG123_OK)
+        return RE_MP3_NO_INFO;
+    if (fmt->info.layer != 3)
+        return RE_MP3_NOT_LAYER3;
+    if (fmt->rate <= 0 || fmt->channels < 1 || fmt->channels > 2 || fmt->encoding != encoding)
+        return RE_MP3_UNUSABLE;
+    return RE_MP3_FORMAT_OK;
+}
+
+re_mp3_end re_mp3_decoder_each(mpg123_handle *mh, re_mp3_block_fn block, void *user)
+{
+    for (;;) {
+        re_mp3_block b = { NULL, 0, 0, 0, 0, 0 };
+        unsigned char *audio = NULL;
+        int rc = mpg123_decode_frame(mh, &b.frame, &audio, &b.bytes);
+        if (rc == MPG123_DONE)
+            return RE_MP3_END_DONE;
+        if (rc == MPG123_NEW_FORMAT) {
+            int encoding = 0;
+            b.new_format = 1;
+            if (mpg123_getformat(mh, &b.rate, &b.channels, &encoding) != MPG123_OK) {
+                b.rate = 0;
+                b.channels = 0;
+            }
+        } else if (rc != MPG123_OK) {
+            return RE_MP3_END_ERROR;
+        }
+        b.pcm = audio;
+        if (block(user, &b) != 0)
+            return RE_MP3_END_STOPPED;
+    }
 }

@@ -1,86 +1,65 @@
 /* files.c - whole-file reading and atomic replacement of an existing file (see files.h). */
-#define _GNU_SOURCE  /* asprintf, vasprintf */
+#define _GNU_SOURCE  /* asprintf, strndup */
 #include "files.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Adds a path:0:0 diagnostic and returns `status`, or RE_ERR_NOMEM if it could not be kept. */
-static re_status file_fail(re_diagnostics *diag, re_status status, const char *path,
-                           const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static re_status file_fail(re_diagnostics *diag, re_status status, const char *path,
-                           const char *fmt, ...)
+/* Adds a path:0:0 diagnostic to diag (when there is one) and is `status`, or RE_ERR_NOMEM if
+ * the diagnostic could not be kept. */
+#define file_fail(diag, status, path, ...) \
+    noted((status), (diag) ? re_diag_add((diag), (path), 0, 0, __VA_ARGS__) : RE_OK)
+
+static re_status noted(re_status status, re_status added)
 {
-    if (!diag)
-        return status;
-    char *msg = NULL;
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vasprintf(&msg, fmt, ap);
-    va_end(ap);
-    if (n < 0)
-        return RE_ERR_NOMEM;
-    re_status st = re_diag_add(diag, path, 0, 0, "%s", msg);
-    free(msg);
-    return st == RE_OK ? status : st;
+    return added == RE_OK ? status : added;
 }
 
 /* ---- reading ------------------------------------------------------------------------------ */
 
-re_status re_file_open_regular(const char *path, int *fd_out, uint64_t *size,
-                               re_diagnostics *diag)
+/* Opens path for re_file_read's mode (see files.h): *fd, *size (0 for what is not a regular
+ * file) and whether it is one. Each mode keeps the messages it has always used. */
+static re_status open_for(const char *path, re_file_read_mode mode, int *fd_out, uint64_t *size,
+                          int *regular, re_diagnostics *diag)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    int strict = mode == RE_READ_REGULAR;
+    /* RE_READ_ANY: a FIFO blocks here until its writer opens it, like any Unix reader; Ctrl-C
+     * still ends the wait (exit 130). batch refuses anything that is not a regular file. */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | (strict ? O_NONBLOCK : 0));
     if (fd < 0)
         return file_fail(diag, RE_ERR_READ, path, "cannot open: %s", strerror(errno));
     struct stat st;
     re_status status = RE_OK;
     if (fstat(fd, &st) != 0)
-        status = file_fail(diag, RE_ERR_READ, path, "cannot stat: %s", strerror(errno));
+        status = file_fail(diag, RE_ERR_READ, path, "%s: %s",
+                           strict ? "cannot stat" : "cannot read", strerror(errno));
     else if (S_ISDIR(st.st_mode))
-        status = file_fail(diag, RE_ERR_READ, path, "is a directory, not a file");
-    else if (!S_ISREG(st.st_mode))
+        status = file_fail(diag, RE_ERR_READ, path, "%s",
+                           strict ? "is a directory, not a file"
+                                  : "cannot read: it is a directory, not a file");
+    else if (strict && !S_ISREG(st.st_mode))
         status = file_fail(diag, RE_ERR_READ, path, "not a regular file");
-    else if (fcntl(fd, F_SETFL, 0) != 0)   /* blocking reads from here on */
+    else if (strict && fcntl(fd, F_SETFL, 0) != 0)   /* blocking reads from here on */
         status = file_fail(diag, RE_ERR_READ, path, "cannot read: %s", strerror(errno));
     if (status != RE_OK) {
         (void)close(fd);   /* already failing: the first reason is the one to report */
         return status;
     }
     *fd_out = fd;
-    *size = (uint64_t)st.st_size;
-    return RE_OK;
-}
-
-/* Opens anything readable (see RE_READ_ANY); *size is 0 for what is not a regular file. */
-static re_status open_any(const char *path, int *fd_out, uint64_t *size, int *regular,
-                          re_diagnostics *diag)
-{
-    /* A FIFO blocks here until its writer opens it, like any Unix reader; Ctrl-C still ends
-     * the wait (exit 130). batch refuses anything that is not a regular file. */
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return file_fail(diag, RE_ERR_READ, path, "cannot open: %s", strerror(errno));
-    struct stat st;
-    re_status status = RE_OK;
-    if (fstat(fd, &st) != 0)
-        status = file_fail(diag, RE_ERR_READ, path, "cannot read: %s", strerror(errno));
-    else if (S_ISDIR(st.st_mode))
-        status = file_fail(diag, RE_ERR_READ, path, "cannot read: it is a directory, not a file");
-    if (status != RE_OK) {
-        (void)close(fd);
-        return status;
-    }
-    *fd_out = fd;
     *regular = S_ISREG(st.st_mode);
     *size = *regular ? (uint64_t)st.st_size : 0;
     return RE_OK;
+}
+
+re_status re_file_open_regular(const char *path, int *fd, uint64_t *size, re_diagnostics *diag)
+{
+    int regular = 1;
+    return open_for(path, RE_READ_REGULAR, fd, size, &regular, diag);
 }
 
 /* Reads fd to its end into a NUL-terminated buffer of initial capacity cap (>= 2), growing it
@@ -142,8 +121,7 @@ re_status re_file_read(const char *path, size_t max_size, re_file_read_mode mode
     *len = 0;
     int fd = -1, regular = 1;
     uint64_t size = 0;
-    re_status st = mode == RE_READ_REGULAR ? re_file_open_regular(path, &fd, &size, diag)
-                                           : open_any(path, &fd, &size, &regular, diag);
+    re_status st = open_for(path, mode, &fd, &size, &regular, diag);
     if (st != RE_OK)
         return st;
     /* Each mode keeps the words it has always used for the limit. */

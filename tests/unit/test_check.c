@@ -60,6 +60,22 @@ static void test_sniff(void)
     CHECK_INT(re_file_sniff("page", "<!DOCTYPE html>", 15), RE_FILE_HTML);
     CHECK_INT(re_file_sniff("page", "Duration: PT1S", 14), RE_FILE_TEXT);
     CHECK_INT(re_file_sniff("page", "", 0), RE_FILE_TEXT);
+    /* every name ending the format table knows, and the content starts it has not seen above */
+    CHECK_INT(re_file_sniff("a.xml", "x", 1), RE_FILE_XML);
+    CHECK_INT(re_file_sniff("a.xhtml", "x", 1), RE_FILE_XML);
+    CHECK_INT(re_file_sniff("a.html", "{", 1), RE_FILE_HTML);
+    CHECK_INT(re_file_sniff("a.markdown", "<rss", 4), RE_FILE_TEXT);
+    CHECK_INT(re_file_sniff("a.txt", "[", 1), RE_FILE_TEXT);
+    CHECK_INT(re_file_sniff(NULL, "<rss version=\"2.0\"/>", 20), RE_FILE_XML);
+    CHECK_INT(re_file_sniff("page", "<rdf:RDF>", 9), RE_FILE_XML);
+    CHECK_INT(re_file_sniff("page", "<rs", 3), RE_FILE_HTML);
+    CHECK_STR(re_file_kind_name(RE_FILE_AUTO), "auto");
+    CHECK_STR(re_file_kind_name(RE_FILE_TEXT), "text");
+    CHECK_STR(re_file_kind_name(RE_FILE_HTML), "html");
+    CHECK_STR(re_file_kind_name(RE_FILE_JSON), "json");
+    CHECK_STR(re_file_kind_name(RE_FILE_SIDECAR), "sidecar");
+    CHECK_STR(re_file_kind_name(RE_FILE_XML), "xml");
+    CHECK_STR(re_file_kind_name((re_file_kind)99), "unknown");
 }
 
 /* The two claims of the real episode page in shared/reference. */

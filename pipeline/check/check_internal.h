@@ -1,0 +1,73 @@
+/* check_internal.h - what the check stage's files share and nobody else sees: diagnostics,
+ * the claim list's growth and value readers, and a whole run's state for run.c and fix.c. */
+#ifndef RE_CHECK_INTERNAL_H
+#define RE_CHECK_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "check.h"
+
+#define US_PER_S 1000000ULL
+#define CLAIM_TEXT_MAX 80            /* longer unreadable values are cut in reports */
+
+static inline int is_digit(char c)
+{
+    return c >= '0' && c <= '9';
+}
+
+static inline int is_alpha(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+static inline int is_space(char c)
+{
+    return c == ' ' || c == '\t';
+}
+
+/* Adds a formatted diagnostic to diag (may be NULL) and returns `status`, or RE_ERR_NOMEM if
+ * it could not be kept. */
+re_status check_fail(re_diagnostics *diag, re_status status, const char *file, unsigned line,
+                     unsigned col, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+
+/* ---- claims.c: the list and reading values ------------------------------------------------ */
+
+/* Appends a zeroed claim with its file, field and text (cut at CLAIM_TEXT_MAX) copied; *out
+ * points at it until the list grows again. */
+re_status claim_push(re_claim_list *list, const char *file, const char *field, size_t field_len,
+                     const char *text, size_t text_len, re_claim **out);
+/* Frees what a claim owns (not the claim). */
+void claim_free(re_claim *c);
+/* Reads s[0..n) as a duration (ISO 8601 when it starts with P, else a clock or seconds) into
+ * c: kind, notation, readable, value and style. */
+void claim_read_duration(re_claim *c, const char *s, size_t n);
+/* Reads s[0..n) as a decimal count of `kind`; MS counts also become a 1 ms duration. */
+void claim_read_count(re_claim *c, re_claim_kind kind, const char *s, size_t n);
+
+/* ---- run.c and fix.c: one whole run ------------------------------------------------------- */
+
+typedef struct run_file {
+    char *buf;               /* contents, kept for --fix */
+    size_t len;
+    size_t first_claim;      /* its claims are report->claims.items[first_claim..+claim_count) */
+    dev_t dev;
+    ino_t ino;
+} run_file;
+
+typedef struct run {
+    const re_check_options *opt;
+    re_check_report *rep;
+    run_file *data;          /* parallel to rep->files */
+    const char *mp3_name;
+} run;
+
+/* The first input failure: sofar, unless it is RE_OK. */
+re_status check_first_failure(re_status sofar, re_status now);
+
+/* Rewrites the wrong claims of every named file that was read (fix.c); records the first
+ * input failure in *input_status. RE_ERR_NOMEM stops at once. */
+re_status fix_all(run *r, re_status *input_status);
+
+#endif

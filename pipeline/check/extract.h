@@ -1,0 +1,79 @@
+/* extract.h - claim extraction inside the check stage: the context one file is read with, the
+ * helpers every format uses, and the format handlers (SoX style: one file per format, each a
+ * claim_format with its name, how it is recognised and its extractor; extract.c walks the
+ * table). */
+#ifndef RE_CHECK_EXTRACT_H
+#define RE_CHECK_EXTRACT_H
+
+#include <stddef.h>
+
+#include "check_internal.h"
+
+typedef struct span {
+    size_t start, end;
+} span;
+
+typedef struct extract_ctx {
+    const char *name;
+    const char *buf;
+    size_t len;
+    const char *mp3_name;
+    re_claim_list *out;
+    re_diagnostics *diag;
+    re_diagnostics *notes;
+    span *skips;          /* regions the line scanner ignores (sorted) */
+    size_t skip_count, skip_cap;
+    span *blocks;         /* HTML: JSON-LD script contents */
+    size_t block_count, block_cap;
+    int html;             /* the line scanner steps over tags (style="animation-duration: 2s") */
+    size_t pos_off, pos_line_start;   /* extract_position's memory: counting resumes here */
+    unsigned pos_line;
+    size_t claims;        /* found in this file so far */
+} extract_ctx;
+
+/* One claim format. */
+typedef struct claim_format {
+    re_file_kind kind;
+    const char *name;                  /* re_file_kind_name */
+    const char *const *suffixes;       /* file name endings that mean it (NULL-terminated) */
+    /* whether content that starts (after a BOM and blanks) at buf[0..len) is this format;
+     * NULL: never recognised by content */
+    int (*looks_like)(const char *buf, size_t len);
+    /* appends the claims of x->buf to x->out; RE_ERR_INPUT/RE_ERR_LIMIT with a diagnostic */
+    re_status (*extract)(extract_ctx *x);
+} claim_format;
+
+extern const claim_format claim_format_json;      /* extract_json.c */
+extern const claim_format claim_format_sidecar;   /* extract_json.c */
+extern const claim_format claim_format_feed;      /* extract_feed.c: RSS and Atom */
+extern const claim_format claim_format_html;      /* extract_html.c */
+extern const claim_format claim_format_text;      /* extract_text.c */
+
+/* ---- extract.c: shared by the formats ---------------------------------------------------- */
+
+/* 1-based line and byte column of offset `off` (columns after a leading BOM). */
+void extract_position(extract_ctx *x, size_t off, unsigned *line, unsigned *col);
+/* Adds a claim whose value sits at buf[off..off+len) (len 0: not rewritable) and shows as
+ * `text`; RE_ERR_LIMIT past RE_CHECK_MAX_CLAIMS. */
+re_status extract_add_claim(extract_ctx *x, const char *field, size_t field_len, size_t off,
+                            size_t len, const char *text, size_t text_len, re_claim **out);
+re_status extract_push_span(span **list, size_t *count, size_t *cap, size_t start, size_t end);
+/* The first case-insensitive `needle` in buf[from..len), or NULL. */
+const char *extract_find_ci(const char *buf, size_t from, size_t len, const char *needle);
+
+/* ---- shared between the formats ---------------------------------------------------------- */
+
+/* extract_text.c: `Duration: VALUE` labels on every line outside x->skips (also in HTML). */
+re_status extract_duration_lines(extract_ctx *x);
+/* extract_html.c: the end of the tag at buf[lt] == '<' (index of '>', or len), respecting
+ * quotes; the span of attribute `name` in a start tag's buf[from..to). */
+size_t html_tag_end(const char *buf, size_t lt, size_t len);
+int html_tag_attr(const char *buf, size_t from, size_t to, const char *name, int icase,
+                  size_t *voff, size_t *vlen);
+/* extract_html.c: a page (also an XHTML document found by the feed reader). */
+re_status extract_html(extract_ctx *x);
+/* extract_json.c: buf[start..end) validated as JSON and its claims collected (JSON-LD blocks
+ * in HTML too). */
+re_status extract_json_span(extract_ctx *x, size_t start, size_t end, int sidecar);
+
+#endif

@@ -1,0 +1,158 @@
+/* extract_html.c - pages: `Duration:` lines outside comments, script, style, pre and textarea,
+ * and the JSON-LD in <script type="application/ld+json">. */
+#include "extract.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+/* Finds attribute `name` in the start tag buf[from..to) (from just after the tag name).
+ * Values may be quoted or, in HTML, bare. Sets the value's span. */
+int html_tag_attr(const char *buf, size_t from, size_t to, const char *name, int icase,
+                  size_t *voff, size_t *vlen)
+{
+    size_t i = from, n = strlen(name);
+    while (i < to) {
+        while (i < to && (is_space(buf[i]) || buf[i] == '\n' || buf[i] == '\r' || buf[i] == '/'))
+            i++;
+        size_t ns = i;
+        while (i < to && !is_space(buf[i]) && buf[i] != '\n' && buf[i] != '\r' && buf[i] != '='
+               && buf[i] != '>' && buf[i] != '/')
+            i++;
+        size_t ne = i;
+        while (i < to && (is_space(buf[i]) || buf[i] == '\n' || buf[i] == '\r'))
+            i++;
+        size_t vs = i, ve = i;
+        if (i < to && buf[i] == '=') {
+            i++;
+            while (i < to && (is_space(buf[i]) || buf[i] == '\n' || buf[i] == '\r'))
+                i++;
+            if (i < to && (buf[i] == '"' || buf[i] == '\'')) {
+                char q = buf[i++];
+                vs = i;
+                while (i < to && buf[i] != q)
+                    i++;
+                ve = i;
+                if (i < to)
+                    i++;
+            } else {
+                vs = i;
+                while (i < to && !is_space(buf[i]) && buf[i] != '\n' && buf[i] != '>')
+                    i++;
+                ve = i;
+            }
+        }
+        int same = ne - ns == n && (icase ? strncasecmp(buf + ns, name, n) == 0
+                                          : strncmp(buf + ns, name, n) == 0);
+        if (same) {
+            *voff = vs;
+            *vlen = ve - vs;
+            return 1;
+        }
+        if (ne == ns && i == ns)
+            i++;   /* a stray character: step over it */
+    }
+    return 0;
+}
+
+/* The end of the tag that starts at buf[lt] == '<' (index of '>', or len), respecting
+ * quotes. */
+size_t html_tag_end(const char *buf, size_t lt, size_t len)
+{
+    char q = 0;
+    for (size_t i = lt + 1; i < len; i++) {
+        if (q) {
+            if (buf[i] == q)
+                q = 0;
+        } else if (buf[i] == '"' || buf[i] == '\'') {
+            q = buf[i];
+        } else if (buf[i] == '>') {
+            return i;
+        }
+    }
+    return len;
+}
+
+/* <script>/<style> at lt: records the whole element as skipped and, for an ld+json script,
+ * its contents as a JSON block. Returns where scanning continues. */
+static re_status raw_element(extract_ctx *x, size_t lt, const char *tag, size_t *next)
+{
+    size_t n = strlen(tag);
+    size_t gt = html_tag_end(x->buf, lt, x->len);
+    char close[16];
+    snprintf(close, sizeof close, "</%s", tag);
+    const char *end = gt < x->len ? extract_find_ci(x->buf, gt + 1, x->len, close) : NULL;
+    size_t content_end = end ? (size_t)(end - x->buf) : x->len;
+    size_t elem_end = end ? html_tag_end(x->buf, content_end, x->len) : x->len;
+    if (elem_end < x->len)
+        elem_end++;
+    re_status st = extract_push_span(&x->skips, &x->skip_count, &x->skip_cap, lt, elem_end);
+    size_t voff, vlen;
+    if (st == RE_OK && n == 6 && gt < x->len
+        && html_tag_attr(x->buf, lt + 1 + n, gt, "type", 1, &voff, &vlen)
+        && vlen == 19 && strncasecmp(x->buf + voff, "application/ld+json", 19) == 0)
+        st = extract_push_span(&x->blocks, &x->block_count, &x->block_cap, gt + 1, content_end);
+    *next = elem_end;
+    return st;
+}
+
+static int tag_named(const char *buf, size_t lt, size_t len, const char *tag)
+{
+    size_t n = strlen(tag);
+    return len - lt > n + 1 && strncasecmp(buf + lt + 1, tag, n) == 0
+           && (is_space(buf[lt + 1 + n]) || buf[lt + 1 + n] == '>' || buf[lt + 1 + n] == '\n'
+               || buf[lt + 1 + n] == '\r' || buf[lt + 1 + n] == '/');
+}
+
+static re_status find_html_regions(extract_ctx *x)
+{
+    size_t i = 0;
+    while (i < x->len) {
+        const char *lt = memchr(x->buf + i, '<', x->len - i);
+        if (!lt)
+            break;
+        i = (size_t)(lt - x->buf);
+        re_status st = RE_OK;
+        if (x->len - i >= 4 && memcmp(lt, "<!--", 4) == 0) {
+            const char *end = extract_find_ci(x->buf, i + 4, x->len, "-->");
+            size_t e = end ? (size_t)(end - x->buf) + 3 : x->len;
+            st = extract_push_span(&x->skips, &x->skip_count, &x->skip_cap, i, e);
+            i = e;
+        } else if (tag_named(x->buf, i, x->len, "script")) {
+            st = raw_element(x, i, "script", &i);
+        } else if (tag_named(x->buf, i, x->len, "style")) {
+            st = raw_element(x, i, "style", &i);
+        } else if (tag_named(x->buf, i, x->len, "pre")) {   /* code, as ``` in Markdown */
+            st = raw_element(x, i, "pre", &i);
+        } else if (tag_named(x->buf, i, x->len, "textarea")) {
+            st = raw_element(x, i, "textarea", &i);
+        } else {
+            i++;
+        }
+        if (st != RE_OK)
+            return st;
+    }
+    return RE_OK;
+}
+
+re_status extract_html(extract_ctx *x)
+{
+    x->html = 1;
+    re_status st = find_html_regions(x);
+    if (st == RE_OK)
+        st = extract_duration_lines(x);
+    for (size_t i = 0; st == RE_OK && i < x->block_count; i++)
+        st = extract_json_span(x, x->blocks[i].start, x->blocks[i].end, 0);
+    return st;
+}
+
+static int looks_like_html(const char *buf, size_t len)
+{
+    return len > 0 && buf[0] == '<';
+}
+
+static const char *const html_suffixes[] = { ".html", ".htm", NULL };
+
+const claim_format claim_format_html = {
+    RE_FILE_HTML, "html", html_suffixes, looks_like_html, extract_html
+};

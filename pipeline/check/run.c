@@ -1,0 +1,193 @@
+/* run.c - a whole check: measure the MP3, list the sidecar and the named files (each once),
+ * read and extract them, judge every claim, fix, and the MP3's warnings (see check.h,
+ * re_check_run). */
+#include "check_internal.h"
+#include "files.h"
+#include "sidecar.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static re_status add_file(run *r, const char *path, int is_sidecar, int named,
+                          const struct stat *st)
+{
+    re_check_report *rep = r->rep;
+    for (size_t i = 0; i < rep->file_count; i++)
+        if (r->data[i].dev == st->st_dev && r->data[i].ino == st->st_ino) {
+            rep->files[i].named |= named;   /* the same file twice: check it once */
+            return RE_OK;
+        }
+    re_check_file *files = realloc(rep->files, (rep->file_count + 1) * sizeof *files);
+    if (!files)
+        return RE_ERR_NOMEM;
+    rep->files = files;
+    run_file *data = realloc(r->data, (rep->file_count + 1) * sizeof *data);
+    if (!data)
+        return RE_ERR_NOMEM;
+    r->data = data;
+    re_check_file *f = &rep->files[rep->file_count];
+    memset(f, 0, sizeof *f);
+    if (!(f->path = strdup(path)))
+        return RE_ERR_NOMEM;
+    f->is_sidecar = is_sidecar;
+    f->named = named;
+    f->kind = is_sidecar ? RE_FILE_SIDECAR : RE_FILE_AUTO;
+    r->data[rep->file_count] = (run_file){ NULL, 0, 0, st->st_dev, st->st_ino };
+    rep->file_count++;
+    return RE_OK;
+}
+
+/* The sidecar (when present) and the named files, each once. */
+static re_status list_files(run *r)
+{
+    const re_check_options *opt = r->opt;
+    struct stat st;
+    re_status s = RE_OK;
+    if (!opt->no_sidecar) {
+        char *side = re_sidecar_path(opt->mp3_path);   /* the name render-episode writes */
+        struct stat mp3;
+        if (!side)
+            return RE_ERR_NOMEM;
+        if (stat(side, &st) == 0 && S_ISREG(st.st_mode) && stat(opt->mp3_path, &mp3) == 0
+            && (st.st_dev != mp3.st_dev || st.st_ino != mp3.st_ino))
+            s = add_file(r, side, 1, 0, &st);
+        free(side);
+    }
+    for (size_t i = 0; s == RE_OK && i < opt->file_count; i++) {
+        if (stat(opt->files[i], &st) != 0)
+            memset(&st, 0, sizeof st);   /* reported when it is read */
+        if (st.st_ino == 0) {
+            st.st_dev = (dev_t)-1;
+            st.st_ino = (ino_t)(i + 1);
+        }
+        s = add_file(r, opt->files[i], 0, 1, &st);
+    }
+    return s;
+}
+
+re_status check_first_failure(re_status sofar, re_status now)
+{
+    return sofar != RE_OK ? sofar : now;
+}
+
+static int fatal(re_status s)
+{
+    return s == RE_ERR_NOMEM || s == RE_ERR_INVALID;
+}
+
+/* Reads and extracts every listed file. */
+static re_status collect(run *r, re_status *input_status)
+{
+    re_check_report *rep = r->rep;
+    for (size_t i = 0; i < rep->file_count; i++) {
+        re_check_file *f = &rep->files[i];
+        run_file *d = &r->data[i];
+        size_t before = rep->claims.count;
+        d->first_claim = before;
+        re_status s = re_file_read(f->path, RE_CHECK_MAX_FILE_SIZE, RE_READ_REGULAR, &d->buf,
+                                   &d->len, &rep->errors);
+        if (s == RE_OK) {
+            if (f->kind == RE_FILE_AUTO)
+                f->kind = re_file_sniff(f->path, d->buf, d->len);
+            s = re_claims_extract(f->path, d->buf, d->len, f->kind, r->mp3_name, &rep->claims,
+                                  &rep->errors, &rep->warnings);
+        }
+        if (fatal(s))
+            return s;
+        f->status = s;
+        f->claim_count = rep->claims.count - before;
+        *input_status = check_first_failure(*input_status, s);
+    }
+    return RE_OK;
+}
+
+static re_status mp3_warnings(re_check_report *rep, const char *path)
+{
+    const re_mp3_measurement *m = &rep->mp3;
+    re_status s = RE_OK;
+    if (m->truncated)
+        s = check_fail(&rep->warnings, RE_OK, path, 0, 0,
+                       "truncated or damaged: its Xing/LAME tag announces %lld frames but only "
+                       "%llu decode; measured what decodes", (long long)m->tag_frames,
+                       (unsigned long long)m->frames);
+    else if (m->extra_frames > 0)
+        s = check_fail(&rep->warnings, RE_OK, path, 0, 0,
+                       "%llu more frames decode after the %lld its Xing/LAME tag announces; not "
+                       "counted (junk that looks like audio, or files joined together?)",
+                       (unsigned long long)m->extra_frames, (long long)m->tag_frames);
+    if (s == RE_OK && m->stopped_at)
+        s = check_fail(&rep->warnings, RE_OK, path, 0, 0,
+                       "decoding stopped at byte %llu of %llu: %s; measured the %llu frames "
+                       "before it", (unsigned long long)m->stopped_at, (unsigned long long)m->bytes,
+                       m->stopped_why ? m->stopped_why : "damaged", (unsigned long long)m->frames);
+    if (s == RE_OK && !m->has_lame_tag)
+        s = check_fail(&rep->warnings, RE_OK, path, 0, 0,
+                       "no LAME tag: the measured length includes the encoder delay and padding, "
+                       "as players play them");
+    return s;
+}
+
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+re_status re_check_run(const re_check_options *opt, re_check_report *report)
+{
+    if (!report)
+        return RE_ERR_INVALID;
+    memset(report, 0, sizeof *report);
+    re_claim_list_init(&report->claims);
+    re_diagnostics_init(&report->errors, 0);
+    re_diagnostics_init(&report->warnings, 0);
+    if (!opt || !opt->mp3_path || (opt->file_count && !opt->files))
+        return RE_ERR_INVALID;
+    run r = { opt, report, NULL, base_name(opt->mp3_path) };
+    re_status input = re_mp3_measure(opt->mp3_path, &report->mp3, &report->errors);
+    if (input != RE_OK)
+        return input;
+    report->measured = 1;
+    re_status s = mp3_warnings(report, opt->mp3_path);
+    if (s == RE_OK)
+        s = re_claims_from_tlen(opt->mp3_path, &report->mp3, &report->claims);
+    if (s == RE_OK)
+        s = list_files(&r);
+    if (s == RE_OK)
+        s = collect(&r, &input);
+    for (size_t i = 0; s == RE_OK && i < report->claims.count; i++)
+        re_claim_judge(&report->claims.items[i], &report->mp3, opt->tolerance_us);
+    if (s == RE_OK && opt->fix)
+        s = fix_all(&r, &input);
+    for (size_t i = 0; r.data && i < report->file_count; i++)
+        free(r.data[i].buf);
+    free(r.data);
+    return s != RE_OK ? s : input;
+}
+
+void re_check_report_free(re_check_report *report)
+{
+    if (!report)
+        return;
+    re_mp3_measurement_free(&report->mp3);
+    re_claim_list_free(&report->claims);
+    for (size_t i = 0; i < report->file_count; i++)
+        free(report->files[i].path);
+    free(report->files);
+    re_diagnostics_free(&report->errors);
+    re_diagnostics_free(&report->warnings);
+    memset(report, 0, sizeof *report);
+}
+
+size_t re_check_failed(const re_check_report *report)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < report->claims.count; i++)
+        n += !report->claims.items[i].ok && !report->claims.items[i].fixed;
+    for (size_t i = 0; i < report->file_count; i++) {
+        const re_check_file *f = &report->files[i];
+        n += f->named && f->status == RE_OK && f->claim_count == 0;
+    }
+    return n;
+}
