@@ -8,24 +8,10 @@
 #include <sys/types.h>
 
 #include "check.h"
+#include "text.h"
 
 #define US_PER_S 1000000ULL
 #define CLAIM_TEXT_MAX 80            /* longer unreadable values are cut in reports */
-
-static inline int is_digit(char c)
-{
-    return c >= '0' && c <= '9';
-}
-
-static inline int is_alpha(char c)
-{
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-
-static inline int is_space(char c)
-{
-    return c == ' ' || c == '\t';
-}
 
 /* Adds a formatted diagnostic to diag (may be NULL) and returns `status`, or RE_ERR_NOMEM if
  * it could not be kept. */

@@ -81,7 +81,7 @@ static int parse_count(const char *s, size_t n, uint64_t *out)
     if (n == 0)
         return 0;
     for (size_t i = 0; i < n; i++) {
-        if (!is_digit(s[i]) || v > (UINT64_MAX - (uint64_t)(s[i] - '0')) / 10)
+        if (!re_is_digit(s[i]) || v > (UINT64_MAX - (uint64_t)(s[i] - '0')) / 10)
             return 0;
         v = v * 10 + (uint64_t)(s[i] - '0');
     }
@@ -99,10 +99,10 @@ static void read_style(re_claim *c, const char *s, size_t n)
             st.clock_fields++;
     if (i < n) {
         st.frac_sep = s[i];
-        for (i++; i < n && is_digit(s[i]); i++)
+        for (i++; i < n && re_is_digit(s[i]); i++)
             st.frac_digits++;
     }
-    while (st.first_width < n && is_digit(s[st.first_width]))
+    while (st.first_width < n && re_is_digit(s[st.first_width]))
         st.first_width++;
     if (st.frac_digits > 18)
         st.frac_digits = 18;
@@ -113,7 +113,7 @@ static void read_style(re_claim *c, const char *s, size_t n)
         st.seconds_only = n > 3 && s[1] == 'T' && s[n - 1] == 'S'
                           && c->value.us >= 60 * US_PER_S;
         for (size_t j = 2; st.seconds_only && j + 1 < n; j++)
-            st.seconds_only = is_digit(s[j]) || s[j] == '.' || s[j] == ',';
+            st.seconds_only = re_is_digit(s[j]) || s[j] == '.' || s[j] == ',';
     }
     c->style = st;
 }

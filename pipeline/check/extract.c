@@ -104,7 +104,7 @@ re_file_kind re_file_sniff(const char *name, const char *buf, size_t len)
             if (has_suffix(name, *s))
                 return formats[k]->kind;
     size_t i = len >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
-    while (i < len && (is_space(buf[i]) || buf[i] == '\n' || buf[i] == '\r'))
+    while (i < len && (re_is_blank(buf[i]) || buf[i] == '\n' || buf[i] == '\r'))
         i++;
     for (size_t k = 0; k < FORMAT_COUNT; k++)
         if (formats[k]->looks_like && formats[k]->looks_like(buf + i, len - i))

@@ -51,7 +51,7 @@ static int node_is(const xmlNode *node, const char *name, const char *ns)
 
 static int hex_value(char c)
 {
-    if (is_digit(c))
+    if (re_is_digit(c))
         return c - '0';
     c = (char)(c | 0x20);
     return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
@@ -109,7 +109,7 @@ static re_status xml_length_claim(extract_ctx *x, const xmlNode *node)
         for (lt = off; lt > 0 && x->buf[lt] != '<'; lt--)
             ;
         size_t name_end = lt + 1;
-        while (name_end < off && !is_space(x->buf[name_end]) && x->buf[name_end] != '\n'
+        while (name_end < off && !re_is_blank(x->buf[name_end]) && x->buf[name_end] != '\n'
                && x->buf[name_end] != '\r')
             name_end++;
         if (html_tag_attr(x->buf, name_end, off, "length", 0, &span_off, &span_len)
@@ -138,9 +138,9 @@ static re_status xml_duration_claim(extract_ctx *x, const xmlNode *node)
         return RE_ERR_NOMEM;
     const char *s = (const char *)content;
     size_t n = strlen(s), a = 0, b = n, off = 0, span_len = 0;
-    while (a < b && (is_space(s[a]) || s[a] == '\n' || s[a] == '\r'))
+    while (a < b && (re_is_blank(s[a]) || s[a] == '\n' || s[a] == '\r'))
         a++;
-    while (b > a && (is_space(s[b - 1]) || s[b - 1] == '\n' || s[b - 1] == '\r'))
+    while (b > a && (re_is_blank(s[b - 1]) || s[b - 1] == '\n' || s[b - 1] == '\r'))
         b--;
     size_t end = off + 1 + n;
     if (node_offset(node, x->len, &off) && x->buf[off] == '>' && (end = off + 1 + n) <= x->len

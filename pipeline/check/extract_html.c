@@ -13,19 +13,19 @@ int html_tag_attr(const char *buf, size_t from, size_t to, const char *name, int
 {
     size_t i = from, n = strlen(name);
     while (i < to) {
-        while (i < to && (is_space(buf[i]) || buf[i] == '\n' || buf[i] == '\r' || buf[i] == '/'))
+        while (i < to && (re_is_blank(buf[i]) || buf[i] == '\n' || buf[i] == '\r' || buf[i] == '/'))
             i++;
         size_t ns = i;
-        while (i < to && !is_space(buf[i]) && buf[i] != '\n' && buf[i] != '\r' && buf[i] != '='
+        while (i < to && !re_is_blank(buf[i]) && buf[i] != '\n' && buf[i] != '\r' && buf[i] != '='
                && buf[i] != '>' && buf[i] != '/')
             i++;
         size_t ne = i;
-        while (i < to && (is_space(buf[i]) || buf[i] == '\n' || buf[i] == '\r'))
+        while (i < to && (re_is_blank(buf[i]) || buf[i] == '\n' || buf[i] == '\r'))
             i++;
         size_t vs = i, ve = i;
         if (i < to && buf[i] == '=') {
             i++;
-            while (i < to && (is_space(buf[i]) || buf[i] == '\n' || buf[i] == '\r'))
+            while (i < to && (re_is_blank(buf[i]) || buf[i] == '\n' || buf[i] == '\r'))
                 i++;
             if (i < to && (buf[i] == '"' || buf[i] == '\'')) {
                 char q = buf[i++];
@@ -37,7 +37,7 @@ int html_tag_attr(const char *buf, size_t from, size_t to, const char *name, int
                     i++;
             } else {
                 vs = i;
-                while (i < to && !is_space(buf[i]) && buf[i] != '\n' && buf[i] != '>')
+                while (i < to && !re_is_blank(buf[i]) && buf[i] != '\n' && buf[i] != '>')
                     i++;
                 ve = i;
             }
@@ -100,7 +100,7 @@ static int tag_named(const char *buf, size_t lt, size_t len, const char *tag)
 {
     size_t n = strlen(tag);
     return len - lt > n + 1 && strncasecmp(buf + lt + 1, tag, n) == 0
-           && (is_space(buf[lt + 1 + n]) || buf[lt + 1 + n] == '>' || buf[lt + 1 + n] == '\n'
+           && (re_is_blank(buf[lt + 1 + n]) || buf[lt + 1 + n] == '>' || buf[lt + 1 + n] == '\n'
                || buf[lt + 1 + n] == '\r' || buf[lt + 1 + n] == '/');
 }
 

@@ -62,7 +62,7 @@ static re_status json_value(json_scan *s, int kind, size_t a, size_t b)
 {
     extract_ctx *x = s->x;
     int is_string = x->buf[a] == '"';
-    if (!is_string && !is_digit(x->buf[a]) && x->buf[a] != '-')
+    if (!is_string && !re_is_digit(x->buf[a]) && x->buf[a] != '-')
         return RE_OK;   /* true, false, null: no claim */
     const char *text = x->buf + a;
     size_t text_len = b - a, off = a, len = b - a;

@@ -19,7 +19,7 @@ static int is_markup(char c)
 static size_t skip_separators(const char *buf, size_t i, size_t len, int entities)
 {
     while (i < len) {
-        if (is_space(buf[i]) || is_markup(buf[i]) || (entities && buf[i] == '|')) {
+        if (re_is_blank(buf[i]) || is_markup(buf[i]) || (entities && buf[i] == '|')) {
             i++;
         } else if (buf[i] == '<') {
             size_t j = i + 1;
@@ -30,7 +30,7 @@ static size_t skip_separators(const char *buf, size_t i, size_t len, int entitie
             i = j + 1;
         } else if (entities && buf[i] == '&') {
             size_t j = i + 1;
-            while (j < len && j - i < 10 && (is_alpha(buf[j]) || is_digit(buf[j]) || buf[j] == '#'))
+            while (j < len && j - i < 10 && (re_is_letter(buf[j]) || re_is_digit(buf[j]) || buf[j] == '#'))
                 j++;
             if (j >= len || buf[j] != ';' || j == i + 1)
                 return i;
@@ -49,7 +49,7 @@ static int only_markup(const char *buf, size_t from, size_t to)
     size_t i = from;
     while (i < to) {
         char c = buf[i];
-        if (is_space(c) || is_markup(c) || strchr("-+>#|", c)) {
+        if (re_is_blank(c) || is_markup(c) || strchr("-+>#|", c)) {
             i++;
         } else if (c == '<') {
             while (i < to && buf[i] != '>')
@@ -57,8 +57,8 @@ static int only_markup(const char *buf, size_t from, size_t to)
             if (i == to)
                 return 0;
             i++;
-        } else if (is_digit(c)) {
-            while (i < to && is_digit(buf[i]))
+        } else if (re_is_digit(c)) {
+            while (i < to && re_is_digit(buf[i]))
                 i++;
             if (i == to || (buf[i] != '.' && buf[i] != ')'))
                 return 0;
@@ -76,15 +76,15 @@ static size_t match_label(const char *buf, size_t i, size_t len)
     size_t j = i;
     if (len - i >= 5 && strncasecmp(buf + i, "audio", 5) == 0) {
         j = i + 5;
-        if (j >= len || !is_space(buf[j]))
+        if (j >= len || !re_is_blank(buf[j]))
             return 0;
-        while (j < len && is_space(buf[j]))
+        while (j < len && re_is_blank(buf[j]))
             j++;
     }
     if (len - j < 8 || strncasecmp(buf + j, "duration", 8) != 0)
         return 0;
     j += 8;
-    if (j < len && (is_alpha(buf[j]) || is_digit(buf[j]) || buf[j] == '_'))
+    if (j < len && (re_is_letter(buf[j]) || re_is_digit(buf[j]) || buf[j] == '_'))
         return 0;
     return j;
 }
@@ -105,7 +105,7 @@ static size_t value_token(const char *buf, size_t v, size_t len, int *unit_ok)
 {
     size_t e = v;
     int iso = buf[v] == 'P';
-    while (e < len && (is_digit(buf[e]) || buf[e] == '.' || buf[e] == ',' || buf[e] == ':'
+    while (e < len && (re_is_digit(buf[e]) || buf[e] == '.' || buf[e] == ',' || buf[e] == ':'
                        || (iso && buf[e] >= 'A' && buf[e] <= 'Z')))
         e++;
     while (e > v && (buf[e - 1] == '.' || buf[e - 1] == ',' || buf[e - 1] == ':'))
@@ -113,13 +113,13 @@ static size_t value_token(const char *buf, size_t v, size_t len, int *unit_ok)
     *unit_ok = 1;
     if (!iso && e > v && !memchr(buf + v, ':', e - v)) {
         size_t w = e;
-        while (w < len && is_space(buf[w]))
+        while (w < len && re_is_blank(buf[w]))
             w++;
         size_t we = w;
-        while (we < len && is_alpha(buf[we]))
+        while (we < len && re_is_letter(buf[we]))
             we++;
         if (we > w)   /* "173 s" holds; "3 minutes" and "2m53s" are not read */
-            *unit_ok = is_seconds_word(buf + w, we - w) && !(we < len && is_digit(buf[we]));
+            *unit_ok = is_seconds_word(buf + w, we - w) && !(we < len && re_is_digit(buf[we]));
     }
     return e;
 }
@@ -130,7 +130,7 @@ static size_t visible_end(const char *buf, size_t v, size_t len)
     size_t e = v;
     while (e < len && buf[e] != '\n' && buf[e] != '\r' && buf[e] != '<' && e - v < CLAIM_TEXT_MAX)
         e++;
-    while (e > v && is_space(buf[e - 1]))
+    while (e > v && re_is_blank(buf[e - 1]))
         e--;
     return e;
 }
@@ -194,7 +194,7 @@ static int word_start(const char *buf, size_t i)
     char p = buf[i - 1];
     if (p == '-' && i >= 2)
         p = buf[i - 2];
-    return !(is_alpha(p) || is_digit(p) || p == '_');
+    return !(re_is_letter(p) || re_is_digit(p) || p == '_');
 }
 
 /* Scans every line for labels, outside the skipped regions. */
