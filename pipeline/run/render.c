@@ -6,7 +6,6 @@
 
 #include <errno.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +26,7 @@
 #include "script.h"
 #include "sha256.h"
 #include "sidecar.h"
+#include "spool_pass.h"
 #include "synth.h"
 #include "transcript.h"
 #include "utf8.h"
@@ -689,154 +689,8 @@ static void remove_stale(const char *output_path, const char *suffix)
 static re_status loudness_pass(render *r, re_spool *input, re_loudness *measured)
 {
     char why[WHY_LEN] = "";
-    re_loudness_meter *meter = NULL;
-    int16_t *in = malloc(ENCODE_CHUNK * sizeof *in);
-    re_status status = in ? RE_OK : RE_ERR_NOMEM;
-    if (status == RE_OK)
-        status = re_loudness_meter_create(re_engine_sample_rate(r->engine), &meter);
-    if (status == RE_OK)
-        status = re_spool_rewind(input, why, sizeof why);
-    for (size_t got = 1; status == RE_OK && got > 0;) {
-        status = re_spool_read(input, in, ENCODE_CHUNK, &got, why, sizeof why);
-        if (status == RE_OK)
-            status = re_loudness_meter_feed(meter, in, got);
-        if (status == RE_OK && stopped(r))
-            status = RE_ERR_INTERRUPTED;
-    }
-    if (status == RE_OK)
-        status = re_loudness_meter_finish(meter, measured);
-    re_loudness_meter_free(meter);
-    free(in);
-    if (status == RE_ERR_READ || status == RE_ERR_WRITE)
-        return fail_at(r, status, r->opt->output_path, 0, 0, why);
-    return status;
-}
-
-/* A leveling pass runs on two cores: a thread reads the episode and levels it into a ring of
- * chunks, while the calling thread meters the chunks and writes them to the new spool. */
-#define RING_CHUNKS 4
-
-typedef struct level_ring {
-    pthread_mutex_t lock;
-    pthread_cond_t changed;
-    int16_t *chunk[RING_CHUNKS];
-    size_t len[RING_CHUNKS];
-    size_t produced, consumed;    /* chunks so far; produced - consumed <= RING_CHUNKS */
-    int finished;                 /* the producer has made its last chunk (or failed) */
-    int abandoned;                /* the consumer stopped: the producer must stop too */
-    re_status status;             /* the producer's */
-    char why[WHY_LEN];
-    re_spool *input;
-    re_leveler *lv;
-} level_ring;
-
-/* The next free chunk, or NULL when the consumer has abandoned the pass. */
-static int16_t *ring_slot(level_ring *ring)
-{
-    pthread_mutex_lock(&ring->lock);
-    while (!ring->abandoned && ring->produced - ring->consumed == RING_CHUNKS)
-        pthread_cond_wait(&ring->changed, &ring->lock);
-    int16_t *slot = ring->abandoned ? NULL : ring->chunk[ring->produced % RING_CHUNKS];
-    pthread_mutex_unlock(&ring->lock);
-    return slot;
-}
-
-static void ring_publish(level_ring *ring, size_t len, int last)
-{
-    pthread_mutex_lock(&ring->lock);
-    if (len)
-        ring->len[ring->produced++ % RING_CHUNKS] = len;
-    ring->finished = last;
-    pthread_cond_broadcast(&ring->changed);
-    pthread_mutex_unlock(&ring->lock);
-}
-
-static void *level_producer(void *arg)
-{
-    level_ring *ring = arg;
-    int16_t *in = malloc(ENCODE_CHUNK * sizeof *in);
-    re_status status = in ? RE_OK : RE_ERR_NOMEM;
-    if (status == RE_OK)
-        status = re_spool_rewind(ring->input, ring->why, sizeof ring->why);
-    for (size_t got = 1; status == RE_OK && got > 0;) {
-        int16_t *slot = ring_slot(ring);
-        if (!slot)
-            break;
-        status = re_spool_read(ring->input, in, ENCODE_CHUNK, &got, ring->why, sizeof ring->why);
-        size_t n = 0;
-        if (status == RE_OK)   /* the flush's held-back samples fit: latency < ENCODE_CHUNK */
-            status = got ? re_leveler_process(ring->lv, in, got, slot, &n)
-                         : re_leveler_flush(ring->lv, slot, &n);
-        if (status == RE_OK)
-            ring_publish(ring, n, 0);
-    }
-    free(in);
-    ring->status = status;
-    ring_publish(ring, 0, 1);
-    return NULL;
-}
-
-/* `input` through the leveler `lv`, into `out` and, when `measured` is given, the planning
- * meter: the same samples as leveling, metering and writing one chunk after another. */
-static re_status leveling_pass(render *r, re_spool *input, re_leveler *lv, re_spool *out,
-                               re_loudness *measured)
-{
-    level_ring ring = { .input = input, .lv = lv, .status = RE_OK };
-    re_loudness_meter *meter = NULL;
-    char why[WHY_LEN] = "";
-    re_status status = re_leveler_latency(lv) < ENCODE_CHUNK ? RE_OK : RE_ERR_INVALID;
-    for (size_t k = 0; status == RE_OK && k < RING_CHUNKS; k++)
-        if (!(ring.chunk[k] = malloc(ENCODE_CHUNK * sizeof *ring.chunk[k])))
-            status = RE_ERR_NOMEM;
-    if (status == RE_OK && measured)
-        status = re_loudness_meter_create_planning(re_engine_sample_rate(r->engine), &meter);
-    int lock = status == RE_OK && pthread_mutex_init(&ring.lock, NULL) == 0;
-    int cond = lock && pthread_cond_init(&ring.changed, NULL) == 0;
-    pthread_t producer;
-    int started = cond && pthread_create(&producer, NULL, level_producer, &ring) == 0;
-    if (status == RE_OK && !started)
-        status = RE_ERR_NOMEM;
-    while (status == RE_OK) {
-        pthread_mutex_lock(&ring.lock);
-        while (ring.consumed == ring.produced && !ring.finished)
-            pthread_cond_wait(&ring.changed, &ring.lock);
-        int have = ring.consumed < ring.produced;
-        pthread_mutex_unlock(&ring.lock);
-        if (!have)
-            break;
-        const int16_t *pcm = ring.chunk[ring.consumed % RING_CHUNKS];
-        size_t n = ring.len[ring.consumed % RING_CHUNKS];
-        if (meter)
-            status = re_loudness_meter_feed(meter, pcm, n);
-        if (status == RE_OK)
-            status = re_spool_write(out, pcm, n, why, sizeof why);
-        if (status == RE_OK && stopped(r))
-            status = RE_ERR_INTERRUPTED;
-        pthread_mutex_lock(&ring.lock);
-        ring.consumed++;
-        pthread_cond_broadcast(&ring.changed);
-        pthread_mutex_unlock(&ring.lock);
-    }
-    if (started) {
-        pthread_mutex_lock(&ring.lock);
-        ring.abandoned = 1;
-        pthread_cond_broadcast(&ring.changed);
-        pthread_mutex_unlock(&ring.lock);
-        pthread_join(producer, NULL);
-        if (status == RE_OK && ring.status != RE_OK) {
-            status = ring.status;
-            snprintf(why, sizeof why, "%s", ring.why);
-        }
-    }
-    if (cond)
-        pthread_cond_destroy(&ring.changed);
-    if (lock)
-        pthread_mutex_destroy(&ring.lock);
-    for (size_t k = 0; k < RING_CHUNKS; k++)
-        free(ring.chunk[k]);
-    if (status == RE_OK && meter)
-        status = re_loudness_meter_finish(meter, measured);
-    re_loudness_meter_free(meter);
+    re_status status = re_spool_measure(input, re_engine_sample_rate(r->engine), r->opt->stop,
+                                        measured, why, sizeof why);
     if (status == RE_ERR_READ || status == RE_ERR_WRITE)
         return fail_at(r, status, r->opt->output_path, 0, 0, why);
     return status;
@@ -857,8 +711,13 @@ static re_status level_into(render *r, re_loudness *measured)
         if (status == RE_ERR_WRITE)
             status = fail_at(r, status, r->opt->output_path, 0, 0, why);
     }
-    if (status == RE_OK)
-        status = leveling_pass(r, re_assembler_spool(r->assembler), lv, r->leveled, measured);
+    if (status == RE_OK) {
+        status = re_spool_level(re_assembler_spool(r->assembler), lv, r->leveled,
+                                re_engine_sample_rate(r->engine), measured, r->opt->stop,
+                                why, sizeof why);
+        if (status == RE_ERR_READ || status == RE_ERR_WRITE)
+            status = fail_at(r, status, r->opt->output_path, 0, 0, why);
+    }
     if (status == RE_OK)
         status = re_spool_finish(r->leveled, why, sizeof why);
     re_leveler_free(lv);
