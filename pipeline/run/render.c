@@ -23,8 +23,9 @@
 #include "normalize.h"
 #include "output.h"
 #include "page.h"
+#include "prepare.h"
 #include "script.h"
-#include "sha256.h"
+#include "fingerprint.h"
 #include "sidecar.h"
 #include "spool_pass.h"
 #include "synth.h"
@@ -50,9 +51,8 @@ typedef struct speech_slot {
 typedef struct render {
     const re_render_options *opt;
     re_diagnostics *diag;
-    re_episode *episode;
-    re_voice_set *voices;
-    const re_voice_profile **profiles;   /* per distinct voice of the episode */
+    re_prepared prepared;                /* script, profiles, lexicon */
+    const re_episode *episode;           /* prepared.episode */
     re_engine *engine;
     re_assembler *assembler;
     re_output *audio;
@@ -63,7 +63,6 @@ typedef struct render {
     re_loudness delivered;               /* what the output file gives a listener */
     re_loudness leveled_loudness;        /* of the PCM being encoded (pass 1 plus the gain...) */
     re_spool *leveled;                   /* the leveled episode being encoded */
-    re_lexicon *lexicon;
     re_loudness_meter *pass1_meter;      /* fed while speaking */
     re_spoken *spoken;                   /* per item: SPEECH text as the engine speaks it */
     const char *format;
@@ -79,8 +78,6 @@ typedef struct render {
     size_t synthesized;
     size_t cached;
     uint64_t sound_frames;               /* audio that came from speech, not pauses */
-    char *script_bytes;                  /* the script as read */
-    size_t script_len;
 } render;
 
 #define WHY_LEN 512
@@ -105,61 +102,25 @@ static re_status fail_at(render *r, re_status status, const char *file, unsigned
     return s == RE_OK ? status : s;
 }
 
-/* The lexicons (shipped default < the script's `lexicon:` < each --lexicon). Each SPEECH
- * item's text as the engine will speak it, with the map back to the script's words, is made
- * when the item is started and dropped once it is spoken (see speak_item): memory stays flat
- * however long the episode is. */
-static re_status prepare_texts(render *r)
-{
-    const re_render_options *o = r->opt;
-    const re_episode *ep = r->episode;
-    re_lexicon_sources sources = {
-        .dirs = o->voice_dirs, .dir_count = o->voice_dir_count, .no_default = o->no_default_lexicon,
-        .script_path = o->script_path, .front_matter = ep->lexicon,
-        .front_matter_line = ep->lexicon_line, .front_matter_col = ep->lexicon_col,
-        .paths = o->lexicon_paths, .path_count = o->lexicon_path_count,
-    };
-    re_status status = re_lexicon_build(&sources, &r->lexicon, r->diag);
-    if (status != RE_OK)
-        return status;
-    r->spoken = calloc(ep->item_count ? ep->item_count : 1, sizeof *r->spoken);
-    return r->spoken ? RE_OK : RE_ERR_NOMEM;
-}
-
+/* The script, its profiles and its lexicon (prepare.h). Each SPEECH item's text as the
+ * engine will speak it, with the map back to the script's words, is made when the item is
+ * started and dropped once it is spoken (see speak_item): memory stays flat however long the
+ * episode is. */
 static re_status load_script(render *r)
 {
     const re_render_options *o = r->opt;
-    /* Read once: the bytes parsed are the bytes the inputs digest describes. */
-    re_status status = re_utf8_read_file(o->script_path, o->max_script_size, &r->script_bytes,
-                                         &r->script_len, r->diag);
-    if (status == RE_OK)
-        status = re_script_parse(o->script_path, r->script_bytes, r->script_len, &r->episode, r->diag);
+    re_episode_sources sources = {
+        .script_path = o->script_path, .max_script_size = o->max_script_size,
+        .voice_dirs = o->voice_dirs, .voice_dir_count = o->voice_dir_count,
+        .lexicon_paths = o->lexicon_paths, .lexicon_path_count = o->lexicon_path_count,
+        .no_default_lexicon = o->no_default_lexicon,
+    };
+    re_status status = re_prepare(&sources, &r->prepared, r->diag);
+    r->episode = r->prepared.episode;
     if (status != RE_OK)
         return status;
-    status = re_voice_set_create(&r->voices);
-    for (size_t i = 0; status == RE_OK && i < o->voice_dir_count; i++)
-        status = re_voice_set_add_dir(r->voices, o->voice_dirs[i]);
-    if (status == RE_OK)
-        status = re_episode_check_voices(r->episode, r->voices, r->diag);
-    if (status != RE_OK)
-        return status;
-    r->profiles = calloc(r->episode->voice_count ? r->episode->voice_count : 1, sizeof *r->profiles);
-    if (!r->profiles)
-        return RE_ERR_NOMEM;
-    for (size_t i = 0; status == RE_OK && i < r->episode->voice_count; i++)
-        status = re_voice_set_get(r->voices, r->episode->voices[i], &r->profiles[i], r->diag);
-    if (status == RE_OK)
-        status = prepare_texts(r);
-    return status;
-}
-
-/* The first item that speaks with `voice`, to point an engine error at. */
-static const re_item *first_use(const re_episode *ep, const char *voice)
-{
-    for (size_t i = 0; i < ep->item_count; i++)
-        if (ep->items[i].kind == RE_ITEM_SPEECH && strcmp(ep->items[i].voice, voice) == 0)
-            return &ep->items[i];
-    return NULL;
+    r->spoken = calloc(r->episode->item_count ? r->episode->item_count : 1, sizeof *r->spoken);
+    return r->spoken ? RE_OK : RE_ERR_NOMEM;
 }
 
 static re_status start_engine(render *r)
@@ -175,25 +136,6 @@ static re_status start_engine(render *r)
         r->own_engine = 1;
     }
     snprintf(r->engine_name, sizeof r->engine_name, "espeak-ng %s", re_engine_version(r->engine));
-    return RE_OK;
-}
-
-/* Every profile's engine voice exists (checked in a child, like speech). */
-static re_status check_engine_voices(render *r)
-{
-    char why[WHY_LEN];
-    for (size_t i = 0; i < r->episode->voice_count; i++) {
-        re_status status = re_engine_check_voice(r->engine, r->profiles[i], why, sizeof why);
-        if (status == RE_ERR_INTERRUPTED)
-            return status;
-        if (status != RE_OK) {
-            const re_item *item = first_use(r->episode, r->profiles[i]->name);
-            char message[WHY_LEN + 64];
-            snprintf(message, sizeof message, "voice profile '%s': %s", r->profiles[i]->name, why);
-            return fail_at(r, status, r->opt->script_path, item ? item->line : 0,
-                           item ? item->col : 0, message);
-        }
-    }
     return RE_OK;
 }
 
@@ -273,10 +215,7 @@ static re_status open_outputs(render *r)
 
 static const re_voice_profile *profile_of(const render *r, const char *voice)
 {
-    for (size_t i = 0; i < r->episode->voice_count; i++)
-        if (strcmp(r->episode->voices[i], voice) == 0)
-            return r->profiles[i];
-    return NULL;
+    return re_prepared_profile(&r->prepared, voice);
 }
 
 /* The text the engine speaks for a SPEECH item, and how it reads it. */
@@ -292,7 +231,7 @@ static re_status prepare_speech(render *r, size_t i)
     const re_item *item = &r->episode->items[i];
     speech_slot *slot = &r->slots[i];
     const re_voice_profile *profile = profile_of(r, item->voice);
-    re_status normalized = re_normalize_spans(r->lexicon, item->text, &r->spoken[i]);
+    re_status normalized = re_normalize_spans(r->prepared.lexicon, item->text, &r->spoken[i]);
     if (normalized != RE_OK)
         return normalized;
     unsigned flags;
@@ -864,7 +803,7 @@ static re_status finish_outputs(render *r, re_render_result *result)
     re_render_facts facts = {
         .episode = r->episode, .samples = re_assembler_frames(r->assembler), .sample_rate = rate,
         .bytes = bytes, .format = r->format, .chapters = chapters, .chapter_count = chapter_count,
-        .voices = r->profiles, .voice_count = r->episode->voice_count,
+        .voices = r->prepared.profiles, .voice_count = r->episode->voice_count,
         .engine = r->engine_name, .encoder = r->encoder, .inputs_sha256 = r->inputs_sha256,
         .loudness = &r->delivered, .loudness_plan = r->opt->loudness_off ? NULL : &r->plan,
     };
@@ -914,15 +853,11 @@ static void render_cleanup(render *r)
             re_spoken_free(&r->spoken[i]);
         free(r->spoken);
     }
-    re_lexicon_free(r->lexicon);
     re_loudness_meter_free(r->pass1_meter);
     re_assembler_free(r->assembler);
     if (r->own_engine)
         re_engine_free(r->engine);
-    free(r->profiles);
-    re_voice_set_free(r->voices);
-    re_episode_free(r->episode);
-    free(r->script_bytes);
+    re_prepared_free(&r->prepared);
 }
 
 /* A cache that cannot be opened costs speed, not correctness: say so and go on. */
@@ -939,64 +874,18 @@ static re_status open_cache(render *r)
     return RE_OK;
 }
 
-static void digest_field(re_sha256_ctx *ctx, const char *name, const void *data, size_t len)
-{
-    uint64_t n = len;
-    re_sha256_update(ctx, name, strlen(name) + 1);
-    re_sha256_update(ctx, &n, sizeof n);
-    re_sha256_update(ctx, data, len);
-}
-
-static void digest_string(re_sha256_ctx *ctx, const char *name, const char *value)
-{
-    digest_field(ctx, name, value ? value : "", value ? strlen(value) : 0);
-}
-
-static void digest_int(re_sha256_ctx *ctx, const char *name, long long value)
-{
-    char text[32];
-    snprintf(text, sizeof text, "%lld", value);
-    digest_string(ctx, name, text);
-}
-
-/* What the outputs are made from: program, engine and encoder versions and settings, the
- * script's bytes and every profile value. Recorded in the sidecar so that batch can skip an
- * episode whose outputs were made from exactly these inputs. */
+/* What the outputs are made from (fingerprint.h), recorded in the sidecar. */
 static re_status digest_inputs(render *r)
 {
-    re_sha256_ctx ctx;
-    re_sha256_init(&ctx);
-    digest_string(&ctx, "format", "render-episode inputs v1");
-    digest_string(&ctx, "version", RE_VERSION);
-    digest_string(&ctx, "engine", r->engine_name);
-    digest_string(&ctx, "encoder", r->encoder);
-    digest_string(&ctx, "output", r->format);
-    digest_int(&ctx, "quality", r->opt->mp3.quality);
-    digest_int(&ctx, "serial-encode", r->opt->serial_encode);
-    char loudness[64];
-    snprintf(loudness, sizeof loudness, "%s %.2f %.2f", r->opt->loudness_off ? "off" : "on",
-             r->opt->loudness_target, r->opt->true_peak);
-    digest_string(&ctx, "loudness", loudness);
-    size_t lexicon_len = 0;
-    const char *lexicon = re_lexicon_canonical(r->lexicon, &lexicon_len);
-    digest_field(&ctx, "lexicon", lexicon, lexicon_len);
-    digest_int(&ctx, "normalize", RE_NORMALIZE_RULES_VERSION);
-    digest_int(&ctx, "extras", (long long)(r->opt->write_srt | r->opt->write_transcript_json << 1
-                                           | r->opt->write_page << 2));
-    digest_field(&ctx, "script", r->script_bytes, r->script_len);
-    for (size_t i = 0; i < r->episode->voice_count; i++) {
-        const re_voice_profile *v = r->profiles[i];
-        digest_string(&ctx, "profile", v->name);
-        digest_string(&ctx, "voice", v->engine_voice);
-        digest_string(&ctx, "speaker", v->speaker);
-        const int values[] = { v->rate, v->pitch, v->range, v->volume, v->word_gap_ms,
-                               v->sentence_pause_ms, v->paragraph_pause_ms };
-        for (size_t k = 0; k < sizeof values / sizeof values[0]; k++)
-            digest_int(&ctx, "value", values[k]);
-    }
-    unsigned char digest[RE_SHA256_SIZE];
-    re_sha256_final(&ctx, digest);
-    re_sha256_hex(digest, r->inputs_sha256);
+    const re_render_options *o = r->opt;
+    re_fingerprint_inputs inputs = {
+        .prepared = &r->prepared, .engine = r->engine_name, .encoder = r->encoder,
+        .format = r->format, .mp3_quality = o->mp3.quality, .serial_encode = o->serial_encode,
+        .loudness_off = o->loudness_off, .loudness_target = o->loudness_target,
+        .true_peak = o->true_peak, .write_srt = o->write_srt,
+        .write_transcript_json = o->write_transcript_json, .write_page = o->write_page,
+    };
+    re_fingerprint(&inputs, r->inputs_sha256);
     return RE_OK;
 }
 
@@ -1055,7 +944,7 @@ re_status re_render(const re_render_options *options, re_render_result *result,
         return RE_OK;
     }
     if (status == RE_OK)
-        status = check_engine_voices(&r);
+        status = re_prepared_check_engine(&r.prepared, r.engine, diag);
     if (status == RE_OK)
         status = open_cache(&r);
     if (status == RE_OK)
