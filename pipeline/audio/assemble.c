@@ -244,14 +244,9 @@ re_status re_assembler_mark_chapter(re_assembler *a, const char *title)
 {
     if (a->reading)
         return RE_ERR_INVALID;
-    if (a->chapter_count == a->chapter_capacity) {
-        size_t cap = a->chapter_capacity ? a->chapter_capacity * 2 : 8;
-        re_chapter_mark *chapters = realloc(a->chapters, cap * sizeof *chapters);
-        if (!chapters)
-            return RE_ERR_NOMEM;
-        a->chapters = chapters;
-        a->chapter_capacity = cap;
-    }
+    if (re_array_grow(&a->chapters, &a->chapter_capacity, a->chapter_count,
+                      sizeof *a->chapters) != RE_OK)
+        return RE_ERR_NOMEM;
     char *copy = strdup(title);
     if (!copy)
         return RE_ERR_NOMEM;

@@ -2,6 +2,7 @@
  * feeds, JSON files and ID3 tags make about them (see check.h). */
 #define _GNU_SOURCE  /* asprintf, vasprintf */
 #include "check.h"
+#include "files.h"
 #include "mp3_decoder.h"
 #include "sidecar.h"
 
@@ -62,31 +63,6 @@ void re_mp3_measurement_free(re_mp3_measurement *m)
         free(m->tlen[i]);
     free(m->tlen);
     memset(m, 0, sizeof *m);
-}
-
-/* Opens a regular file for reading (a FIFO would block: refuse it before waiting). */
-static re_status open_regular(const char *path, int *fd_out, uint64_t *size, re_diagnostics *diag)
-{
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0)
-        return fail(diag, RE_ERR_READ, path, 0, 0, "cannot open: %s", strerror(errno));
-    struct stat st;
-    re_status status = RE_OK;
-    if (fstat(fd, &st) != 0)
-        status = fail(diag, RE_ERR_READ, path, 0, 0, "cannot stat: %s", strerror(errno));
-    else if (S_ISDIR(st.st_mode))
-        status = fail(diag, RE_ERR_READ, path, 0, 0, "is a directory, not a file");
-    else if (!S_ISREG(st.st_mode))
-        status = fail(diag, RE_ERR_READ, path, 0, 0, "not a regular file");
-    else if (fcntl(fd, F_SETFL, 0) != 0)
-        status = fail(diag, RE_ERR_READ, path, 0, 0, "cannot read: %s", strerror(errno));
-    if (status != RE_OK) {
-        (void)close(fd);   /* already failing: the first reason is the one to report */
-        return status;
-    }
-    *fd_out = fd;
-    *size = (uint64_t)st.st_size;
-    return RE_OK;
 }
 
 static char *dup_bytes(const char *s, size_t n)
@@ -215,7 +191,7 @@ re_status re_mp3_measure(const char *path, re_mp3_measurement *out, re_diagnosti
     memset(out, 0, sizeof *out);
     int fd = -1;
     mpg123_handle *mh = NULL;
-    re_status status = open_regular(path, &fd, &out->bytes, diag);
+    re_status status = re_file_open_regular(path, &fd, &out->bytes, diag);
     if (status != RE_OK)
         goto done;
     if ((status = re_mp3_decoder_new(MPG123_ENC_SIGNED_16, &mh, NULL, 0)) != RE_OK) {
@@ -1599,151 +1575,6 @@ re_status re_claims_fix(const char *buf, size_t len, const re_claim *claims, siz
 }
 
 /* ======================================================================================
- * Files: reading and atomic replacement
- * ====================================================================================== */
-
-static re_status read_all(int fd, const char *path, size_t size, char *buf, size_t *got,
-                          re_diagnostics *diag)
-{
-    size_t n = 0;
-    while (n <= size) {
-        ssize_t r = read(fd, buf + n, size + 1 - n);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0)
-            return fail(diag, RE_ERR_READ, path, 0, 0, "cannot read: %s", strerror(errno));
-        if (r == 0)
-            break;
-        n += (size_t)r;
-    }
-    *got = n;
-    return RE_OK;
-}
-
-re_status re_file_read(const char *path, size_t max_size, char **buf, size_t *len,
-                       re_diagnostics *diag)
-{
-    if (!path || !buf || !len)
-        return RE_ERR_INVALID;
-    *buf = NULL;
-    *len = 0;
-    int fd = -1;
-    uint64_t size = 0;
-    re_status st = open_regular(path, &fd, &size, diag);
-    if (st != RE_OK)
-        return st;
-    char *data = NULL;
-    size_t got = 0;
-    if (size > max_size)
-        st = fail(diag, RE_ERR_LIMIT, path, 0, 0, "larger than %zu bytes", max_size);
-    else if (!(data = malloc((size_t)size + 2)))
-        st = RE_ERR_NOMEM;
-    else
-        st = read_all(fd, path, (size_t)size, data, &got, diag);
-    if (st == RE_OK && got > size)
-        st = fail(diag, RE_ERR_READ, path, 0, 0, "changed while being read");
-    if (close(fd) != 0 && st == RE_OK)
-        st = fail(diag, RE_ERR_READ, path, 0, 0, "cannot close: %s", strerror(errno));
-    if (st != RE_OK) {
-        free(data);
-        return st;
-    }
-    data[got] = '\0';
-    *buf = data;
-    *len = got;
-    return RE_OK;
-}
-
-static re_status write_all(int fd, const char *buf, size_t len)
-{
-    size_t n = 0;
-    while (n < len) {
-        ssize_t w = write(fd, buf + n, len - n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return RE_ERR_WRITE;
-        n += (size_t)w;
-    }
-    return RE_OK;
-}
-
-/* Writes buf to a new temporary file beside target (its name in *tmp), with target's mode. */
-static re_status write_temp(const char *target, const struct stat *st, const char *buf,
-                            size_t len, char **tmp, re_diagnostics *diag)
-{
-    const char *slash = strrchr(target, '/');
-    size_t dir_len = slash ? (size_t)(slash - target) + 1 : 0;
-    if (asprintf(tmp, "%.*s.%s.XXXXXX", (int)dir_len, target, target + dir_len) < 0) {
-        *tmp = NULL;
-        return RE_ERR_NOMEM;
-    }
-    int fd = mkstemp(*tmp);
-    if (fd < 0) {
-        re_status s = fail(diag, RE_ERR_WRITE, target, 0, 0, "cannot create a temporary file: %s",
-                           strerror(errno));
-        free(*tmp);
-        *tmp = NULL;
-        return s;
-    }
-    re_status s = write_all(fd, buf, len);
-    if (s == RE_OK && fchmod(fd, st->st_mode & 07777) != 0)
-        s = RE_ERR_WRITE;
-    if (s == RE_OK && (st->st_uid != geteuid() || st->st_gid != getegid())
-        && fchown(fd, st->st_uid, st->st_gid) != 0 && errno != EPERM)
-        s = RE_ERR_WRITE;
-    if (s == RE_OK && fsync(fd) != 0)
-        s = RE_ERR_WRITE;
-    int err = errno;
-    if (close(fd) != 0 && s == RE_OK) {
-        s = RE_ERR_WRITE;
-        err = errno;
-    }
-    if (s != RE_OK)
-        s = fail(diag, RE_ERR_WRITE, target, 0, 0, "cannot write %s: %s", *tmp, strerror(err));
-    return s;
-}
-
-/* Makes the rename durable. Best effort: the new file is in place whatever this returns, so
- * a failure here is not reported. */
-static int sync_dir(const char *target)
-{
-    const char *slash = strrchr(target, '/');
-    char *dir = slash ? dup_bytes(target, (size_t)(slash - target) + 1) : strdup(".");
-    int fd = dir ? open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
-    int ok = fd >= 0 && fsync(fd) == 0;
-    if (fd >= 0 && close(fd) != 0)
-        ok = 0;
-    free(dir);
-    return ok;
-}
-
-re_status re_file_replace(const char *path, const char *buf, size_t len, re_diagnostics *diag)
-{
-    if (!path || (!buf && len))
-        return RE_ERR_INVALID;
-    char *target = realpath(path, NULL);
-    if (!target)
-        return fail(diag, RE_ERR_WRITE, path, 0, 0, "cannot resolve: %s", strerror(errno));
-    struct stat st;
-    char *tmp = NULL;
-    re_status s = RE_OK;
-    if (stat(target, &st) != 0)
-        s = fail(diag, RE_ERR_WRITE, path, 0, 0, "cannot stat: %s", strerror(errno));
-    if (s == RE_OK)
-        s = write_temp(target, &st, buf, len, &tmp, diag);
-    if (s == RE_OK && rename(tmp, target) != 0)
-        s = fail(diag, RE_ERR_WRITE, path, 0, 0, "cannot replace: %s", strerror(errno));
-    if (s == RE_OK)
-        (void)sync_dir(target);   /* see sync_dir: not an error of the replacement */
-    else if (tmp && unlink(tmp) != 0 && errno != ENOENT)
-        s = fail(diag, s, path, 0, 0, "cannot remove temporary file %s", tmp);
-    free(tmp);
-    free(target);
-    return s;
-}
-
-/* ======================================================================================
  * Whole runs
  * ====================================================================================== */
 
@@ -1838,7 +1669,8 @@ static re_status collect(run *r, re_status *input_status)
         run_file *d = &r->data[i];
         size_t before = rep->claims.count;
         d->first_claim = before;
-        re_status s = re_file_read(f->path, RE_CHECK_MAX_FILE_SIZE, &d->buf, &d->len, &rep->errors);
+        re_status s = re_file_read(f->path, RE_CHECK_MAX_FILE_SIZE, RE_READ_REGULAR, &d->buf,
+                                   &d->len, &rep->errors);
         if (s == RE_OK) {
             if (f->kind == RE_FILE_AUTO)
                 f->kind = re_file_sniff(f->path, d->buf, d->len);
@@ -1891,7 +1723,8 @@ static re_status fix_file(run *r, size_t index)
         s = fail(&rep->errors, RE_ERR_WRITE, f->path, 0, 0,
                  "internal error: the rewritten file does not check; left unchanged");
     if (s == RE_OK && fixed > 0)
-        s = re_file_read(f->path, RE_CHECK_MAX_FILE_SIZE, &now, &now_len, &rep->errors);
+        s = re_file_read(f->path, RE_CHECK_MAX_FILE_SIZE, RE_READ_REGULAR, &now, &now_len,
+                         &rep->errors);
     if (s == RE_OK && fixed > 0 && (now_len != d->len || memcmp(now, d->buf, d->len) != 0))
         s = fail(&rep->errors, RE_ERR_WRITE, f->path, 0, 0,
                  "changed while being checked; not fixed");

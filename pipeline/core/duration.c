@@ -2,6 +2,8 @@
  * readers (see duration.h). Pure arithmetic: no I/O, no allocation. */
 #include "duration.h"
 
+#include "text.h"
+
 #include <stdio.h>
 
 #define US_PER_S 1000000ULL
@@ -64,20 +66,15 @@ typedef struct number {
     int overflow;
 } number;
 
-static int is_digit(char c)
-{
-    return c >= '0' && c <= '9';
-}
-
 /* Reads digits [sep digits] at s[*pos]. `seps` lists the accepted fraction separators.
  * Returns 0 when there is no digit at *pos or the separator is not followed by a digit. */
 static int read_number(const char *s, size_t len, size_t *pos, const char *seps, number *n)
 {
     size_t i = *pos;
     *n = (number){ 0 };
-    if (i >= len || !is_digit(s[i]))
+    if (i >= len || !re_is_digit(s[i]))
         return 0;
-    for (; i < len && is_digit(s[i]); i++)
+    for (; i < len && re_is_digit(s[i]); i++)
         if (!mul_u64(n->whole, 10, &n->whole)
             || !add_u64(n->whole, (uint64_t)(s[i] - '0'), &n->whole))
             n->overflow = 1;
@@ -87,10 +84,10 @@ static int read_number(const char *s, size_t len, size_t *pos, const char *seps,
             is_sep = 1;
     if (is_sep) {
         i++;
-        if (i >= len || !is_digit(s[i]))
+        if (i >= len || !re_is_digit(s[i]))
             return 0;
         n->has_frac = 1;
-        for (; i < len && is_digit(s[i]); i++) {
+        for (; i < len && re_is_digit(s[i]); i++) {
             if (n->frac_digits < 18) {   /* digits past the 18th are far below 1 us: dropped */
                 n->frac = n->frac * 10 + (uint64_t)(s[i] - '0');
                 n->frac_digits++;

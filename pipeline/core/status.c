@@ -41,26 +41,31 @@ void re_diagnostics_free(re_diagnostics *d)
     memset(d, 0, sizeof *d);
 }
 
-re_status re_diag_add(re_diagnostics *d, const char *file, unsigned line, unsigned col,
-                      const char *fmt, ...)
+re_status re_array_grow(void *items, size_t *capacity, size_t count, size_t item_size)
+{
+    void **array = items;
+    if (count < *capacity)
+        return RE_OK;
+    size_t cap = *capacity ? *capacity * 2 : 8;
+    void *grown = realloc(*array, cap * item_size);
+    if (!grown)
+        return RE_ERR_NOMEM;
+    *array = grown;
+    *capacity = cap;
+    return RE_OK;
+}
+
+re_status re_diag_vadd(re_diagnostics *d, const char *file, unsigned line, unsigned col,
+                       const char *fmt, va_list ap)
 {
     if (d->count >= d->limit) {
         d->truncated = 1;
         return RE_OK;
     }
-    if (d->count == d->capacity) {
-        size_t cap = d->capacity ? d->capacity * 2 : 8;
-        re_diag *items = realloc(d->items, cap * sizeof *items);
-        if (!items)
-            return RE_ERR_NOMEM;
-        d->items = items;
-        d->capacity = cap;
-    }
-    va_list ap;
-    va_start(ap, fmt);
+    if (re_array_grow(&d->items, &d->capacity, d->count, sizeof *d->items) != RE_OK)
+        return RE_ERR_NOMEM;
     char *message = NULL;
     int n = vasprintf(&message, fmt, ap);
-    va_end(ap);
     char *name = strdup(file ? file : "-");
     if (n < 0 || !name) {
         free(name);
@@ -70,6 +75,16 @@ re_status re_diag_add(re_diagnostics *d, const char *file, unsigned line, unsign
     }
     d->items[d->count++] = (re_diag){ name, line, col, message };
     return RE_OK;
+}
+
+re_status re_diag_add(re_diagnostics *d, const char *file, unsigned line, unsigned col,
+                      const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    re_status status = re_diag_vadd(d, file, line, col, fmt, ap);
+    va_end(ap);
+    return status;
 }
 
 void re_diag_format(const re_diag *d, char *buf, size_t len)

@@ -2,13 +2,9 @@
  * parser runs before it looks at lines. */
 #include "utf8.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 /* Length and validity of the sequence at s[0..avail): 0 with *why set when it is invalid. */
 static size_t sequence_length(const unsigned char *s, size_t avail, const char **why)
@@ -206,57 +202,6 @@ size_t re_utf8_prefix(const char *s, size_t len, size_t max)
     return max;
 }
 
-/* Reads fd to its end into a NUL-terminated buffer; stops early with *too_big set once more
- * than max_size bytes came (so a huge pipe is never read whole). */
-static re_status read_all(int fd, size_t max_size, char **out, size_t *len, int *too_big)
-{
-    size_t cap = 4096, used = 0;
-    char *buf = malloc(cap);
-    re_status status = RE_OK;
-
-    if (!buf)
-        return RE_ERR_NOMEM;
-    while (used <= max_size) {
-        if (cap - used < 2) {
-            char *grown = realloc(buf, cap * 2);
-            if (!grown) { status = RE_ERR_NOMEM; goto fail; }
-            buf = grown;
-            cap *= 2;
-        }
-        ssize_t got = read(fd, buf + used, cap - used - 1);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got < 0) { status = RE_ERR_READ; goto fail; }
-        if (got == 0)
-            break;
-        used += (size_t)got;
-    }
-    if (used > max_size) {
-        *too_big = 1;
-        goto fail;
-    }
-    buf[used] = '\0';
-    *out = buf;
-    *len = used;
-    return RE_OK;
-fail:
-    {
-        int saved = errno;   /* free must not hide the read error's reason */
-        free(buf);
-        errno = saved;
-    }
-    return status;
-}
-
-/* Adds a path:0:0 diagnostic and returns `status` (or RE_ERR_NOMEM if it could not be added). */
-static re_status file_error(re_diagnostics *diag, const char *path, re_status status,
-                            const char *what, const char *reason)
-{
-    if (re_diag_add(diag, path, 0, 0, "%s: %s", what, reason) != RE_OK)
-        return RE_ERR_NOMEM;
-    return status;
-}
-
 const char *re_utf8_quote(char *out, const char *s, size_t len, size_t max)
 {
     size_t shown = re_utf8_prefix(s, len, max), n = 0;
@@ -274,41 +219,4 @@ const char *re_utf8_quote(char *out, const char *s, size_t len, size_t max)
     }
     strcpy(out + n, shown < len ? "..." : "");
     return out;
-}
-
-re_status re_utf8_read_file(const char *path, size_t max_size, char **out, size_t *len,
-                            re_diagnostics *diag)
-{
-    struct stat st;
-    int too_big = 0;
-    /* A FIFO blocks here until its writer opens it, like any Unix reader; Ctrl-C still ends
-     * the wait (exit 130). batch refuses anything that is not a regular file. */
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    re_status status;
-
-    *out = NULL;
-    *len = 0;
-    if (fd < 0)
-        return file_error(diag, path, RE_ERR_READ, "cannot open", strerror(errno));
-    if (fstat(fd, &st) != 0) {
-        status = file_error(diag, path, RE_ERR_READ, "cannot read", strerror(errno));
-    } else if (S_ISDIR(st.st_mode)) {
-        status = file_error(diag, path, RE_ERR_READ, "cannot read",
-                            "it is a directory, not a file");
-    } else if (S_ISREG(st.st_mode) && (uintmax_t)st.st_size > max_size) {
-        status = re_diag_add(diag, path, 0, 0, "the file is %jd bytes; the limit is %zu bytes",
-                             (intmax_t)st.st_size, max_size) == RE_OK ? RE_ERR_LIMIT : RE_ERR_NOMEM;
-    } else {
-        status = read_all(fd, max_size, out, len, &too_big);
-        if (status == RE_ERR_READ)
-            status = file_error(diag, path, RE_ERR_READ, "cannot read", strerror(errno));
-        else if (too_big && re_diag_add(diag, path, 0, 0,
-                                        "the file is larger than the limit of %zu bytes",
-                                        max_size) != RE_OK)
-            status = RE_ERR_NOMEM;
-        else if (too_big)
-            status = RE_ERR_LIMIT;
-    }
-    close(fd);
-    return status;
 }

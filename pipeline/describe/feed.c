@@ -13,7 +13,9 @@
 #include <jansson.h>
 #include <libxml/xmlwriter.h>
 
+#include "datetime.h"
 #include "duration.h"
+#include "files.h"
 #include "sidecar.h"
 #include "text_rules.h"
 #include "utf8.h"
@@ -154,97 +156,26 @@ char *re_feed_guid(const re_feed_episode *episode, const char *channel_title)
  * Dates: ISO 8601 `published` -> RFC 822 and an instant
  * ====================================================================================== */
 
-/* Days from 1970-01-01 to the proleptic Gregorian date y-m-d (H. Hinnant's algorithm). */
-static int64_t days_from_civil(int64_t y, int m, int d)
-{
-    y -= m <= 2;
-    int64_t era = (y >= 0 ? y : y - 399) / 400;
-    int64_t yoe = y - era * 400;
-    int64_t doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
-    int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + doe - 719468;
-}
-
-static int days_in_month(long year, long month)
-{
-    static const int days[] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
-    int leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
-    return month == 2 && leap ? 29 : days[month - 1];
-}
-
-/* Value of s[0..n) if it is exactly n digits, else -1. */
-static long fixed_digits(const char *s, size_t n)
-{
-    long value = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (!is_digit(s[i]))
-            return -1;
-        value = value * 10 + (s[i] - '0');
-    }
-    return value;
-}
-
 re_status re_rfc822_from_iso(const char *iso, char out[RE_RFC822_MAX], int64_t *instant_ms)
 {
     static const char *const day_names[] = { "Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed" };
     static const char *const month_names[] = { "Jan", "Feb", "Mar", "Apr", "May", "Jun",
                                                "Jul", "Aug", "Sep", "Oct", "Nov", "Dec" };
-    size_t len = strlen(iso);
-    long year = len >= 10 && iso[4] == '-' && iso[7] == '-' ? fixed_digits(iso, 4) : -1;
-    long month = year >= 0 ? fixed_digits(iso + 5, 2) : -1;
-    long day = month >= 0 ? fixed_digits(iso + 8, 2) : -1;
-    if (day < 0 || month < 1 || month > 12 || day < 1 || day > days_in_month(year, month))
+    re_datetime t;
+    char reason[128];
+    if (re_datetime_parse(iso, strlen(iso), 0, &t, reason, sizeof reason))
         return RE_ERR_INPUT;
-    long hour = 0, minute = 0, second = 0, ms = 0, zone_minutes = 0;
-    char sign = '+';
-    if (len > 10) {
-        const char *t = iso + 11;
-        size_t n = len - 11, i = 5;
-        if (iso[10] != 'T' || n < 5 || t[2] != ':')
-            return RE_ERR_INPUT;
-        hour = fixed_digits(t, 2);
-        minute = fixed_digits(t + 3, 2);
-        if (i < n && t[i] == ':') {
-            second = i + 3 <= n ? fixed_digits(t + i + 1, 2) : -1;
-            i += 3;
-            if (i < n && t[i] == '.') {
-                size_t d = i + 1;
-                long scale = 100;
-                while (d < n && is_digit(t[d])) {
-                    ms += (t[d] - '0') * scale;
-                    scale /= 10;
-                    d++;
-                }
-                if (d == i + 1)
-                    return RE_ERR_INPUT;
-                i = d;
-            }
-        }
-        if (hour < 0 || hour > 23 || minute < 0 || minute > 59 || second < 0 || second > 59)
-            return RE_ERR_INPUT;
-        if (i + 1 == n && t[i] == 'Z') {
-            zone_minutes = 0;
-        } else if (i + 6 == n && (t[i] == '+' || t[i] == '-') && t[i + 3] == ':') {
-            long zh = fixed_digits(t + i + 1, 2), zm = fixed_digits(t + i + 4, 2);
-            if (zh < 0 || zm < 0 || zm > 59 || zh * 60 + zm > 14 * 60)
-                return RE_ERR_INPUT;
-            sign = t[i];
-            zone_minutes = zh * 60 + zm;
-        } else {
-            return RE_ERR_INPUT;   /* no zone, or a bad one */
-        }
-    }
-    int64_t days = days_from_civil(year, (int)month, (int)day);
+    int zone = t.zone_minutes < 0 ? -t.zone_minutes : t.zone_minutes;
+    int64_t days = re_days_from_civil(t.year, t.month, t.day);
     int weekday = (int)(((days % 7) + 7) % 7);
     char text[80];   /* every field is range-checked: the text is 31 bytes */
-    snprintf(text, sizeof text, "%s, %02ld %s %04ld %02ld:%02ld:%02ld %c%02ld%02ld",
-             day_names[weekday], day, month_names[month - 1], year, hour, minute, second, sign,
-             zone_minutes / 60, zone_minutes % 60);
+    snprintf(text, sizeof text, "%s, %02d %s %04d %02d:%02d:%02d %c%02d%02d",
+             day_names[weekday], t.day, month_names[t.month - 1], t.year, t.hour, t.minute,
+             t.second, t.has_zone ? t.zone_sign : '+', zone / 60, zone % 60);
     snprintf(out, RE_RFC822_MAX, "%.31s", text);
     if (instant_ms) {
-        int64_t local = days * 86400 + hour * 3600 + minute * 60 + second;
-        int64_t offset = (sign == '-' ? -1 : 1) * (int64_t)zone_minutes * 60;
-        *instant_ms = (local - offset) * 1000 + ms;
+        int64_t local = days * 86400 + t.hour * 3600 + t.minute * 60 + t.second;
+        *instant_ms = (local - (int64_t)t.zone_minutes * 60) * 1000 + t.millisecond;
     }
     return RE_OK;
 }
@@ -537,7 +468,7 @@ re_status re_show_load(const char *path, re_show *show, re_diagnostics *diag)
 {
     char *buf = NULL;
     size_t len = 0;
-    re_status st = re_utf8_read_file(path, RE_SHOW_MAX_SIZE, &buf, &len, diag);
+    re_status st = re_file_read(path, RE_SHOW_MAX_SIZE, RE_READ_ANY, &buf, &len, diag);
     if (st == RE_OK)
         st = re_show_parse(path, buf, len, show, diag);
     free(buf);
@@ -766,7 +697,7 @@ static re_status scan_one(re_feed *feed, const char *dir, const char *name, int 
     size_t len = 0;
     if (!path)
         return RE_ERR_NOMEM;
-    status = re_utf8_read_file(path, RE_SIDECAR_MAX_SIZE, &buf, &len, errors);
+    status = re_file_read(path, RE_SIDECAR_MAX_SIZE, RE_READ_ANY, &buf, &len, errors);
     re_feed_episode e;
     re_sidecar_kind kind = RE_SIDECAR_NONE;
     if (status == RE_OK)

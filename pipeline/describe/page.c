@@ -5,27 +5,13 @@
 #include <strings.h>
 
 #include "duration.h"
-
-static int is_blank(char c)
-{
-    return c == ' ' || c == '\t';
-}
-
-static int is_digit(char c)
-{
-    return c >= '0' && c <= '9';
-}
-
-static int is_alnum(char c)
-{
-    return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
+#include "text.h"
 
 /* Whether s[0..end) ends with the word "duration" (any case) and optional blanks: a colon
  * written next would make `render-episode check` read what follows as a duration claim. */
 static int ends_with_duration(const char *s, size_t end)
 {
-    while (end > 0 && is_blank(s[end - 1]))
+    while (end > 0 && re_is_blank(s[end - 1]))
         end--;
     return end >= 8 && strncasecmp(s + end - 8, "duration", 8) == 0;
 }
@@ -34,7 +20,7 @@ static int ends_with_duration(const char *s, size_t end)
 static int starts_entity(const char *s, size_t n)
 {
     size_t i = 1;
-    while (i < n && i < 33 && (is_alnum(s[i]) || s[i] == '#'))
+    while (i < n && i < 33 && (re_is_alnum(s[i]) || s[i] == '#'))
         i++;
     return i > 1 && i < n && s[i] == ';';
 }
@@ -44,13 +30,13 @@ static int starts_entity(const char *s, size_t n)
  * that would start a heading, quote, list or rule escaped too. */
 static void md_text(FILE *out, const char *s, int line_start)
 {
-    while (is_blank(*s))
+    while (re_is_blank(*s))
         s++;
     size_t n = strlen(s);
-    while (n > 0 && (is_blank(s[n - 1]) || s[n - 1] == '\n' || s[n - 1] == '\r'))
+    while (n > 0 && (re_is_blank(s[n - 1]) || s[n - 1] == '\n' || s[n - 1] == '\r'))
         n--;
     size_t digits = 0;   /* leading digits of a line: "1." would start an ordered list */
-    while (line_start && digits < n && is_digit(s[digits]))
+    while (line_start && digits < n && re_is_digit(s[digits]))
         digits++;
     for (size_t i = 0; i < n; i++) {
         char c = s[i];

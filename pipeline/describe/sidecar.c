@@ -10,6 +10,7 @@
 
 #include "duration.h"
 #include "feed.h"
+#include "files.h"
 #include "output.h"
 #include "text_rules.h"
 #include "utf8.h"
@@ -282,7 +283,7 @@ re_status re_sidecar_load(const char *path, const char *format, re_sidecar *side
     *found = RE_SIDECAR_NOT_OURS;
     char *buf = NULL;
     size_t len = 0;
-    re_status status = re_utf8_read_file(path, RE_SIDECAR_MAX_SIZE, &buf, &len, diag);
+    re_status status = re_file_read(path, RE_SIDECAR_MAX_SIZE, RE_READ_ANY, &buf, &len, diag);
     if (status == RE_OK)
         status = re_sidecar_read(path, buf, len, format, sidecar, found, diag);
     free(buf);

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "datetime.h"
+
 /* The header's size field is a 28-bit syncsafe integer that excludes the 10 header bytes. */
 #define ID3_HEADER_LEN 10u
 #define ID3_FRAME_HEADER_LEN 10u
@@ -240,94 +242,26 @@ static void put_chap_frame(tag_buffer *b, size_t index, const re_id3_chapter *ch
     frame_end(b, start);
 }
 
-/* Reads exactly `count` decimal digits. */
-static int parse_digits(const char **p, int count, int *value)
-{
-    int v = 0;
-    for (int i = 0; i < count; i++) {
-        char c = (*p)[i];
-        if (c < '0' || c > '9')
-            return 0;
-        v = v * 10 + (c - '0');
-    }
-    *p += count;
-    *value = v;
-    return 1;
-}
-
-/* Writes `count` decimal digits of value (0 <= value < 10^count) and a NUL. */
-static void format_digits(char *out, int value, int count)
-{
-    for (int i = count - 1; i >= 0; i--) {
-        out[i] = (char)('0' + value % 10);
-        value /= 10;
-    }
-    out[count] = '\0';
-}
-
-static int days_in_month(int year, int month)
-{
-    static const int days[12] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
-    int leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
-    return month == 2 && leap ? 29 : days[month - 1];
-}
-
 typedef struct published_date {
     char year[5];    /* TYER "YYYY" */
     char date[5];    /* TDAT "DDMM" */
     char time[5];    /* TIME "HHMM", empty without a time of day */
 } published_date;
 
-/* Accepts YYYY-MM-DD, optionally followed by THH:MM[:SS[.fraction]] and an optional Z or
- * +HH:MM / -HH:MM offset. The offset is validated and then ignored: TDAT and TIME carry the
- * wall-clock digits as written, because ID3v2.3 has no field for a time zone. */
+/* The script's `published` (datetime.h; a zone is optional here). The offset is validated and
+ * then ignored: TDAT and TIME carry the wall-clock digits as written, because ID3v2.3 has no
+ * field for a time zone. */
 static int parse_published(const char *text, published_date *out)
 {
-    const char *p = text;
-    int year, month, day;
-    if (!parse_digits(&p, 4, &year) || *p++ != '-' || !parse_digits(&p, 2, &month) ||
-        *p++ != '-' || !parse_digits(&p, 2, &day))
+    re_datetime t;
+    char reason[128];
+    if (re_datetime_parse(text, strlen(text), RE_DATETIME_ZONE_OPTIONAL, &t, reason, sizeof reason))
         return 0;
-    if (month < 1 || month > 12 || day < 1 || day > days_in_month(year, month))
-        return 0;
-    format_digits(out->year, year, 4);
-    format_digits(out->date, day, 2);
-    format_digits(out->date + 2, month, 2);
+    snprintf(out->year, sizeof out->year, "%04d", t.year);
+    snprintf(out->date, sizeof out->date, "%02d%02d", t.day, t.month);
     out->time[0] = '\0';
-    if (*p == '\0')
-        return 1;
-
-    int hour, minute, second = 0;
-    if (*p++ != 'T' || !parse_digits(&p, 2, &hour) || *p++ != ':' ||
-        !parse_digits(&p, 2, &minute))
-        return 0;
-    if (*p == ':') {
-        p++;
-        if (!parse_digits(&p, 2, &second))
-            return 0;
-        if (*p == '.' || *p == ',') {
-            p++;
-            if (*p < '0' || *p > '9')
-                return 0;
-            while (*p >= '0' && *p <= '9')
-                p++;
-        }
-    }
-    if (hour > 23 || minute > 59 || second > 60)    /* 60: a leap second */
-        return 0;
-    if (*p == 'Z') {
-        p++;
-    } else if (*p == '+' || *p == '-') {
-        int offset_hour, offset_minute;
-        p++;
-        if (!parse_digits(&p, 2, &offset_hour) || *p++ != ':' ||
-            !parse_digits(&p, 2, &offset_minute) || offset_hour > 23 || offset_minute > 59)
-            return 0;
-    }
-    if (*p != '\0')
-        return 0;
-    format_digits(out->time, hour, 2);
-    format_digits(out->time + 2, minute, 2);
+    if (t.has_time)
+        snprintf(out->time, sizeof out->time, "%02d%02d", t.hour, t.minute);
     return 1;
 }
 

@@ -11,10 +11,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "files.h"
+#include "parse_errors.h"
+#include "text.h"
 #include "utf8.h"
 
-#define QUOTE_MAX 40                     /* bytes of offending text quoted in a message */
-#define QUOTE_SIZE RE_UTF8_QUOTE_SIZE(QUOTE_MAX)   /* a control character is shown as \u001B */
 
 typedef struct lex_entry {
     char *word;          /* blanks collapsed to single spaces */
@@ -39,21 +40,13 @@ struct re_lexicon {
 
 /* One source being parsed: its entries are kept apart until the whole source is valid. */
 typedef struct lexicon_parser {
-    const char *file;
-    re_diagnostics *diag;
+    parse_errors err;
     lex_entry *entries;
     size_t count, capacity;
     unsigned line;
-    int errors;
-    int nomem;
 } lexicon_parser;
 
 enum { CLASS_OTHER, CLASS_LETTER, CLASS_DIGIT };
-
-static int is_blank(char c)
-{
-    return c == ' ' || c == '\t' || c == '\r';
-}
 
 static unsigned char fold(char c)
 {
@@ -103,40 +96,6 @@ static int class_at(const char *text, size_t len, size_t pos)
 
 /* ---- parsing ---------------------------------------------------------------------- */
 
-/* Copies s[0..len) (valid UTF-8) into out for quoting, shortened with "..." when long. A
- * control character (already an error of its own) is written as \u001B, so that a message
- * never carries an escape sequence to the terminal or the log that shows it. */
-static const char *quote(char out[QUOTE_SIZE], const char *s, size_t len)
-{
-    return re_utf8_quote(out, s, len, QUOTE_MAX);
-}
-
-static void parser_error(lexicon_parser *p, unsigned col, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void parser_error(lexicon_parser *p, unsigned col, const char *fmt, ...)
-{
-    char message[1024];   /* every message quotes at most two QUOTE_SIZE pieces of input */
-    va_list ap;
-
-    p->errors++;
-    va_start(ap, fmt);
-    vsnprintf(message, sizeof message, fmt, ap);
-    va_end(ap);
-    if (re_diag_add(p->diag, p->file, p->line, col, "%s", message) != RE_OK)
-        p->nomem = 1;
-}
-
-static void trim(const char **s, size_t *len)
-{
-    while (*len > 0 && is_blank(**s)) {
-        (*s)++;
-        (*len)--;
-    }
-    while (*len > 0 && is_blank((*s)[*len - 1]))
-        (*len)--;
-}
-
 /* A copy of s[0..len) with every run of blanks made one space. */
 static char *collapse_blanks(const char *s, size_t len, size_t *out_len)
 {
@@ -145,7 +104,7 @@ static char *collapse_blanks(const char *s, size_t len, size_t *out_len)
     if (!copy)
         return NULL;
     for (size_t i = 0; i < len; i++) {
-        if (is_blank(s[i])) {
+        if (re_is_line_blank(s[i])) {
             if (o > copy && o[-1] == ' ')
                 continue;
             *o++ = ' ';
@@ -174,22 +133,22 @@ static int check_replacement(lexicon_parser *p, const char *word, const char *s,
                 if (s[j] == ']' && s[j + 1] == ']')
                     close = s + j;
             if (!close) {
-                parser_error(p, col + (unsigned)i, "unclosed '[[' in the replacement of '%s': "
+                parse_error(&p->err, p->line, col + (unsigned)i, "unclosed '[[' in the replacement of '%s': "
                              "write phonemes as [[...]]", quote(q, word, strlen(word)));
                 return 0;
             }
             const char *inner = s + i + 2;
             size_t inner_len = (size_t)(close - inner);
-            trim(&inner, &inner_len);
+            re_trim(&inner, &inner_len);
             if (inner_len == 0) {
-                parser_error(p, col + (unsigned)i, "empty phonemes '[[]]' in the replacement "
+                parse_error(&p->err, p->line, col + (unsigned)i, "empty phonemes '[[]]' in the replacement "
                              "of '%s'", quote(q, word, strlen(word)));
                 return 0;
             }
             for (size_t k = 0; k < inner_len; k++) {
                 unsigned char c = (unsigned char)inner[k];
                 if (c < 0x20 || c > 0x7E || c == '[') {
-                    parser_error(p, col + (unsigned)(inner + k - s), "phonemes '%s' are not "
+                    parse_error(&p->err, p->line, col + (unsigned)(inner + k - s), "phonemes '%s' are not "
                                  "espeak-ng mnemonics: only printable ASCII, e.g. [[gl'u:]]",
                                  quote(r, inner, inner_len));
                     return 0;
@@ -197,7 +156,7 @@ static int check_replacement(lexicon_parser *p, const char *word, const char *s,
             }
             size_t span = (size_t)(close - s) + 2 - i;   /* ASCII inside: bytes are characters */
             if (span > RE_LEXICON_PHONEMES_MAX) {
-                parser_error(p, col + (unsigned)i, "phonemes '%s' are too long: a [[...]] span is "
+                parse_error(&p->err, p->line, col + (unsigned)i, "phonemes '%s' are too long: a [[...]] span is "
                              "at most %d characters; write several, e.g. [[n'Ik@l]] [[kl'Ast@]]",
                              quote(r, inner, inner_len), RE_LEXICON_PHONEMES_MAX);
                 return 0;
@@ -205,7 +164,7 @@ static int check_replacement(lexicon_parser *p, const char *word, const char *s,
             *phonemes = 1;
             i = (size_t)(close - s) + 2;
         } else if (s[i] == '[' || s[i] == ']') {
-            parser_error(p, col + (unsigned)i, "'%c' outside [[...]] in the replacement of "
+            parse_error(&p->err, p->line, col + (unsigned)i, "'%c' outside [[...]] in the replacement of "
                          "'%s': brackets only mark phonemes, as in [[gl'u:]]", s[i],
                          quote(q, word, strlen(word)));
             return 0;
@@ -260,12 +219,12 @@ static void add_parsed(lexicon_parser *p, const char *word, size_t word_len, int
     e.replacement = collapse_blanks(repl, repl_len, &unused);
     if (!e.word || !e.replacement) {
         entry_clear(&e);
-        p->nomem = 1;
+        p->err.nomem = 1;
         return;
     }
     for (size_t i = 0; i < p->count; i++) {
         if (same_word(&p->entries[i], e.word, e.word_len, fold_case)) {
-            parser_error(p, col, "duplicate entry '%s' (first on line %u)",
+            parse_error(&p->err, p->line, col, "duplicate entry '%s' (first on line %u)",
                          quote(q, e.word, e.word_len), p->entries[i].line);
             entry_clear(&e);
             return;
@@ -273,7 +232,7 @@ static void add_parsed(lexicon_parser *p, const char *word, size_t word_len, int
     }
     if (!push_entry(&p->entries, &p->count, &p->capacity, &e)) {
         entry_clear(&e);
-        p->nomem = 1;
+        p->err.nomem = 1;
     }
 }
 
@@ -283,38 +242,38 @@ static void parse_line(lexicon_parser *p, const char *line, size_t len)
     const char *text = line;
     size_t text_len = len;
 
-    trim(&text, &text_len);
+    re_trim(&text, &text_len);
     if (text_len == 0 || text[0] == '#')
         return;
     unsigned col = (unsigned)(text - line + 1);
     const char *eq = memchr(text, '=', text_len);
     if (!eq) {
-        parser_error(p, col, "expected 'WORD = replacement', got '%s'", quote(q, text, text_len));
+        parse_error(&p->err, p->line, col, "expected 'WORD = replacement', got '%s'", quote(q, text, text_len));
         return;
     }
     int fold_case = eq > text && eq[-1] == '~';
     const char *word = text, *repl = eq + 1;
     size_t word_len = (size_t)(eq - text) - (fold_case ? 1 : 0);
     size_t repl_len = (size_t)(text + text_len - repl);
-    trim(&word, &word_len);
-    trim(&repl, &repl_len);
+    re_trim(&word, &word_len);
+    re_trim(&repl, &repl_len);
     if (word_len == 0) {
-        parser_error(p, col, "expected a WORD before '%s'", fold_case ? "~=" : "=");
+        parse_error(&p->err, p->line, col, "expected a WORD before '%s'", fold_case ? "~=" : "=");
         return;
     }
     if (word_len > RE_LEXICON_WORD_MAX) {
-        parser_error(p, col, "the word '%s' is longer than %d bytes", quote(q, word, word_len),
+        parse_error(&p->err, p->line, col, "the word '%s' is longer than %d bytes", quote(q, word, word_len),
                      RE_LEXICON_WORD_MAX);
         return;
     }
     if (repl_len == 0) {
-        parser_error(p, col, "'%s' has no replacement after '%s'", quote(q, word, word_len),
+        parse_error(&p->err, p->line, col, "'%s' has no replacement after '%s'", quote(q, word, word_len),
                      fold_case ? "~=" : "=");
         return;
     }
     unsigned repl_col = (unsigned)(repl - line + 1);
     if (repl_len > RE_LEXICON_REPLACEMENT_MAX) {
-        parser_error(p, repl_col, "the replacement of '%s' is longer than %d bytes",
+        parse_error(&p->err, p->line, repl_col, "the replacement of '%s' is longer than %d bytes",
                      quote(q, word, word_len), RE_LEXICON_REPLACEMENT_MAX);
         return;
     }
@@ -330,7 +289,7 @@ static void parse_lines(lexicon_parser *p, const char *buf, size_t len)
 {
     size_t pos = 0;
 
-    while (pos < len && !p->nomem) {
+    while (pos < len && !p->err.nomem) {
         const char *nl = memchr(buf + pos, '\n', len - pos);
         size_t end = nl ? (size_t)(nl - buf) : len;
         p->line++;
@@ -474,7 +433,7 @@ static re_status merge(re_lexicon *lex, lexicon_parser *p)
 re_status re_lexicon_parse(re_lexicon *lexicon, const char *file, const char *buf, size_t len,
                            re_diagnostics *diag)
 {
-    lexicon_parser p = { .file = file, .diag = diag };
+    lexicon_parser p = { .err = { .file = file, .diag = diag } };
     int decodable;
 
     if (!lexicon || !file || !diag || (!buf && len > 0))
@@ -483,12 +442,12 @@ re_status re_lexicon_parse(re_lexicon *lexicon, const char *file, const char *bu
     re_status status = re_utf8_check_text(file, buf + bom, len - bom, &decodable, diag);
     if (status == RE_ERR_NOMEM)
         goto done;
-    p.errors = status == RE_ERR_INPUT;
+    p.err.count = status == RE_ERR_INPUT;
     if (decodable)
         parse_lines(&p, buf + bom, len - bom);
-    if (p.nomem)
+    if (p.err.nomem)
         status = RE_ERR_NOMEM;
-    else if (p.errors)
+    else if (p.err.count)
         status = RE_ERR_INPUT;
     else
         status = merge(lexicon, &p);
@@ -506,7 +465,7 @@ re_status re_lexicon_load(re_lexicon *lexicon, const char *path, re_diagnostics 
 
     if (!lexicon || !path || !diag)
         return RE_ERR_INVALID;
-    re_status status = re_utf8_read_file(path, RE_LEXICON_FILE_MAX, &buf, &len, diag);
+    re_status status = re_file_read(path, RE_LEXICON_FILE_MAX, RE_READ_ANY, &buf, &len, diag);
     if (status == RE_OK)
         status = re_lexicon_parse(lexicon, path, buf, len, diag);
     free(buf);

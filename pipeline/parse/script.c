@@ -8,10 +8,12 @@
 #include <string.h>
 #include <strings.h>
 
+#include "datetime.h"
+#include "files.h"
+#include "parse_errors.h"
+#include "text.h"
 #include "utf8.h"
 
-#define QUOTE_MAX 40          /* bytes of offending text quoted in a message */
-#define QUOTE_SIZE RE_UTF8_QUOTE_SIZE(QUOTE_MAX)   /* a control character is shown as \u001B */
 #define PROFILE_NAME_MAX 64
 #define EPISODE_MAX 999999L
 
@@ -42,12 +44,9 @@ typedef struct paragraph {
 } paragraph;
 
 typedef struct parser {
-    const char *file;
-    re_diagnostics *diag;
+    parse_errors err;
     re_episode *ep;
     size_t item_cap, voice_cap, ref_cap;
-    int errors;
-    int nomem;
     unsigned key_line[FRONT_MATTER_KEY_COUNT];   /* where each key was set, 0 = not yet */
     paragraph para;
     const char *last_voice;      /* profile of the last paragraph with speech, NULL before */
@@ -69,61 +68,11 @@ typedef struct line_reader {
     unsigned number;
 } line_reader;
 
-static void error_at(parser *p, unsigned line, unsigned col, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static void error_at(parser *p, unsigned line, unsigned col, const char *fmt, ...)
-{
-    char message[1024];   /* messages quote at most two QUOTE_SIZE pieces of input */
-    va_list ap;
-
-    p->errors++;
-    va_start(ap, fmt);
-    vsnprintf(message, sizeof message, fmt, ap);
-    va_end(ap);
-    if (re_diag_add(p->diag, p->file, line, col, "%s", message) != RE_OK)
-        p->nomem = 1;
-}
-
-/* Copies s[0..len) (valid UTF-8) into out for quoting, shortened with "..." when long. A
- * control character (already an error of its own) is written as \u001B, so that a message
- * never carries an escape sequence to the terminal or the CI log that shows it. */
-static const char *quote(char out[QUOTE_SIZE], const char *s, size_t len)
-{
-    return re_utf8_quote(out, s, len, QUOTE_MAX);
-}
-
-/* A stray CR is already an error of its own; reading it as a blank avoids a second one. */
-static int is_blank(char c)
-{
-    return c == ' ' || c == '\t' || c == '\r';
-}
-
-static int is_digit(char c)
-{
-    return c >= '0' && c <= '9';
-}
-
-static int is_letter(char c)
-{
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-
 static size_t skip_blanks(const char *s, size_t len, size_t i)
 {
-    while (i < len && is_blank(s[i]))
+    while (i < len && re_is_line_blank(s[i]))
         i++;
     return i;
-}
-
-static void trim(const char **s, size_t *len)
-{
-    while (*len > 0 && is_blank(**s)) {
-        (*s)++;
-        (*len)--;
-    }
-    while (*len > 0 && is_blank((*s)[*len - 1]))
-        (*len)--;
 }
 
 /* A new string of s[0..len) with each run of blanks made one space (s is trimmed). */
@@ -135,7 +84,7 @@ static char *collapse_blanks(const char *s, size_t len)
     if (!out)
         return NULL;
     for (size_t i = 0; i < len; i++) {
-        if (!is_blank(s[i]))
+        if (!re_is_line_blank(s[i]))
             out[n++] = s[i];
         else if (n > 0 && out[n - 1] != ' ')
             out[n++] = ' ';
@@ -167,7 +116,7 @@ static int line_too_long(parser *p, size_t len, unsigned number)
 {
     if (len <= RE_SCRIPT_MAX_LINE)
         return 0;
-    error_at(p, number, RE_SCRIPT_MAX_LINE + 1, "line is %zu bytes; the limit is %u (is a line "
+    parse_error(&p->err, number, RE_SCRIPT_MAX_LINE + 1, "line is %zu bytes; the limit is %u (is a line "
              "break missing?)", len, RE_SCRIPT_MAX_LINE);
     return 1;
 }
@@ -216,7 +165,7 @@ static void push_item(parser *p, re_item item)
 
     if (!grow((void **)&ep->items, &p->item_cap, ep->item_count, sizeof *ep->items)) {
         free(item.text);
-        p->nomem = 1;
+        p->err.nomem = 1;
         return;
     }
     ep->items[ep->item_count++] = item;
@@ -230,7 +179,7 @@ static void add_voice_ref(parser *p, const char *name, size_t len, unsigned line
     if (!copy || !grow((void **)&ep->voice_refs, &p->ref_cap, ep->voice_ref_count,
                        sizeof *ep->voice_refs)) {
         free(copy);
-        p->nomem = 1;
+        p->err.nomem = 1;
         return;
     }
     ep->voice_refs[ep->voice_ref_count++] = (re_voice_ref){ copy, line, col };
@@ -248,7 +197,7 @@ static const char *intern_voice(parser *p, const char *name, unsigned line, unsi
     }
     if (ep->voice_count >= RE_SCRIPT_MAX_VOICES) {
         if (!p->too_many_voices)
-            error_at(p, line, col, "more than %u voice profiles speak in this script; the "
+            parse_error(&p->err, line, col, "more than %u voice profiles speak in this script; the "
                      "limit is %u", RE_SCRIPT_MAX_VOICES, RE_SCRIPT_MAX_VOICES);
         p->too_many_voices = 1;
         return NULL;
@@ -257,7 +206,7 @@ static const char *intern_voice(parser *p, const char *name, unsigned line, unsi
     if (!copy || !grow((void **)&ep->voices, &p->voice_cap, ep->voice_count,
                        sizeof *ep->voices)) {
         free(copy);
-        p->nomem = 1;
+        p->err.nomem = 1;
         return NULL;
     }
     ep->voices[ep->voice_count++] = copy;
@@ -314,111 +263,6 @@ static int find_key(const char *key, size_t len)
     return -1;
 }
 
-/* Value of s[0..n) if it is exactly n digits, else -1. */
-static long fixed_digits(const char *s, size_t n)
-{
-    long value = 0;
-
-    for (size_t i = 0; i < n; i++) {
-        if (!is_digit(s[i]))
-            return -1;
-        value = value * 10 + (s[i] - '0');
-    }
-    return value;
-}
-
-static int days_in_month(long year, long month)
-{
-    static const int days[] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
-    int leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
-
-    return month == 2 && leap ? 29 : days[month - 1];
-}
-
-/* Checks HH:MM[:SS[.fraction]] then Z or +-HH:MM at s[0..len); NULL or the reason. */
-static const char *check_time(const char *s, size_t len, char *reason, size_t reason_size)
-{
-    long hour = len >= 5 && s[2] == ':' ? fixed_digits(s, 2) : -1;
-    long minute = hour >= 0 ? fixed_digits(s + 3, 2) : -1;
-    long second = 0;
-    size_t i = 5;
-
-    if (minute < 0)
-        return "not in the form YYYY-MM-DDTHH:MM[:SS]";
-    if (i < len && s[i] == ':') {
-        second = i + 3 <= len ? fixed_digits(s + i + 1, 2) : -1;
-        if (second < 0)
-            return "the seconds must be two digits";
-        i += 3;
-        if (i < len && s[i] == '.') {
-            size_t digits = i + 1;
-            while (digits < len && is_digit(s[digits]))
-                digits++;
-            if (digits == i + 1)
-                return "a decimal point must be followed by digits";
-            i = digits;
-        }
-    }
-    if (hour > 23 || minute > 59 || second > 59) {
-        snprintf(reason, reason_size, "%s %.2s is out of range (00..%s)",
-                 hour > 23 ? "hour" : minute > 59 ? "minute" : "second",
-                 hour > 23 ? s : minute > 59 ? s + 3 : s + 6, hour > 23 ? "23" : "59");
-        return reason;
-    }
-    if (i == len)
-        return "a date-time needs a time zone, e.g. Z or +02:00";
-    if (s[i] == 'Z' && i + 1 == len)
-        return NULL;
-    long zone_hour = (s[i] == '+' || s[i] == '-') && len - i == 6 && s[i + 3] == ':'
-                     ? fixed_digits(s + i + 1, 2) : -1;
-    long zone_minute = zone_hour >= 0 ? fixed_digits(s + i + 4, 2) : -1;
-    if (zone_minute < 0)
-        return "the time zone must be Z or +HH:MM or -HH:MM";
-    if (zone_minute > 59 || zone_hour * 60 + zone_minute > 14 * 60)
-        return "the time-zone offset must be at most 14:00";
-    return NULL;
-}
-
-/* Checks an ISO 8601 date or date-time; NULL when valid, else the reason. */
-static const char *check_published(const char *s, size_t len, char *reason, size_t reason_size)
-{
-    long year = len >= 10 && s[4] == '-' && s[7] == '-' ? fixed_digits(s, 4) : -1;
-    long month = year >= 0 ? fixed_digits(s + 5, 2) : -1;
-    long day = month >= 0 ? fixed_digits(s + 8, 2) : -1;
-
-    if (day < 0 || (len > 10 && s[10] != 'T'))
-        return "expected an ISO 8601 date YYYY-MM-DD or date-time YYYY-MM-DDTHH:MM:SSZ";
-    if (month < 1 || month > 12) {
-        snprintf(reason, reason_size, "month %.2s is out of range (01..12)", s + 5);
-        return reason;
-    }
-    if (day < 1 || day > days_in_month(year, month)) {
-        snprintf(reason, reason_size, "day %.2s does not exist in %.7s", s + 8, s);
-        return reason;
-    }
-    return len == 10 ? NULL : check_time(s + 11, len - 11, reason, reason_size);
-}
-
-static int language_valid(const char *s, size_t len)
-{
-    size_t i = 0;
-
-    while (i < len && is_letter(s[i]))
-        i++;
-    if (i < 2 || i > 3)
-        return 0;
-    while (i < len) {
-        size_t start = ++i;   /* past the '-' */
-        if (s[start - 1] != '-')
-            return 0;
-        while (i < len && (is_letter(s[i]) || is_digit(s[i])))
-            i++;
-        if (i == start || i - start > 8)
-            return 0;
-    }
-    return 1;
-}
-
 /* A profile name in s[0..len) copied to out (PROFILE_NAME_MAX + 1 bytes) if it is valid. */
 static int profile_name(const char *s, size_t len, char *out)
 {
@@ -434,17 +278,17 @@ static void set_text_field(parser *p, char **field, const char *value, size_t le
     free(*field);
     *field = collapse_blanks(value, len);
     if (!*field)
-        p->nomem = 1;
+        p->err.nomem = 1;
 }
 
 static void set_published(parser *p, const char *value, size_t len, unsigned line,
                           unsigned col)
 {
     char q[QUOTE_SIZE], reason[96];
-    const char *why = check_published(value, len, reason, sizeof reason);
+    const char *why = re_datetime_parse(value, len, 0, NULL, reason, sizeof reason);
 
     if (why)
-        error_at(p, line, col, "invalid published date '%s': %s", quote(q, value, len), why);
+        parse_error(&p->err, line, col, "invalid published date '%s': %s", quote(q, value, len), why);
     else
         set_text_field(p, &p->ep->published, value, len);
 }
@@ -456,12 +300,12 @@ static void set_episode_number(parser *p, const char *value, size_t len, unsigne
     long number = 0;
     size_t i = 0;
 
-    for (; i < len && is_digit(value[i]); i++) {
+    for (; i < len && re_is_digit(value[i]); i++) {
         if (number <= EPISODE_MAX)
             number = number * 10 + (value[i] - '0');
     }
     if (i < len || number > EPISODE_MAX)
-        error_at(p, line, col, "episode must be a whole number 0..999999, got '%s'",
+        parse_error(&p->err, line, col, "episode must be a whole number 0..999999, got '%s'",
                  quote(q, value, len));
     else
         p->ep->episode_number = number;
@@ -472,7 +316,7 @@ static void set_voice(parser *p, const char *value, size_t len, unsigned line, u
     char q[QUOTE_SIZE], name[PROFILE_NAME_MAX + 1];
 
     if (!profile_name(value, len, name)) {
-        error_at(p, line, col, "invalid voice profile name '%s' (names are a-z, 0-9, '_' and "
+        parse_error(&p->err, line, col, "invalid voice profile name '%s' (names are a-z, 0-9, '_' and "
                  "'-', at most 64)", quote(q, value, len));
         return;
     }
@@ -494,10 +338,10 @@ static void set_key(parser *p, int key, const char *value, size_t len, unsigned 
     case 3: set_text_field(p, &ep->summary, value, len); break;
     case 4: set_text_field(p, &ep->author, value, len); break;
     case 5:
-        if (language_valid(value, len))
+        if (re_language_valid(value, len))
             set_text_field(p, &ep->language, value, len);
         else
-            error_at(p, line, col, "language '%s' is not a BCP 47 tag like en-us, en-GB or de",
+            parse_error(&p->err, line, col, "language '%s' is not a BCP 47 tag like en-us, en-GB or de",
                      quote(q, value, len));
         break;
     case 6: set_voice(p, value, len, line, col); break;
@@ -506,7 +350,7 @@ static void set_key(parser *p, int key, const char *value, size_t len, unsigned 
         free(ep->lexicon);
         ep->lexicon = strndup(value, len);
         if (!ep->lexicon)
-            p->nomem = 1;
+            p->err.nomem = 1;
         ep->lexicon_line = line;
         ep->lexicon_col = col;
         break;
@@ -519,10 +363,10 @@ static void unknown_key(parser *p, const char *key, size_t len, unsigned line, u
     const char *near = suggest_key(key, len);
 
     if (near)
-        error_at(p, line, col, "unknown front-matter key '%s' (did you mean '%s'?)",
+        parse_error(&p->err, line, col, "unknown front-matter key '%s' (did you mean '%s'?)",
                  quote(q, key, len), near);
     else
-        error_at(p, line, col, "unknown front-matter key '%s' (known keys: title, show, "
+        parse_error(&p->err, line, col, "unknown front-matter key '%s' (known keys: title, show, "
                  "published, summary, author, language, voice, episode)", quote(q, key, len));
 }
 
@@ -536,24 +380,24 @@ static void front_matter_line(parser *p, const char *line, size_t len, unsigned 
     if (start == len || key[0] == '#')
         return;
     if (!colon || colon == key) {
-        error_at(p, number, col, "expected 'key: value' in the front matter, got '%s'",
+        parse_error(&p->err, number, col, "expected 'key: value' in the front matter, got '%s'",
                  quote(q, key, len - start));
         return;
     }
     size_t key_len = (size_t)(colon - key);
     const char *value = colon + 1;
     size_t value_len = (size_t)(line + len - value);
-    trim(&key, &key_len);
-    trim(&value, &value_len);
+    re_trim(&key, &key_len);
+    re_trim(&value, &value_len);
     int k = find_key(key, key_len);
     if (k < 0) {
         unknown_key(p, key, key_len, number, col);
     } else if (p->key_line[k]) {
-        error_at(p, number, col, "duplicate front-matter key '%s' (first set on line %u)",
+        parse_error(&p->err, number, col, "duplicate front-matter key '%s' (first set on line %u)",
                  front_matter_keys[k], p->key_line[k]);
     } else if (value_len == 0) {
         p->key_line[k] = number;
-        error_at(p, number, col, "front-matter key '%s' has no value", front_matter_keys[k]);
+        parse_error(&p->err, number, col, "front-matter key '%s' has no value", front_matter_keys[k]);
     } else {
         p->key_line[k] = number;
         set_key(p, k, value, value_len, number, (unsigned)(value - line) + 1);
@@ -569,7 +413,7 @@ static int parse_front_matter(parser *p, line_reader *r, unsigned *closing_line)
     size_t len;
 
     if (!next_line(&scan, &line, &len) || !is_delimiter_line(line, len)) {
-        error_at(p, 1, 1, "a script starts with front matter: a line '---'");
+        parse_error(&p->err, 1, 1, "a script starts with front matter: a line '---'");
         return 0;
     }
     /* Find the end first: without it every later line would be misread as a key. */
@@ -577,7 +421,7 @@ static int parse_front_matter(parser *p, line_reader *r, unsigned *closing_line)
     while (!closed && next_line(&scan, &line, &len))
         closed = is_delimiter_line(line, len);
     if (!closed) {
-        error_at(p, 1, 1, "the front matter is not closed: add a line '---' after it");
+        parse_error(&p->err, 1, 1, "the front matter is not closed: add a line '---' after it");
         return 0;
     }
     *closing_line = scan.number;
@@ -587,7 +431,7 @@ static int parse_front_matter(parser *p, line_reader *r, unsigned *closing_line)
             front_matter_line(p, line, len, r->number);
     }
     if (!p->ep->title && !p->key_line[0])
-        error_at(p, *closing_line, 1, "the front matter has no title: add a line "
+        parse_error(&p->err, *closing_line, 1, "the front matter has no title: add a line "
                  "'title: ...' before this '---'");
     return 1;
 }
@@ -601,7 +445,7 @@ static void add_piece(parser *p, re_item item)
     if (p->halted || ++p->segments > RE_SCRIPT_MAX_SEGMENTS) {
         /* One engine process per speech segment: past the limit the script is not read on. */
         if (!p->halted)
-            error_at(p, item.line, item.col, "the script has more than %u segments (pieces of "
+            parse_error(&p->err, item.line, item.col, "the script has more than %u segments (pieces of "
                      "speech and pauses); the limit is %u: split it into several episodes "
                      "(the rest of the script was not read)", RE_SCRIPT_MAX_SEGMENTS,
                      RE_SCRIPT_MAX_SEGMENTS);
@@ -612,7 +456,7 @@ static void add_piece(parser *p, re_item item)
     if (!grow((void **)&para->pieces, &para->piece_cap, para->piece_count,
               sizeof *para->pieces)) {
         free(item.text);
-        p->nomem = 1;
+        p->err.nomem = 1;
         return;
     }
     para->pieces[para->piece_count++] = item;
@@ -628,7 +472,7 @@ static void finish_piece(parser *p)
         return;
     char *text = strndup(para->text.data, para->text.len);
     if (!text) {
-        p->nomem = 1;
+        p->err.nomem = 1;
         return;
     }
     para->speech_bytes += para->text.len;
@@ -651,13 +495,13 @@ static void add_text(parser *p, const char *s, size_t n, unsigned line, unsigned
     para->pending_space = 0;
     para->started = 1;
     if (!ok || !text_append(&para->text, s, n))
-        p->nomem = 1;
+        p->err.nomem = 1;
 }
 
 static void add_pause(parser *p, uint64_t us, unsigned line, unsigned col)
 {
     if (p->pause_total_us <= RE_EPISODE_MAX_US && p->pause_total_us + us > RE_EPISODE_MAX_US)
-        error_at(p, line, col, "the pauses add up to more than %llu hours here, the longest "
+        parse_error(&p->err, line, col, "the pauses add up to more than %llu hours here, the longest "
                  "episode that can be rendered", RE_EPISODE_MAX_US / 3600000000ULL);
     p->pause_total_us += us;
     finish_piece(p);
@@ -699,19 +543,19 @@ static const char *pause_syntax(const char *s, size_t len, size_t *used, size_t 
 {
     size_t i = 6;   /* past "[pause" */
 
-    if (i < len && !is_blank(s[i]) && s[i] != ']')
+    if (i < len && !re_is_line_blank(s[i]) && s[i] != ']')
         return "expected a space after 'pause'";
     i = skip_blanks(s, len, i);
     if (i == len || s[i] == ']')
         return "no duration";
     *num = i;
-    while (i < len && is_digit(s[i]))
+    while (i < len && re_is_digit(s[i]))
         i++;
     if (i == *num)
         return "the duration must be a plain number like 800 or 1.5";
     if (i < len && s[i] == '.') {
         size_t frac = ++i;
-        while (i < len && is_digit(s[i]))
+        while (i < len && re_is_digit(s[i]))
             i++;
         if (i == frac)
             return "a decimal point must be followed by digits";
@@ -727,7 +571,7 @@ static const char *pause_syntax(const char *s, size_t len, size_t *used, size_t 
         *unit_us = 1000000;
         i += s[i] == 's';
     }
-    if (i < len && !is_blank(s[i]) && s[i] != ']')
+    if (i < len && !re_is_line_blank(s[i]) && s[i] != ']')
         return "the unit must be ms or s";
     i = skip_blanks(s, len, i);
     if (i == len || !memchr(s + i, ']', len - i))
@@ -755,7 +599,7 @@ static size_t parse_pause(parser *p, const char *s, size_t len, unsigned line, u
 
     if (why) {
         used = directive_extent(s, len);
-        error_at(p, line, col, "malformed pause '%s': %s; write e.g. [pause 800ms] or "
+        parse_error(&p->err, line, col, "malformed pause '%s': %s; write e.g. [pause 800ms] or "
                  "[pause 1.5s]", quote(q, s, used), why);
         return used;
     }
@@ -763,9 +607,9 @@ static size_t parse_pause(parser *p, const char *s, size_t len, unsigned line, u
              unit_us == 1000 ? "ms" : "s");
     why = pause_us(s + num, num_len, unit_us, &us);
     if (why)
-        error_at(p, line, col, "pause %s is not exact: %s", value, why);
+        parse_error(&p->err, line, col, "pause %s is not exact: %s", value, why);
     else if (us < RE_PAUSE_MIN_US || us > RE_PAUSE_MAX_US)
-        error_at(p, line, col, "pause %s is out of range: 1ms to 600s (10 minutes)", value);
+        parse_error(&p->err, line, col, "pause %s is out of range: 1ms to 600s (10 minutes)", value);
     else
         add_pause(p, us, line, col);
     return used;
@@ -777,20 +621,20 @@ static size_t parse_voice(parser *p, const char *s, size_t len, unsigned line, u
     paragraph *para = &p->para;
     size_t start = skip_blanks(s, len, 6), end = start;   /* 6: past "[voice" */
 
-    while (end < len && !is_blank(s[end]) && s[end] != ']')
+    while (end < len && !re_is_line_blank(s[end]) && s[end] != ']')
         end++;
     size_t close = skip_blanks(s, len, end);
     if (close == len || s[close] != ']' || end == start) {
         size_t used = directive_extent(s, len);
-        error_at(p, line, col, "malformed voice directive '%s': write [voice NAME] at the "
+        parse_error(&p->err, line, col, "malformed voice directive '%s': write [voice NAME] at the "
                  "start of a paragraph", quote(q, s, used));
         return used;
     }
     if (!profile_name(s + start, end - start, name))
-        error_at(p, line, col, "invalid voice profile name '%s' (names are a-z, 0-9, '_' and "
+        parse_error(&p->err, line, col, "invalid voice profile name '%s' (names are a-z, 0-9, '_' and "
                  "'-', at most 64)", quote(q, s + start, end - start));
     else if (para->started)
-        error_at(p, line, col, "'%s' is not at the start of its paragraph: [voice NAME] must "
+        parse_error(&p->err, line, col, "'%s' is not at the start of its paragraph: [voice NAME] must "
                  "start a paragraph", quote(q, s, close + 1));
     else {
         memcpy(para->voice, name, sizeof name);
@@ -811,10 +655,10 @@ static int names_directive(const char *s, size_t len, const char *word,
 
     if (len < n + 1 || cmp(s + 1, word, n) != 0)
         return 0;
-    if (len == n + 1 || is_blank(s[n + 1]) || s[n + 1] == ']')
+    if (len == n + 1 || re_is_line_blank(s[n + 1]) || s[n + 1] == ']')
         return 1;
     return strcmp(word, "pause") == 0
-           && (is_digit(s[n + 1]) || s[n + 1] == '.' || s[n + 1] == '-' || s[n + 1] == '+');
+           && (re_is_digit(s[n + 1]) || s[n + 1] == '.' || s[n + 1] == '-' || s[n + 1] == '+');
 }
 
 /* Handles a directive at s (s[0] is '['); returns the bytes it used, 0 if it is text. */
@@ -831,7 +675,7 @@ static size_t directive(parser *p, const char *s, size_t len, unsigned line, uns
     if (names_directive(s, len, "pause", strncasecmp)
         || names_directive(s, len, "voice", strncasecmp)) {
         size_t used = directive_extent(s, len);
-        error_at(p, line, col, "'%s': directive names are lowercase ([pause ...], "
+        parse_error(&p->err, line, col, "'%s': directive names are lowercase ([pause ...], "
                  "[voice ...]); write \\[ for a literal '['", quote(q, s, used));
         return used;
     }
@@ -865,7 +709,7 @@ static void end_word(parser *p, word *w, const char *line, size_t end, unsigned 
     char q[QUOTE_SIZE];
 
     if (w->chars > RE_SCRIPT_MAX_WORD)
-        error_at(p, number, (unsigned)w->start + 1, "a word of %zu characters is too long to "
+        parse_error(&p->err, number, (unsigned)w->start + 1, "a word of %zu characters is too long to "
                  "speak (the limit is %u): '%s'; add spaces or leave it out", w->chars,
                  RE_SCRIPT_MAX_WORD, quote(q, line + w->start, end - w->start));
     w->chars = 0;
@@ -899,10 +743,10 @@ static void paragraph_line(parser *p, const char *line, size_t len, size_t i, un
         para->col = (unsigned)i + 1;
     }
     para->pending_space = 1;   /* lines are joined with a space */
-    while (i < len && !p->nomem && !p->halted) {
+    while (i < len && !p->err.nomem && !p->halted) {
         char c = line[i];
         size_t used = 0;
-        if (is_blank(c)) {
+        if (re_is_line_blank(c)) {
             end_word(p, &w, line, i, number);
             para->pending_space = 1;
             used = 1;
@@ -933,7 +777,7 @@ static void chapter_without_audio(parser *p)
 
     if (!p->chapter)
         return;
-    error_at(p, p->chapter_line, p->chapter_col, "chapter '%s' has no audio: a heading must "
+    parse_error(&p->err, p->chapter_line, p->chapter_col, "chapter '%s' has no audio: a heading must "
              "be followed by text or a pause", quote(q, p->chapter, strlen(p->chapter)));
     free(p->chapter);
     p->chapter = NULL;
@@ -955,7 +799,7 @@ static int heading_level(const char *s, size_t len)
 
     while (n < len && s[n] == '#')
         n++;
-    return n >= 1 && n <= 6 && n < len && is_blank(s[n]) ? (int)n : 0;
+    return n >= 1 && n <= 6 && n < len && re_is_line_blank(s[n]) ? (int)n : 0;
 }
 
 static void heading(parser *p, const char *s, size_t len, int level, unsigned line,
@@ -964,20 +808,20 @@ static void heading(parser *p, const char *s, size_t len, int level, unsigned li
     const char *title = s + level;
     size_t title_len = len - (size_t)level;
 
-    trim(&title, &title_len);
+    re_trim(&title, &title_len);
     if (title_len == 0) {
-        error_at(p, line, col, "a heading needs a title after '%.*s '", level, s);
+        parse_error(&p->err, line, col, "a heading needs a title after '%.*s '", level, s);
         return;
     }
     if (++p->chapters == RE_SCRIPT_MAX_CHAPTERS + 1)
-        error_at(p, line, col, "this is chapter %u; the limit is %u (the MP3's chapter table "
+        parse_error(&p->err, line, col, "this is chapter %u; the limit is %u (the MP3's chapter table "
                  "holds no more)", p->chapters, RE_SCRIPT_MAX_CHAPTERS);
     chapter_without_audio(p);
     p->chapter = collapse_blanks(title, title_len);
     p->chapter_line = line;
     p->chapter_col = col;
     if (!p->chapter)
-        p->nomem = 1;
+        p->err.nomem = 1;
 }
 
 static const char *paragraph_voice(parser *p)
@@ -1031,11 +875,11 @@ static void end_paragraph(parser *p, unsigned ended_by)
         return;
     finish_piece(p);
     if (para->voice[0] && !para->has_speech && !para->has_pause)
-        error_at(p, para->voice_line, para->voice_col, "'[voice %s]' is alone in its paragraph: "
+        parse_error(&p->err, para->voice_line, para->voice_col, "'[voice %s]' is alone in its paragraph: "
                  "it sets the voice of its own paragraph only, so put the text after it",
                  quote(q, para->voice, strlen(para->voice)));
     if (para->speech_bytes > RE_SCRIPT_MAX_PARAGRAPH)
-        error_at(p, para->line, para->col, "paragraph is %zu bytes; the limit is %u: split it "
+        parse_error(&p->err, para->line, para->col, "paragraph is %zu bytes; the limit is %u: split it "
                  "with a blank line", para->speech_bytes, RE_SCRIPT_MAX_PARAGRAPH);
     if (para->has_speech || para->has_pause)
         emit_paragraph(p, ended_by);
@@ -1080,7 +924,7 @@ static void parse_body(parser *p, line_reader *r, unsigned closing_line)
     const char *line;
     size_t len;
 
-    while (!p->nomem && !p->halted && next_line(r, &line, &len)) {
+    while (!p->err.nomem && !p->halted && next_line(r, &line, &len)) {
         if (!line_too_long(p, len, r->number))
             body_line(p, line, len, r->number);
     }
@@ -1088,7 +932,7 @@ static void parse_body(parser *p, line_reader *r, unsigned closing_line)
     if (!p->halted)
         chapter_without_audio(p);
     if (!has_speech(p->ep))
-        error_at(p, closing_line + 1, 1, "the script has no spoken text");
+        parse_error(&p->err, closing_line + 1, 1, "the script has no spoken text");
 }
 
 /* ---- public ----------------------------------------------------------------------------- */
@@ -1147,7 +991,7 @@ static void parser_free(parser *p)
 re_status re_script_parse(const char *file, const char *buf, size_t len, re_episode **out,
                           re_diagnostics *diag)
 {
-    parser p = { .file = file ? file : "-", .diag = diag };
+    parser p = { .err = { .file = file ? file : "-", .diag = diag } };
     line_reader r = { 0 };
     unsigned closing_line = 0;
     int decodable = 0;
@@ -1159,17 +1003,17 @@ re_status re_script_parse(const char *file, const char *buf, size_t len, re_epis
     size_t bom = buf ? re_utf8_bom_length(buf, len) : 0;
     r.buf = buf ? buf + bom : "";
     r.len = len - bom;
-    status = re_utf8_check_text(p.file, r.buf, r.len, &decodable, diag);
+    status = re_utf8_check_text(p.err.file, r.buf, r.len, &decodable, diag);
     if (status != RE_OK && (status == RE_ERR_NOMEM || !decodable))
         return status;
-    p.errors = status == RE_ERR_INPUT;
-    p.ep = episode_new(p.file);
+    p.err.count = status == RE_ERR_INPUT;
+    p.ep = episode_new(p.err.file);
     if (!p.ep)
         return RE_ERR_NOMEM;
-    if (parse_front_matter(&p, &r, &closing_line) && !p.nomem)
+    if (parse_front_matter(&p, &r, &closing_line) && !p.err.nomem)
         parse_body(&p, &r, closing_line);
     parser_free(&p);
-    status = p.nomem ? RE_ERR_NOMEM : p.errors ? RE_ERR_INPUT : RE_OK;
+    status = p.err.nomem ? RE_ERR_NOMEM : p.err.count ? RE_ERR_INPUT : RE_OK;
     if (status != RE_OK) {
         re_episode_free(p.ep);
         return status;
@@ -1188,7 +1032,7 @@ re_status re_script_load(const char *path, size_t max_size, re_episode **out,
     if (!path || !out || !diag)
         return RE_ERR_INVALID;
     *out = NULL;
-    status = re_utf8_read_file(path, max_size, &buf, &len, diag);
+    status = re_file_read(path, max_size, RE_READ_ANY, &buf, &len, diag);
     if (status == RE_OK)
         status = re_script_parse(path, buf, len, out, diag);
     free(buf);

@@ -10,12 +10,13 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "files.h"
+#include "parse_errors.h"
+#include "text.h"
 #include "utf8.h"
 
 #define VOICE_FILE_MAX (64u << 10)   /* a profile is a dozen lines; anything bigger is a mistake */
 #define VOICE_NAME_MAX 64
-#define QUOTE_MAX 40                 /* bytes of offending text quoted in a message */
-#define QUOTE_SIZE RE_UTF8_QUOTE_SIZE(QUOTE_MAX)
 
 typedef enum key_kind { KEY_ENGINE_VOICE, KEY_SPEAKER, KEY_INT } key_kind;
 
@@ -41,20 +42,11 @@ static const struct voice_key {
 
 /* State of one profile parse. */
 typedef struct profile_parser {
-    const char *file;
-    re_diagnostics *diag;
+    parse_errors err;
     re_voice_profile *profile;
     unsigned key_line[KEY_COUNT];   /* where each key was set, 0 = not yet */
     unsigned line;
-    int errors;
-    int nomem;
 } profile_parser;
-
-/* A stray CR is already an error of its own; reading it as a blank avoids a second one. */
-static int is_blank(char c)
-{
-    return c == ' ' || c == '\t' || c == '\r';
-}
 
 int re_voice_name_valid(const char *name)
 {
@@ -81,28 +73,6 @@ static int engine_voice_valid(const char *s, size_t len)
             return 0;
     }
     return 1;
-}
-
-/* Copies s[0..len) into out for quoting, shortened with "..." when long. */
-static const char *quote(char out[QUOTE_SIZE], const char *s, size_t len)
-{
-    return re_utf8_quote(out, s, len, QUOTE_MAX);
-}
-
-static void parser_error(profile_parser *p, unsigned col, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void parser_error(profile_parser *p, unsigned col, const char *fmt, ...)
-{
-    char message[1024];   /* every message quotes at most QUOTE_SIZE bytes of input */
-    va_list ap;
-
-    p->errors++;
-    va_start(ap, fmt);
-    vsnprintf(message, sizeof message, fmt, ap);
-    va_end(ap);
-    if (re_diag_add(p->diag, p->file, p->line, col, "%s", message) != RE_OK)
-        p->nomem = 1;
 }
 
 /* Strict whole number: optional '-', then digits, nothing else. Values too large to matter
@@ -149,21 +119,21 @@ static void set_value(profile_parser *p, const struct voice_key *key, const char
     switch (key->kind) {
     case KEY_ENGINE_VOICE:
         if (!engine_voice_valid(value, len))
-            parser_error(p, col, "voice '%s' is not an espeak-ng voice name (letters, digits, "
+            parse_error(&p->err, p->line, col, "voice '%s' is not an espeak-ng voice name (letters, digits, "
                          "'_', '+' and '-', at most 64)", quote(q, value, len));
         else if (!set_string(&p->profile->engine_voice, value, len))
-            p->nomem = 1;
+            p->err.nomem = 1;
         break;
     case KEY_SPEAKER:
         if (!set_string(&p->profile->speaker, value, len))
-            p->nomem = 1;
+            p->err.nomem = 1;
         break;
     case KEY_INT:
         if (!parse_int(value, len, &n))
-            parser_error(p, col, "%s must be a whole number, got '%s'", key->name,
+            parse_error(&p->err, p->line, col, "%s must be a whole number, got '%s'", key->name,
                          quote(q, value, len));
         else if (n < key->min || n > key->max)
-            parser_error(p, col, "%s %s is out of range %d..%d", key->name,
+            parse_error(&p->err, p->line, col, "%s %s is out of range %d..%d", key->name,
                          quote(q, value, len), key->min, key->max);
         else if (key->offset == offsetof(re_voice_profile, word_gap_ms))
             p->profile->word_gap_ms = (int)(n - n % 10);   /* the engine counts in 10 ms */
@@ -171,16 +141,6 @@ static void set_value(profile_parser *p, const struct voice_key *key, const char
             *(int *)((char *)p->profile + key->offset) = (int)n;
         break;
     }
-}
-
-static void trim(const char **s, size_t *len)
-{
-    while (*len > 0 && is_blank(**s)) {
-        (*s)++;
-        (*len)--;
-    }
-    while (*len > 0 && is_blank((*s)[*len - 1]))
-        (*len)--;
 }
 
 static const struct voice_key *find_key(const char *s, size_t len)
@@ -198,35 +158,35 @@ static void parse_line(profile_parser *p, const char *line, size_t len)
     const char *key = line, *value, *eq;
     size_t key_len = len, value_len;
 
-    trim(&key, &key_len);
+    re_trim(&key, &key_len);
     if (key_len == 0 || key[0] == '#')
         return;
     unsigned key_col = (unsigned)(key - line + 1);
     eq = memchr(key, '=', key_len);
     if (!eq) {
-        parser_error(p, key_col, "expected 'key = value', got '%s'", quote(q, key, key_len));
+        parse_error(&p->err, p->line, key_col, "expected 'key = value', got '%s'", quote(q, key, key_len));
         return;
     }
     value = eq + 1;
     value_len = (size_t)(key + key_len - value);
     key_len = (size_t)(eq - key);
-    trim(&key, &key_len);
-    trim(&value, &value_len);
+    re_trim(&key, &key_len);
+    re_trim(&value, &value_len);
     const struct voice_key *k = find_key(key, key_len);
     if (!k) {
-        parser_error(p, key_col, "unknown key '%s' (known keys: " KNOWN_KEYS ")",
+        parse_error(&p->err, p->line, key_col, "unknown key '%s' (known keys: " KNOWN_KEYS ")",
                      quote(q, key, key_len));
         return;
     }
     size_t index = (size_t)(k - voice_keys);
     if (p->key_line[index]) {
-        parser_error(p, key_col, "duplicate key '%s' (first set on line %u)", k->name,
+        parse_error(&p->err, p->line, key_col, "duplicate key '%s' (first set on line %u)", k->name,
                      p->key_line[index]);
         return;
     }
     p->key_line[index] = p->line;
     if (value_len == 0) {
-        parser_error(p, key_col, "key '%s' has no value", k->name);
+        parse_error(&p->err, p->line, key_col, "key '%s' has no value", k->name);
         return;
     }
     set_value(p, k, value, value_len, (unsigned)(value - line + 1));
@@ -258,7 +218,7 @@ static void parse_lines(profile_parser *p, const char *buf, size_t len)
 {
     size_t pos = 0;
 
-    while (pos < len && !p->nomem) {
+    while (pos < len && !p->err.nomem) {
         const char *nl = memchr(buf + pos, '\n', len - pos);
         size_t end = nl ? (size_t)(nl - buf) : len;
         size_t line_len = end - pos;
@@ -273,7 +233,7 @@ static void parse_lines(profile_parser *p, const char *buf, size_t len)
 re_status re_voice_profile_parse(const char *file, const char *buf, size_t len, const char *name,
                                  re_voice_profile *out, re_diagnostics *diag)
 {
-    profile_parser p = { .file = file, .diag = diag, .profile = out };
+    profile_parser p = { .err = { .file = file, .diag = diag }, .profile = out };
     int decodable;
     re_status status;
 
@@ -286,21 +246,21 @@ re_status re_voice_profile_parse(const char *file, const char *buf, size_t len, 
     status = re_utf8_check_text(file, buf + bom, len - bom, &decodable, diag);
     if (status == RE_ERR_NOMEM)
         goto fail;
-    p.errors = status == RE_ERR_INPUT;
+    p.err.count = status == RE_ERR_INPUT;
     if (!decodable)
         goto fail;
     profile_defaults(out);
     parse_lines(&p, buf + bom, len - bom);
-    if (!p.key_line[0] && !p.nomem) {
+    if (!p.key_line[0] && !p.err.nomem) {
         p.line = 0;
-        parser_error(&p, 0, "the profile has no 'voice' key (the espeak-ng voice, e.g. "
+        parse_error(&p.err, p.line, 0, "the profile has no 'voice' key (the espeak-ng voice, e.g. "
                      "voice = en-us)");
     }
-    if (p.nomem) {
+    if (p.err.nomem) {
         status = RE_ERR_NOMEM;
         goto fail;
     }
-    status = p.errors ? RE_ERR_INPUT : RE_OK;
+    status = p.err.count ? RE_ERR_INPUT : RE_OK;
     if (status != RE_OK)
         goto fail;
     out->name = strdup(name);
@@ -455,7 +415,7 @@ static re_status load_entry(const char *name, char *path, voice_entry **out,
     entry->name = strdup(name);
     if (!entry->name)
         goto fail;
-    status = re_utf8_read_file(entry->path, VOICE_FILE_MAX, &buf, &len, diag);
+    status = re_file_read(entry->path, VOICE_FILE_MAX, RE_READ_ANY, &buf, &len, diag);
     if (status == RE_OK)
         status = re_voice_profile_parse(entry->path, buf, len, name, &entry->profile, diag);
     if (status == RE_ERR_NOMEM)

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "utf8.h"
+#include "files.h"
 
 #define WHY_LEN 512
 
@@ -31,8 +31,8 @@ static re_status resolve_profiles(const re_episode_sources *src, re_prepared *p,
 re_status re_prepare(const re_episode_sources *src, re_prepared *p, re_diagnostics *diag)
 {
     memset(p, 0, sizeof *p);
-    re_status status = re_utf8_read_file(src->script_path, src->max_script_size,
-                                         &p->script_bytes, &p->script_len, diag);
+    re_status status = re_file_read(src->script_path, src->max_script_size, RE_READ_ANY,
+                                    &p->script_bytes, &p->script_len, diag);
     if (status == RE_OK)
         status = re_script_parse(src->script_path, p->script_bytes, p->script_len, &p->episode,
                                  diag);

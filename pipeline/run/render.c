@@ -16,6 +16,7 @@
 #include "assemble.h"
 #include "cache.h"
 #include "duration.h"
+#include "files.h"
 #include "id3.h"
 #include "lexicon.h"
 #include "loudness.h"
@@ -30,7 +31,6 @@
 #include "spool_pass.h"
 #include "synth.h"
 #include "transcript.h"
-#include "utf8.h"
 #include "voice.h"
 #include "wav.h"
 

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "text.h"
 #include "utf8.h"
 
 /* ---- output pieces ------------------------------------------------------------------ */
@@ -153,12 +154,7 @@ static int said_as_is(const normalizer *n, mark m, const char *s, size_t len)
 
 /* ---- characters and words ----------------------------------------------------------- */
 
-static int is_upper(char c) { return c >= 'A' && c <= 'Z'; }
-static int is_lower(char c) { return c >= 'a' && c <= 'z'; }
-static int is_alpha(char c) { return is_upper(c) || is_lower(c); }
-static int is_digit(char c) { return c >= '0' && c <= '9'; }
-static int is_alnum(char c) { return is_alpha(c) || is_digit(c); }
-static char upper(char c) { return is_lower(c) ? (char)(c - 'a' + 'A') : c; }
+static char upper(char c) { return re_is_lower(c) ? (char)(c - 'a' + 'A') : c; }
 
 static int all_of(const char *s, size_t len, int (*test)(char))
 {
@@ -188,7 +184,7 @@ static int equals_fold(const char *s, size_t len, const char *lower_word)
     if (strlen(lower_word) != len)
         return 0;
     for (size_t i = 0; i < len; i++) {
-        char c = is_upper(s[i]) ? (char)(s[i] + 32) : s[i];
+        char c = re_is_upper(s[i]) ? (char)(s[i] + 32) : s[i];
         if (c != lower_word[i])
             return 0;
     }
@@ -285,7 +281,7 @@ static int pronounceable(const char *s, size_t len)
  * numerals. Longer runs are no acronym; the engine reads them its way. */
 static int spelled_acronym(const char *s, size_t len)
 {
-    if (len < 2 || len > 16 || !all_of(s, len, is_upper) || in_list(s, len, roman_numerals))
+    if (len < 2 || len > 16 || !all_of(s, len, re_is_upper) || in_list(s, len, roman_numerals))
         return 0;
     return len <= 4 || !pronounceable(s, len);
 }
@@ -379,11 +375,11 @@ static size_t number_length(const char *s, size_t len, int *fraction)
 {
     size_t i = 0;
     *fraction = 0;
-    while (i < len && is_digit(s[i]))
+    while (i < len && re_is_digit(s[i]))
         i++;
-    if (i > 0 && i + 1 < len && s[i] == '.' && is_digit(s[i + 1])) {
+    if (i > 0 && i + 1 < len && s[i] == '.' && re_is_digit(s[i + 1])) {
         *fraction = 1;
-        for (i++; i < len && is_digit(s[i]); i++)
+        for (i++; i < len && re_is_digit(s[i]); i++)
             ;
     }
     return i;
@@ -404,7 +400,7 @@ static void say_version_number(normalizer *n, const char *s, size_t len)
     size_t i = 0;
     while (i < len) {
         size_t j = i;
-        while (j < len && is_digit(s[j]))
+        while (j < len && re_is_digit(s[j]))
             j++;
         if (i)
             says(n, " point ");
@@ -422,9 +418,9 @@ static void say_version_suffix(normalizer *n, const char *s, size_t len)
         size_t j = i + 1;
         if (s[i] == '+') {
             says(n, " plus");
-        } else if (is_alnum(s[i])) {
-            int alpha = is_alpha(s[i]);
-            while (j < len && (alpha ? is_alpha(s[j]) : is_digit(s[j])))
+        } else if (re_is_alnum(s[i])) {
+            int alpha = re_is_letter(s[i]);
+            while (j < len && (alpha ? re_is_letter(s[j]) : re_is_digit(s[j])))
                 j++;
             says(n, " ");
             if (alpha && in_list_fold(s + i, j - i, spelled)) {
@@ -445,10 +441,10 @@ static void say_version_suffix(normalizer *n, const char *s, size_t len)
 /* v2.1.0, 2.1.0, 2.1.0-rc1, v2. */
 static int say_version(normalizer *n, const char *s, size_t len)
 {
-    size_t start = s[0] == 'v' && len > 1 && is_digit(s[1]) ? 1 : 0;
+    size_t start = s[0] == 'v' && len > 1 && re_is_digit(s[1]) ? 1 : 0;
     size_t i = start, dots = 0;
-    while (i < len && (is_digit(s[i]) || (s[i] == '.' && i > start && i + 1 < len
-                                          && is_digit(s[i + 1]) && is_digit(s[i - 1])))) {
+    while (i < len && (re_is_digit(s[i]) || (s[i] == '.' && i > start && i + 1 < len
+                                          && re_is_digit(s[i + 1]) && re_is_digit(s[i - 1])))) {
         dots += s[i] == '.';
         i++;
     }
@@ -457,7 +453,7 @@ static int say_version(normalizer *n, const char *s, size_t len)
     if (i < len && s[i] != '-' && s[i] != '+')
         return 0;
     for (size_t j = i; j < len; j++)
-        if (!is_alnum(s[j]) && s[j] != '-' && s[j] != '+' && s[j] != '.')
+        if (!re_is_alnum(s[j]) && s[j] != '-' && s[j] != '+' && s[j] != '.')
             return 0;
     if (start)
         says(n, "version ");
@@ -480,13 +476,13 @@ static int names_a_product(const normalizer *n)
         return 1;
     int letters = 0, inner_capital = 0, digit_or_hyphen = 0;
     for (size_t i = 0; i < len; i++) {
-        letters += is_alpha(s[i]);
-        inner_capital |= i > 0 && is_upper(s[i]);
-        digit_or_hyphen |= is_digit(s[i]) || s[i] == '-';
+        letters += re_is_letter(s[i]);
+        inner_capital |= i > 0 && re_is_upper(s[i]);
+        digit_or_hyphen |= re_is_digit(s[i]) || s[i] == '-';
     }
     if (!letters)
         return 0;
-    return inner_capital || digit_or_hyphen || (is_upper(s[0]) && !n->previous_started_sentence);
+    return inner_capital || digit_or_hyphen || (re_is_upper(s[0]) && !n->previous_started_sentence);
 }
 
 static void next_core(const normalizer *n, const char **s, size_t *len);
@@ -521,7 +517,7 @@ static int say_number(normalizer *n, const char *s, size_t len)
         return fraction && say_short_version(n, s, len);
     int times = equals(rest, rest_len, "x") || equals(rest, rest_len, "\xC3\x97");
     size_t by = rest[0] == 'x' ? 1 : (rest_len > 2 && memcmp(rest, "\xC3\x97", 2) == 0 ? 2 : 0);
-    if (!times && by && all_of(rest + by, rest_len - by, is_digit) && !fraction) {
+    if (!times && by && all_of(rest + by, rest_len - by, re_is_digit) && !fraction) {
         say(n, s, number);
         says(n, " by ");
         say(n, rest + by, rest_len - by);
@@ -554,7 +550,7 @@ static int say_reference(normalizer *n, const char *s, size_t len)
     static const char *const dashes[] = { "-", "\xE2\x80\x93", "\xE2\x80\x94", NULL };
     int hash = s[0] == '#';
     size_t i = hash, a = i;
-    while (i < len && is_digit(s[i]))
+    while (i < len && re_is_digit(s[i]))
         i++;
     size_t a_len = i - a, b = i, b_len = 0;
     if (a_len == 0 || (!hash && !n->reference))
@@ -566,7 +562,7 @@ static int say_reference(normalizer *n, const char *s, size_t len)
                 dash = strlen(*d);
         b = i + dash + (i + dash < len && s[i + dash] == '#');
         b_len = len - b;
-        if (!dash || !all_of(s + b, b_len, is_digit))
+        if (!dash || !all_of(s + b, b_len, re_is_digit))
             return 0;
     }
     if (!n->reference)
@@ -592,7 +588,7 @@ static int say_repository_reference(normalizer *n, const char *s, size_t len)
     size_t hash = len;
     while (hash > 0 && s[hash - 1] != '#')
         hash--;
-    if (hash < 2 || !all_of(s + hash, len - hash, is_digit) || !is_ascii(s, hash))
+    if (hash < 2 || !all_of(s + hash, len - hash, re_is_digit) || !is_ascii(s, hash))
         return 0;
     say_core(n, s, hash - 1);
     says(n, " number ");
@@ -608,9 +604,9 @@ static int say_repository_reference(normalizer *n, const char *s, size_t len)
 static int say_code(normalizer *n, const char *s, size_t len)
 {
     size_t letters = 0;
-    while (letters < len && is_alpha(s[letters]))
+    while (letters < len && re_is_letter(s[letters]))
         letters++;
-    if (letters == 0 || letters > 3 || len - letters < 5 || !all_of(s + letters, len - letters, is_digit))
+    if (letters == 0 || letters > 3 || len - letters < 5 || !all_of(s + letters, len - letters, re_is_digit))
         return 0;
     if (!say_acronym(n, s, letters))
         say(n, s, letters);
@@ -624,18 +620,18 @@ static int say_code(normalizer *n, const char *s, size_t len)
 static int say_ticket(normalizer *n, const char *s, size_t len)
 {
     size_t i = 0;
-    while (i < len && is_upper(s[i]))
+    while (i < len && re_is_upper(s[i]))
         i++;
     if (i < 2 || i == len || s[i] != '-')
         return 0;
     for (size_t j = i; j < len; j++)
-        if (!is_digit(s[j]) && !(s[j] == '-' && j + 1 < len && is_digit(s[j + 1])))
+        if (!re_is_digit(s[j]) && !(s[j] == '-' && j + 1 < len && re_is_digit(s[j + 1])))
             return 0;
     if (!say_acronym(n, s, i))
         say(n, s, i);
     while (i < len) {
         size_t j = ++i;
-        while (j < len && is_digit(s[j]))
+        while (j < len && re_is_digit(s[j]))
             j++;
         int year = j - i == 4 && j < len && (memcmp(s + i, "19", 2) == 0 || memcmp(s + i, "20", 2) == 0);
         says(n, " ");
@@ -677,8 +673,8 @@ static int say_operator(normalizer *n, const char *s, size_t len)
         says(n, s[0] == '&' ? "and" : "or");
         return 1;
     }
-    if (len >= 3 && is_alpha(s[0]) && s[1] == '+' && s[2] == '+'
-        && (len == 3 || all_of(s + 3, len - 3, is_digit))) {
+    if (len >= 3 && re_is_letter(s[0]) && s[1] == '+' && s[2] == '+'
+        && (len == 3 || all_of(s + 3, len - 3, re_is_digit))) {
         char letter = upper(s[0]);
         say(n, &letter, 1);
         says(n, " plus plus");
@@ -688,7 +684,7 @@ static int say_operator(normalizer *n, const char *s, size_t len)
         }
         return 1;
     }
-    if (len == 2 && is_alpha(s[0]) && s[1] == '#') {
+    if (len == 2 && re_is_letter(s[0]) && s[1] == '#') {
         char letter = upper(s[0]);
         say(n, &letter, 1);
         says(n, " sharp");
@@ -717,7 +713,7 @@ static int say_operator(normalizer *n, const char *s, size_t len)
 static int say_url(normalizer *n, const char *s, size_t len)
 {
     size_t scheme = find(s, len, "://"), host;
-    if (scheme < len && scheme > 0 && all_of(s, scheme, is_alpha))
+    if (scheme < len && scheme > 0 && all_of(s, scheme, re_is_letter))
         host = scheme + 3;
     else if (len > 4 && equals_fold(s, 4, "www."))
         host = 0;
@@ -775,7 +771,7 @@ static const struct extension *find_extension(const char *s, size_t len)
 
 static int is_name_char(char c)
 {
-    return is_alnum(c) || c == '_' || c == '-';
+    return re_is_alnum(c) || c == '_' || c == '-';
 }
 
 /* A file name: a known extension after a name. */
@@ -815,11 +811,11 @@ static int say_dotted(normalizer *n, const char *s, size_t len)
     size_t part_len = 0, longest = 0;
     for (size_t i = 0; i <= len; i++) {
         if (i == len || s[i] == '.') {
-            if (part_len == 0 || is_digit(s[i - part_len]))
+            if (part_len == 0 || re_is_digit(s[i - part_len]))
                 return 0;
             longest = part_len > longest ? part_len : longest;
             part_len = 0;
-        } else if (is_alnum(s[i]) || s[i] == '_') {
+        } else if (re_is_alnum(s[i]) || s[i] == '_') {
             part_len++;
         } else {
             return 0;
@@ -889,12 +885,12 @@ static size_t part_end(const char *s, size_t len, size_t start)
 {
     for (size_t i = start + 1; i < len; i++) {
         char a = s[i - 1], b = s[i];
-        if (is_lower(a) && is_upper(b))
+        if (re_is_lower(a) && re_is_upper(b))
             return i;
-        if (is_upper(a) && is_upper(b) && i + 1 < len && is_lower(s[i + 1])
-            && !(s[i + 1] == 's' && (i + 2 == len || !is_lower(s[i + 2]))))
+        if (re_is_upper(a) && re_is_upper(b) && i + 1 < len && re_is_lower(s[i + 1])
+            && !(s[i + 1] == 's' && (i + 2 == len || !re_is_lower(s[i + 2]))))
             return i;
-        if (is_upper(a) && is_digit(b) && i - start >= 2 && all_of(s + start, i - start, is_upper))
+        if (re_is_upper(a) && re_is_digit(b) && i - start >= 2 && all_of(s + start, i - start, re_is_upper))
             return i;
     }
     return len;
@@ -913,7 +909,7 @@ static void say_part(normalizer *n, const char *s, size_t len, int constant)
         say(n, s, len);
         return;
     }
-    if (is_digit(s[0])) {
+    if (re_is_digit(s[0])) {
         mark m = mark_here(n);
         if (say_number(n, s, len))
             return;
@@ -950,12 +946,12 @@ static int say_word(normalizer *n, const char *s, size_t len)
     else if (len > 4 && s[len - 1] == 's' && memcmp(s + len - 4, "\xE2\x80\x99", 3) == 0)
         base = len - 4;
     for (size_t i = 0; i < base; i++)
-        if (!is_alnum(s[i]) && s[i] != '_')
+        if (!re_is_alnum(s[i]) && s[i] != '_')
             return 0;
     size_t pieces = 0, parts = 0, i = 0;
     int underscores = find(s, base, "_") < base, constant = underscores;
     for (size_t k = 0; k < base; k++)
-        constant &= !is_lower(s[k]);
+        constant &= !re_is_lower(s[k]);
     mark m = mark_here(n);
     while (i < base) {
         size_t j = i;
@@ -978,9 +974,9 @@ static int say_word(normalizer *n, const char *s, size_t len)
 static size_t say_letter_run(normalizer *n, const char *s, size_t len)
 {
     size_t end = 1;
-    if (!is_upper(s[0]) || (len > 1 && s[1] != '-'))
+    if (!re_is_upper(s[0]) || (len > 1 && s[1] != '-'))
         return 0;
-    while (end + 1 < len && s[end] == '-' && is_upper(s[end + 1])
+    while (end + 1 < len && s[end] == '-' && re_is_upper(s[end + 1])
            && (end + 2 == len || s[end + 2] == '-'))
         end += 2;
     if (end == 1)
@@ -1001,7 +997,7 @@ static int say_compound(normalizer *n, const char *s, size_t len)
         return 0;
     int digits_only = 1;
     for (size_t i = 0; i < len; i++)
-        digits_only &= is_digit(s[i]) || s[i] == '-';
+        digits_only &= re_is_digit(s[i]) || s[i] == '-';
     if (digits_only)
         return 0;
     mark m = mark_here(n);
@@ -1223,7 +1219,7 @@ static void say_chunk(normalizer *n, size_t index)
     say_marks(n, s, open, core_len > 0);
     if (core_len > 1 && core[core_len - 1] == '(' && close > 0 && core[core_len] == ')')
         call = 1;   /* foo() -> foo */
-    if (core_len > 1 && core[0] == '~' && is_digit(core[1])) {
+    if (core_len > 1 && core[0] == '~' && re_is_digit(core[1])) {
         says(n, "about ");
         say_core(n, core + 1, core_len - 1 - call);
     } else {
@@ -1296,7 +1292,7 @@ static void say_all(normalizer *n)
 
 static int wordish(char c)
 {
-    return is_alnum(c) || (unsigned char)c >= 0x80;
+    return re_is_alnum(c) || (unsigned char)c >= 0x80;
 }
 
 /* Where a replacement meets a word, a space: "NCCL2" -> "nickel 2", not "nickel2". And

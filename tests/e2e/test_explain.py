@@ -133,8 +133,6 @@ class Explain(Case):
         write(self.path("words", "cli.lexicon"), "NCCL = command line nickel\n")
         self.script("---\ntitle: T\nlexicon: team.lexicon\n---\nNCCL here.\n", "words/ep.txt")
         res = explain(["words/ep.txt"], cwd=self.tmp)
-        if "unknown front-matter key 'lexicon'" in res.stderr:
-            self.skipTest("script.c does not parse the 'lexicon:' key yet")
         self.assertEqual(res.returncode, 0, res.stderr)
         self.assertEqual(entries(res.stdout)[0][1], "front matter nickel here.")
         got = self.explain_ok("words/ep.txt", "--lexicon", "words/cli.lexicon")

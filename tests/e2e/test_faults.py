@@ -22,7 +22,7 @@ import tempfile
 import time
 import unittest
 
-from common import BIN, SRC, Case, listing, main
+from common import ALLOWED_SKIPS, BIN, SRC, Case, listing, main
 
 HEAD = "---\ntitle: Faults\n---\n"
 # About 40 s of audio: an MP3 of about 300 KiB, a spool of about 1.7 MiB.
@@ -46,7 +46,7 @@ def can_mount():
 
 
 MOUNT = can_mount()
-needs_mount = unittest.skipUnless(MOUNT, "needs root and mount -t tmpfs (CI has both)")
+needs_mount = unittest.skipUnless(MOUNT, ALLOWED_SKIPS["root-mount"])
 
 
 def processes_mentioning(text):

@@ -41,14 +41,6 @@ SHOW = ("# the channel\n"
         "owner_email: team@example.org\n")
 
 
-def feed_available():
-    """False only while main.c does not dispatch `feed` yet (it is then read as a script)."""
-    res = run(["feed", "--help"])
-    text = res.stdout + res.stderr
-    return not (res.returncode != 0 and re.search(r"no script|unknown", text, re.I))
-
-
-FEED_OK = feed_available()
 
 
 def seconds_half_up(samples, rate):
@@ -60,7 +52,6 @@ def items_of(path):
     return root, root.find("channel"), root.find("channel").findall("item")
 
 
-@unittest.skipUnless(FEED_OK, "main.c does not dispatch `render-episode feed` yet")
 class Feed(Case):
     """Three episodes rendered once; the feed built from their folder."""
 
@@ -257,18 +248,10 @@ class Feed(Case):
         self.assertIn("no rendered MP3 episode", res.stderr)
 
 
-def page_available(folder):
-    script = write(os.path.join(folder, "probe.txt"), "---\ntitle: Probe\n---\nHi.\n")
-    res = run([script, "-o", os.path.join(folder, "probe.mp3"), "--page", "-q"])
-    return res.returncode == 0 or "--page" not in res.stderr
-
-
 class Page(Case):
     """`render --page` writes ep.md, the show notes, which `check` confirms."""
 
     def test_page_shape_and_check(self):
-        if not page_available(self.tmp):
-            self.skipTest("render does not take --page yet")
         script = write(self.path("ep.txt"),
                        "---\ntitle: Page *test* & more\nshow: Feed Test\n"
                        "published: 2026-11-30T09:00:00Z\nsummary: What the duration: is.\n---\n"

@@ -12,7 +12,7 @@ import tempfile
 import time
 import unittest
 
-from common import BIN, SRC, Case, ffmpeg_samples, listing, main
+from common import BIN, SRC, Case, env_skip, ffmpeg_samples, listing, main
 
 HOSTILE = os.path.join(SRC, "tests", "hostile")
 OLD_AUDIO = b"yesterday's episode"
@@ -154,7 +154,7 @@ class Hostile(Case):
             res = subprocess.run([BIN, script] + args, capture_output=True, timeout=CASE_TIMEOUT, env=env,
                                  user=65534 if unprivileged else None)
         except PermissionError:   # the build is in a folder that nobody may not enter
-            self.skipTest("cannot run the program as an unprivileged user from this folder")
+            env_skip(self, "unprivileged-user")
         elapsed = time.monotonic() - start
         err = res.stderr.decode("utf-8", "replace")
         name = item["name"]

@@ -213,14 +213,4 @@ void re_check_report_free(re_check_report *report);
 /* Number of claims that do not hold (after fixing) plus named files without any claim. */
 size_t re_check_failed(const re_check_report *report);
 
-/* Reads a whole regular file of at most max_size bytes into a malloc'ed, NUL-terminated
- * buffer. RE_ERR_READ or RE_ERR_LIMIT with a diagnostic. */
-re_status re_file_read(const char *path, size_t max_size, char **buf, size_t *len,
-                       re_diagnostics *diag);
-
-/* Replaces the file at `path` (following symlinks) with buf[0..len) atomically: a temporary
- * file in the same directory, written, fsync'ed, given the old file's permission bits, then
- * renamed over it. On failure the old file is untouched and the temporary file removed. */
-re_status re_file_replace(const char *path, const char *buf, size_t len, re_diagnostics *diag);
-
 #endif

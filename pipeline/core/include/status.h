@@ -5,6 +5,7 @@
 #ifndef RE_STATUS_H
 #define RE_STATUS_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 typedef enum re_status {
@@ -52,6 +53,15 @@ void re_diagnostics_free(re_diagnostics *d);
  * (the list stays valid); a message past the limit is dropped and sets `truncated`. */
 re_status re_diag_add(re_diagnostics *d, const char *file, unsigned line, unsigned col,
                       const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/* The same with a va_list, for a parser's own error function. */
+re_status re_diag_vadd(re_diagnostics *d, const char *file, unsigned line, unsigned col,
+                       const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
+
+/* Makes room for one more item in a growing array: when count == *capacity, *items is
+ * reallocated to twice the capacity (8 at first) of item_size-byte items. RE_ERR_NOMEM leaves
+ * *items and *capacity as they were. */
+re_status re_array_grow(void *items, size_t *capacity, size_t count, size_t item_size);
 
 /* Formats one message as "FILE:LINE:COL: message" ("FILE:LINE: ..." without a column,
  * "FILE: ..." without a line) into buf, truncating to len. */

@@ -42,10 +42,6 @@ re_status re_utf8_check_text(const char *file, const char *buf, size_t len, int 
  * on a character boundary: for quoting a short piece of input in a message. */
 size_t re_utf8_prefix(const char *s, size_t len, size_t max);
 
-/* Reads the whole file `path` (at most max_size bytes) into a new buffer with a NUL after the
- * last byte (*out, free with free(); *len excludes the NUL). Failures are reported to diag as
- * path:0:0 messages: RE_ERR_READ for an open or read error (with strerror) or a directory,
- * RE_ERR_LIMIT when the file is larger than max_size (the message names the limit). */
 /* Room for a quote of at most `max` input bytes: every byte may become \uXXXX, plus "...". */
 #define RE_UTF8_QUOTE_SIZE(max) ((max) * 6 + 4)
 
@@ -54,8 +50,5 @@ size_t re_utf8_prefix(const char *s, size_t len, size_t max);
  * in a message can never put escape sequences on a terminal; "..." marks a cut. s must be
  * valid UTF-8. Returns out. */
 const char *re_utf8_quote(char *out, const char *s, size_t len, size_t max);
-
-re_status re_utf8_read_file(const char *path, size_t max_size, char **out, size_t *len,
-                            re_diagnostics *diag);
 
 #endif

@@ -1,0 +1,132 @@
+/* datetime.c - ISO 8601 dates and date-times (datetime.h). */
+#include "datetime.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "text.h"
+
+/* Value of s[0..n) if it is exactly n digits, else -1. */
+static long fixed_digits(const char *s, size_t n)
+{
+    long value = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        if (!re_is_digit(s[i]))
+            return -1;
+        value = value * 10 + (s[i] - '0');
+    }
+    return value;
+}
+
+static int days_in_month(long year, long month)
+{
+    static const int days[] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+    int leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+
+    return month == 2 && leap ? 29 : days[month - 1];
+}
+
+/* HH:MM[:SS[.fraction]] then Z or +-HH:MM at s[0..len). */
+static const char *parse_time(const char *s, size_t len, unsigned flags, re_datetime *t,
+                              char *reason, size_t reason_size)
+{
+    long hour = len >= 5 && s[2] == ':' ? fixed_digits(s, 2) : -1;
+    long minute = hour >= 0 ? fixed_digits(s + 3, 2) : -1;
+    long second = 0, millisecond = 0;
+    size_t i = 5;
+
+    if (minute < 0)
+        return "not in the form YYYY-MM-DDTHH:MM[:SS]";
+    if (i < len && s[i] == ':') {
+        second = i + 3 <= len ? fixed_digits(s + i + 1, 2) : -1;
+        if (second < 0)
+            return "the seconds must be two digits";
+        i += 3;
+        if (i < len && s[i] == '.') {
+            size_t digits = i + 1;
+            long scale = 100;
+            while (digits < len && re_is_digit(s[digits])) {
+                millisecond += (s[digits] - '0') * scale;
+                scale /= 10;
+                digits++;
+            }
+            if (digits == i + 1)
+                return "a decimal point must be followed by digits";
+            i = digits;
+        }
+    }
+    if (hour > 23 || minute > 59 || second > 59) {
+        snprintf(reason, reason_size, "%s %.2s is out of range (00..%s)",
+                 hour > 23 ? "hour" : minute > 59 ? "minute" : "second",
+                 hour > 23 ? s : minute > 59 ? s + 3 : s + 6, hour > 23 ? "23" : "59");
+        return reason;
+    }
+    t->has_time = 1;
+    t->hour = (int)hour;
+    t->minute = (int)minute;
+    t->second = (int)second;
+    t->millisecond = (int)millisecond;
+    if (i == len)
+        return (flags & RE_DATETIME_ZONE_OPTIONAL) ? NULL
+                                                   : "a date-time needs a time zone, e.g. Z or +02:00";
+    t->zone_sign = '+';
+    if (s[i] == 'Z' && i + 1 == len) {
+        t->has_zone = 1;
+        return NULL;
+    }
+    long zone_hour = (s[i] == '+' || s[i] == '-') && len - i == 6 && s[i + 3] == ':'
+                     ? fixed_digits(s + i + 1, 2) : -1;
+    long zone_minute = zone_hour >= 0 ? fixed_digits(s + i + 4, 2) : -1;
+    if (zone_minute < 0)
+        return "the time zone must be Z or +HH:MM or -HH:MM";
+    if (zone_minute > 59 || zone_hour * 60 + zone_minute > 14 * 60)
+        return "the time-zone offset must be at most 14:00";
+    t->has_zone = 1;
+    t->zone_sign = s[i];
+    t->zone_minutes = (int)((s[i] == '-' ? -1 : 1) * (zone_hour * 60 + zone_minute));
+    return NULL;
+}
+
+const char *re_datetime_parse(const char *s, size_t len, unsigned flags, re_datetime *out,
+                              char *reason, size_t reason_size)
+{
+    re_datetime t;
+    memset(&t, 0, sizeof t);
+    long year = len >= 10 && s[4] == '-' && s[7] == '-' ? fixed_digits(s, 4) : -1;
+    long month = year >= 0 ? fixed_digits(s + 5, 2) : -1;
+    long day = month >= 0 ? fixed_digits(s + 8, 2) : -1;
+
+    if (day < 0 || (len > 10 && s[10] != 'T'))
+        return "expected an ISO 8601 date YYYY-MM-DD or date-time YYYY-MM-DDTHH:MM:SSZ";
+    if (month < 1 || month > 12) {
+        snprintf(reason, reason_size, "month %.2s is out of range (01..12)", s + 5);
+        return reason;
+    }
+    if (day < 1 || day > days_in_month(year, month)) {
+        snprintf(reason, reason_size, "day %.2s does not exist in %.7s", s + 8, s);
+        return reason;
+    }
+    t.year = (int)year;
+    t.month = (int)month;
+    t.day = (int)day;
+    if (len > 10) {
+        const char *why = parse_time(s + 11, len - 11, flags, &t, reason, reason_size);
+        if (why)
+            return why;
+    }
+    if (out)
+        *out = t;
+    return NULL;
+}
+
+/* Howard Hinnant's days_from_civil. */
+long long re_days_from_civil(long long y, int m, int d)
+{
+    y -= m <= 2;
+    long long era = (y >= 0 ? y : y - 399) / 400;
+    long long yoe = y - era * 400;
+    long long doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
+    long long doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + doe - 719468;
+}

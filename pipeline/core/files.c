@@ -1,0 +1,267 @@
+/* files.c - whole-file reading and atomic replacement of an existing file (see files.h). */
+#define _GNU_SOURCE  /* asprintf, vasprintf */
+#include "files.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Adds a path:0:0 diagnostic and returns `status`, or RE_ERR_NOMEM if it could not be kept. */
+static re_status file_fail(re_diagnostics *diag, re_status status, const char *path,
+                           const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static re_status file_fail(re_diagnostics *diag, re_status status, const char *path,
+                           const char *fmt, ...)
+{
+    if (!diag)
+        return status;
+    char *msg = NULL;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vasprintf(&msg, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return RE_ERR_NOMEM;
+    re_status st = re_diag_add(diag, path, 0, 0, "%s", msg);
+    free(msg);
+    return st == RE_OK ? status : st;
+}
+
+/* ---- reading ------------------------------------------------------------------------------ */
+
+re_status re_file_open_regular(const char *path, int *fd_out, uint64_t *size,
+                               re_diagnostics *diag)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0)
+        return file_fail(diag, RE_ERR_READ, path, "cannot open: %s", strerror(errno));
+    struct stat st;
+    re_status status = RE_OK;
+    if (fstat(fd, &st) != 0)
+        status = file_fail(diag, RE_ERR_READ, path, "cannot stat: %s", strerror(errno));
+    else if (S_ISDIR(st.st_mode))
+        status = file_fail(diag, RE_ERR_READ, path, "is a directory, not a file");
+    else if (!S_ISREG(st.st_mode))
+        status = file_fail(diag, RE_ERR_READ, path, "not a regular file");
+    else if (fcntl(fd, F_SETFL, 0) != 0)   /* blocking reads from here on */
+        status = file_fail(diag, RE_ERR_READ, path, "cannot read: %s", strerror(errno));
+    if (status != RE_OK) {
+        (void)close(fd);   /* already failing: the first reason is the one to report */
+        return status;
+    }
+    *fd_out = fd;
+    *size = (uint64_t)st.st_size;
+    return RE_OK;
+}
+
+/* Opens anything readable (see RE_READ_ANY); *size is 0 for what is not a regular file. */
+static re_status open_any(const char *path, int *fd_out, uint64_t *size, int *regular,
+                          re_diagnostics *diag)
+{
+    /* A FIFO blocks here until its writer opens it, like any Unix reader; Ctrl-C still ends
+     * the wait (exit 130). batch refuses anything that is not a regular file. */
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return file_fail(diag, RE_ERR_READ, path, "cannot open: %s", strerror(errno));
+    struct stat st;
+    re_status status = RE_OK;
+    if (fstat(fd, &st) != 0)
+        status = file_fail(diag, RE_ERR_READ, path, "cannot read: %s", strerror(errno));
+    else if (S_ISDIR(st.st_mode))
+        status = file_fail(diag, RE_ERR_READ, path, "cannot read: it is a directory, not a file");
+    if (status != RE_OK) {
+        (void)close(fd);
+        return status;
+    }
+    *fd_out = fd;
+    *regular = S_ISREG(st.st_mode);
+    *size = *regular ? (uint64_t)st.st_size : 0;
+    return RE_OK;
+}
+
+/* Reads fd to its end into a NUL-terminated buffer of initial capacity cap (>= 2), growing it
+ * as needed; stops early with *over set once more than `limit` bytes came, so a huge pipe is
+ * never read whole. RE_ERR_READ keeps the read's errno. */
+static re_status read_to_end(int fd, size_t limit, size_t cap, char **out, size_t *len,
+                             int *over)
+{
+    size_t used = 0;
+    char *buf = malloc(cap);
+    re_status status = RE_OK;
+    *over = 0;
+    if (!buf)
+        return RE_ERR_NOMEM;
+    while (used <= limit) {
+        if (cap - used < 2) {
+            char *grown = cap <= SIZE_MAX / 2 ? realloc(buf, cap * 2) : NULL;
+            if (!grown) {
+                status = RE_ERR_NOMEM;
+                break;
+            }
+            buf = grown;
+            cap *= 2;
+        }
+        size_t want = cap - used - 1;
+        if (want > limit + 1 - used)
+            want = limit + 1 - used;
+        ssize_t got = read(fd, buf + used, want);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0) {
+            status = RE_ERR_READ;
+            break;
+        }
+        if (got == 0)
+            break;
+        used += (size_t)got;
+    }
+    if (status == RE_OK && used > limit)
+        *over = 1;
+    if (status != RE_OK || *over) {
+        int saved = errno;   /* free must not hide the read error's reason */
+        free(buf);
+        errno = saved;
+        return status;
+    }
+    buf[used] = '\0';
+    *out = buf;
+    *len = used;
+    return RE_OK;
+}
+
+re_status re_file_read(const char *path, size_t max_size, re_file_read_mode mode, char **out,
+                       size_t *len, re_diagnostics *diag)
+{
+    if (!path || !out || !len)
+        return RE_ERR_INVALID;
+    *out = NULL;
+    *len = 0;
+    int fd = -1, regular = 1;
+    uint64_t size = 0;
+    re_status st = mode == RE_READ_REGULAR ? re_file_open_regular(path, &fd, &size, diag)
+                                           : open_any(path, &fd, &size, &regular, diag);
+    if (st != RE_OK)
+        return st;
+    /* Each mode keeps the words it has always used for the limit. */
+    if (size > max_size && mode == RE_READ_REGULAR)
+        st = file_fail(diag, RE_ERR_LIMIT, path, "larger than %zu bytes", max_size);
+    else if (size > max_size)
+        st = file_fail(diag, RE_ERR_LIMIT, path, "the file is %ju bytes; the limit is %zu bytes",
+                       (uintmax_t)size, max_size);
+    int over = 0;
+    if (st == RE_OK) {
+        /* a regular file is read in one go, and must not grow past the size it had */
+        size_t limit = mode == RE_READ_REGULAR ? (size_t)size : max_size;
+        st = read_to_end(fd, limit, regular ? (size_t)size + 2 : 4096, out, len, &over);
+        if (st == RE_ERR_READ)
+            st = file_fail(diag, RE_ERR_READ, path, "cannot read: %s", strerror(errno));
+    }
+    if (over && mode == RE_READ_REGULAR)
+        st = file_fail(diag, RE_ERR_READ, path, "changed while being read");
+    else if (over)
+        st = file_fail(diag, RE_ERR_LIMIT, path, "the file is larger than the limit of %zu bytes",
+                       max_size);
+    if (close(fd) != 0 && st == RE_OK)
+        st = file_fail(diag, RE_ERR_READ, path, "cannot close: %s", strerror(errno));
+    if (st != RE_OK) {
+        free(*out);
+        *out = NULL;
+        *len = 0;
+    }
+    return st;
+}
+
+/* ---- atomic replacement ------------------------------------------------------------------- */
+
+static re_status write_all(int fd, const char *buf, size_t len)
+{
+    size_t n = 0;
+    while (n < len) {
+        ssize_t w = write(fd, buf + n, len - n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return RE_ERR_WRITE;
+        n += (size_t)w;
+    }
+    return RE_OK;
+}
+
+/* Writes buf to a new temporary file beside target (its name in *tmp), with target's mode. */
+static re_status write_temp(const char *target, const struct stat *st, const char *buf,
+                            size_t len, char **tmp, re_diagnostics *diag)
+{
+    const char *slash = strrchr(target, '/');
+    size_t dir_len = slash ? (size_t)(slash - target) + 1 : 0;
+    if (asprintf(tmp, "%.*s.%s.XXXXXX", (int)dir_len, target, target + dir_len) < 0) {
+        *tmp = NULL;
+        return RE_ERR_NOMEM;
+    }
+    int fd = mkstemp(*tmp);
+    if (fd < 0) {
+        re_status s = file_fail(diag, RE_ERR_WRITE, target, "cannot create a temporary file: %s",
+                                strerror(errno));
+        free(*tmp);
+        *tmp = NULL;
+        return s;
+    }
+    re_status s = write_all(fd, buf, len);
+    if (s == RE_OK && fchmod(fd, st->st_mode & 07777) != 0)
+        s = RE_ERR_WRITE;
+    if (s == RE_OK && (st->st_uid != geteuid() || st->st_gid != getegid())
+        && fchown(fd, st->st_uid, st->st_gid) != 0 && errno != EPERM)
+        s = RE_ERR_WRITE;
+    if (s == RE_OK && fsync(fd) != 0)
+        s = RE_ERR_WRITE;
+    int err = errno;
+    if (close(fd) != 0 && s == RE_OK) {
+        s = RE_ERR_WRITE;
+        err = errno;
+    }
+    if (s != RE_OK)
+        s = file_fail(diag, RE_ERR_WRITE, target, "cannot write %s: %s", *tmp, strerror(err));
+    return s;
+}
+
+/* Makes the rename durable. Best effort: the new file is in place whatever this returns, so
+ * a failure here is not reported. */
+static int sync_dir(const char *target)
+{
+    const char *slash = strrchr(target, '/');
+    char *dir = slash ? strndup(target, (size_t)(slash - target) + 1) : strdup(".");
+    int fd = dir ? open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+    int ok = fd >= 0 && fsync(fd) == 0;
+    if (fd >= 0 && close(fd) != 0)
+        ok = 0;
+    free(dir);
+    return ok;
+}
+
+re_status re_file_replace(const char *path, const char *buf, size_t len, re_diagnostics *diag)
+{
+    if (!path || (!buf && len))
+        return RE_ERR_INVALID;
+    char *target = realpath(path, NULL);
+    if (!target)
+        return file_fail(diag, RE_ERR_WRITE, path, "cannot resolve: %s", strerror(errno));
+    struct stat st;
+    char *tmp = NULL;
+    re_status s = RE_OK;
+    if (stat(target, &st) != 0)
+        s = file_fail(diag, RE_ERR_WRITE, path, "cannot stat: %s", strerror(errno));
+    if (s == RE_OK)
+        s = write_temp(target, &st, buf, len, &tmp, diag);
+    if (s == RE_OK && rename(tmp, target) != 0)
+        s = file_fail(diag, RE_ERR_WRITE, path, "cannot replace: %s", strerror(errno));
+    if (s == RE_OK)
+        (void)sync_dir(target);   /* see sync_dir: not an error of the replacement */
+    else if (tmp && unlink(tmp) != 0 && errno != ENOENT)
+        s = file_fail(diag, s, path, "cannot remove temporary file %s", tmp);
+    free(tmp);
+    free(target);
+    return s;
+}

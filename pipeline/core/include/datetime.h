@@ -1,0 +1,34 @@
+/* datetime.h - ISO 8601 dates and date-times as scripts write `published:`, one parser for the
+ * script, the ID3 date frames and the feed's RFC 822 dates.
+ *
+ * Accepted: YYYY-MM-DD, or YYYY-MM-DDTHH:MM[:SS[.fraction]] followed by Z or +HH:MM / -HH:MM
+ * (an offset of at most 14:00). Dates are checked against the calendar (2026-02-29 does not
+ * exist), hours 00..23, minutes and seconds 00..59. */
+#ifndef RE_DATETIME_H
+#define RE_DATETIME_H
+
+#include <stddef.h>
+
+typedef struct re_datetime {
+    int year, month, day;
+    int has_time;                 /* the fields below are 0 without a time of day */
+    int hour, minute, second;
+    int millisecond;              /* the fraction's first three digits */
+    int has_zone;
+    int zone_minutes;             /* east of UTC is positive: +05:30 is 330 */
+    char zone_sign;               /* '+' or '-' as written ('-' of -00:00 too); '+' for Z */
+} re_datetime;
+
+/* Date-times without a zone (2026-07-14T13:00) are accepted only with this flag. */
+#define RE_DATETIME_ZONE_OPTIONAL 1u
+
+/* Parses s[0..len) into *out (may be NULL). NULL when valid; else why not, as a phrase for a
+ * message ("month 13 is out of range (01..12)"), either a static string or written into
+ * reason[0..reason_size). */
+const char *re_datetime_parse(const char *s, size_t len, unsigned flags, re_datetime *out,
+                              char *reason, size_t reason_size);
+
+/* Days since 1970-01-01 of a proleptic Gregorian date (negative before). */
+long long re_days_from_civil(long long year, int month, int day);
+
+#endif

@@ -1,0 +1,43 @@
+/* files.h - whole files: opening and reading one into memory, and replacing an existing one
+ * atomically. Failures are path:0:0 diagnostics (diag may be NULL: the status alone). Streamed
+ * outputs that are new files go through output.h instead. */
+#ifndef RE_FILES_H
+#define RE_FILES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "status.h"
+
+/* What re_file_read accepts. */
+typedef enum re_file_read_mode {
+    /* whatever the path opens to: a regular file, or a pipe or device read only until it
+     * passes max_size. A FIFO waits for its writer, like any Unix reader (Ctrl-C still ends
+     * the wait). Script, voice, lexicon and show files. */
+    RE_READ_ANY,
+    /* a regular file only: a FIFO, device or socket is refused before it could block, and a
+     * file that grows while it is read is an error. check's pages, feeds and JSON files. */
+    RE_READ_REGULAR
+} re_file_read_mode;
+
+/* Reads the whole file `path` (at most max_size bytes) into a new buffer with a NUL after the
+ * last byte (*out, free with free(); *len excludes the NUL; both zeroed on failure).
+ * RE_ERR_READ (cannot open, a directory, a read error; in RE_READ_REGULAR mode also not a
+ * regular file, or changed while read), RE_ERR_LIMIT (larger than max_size; the message names
+ * the limit), RE_ERR_NOMEM, RE_ERR_INVALID for NULL arguments. */
+re_status re_file_read(const char *path, size_t max_size, re_file_read_mode mode, char **out,
+                       size_t *len, re_diagnostics *diag);
+
+/* Opens a regular file for reading without ever waiting (a FIFO is refused before it could
+ * block): *fd (the caller closes it) and its *size. RE_ERR_READ when it cannot be opened or
+ * is a directory or not a regular file. */
+re_status re_file_open_regular(const char *path, int *fd, uint64_t *size, re_diagnostics *diag);
+
+/* Replaces the existing file at `path` (following symlinks, so a symlink stays one) with
+ * buf[0..len) atomically: a temporary file in the same directory, written, given the old
+ * file's permission bits (and owner, when allowed), fsync'ed, then renamed over it; the
+ * directory is synced after. On failure (RE_ERR_WRITE) the old file is untouched and the
+ * temporary file removed. */
+re_status re_file_replace(const char *path, const char *buf, size_t len, re_diagnostics *diag);
+
+#endif
