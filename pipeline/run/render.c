@@ -342,77 +342,18 @@ static int stopped(const render *r)
     return r->opt->stop && *r->opt->stop;
 }
 
-/* Cues from the assembled timeline; speaker names only when the script has speaker turns. */
-static size_t char_to_byte(const char *text, uint32_t pos)
-{
-    size_t offset = 0;
-    for (uint32_t chars = 1; text[offset] && chars < pos; chars++) {
-        offset++;
-        while ((text[offset] & 0xC0) == 0x80)
-            offset++;
-    }
-    return offset;
-}
-
-static uint32_t byte_to_char(const char *text, size_t offset)
-{
-    uint32_t chars = 1;
-    for (size_t i = 0; i < offset && text[i]; i++)
-        chars += (text[i] & 0xC0) != 0x80;
-    return chars;
-}
-
-/* Maps the engine's character position in the spoken text to the script's text: the
- * transcript shows what the script says ("PR 189759"), at the times the engine said it. */
-static uint32_t script_position(const re_spoken *spoken, const char *script_text, uint32_t pos)
-{
-    size_t at = char_to_byte(spoken->text, pos);
-    for (size_t i = 0; i < spoken->span_count; i++) {
-        const re_spoken_span *sp = &spoken->spans[i];
-        if (at >= sp->spoken_offset + sp->spoken_length && i + 1 < spoken->span_count)
-            continue;
-        size_t into = at > sp->spoken_offset ? at - sp->spoken_offset : 0;
-        size_t offset = sp->text_offset
-                        + (sp->spoken_length == sp->text_length && into < sp->text_length ? into : 0);
-        return byte_to_char(script_text, offset);
-    }
-    return pos;
-}
-
 /* Item i's cues, made as soon as it is spoken from the timeline the assembler kept for it,
- * which is then forgotten: neither the timeline nor the spoken texts grow with the episode. */
+ * which is then forgotten: neither the timeline nor the spoken texts grow with the episode.
+ * Speaker names only when the script has speaker turns. */
 static re_status transcribe_segment(render *r, size_t i)
 {
-    const re_episode *ep = r->episode;
-    const re_item *item = &ep->items[i];
+    const re_item *item = &r->episode->items[i];
     size_t sentence_count, event_count;
     const re_sentence_span *sentences = re_assembler_sentences(r->assembler, &sentence_count);
     const re_timed_event *events = re_assembler_events(r->assembler, &event_count);
-    re_transcript_segment segment = {
-        .text = item->text,
-        .speaker = ep->voice_count > 1 ? profile_of(r, item->voice)->speaker : NULL,
-    };
-    re_sentence_span *mapped_sentences = calloc(sentence_count ? sentence_count : 1, sizeof *mapped_sentences);
-    re_timed_event *mapped_events = calloc(event_count ? event_count : 1, sizeof *mapped_events);
-    re_status status = mapped_sentences && mapped_events ? RE_OK : RE_ERR_NOMEM;
-    for (size_t k = 0; status == RE_OK && k < sentence_count; k++) {
-        mapped_sentences[k] = sentences[k];
-        mapped_sentences[k].segment = 0;
-        mapped_sentences[k].text_pos = script_position(&r->spoken[i], item->text, sentences[k].text_pos);
-    }
-    for (size_t k = 0; status == RE_OK && k < event_count; k++) {
-        mapped_events[k] = events[k];
-        mapped_events[k].segment = 0;
-        uint32_t start = script_position(&r->spoken[i], item->text, events[k].text_pos);
-        uint32_t end = script_position(&r->spoken[i], item->text, events[k].text_pos + events[k].length);
-        mapped_events[k].text_pos = start;
-        mapped_events[k].length = end > start ? end - start : 0;
-    }
-    if (status == RE_OK)
-        status = re_transcript_build(&r->transcript, mapped_sentences, sentence_count, mapped_events,
-                                     event_count, &segment, 1);
-    free(mapped_sentences);
-    free(mapped_events);
+    const char *speaker = r->episode->voice_count > 1 ? profile_of(r, item->voice)->speaker : NULL;
+    re_status status = re_transcript_add_spoken(&r->transcript, sentences, sentence_count, events,
+                                                event_count, &r->spoken[i], item->text, speaker);
     re_assembler_forget_timeline(r->assembler);
     return status;
 }
