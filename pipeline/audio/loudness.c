@@ -2,6 +2,7 @@
  * measurement of an MP3 (see loudness.h; design and measurements in docs/loudness.md). */
 #include "loudness.h"
 #include "mp3_decoder.h"
+#include "ring.h"
 
 #include <errno.h>
 #include <math.h>
@@ -313,43 +314,32 @@ re_status re_loudness_meter_finish(re_loudness_meter *m, re_loudness *out)
 #define BG_CHUNKS 8
 
 struct meter_background {
-    pthread_t thread;
-    pthread_mutex_t lock;
-    pthread_cond_t changed;
-    int16_t *chunk[BG_CHUNKS];
-    size_t len[BG_CHUNKS];
-    size_t queued, metered;   /* chunks so far; queued - metered <= BG_CHUNKS */
-    int closing;              /* no more chunks will come */
-    re_status status;         /* the thread's first error */
+    re_ring *ring;            /* the caller produces, the thread meters */
+    re_status status;         /* the thread's error; it then abandons the ring */
 };
 
 static void *background_main(void *arg)
 {
     re_loudness_meter *m = arg;
     meter_background *bg = m->bg;
-    for (;;) {
-        pthread_mutex_lock(&bg->lock);
-        while (bg->metered == bg->queued && !bg->closing)
-            pthread_cond_wait(&bg->changed, &bg->lock);
-        int have = bg->metered < bg->queued;
-        pthread_mutex_unlock(&bg->lock);
-        if (!have)
+    size_t n;
+    for (const int16_t *pcm; (pcm = re_ring_next(bg->ring, &n)) != NULL;) {
+        re_status status = meter_feed_now(m, pcm, n);
+        re_ring_release(bg->ring);
+        if (status != RE_OK) {
+            bg->status = status;   /* read by the caller after the ring's lock or the join */
+            re_ring_abandon(bg->ring);
             return NULL;
-        size_t k = bg->metered % BG_CHUNKS;
-        re_status status = meter_feed_now(m, bg->chunk[k], bg->len[k]);
-        pthread_mutex_lock(&bg->lock);
-        if (bg->status == RE_OK)
-            bg->status = status;
-        bg->metered++;
-        pthread_cond_broadcast(&bg->changed);
-        pthread_mutex_unlock(&bg->lock);
+        }
     }
+    return NULL;
 }
 
 static void background_free(meter_background *bg)
 {
-    for (size_t k = 0; k < BG_CHUNKS; k++)
-        free(bg->chunk[k]);
+    if (!bg)
+        return;
+    re_ring_free(bg->ring);
     free(bg);
 }
 
@@ -359,14 +349,9 @@ static re_status background_stop(re_loudness_meter *m)
     meter_background *bg = m->bg;
     if (!bg)
         return RE_OK;
-    pthread_mutex_lock(&bg->lock);
-    bg->closing = 1;
-    pthread_cond_broadcast(&bg->changed);
-    pthread_mutex_unlock(&bg->lock);
-    pthread_join(bg->thread, NULL);
+    re_ring_close(bg->ring);
+    re_ring_join(bg->ring);
     re_status status = bg->status;
-    pthread_cond_destroy(&bg->changed);
-    pthread_mutex_destroy(&bg->lock);
     background_free(bg);
     m->bg = NULL;
     return status;
@@ -379,21 +364,15 @@ re_status re_loudness_meter_in_background(re_loudness_meter *m)
     meter_background *bg = calloc(1, sizeof *bg);
     if (!bg)
         return RE_ERR_NOMEM;
-    int ok = 1;
-    for (size_t k = 0; k < BG_CHUNKS; k++)
-        ok &= (bg->chunk[k] = malloc(BG_CHUNK * sizeof *bg->chunk[k])) != NULL;
-    int lock = ok && pthread_mutex_init(&bg->lock, NULL) == 0;
-    int cond = lock && pthread_cond_init(&bg->changed, NULL) == 0;
+    re_status status = re_ring_create(BG_CHUNKS, BG_CHUNK, &bg->ring);
     m->bg = bg;
-    if (cond && pthread_create(&bg->thread, NULL, background_main, m) == 0)
-        return RE_OK;
-    if (cond)
-        pthread_cond_destroy(&bg->changed);
-    if (lock)
-        pthread_mutex_destroy(&bg->lock);
-    background_free(bg);
-    m->bg = NULL;
-    return RE_ERR_NOMEM;
+    if (status == RE_OK)
+        status = re_ring_start(bg->ring, background_main, m);
+    if (status != RE_OK) {
+        background_free(bg);
+        m->bg = NULL;
+    }
+    return status;
 }
 
 re_status re_loudness_meter_feed(re_loudness_meter *m, const int16_t *pcm, size_t frames)
@@ -404,20 +383,12 @@ re_status re_loudness_meter_feed(re_loudness_meter *m, const int16_t *pcm, size_
     if (!bg)
         return meter_feed_now(m, pcm, frames);
     for (size_t done = 0; done < frames;) {
-        pthread_mutex_lock(&bg->lock);
-        while (bg->queued - bg->metered == BG_CHUNKS && bg->status == RE_OK)
-            pthread_cond_wait(&bg->changed, &bg->lock);
-        re_status status = bg->status;
-        pthread_mutex_unlock(&bg->lock);
-        if (status != RE_OK)
-            return status;
-        size_t k = bg->queued % BG_CHUNKS, n = frames - done < BG_CHUNK ? frames - done : BG_CHUNK;
-        memcpy(bg->chunk[k], pcm + done, n * sizeof *pcm);
-        bg->len[k] = n;
-        pthread_mutex_lock(&bg->lock);
-        bg->queued++;
-        pthread_cond_broadcast(&bg->changed);
-        pthread_mutex_unlock(&bg->lock);
+        int16_t *slot = re_ring_slot(bg->ring);
+        if (!slot)
+            return bg->status;
+        size_t n = frames - done < BG_CHUNK ? frames - done : BG_CHUNK;
+        memcpy(slot, pcm + done, n * sizeof *pcm);
+        re_ring_push(bg->ring, n);
         done += n;
     }
     return RE_OK;

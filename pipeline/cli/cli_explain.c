@@ -12,14 +12,10 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "lexicon.h"
-#include "normalize.h"
+#include "explain.h"
 #include "script.h"
-#include "synth.h"
-#include "voice.h"
 
 #define MAX_LIST 16    /* --voices and --lexicon, each */
-#define WHY_LEN 512
 
 static const char explain_usage[] =
     "usage: render-episode explain SCRIPT [--lexicon FILE]... [--voices DIR]...\n"
@@ -53,15 +49,6 @@ typedef struct explain_cli {
     int no_default_lexicon;
     int help;
 } explain_cli;
-
-/* What explain works with once the inputs are loaded. */
-typedef struct explanation {
-    re_episode *episode;
-    re_voice_set *voices;
-    re_lexicon *lexicon;
-    re_engine *engine;
-    const re_voice_profile **profiles;   /* per distinct voice of the episode */
-} explanation;
 
 static volatile sig_atomic_t explain_stop;
 
@@ -160,119 +147,13 @@ static int parse_args(int argc, char **argv, explain_cli *cli)
     return -1;
 }
 
-/* The script's `lexicon:` front-matter value and its place; NULL while script.c does not
- * parse the key. */
-static const char *front_matter_lexicon(const re_episode *episode, unsigned *line, unsigned *col)
-{
-    *line = episode->lexicon_line;
-    *col = episode->lexicon_col;
-    return episode->lexicon;
-}
-
-static re_status load_inputs(const explain_cli *cli, explanation *x, re_diagnostics *diag)
-{
-    re_status status = re_script_load(cli->script, cli->max_size, &x->episode, diag);
-    if (status == RE_OK)
-        status = re_voice_set_create(&x->voices);
-    for (size_t i = 0; status == RE_OK && i < cli->voice_dir_count; i++)
-        status = re_voice_set_add_dir(x->voices, cli->voice_dirs[i]);
-    if (status == RE_OK)
-        status = re_episode_check_voices(x->episode, x->voices, diag);
-    if (status != RE_OK)
-        return status;
-    re_lexicon_sources sources = {
-        .dirs = cli->voice_dirs, .dir_count = cli->voice_dir_count,
-        .no_default = cli->no_default_lexicon, .script_path = cli->script,
-        .paths = cli->lexicons, .path_count = cli->lexicon_count,
-    };
-    sources.front_matter = front_matter_lexicon(x->episode, &sources.front_matter_line,
-                                                &sources.front_matter_col);
-    status = re_lexicon_build(&sources, &x->lexicon, diag);
-    if (status != RE_OK)
-        return status;
-    x->profiles = calloc(x->episode->voice_count ? x->episode->voice_count : 1,
-                         sizeof *x->profiles);
-    if (!x->profiles)
-        return RE_ERR_NOMEM;
-    for (size_t i = 0; status == RE_OK && i < x->episode->voice_count; i++)
-        status = re_voice_set_get(x->voices, x->episode->voices[i], &x->profiles[i], diag);
-    return status;
-}
-
-static const re_voice_profile *profile_of(const explanation *x, const char *voice)
-{
-    for (size_t i = 0; i < x->episode->voice_count; i++)
-        if (strcmp(x->episode->voices[i], voice) == 0)
-            return x->profiles[i];
-    return NULL;
-}
-
-static re_status fail_at(re_diagnostics *diag, re_status status, const char *file,
-                         const re_item *item, const char *why)
-{
-    re_status s = re_diag_add(diag, file, item ? item->line : 0, item ? item->col : 0, "%s", why);
-    return s == RE_OK ? status : s;
-}
-
-/* The first SPEECH item with `voice`, to point an engine error at. */
-static const re_item *first_use(const re_episode *episode, const char *voice)
-{
-    for (size_t i = 0; i < episode->item_count; i++)
-        if (episode->items[i].kind == RE_ITEM_SPEECH && strcmp(episode->items[i].voice, voice) == 0)
-            return &episode->items[i];
-    return NULL;
-}
-
-static re_status start_engine(explanation *x, const char *script, re_diagnostics *diag)
-{
-    char why[WHY_LEN], message[WHY_LEN + 80];
-    re_status status = re_engine_create(&explain_stop, &x->engine, why, sizeof why);
-    if (status != RE_OK)
-        return fail_at(diag, status, script, NULL, why);
-    for (size_t i = 0; i < x->episode->voice_count; i++) {
-        status = re_engine_check_voice(x->engine, x->profiles[i], why, sizeof why);
-        if (status != RE_OK) {
-            snprintf(message, sizeof message, "voice profile '%s': %s", x->profiles[i]->name, why);
-            return fail_at(diag, status, script, first_use(x->episode, x->profiles[i]->name),
-                           message);
-        }
-    }
-    return RE_OK;
-}
-
 /* Prints one SPEECH item: its place and spoken text, then its phonemes, indented. */
-static re_status explain_item(const explanation *x, const re_item *item, re_diagnostics *diag)
+static re_status print_item(void *context, const re_explained_item *item)
 {
-    char *spoken = NULL, *phonemes = NULL, why[WHY_LEN];
-    unsigned flags;
-    re_status status = re_normalize(x->lexicon, item->text, &spoken, &flags);
-    if (status == RE_OK)
-        status = re_engine_phonemes(x->engine, spoken, flags, profile_of(x, item->voice),
-                                    &phonemes, why, sizeof why);
-    else
-        snprintf(why, sizeof why, "cannot normalize the text: %s", re_strerror(status));
-    if (status == RE_OK)
-        printf("%s:%u:%u: %s\n    %s\n", x->episode->file, item->line, item->col, spoken,
-               phonemes);
-    else if (status != RE_ERR_NOMEM && status != RE_ERR_INTERRUPTED)
-        status = fail_at(diag, status, x->episode->file, item, why);
-    free(spoken);
-    free(phonemes);
-    return status;
-}
-
-static re_status explain_all(explanation *x, const char *script, re_diagnostics *diag)
-{
-    re_status status = start_engine(x, script, diag);
-    for (size_t i = 0; status == RE_OK && i < x->episode->item_count; i++) {
-        if (x->episode->items[i].kind == RE_ITEM_SPEECH)
-            status = explain_item(x, &x->episode->items[i], diag);
-        if (status == RE_OK && explain_stop)
-            status = RE_ERR_INTERRUPTED;
-    }
-    if (status == RE_OK && fflush(stdout) != 0)
-        status = fail_at(diag, RE_ERR_WRITE, "(stdout)", NULL, strerror(errno));
-    return status;
+    (void)context;
+    printf("%s:%u:%u: %s\n    %s\n", item->file, item->line, item->col, item->spoken,
+           item->phonemes);
+    return RE_OK;
 }
 
 static void install_signal_handlers(void)
@@ -294,20 +175,21 @@ int cli_explain(int argc, char **argv)
         return rc;
     cli.voice_dir_count = cli_add_default_voice_dirs(cli.voice_dirs, cli.voice_dir_count, &cli.exe_voices);
     install_signal_handlers();
-    explanation x = { 0 };
     re_diagnostics diag;
     re_diagnostics_init(&diag, RE_DIAG_DEFAULT_LIMIT);
-    re_status status = load_inputs(&cli, &x, &diag);
-    if (status == RE_OK)
-        status = explain_all(&x, cli.script, &diag);
+    re_episode_sources sources = {
+        .script_path = cli.script, .max_script_size = cli.max_size,
+        .voice_dirs = cli.voice_dirs, .voice_dir_count = cli.voice_dir_count,
+        .lexicon_paths = cli.lexicons, .lexicon_path_count = cli.lexicon_count,
+        .no_default_lexicon = cli.no_default_lexicon,
+    };
+    re_status status = re_explain(&sources, &explain_stop, print_item, NULL, &diag);
+    if (status == RE_OK && fflush(stdout) != 0)
+        status = re_diag_add(&diag, "(stdout)", 0, 0, "%s", strerror(errno)) == RE_OK
+                     ? RE_ERR_WRITE : RE_ERR_NOMEM;
     cli_print_diagnostics(&diag);
     if (status != RE_OK && status != RE_ERR_INTERRUPTED && diag.count == 0)
         fprintf(stderr, "render-episode explain: %s: %s\n", cli.script, re_strerror(status));
-    re_engine_free(x.engine);
-    re_lexicon_free(x.lexicon);
-    free(x.profiles);
-    re_voice_set_free(x.voices);
-    re_episode_free(x.episode);
     re_diagnostics_free(&diag);
     free(cli.exe_voices);
     if (status == RE_ERR_INTERRUPTED && explain_stop)

@@ -243,3 +243,52 @@ re_status re_transcript_write_json(FILE *out, const re_transcript *t)
     json_decref(root);
     return rc != 0 || fputc('\n', out) == EOF ? RE_ERR_WRITE : RE_OK;
 }
+
+/* ---- one spoken segment: the engine's positions mapped back to the script's text ---- */
+
+/* Maps the engine's character position in the spoken text to the script's text: the
+ * transcript shows what the script says ("PR 189759"), at the times the engine said it. */
+static uint32_t script_position(const re_spoken *spoken, const char *script_text, uint32_t pos)
+{
+    size_t at = byte_offset(spoken->text, pos);
+    for (size_t i = 0; i < spoken->span_count; i++) {
+        const re_spoken_span *sp = &spoken->spans[i];
+        if (at >= sp->spoken_offset + sp->spoken_length && i + 1 < spoken->span_count)
+            continue;
+        size_t into = at > sp->spoken_offset ? at - sp->spoken_offset : 0;
+        size_t offset = sp->text_offset
+                        + (sp->spoken_length == sp->text_length && into < sp->text_length ? into : 0);
+        return 1 + (uint32_t)utf8_chars(script_text, strnlen(script_text, offset));
+    }
+    return pos;
+}
+
+re_status re_transcript_add_spoken(re_transcript *t, const re_sentence_span *sentences,
+                                   size_t sentence_count, const re_timed_event *events,
+                                   size_t event_count, const re_spoken *spoken,
+                                   const char *script_text, const char *speaker)
+{
+    re_transcript_segment segment = { .text = script_text, .speaker = speaker };
+    re_sentence_span *mapped_sentences = calloc(sentence_count ? sentence_count : 1, sizeof *mapped_sentences);
+    re_timed_event *mapped_events = calloc(event_count ? event_count : 1, sizeof *mapped_events);
+    re_status status = mapped_sentences && mapped_events ? RE_OK : RE_ERR_NOMEM;
+    for (size_t k = 0; status == RE_OK && k < sentence_count; k++) {
+        mapped_sentences[k] = sentences[k];
+        mapped_sentences[k].segment = 0;
+        mapped_sentences[k].text_pos = script_position(spoken, script_text, sentences[k].text_pos);
+    }
+    for (size_t k = 0; status == RE_OK && k < event_count; k++) {
+        mapped_events[k] = events[k];
+        mapped_events[k].segment = 0;
+        uint32_t start = script_position(spoken, script_text, events[k].text_pos);
+        uint32_t end = script_position(spoken, script_text, events[k].text_pos + events[k].length);
+        mapped_events[k].text_pos = start;
+        mapped_events[k].length = end > start ? end - start : 0;
+    }
+    if (status == RE_OK)
+        status = re_transcript_build(t, mapped_sentences, sentence_count, mapped_events,
+                                     event_count, &segment, 1);
+    free(mapped_sentences);
+    free(mapped_events);
+    return status;
+}

@@ -6,7 +6,6 @@
 
 #include <errno.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,9 +24,11 @@
 #include "normalize.h"
 #include "output.h"
 #include "page.h"
+#include "prepare.h"
 #include "script.h"
-#include "sha256.h"
+#include "fingerprint.h"
 #include "sidecar.h"
+#include "spool_pass.h"
 #include "synth.h"
 #include "transcript.h"
 #include "voice.h"
@@ -50,9 +51,8 @@ typedef struct speech_slot {
 typedef struct render {
     const re_render_options *opt;
     re_diagnostics *diag;
-    re_episode *episode;
-    re_voice_set *voices;
-    const re_voice_profile **profiles;   /* per distinct voice of the episode */
+    re_prepared prepared;                /* script, profiles, lexicon */
+    const re_episode *episode;           /* prepared.episode */
     re_engine *engine;
     re_assembler *assembler;
     re_output *audio;
@@ -63,7 +63,6 @@ typedef struct render {
     re_loudness delivered;               /* what the output file gives a listener */
     re_loudness leveled_loudness;        /* of the PCM being encoded (pass 1 plus the gain...) */
     re_spool *leveled;                   /* the leveled episode being encoded */
-    re_lexicon *lexicon;
     re_loudness_meter *pass1_meter;      /* fed while speaking */
     re_spoken *spoken;                   /* per item: SPEECH text as the engine speaks it */
     const char *format;
@@ -79,8 +78,6 @@ typedef struct render {
     size_t synthesized;
     size_t cached;
     uint64_t sound_frames;               /* audio that came from speech, not pauses */
-    char *script_bytes;                  /* the script as read */
-    size_t script_len;
 } render;
 
 #define WHY_LEN 512
@@ -105,61 +102,25 @@ static re_status fail_at(render *r, re_status status, const char *file, unsigned
     return s == RE_OK ? status : s;
 }
 
-/* The lexicons (shipped default < the script's `lexicon:` < each --lexicon). Each SPEECH
- * item's text as the engine will speak it, with the map back to the script's words, is made
- * when the item is started and dropped once it is spoken (see speak_item): memory stays flat
- * however long the episode is. */
-static re_status prepare_texts(render *r)
-{
-    const re_render_options *o = r->opt;
-    const re_episode *ep = r->episode;
-    re_lexicon_sources sources = {
-        .dirs = o->voice_dirs, .dir_count = o->voice_dir_count, .no_default = o->no_default_lexicon,
-        .script_path = o->script_path, .front_matter = ep->lexicon,
-        .front_matter_line = ep->lexicon_line, .front_matter_col = ep->lexicon_col,
-        .paths = o->lexicon_paths, .path_count = o->lexicon_path_count,
-    };
-    re_status status = re_lexicon_build(&sources, &r->lexicon, r->diag);
-    if (status != RE_OK)
-        return status;
-    r->spoken = calloc(ep->item_count ? ep->item_count : 1, sizeof *r->spoken);
-    return r->spoken ? RE_OK : RE_ERR_NOMEM;
-}
-
+/* The script, its profiles and its lexicon (prepare.h). Each SPEECH item's text as the
+ * engine will speak it, with the map back to the script's words, is made when the item is
+ * started and dropped once it is spoken (see speak_item): memory stays flat however long the
+ * episode is. */
 static re_status load_script(render *r)
 {
     const re_render_options *o = r->opt;
-    /* Read once: the bytes parsed are the bytes the inputs digest describes. */
-    re_status status = re_file_read(o->script_path, o->max_script_size, RE_READ_ANY,
-                                    &r->script_bytes, &r->script_len, r->diag);
-    if (status == RE_OK)
-        status = re_script_parse(o->script_path, r->script_bytes, r->script_len, &r->episode, r->diag);
+    re_episode_sources sources = {
+        .script_path = o->script_path, .max_script_size = o->max_script_size,
+        .voice_dirs = o->voice_dirs, .voice_dir_count = o->voice_dir_count,
+        .lexicon_paths = o->lexicon_paths, .lexicon_path_count = o->lexicon_path_count,
+        .no_default_lexicon = o->no_default_lexicon,
+    };
+    re_status status = re_prepare(&sources, &r->prepared, r->diag);
+    r->episode = r->prepared.episode;
     if (status != RE_OK)
         return status;
-    status = re_voice_set_create(&r->voices);
-    for (size_t i = 0; status == RE_OK && i < o->voice_dir_count; i++)
-        status = re_voice_set_add_dir(r->voices, o->voice_dirs[i]);
-    if (status == RE_OK)
-        status = re_episode_check_voices(r->episode, r->voices, r->diag);
-    if (status != RE_OK)
-        return status;
-    r->profiles = calloc(r->episode->voice_count ? r->episode->voice_count : 1, sizeof *r->profiles);
-    if (!r->profiles)
-        return RE_ERR_NOMEM;
-    for (size_t i = 0; status == RE_OK && i < r->episode->voice_count; i++)
-        status = re_voice_set_get(r->voices, r->episode->voices[i], &r->profiles[i], r->diag);
-    if (status == RE_OK)
-        status = prepare_texts(r);
-    return status;
-}
-
-/* The first item that speaks with `voice`, to point an engine error at. */
-static const re_item *first_use(const re_episode *ep, const char *voice)
-{
-    for (size_t i = 0; i < ep->item_count; i++)
-        if (ep->items[i].kind == RE_ITEM_SPEECH && strcmp(ep->items[i].voice, voice) == 0)
-            return &ep->items[i];
-    return NULL;
+    r->spoken = calloc(r->episode->item_count ? r->episode->item_count : 1, sizeof *r->spoken);
+    return r->spoken ? RE_OK : RE_ERR_NOMEM;
 }
 
 static re_status start_engine(render *r)
@@ -175,25 +136,6 @@ static re_status start_engine(render *r)
         r->own_engine = 1;
     }
     snprintf(r->engine_name, sizeof r->engine_name, "espeak-ng %s", re_engine_version(r->engine));
-    return RE_OK;
-}
-
-/* Every profile's engine voice exists (checked in a child, like speech). */
-static re_status check_engine_voices(render *r)
-{
-    char why[WHY_LEN];
-    for (size_t i = 0; i < r->episode->voice_count; i++) {
-        re_status status = re_engine_check_voice(r->engine, r->profiles[i], why, sizeof why);
-        if (status == RE_ERR_INTERRUPTED)
-            return status;
-        if (status != RE_OK) {
-            const re_item *item = first_use(r->episode, r->profiles[i]->name);
-            char message[WHY_LEN + 64];
-            snprintf(message, sizeof message, "voice profile '%s': %s", r->profiles[i]->name, why);
-            return fail_at(r, status, r->opt->script_path, item ? item->line : 0,
-                           item ? item->col : 0, message);
-        }
-    }
     return RE_OK;
 }
 
@@ -273,10 +215,7 @@ static re_status open_outputs(render *r)
 
 static const re_voice_profile *profile_of(const render *r, const char *voice)
 {
-    for (size_t i = 0; i < r->episode->voice_count; i++)
-        if (strcmp(r->episode->voices[i], voice) == 0)
-            return r->profiles[i];
-    return NULL;
+    return re_prepared_profile(&r->prepared, voice);
 }
 
 /* The text the engine speaks for a SPEECH item, and how it reads it. */
@@ -292,7 +231,7 @@ static re_status prepare_speech(render *r, size_t i)
     const re_item *item = &r->episode->items[i];
     speech_slot *slot = &r->slots[i];
     const re_voice_profile *profile = profile_of(r, item->voice);
-    re_status normalized = re_normalize_spans(r->lexicon, item->text, &r->spoken[i]);
+    re_status normalized = re_normalize_spans(r->prepared.lexicon, item->text, &r->spoken[i]);
     if (normalized != RE_OK)
         return normalized;
     unsigned flags;
@@ -403,77 +342,18 @@ static int stopped(const render *r)
     return r->opt->stop && *r->opt->stop;
 }
 
-/* Cues from the assembled timeline; speaker names only when the script has speaker turns. */
-static size_t char_to_byte(const char *text, uint32_t pos)
-{
-    size_t offset = 0;
-    for (uint32_t chars = 1; text[offset] && chars < pos; chars++) {
-        offset++;
-        while ((text[offset] & 0xC0) == 0x80)
-            offset++;
-    }
-    return offset;
-}
-
-static uint32_t byte_to_char(const char *text, size_t offset)
-{
-    uint32_t chars = 1;
-    for (size_t i = 0; i < offset && text[i]; i++)
-        chars += (text[i] & 0xC0) != 0x80;
-    return chars;
-}
-
-/* Maps the engine's character position in the spoken text to the script's text: the
- * transcript shows what the script says ("PR 189759"), at the times the engine said it. */
-static uint32_t script_position(const re_spoken *spoken, const char *script_text, uint32_t pos)
-{
-    size_t at = char_to_byte(spoken->text, pos);
-    for (size_t i = 0; i < spoken->span_count; i++) {
-        const re_spoken_span *sp = &spoken->spans[i];
-        if (at >= sp->spoken_offset + sp->spoken_length && i + 1 < spoken->span_count)
-            continue;
-        size_t into = at > sp->spoken_offset ? at - sp->spoken_offset : 0;
-        size_t offset = sp->text_offset
-                        + (sp->spoken_length == sp->text_length && into < sp->text_length ? into : 0);
-        return byte_to_char(script_text, offset);
-    }
-    return pos;
-}
-
 /* Item i's cues, made as soon as it is spoken from the timeline the assembler kept for it,
- * which is then forgotten: neither the timeline nor the spoken texts grow with the episode. */
+ * which is then forgotten: neither the timeline nor the spoken texts grow with the episode.
+ * Speaker names only when the script has speaker turns. */
 static re_status transcribe_segment(render *r, size_t i)
 {
-    const re_episode *ep = r->episode;
-    const re_item *item = &ep->items[i];
+    const re_item *item = &r->episode->items[i];
     size_t sentence_count, event_count;
     const re_sentence_span *sentences = re_assembler_sentences(r->assembler, &sentence_count);
     const re_timed_event *events = re_assembler_events(r->assembler, &event_count);
-    re_transcript_segment segment = {
-        .text = item->text,
-        .speaker = ep->voice_count > 1 ? profile_of(r, item->voice)->speaker : NULL,
-    };
-    re_sentence_span *mapped_sentences = calloc(sentence_count ? sentence_count : 1, sizeof *mapped_sentences);
-    re_timed_event *mapped_events = calloc(event_count ? event_count : 1, sizeof *mapped_events);
-    re_status status = mapped_sentences && mapped_events ? RE_OK : RE_ERR_NOMEM;
-    for (size_t k = 0; status == RE_OK && k < sentence_count; k++) {
-        mapped_sentences[k] = sentences[k];
-        mapped_sentences[k].segment = 0;
-        mapped_sentences[k].text_pos = script_position(&r->spoken[i], item->text, sentences[k].text_pos);
-    }
-    for (size_t k = 0; status == RE_OK && k < event_count; k++) {
-        mapped_events[k] = events[k];
-        mapped_events[k].segment = 0;
-        uint32_t start = script_position(&r->spoken[i], item->text, events[k].text_pos);
-        uint32_t end = script_position(&r->spoken[i], item->text, events[k].text_pos + events[k].length);
-        mapped_events[k].text_pos = start;
-        mapped_events[k].length = end > start ? end - start : 0;
-    }
-    if (status == RE_OK)
-        status = re_transcript_build(&r->transcript, mapped_sentences, sentence_count, mapped_events,
-                                     event_count, &segment, 1);
-    free(mapped_sentences);
-    free(mapped_events);
+    const char *speaker = r->episode->voice_count > 1 ? profile_of(r, item->voice)->speaker : NULL;
+    re_status status = re_transcript_add_spoken(&r->transcript, sentences, sentence_count, events,
+                                                event_count, &r->spoken[i], item->text, speaker);
     re_assembler_forget_timeline(r->assembler);
     return status;
 }
@@ -689,154 +569,8 @@ static void remove_stale(const char *output_path, const char *suffix)
 static re_status loudness_pass(render *r, re_spool *input, re_loudness *measured)
 {
     char why[WHY_LEN] = "";
-    re_loudness_meter *meter = NULL;
-    int16_t *in = malloc(ENCODE_CHUNK * sizeof *in);
-    re_status status = in ? RE_OK : RE_ERR_NOMEM;
-    if (status == RE_OK)
-        status = re_loudness_meter_create(re_engine_sample_rate(r->engine), &meter);
-    if (status == RE_OK)
-        status = re_spool_rewind(input, why, sizeof why);
-    for (size_t got = 1; status == RE_OK && got > 0;) {
-        status = re_spool_read(input, in, ENCODE_CHUNK, &got, why, sizeof why);
-        if (status == RE_OK)
-            status = re_loudness_meter_feed(meter, in, got);
-        if (status == RE_OK && stopped(r))
-            status = RE_ERR_INTERRUPTED;
-    }
-    if (status == RE_OK)
-        status = re_loudness_meter_finish(meter, measured);
-    re_loudness_meter_free(meter);
-    free(in);
-    if (status == RE_ERR_READ || status == RE_ERR_WRITE)
-        return fail_at(r, status, r->opt->output_path, 0, 0, why);
-    return status;
-}
-
-/* A leveling pass runs on two cores: a thread reads the episode and levels it into a ring of
- * chunks, while the calling thread meters the chunks and writes them to the new spool. */
-#define RING_CHUNKS 4
-
-typedef struct level_ring {
-    pthread_mutex_t lock;
-    pthread_cond_t changed;
-    int16_t *chunk[RING_CHUNKS];
-    size_t len[RING_CHUNKS];
-    size_t produced, consumed;    /* chunks so far; produced - consumed <= RING_CHUNKS */
-    int finished;                 /* the producer has made its last chunk (or failed) */
-    int abandoned;                /* the consumer stopped: the producer must stop too */
-    re_status status;             /* the producer's */
-    char why[WHY_LEN];
-    re_spool *input;
-    re_leveler *lv;
-} level_ring;
-
-/* The next free chunk, or NULL when the consumer has abandoned the pass. */
-static int16_t *ring_slot(level_ring *ring)
-{
-    pthread_mutex_lock(&ring->lock);
-    while (!ring->abandoned && ring->produced - ring->consumed == RING_CHUNKS)
-        pthread_cond_wait(&ring->changed, &ring->lock);
-    int16_t *slot = ring->abandoned ? NULL : ring->chunk[ring->produced % RING_CHUNKS];
-    pthread_mutex_unlock(&ring->lock);
-    return slot;
-}
-
-static void ring_publish(level_ring *ring, size_t len, int last)
-{
-    pthread_mutex_lock(&ring->lock);
-    if (len)
-        ring->len[ring->produced++ % RING_CHUNKS] = len;
-    ring->finished = last;
-    pthread_cond_broadcast(&ring->changed);
-    pthread_mutex_unlock(&ring->lock);
-}
-
-static void *level_producer(void *arg)
-{
-    level_ring *ring = arg;
-    int16_t *in = malloc(ENCODE_CHUNK * sizeof *in);
-    re_status status = in ? RE_OK : RE_ERR_NOMEM;
-    if (status == RE_OK)
-        status = re_spool_rewind(ring->input, ring->why, sizeof ring->why);
-    for (size_t got = 1; status == RE_OK && got > 0;) {
-        int16_t *slot = ring_slot(ring);
-        if (!slot)
-            break;
-        status = re_spool_read(ring->input, in, ENCODE_CHUNK, &got, ring->why, sizeof ring->why);
-        size_t n = 0;
-        if (status == RE_OK)   /* the flush's held-back samples fit: latency < ENCODE_CHUNK */
-            status = got ? re_leveler_process(ring->lv, in, got, slot, &n)
-                         : re_leveler_flush(ring->lv, slot, &n);
-        if (status == RE_OK)
-            ring_publish(ring, n, 0);
-    }
-    free(in);
-    ring->status = status;
-    ring_publish(ring, 0, 1);
-    return NULL;
-}
-
-/* `input` through the leveler `lv`, into `out` and, when `measured` is given, the planning
- * meter: the same samples as leveling, metering and writing one chunk after another. */
-static re_status leveling_pass(render *r, re_spool *input, re_leveler *lv, re_spool *out,
-                               re_loudness *measured)
-{
-    level_ring ring = { .input = input, .lv = lv, .status = RE_OK };
-    re_loudness_meter *meter = NULL;
-    char why[WHY_LEN] = "";
-    re_status status = re_leveler_latency(lv) < ENCODE_CHUNK ? RE_OK : RE_ERR_INVALID;
-    for (size_t k = 0; status == RE_OK && k < RING_CHUNKS; k++)
-        if (!(ring.chunk[k] = malloc(ENCODE_CHUNK * sizeof *ring.chunk[k])))
-            status = RE_ERR_NOMEM;
-    if (status == RE_OK && measured)
-        status = re_loudness_meter_create_planning(re_engine_sample_rate(r->engine), &meter);
-    int lock = status == RE_OK && pthread_mutex_init(&ring.lock, NULL) == 0;
-    int cond = lock && pthread_cond_init(&ring.changed, NULL) == 0;
-    pthread_t producer;
-    int started = cond && pthread_create(&producer, NULL, level_producer, &ring) == 0;
-    if (status == RE_OK && !started)
-        status = RE_ERR_NOMEM;
-    while (status == RE_OK) {
-        pthread_mutex_lock(&ring.lock);
-        while (ring.consumed == ring.produced && !ring.finished)
-            pthread_cond_wait(&ring.changed, &ring.lock);
-        int have = ring.consumed < ring.produced;
-        pthread_mutex_unlock(&ring.lock);
-        if (!have)
-            break;
-        const int16_t *pcm = ring.chunk[ring.consumed % RING_CHUNKS];
-        size_t n = ring.len[ring.consumed % RING_CHUNKS];
-        if (meter)
-            status = re_loudness_meter_feed(meter, pcm, n);
-        if (status == RE_OK)
-            status = re_spool_write(out, pcm, n, why, sizeof why);
-        if (status == RE_OK && stopped(r))
-            status = RE_ERR_INTERRUPTED;
-        pthread_mutex_lock(&ring.lock);
-        ring.consumed++;
-        pthread_cond_broadcast(&ring.changed);
-        pthread_mutex_unlock(&ring.lock);
-    }
-    if (started) {
-        pthread_mutex_lock(&ring.lock);
-        ring.abandoned = 1;
-        pthread_cond_broadcast(&ring.changed);
-        pthread_mutex_unlock(&ring.lock);
-        pthread_join(producer, NULL);
-        if (status == RE_OK && ring.status != RE_OK) {
-            status = ring.status;
-            snprintf(why, sizeof why, "%s", ring.why);
-        }
-    }
-    if (cond)
-        pthread_cond_destroy(&ring.changed);
-    if (lock)
-        pthread_mutex_destroy(&ring.lock);
-    for (size_t k = 0; k < RING_CHUNKS; k++)
-        free(ring.chunk[k]);
-    if (status == RE_OK && meter)
-        status = re_loudness_meter_finish(meter, measured);
-    re_loudness_meter_free(meter);
+    re_status status = re_spool_measure(input, re_engine_sample_rate(r->engine), r->opt->stop,
+                                        measured, why, sizeof why);
     if (status == RE_ERR_READ || status == RE_ERR_WRITE)
         return fail_at(r, status, r->opt->output_path, 0, 0, why);
     return status;
@@ -857,8 +591,13 @@ static re_status level_into(render *r, re_loudness *measured)
         if (status == RE_ERR_WRITE)
             status = fail_at(r, status, r->opt->output_path, 0, 0, why);
     }
-    if (status == RE_OK)
-        status = leveling_pass(r, re_assembler_spool(r->assembler), lv, r->leveled, measured);
+    if (status == RE_OK) {
+        status = re_spool_level(re_assembler_spool(r->assembler), lv, r->leveled,
+                                re_engine_sample_rate(r->engine), measured, r->opt->stop,
+                                why, sizeof why);
+        if (status == RE_ERR_READ || status == RE_ERR_WRITE)
+            status = fail_at(r, status, r->opt->output_path, 0, 0, why);
+    }
     if (status == RE_OK)
         status = re_spool_finish(r->leveled, why, sizeof why);
     re_leveler_free(lv);
@@ -1005,7 +744,7 @@ static re_status finish_outputs(render *r, re_render_result *result)
     re_render_facts facts = {
         .episode = r->episode, .samples = re_assembler_frames(r->assembler), .sample_rate = rate,
         .bytes = bytes, .format = r->format, .chapters = chapters, .chapter_count = chapter_count,
-        .voices = r->profiles, .voice_count = r->episode->voice_count,
+        .voices = r->prepared.profiles, .voice_count = r->episode->voice_count,
         .engine = r->engine_name, .encoder = r->encoder, .inputs_sha256 = r->inputs_sha256,
         .loudness = &r->delivered, .loudness_plan = r->opt->loudness_off ? NULL : &r->plan,
     };
@@ -1055,15 +794,11 @@ static void render_cleanup(render *r)
             re_spoken_free(&r->spoken[i]);
         free(r->spoken);
     }
-    re_lexicon_free(r->lexicon);
     re_loudness_meter_free(r->pass1_meter);
     re_assembler_free(r->assembler);
     if (r->own_engine)
         re_engine_free(r->engine);
-    free(r->profiles);
-    re_voice_set_free(r->voices);
-    re_episode_free(r->episode);
-    free(r->script_bytes);
+    re_prepared_free(&r->prepared);
 }
 
 /* A cache that cannot be opened costs speed, not correctness: say so and go on. */
@@ -1080,64 +815,18 @@ static re_status open_cache(render *r)
     return RE_OK;
 }
 
-static void digest_field(re_sha256_ctx *ctx, const char *name, const void *data, size_t len)
-{
-    uint64_t n = len;
-    re_sha256_update(ctx, name, strlen(name) + 1);
-    re_sha256_update(ctx, &n, sizeof n);
-    re_sha256_update(ctx, data, len);
-}
-
-static void digest_string(re_sha256_ctx *ctx, const char *name, const char *value)
-{
-    digest_field(ctx, name, value ? value : "", value ? strlen(value) : 0);
-}
-
-static void digest_int(re_sha256_ctx *ctx, const char *name, long long value)
-{
-    char text[32];
-    snprintf(text, sizeof text, "%lld", value);
-    digest_string(ctx, name, text);
-}
-
-/* What the outputs are made from: program, engine and encoder versions and settings, the
- * script's bytes and every profile value. Recorded in the sidecar so that batch can skip an
- * episode whose outputs were made from exactly these inputs. */
+/* What the outputs are made from (fingerprint.h), recorded in the sidecar. */
 static re_status digest_inputs(render *r)
 {
-    re_sha256_ctx ctx;
-    re_sha256_init(&ctx);
-    digest_string(&ctx, "format", "render-episode inputs v1");
-    digest_string(&ctx, "version", RE_VERSION);
-    digest_string(&ctx, "engine", r->engine_name);
-    digest_string(&ctx, "encoder", r->encoder);
-    digest_string(&ctx, "output", r->format);
-    digest_int(&ctx, "quality", r->opt->mp3.quality);
-    digest_int(&ctx, "serial-encode", r->opt->serial_encode);
-    char loudness[64];
-    snprintf(loudness, sizeof loudness, "%s %.2f %.2f", r->opt->loudness_off ? "off" : "on",
-             r->opt->loudness_target, r->opt->true_peak);
-    digest_string(&ctx, "loudness", loudness);
-    size_t lexicon_len = 0;
-    const char *lexicon = re_lexicon_canonical(r->lexicon, &lexicon_len);
-    digest_field(&ctx, "lexicon", lexicon, lexicon_len);
-    digest_int(&ctx, "normalize", RE_NORMALIZE_RULES_VERSION);
-    digest_int(&ctx, "extras", (long long)(r->opt->write_srt | r->opt->write_transcript_json << 1
-                                           | r->opt->write_page << 2));
-    digest_field(&ctx, "script", r->script_bytes, r->script_len);
-    for (size_t i = 0; i < r->episode->voice_count; i++) {
-        const re_voice_profile *v = r->profiles[i];
-        digest_string(&ctx, "profile", v->name);
-        digest_string(&ctx, "voice", v->engine_voice);
-        digest_string(&ctx, "speaker", v->speaker);
-        const int values[] = { v->rate, v->pitch, v->range, v->volume, v->word_gap_ms,
-                               v->sentence_pause_ms, v->paragraph_pause_ms };
-        for (size_t k = 0; k < sizeof values / sizeof values[0]; k++)
-            digest_int(&ctx, "value", values[k]);
-    }
-    unsigned char digest[RE_SHA256_SIZE];
-    re_sha256_final(&ctx, digest);
-    re_sha256_hex(digest, r->inputs_sha256);
+    const re_render_options *o = r->opt;
+    re_fingerprint_inputs inputs = {
+        .prepared = &r->prepared, .engine = r->engine_name, .encoder = r->encoder,
+        .format = r->format, .mp3_quality = o->mp3.quality, .serial_encode = o->serial_encode,
+        .loudness_off = o->loudness_off, .loudness_target = o->loudness_target,
+        .true_peak = o->true_peak, .write_srt = o->write_srt,
+        .write_transcript_json = o->write_transcript_json, .write_page = o->write_page,
+    };
+    re_fingerprint(&inputs, r->inputs_sha256);
     return RE_OK;
 }
 
@@ -1196,7 +885,7 @@ re_status re_render(const re_render_options *options, re_render_result *result,
         return RE_OK;
     }
     if (status == RE_OK)
-        status = check_engine_voices(&r);
+        status = re_prepared_check_engine(&r.prepared, r.engine, diag);
     if (status == RE_OK)
         status = open_cache(&r);
     if (status == RE_OK)

@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "assemble.h"
+#include "normalize.h"
 #include "status.h"
 
 #define RE_CUE_MAX_LINE 65   /* a cue's text is kept under about this many characters */
@@ -47,6 +48,15 @@ typedef struct re_transcript_segment {
 re_status re_transcript_build(re_transcript *t, const re_sentence_span *sentences, size_t sentence_count,
                               const re_timed_event *events, size_t event_count,
                               const re_transcript_segment *segments, size_t segment_count);
+
+/* Adds the cues of one speech segment from the assembler's timeline for it (sentences and
+ * word events with positions in the engine's text, `spoken`), with every position mapped
+ * back through spoken's spans to `script_text`: the cues show what the script says ("PR
+ * 189759") at the times the engine said it. `speaker` as in re_transcript_segment. */
+re_status re_transcript_add_spoken(re_transcript *t, const re_sentence_span *sentences,
+                                   size_t sentence_count, const re_timed_event *events,
+                                   size_t event_count, const re_spoken *spoken,
+                                   const char *script_text, const char *speaker);
 
 /* Times in milliseconds (rounded down, like every duration of the project). */
 uint64_t re_cue_start_ms(const re_transcript *t, const re_cue *cue);

@@ -1,0 +1,66 @@
+/* explain.c - script -> profiles -> lexicon -> normalize -> engine phonemes (see explain.h). */
+#include "explain.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "normalize.h"
+#include "synth.h"
+
+#define WHY_LEN 512
+
+static re_status fail_at(re_diagnostics *diag, re_status status, const char *file,
+                         const re_item *item, const char *why)
+{
+    re_status s = re_diag_add(diag, file, item ? item->line : 0, item ? item->col : 0, "%s", why);
+    return s == RE_OK ? status : s;
+}
+
+/* One SPEECH item: normalized, then given to the engine for its phonemes. */
+static re_status explain_item(const re_prepared *p, re_engine *engine, const re_item *item,
+                              re_explain_callback each, void *context, re_diagnostics *diag)
+{
+    char *spoken = NULL, *phonemes = NULL, why[WHY_LEN];
+    unsigned flags;
+    re_status status = re_normalize(p->lexicon, item->text, &spoken, &flags);
+    if (status == RE_OK)
+        status = re_engine_phonemes(engine, spoken, flags, re_prepared_profile(p, item->voice),
+                                    &phonemes, why, sizeof why);
+    else
+        snprintf(why, sizeof why, "cannot normalize the text: %s", re_strerror(status));
+    if (status == RE_OK) {
+        re_explained_item explained = { p->episode->file, item->line, item->col, spoken, phonemes };
+        status = each(context, &explained);
+    } else if (status != RE_ERR_NOMEM && status != RE_ERR_INTERRUPTED) {
+        status = fail_at(diag, status, p->episode->file, item, why);
+    }
+    free(spoken);
+    free(phonemes);
+    return status;
+}
+
+re_status re_explain(const re_episode_sources *sources, volatile sig_atomic_t *stop,
+                     re_explain_callback each, void *context, re_diagnostics *diag)
+{
+    re_prepared p;
+    re_engine *engine = NULL;
+    char why[WHY_LEN];
+    re_status status = re_prepare(sources, &p, diag);
+    if (status == RE_OK) {
+        status = re_engine_create(stop, &engine, why, sizeof why);
+        if (status != RE_OK)
+            status = fail_at(diag, status, sources->script_path, NULL, why);
+    }
+    if (status == RE_OK)
+        status = re_prepared_check_engine(&p, engine, diag);
+    for (size_t i = 0; status == RE_OK && i < p.episode->item_count; i++) {
+        const re_item *item = &p.episode->items[i];
+        if (item->kind == RE_ITEM_SPEECH)
+            status = explain_item(&p, engine, item, each, context, diag);
+        if (status == RE_OK && stop && *stop)
+            status = RE_ERR_INTERRUPTED;
+    }
+    re_engine_free(engine);
+    re_prepared_free(&p);
+    return status;
+}

@@ -1,0 +1,32 @@
+/* explain.h - what the engine will be given for each piece of speech, without rendering
+ * audio: the script, its profiles and lexicon (prepare.h), each SPEECH item normalized, and
+ * the phonemes the engine makes of it (espeak-ng's mnemonics, as `espeak-ng -x` prints them).
+ * The library's entry point for `render-episode explain`; it prints nothing itself. */
+#ifndef RE_EXPLAIN_H
+#define RE_EXPLAIN_H
+
+#include <signal.h>
+
+#include "prepare.h"
+#include "status.h"
+
+/* One SPEECH item, explained. Every pointer is valid during the callback only. */
+typedef struct re_explained_item {
+    const char *file;          /* the script, as named */
+    unsigned line, col;        /* where the item starts */
+    const char *spoken;        /* the text as the engine is given it */
+    const char *phonemes;
+} re_explained_item;
+
+/* Called per SPEECH item in script order; a status other than RE_OK stops re_explain,
+ * which returns it. */
+typedef re_status (*re_explain_callback)(void *context, const re_explained_item *item);
+
+/* Prepares the episode from `sources`, starts an engine (stopped early by *stop, which may be
+ * NULL), checks its voices, then calls `each` for every SPEECH item. Problems in the inputs,
+ * the engine or an item go to diag (FILE:LINE:COL) and the first failure's status is
+ * returned; RE_ERR_INTERRUPTED when *stop was raised. */
+re_status re_explain(const re_episode_sources *sources, volatile sig_atomic_t *stop,
+                     re_explain_callback each, void *context, re_diagnostics *diag);
+
+#endif
