@@ -1,11 +1,13 @@
 /* extract_json.c - JSON and JSON-LD: every "duration" key at any depth; render-episode's
- * sidecar also gives duration_ms, samples, sample_rate and bytes. jansson validates and
- * decodes; a token scan finds the byte spans. */
+ * sidecar (describe's schema, sidecar.h) also gives duration_ms, samples, sample_rate and
+ * bytes. jansson validates and decodes; a token scan finds the byte spans that --fix edits. */
 #include "extract.h"
 
 #include <string.h>
 
 #include <jansson.h>
+
+#include "sidecar.h"
 
 #define JSON_MAX_DEPTH 4096          /* jansson stops at 2048 before we get here */
 
@@ -39,21 +41,24 @@ static int key_is(const json_scan *s, const char *name)
     return s->key_len == n && memcmp(s->x->buf + s->key_off, name, n) == 0;
 }
 
-/* The claim kind a key names at this depth, or -1 when its value is not a claim. */
+/* The claim kind a key names at this depth, or -1 when its value is not a claim: "duration"
+ * anywhere; in a sidecar, also its other length keys (describe's schema) at the top level. */
 static int json_claim_kind(const json_scan *s, size_t depth)
 {
-    if (key_is(s, "duration"))
+    static const re_claim_kind sidecar_kinds[RE_SIDECAR_LENGTH_KEYS] = {
+        [RE_SIDECAR_DURATION] = RE_CLAIM_DURATION,
+        [RE_SIDECAR_DURATION_MS] = RE_CLAIM_MS,
+        [RE_SIDECAR_SAMPLES] = RE_CLAIM_SAMPLES,
+        [RE_SIDECAR_SAMPLE_RATE] = RE_CLAIM_SAMPLE_RATE,
+        [RE_SIDECAR_BYTES] = RE_CLAIM_BYTES,
+    };
+    if (key_is(s, re_sidecar_length_keys[RE_SIDECAR_DURATION]))
         return RE_CLAIM_DURATION;
     if (!s->sidecar || depth != 1)
         return -1;
-    if (key_is(s, "duration_ms"))
-        return RE_CLAIM_MS;
-    if (key_is(s, "samples"))
-        return RE_CLAIM_SAMPLES;
-    if (key_is(s, "sample_rate"))
-        return RE_CLAIM_SAMPLE_RATE;
-    if (key_is(s, "bytes"))
-        return RE_CLAIM_BYTES;
+    for (int k = 0; k < RE_SIDECAR_LENGTH_KEYS; k++)
+        if (key_is(s, re_sidecar_length_keys[k]))
+            return (int)sidecar_kinds[k];
     return -1;
 }
 
@@ -148,9 +153,8 @@ static re_status json_scan_tokens(json_scan *s, size_t pos, size_t end)
 
 static int json_is_sidecar(const json_t *root)
 {
-    const char *gen = json_is_object(root) ? json_string_value(json_object_get(root, "generator"))
-                                           : NULL;
-    return gen && strncmp(gen, "render-episode", 14) == 0;
+    return json_is_object(root)
+           && re_sidecar_generator_is_ours(json_string_value(json_object_get(root, "generator")));
 }
 
 /* Validates buf[start..end) as JSON and collects its claims. */

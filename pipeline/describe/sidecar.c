@@ -111,11 +111,13 @@ re_status re_sidecar_write(FILE *out, const re_render_facts *f)
     failed |= set(root, "language", json_string(ep->language));
     failed |= set(root, "episode", ep->episode_number >= 0
                                        ? json_integer(ep->episode_number) : json_null());
-    failed |= set(root, "duration", json_string(iso));
-    failed |= set(root, "duration_ms", json_integer((json_int_t)re_samples_to_ms(f->samples, f->sample_rate)));
-    failed |= set(root, "samples", json_integer((json_int_t)f->samples));
-    failed |= set(root, "sample_rate", json_integer(f->sample_rate));
-    failed |= set(root, "bytes", json_integer((json_int_t)f->bytes));
+    const char *const *key = re_sidecar_length_keys;
+    failed |= set(root, key[RE_SIDECAR_DURATION], json_string(iso));
+    failed |= set(root, key[RE_SIDECAR_DURATION_MS],
+                  json_integer((json_int_t)re_samples_to_ms(f->samples, f->sample_rate)));
+    failed |= set(root, key[RE_SIDECAR_SAMPLES], json_integer((json_int_t)f->samples));
+    failed |= set(root, key[RE_SIDECAR_SAMPLE_RATE], json_integer(f->sample_rate));
+    failed |= set(root, key[RE_SIDECAR_BYTES], json_integer((json_int_t)f->bytes));
     failed |= set(root, "format", json_string(f->format));
     failed |= set(root, "chapters", chapters_json(f));
     failed |= set(root, "loudness", loudness_json(f));
@@ -201,6 +203,14 @@ static int64_t read_integer(sidecar_reader *r, const char *key, int required, in
     return json_integer_value(v);
 }
 
+const char *const re_sidecar_length_keys[RE_SIDECAR_LENGTH_KEYS] = {
+    [RE_SIDECAR_DURATION] = "duration",
+    [RE_SIDECAR_DURATION_MS] = "duration_ms",
+    [RE_SIDECAR_SAMPLES] = "samples",
+    [RE_SIDECAR_SAMPLE_RATE] = "sample_rate",
+    [RE_SIDECAR_BYTES] = "bytes",
+};
+
 int re_sidecar_generator_is_ours(const char *generator)
 {
     return generator && strncmp(generator, "render-episode", 14) == 0;
@@ -216,13 +226,14 @@ static void read_fields(sidecar_reader *r, re_sidecar *s)
     read_text(r, "language", 0, &s->language);
     read_text(r, "published", 0, &s->published);
     s->episode = (long)read_integer(r, "episode", 0, 0, 999999);
-    int64_t samples = read_integer(r, "samples", 1, 0, INT64_MAX);
-    int64_t rate = read_integer(r, "sample_rate", 1, 1, 1000000);
-    int64_t bytes = read_integer(r, "bytes", 1, 0, INT64_MAX);
+    const char *const *key = re_sidecar_length_keys;
+    int64_t samples = read_integer(r, key[RE_SIDECAR_SAMPLES], 1, 0, INT64_MAX);
+    int64_t rate = read_integer(r, key[RE_SIDECAR_SAMPLE_RATE], 1, 1, 1000000);
+    int64_t bytes = read_integer(r, key[RE_SIDECAR_BYTES], 1, 0, INT64_MAX);
     s->samples = samples > 0 ? (uint64_t)samples : 0;
     s->sample_rate = rate > 0 ? (unsigned)rate : 0;
     s->bytes = bytes > 0 ? (uint64_t)bytes : 0;
-    read_text(r, "duration", 0, &s->duration);
+    read_text(r, key[RE_SIDECAR_DURATION], 0, &s->duration);
     read_text(r, "inputs_sha256", 0, &s->inputs_sha256);
     if (s->language && !re_text_language_valid(s->language))
         sidecar_error(r, "the sidecar's \"%s\" is not a BCP 47 tag like en-us", "language");

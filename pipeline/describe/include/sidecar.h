@@ -47,6 +47,19 @@ re_status re_sidecar_write(FILE *out, const re_render_facts *facts);
 /* ep.mp3 -> ep.json (the extension, if any, replaced). Returns a malloc'ed string or NULL. */
 char *re_sidecar_path(const char *output_path);
 
+/* The sidecar's keys that state how long the audio is: the writer writes them under these
+ * names and every reader (the up-to-date check, the feed, check's claims) reads them so. */
+typedef enum re_sidecar_length_key {
+    RE_SIDECAR_DURATION,       /* ISO 8601, whole seconds */
+    RE_SIDECAR_DURATION_MS,    /* samples * 1000 / sample_rate, rounded down */
+    RE_SIDECAR_SAMPLES,
+    RE_SIDECAR_SAMPLE_RATE,
+    RE_SIDECAR_BYTES,          /* of the audio file */
+    RE_SIDECAR_LENGTH_KEYS
+} re_sidecar_length_key;
+
+extern const char *const re_sidecar_length_keys[RE_SIDECAR_LENGTH_KEYS];
+
 /* ---- reading ------------------------------------------------------------------------------ */
 
 #define RE_SIDECAR_MAX_SIZE (16u << 20)   /* bytes of one sidecar read back */
