@@ -17,23 +17,9 @@
 #include "duration.h"
 #include "files.h"
 #include "sidecar.h"
+#include "text.h"
 #include "text_rules.h"
 #include "utf8.h"
-
-static int is_digit(char c)
-{
-    return c >= '0' && c <= '9';
-}
-
-static int is_letter(char c)
-{
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-
-static int is_blank(char c)
-{
-    return c == ' ' || c == '\t';
-}
 
 static int has_suffix(const char *s, const char *suffix)
 {
@@ -61,25 +47,6 @@ uint32_t re_text_xml_unsafe(const char *s)
             return cp;
     }
     return 0;
-}
-
-int re_text_language_valid(const char *s)
-{
-    size_t i = 0, len = strlen(s);
-    while (i < len && is_letter(s[i]))
-        i++;
-    if (i < 2 || i > 3)
-        return 0;
-    while (i < len) {
-        size_t start = ++i;
-        if (s[start - 1] != '-')
-            return 0;
-        while (i < len && (is_letter(s[i]) || is_digit(s[i])))
-            i++;
-        if (i == start || i - start > 8)
-            return 0;
-    }
-    return 1;
 }
 
 /* Printable ASCII that may appear in a URL as written in a feed. */
@@ -131,7 +98,7 @@ char *re_feed_url(const char *base_url, const char *file_name)
     char *p = url + base;
     *p++ = '/';
     for (const unsigned char *s = (const unsigned char *)file_name; *s; s++) {
-        if (is_letter((char)*s) || is_digit((char)*s) || strchr("-._~", *s)) {
+        if (re_is_letter((char)*s) || re_is_digit((char)*s) || strchr("-._~", *s)) {
             *p++ = (char)*s;
         } else {
             *p++ = '%';
@@ -230,10 +197,10 @@ static const char *split_category(const char *v, char **main_out, char **sub_out
     if (gt && strchr(gt + 1, '>'))
         return "category allows one level below the main category: 'Main > Sub'";
     size_t n = gt ? (size_t)(gt - v) : strlen(v);
-    while (n > 0 && is_blank(v[n - 1]))
+    while (n > 0 && re_is_blank(v[n - 1]))
         n--;
     const char *sub = gt ? gt + 1 : NULL;
-    while (sub && is_blank(*sub))
+    while (sub && re_is_blank(*sub))
         sub++;
     if (n == 0 || (sub && *sub == '\0'))
         return "category needs a name on each side of '>': 'Main > Sub'";
@@ -293,7 +260,7 @@ static void show_value(show_parser *p, enum show_key key, const char *v, unsigne
     case K_AUTHOR: set_field(p, &s->author, v); break;
     case K_OWNER_NAME: set_field(p, &s->owner_name, v); break;
     case K_LANGUAGE:
-        if (!re_text_language_valid(v))
+        if (!re_language_valid(v, strlen(v)))
             show_error(p, line, col, "language '%.*s' is not a BCP 47 tag like en-us, en-GB or de",
                        q, v);
         else
@@ -347,7 +314,7 @@ static void show_value(show_parser *p, enum show_key key, const char *v, unsigne
 static void show_line(show_parser *p, const char *line_text, size_t n, unsigned line)
 {
     size_t i = 0;
-    while (i < n && is_blank(line_text[i]))
+    while (i < n && re_is_blank(line_text[i]))
         i++;
     if (i == n || line_text[i] == '#')
         return;
@@ -376,9 +343,9 @@ static void show_line(show_parser *p, const char *line_text, size_t n, unsigned 
         return;
     }
     size_t v = key_end + 1, e = n;
-    while (v < n && is_blank(line_text[v]))
+    while (v < n && re_is_blank(line_text[v]))
         v++;
-    while (e > v && is_blank(line_text[e - 1]))
+    while (e > v && re_is_blank(line_text[e - 1]))
         e--;
     if (p->key_line[key]) {
         show_error(p, line, 1, "duplicate key '%s' (first on line %u)", key_text,

@@ -12,6 +12,7 @@
 #include "feed.h"
 #include "files.h"
 #include "output.h"
+#include "text.h"
 #include "text_rules.h"
 #include "utf8.h"
 
@@ -235,7 +236,7 @@ static void read_fields(sidecar_reader *r, re_sidecar *s)
     s->bytes = bytes > 0 ? (uint64_t)bytes : 0;
     read_text(r, key[RE_SIDECAR_DURATION], 0, &s->duration);
     read_text(r, "inputs_sha256", 0, &s->inputs_sha256);
-    if (s->language && !re_text_language_valid(s->language))
+    if (s->language && !re_language_valid(s->language, strlen(s->language)))
         sidecar_error(r, "the sidecar's \"%s\" is not a BCP 47 tag like en-us", "language");
     if (s->published) {
         char rfc822[RE_RFC822_MAX];

@@ -9,7 +9,4 @@
  * TAB, LF and CR, U+FFFE, U+FFFF - or 0 when there is none. */
 uint32_t re_text_xml_unsafe(const char *s);
 
-/* BCP 47 as the script accepts it: 2-3 letters, then `-` and 1-8 letters or digits, repeated. */
-int re_text_language_valid(const char *s);
-
 #endif
