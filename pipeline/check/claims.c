@@ -50,14 +50,9 @@ void re_claim_list_free(re_claim_list *list)
 re_status claim_push(re_claim_list *list, const char *file, const char *field,
                             size_t field_len, const char *text, size_t text_len, re_claim **out)
 {
-    if (list->count == list->capacity) {
-        size_t cap = list->capacity ? list->capacity * 2 : 8;
-        re_claim *items = realloc(list->items, cap * sizeof *items);
-        if (!items)
-            return RE_ERR_NOMEM;
-        list->items = items;
-        list->capacity = cap;
-    }
+    if (re_array_grow(&list->items, &list->capacity, list->count,
+                      sizeof *list->items) != RE_OK)
+        return RE_ERR_NOMEM;
     re_claim c;
     memset(&c, 0, sizeof c);
     if (text_len > CLAIM_TEXT_MAX)

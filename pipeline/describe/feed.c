@@ -552,14 +552,9 @@ void re_feed_free(re_feed *feed)
 
 re_status re_feed_add(re_feed *feed, re_feed_episode *episode)
 {
-    if (feed->count == feed->capacity) {
-        size_t cap = feed->capacity ? feed->capacity * 2 : 16;
-        re_feed_episode *items = realloc(feed->episodes, cap * sizeof *items);
-        if (!items)
-            return RE_ERR_NOMEM;
-        feed->episodes = items;
-        feed->capacity = cap;
-    }
+    if (re_array_grow(&feed->episodes, &feed->capacity, feed->count,
+                      sizeof *feed->episodes) != RE_OK)
+        return RE_ERR_NOMEM;
     feed->episodes[feed->count++] = *episode;
     memset(episode, 0, sizeof *episode);
     return RE_OK;

@@ -30,14 +30,9 @@ re_status re_transcript_add(re_transcript *t, uint64_t start, uint64_t end, cons
 {
     if (end < start || (t->count && start < t->cues[t->count - 1].end))
         return RE_ERR_INVALID;
-    if (t->count == t->capacity) {
-        size_t cap = t->capacity ? t->capacity * 2 : 32;
-        re_cue *cues = realloc(t->cues, cap * sizeof *cues);
-        if (!cues)
-            return RE_ERR_NOMEM;
-        t->cues = cues;
-        t->capacity = cap;
-    }
+    if (re_array_grow(&t->cues, &t->capacity, t->count,
+                      sizeof *t->cues) != RE_OK)
+        return RE_ERR_NOMEM;
     re_cue cue = { start, end, speaker ? strdup(speaker) : NULL, strdup(text) };
     if ((speaker && !cue.speaker) || !cue.text) {
         free(cue.speaker);
