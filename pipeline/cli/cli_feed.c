@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "feed.h"
+#include "files.h"
 #include "output.h"
 
 
@@ -125,15 +126,6 @@ static void print_diagnostics(const re_diagnostics *diag, const char *kind)
                 diag->count);
 }
 
-static char *in_dir(const char *dir, const char *name)
-{
-    char *path = NULL;
-    size_t n = strlen(dir);
-    if (asprintf(&path, "%s%s%s", dir, n > 0 && dir[n - 1] == '/' ? "" : "/", name) < 0)
-        return NULL;
-    return path;
-}
-
 /* Writes the feed to the output (atomically) or to stdout. */
 static re_status write_output(const re_feed *feed, const feed_cli *cli, const char *target,
                               re_diagnostics *errors)
@@ -168,7 +160,7 @@ static re_status build(const feed_cli *cli, const char *target, size_t *episodes
 {
     re_feed feed;
     re_feed_init(&feed);
-    char *default_show = in_dir(cli->dir, RE_SHOW_FILE_NAME);
+    char *default_show = re_path_join(cli->dir, RE_SHOW_FILE_NAME);
     if (!default_show)
         return RE_ERR_NOMEM;
     const char *show_path = cli->show ? cli->show : default_show;
@@ -200,7 +192,7 @@ int cli_feed(int argc, char **argv)
         fputs(feed_usage, stdout);
         return fflush(stdout) == 0 ? RE_EXIT_OK : RE_EXIT_FAILURE;
     }
-    char *default_output = cli.output ? NULL : in_dir(cli.dir, "feed.xml");
+    char *default_output = cli.output ? NULL : re_path_join(cli.dir, "feed.xml");
     const char *target = cli.output ? cli.output : default_output;
     if (!target) {
         fprintf(stderr, "render-episode feed: out of memory\n");

@@ -243,3 +243,12 @@ re_status re_file_replace(const char *path, const char *buf, size_t len, re_diag
     free(target);
     return s;
 }
+
+char *re_path_join(const char *dir, const char *name)
+{
+    char *path = NULL;
+    size_t n = strlen(dir);
+    if (asprintf(&path, "%s%s%s", dir, n > 0 && dir[n - 1] == '/' ? "" : "/", name) < 0)
+        return NULL;
+    return path;
+}

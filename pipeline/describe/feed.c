@@ -626,18 +626,9 @@ static re_status list_json(const char *dir, char ***out, size_t *count, re_diagn
     return RE_OK;
 }
 
-static char *join_path(const char *dir, const char *name)
-{
-    char *path = NULL;
-    size_t n = strlen(dir);
-    if (asprintf(&path, "%s%s%s", dir, n > 0 && dir[n - 1] == '/' ? "" : "/", name) < 0)
-        return NULL;
-    return path;
-}
-
 static int regular_file(const char *dir, const char *name, struct stat *st, re_status *status)
 {
-    char *path = join_path(dir, name);
+    char *path = re_path_join(dir, name);
     if (!path) {
         *status = RE_ERR_NOMEM;
         return 0;
@@ -655,7 +646,7 @@ static re_status scan_one(re_feed *feed, const char *dir, const char *name, int 
     re_status status = RE_OK;
     if (!regular_file(dir, name, &st, &status))
         return status;
-    char *path = join_path(dir, name), *buf = NULL;
+    char *path = re_path_join(dir, name), *buf = NULL;
     size_t len = 0;
     if (!path)
         return RE_ERR_NOMEM;

@@ -40,4 +40,8 @@ re_status re_file_open_regular(const char *path, int *fd, uint64_t *size, re_dia
  * temporary file removed. */
 re_status re_file_replace(const char *path, const char *buf, size_t len, re_diagnostics *diag);
 
+/* dir + "/" + name (no second slash when dir ends in one): a malloc'ed path, or NULL when
+ * out of memory. */
+char *re_path_join(const char *dir, const char *name);
+
 #endif
