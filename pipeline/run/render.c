@@ -14,20 +14,19 @@
 #include <unistd.h>
 
 #include "assemble.h"
-#include "cache.h"
 #include "duration.h"
 #include "files.h"
 #include "id3.h"
 #include "lexicon.h"
 #include "loudness.h"
 #include "mp3_parallel.h"
-#include "normalize.h"
 #include "output.h"
 #include "page.h"
 #include "prepare.h"
 #include "script.h"
 #include "fingerprint.h"
 #include "sidecar.h"
+#include "speak.h"
 #include "spool_pass.h"
 #include "synth.h"
 #include "transcript.h"
@@ -40,20 +39,13 @@ static const char *const extra_suffix[EXTRA_COUNT] = {
     ".vtt", ".srt", ".transcript.json", ".chapters.json", ".md",
 };
 
-/* A SPEECH item between "started" and "assembled". */
-typedef struct speech_slot {
-    re_synth_job *job;       /* running in a child, or NULL */
-    re_speech speech;        /* the audio, once ready */
-    int ready;               /* speech holds audio (from the cache) */
-    re_cache_key key;
-} speech_slot;
-
 typedef struct render {
     const re_render_options *opt;
     re_diagnostics *diag;
     re_prepared prepared;                /* script, profiles, lexicon */
     const re_episode *episode;           /* prepared.episode */
     re_engine *engine;
+    speech_scheduler *speech;
     re_assembler *assembler;
     re_output *audio;
     re_output *sidecar;
@@ -64,19 +56,11 @@ typedef struct render {
     re_loudness leveled_loudness;        /* of the PCM being encoded (pass 1 plus the gain...) */
     re_spool *leveled;                   /* the leveled episode being encoded */
     re_loudness_meter *pass1_meter;      /* fed while speaking */
-    re_spoken *spoken;                   /* per item: SPEECH text as the engine speaks it */
     const char *format;
-    speech_slot *slots;                  /* per item: its speech while under way */
-    size_t next_to_start;
-    size_t ahead;                        /* slots under way */
-    re_cache *cache;
-    int cache_warned;
     char encoder[160];
     char engine_name[64];
     int own_engine;
     char inputs_sha256[RE_SHA256_HEX_SIZE];
-    size_t synthesized;
-    size_t cached;
     uint64_t sound_frames;               /* audio that came from speech, not pauses */
 } render;
 
@@ -102,10 +86,7 @@ static re_status fail_at(render *r, re_status status, const char *file, unsigned
     return s == RE_OK ? status : s;
 }
 
-/* The script, its profiles and its lexicon (prepare.h). Each SPEECH item's text as the
- * engine will speak it, with the map back to the script's words, is made when the item is
- * started and dropped once it is spoken (see speak_item): memory stays flat however long the
- * episode is. */
+/* The script, its profiles and its lexicon (prepare.h). */
 static re_status load_script(render *r)
 {
     const re_render_options *o = r->opt;
@@ -117,10 +98,7 @@ static re_status load_script(render *r)
     };
     re_status status = re_prepare(&sources, &r->prepared, r->diag);
     r->episode = r->prepared.episode;
-    if (status != RE_OK)
-        return status;
-    r->spoken = calloc(r->episode->item_count ? r->episode->item_count : 1, sizeof *r->spoken);
-    return r->spoken ? RE_OK : RE_ERR_NOMEM;
+    return status;
 }
 
 static re_status start_engine(render *r)
@@ -218,113 +196,28 @@ static const re_voice_profile *profile_of(const render *r, const char *voice)
     return re_prepared_profile(&r->prepared, voice);
 }
 
-/* The text the engine speaks for a SPEECH item, and how it reads it. */
-static const char *engine_text(const render *r, size_t i, unsigned *flags)
-{
-    *flags = r->spoken[i].text_flags;
-    return r->spoken[i].text;
-}
-
-/* Gets item i's speech under way: from the cache when it has it, else in a new child. */
-static re_status prepare_speech(render *r, size_t i)
-{
-    const re_item *item = &r->episode->items[i];
-    speech_slot *slot = &r->slots[i];
-    const re_voice_profile *profile = profile_of(r, item->voice);
-    re_status normalized = re_normalize_spans(r->prepared.lexicon, item->text, &r->spoken[i]);
-    if (normalized != RE_OK)
-        return normalized;
-    unsigned flags;
-    const char *text = engine_text(r, i, &flags);
-    if (r->cache) {
-        re_cache_key_compute(&slot->key, r->engine_name, re_engine_sample_rate(r->engine), profile,
-                             flags, text);
-        int hit = 0;
-        re_status status = re_cache_get(r->cache, &slot->key, re_engine_sample_rate(r->engine),
-                                        &slot->speech, &hit);
-        if (status != RE_OK)
-            return status;
-        if (hit) {
-            slot->ready = 1;
-            r->cached++;
-            return RE_OK;
-        }
-    }
-    char why[WHY_LEN];
-    re_status status = re_engine_start(r->engine, text, flags, profile, &slot->job, why, sizeof why);
-    if (status != RE_OK)
-        return fail_at(r, status, r->opt->script_path, item->line, item->col, why);
-    return RE_OK;
-}
-
-/* Keeps up to opt->jobs segments under way (speaking, or read from the cache) ahead of the
- * one being assembled: every core busy, memory bounded by a few segments. */
-static re_status start_ahead(render *r)
-{
-    const re_episode *ep = r->episode;
-    unsigned jobs = r->opt->jobs ? r->opt->jobs : 1;
-    while (r->ahead < jobs && r->next_to_start < ep->item_count) {
-        size_t i = r->next_to_start++;
-        if (ep->items[i].kind != RE_ITEM_SPEECH)
-            continue;
-        re_status status = prepare_speech(r, i);
-        if (status != RE_OK)
-            return status;
-        r->ahead++;
-    }
-    return RE_OK;
-}
-
-/* Stores freshly spoken audio for next time; a cache that cannot be written is only a warning. */
-static void remember(render *r, speech_slot *slot)
-{
-    if (!r->cache)
-        return;
-    char why[WHY_LEN];
-    if (re_cache_put(r->cache, &slot->key, re_engine_sample_rate(r->engine), &slot->speech,
-                     why, sizeof why) != RE_OK && !r->cache_warned) {
-        re_diag_add(r->diag, r->opt->cache_dir, 0, 0, "warning: the segment cache is not written: %s", why);
-        r->cache_warned = 1;
-    }
-}
-
 static re_status transcribe_segment(render *r, size_t i);
 
+/* Item i's audio onto the timeline, then its cues. */
 static re_status speak_item(render *r, size_t i)
 {
     const re_item *item = &r->episode->items[i];
-    speech_slot *slot = &r->slots[i];
-    re_status status = start_ahead(r);
+    re_speech speech;
+    re_status status = speech_scheduler_next(r->speech, i, &speech, r->diag);
     if (status != RE_OK)
         return status;
     char why[WHY_LEN];
-    if (!slot->ready) {
-        unsigned timeout = r->opt->engine_timeout_ms ? r->opt->engine_timeout_ms : RE_ENGINE_TIMEOUT_MS;
-        status = re_engine_wait(slot->job, timeout, &slot->speech, why, sizeof why);
-        slot->job = NULL;
-        if (status == RE_ERR_INTERRUPTED)
-            return status;
-        if (status != RE_OK)
-            return fail_at(r, status, r->opt->script_path, item->line, item->col, why);
-        r->synthesized++;
-        remember(r, slot);
-    }
-    r->ahead--;
-    status = start_ahead(r);   /* keep every core speaking while this one is assembled */
-    if (status != RE_OK)
-        return status;
     uint64_t before = re_assembler_frames(r->assembler);
-    status = re_assembler_add_speech(r->assembler, &slot->speech,
+    status = re_assembler_add_speech(r->assembler, &speech,
                                      (unsigned)profile_of(r, item->voice)->sentence_pause_ms,
                                      why, sizeof why);
-    re_speech_free(&slot->speech);
-    slot->ready = 0;
+    re_speech_free(&speech);
     r->sound_frames += re_assembler_frames(r->assembler) - before;
     if (status != RE_OK && status != RE_ERR_NOMEM)
-        return fail_at(r, status, r->opt->script_path, item->line, item->col, why);
-    if (status == RE_OK)
+        status = fail_at(r, status, r->opt->script_path, item->line, item->col, why);
+    else if (status == RE_OK)
         status = transcribe_segment(r, i);
-    re_spoken_free(&r->spoken[i]);   /* spoken and transcribed: its text and map are done with */
+    speech_scheduler_done(r->speech, i);   /* spoken and transcribed: its text and map are done with */
     return status;
 }
 
@@ -353,7 +246,8 @@ static re_status transcribe_segment(render *r, size_t i)
     const re_timed_event *events = re_assembler_events(r->assembler, &event_count);
     const char *speaker = r->episode->voice_count > 1 ? profile_of(r, item->voice)->speaker : NULL;
     re_status status = re_transcript_add_spoken(&r->transcript, sentences, sentence_count, events,
-                                                event_count, &r->spoken[i], item->text, speaker);
+                                                event_count, speech_scheduler_spoken(r->speech, i),
+                                                item->text, speaker);
     re_assembler_forget_timeline(r->assembler);
     return status;
 }
@@ -387,9 +281,6 @@ static re_status speak_all(render *r)
         return status;
     re_assembler_attach_meter(r->assembler, r->pass1_meter);
     re_transcript_init(&r->transcript, rate);
-    r->slots = calloc(ep->item_count, sizeof *r->slots);
-    if (!r->slots)
-        return RE_ERR_NOMEM;
     uint64_t max_frames = re_us_to_frames(RE_EPISODE_MAX_US, rate);
     for (size_t i = 0; status == RE_OK && i < ep->item_count; i++) {
         const re_item *item = &ep->items[i];
@@ -764,8 +655,8 @@ static re_status finish_outputs(render *r, re_render_result *result)
     result->samples = facts.samples;
     result->sample_rate = rate;
     result->bytes = bytes;
-    result->segments_synthesized = r->synthesized;
-    result->segments_cached = r->cached;
+    result->segments_synthesized = speech_scheduler_synthesized(r->speech);
+    result->segments_cached = speech_scheduler_cached(r->speech);
     result->loudness = r->delivered;
     result->loudness_normalized = !r->opt->loudness_off;
     result->loudness_met = r->opt->loudness_off || r->plan.met;
@@ -775,25 +666,13 @@ static re_status finish_outputs(render *r, re_render_result *result)
 
 static void render_cleanup(render *r)
 {
-    if (r->slots) {
-        for (size_t i = 0; i < r->episode->item_count; i++) {
-            re_engine_cancel(r->slots[i].job);
-            re_speech_free(&r->slots[i].speech);
-        }
-        free(r->slots);
-    }
-    re_cache_free(r->cache);
+    speech_scheduler_free(r->speech);
     re_output_discard(r->audio);
     re_output_discard(r->sidecar);
     for (int k = 0; k < EXTRA_COUNT; k++)
         re_output_discard(r->extras[k]);
     re_transcript_free(&r->transcript);
     re_spool_free(r->leveled);
-    if (r->spoken) {
-        for (size_t i = 0; i < r->episode->item_count; i++)
-            re_spoken_free(&r->spoken[i]);
-        free(r->spoken);
-    }
     re_loudness_meter_free(r->pass1_meter);
     re_assembler_free(r->assembler);
     if (r->own_engine)
@@ -801,18 +680,16 @@ static void render_cleanup(render *r)
     re_prepared_free(&r->prepared);
 }
 
-/* A cache that cannot be opened costs speed, not correctness: say so and go on. */
-static re_status open_cache(render *r)
+/* The paragraphs' speech (speak.h), from the cache or the engine, with -j of them at once. */
+static re_status start_speech(render *r)
 {
-    if (!r->opt->cache_dir)
-        return RE_OK;
-    re_status status = re_cache_open(r->opt->cache_dir, &r->cache);
-    if (status == RE_ERR_NOMEM)
-        return status;
-    if (status != RE_OK)
-        re_diag_add(r->diag, r->opt->cache_dir, 0, 0, "warning: not using the segment cache: %s",
-                    re_strerror(status));
-    return RE_OK;
+    speech_plan plan = {
+        .prepared = &r->prepared, .engine = r->engine, .engine_name = r->engine_name,
+        .script_path = r->opt->script_path, .cache_dir = r->opt->cache_dir,
+        .jobs = r->opt->jobs ? r->opt->jobs : 1,
+        .timeout_ms = r->opt->engine_timeout_ms ? r->opt->engine_timeout_ms : RE_ENGINE_TIMEOUT_MS,
+    };
+    return speech_scheduler_create(&plan, &r->speech, r->diag);
 }
 
 /* What the outputs are made from (fingerprint.h), recorded in the sidecar. */
@@ -887,7 +764,7 @@ re_status re_render(const re_render_options *options, re_render_result *result,
     if (status == RE_OK)
         status = re_prepared_check_engine(&r.prepared, r.engine, diag);
     if (status == RE_OK)
-        status = open_cache(&r);
+        status = start_speech(&r);
     if (status == RE_OK)
         status = open_outputs(&r);
     if (status == RE_OK)

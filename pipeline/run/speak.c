@@ -1,0 +1,200 @@
+/* speak.c - paragraphs spoken ahead, from the cache or in children, handed out in order (see
+ * speak.h). */
+#include "speak.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "cache.h"
+
+#define WHY_LEN 512
+
+/* A SPEECH item between "started" and "handed out". */
+typedef struct speech_slot {
+    re_synth_job *job;       /* running in a child, or NULL */
+    re_speech speech;        /* the audio, once ready */
+    int ready;               /* speech holds audio (from the cache) */
+    re_cache_key key;
+} speech_slot;
+
+struct speech_scheduler {
+    speech_plan plan;
+    const re_episode *episode;
+    speech_slot *slots;      /* per item */
+    re_spoken *spoken;       /* per item: its text as the engine speaks it, while under way */
+    size_t next_to_start;
+    size_t ahead;            /* items under way */
+    re_cache *cache;
+    int cache_warned;
+    size_t synthesized;
+    size_t cached;
+};
+
+static re_status fail_at(re_diagnostics *diag, re_status status, const char *file,
+                         const re_item *item, const char *why)
+{
+    re_status s = re_diag_add(diag, file, item->line, item->col, "%s", why);
+    return s == RE_OK ? status : s;
+}
+
+/* A cache that cannot be opened costs speed, not correctness: say so and go on. */
+static re_status open_cache(speech_scheduler *s, re_diagnostics *diag)
+{
+    if (!s->plan.cache_dir)
+        return RE_OK;
+    re_status status = re_cache_open(s->plan.cache_dir, &s->cache);
+    if (status == RE_ERR_NOMEM)
+        return status;
+    if (status != RE_OK)
+        re_diag_add(diag, s->plan.cache_dir, 0, 0, "warning: not using the segment cache: %s",
+                    re_strerror(status));
+    return RE_OK;
+}
+
+re_status speech_scheduler_create(const speech_plan *plan, speech_scheduler **out,
+                                  re_diagnostics *diag)
+{
+    *out = NULL;
+    speech_scheduler *s = calloc(1, sizeof *s);
+    if (!s)
+        return RE_ERR_NOMEM;
+    s->plan = *plan;
+    s->episode = plan->prepared->episode;
+    size_t count = s->episode->item_count ? s->episode->item_count : 1;
+    s->slots = calloc(count, sizeof *s->slots);
+    s->spoken = calloc(count, sizeof *s->spoken);
+    re_status status = s->slots && s->spoken ? open_cache(s, diag) : RE_ERR_NOMEM;
+    if (status != RE_OK) {
+        speech_scheduler_free(s);
+        return status;
+    }
+    *out = s;
+    return RE_OK;
+}
+
+static unsigned sample_rate(const speech_scheduler *s)
+{
+    return re_engine_sample_rate(s->plan.engine);
+}
+
+/* Gets item i's speech under way: its text as the engine will speak it, then its audio from
+ * the cache when it has it, else from a new child. */
+static re_status start_item(speech_scheduler *s, size_t i, re_diagnostics *diag)
+{
+    const re_item *item = &s->episode->items[i];
+    speech_slot *slot = &s->slots[i];
+    const re_voice_profile *profile = re_prepared_profile(s->plan.prepared, item->voice);
+    re_status status = re_normalize_spans(s->plan.prepared->lexicon, item->text, &s->spoken[i]);
+    if (status != RE_OK)
+        return status;
+    const char *text = s->spoken[i].text;
+    unsigned flags = s->spoken[i].text_flags;
+    if (s->cache) {
+        re_cache_key_compute(&slot->key, s->plan.engine_name, sample_rate(s), profile, flags, text);
+        int hit = 0;
+        status = re_cache_get(s->cache, &slot->key, sample_rate(s), &slot->speech, &hit);
+        if (status != RE_OK)
+            return status;
+        if (hit) {
+            slot->ready = 1;
+            s->cached++;
+            return RE_OK;
+        }
+    }
+    char why[WHY_LEN];
+    status = re_engine_start(s->plan.engine, text, flags, profile, &slot->job, why, sizeof why);
+    if (status != RE_OK)
+        return fail_at(diag, status, s->plan.script_path, item, why);
+    return RE_OK;
+}
+
+/* Keeps up to plan.jobs items under way (speaking, or read from the cache) ahead of the one
+ * being assembled: every core busy, memory bounded by a few segments. */
+static re_status start_ahead(speech_scheduler *s, re_diagnostics *diag)
+{
+    const re_episode *ep = s->episode;
+    while (s->ahead < s->plan.jobs && s->next_to_start < ep->item_count) {
+        size_t i = s->next_to_start++;
+        if (ep->items[i].kind != RE_ITEM_SPEECH)
+            continue;
+        re_status status = start_item(s, i, diag);
+        if (status != RE_OK)
+            return status;
+        s->ahead++;
+    }
+    return RE_OK;
+}
+
+/* Stores freshly spoken audio for next time; a cache that cannot be written is only a
+ * warning, given once. */
+static void remember(speech_scheduler *s, const speech_slot *slot, re_diagnostics *diag)
+{
+    if (!s->cache)
+        return;
+    char why[WHY_LEN];
+    if (re_cache_put(s->cache, &slot->key, sample_rate(s), &slot->speech, why, sizeof why) != RE_OK
+        && !s->cache_warned) {
+        re_diag_add(diag, s->plan.cache_dir, 0, 0, "warning: the segment cache is not written: %s",
+                    why);
+        s->cache_warned = 1;
+    }
+}
+
+re_status speech_scheduler_next(speech_scheduler *s, size_t i, re_speech *speech,
+                                re_diagnostics *diag)
+{
+    const re_item *item = &s->episode->items[i];
+    speech_slot *slot = &s->slots[i];
+    memset(speech, 0, sizeof *speech);
+    re_status status = start_ahead(s, diag);
+    if (status != RE_OK)
+        return status;
+    if (!slot->ready) {
+        char why[WHY_LEN];
+        status = re_engine_wait(slot->job, s->plan.timeout_ms, &slot->speech, why, sizeof why);
+        slot->job = NULL;
+        if (status == RE_ERR_INTERRUPTED)
+            return status;
+        if (status != RE_OK)
+            return fail_at(diag, status, s->plan.script_path, item, why);
+        s->synthesized++;
+        remember(s, slot, diag);
+    }
+    s->ahead--;
+    status = start_ahead(s, diag);   /* keep every core speaking while this one is assembled */
+    if (status == RE_OK) {
+        *speech = slot->speech;
+        memset(&slot->speech, 0, sizeof slot->speech);
+        slot->ready = 0;
+    }
+    return status;
+}
+
+const re_spoken *speech_scheduler_spoken(const speech_scheduler *s, size_t i)
+{
+    return &s->spoken[i];
+}
+
+void speech_scheduler_done(speech_scheduler *s, size_t i)
+{
+    re_spoken_free(&s->spoken[i]);
+}
+
+size_t speech_scheduler_synthesized(const speech_scheduler *s) { return s->synthesized; }
+size_t speech_scheduler_cached(const speech_scheduler *s) { return s->cached; }
+
+void speech_scheduler_free(speech_scheduler *s)
+{
+    if (!s)
+        return;
+    for (size_t i = 0; s->slots && i < s->episode->item_count; i++) {
+        re_engine_cancel(s->slots[i].job);
+        re_speech_free(&s->slots[i].speech);
+    }
+    for (size_t i = 0; s->spoken && i < s->episode->item_count; i++)
+        re_spoken_free(&s->spoken[i]);
+    free(s->slots);
+    free(s->spoken);
+    re_cache_free(s->cache);
+    free(s);
+}
