@@ -20,7 +20,7 @@
 #include "lexicon.h"
 #include "loudness.h"
 #include "mp3_parallel.h"
-#include "output.h"
+#include "outputs.h"
 #include "page.h"
 #include "prepare.h"
 #include "script.h"
@@ -33,12 +33,6 @@
 #include "voice.h"
 #include "wav.h"
 
-/* The files published beside the audio, besides the sidecar. */
-enum { EXTRA_VTT, EXTRA_SRT, EXTRA_TRANSCRIPT_JSON, EXTRA_CHAPTERS, EXTRA_PAGE, EXTRA_COUNT };
-static const char *const extra_suffix[EXTRA_COUNT] = {
-    ".vtt", ".srt", ".transcript.json", ".chapters.json", ".md",
-};
-
 typedef struct render {
     const re_render_options *opt;
     re_diagnostics *diag;
@@ -47,9 +41,9 @@ typedef struct render {
     re_engine *engine;
     speech_scheduler *speech;
     re_assembler *assembler;
-    re_output *audio;
-    re_output *sidecar;
-    re_output *extras[EXTRA_COUNT];      /* NULL for files not written this time */
+    output_choice choice;                /* which files are written */
+    output_set *outputs;
+    re_output *audio;                    /* the set's audio file */
     re_transcript transcript;
     re_loudness_plan plan;               /* when loudness is normalized */
     re_loudness delivered;               /* what the output file gives a listener */
@@ -86,6 +80,14 @@ static re_status fail_at(render *r, re_status status, const char *file, unsigned
     return s == RE_OK ? status : s;
 }
 
+static int has_chapters(const re_episode *ep)
+{
+    for (size_t i = 0; i < ep->item_count; i++)
+        if (ep->items[i].kind == RE_ITEM_CHAPTER)
+            return 1;
+    return 0;
+}
+
 /* The script, its profiles and its lexicon (prepare.h). */
 static re_status load_script(render *r)
 {
@@ -98,6 +100,9 @@ static re_status load_script(render *r)
     };
     re_status status = re_prepare(&sources, &r->prepared, r->diag);
     r->episode = r->prepared.episode;
+    if (status == RE_OK)
+        r->choice = (output_choice){ .srt = o->write_srt, .transcript_json = o->write_transcript_json,
+                                     .page = o->write_page, .chapters = has_chapters(r->episode) };
     return status;
 }
 
@@ -132,62 +137,12 @@ static re_status check_encoder(render *r)
     return RE_OK;
 }
 
-static int has_chapters(const re_episode *ep)
-{
-    for (size_t i = 0; i < ep->item_count; i++)
-        if (ep->items[i].kind == RE_ITEM_CHAPTER)
-            return 1;
-    return 0;
-}
-
-static int extra_wanted(const render *r, int kind)
-{
-    switch (kind) {
-    case EXTRA_VTT: return 1;
-    case EXTRA_SRT: return r->opt->write_srt;
-    case EXTRA_TRANSCRIPT_JSON: return r->opt->write_transcript_json;
-    case EXTRA_CHAPTERS: return has_chapters(r->episode);
-    case EXTRA_PAGE: return r->opt->write_page;
-    }
-    return 0;
-}
-
-/* No output may replace the script being rendered (ep.md with --page, for one). */
-static re_status refuse_script_as_output(render *r, const char *path)
-{
-    struct stat in_st, out_st;
-    if (stat(path, &out_st) == 0 && stat(r->opt->script_path, &in_st) == 0
-        && in_st.st_dev == out_st.st_dev && in_st.st_ino == out_st.st_ino)
-        return fail_at(r, RE_ERR_WRITE, path, 0, 0,
-                       "this output would overwrite the script itself; choose another output name");
-    return RE_OK;
-}
-
-/* Opens one output beside OUT (suffix NULL: OUT itself). */
-static re_status open_one(render *r, const char *suffix, re_output **out)
-{
-    char *path = suffix ? re_output_sibling(r->opt->output_path, suffix) : strdup(r->opt->output_path);
-    if (!path)
-        return RE_ERR_NOMEM;
-    char why[WHY_LEN];
-    re_status status = refuse_script_as_output(r, path);
-    if (status == RE_OK) {
-        status = re_output_open(path, out, why, sizeof why);
-        if (status != RE_OK)
-            status = fail_at(r, status, path, 0, 0, why);
-    }
-    free(path);
-    return status;
-}
-
 static re_status open_outputs(render *r)
 {
-    re_status status = open_one(r, NULL, &r->audio);
+    re_status status = output_set_open(r->opt->output_path, r->opt->script_path, &r->choice,
+                                       &r->outputs, r->diag);
     if (status == RE_OK)
-        status = open_one(r, ".json", &r->sidecar);
-    for (int k = 0; status == RE_OK && k < EXTRA_COUNT; k++)
-        if (extra_wanted(r, k))
-            status = open_one(r, extra_suffix[k], &r->extras[k]);
+        r->audio = output_set_file(r->outputs, OUTPUT_AUDIO);
     return status;
 }
 
@@ -424,36 +379,28 @@ static re_status encode_wav(render *r, re_spool *input)
 
 static re_status write_extras(render *r, const re_render_facts *facts)
 {
-    for (int k = 0; k < EXTRA_COUNT; k++) {
-        if (!r->extras[k])
+    for (int k = 0; k < OUTPUT_KINDS; k++) {
+        re_output *file = k == OUTPUT_AUDIO || k == OUTPUT_SIDECAR ? NULL
+                        : output_set_file(r->outputs, (output_kind)k);
+        if (!file)
             continue;
-        FILE *out = re_output_stream(r->extras[k]);
+        FILE *out = re_output_stream(file);
         re_status status = RE_OK;
         switch (k) {
-        case EXTRA_VTT: status = re_transcript_write_vtt(out, &r->transcript); break;
-        case EXTRA_SRT: status = re_transcript_write_srt(out, &r->transcript); break;
-        case EXTRA_TRANSCRIPT_JSON: status = re_transcript_write_json(out, &r->transcript); break;
-        case EXTRA_CHAPTERS:
+        case OUTPUT_VTT: status = re_transcript_write_vtt(out, &r->transcript); break;
+        case OUTPUT_SRT: status = re_transcript_write_srt(out, &r->transcript); break;
+        case OUTPUT_TRANSCRIPT_JSON: status = re_transcript_write_json(out, &r->transcript); break;
+        case OUTPUT_CHAPTERS:
             status = re_chapters_json_write(out, facts->chapters, facts->chapter_count,
                                             facts->sample_rate);
             break;
-        case EXTRA_PAGE: status = re_page_write(out, facts, &r->transcript); break;
+        case OUTPUT_PAGE: status = re_page_write(out, facts, &r->transcript); break;
         }
         if (status != RE_OK)
-            return fail_at(r, status, re_output_target(r->extras[k]), 0, 0,
+            return fail_at(r, status, re_output_target(file), 0, 0,
                            status == RE_ERR_NOMEM ? "out of memory" : "cannot write");
     }
     return RE_OK;
-}
-
-/* A chapters file from an earlier render of a script that has no headings any more would
- * publish chapters the audio does not have. */
-static void remove_stale(const char *output_path, const char *suffix)
-{
-    char *path = re_output_sibling(output_path, suffix);
-    if (path)
-        unlink(path);
-    free(path);
 }
 
 /* One pass over `input` into the full meter (loudness, range, true peak). */
@@ -567,61 +514,6 @@ static re_status encode_all(render *r)
     }
 }
 
-/* Every output's data on disk first; only then are they renamed into place, the audio
- * first and the sidecar last (a sidecar must never describe files that are not there). A
- * signal that arrived meanwhile still stops everything here. */
-static re_status publish_all(render *r)
-{
-    char why[WHY_LEN];
-    re_output *order[EXTRA_COUNT + 2];
-    size_t n = 0;
-    order[n++] = r->audio;
-    for (int k = 0; k < EXTRA_COUNT; k++)
-        if (r->extras[k])
-            order[n++] = r->extras[k];
-    order[n++] = r->sidecar;
-    for (size_t i = 0; i < n; i++) {
-        re_status status = re_output_prepare(order[i], why, sizeof why);
-        if (status != RE_OK)
-            return fail_at(r, status, re_output_target(order[i]), 0, 0, why);
-    }
-    if (stopped(r))
-        return RE_ERR_INTERRUPTED;
-    char *targets[EXTRA_COUNT + 2], *backups[EXTRA_COUNT + 2];
-    re_status status = RE_OK;
-    for (size_t i = 0; i < n; i++) {
-        targets[i] = strdup(re_output_target(order[i]));
-        backups[i] = NULL;
-        if (!targets[i])
-            status = RE_ERR_NOMEM;
-        else if (status == RE_OK)
-            status = re_output_backup(targets[i], &backups[i]);
-    }
-    r->audio = r->sidecar = NULL;
-    memset(r->extras, 0, sizeof r->extras);
-    size_t published = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (status != RE_OK) {
-            re_output_discard(order[i]);
-            continue;
-        }
-        status = re_output_publish(order[i], why, sizeof why);
-        if (status == RE_OK)
-            published++;
-        else
-            status = fail_at(r, status, targets[i], 0, 0, why);
-    }
-    /* All or nothing: on a failure, yesterday's files go back where they were. */
-    for (size_t i = 0; i < n; i++) {
-        if (status != RE_OK && i < published)
-            re_output_restore(targets[i], backups[i]);
-        else
-            re_output_drop_backup(backups[i]);
-        free(targets[i]);
-    }
-    return status;
-}
-
 static re_status finish_outputs(render *r, re_render_result *result)
 {
     char why[WHY_LEN];
@@ -639,18 +531,15 @@ static re_status finish_outputs(render *r, re_render_result *result)
         .engine = r->engine_name, .encoder = r->encoder, .inputs_sha256 = r->inputs_sha256,
         .loudness = &r->delivered, .loudness_plan = r->opt->loudness_off ? NULL : &r->plan,
     };
-    status = re_sidecar_write(re_output_stream(r->sidecar), &facts);
+    re_output *sidecar = output_set_file(r->outputs, OUTPUT_SIDECAR);
+    status = re_sidecar_write(re_output_stream(sidecar), &facts);
     if (status != RE_OK)
-        return fail_at(r, status, re_output_target(r->sidecar), 0, 0, "cannot write the sidecar");
+        return fail_at(r, status, re_output_target(sidecar), 0, 0, "cannot write the sidecar");
     status = write_extras(r, &facts);
+    if (status == RE_OK)
+        status = output_set_publish(r->outputs, r->opt->stop, r->diag);
     if (status != RE_OK)
         return status;
-
-    status = publish_all(r);
-    if (status != RE_OK)
-        return status;
-    if (!r->extras[EXTRA_CHAPTERS] && !extra_wanted(r, EXTRA_CHAPTERS))
-        remove_stale(r->opt->output_path, extra_suffix[EXTRA_CHAPTERS]);
 
     result->samples = facts.samples;
     result->sample_rate = rate;
@@ -667,10 +556,7 @@ static re_status finish_outputs(render *r, re_render_result *result)
 static void render_cleanup(render *r)
 {
     speech_scheduler_free(r->speech);
-    re_output_discard(r->audio);
-    re_output_discard(r->sidecar);
-    for (int k = 0; k < EXTRA_COUNT; k++)
-        re_output_discard(r->extras[k]);
+    output_set_free(r->outputs);
     re_transcript_free(&r->transcript);
     re_spool_free(r->leveled);
     re_loudness_meter_free(r->pass1_meter);
@@ -726,11 +612,7 @@ static int outputs_up_to_date(render *r, re_render_result *result)
     int fresh = side.inputs_sha256 && strcmp(side.inputs_sha256, r->inputs_sha256) == 0
                 && side.duration && stat(r->opt->output_path, &st) == 0
                 && (uint64_t)st.st_size == side.bytes;
-    for (int k = 0; fresh && k < EXTRA_COUNT; k++) {
-        char *path = extra_wanted(r, k) ? re_output_sibling(r->opt->output_path, extra_suffix[k]) : NULL;
-        fresh = !extra_wanted(r, k) || (path && access(path, F_OK) == 0);
-        free(path);
-    }
+    fresh = fresh && output_set_present(r->opt->output_path, &r->choice);
     if (fresh) {
         result->samples = side.samples;
         result->sample_rate = side.sample_rate;

@@ -1,0 +1,69 @@
+/* outputs.h - an episode's output set: OUT itself (the audio), the files published beside it
+ * and named after it, and the sidecar; each written to a temporary file (core/output.h) and
+ * published all or nothing.
+ *
+ * The set: OUT, OUT.vtt and the sidecar OUT.json always; OUT.srt, OUT.transcript.json and
+ * OUT.md when asked for; OUT.chapters.json when the script has headings (a stale one, from a
+ * render of the script when it still had headings, is removed on publishing).
+ *
+ * Life cycle: output_set_open (a temporary file for every file of the set, or none) -> write
+ * each through output_set_file -> output_set_publish -> output_set_free. Free without publish
+ * (after an error) discards every temporary file: yesterday's outputs stay as they were.
+ *
+ * Ownership: the set owns its outputs until publish or free; the pointers output_set_file
+ * returns are valid until then. The set copies nothing: the paths given to open must outlive
+ * it. */
+#ifndef RE_RUN_OUTPUTS_H
+#define RE_RUN_OUTPUTS_H
+
+#include <signal.h>
+
+#include "output.h"
+#include "status.h"
+
+/* The files of the set, in the order they are published: the audio first and the sidecar
+ * last (a sidecar must never describe files that are not there). */
+typedef enum output_kind {
+    OUTPUT_AUDIO,
+    OUTPUT_VTT,
+    OUTPUT_SRT,
+    OUTPUT_TRANSCRIPT_JSON,
+    OUTPUT_CHAPTERS,
+    OUTPUT_PAGE,
+    OUTPUT_SIDECAR,
+    OUTPUT_KINDS
+} output_kind;
+
+/* What decides which files are in the set. */
+typedef struct output_choice {
+    int srt, transcript_json, page;   /* asked for */
+    int chapters;                     /* the script has headings */
+} output_choice;
+
+int output_wanted(const output_choice *choice, output_kind kind);
+
+typedef struct output_set output_set;
+
+/* Opens a temporary file beside OUT for every file of the set. RE_ERR_WRITE with the file's
+ * path in diag when its folder is missing or not writable, it is a directory, or it is the
+ * script itself (ep.md with --page, for one). On failure nothing stays open and *out is NULL. */
+re_status output_set_open(const char *output_path, const char *script_path,
+                          const output_choice *choice, output_set **out, re_diagnostics *diag);
+
+/* The file of that kind, NULL when it is not in the set. */
+re_output *output_set_file(output_set *set, output_kind kind);
+
+/* Every file's data on disk first (a failure names its file in diag); then, unless `stop` (may
+ * be NULL) was raised meanwhile (RE_ERR_INTERRUPTED), each is renamed into place in
+ * publishing order. All or nothing: when a rename fails, the files already published are
+ * put back as they were (or removed when there was none). On success a stale OUT.chapters.json
+ * is removed. The set's files are published or discarded in every case but an early failure
+ * or stop, after which they are still the set's. */
+re_status output_set_publish(output_set *set, volatile sig_atomic_t *stop, re_diagnostics *diag);
+
+/* 1 when every file of the set beside OUT, the audio and the sidecar aside, exists. */
+int output_set_present(const char *output_path, const output_choice *choice);
+
+void output_set_free(output_set *set);   /* discards what is not published; NULL is allowed */
+
+#endif
