@@ -1,10 +1,10 @@
-/* render.c - one episode end to end (see render.h). The order of work is chosen so that
- * everything that can be refused is refused before the first sample: script, profiles,
- * engine voices, encoder settings, output folder; then speech, then encoding. */
+/* render.c - one episode end to end (see render.h): the order of work. Everything that can
+ * be refused is refused before the first sample: script, profiles, engine voices, encoder
+ * settings, output files; then speech (speak.h) is assembled, leveled and encoded, and the
+ * output set (outputs.h) is published all or nothing. */
 #define _GNU_SOURCE
 #include "render.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,20 +15,18 @@
 
 #include "assemble.h"
 #include "duration.h"
-#include "files.h"
-#include "id3.h"
-#include "lexicon.h"
+#include "fingerprint.h"
 #include "loudness.h"
 #include "mp3_parallel.h"
 #include "outputs.h"
 #include "page.h"
 #include "prepare.h"
 #include "script.h"
-#include "fingerprint.h"
 #include "sidecar.h"
 #include "speak.h"
 #include "spool_pass.h"
 #include "synth.h"
+#include "tags.h"
 #include "transcript.h"
 #include "voice.h"
 #include "wav.h"
@@ -45,6 +43,7 @@ typedef struct render {
     output_set *outputs;
     re_output *audio;                    /* the set's audio file */
     re_transcript transcript;
+    re_render_facts facts;               /* what the sidecar and the tags say, once spoken */
     re_loudness_plan plan;               /* when loudness is normalized */
     re_loudness delivered;               /* what the output file gives a listener */
     re_loudness leveled_loudness;        /* of the PCM being encoded (pass 1 plus the gain...) */
@@ -137,6 +136,33 @@ static re_status check_encoder(render *r)
     return RE_OK;
 }
 
+/* What the outputs are made from (fingerprint.h), recorded in the sidecar. */
+static re_status digest_inputs(render *r)
+{
+    const re_render_options *o = r->opt;
+    re_fingerprint_inputs inputs = {
+        .prepared = &r->prepared, .engine = r->engine_name, .encoder = r->encoder,
+        .format = r->format, .mp3_quality = o->mp3.quality, .serial_encode = o->serial_encode,
+        .loudness_off = o->loudness_off, .loudness_target = o->loudness_target,
+        .true_peak = o->true_peak, .write_srt = o->write_srt,
+        .write_transcript_json = o->write_transcript_json, .write_page = o->write_page,
+    };
+    re_fingerprint(&inputs, r->inputs_sha256);
+    return RE_OK;
+}
+
+/* The paragraphs' speech (speak.h), from the cache or the engine, with -j of them at once. */
+static re_status start_speech(render *r)
+{
+    speech_plan plan = {
+        .prepared = &r->prepared, .engine = r->engine, .engine_name = r->engine_name,
+        .script_path = r->opt->script_path, .cache_dir = r->opt->cache_dir,
+        .jobs = r->opt->jobs ? r->opt->jobs : 1,
+        .timeout_ms = r->opt->engine_timeout_ms ? r->opt->engine_timeout_ms : RE_ENGINE_TIMEOUT_MS,
+    };
+    return speech_scheduler_create(&plan, &r->speech, r->diag);
+}
+
 static re_status open_outputs(render *r)
 {
     re_status status = output_set_open(r->opt->output_path, r->opt->script_path, &r->choice,
@@ -149,31 +175,6 @@ static re_status open_outputs(render *r)
 static const re_voice_profile *profile_of(const render *r, const char *voice)
 {
     return re_prepared_profile(&r->prepared, voice);
-}
-
-static re_status transcribe_segment(render *r, size_t i);
-
-/* Item i's audio onto the timeline, then its cues. */
-static re_status speak_item(render *r, size_t i)
-{
-    const re_item *item = &r->episode->items[i];
-    re_speech speech;
-    re_status status = speech_scheduler_next(r->speech, i, &speech, r->diag);
-    if (status != RE_OK)
-        return status;
-    char why[WHY_LEN];
-    uint64_t before = re_assembler_frames(r->assembler);
-    status = re_assembler_add_speech(r->assembler, &speech,
-                                     (unsigned)profile_of(r, item->voice)->sentence_pause_ms,
-                                     why, sizeof why);
-    re_speech_free(&speech);
-    r->sound_frames += re_assembler_frames(r->assembler) - before;
-    if (status != RE_OK && status != RE_ERR_NOMEM)
-        status = fail_at(r, status, r->opt->script_path, item->line, item->col, why);
-    else if (status == RE_OK)
-        status = transcribe_segment(r, i);
-    speech_scheduler_done(r->speech, i);   /* spoken and transcribed: its text and map are done with */
-    return status;
 }
 
 static void report(render *r, re_render_phase phase, size_t done, size_t total)
@@ -204,6 +205,29 @@ static re_status transcribe_segment(render *r, size_t i)
                                                 event_count, speech_scheduler_spoken(r->speech, i),
                                                 item->text, speaker);
     re_assembler_forget_timeline(r->assembler);
+    return status;
+}
+
+/* Item i's audio onto the timeline, then its cues. */
+static re_status speak_item(render *r, size_t i)
+{
+    const re_item *item = &r->episode->items[i];
+    re_speech speech;
+    re_status status = speech_scheduler_next(r->speech, i, &speech, r->diag);
+    if (status != RE_OK)
+        return status;
+    char why[WHY_LEN];
+    uint64_t before = re_assembler_frames(r->assembler);
+    status = re_assembler_add_speech(r->assembler, &speech,
+                                     (unsigned)profile_of(r, item->voice)->sentence_pause_ms,
+                                     why, sizeof why);
+    re_speech_free(&speech);
+    r->sound_frames += re_assembler_frames(r->assembler) - before;
+    if (status != RE_OK && status != RE_ERR_NOMEM)
+        status = fail_at(r, status, r->opt->script_path, item->line, item->col, why);
+    else if (status == RE_OK)
+        status = transcribe_segment(r, i);
+    speech_scheduler_done(r->speech, i);   /* spoken and transcribed: its text and map are done with */
     return status;
 }
 
@@ -278,36 +302,19 @@ static re_status speak_all(render *r)
     return status;
 }
 
-static re_status build_tag(render *r, unsigned char **tag, size_t *tag_len)
+/* What the sidecar and the tags say about the episode; bytes are known once encoded. */
+static void describe_facts(render *r)
 {
-    const re_episode *ep = r->episode;
-    unsigned rate = re_engine_sample_rate(r->engine);
-    size_t count;
-    const re_chapter_mark *marks = re_assembler_chapters(r->assembler, &count);
-    re_id3_chapter *chapters = count ? calloc(count, sizeof *chapters) : NULL;
-    if (count && !chapters)
-        return RE_ERR_NOMEM;
-    for (size_t i = 0; i < count; i++)
-        chapters[i] = (re_id3_chapter){ marks[i].title, (uint32_t)re_samples_to_ms(marks[i].start, rate),
-                                        (uint32_t)re_samples_to_ms(marks[i].end, rate) };
-    char settings[320];
-    snprintf(settings, sizeof settings, "render-episode %s; %s; %s", RE_VERSION, r->engine_name,
-             r->encoder);
-    re_id3_fields fields = {
-        .title = ep->title,
-        .artist = ep->author ? ep->author : ep->show,
-        .album = ep->show,
-        .published = ep->published,
-        .genre = "Podcast",
-        .comment = ep->summary,
-        .encoder_settings = settings,
-        .length_ms = re_samples_to_ms(re_assembler_frames(r->assembler), rate),
-        .chapters = chapters,
-        .chapter_count = count,
+    size_t chapter_count;
+    const re_chapter_mark *chapters = re_assembler_chapters(r->assembler, &chapter_count);
+    r->facts = (re_render_facts){
+        .episode = r->episode, .samples = re_assembler_frames(r->assembler),
+        .sample_rate = re_engine_sample_rate(r->engine), .format = r->format,
+        .chapters = chapters, .chapter_count = chapter_count,
+        .voices = r->prepared.profiles, .voice_count = r->episode->voice_count,
+        .engine = r->engine_name, .encoder = r->encoder, .inputs_sha256 = r->inputs_sha256,
+        .loudness = &r->delivered, .loudness_plan = r->opt->loudness_off ? NULL : &r->plan,
     };
-    re_status status = re_id3_build(&fields, tag, tag_len);
-    free(chapters);
-    return status;
 }
 
 #define ENCODE_CHUNK 16384
@@ -320,7 +327,7 @@ static re_status encode_mp3(render *r, re_spool *input)
     char why[WHY_LEN] = "";
     unsigned char *tag = NULL;
     size_t tag_len = 0;
-    re_status status = build_tag(r, &tag, &tag_len);
+    re_status status = episode_id3_tag(&r->facts, &tag, &tag_len);
     if (status != RE_OK)
         return fail_at(r, status, r->opt->output_path, 0, 0, "cannot build the ID3 tag");
     unsigned workers = 1;
@@ -344,11 +351,7 @@ static re_status encode_mp3(render *r, re_spool *input)
 
 static re_status encode_wav(render *r, re_spool *input)
 {
-    const re_episode *ep = r->episode;
-    re_wav_tags tags = {
-        .title = ep->title, .artist = ep->author ? ep->author : ep->show, .album = ep->show,
-        .comment = ep->summary, .date = ep->published, .software = "render-episode " RE_VERSION,
-    };
+    re_wav_tags tags = episode_wav_tags(r->episode);
     char why[WHY_LEN] = "";
     re_wav_writer *wav = NULL;
     int16_t *pcm = malloc(ENCODE_CHUNK * sizeof *pcm);
@@ -377,7 +380,8 @@ static re_status encode_wav(render *r, re_spool *input)
     return status;
 }
 
-static re_status write_extras(render *r, const re_render_facts *facts)
+/* Every file beside the audio but the sidecar, from the transcript and the facts. */
+static re_status write_extras(render *r)
 {
     for (int k = 0; k < OUTPUT_KINDS; k++) {
         re_output *file = k == OUTPUT_AUDIO || k == OUTPUT_SIDECAR ? NULL
@@ -391,10 +395,10 @@ static re_status write_extras(render *r, const re_render_facts *facts)
         case OUTPUT_SRT: status = re_transcript_write_srt(out, &r->transcript); break;
         case OUTPUT_TRANSCRIPT_JSON: status = re_transcript_write_json(out, &r->transcript); break;
         case OUTPUT_CHAPTERS:
-            status = re_chapters_json_write(out, facts->chapters, facts->chapter_count,
-                                            facts->sample_rate);
+            status = re_chapters_json_write(out, r->facts.chapters, r->facts.chapter_count,
+                                            r->facts.sample_rate);
             break;
-        case OUTPUT_PAGE: status = re_page_write(out, facts, &r->transcript); break;
+        case OUTPUT_PAGE: status = re_page_write(out, &r->facts, &r->transcript); break;
         }
         if (status != RE_OK)
             return fail_at(r, status, re_output_target(file), 0, 0,
@@ -517,39 +521,29 @@ static re_status encode_all(render *r)
 static re_status finish_outputs(render *r, re_render_result *result)
 {
     char why[WHY_LEN];
-    unsigned rate = re_engine_sample_rate(r->engine);
-    unsigned long long bytes;
-    re_status status = re_output_size(r->audio, &bytes, why, sizeof why);
+    re_status status = re_output_size(r->audio, &r->facts.bytes, why, sizeof why);
     if (status != RE_OK)
         return fail_at(r, status, r->opt->output_path, 0, 0, why);
-    size_t chapter_count;
-    const re_chapter_mark *chapters = re_assembler_chapters(r->assembler, &chapter_count);
-    re_render_facts facts = {
-        .episode = r->episode, .samples = re_assembler_frames(r->assembler), .sample_rate = rate,
-        .bytes = bytes, .format = r->format, .chapters = chapters, .chapter_count = chapter_count,
-        .voices = r->prepared.profiles, .voice_count = r->episode->voice_count,
-        .engine = r->engine_name, .encoder = r->encoder, .inputs_sha256 = r->inputs_sha256,
-        .loudness = &r->delivered, .loudness_plan = r->opt->loudness_off ? NULL : &r->plan,
-    };
     re_output *sidecar = output_set_file(r->outputs, OUTPUT_SIDECAR);
-    status = re_sidecar_write(re_output_stream(sidecar), &facts);
+    status = re_sidecar_write(re_output_stream(sidecar), &r->facts);
     if (status != RE_OK)
         return fail_at(r, status, re_output_target(sidecar), 0, 0, "cannot write the sidecar");
-    status = write_extras(r, &facts);
+    status = write_extras(r);
     if (status == RE_OK)
         status = output_set_publish(r->outputs, r->opt->stop, r->diag);
     if (status != RE_OK)
         return status;
 
-    result->samples = facts.samples;
-    result->sample_rate = rate;
-    result->bytes = bytes;
+    result->samples = r->facts.samples;
+    result->sample_rate = r->facts.sample_rate;
+    result->bytes = r->facts.bytes;
     result->segments_synthesized = speech_scheduler_synthesized(r->speech);
     result->segments_cached = speech_scheduler_cached(r->speech);
     result->loudness = r->delivered;
     result->loudness_normalized = !r->opt->loudness_off;
     result->loudness_met = r->opt->loudness_off || r->plan.met;
-    re_duration_format_iso(re_samples_to_seconds(facts.samples, rate), result->duration);
+    re_duration_format_iso(re_samples_to_seconds(r->facts.samples, r->facts.sample_rate),
+                           result->duration);
     return RE_OK;
 }
 
@@ -564,33 +558,6 @@ static void render_cleanup(render *r)
     if (r->own_engine)
         re_engine_free(r->engine);
     re_prepared_free(&r->prepared);
-}
-
-/* The paragraphs' speech (speak.h), from the cache or the engine, with -j of them at once. */
-static re_status start_speech(render *r)
-{
-    speech_plan plan = {
-        .prepared = &r->prepared, .engine = r->engine, .engine_name = r->engine_name,
-        .script_path = r->opt->script_path, .cache_dir = r->opt->cache_dir,
-        .jobs = r->opt->jobs ? r->opt->jobs : 1,
-        .timeout_ms = r->opt->engine_timeout_ms ? r->opt->engine_timeout_ms : RE_ENGINE_TIMEOUT_MS,
-    };
-    return speech_scheduler_create(&plan, &r->speech, r->diag);
-}
-
-/* What the outputs are made from (fingerprint.h), recorded in the sidecar. */
-static re_status digest_inputs(render *r)
-{
-    const re_render_options *o = r->opt;
-    re_fingerprint_inputs inputs = {
-        .prepared = &r->prepared, .engine = r->engine_name, .encoder = r->encoder,
-        .format = r->format, .mp3_quality = o->mp3.quality, .serial_encode = o->serial_encode,
-        .loudness_off = o->loudness_off, .loudness_target = o->loudness_target,
-        .true_peak = o->true_peak, .write_srt = o->write_srt,
-        .write_transcript_json = o->write_transcript_json, .write_page = o->write_page,
-    };
-    re_fingerprint(&inputs, r->inputs_sha256);
-    return RE_OK;
 }
 
 /* The outputs exist, complete, and the sidecar says they were made from these inputs. A
@@ -651,8 +618,10 @@ re_status re_render(const re_render_options *options, re_render_result *result,
         status = open_outputs(&r);
     if (status == RE_OK)
         status = speak_all(&r);
-    if (status == RE_OK)
+    if (status == RE_OK) {
+        describe_facts(&r);
         status = encode_all(&r);
+    }
     if (status == RE_OK)
         status = finish_outputs(&r, result);
     render_cleanup(&r);
