@@ -55,19 +55,28 @@ re_status re_array_grow(void *items, size_t *capacity, size_t count, size_t item
     return RE_OK;
 }
 
-re_status re_diag_vadd(re_diagnostics *d, const char *file, unsigned line, unsigned col,
-                       const char *fmt, va_list ap)
+/* Room for one more message: 0 when the list is full (marked truncated), -1 when memory ran out. */
+static int make_room(re_diagnostics *d)
 {
     if (d->count >= d->limit) {
         d->truncated = 1;
-        return RE_OK;
+        return 0;
     }
-    if (re_array_grow(&d->items, &d->capacity, d->count, sizeof *d->items) != RE_OK)
-        return RE_ERR_NOMEM;
+    return re_array_grow(&d->items, &d->capacity, d->count, sizeof *d->items) == RE_OK ? 1 : -1;
+}
+
+re_status re_diag_vadd(re_diagnostics *d, const char *file, unsigned line, unsigned col,
+                       const char *fmt, va_list ap)
+{
+    if (!d)
+        return RE_OK;
+    int room = make_room(d);
+    if (room <= 0)
+        return room == 0 ? RE_OK : RE_ERR_NOMEM;
     char *message = NULL;
     int n = vasprintf(&message, fmt, ap);
-    char *name = strdup(file ? file : "-");
-    if (n < 0 || !name) {
+    char *name = file ? strdup(file) : NULL;
+    if (n < 0 || (file && !name)) {
         free(name);
         if (n >= 0)
             free(message);
@@ -87,12 +96,75 @@ re_status re_diag_add(re_diagnostics *d, const char *file, unsigned line, unsign
     return status;
 }
 
+re_status re_diag_place(re_diagnostics *d, size_t from, const char *file, unsigned line,
+                        unsigned col)
+{
+    for (size_t i = from; d && file && i < d->count; i++) {
+        re_diag *item = &d->items[i];
+        if (item->file)
+            continue;
+        if (!(item->file = strdup(file)))
+            return RE_ERR_NOMEM;
+        item->line = line;
+        item->col = col;
+    }
+    return RE_OK;
+}
+
+re_status re_diag_prefix(re_diagnostics *d, size_t from, const char *fmt, ...)
+{
+    if (!d || from >= d->count)
+        return RE_OK;
+    char *prefix = NULL;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vasprintf(&prefix, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return RE_ERR_NOMEM;
+    re_status status = RE_OK;
+    for (size_t i = from; status == RE_OK && i < d->count; i++) {
+        char *message = NULL;
+        if (asprintf(&message, "%s%s", prefix, d->items[i].message) < 0) {
+            status = RE_ERR_NOMEM;
+        } else {
+            free(d->items[i].message);
+            d->items[i].message = message;
+        }
+    }
+    free(prefix);
+    return status;
+}
+
+re_status re_diag_move(re_diagnostics *to, re_diagnostics *from)
+{
+    re_status status = RE_OK;
+    for (size_t i = 0; i < from->count; i++) {
+        re_diag *item = &from->items[i];
+        int room = status == RE_OK && to ? make_room(to) : 0;
+        if (room < 0)
+            status = RE_ERR_NOMEM;
+        if (room > 0) {
+            to->items[to->count++] = *item;
+        } else {
+            free(item->file);
+            free(item->message);
+        }
+    }
+    if (from->truncated && to)
+        to->truncated = 1;
+    from->count = 0;
+    from->truncated = 0;
+    return status;
+}
+
 void re_diag_format(const re_diag *d, char *buf, size_t len)
 {
+    const char *file = d->file ? d->file : "-";
     if (d->line && d->col)
-        snprintf(buf, len, "%s:%u:%u: %s", d->file, d->line, d->col, d->message);
+        snprintf(buf, len, "%s:%u:%u: %s", file, d->line, d->col, d->message);
     else if (d->line)
-        snprintf(buf, len, "%s:%u: %s", d->file, d->line, d->message);
+        snprintf(buf, len, "%s:%u: %s", file, d->line, d->message);
     else
-        snprintf(buf, len, "%s: %s", d->file, d->message);
+        snprintf(buf, len, "%s: %s", file, d->message);
 }

@@ -1,7 +1,12 @@
 /* status.h - the one status type, its strerror, and positioned diagnostics for the whole library.
  *
- * Stages never print and never exit: they return an re_status and, for problems in an input,
- * append FILE:LINE:COL messages to an re_diagnostics list that the CLI prints. */
+ * Stages never print and never exit: they return an re_status and say what went wrong in an
+ * re_diagnostics list, the one channel for messages, which the CLI prints as FILE:LINE:COL.
+ * A stage that knows the file its work concerns (a script, an output path, an MP3, a cache
+ * folder) names it in each message; one that does not (a spool, an engine job, an encoder)
+ * adds its messages with no file, and the caller that knows the place gives it to them with
+ * re_diag_place. A thread has a list of its own, moved into its caller's after the join
+ * (re_diag_move): a list is not shared between threads. */
 #ifndef RE_STATUS_H
 #define RE_STATUS_H
 
@@ -28,7 +33,7 @@ const char *re_strerror(re_status status);
 /* One message about a place in an input. line and col are 1-based; 0 means "not known"
  * (col counts bytes from the start of the line, after a leading byte-order mark). */
 typedef struct re_diag {
-    char *file;
+    char *file;         /* NULL until placed: the stage that said it did not know the file */
     unsigned line;
     unsigned col;
     char *message;
@@ -49,8 +54,10 @@ typedef struct re_diagnostics {
 void re_diagnostics_init(re_diagnostics *d, size_t limit);
 void re_diagnostics_free(re_diagnostics *d);
 
-/* Appends a printf-formatted message. Returns RE_ERR_NOMEM if it could not be stored
- * (the list stays valid); a message past the limit is dropped and sets `truncated`. */
+/* Appends a printf-formatted message about `file` (NULL: not known here; see re_diag_place).
+ * Returns RE_ERR_NOMEM if it could not be stored (the list stays valid); a message past the
+ * limit is dropped and sets `truncated`. A NULL list takes nothing: for a caller that wants
+ * no messages from a call. */
 re_status re_diag_add(re_diagnostics *d, const char *file, unsigned line, unsigned col,
                       const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
@@ -58,13 +65,32 @@ re_status re_diag_add(re_diagnostics *d, const char *file, unsigned line, unsign
 re_status re_diag_vadd(re_diagnostics *d, const char *file, unsigned line, unsigned col,
                        const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
 
+/* Gives every message in [from, count) that has no file this place (file, line, col): how a
+ * caller that knows where a stage's work was (the paragraph's SCRIPT:LINE:COL, the output
+ * path) points the stage's messages at it. Messages that name a file keep theirs.
+ * RE_ERR_NOMEM if the name cannot be copied (the messages then stay unplaced). */
+re_status re_diag_place(re_diagnostics *d, size_t from, const char *file, unsigned line,
+                        unsigned col);
+
+/* Puts a printf-formatted prefix before every message in [from, count), for a caller that
+ * says what the stage's messages are about ("voice profile 'guest': ...", "warning: ...").
+ * RE_ERR_NOMEM leaves the messages that were not prefixed yet as they were. */
+re_status re_diag_prefix(re_diagnostics *d, size_t from, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Moves every message of `from` (a thread's own list, after the join) to the end of `to`, in
+ * order, as re_diag_add would add them (the limit and `truncated` included). `from` is left
+ * empty and valid. RE_ERR_NOMEM if `to` cannot grow: the messages not moved are dropped. */
+re_status re_diag_move(re_diagnostics *to, re_diagnostics *from);
+
 /* Makes room for one more item in a growing array: when count == *capacity, *items is
  * reallocated to twice the capacity (8 at first) of item_size-byte items. RE_ERR_NOMEM leaves
  * *items and *capacity as they were. */
 re_status re_array_grow(void *items, size_t *capacity, size_t count, size_t item_size);
 
 /* Formats one message as "FILE:LINE:COL: message" ("FILE:LINE: ..." without a column,
- * "FILE: ..." without a line) into buf, truncating to len. */
+ * "FILE: ..." without a line, "-" for a file that was never placed) into buf, truncating to
+ * len. */
 void re_diag_format(const re_diag *d, char *buf, size_t len);
 
 #endif
