@@ -144,24 +144,25 @@ static void print_summary(const re_batch *batch)
 
 static int write_report(const char *path, const re_batch *batch, int junit)
 {
-    char why[512];
+    re_diagnostics diag;
+    re_diagnostics_init(&diag, RE_DIAG_DEFAULT_LIMIT);
     re_output *out;
-    if (re_output_open(path, &out, why, sizeof why) != RE_OK) {
-        fprintf(stderr, "%s: %s\n", path, why);
-        return -1;
+    re_status status = re_output_open(path, &out, &diag);
+    if (status == RE_OK) {
+        status = junit ? re_report_write_junit(re_output_stream(out), batch)
+                       : re_report_write_json(re_output_stream(out), batch);
+        if (status != RE_OK) {
+            re_output_discard(out);
+            re_diag_add(&diag, path, 0, 0, "%s", re_strerror(status));
+        } else {
+            status = re_output_commit(out, &diag);
+        }
     }
-    re_status status = junit ? re_report_write_junit(re_output_stream(out), batch)
-                             : re_report_write_json(re_output_stream(out), batch);
-    if (status != RE_OK) {
-        re_output_discard(out);
-        fprintf(stderr, "%s: %s\n", path, re_strerror(status));
-        return -1;
-    }
-    if (re_output_commit(out, why, sizeof why) != RE_OK) {
-        fprintf(stderr, "%s: %s\n", path, why);
-        return -1;
-    }
-    return 0;
+    if (status != RE_OK && diag.count == 0)
+        re_diag_add(&diag, path, 0, 0, "%s", re_strerror(status));
+    cli_print_diagnostics(&diag);
+    re_diagnostics_free(&diag);
+    return status == RE_OK ? 0 : -1;
 }
 
 int cli_batch(int argc, char **argv)

@@ -137,23 +137,19 @@ static re_status write_output(const re_feed *feed, const feed_cli *cli, const ch
             re_diag_add(errors, "(standard output)", 0, 0, "cannot write the feed");
         return st;
     }
-    char why[512];
     re_output *out = NULL;
-    re_status st = re_output_open(target, &out, why, sizeof why);
-    if (st != RE_OK) {
-        re_diag_add(errors, target, 0, 0, "%s", st == RE_ERR_NOMEM ? "out of memory" : why);
+    re_status st = re_output_open(target, &out, errors);
+    if (st == RE_ERR_NOMEM)
+        re_diag_add(errors, target, 0, 0, "out of memory");
+    if (st != RE_OK)
         return st;
-    }
     st = re_feed_write(re_output_stream(out), feed, cli->base_url);
     if (st != RE_OK) {
         re_output_discard(out);
         re_diag_add(errors, target, 0, 0, "cannot write the feed: %s", re_strerror(st));
         return st;
     }
-    st = re_output_commit(out, why, sizeof why);
-    if (st != RE_OK)
-        re_diag_add(errors, target, 0, 0, "%s", why);
-    return st;
+    return re_output_commit(out, errors);
 }
 
 static re_status build(const feed_cli *cli, const char *target, size_t *episodes,

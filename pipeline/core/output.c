@@ -75,13 +75,13 @@ static int open_file(re_output *output, mode_t mode)
     return -1;
 }
 
-re_status re_output_open(const char *target, re_output **out, char *why, size_t why_len)
+re_status re_output_open(const char *target, re_output **out, re_diagnostics *diag)
 {
     *out = NULL;
     struct stat st;
     int have_target = stat(target, &st) == 0;
     if (have_target && S_ISDIR(st.st_mode)) {
-        snprintf(why, why_len, "%s is a directory", target);
+        re_diag_add(diag, target, 0, 0, "%s is a directory", target);
         return RE_ERR_WRITE;
     }
     re_output *output = calloc(1, sizeof *output);
@@ -107,14 +107,14 @@ re_status re_output_open(const char *target, re_output **out, char *why, size_t 
     }
     int fd = open_file(output, mode);
     if (fd < 0) {
-        snprintf(why, why_len, "cannot create a file beside %s: %s", target, strerror(errno));
+        re_diag_add(diag, target, 0, 0, "cannot create a file beside %s: %s", target, strerror(errno));
         output_free(output);
         return RE_ERR_WRITE;
     }
     (void)fchmod(fd, mode);   /* best effort: O_TMPFILE and umask may differ; content matters */
     output->stream = fdopen(fd, "w+b");
     if (!output->stream) {
-        snprintf(why, why_len, "cannot open a file beside %s: %s", target, strerror(errno));
+        re_diag_add(diag, target, 0, 0, "cannot open a file beside %s: %s", target, strerror(errno));
         close(fd);
         if (output->temp)
             unlink(output->temp);
@@ -128,28 +128,30 @@ re_status re_output_open(const char *target, re_output **out, char *why, size_t 
 FILE *re_output_stream(re_output *output) { return output->stream; }
 const char *re_output_target(const re_output *output) { return output->target; }
 
-re_status re_output_size(re_output *output, unsigned long long *size, char *why, size_t why_len)
+re_status re_output_size(re_output *output, unsigned long long *size, re_diagnostics *diag)
 {
     struct stat st;
     if (fflush(output->stream) != 0 || fstat(fileno(output->stream), &st) != 0) {
-        snprintf(why, why_len, "cannot write %s: %s", output->target, strerror(errno));
+        re_diag_add(diag, output->target, 0, 0, "cannot write %s: %s", output->target,
+                    strerror(errno));
         return RE_ERR_WRITE;
     }
     *size = (unsigned long long)st.st_size;
     return RE_OK;
 }
 
-re_status re_output_restart(re_output *output, char *why, size_t why_len)
+re_status re_output_restart(re_output *output, re_diagnostics *diag)
 {
     if (fflush(output->stream) != 0 || ftruncate(fileno(output->stream), 0) != 0
         || fseeko(output->stream, 0, SEEK_SET) != 0) {
-        snprintf(why, why_len, "cannot rewrite %s: %s", output->target, strerror(errno));
+        re_diag_add(diag, output->target, 0, 0, "cannot rewrite %s: %s", output->target,
+                    strerror(errno));
         return RE_ERR_WRITE;
     }
     return RE_OK;
 }
 
-re_status re_output_prepare(re_output *output, char *why, size_t why_len)
+re_status re_output_prepare(re_output *output, re_diagnostics *diag)
 {
     const char *failed = NULL;
     if (fflush(output->stream) != 0 || ferror(output->stream))
@@ -157,7 +159,8 @@ re_status re_output_prepare(re_output *output, char *why, size_t why_len)
     else if (fsync(fileno(output->stream)) != 0)
         failed = "sync";
     if (failed) {
-        snprintf(why, why_len, "cannot %s %s: %s", failed, output->target, strerror(errno));
+        re_diag_add(diag, output->target, 0, 0, "cannot %s %s: %s", failed, output->target,
+                    strerror(errno));
         return RE_ERR_WRITE;
     }
     output->prepared = 1;
@@ -188,7 +191,7 @@ static int link_nameless(re_output *output)
     return -1;
 }
 
-re_status re_output_publish(re_output *output, char *why, size_t why_len)
+re_status re_output_publish(re_output *output, re_diagnostics *diag)
 {
     if (!output->prepared)
         return RE_ERR_INVALID;
@@ -208,7 +211,8 @@ re_status re_output_publish(re_output *output, char *why, size_t why_len)
         saved = errno;
     }
     if (failed) {
-        snprintf(why, why_len, "cannot %s %s: %s", failed, output->target, strerror(saved));
+        re_diag_add(diag, output->target, 0, 0, "cannot %s %s: %s", failed, output->target,
+                    strerror(saved));
         if (output->temp)
             unlink(output->temp);
         output_free(output);
@@ -218,14 +222,14 @@ re_status re_output_publish(re_output *output, char *why, size_t why_len)
     return RE_OK;
 }
 
-re_status re_output_commit(re_output *output, char *why, size_t why_len)
+re_status re_output_commit(re_output *output, re_diagnostics *diag)
 {
-    re_status status = re_output_prepare(output, why, why_len);
+    re_status status = re_output_prepare(output, diag);
     if (status != RE_OK) {
         re_output_discard(output);
         return status;
     }
-    return re_output_publish(output, why, why_len);
+    return re_output_publish(output, diag);
 }
 
 void re_output_discard(re_output *output)

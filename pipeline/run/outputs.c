@@ -7,8 +7,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define WHY_LEN 512
-
 /* Each file's name beside OUT (NULL: OUT itself). */
 static const char *const suffix_of[OUTPUT_KINDS] = {
     [OUTPUT_AUDIO] = NULL, [OUTPUT_VTT] = ".vtt", [OUTPUT_SRT] = ".srt",
@@ -69,13 +67,9 @@ static re_status open_one(output_set *set, const char *script_path, output_kind 
     char *path = path_of(set->output_path, kind);
     if (!path)
         return RE_ERR_NOMEM;
-    char why[WHY_LEN];
     re_status status = refuse_script(path, script_path, diag);
-    if (status == RE_OK) {
-        status = re_output_open(path, &set->files[kind], why, sizeof why);
-        if (status != RE_OK)
-            status = fail_at(diag, status, path, why);
-    }
+    if (status == RE_OK)
+        status = re_output_open(path, &set->files[kind], diag);
     free(path);
     return status;
 }
@@ -118,16 +112,15 @@ static void remove_stale(const output_set *set, output_kind kind)
 
 re_status output_set_publish(output_set *set, volatile sig_atomic_t *stop, re_diagnostics *diag)
 {
-    char why[WHY_LEN];
     re_output *order[OUTPUT_KINDS];
     size_t n = 0;
     for (int k = 0; k < OUTPUT_KINDS; k++)
         if (set->files[k])
             order[n++] = set->files[k];
     for (size_t i = 0; i < n; i++) {
-        re_status status = re_output_prepare(order[i], why, sizeof why);
+        re_status status = re_output_prepare(order[i], diag);
         if (status != RE_OK)
-            return fail_at(diag, status, re_output_target(order[i]), why);
+            return status;
     }
     if (stop && *stop)
         return RE_ERR_INTERRUPTED;
@@ -148,11 +141,9 @@ re_status output_set_publish(output_set *set, volatile sig_atomic_t *stop, re_di
             re_output_discard(order[i]);
             continue;
         }
-        status = re_output_publish(order[i], why, sizeof why);
+        status = re_output_publish(order[i], diag);
         if (status == RE_OK)
             published++;
-        else
-            status = fail_at(diag, status, targets[i], why);
     }
     /* All or nothing: on a failure, yesterday's files go back where they were. */
     for (size_t i = 0; i < n; i++) {

@@ -510,20 +510,18 @@ static re_status encode_all(render *r)
             status = RE_ERR_INTERRUPTED;
         if (status != RE_OK || !level || !re_loudness_plan_update(&r->plan, &r->delivered, RE_LOUDNESS_DELIVERED))
             return status;
-        char why[WHY_LEN];
-        status = re_output_restart(r->audio, why, sizeof why);
+        status = re_output_restart(r->audio, r->diag);
         if (status != RE_OK)
-            return fail_at(r, status, r->opt->output_path, 0, 0, why);
+            return status;
         status = level_into(r, &r->leveled_loudness);
     }
 }
 
 static re_status finish_outputs(render *r, re_render_result *result)
 {
-    char why[WHY_LEN];
-    re_status status = re_output_size(r->audio, &r->facts.bytes, why, sizeof why);
+    re_status status = re_output_size(r->audio, &r->facts.bytes, r->diag);
     if (status != RE_OK)
-        return fail_at(r, status, r->opt->output_path, 0, 0, why);
+        return status;
     re_output *sidecar = output_set_file(r->outputs, OUTPUT_SIDECAR);
     status = re_sidecar_write(re_output_stream(sidecar), &r->facts);
     if (status != RE_OK)

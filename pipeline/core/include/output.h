@@ -15,26 +15,30 @@ typedef struct re_output re_output;
 
 /* Creates a nameless temporary file (O_TMPFILE) in the target's folder, or a hidden
  * `.NAME.XXXXXXXX.part` where the filesystem has no O_TMPFILE (mode 0666 & ~umask, or the
- * mode of an existing target). RE_ERR_WRITE with the reason in why when the folder is missing, the
- * target is a directory, or the file cannot be created. */
-re_status re_output_open(const char *target, re_output **out, char *why, size_t why_len);
+ * mode of an existing target). RE_ERR_WRITE when the folder is missing, the target is a
+ * directory, or the file cannot be created; RE_ERR_NOMEM (no message).
+ *
+ * Every failure below that says "a message" adds one to diag naming the target, with the
+ * reason (errno's) in it. */
+re_status re_output_open(const char *target, re_output **out, re_diagnostics *diag);
 
 FILE *re_output_stream(re_output *output);
 const char *re_output_target(const re_output *output);
 
-/* Size in bytes of what has been written so far (flushes the stream). */
-re_status re_output_size(re_output *output, unsigned long long *size, char *why, size_t why_len);
+/* Size in bytes of what has been written so far (flushes the stream). RE_ERR_WRITE with a
+ * message. */
+re_status re_output_size(re_output *output, unsigned long long *size, re_diagnostics *diag);
 
-/* Empties the temporary file to write it again from the start. */
-re_status re_output_restart(re_output *output, char *why, size_t why_len);
+/* Empties the temporary file to write it again from the start. RE_ERR_WRITE with a message. */
+re_status re_output_restart(re_output *output, re_diagnostics *diag);
 
 /* Publishing in two phases, for several files that must appear together: prepare every one
- * (flush + fsync: all the data is on disk, RE_ERR_WRITE with the reason otherwise; the output
+ * (flush + fsync: all the data is on disk, RE_ERR_WRITE with a message otherwise; the output
  * stays valid and must still be published or discarded), then publish every one (named and
- * renamed over the target; frees the output in every case, removes the temporary file on
- * failure). */
-re_status re_output_prepare(re_output *output, char *why, size_t why_len);
-re_status re_output_publish(re_output *output, char *why, size_t why_len);
+ * renamed over the target, RE_ERR_WRITE with a message otherwise, RE_ERR_INVALID when it was
+ * not prepared; frees the output in every case, removes the temporary file on failure). */
+re_status re_output_prepare(re_output *output, re_diagnostics *diag);
+re_status re_output_publish(re_output *output, re_diagnostics *diag);
 
 /* Backups that make publishing several files all-or-nothing: before publishing, each existing
  * target gets a hidden hard link (*backup, NULL when there was no target or the filesystem
@@ -45,7 +49,7 @@ void re_output_restore(const char *target, char *backup);
 void re_output_drop_backup(char *backup);
 
 /* prepare + publish for a single file; frees the output in every case. */
-re_status re_output_commit(re_output *output, char *why, size_t why_len);
+re_status re_output_commit(re_output *output, re_diagnostics *diag);
 
 /* Closes and removes the temporary file; frees the output. NULL is allowed. */
 void re_output_discard(re_output *output);
