@@ -33,14 +33,14 @@ uint64_t re_us_to_frames(uint64_t us, unsigned rate)
     return (us * rate + 500000) / 1000000;
 }
 
-re_status re_assembler_create(unsigned sample_rate, re_assembler **out, char *why, size_t why_len)
+re_status re_assembler_create(unsigned sample_rate, re_assembler **out, re_diagnostics *diag)
 {
     *out = NULL;
     re_assembler *a = calloc(1, sizeof *a);
     if (!a)
         return RE_ERR_NOMEM;
     a->rate = sample_rate;
-    re_status status = re_spool_create(sample_rate, &a->spool, why, why_len);
+    re_status status = re_spool_create(sample_rate, &a->spool, diag);
     if (status != RE_OK) {
         free(a);
         return status;
@@ -49,9 +49,9 @@ re_status re_assembler_create(unsigned sample_rate, re_assembler **out, char *wh
     return RE_OK;
 }
 
-static re_status write_frames(re_assembler *a, const int16_t *pcm, size_t n, char *why, size_t why_len)
+static re_status write_frames(re_assembler *a, const int16_t *pcm, size_t n, re_diagnostics *diag)
 {
-    re_status status = re_spool_write(a->spool, pcm, n, why, why_len);
+    re_status status = re_spool_write(a->spool, pcm, n, diag);
     if (status == RE_OK && a->meter)
         status = re_loudness_meter_feed(a->meter, pcm, n);
     if (status == RE_OK)
@@ -59,14 +59,14 @@ static re_status write_frames(re_assembler *a, const int16_t *pcm, size_t n, cha
     return status;
 }
 
-re_status re_assembler_add_silence(re_assembler *a, uint64_t frames, char *why, size_t why_len)
+re_status re_assembler_add_silence(re_assembler *a, uint64_t frames, re_diagnostics *diag)
 {
     static const int16_t zeros[4096];
     if (a->reading)
         return RE_ERR_INVALID;
     while (frames > 0) {
         size_t n = frames < 4096 ? (size_t)frames : 4096;
-        re_status status = write_frames(a, zeros, n, why, why_len);
+        re_status status = write_frames(a, zeros, n, diag);
         if (status != RE_OK)
             return status;
         frames -= n;
@@ -202,7 +202,7 @@ static re_status keep_sentences(re_assembler *a, const re_speech *speech, const 
 }
 
 re_status re_assembler_add_speech(re_assembler *a, const re_speech *speech,
-                                  unsigned sentence_pause_ms, char *why, size_t why_len)
+                                  unsigned sentence_pause_ms, re_diagnostics *diag)
 {
     if (a->reading)
         return RE_ERR_INVALID;
@@ -230,9 +230,9 @@ re_status re_assembler_add_speech(re_assembler *a, const re_speech *speech,
         status = keep_sentences(a, speech, cuts, n, base);
     size_t pos = 0;
     for (size_t i = 0; status == RE_OK && i < n; i++) {
-        status = write_frames(a, speech->pcm + pos, cuts[i].begin - pos, why, why_len);
+        status = write_frames(a, speech->pcm + pos, cuts[i].begin - pos, diag);
         if (status == RE_OK)
-            status = re_assembler_add_silence(a, cuts[i].insert, why, why_len);
+            status = re_assembler_add_silence(a, cuts[i].insert, diag);
         pos = cuts[i].end;
     }
     free(cuts);
@@ -261,7 +261,7 @@ void re_assembler_attach_meter(re_assembler *a, re_loudness_meter *meter)
     a->meter = meter;
 }
 
-re_status re_assembler_finish(re_assembler *a, char *why, size_t why_len)
+re_status re_assembler_finish(re_assembler *a, re_diagnostics *diag)
 {
     if (a->reading)
         return RE_ERR_INVALID;
@@ -270,19 +270,19 @@ re_status re_assembler_finish(re_assembler *a, char *why, size_t why_len)
     for (size_t i = 0; i < a->chapter_count; i++)
         a->chapters[i].end = i + 1 < a->chapter_count ? a->chapters[i + 1].start : a->frames;
 
-    re_status status = re_spool_finish(a->spool, why, why_len);
+    re_status status = re_spool_finish(a->spool, diag);
     if (status == RE_OK)
         a->reading = 1;
     return status;
 }
 
 re_status re_assembler_read(re_assembler *a, int16_t *buf, size_t max, size_t *got,
-                            char *why, size_t why_len)
+                            re_diagnostics *diag)
 {
     *got = 0;
     if (!a->reading)
         return RE_ERR_INVALID;
-    return re_spool_read(a->spool, buf, max, got, why, why_len);
+    return re_spool_read(a->spool, buf, max, got, diag);
 }
 
 const re_chapter_mark *re_assembler_chapters(const re_assembler *a, size_t *count)

@@ -807,8 +807,7 @@ typedef struct meter_feed {
     long rate;
     int channels;
     re_status status;
-    char *why;
-    size_t why_len;
+    re_diagnostics *diag;
 } meter_feed;
 
 static int feed_block(void *user, const re_mp3_block *b)
@@ -816,7 +815,7 @@ static int feed_block(void *user, const re_mp3_block *b)
     meter_feed *f = user;
     if (b->new_format) {
         if (b->rate != f->rate || b->channels != f->channels) {
-            snprintf(f->why, f->why_len, "the MP3 changes its sample rate or channels midway");
+            re_diag_add(f->diag, NULL, 0, 0, "the MP3 changes its sample rate or channels midway");
             f->status = RE_ERR_FORMAT;
         }
     } else {
@@ -827,36 +826,36 @@ static int feed_block(void *user, const re_mp3_block *b)
 }
 
 static re_status decode_into_meter(mpg123_handle *mh, const re_mp3_source *src, meter_kind kind,
-                                   re_loudness *out, char *why, size_t why_len)
+                                   re_loudness *out, re_diagnostics *diag)
 {
     re_mp3_format fmt;
     re_mp3_format_problem problem = re_mp3_decoder_format(mh, MPG123_ENC_FLOAT_32, &fmt);
     if (problem == RE_MP3_NO_FRAME && src->error) {
-        snprintf(why, why_len, "cannot read the MP3: %s", strerror(src->error));
+        re_diag_add(diag, NULL, 0, 0, "cannot read the MP3: %s", strerror(src->error));
         return RE_ERR_READ;
     }
     if (problem == RE_MP3_NO_FRAME || problem == RE_MP3_NO_INFO || problem == RE_MP3_NOT_LAYER3) {
-        snprintf(why, why_len, "not an MP3: no MPEG audio layer III frame found");
+        re_diag_add(diag, NULL, 0, 0, "not an MP3: no MPEG audio layer III frame found");
         return RE_ERR_FORMAT;
     }
     if (problem != RE_MP3_FORMAT_OK) {
-        snprintf(why, why_len, "not an MP3: unusable output format");
+        re_diag_add(diag, NULL, 0, 0, "not an MP3: unusable output format");
         return RE_ERR_FORMAT;
     }
     re_loudness_meter *m = NULL;
     re_status status = meter_create_kind((unsigned)fmt.rate, (unsigned)fmt.channels, kind, &m);
     if (status != RE_OK) {
-        snprintf(why, why_len, "cannot meter %ld Hz audio", fmt.rate);
+        re_diag_add(diag, NULL, 0, 0, "cannot meter %ld Hz audio", fmt.rate);
         return status;
     }
-    meter_feed feed = { m, fmt.rate, fmt.channels, RE_OK, why, why_len };
+    meter_feed feed = { m, fmt.rate, fmt.channels, RE_OK, diag };
     if (re_mp3_decoder_each(mh, feed_block, &feed) == RE_MP3_END_ERROR) {
         if (src->error) {
-            snprintf(why, why_len, "cannot read the MP3: %s", strerror(src->error));
+            re_diag_add(diag, NULL, 0, 0, "cannot read the MP3: %s", strerror(src->error));
             feed.status = RE_ERR_READ;
         } else {
-            snprintf(why, why_len, "damaged MP3 after %llu samples: %s",
-                     (unsigned long long)m->frames, mpg123_strerror(mh));
+            re_diag_add(diag, NULL, 0, 0, "damaged MP3 after %llu samples: %s",
+                        (unsigned long long)m->frames, mpg123_strerror(mh));
             feed.status = RE_ERR_FORMAT;
         }
     }
@@ -867,28 +866,22 @@ static re_status decode_into_meter(mpg123_handle *mh, const re_mp3_source *src, 
     return status;
 }
 
-static re_status measure_mp3_fd(int fd, meter_kind kind, re_loudness *out, char *why, size_t why_len)
+static re_status measure_mp3_fd(int fd, meter_kind kind, re_loudness *out, re_diagnostics *diag)
 {
-    char spare[8];
-    if (!why || why_len == 0) {
-        why = spare;
-        why_len = sizeof spare;
-    }
-    why[0] = '\0';
     if (!out || fd < 0)
         return RE_ERR_INVALID;
     memset(out, 0, sizeof *out);
     struct stat st;
     if (fstat(fd, &st) != 0) {
-        snprintf(why, why_len, "cannot read the MP3: %s", strerror(errno));
+        re_diag_add(diag, NULL, 0, 0, "cannot read the MP3: %s", strerror(errno));
         return RE_ERR_READ;
     }
     re_mp3_source src = { .fd = fd, .pos = 0, .size = st.st_size, .error = 0 };
     mpg123_handle *mh = NULL;
-    re_status status = re_mp3_decoder_open(MPG123_ENC_FLOAT_32, &src, &mh, why, why_len);
+    re_status status = re_mp3_decoder_open(MPG123_ENC_FLOAT_32, &src, &mh, diag);
     if (status != RE_OK)
         return status;
-    status = decode_into_meter(mh, &src, kind, out, why, why_len);
+    status = decode_into_meter(mh, &src, kind, out, diag);
     mpg123_close(mh);
     mpg123_delete(mh);
     if (status != RE_OK)
@@ -896,9 +889,9 @@ static re_status measure_mp3_fd(int fd, meter_kind kind, re_loudness *out, char 
     return status;
 }
 
-re_status re_loudness_measure_mp3_fd(int fd, re_loudness *out, char *why, size_t why_len)
+re_status re_loudness_measure_mp3_fd(int fd, re_loudness *out, re_diagnostics *diag)
 {
-    return measure_mp3_fd(fd, METER_FULL, out, why, why_len);
+    return measure_mp3_fd(fd, METER_FULL, out, diag);
 }
 
 /* The peaks of an MP3 measured in two halves at once, one per thread: the second decoder
@@ -920,7 +913,7 @@ typedef struct peak_part {
     peak_finder pf;
     off_t decoded;           /* gapless samples decoded up to */
     re_status status;
-    char why[256];
+    re_diagnostics diag;     /* the part's thread's own; the whole file's decoder reports */
 } peak_part;
 
 /* Measures a part's intervals from each decoded block; `at` counts gapless samples. */
@@ -961,14 +954,15 @@ static re_status part_decode(peak_part *pt, mpg123_handle *mh, const re_mp3_sour
         off_t want = pt->from - (off_t)PEAK_PRIMING * spf;
         at = want < 0 ? 0 : want;
         if (mpg123_seek(mh, at, SEEK_SET) != at || mpg123_tell(mh) != at) {
-            snprintf(pt->why, sizeof pt->why, "cannot seek in the MP3: %s", mpg123_strerror(mh));
+            re_diag_add(&pt->diag, NULL, 0, 0, "cannot seek in the MP3: %s", mpg123_strerror(mh));
             return RE_ERR_FORMAT;
         }
     }
     part_feed feed = { pt, at, pt->last ? -1 : pt->to + FIR_HALF };
     if (re_mp3_decoder_each(mh, part_block, &feed) == RE_MP3_END_ERROR) {
-        snprintf(pt->why, sizeof pt->why, src->error ? "cannot read the MP3: %s" : "damaged MP3: %s",
-                 src->error ? strerror(src->error) : mpg123_strerror(mh));
+        re_diag_add(&pt->diag, NULL, 0, 0,
+                    src->error ? "cannot read the MP3: %s" : "damaged MP3: %s",
+                    src->error ? strerror(src->error) : mpg123_strerror(mh));
         return src->error ? RE_ERR_READ : RE_ERR_FORMAT;
     }
     pt->decoded = feed.at;
@@ -982,7 +976,7 @@ static void *peak_part_main(void *arg)
     peak_part *pt = arg;
     re_mp3_source src = { .fd = pt->fd, .pos = 0, .size = pt->size, .error = 0 };
     mpg123_handle *mh = NULL;
-    pt->status = re_mp3_decoder_open(MPG123_ENC_FLOAT_32, &src, &mh, pt->why, sizeof pt->why);
+    pt->status = re_mp3_decoder_open(MPG123_ENC_FLOAT_32, &src, &mh, &pt->diag);
     if (pt->status == RE_OK) {
         pt->status = part_decode(pt, mh, &src);
         mpg123_close(mh);
@@ -996,8 +990,7 @@ static int peaks_split_point(int fd, off_t size, off_t *split, off_t *length)
 {
     re_mp3_source src = { .fd = fd, .pos = 0, .size = size, .error = 0 };
     mpg123_handle *mh = NULL;
-    char why[64];
-    if (re_mp3_decoder_open(MPG123_ENC_FLOAT_32, &src, &mh, why, sizeof why) != RE_OK)
+    if (re_mp3_decoder_open(MPG123_ENC_FLOAT_32, &src, &mh, NULL) != RE_OK)
         return 0;
     re_mp3_format fmt;
     off_t len = -1;
@@ -1014,12 +1007,19 @@ static int peaks_split_point(int fd, off_t size, off_t *split, off_t *length)
     return 1;
 }
 
-re_status re_loudness_peaks_mp3_fd(int fd, re_loudness *out, char *why, size_t why_len)
+static void peak_parts_free(peak_part *parts)
+{
+    for (int k = 0; k < 2; k++)
+        re_diagnostics_free(&parts[k].diag);
+    free(parts);
+}
+
+re_status re_loudness_peaks_mp3_fd(int fd, re_loudness *out, re_diagnostics *diag)
 {
     struct stat st;
     off_t split = 0, length = 0;
     if (fd < 0 || !out || fstat(fd, &st) != 0 || !peaks_split_point(fd, st.st_size, &split, &length)) {
-        re_status status = measure_mp3_fd(fd, METER_PEAKS, out, why, why_len);
+        re_status status = measure_mp3_fd(fd, METER_PEAKS, out, diag);
         if (status == RE_OK)
             out->integrated_lufs = -HUGE_VAL;
         return status;
@@ -1031,6 +1031,7 @@ re_status re_loudness_peaks_mp3_fd(int fd, re_loudness *out, char *why, size_t w
         parts[k] = (peak_part){ .fd = fd, .size = st.st_size, .from = k ? split : 0,
                                 .to = k ? length : split, .last = k == 1 };
         make_interpolator(&parts[k].ip);
+        re_diagnostics_init(&parts[k].diag, RE_DIAG_DEFAULT_LIMIT);
     }
     pthread_t second;
     int threaded = pthread_create(&second, NULL, peak_part_main, &parts[1]) == 0;
@@ -1043,8 +1044,8 @@ re_status re_loudness_peaks_mp3_fd(int fd, re_loudness *out, char *why, size_t w
     if (status != RE_OK) {
         /* whatever went wrong in halves (a decoder that cannot seek there), one decoder from
          * the start decides, and reports it */
-        free(parts);
-        status = measure_mp3_fd(fd, METER_PEAKS, out, why, why_len);
+        peak_parts_free(parts);
+        status = measure_mp3_fd(fd, METER_PEAKS, out, diag);
         if (status == RE_OK)
             out->integrated_lufs = -HUGE_VAL;
         return status;
@@ -1056,25 +1057,22 @@ re_status re_loudness_peaks_mp3_fd(int fd, re_loudness *out, char *why, size_t w
     out->true_peak_dbtp = db_of(fmax(true_peak, sample_peak));
     out->sample_peak_dbfs = db_of(sample_peak);
     out->frames = (uint64_t)parts[1].decoded;
-    free(parts);
-    if (why && why_len)
-        why[0] = '\0';
+    peak_parts_free(parts);
     return RE_OK;
 }
 
-re_status re_loudness_measure_mp3(const char *path, re_loudness *out, char *why, size_t why_len)
+re_status re_loudness_measure_mp3(const char *path, re_loudness *out, re_diagnostics *diag)
 {
-    if (why && why_len)
-        why[0] = '\0';
     if (!path || !out)
         return RE_ERR_INVALID;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
-        if (why && why_len)
-            snprintf(why, why_len, "cannot open %s: %s", path, strerror(errno));
+        re_diag_add(diag, path, 0, 0, "cannot open %s: %s", path, strerror(errno));
         return RE_ERR_READ;
     }
-    re_status status = re_loudness_measure_mp3_fd(fd, out, why, why_len);
+    size_t from = diag ? diag->count : 0;
+    re_status status = re_loudness_measure_mp3_fd(fd, out, diag);
     close(fd);
-    return status;
+    re_status placed = re_diag_place(diag, from, path, 0, 0);
+    return status != RE_OK ? status : placed;
 }

@@ -6,14 +6,14 @@
 #include <stdio.h>
 #include <unistd.h>
 
-re_status re_mp3_decoder_new(int encoding, mpg123_handle **out, char *why, size_t why_len)
+re_status re_mp3_decoder_new(int encoding, mpg123_handle **out, re_diagnostics *diag)
 {
     int err = MPG123_OK;
     *out = NULL;
     mpg123_handle *mh = mpg123_new(NULL, &err);
     if (!mh) {
-        if (why && why_len)
-            snprintf(why, why_len, "cannot set up the MP3 decoder: %s", mpg123_plain_strerror(err));
+        re_diag_add(diag, NULL, 0, 0, "cannot set up the MP3 decoder: %s",
+                    mpg123_plain_strerror(err));
         return err == MPG123_OUT_OF_MEM ? RE_ERR_NOMEM : RE_ERR_FORMAT;
     }
     const long *rates = NULL;
@@ -27,8 +27,7 @@ re_status re_mp3_decoder_new(int encoding, mpg123_handle **out, char *why, size_
     for (size_t i = 0; ok && i < rate_count; i++)
         ok = mpg123_format(mh, rates[i], MPG123_MONO | MPG123_STEREO, encoding) == MPG123_OK;
     if (!ok) {
-        if (why && why_len)
-            snprintf(why, why_len, "cannot set up the MP3 decoder: %s", mpg123_strerror(mh));
+        re_diag_add(diag, NULL, 0, 0, "cannot set up the MP3 decoder: %s", mpg123_strerror(mh));
         mpg123_delete(mh);
         return RE_ERR_FORMAT;
     }
@@ -63,18 +62,17 @@ static off_t source_seek(void *handle, off_t offset, int whence)
     return s->pos;
 }
 
-re_status re_mp3_decoder_open(int encoding, re_mp3_source *src, mpg123_handle **out, char *why,
-                              size_t why_len)
+re_status re_mp3_decoder_open(int encoding, re_mp3_source *src, mpg123_handle **out,
+                              re_diagnostics *diag)
 {
     mpg123_handle *mh = NULL;
     *out = NULL;
-    re_status status = re_mp3_decoder_new(encoding, &mh, why, why_len);
+    re_status status = re_mp3_decoder_new(encoding, &mh, diag);
     if (status != RE_OK)
         return status;
     if (mpg123_replace_reader_handle(mh, source_read, source_seek, NULL) != MPG123_OK
         || mpg123_open_handle(mh, src) != MPG123_OK) {
-        if (why && why_len)
-            snprintf(why, why_len, "cannot read: %s", mpg123_strerror(mh));
+        re_diag_add(diag, NULL, 0, 0, "cannot read: %s", mpg123_strerror(mh));
         mpg123_delete(mh);
         return RE_ERR_READ;
     }

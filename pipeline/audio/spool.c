@@ -26,7 +26,7 @@ static SF_INFO raw_info(unsigned rate)
     return info;
 }
 
-re_status re_spool_create(unsigned sample_rate, re_spool **out, char *why, size_t why_len)
+re_status re_spool_create(unsigned sample_rate, re_spool **out, re_diagnostics *diag)
 {
     *out = NULL;
     re_spool *spool = calloc(1, sizeof *spool);
@@ -44,7 +44,8 @@ re_status re_spool_create(unsigned sample_rate, re_spool **out, char *why, size_
     }
     spool->fd = mkstemp(path);
     if (spool->fd < 0) {
-        snprintf(why, why_len, "cannot create a spool file in %s: %s", dir, strerror(errno));
+        re_diag_add(diag, NULL, 0, 0, "cannot create a spool file in %s: %s", dir,
+                    strerror(errno));
         free(path);
         free(spool);
         return RE_ERR_WRITE;
@@ -54,7 +55,7 @@ re_status re_spool_create(unsigned sample_rate, re_spool **out, char *why, size_
     SF_INFO info = raw_info(sample_rate);
     spool->sf = sf_open_fd(spool->fd, SFM_WRITE, &info, 0);
     if (!spool->sf) {
-        snprintf(why, why_len, "cannot open the spool file: %s", sf_strerror(NULL));
+        re_diag_add(diag, NULL, 0, 0, "cannot open the spool file: %s", sf_strerror(NULL));
         close(spool->fd);
         free(spool);
         return RE_ERR_WRITE;
@@ -63,66 +64,69 @@ re_status re_spool_create(unsigned sample_rate, re_spool **out, char *why, size_
     return RE_OK;
 }
 
-re_status re_spool_write(re_spool *spool, const int16_t *pcm, size_t frames, char *why, size_t why_len)
+re_status re_spool_write(re_spool *spool, const int16_t *pcm, size_t frames,
+                         re_diagnostics *diag)
 {
     if (spool->reading)
         return RE_ERR_INVALID;
     if (frames == 0)
         return RE_OK;
     if (sf_writef_short(spool->sf, pcm, (sf_count_t)frames) != (sf_count_t)frames) {
-        snprintf(why, why_len, "cannot write the spool file: %s", sf_strerror(spool->sf));
+        re_diag_add(diag, NULL, 0, 0, "cannot write the spool file: %s", sf_strerror(spool->sf));
         return RE_ERR_WRITE;
     }
     spool->frames += frames;
     return RE_OK;
 }
 
-re_status re_spool_finish(re_spool *spool, char *why, size_t why_len)
+re_status re_spool_finish(re_spool *spool, re_diagnostics *diag)
 {
     if (spool->reading)
         return RE_ERR_INVALID;
     int failed = sf_close(spool->sf) != 0;
     spool->sf = NULL;
     if (failed || lseek(spool->fd, 0, SEEK_SET) != 0) {
-        snprintf(why, why_len, "cannot finish the spool file: %s", strerror(errno));
+        re_diag_add(diag, NULL, 0, 0, "cannot finish the spool file: %s", strerror(errno));
         return RE_ERR_WRITE;
     }
     spool->raw_fd = dup(spool->fd);
     SF_INFO info = raw_info(spool->rate);
     spool->sf = spool->raw_fd >= 0 ? sf_open_fd(spool->fd, SFM_READ, &info, 1) : NULL;
     if (!spool->sf) {
-        snprintf(why, why_len, "cannot reopen the spool file: %s", sf_strerror(NULL));
+        re_diag_add(diag, NULL, 0, 0, "cannot reopen the spool file: %s", sf_strerror(NULL));
         return RE_ERR_READ;
     }
     spool->fd = -1;   /* libsndfile closes it */
     spool->reading = 1;
     if ((uint64_t)info.frames != spool->frames) {
-        snprintf(why, why_len, "the spool file holds %lld samples, not %llu",
+        re_diag_add(diag, NULL, 0, 0, "the spool file holds %lld samples, not %llu",
                  (long long)info.frames, (unsigned long long)spool->frames);
         return RE_ERR_READ;
     }
     return RE_OK;
 }
 
-re_status re_spool_rewind(re_spool *spool, char *why, size_t why_len)
+re_status re_spool_rewind(re_spool *spool, re_diagnostics *diag)
 {
     if (!spool->reading)
         return RE_ERR_INVALID;
     if (sf_seek(spool->sf, 0, SEEK_SET) != 0) {
-        snprintf(why, why_len, "cannot rewind the spool file: %s", sf_strerror(spool->sf));
+        re_diag_add(diag, NULL, 0, 0, "cannot rewind the spool file: %s",
+                    sf_strerror(spool->sf));
         return RE_ERR_READ;
     }
     return RE_OK;
 }
 
-re_status re_spool_read(re_spool *spool, int16_t *buf, size_t max, size_t *got, char *why, size_t why_len)
+re_status re_spool_read(re_spool *spool, int16_t *buf, size_t max, size_t *got,
+                        re_diagnostics *diag)
 {
     *got = 0;
     if (!spool->reading)
         return RE_ERR_INVALID;
     sf_count_t n = sf_readf_short(spool->sf, buf, (sf_count_t)max);
     if (n < 0 || (n == 0 && sf_error(spool->sf) != SF_ERR_NO_ERROR)) {
-        snprintf(why, why_len, "cannot read the spool file: %s", sf_strerror(spool->sf));
+        re_diag_add(diag, NULL, 0, 0, "cannot read the spool file: %s", sf_strerror(spool->sf));
         return RE_ERR_READ;
     }
     *got = (size_t)n;

@@ -139,6 +139,25 @@ static re_status decoder_run(mpg123_handle *mh, const char *path, re_mp3_measure
     return RE_OK;
 }
 
+/* The decoder on the open file. A stream libmpg123 cannot open is reported with its reason,
+ * a decoder that cannot be set up in our words only. */
+static re_status open_decoder(const char *path, re_mp3_source *src, mpg123_handle **mh,
+                              re_diagnostics *diag)
+{
+    re_diagnostics said;
+    re_diagnostics_init(&said, RE_DIAG_DEFAULT_LIMIT);
+    re_status status = re_mp3_decoder_open(MPG123_ENC_SIGNED_16, src, mh, &said);
+    if (status == RE_ERR_READ) {
+        re_status placed = re_diag_place(&said, 0, path, 0, 0);
+        re_status moved = re_diag_move(diag, &said);
+        status = placed != RE_OK ? placed : moved != RE_OK ? moved : status;
+    } else if (status != RE_OK && status != RE_ERR_NOMEM) {
+        status = check_fail(diag, status, path, 0, 0, "cannot set up the MP3 decoder");
+    }
+    re_diagnostics_free(&said);
+    return status;
+}
+
 re_status re_mp3_measure(const char *path, re_mp3_measurement *out, re_diagnostics *diag)
 {
     if (!path || !out)
@@ -146,20 +165,13 @@ re_status re_mp3_measure(const char *path, re_mp3_measurement *out, re_diagnosti
     memset(out, 0, sizeof *out);
     int fd = -1;
     mpg123_handle *mh = NULL;
-    char why[256];
     re_status status = re_file_open_regular(path, &fd, &out->bytes, diag);
     if (status != RE_OK)
         goto done;
     re_mp3_source src = { .fd = fd, .pos = 0, .size = (off_t)out->bytes, .error = 0 };
-    status = re_mp3_decoder_open(MPG123_ENC_SIGNED_16, &src, &mh, why, sizeof why);
-    if (status == RE_ERR_READ) {
-        status = check_fail(diag, status, path, 0, 0, "%s", why);
+    status = open_decoder(path, &src, &mh, diag);
+    if (status != RE_OK)
         goto done;
-    } else if (status != RE_OK) {
-        if (status != RE_ERR_NOMEM)
-            status = check_fail(diag, status, path, 0, 0, "cannot set up the MP3 decoder");
-        goto done;
-    }
     status = decoder_start(mh, path, out, diag);
     if (status == RE_OK)
         status = decoder_run(mh, path, out, diag);

@@ -79,6 +79,15 @@ static re_status fail_at(render *r, re_status status, const char *file, unsigned
     return s == RE_OK ? status : s;
 }
 
+/* Points what a stage said since `from` (with no file of its own) at the place this render
+ * knows: the paragraph's SCRIPT:LINE:COL, or the output. Returns status, or RE_ERR_NOMEM. */
+static re_status place(render *r, re_status status, size_t from, const char *file, unsigned line,
+                       unsigned col)
+{
+    re_status s = re_diag_place(r->diag, from, file, line, col);
+    return s == RE_OK ? status : s;
+}
+
 static int has_chapters(const re_episode *ep)
 {
     for (size_t i = 0; i < ep->item_count; i++)
@@ -216,16 +225,16 @@ static re_status speak_item(render *r, size_t i)
     re_status status = speech_scheduler_next(r->speech, i, &speech, r->diag);
     if (status != RE_OK)
         return status;
-    char why[WHY_LEN];
     uint64_t before = re_assembler_frames(r->assembler);
+    size_t from = r->diag->count;
     status = re_assembler_add_speech(r->assembler, &speech,
                                      (unsigned)profile_of(r, item->voice)->sentence_pause_ms,
-                                     why, sizeof why);
+                                     r->diag);
     re_speech_free(&speech);
     r->sound_frames += re_assembler_frames(r->assembler) - before;
-    if (status != RE_OK && status != RE_ERR_NOMEM)
-        status = fail_at(r, status, r->opt->script_path, item->line, item->col, why);
-    else if (status == RE_OK)
+    if (status != RE_OK)
+        status = place(r, status, from, r->opt->script_path, item->line, item->col);
+    else
         status = transcribe_segment(r, i);
     speech_scheduler_done(r->speech, i);   /* spoken and transcribed: its text and map are done with */
     return status;
@@ -249,10 +258,10 @@ static re_status speak_all(render *r)
 {
     const re_episode *ep = r->episode;
     unsigned rate = re_engine_sample_rate(r->engine);
-    char why[WHY_LEN];
-    re_status status = re_assembler_create(rate, &r->assembler, why, sizeof why);
+    size_t from = r->diag->count;
+    re_status status = re_assembler_create(rate, &r->assembler, r->diag);
     if (status != RE_OK)
-        return fail_at(r, status, r->opt->output_path, 0, 0, why);
+        return place(r, status, from, r->opt->output_path, 0, 0);
     status = re_loudness_meter_create_planning(rate, &r->pass1_meter);   /* pass 1 of loudness */
     if (status == RE_OK)
         status = re_loudness_meter_in_background(r->pass1_meter);   /* off the assembly's core */
@@ -263,26 +272,27 @@ static re_status speak_all(render *r)
     uint64_t max_frames = re_us_to_frames(RE_EPISODE_MAX_US, rate);
     for (size_t i = 0; status == RE_OK && i < ep->item_count; i++) {
         const re_item *item = &ep->items[i];
+        from = r->diag->count;
         switch (item->kind) {
         case RE_ITEM_SPEECH:
             status = speak_item(r, i);
             break;
         case RE_ITEM_PAUSE:
             status = re_assembler_add_silence(r->assembler, re_us_to_frames(item->pause_us, rate),
-                                              why, sizeof why);
+                                              r->diag);
             break;
         case RE_ITEM_BREAK:
             status = re_assembler_add_silence(
                 r->assembler,
                 re_us_to_frames((uint64_t)profile_of(r, item->voice)->paragraph_pause_ms * 1000, rate),
-                why, sizeof why);
+                r->diag);
             break;
         case RE_ITEM_CHAPTER:
             status = re_assembler_mark_chapter(r->assembler, item->text);
             break;
         }
-        if (status == RE_ERR_WRITE && item->kind != RE_ITEM_SPEECH)   /* speech reports its own */
-            status = fail_at(r, status, r->opt->output_path, 0, 0, why);
+        if (status != RE_OK && item->kind != RE_ITEM_SPEECH)   /* speech places its own */
+            status = place(r, status, from, r->opt->output_path, 0, 0);
         if (status == RE_OK && re_assembler_frames(r->assembler) > max_frames)
             status = fail_at(r, RE_ERR_LIMIT, r->opt->script_path, item->line, item->col,
                              "the episode would be longer than 12 hours of audio here; split it");
@@ -291,9 +301,10 @@ static re_status speak_all(render *r)
         report(r, RE_PHASE_SPEAK, i + 1, ep->item_count);
     }
     if (status == RE_OK) {
-        status = re_assembler_finish(r->assembler, why, sizeof why);
+        from = r->diag->count;
+        status = re_assembler_finish(r->assembler, r->diag);
         if (status != RE_OK)
-            status = fail_at(r, status, r->opt->output_path, 0, 0, why);
+            status = place(r, status, from, r->opt->output_path, 0, 0);
     }
     if (status == RE_OK && !has_sound(r))
         status = fail_at(r, RE_ERR_INPUT, r->opt->script_path, first_speech(ep)->line,
@@ -354,15 +365,16 @@ static re_status encode_wav(render *r, re_spool *input)
     re_wav_tags tags = episode_wav_tags(r->episode);
     char why[WHY_LEN] = "";
     re_wav_writer *wav = NULL;
+    size_t from = r->diag->count;
     int16_t *pcm = malloc(ENCODE_CHUNK * sizeof *pcm);
-    re_status status = pcm ? re_spool_rewind(input, why, sizeof why) : RE_ERR_NOMEM;
+    re_status status = pcm ? re_spool_rewind(input, r->diag) : RE_ERR_NOMEM;
     if (status == RE_OK)
         status = re_wav_writer_create(fileno(re_output_stream(r->audio)),
                                       re_engine_sample_rate(r->engine), &tags, &wav, why, sizeof why);
     uint64_t total = re_spool_frames(input), done = 0;
     while (status == RE_OK) {
         size_t got;
-        status = re_spool_read(input, pcm, ENCODE_CHUNK, &got, why, sizeof why);
+        status = re_spool_read(input, pcm, ENCODE_CHUNK, &got, r->diag);
         if (status != RE_OK || got == 0)
             break;
         status = re_wav_writer_write(wav, pcm, got, why, sizeof why);
@@ -375,9 +387,9 @@ static re_status encode_wav(render *r, re_spool *input)
         status = re_wav_writer_finish(wav, why, sizeof why);
     re_wav_writer_free(wav);
     free(pcm);
-    if (status == RE_ERR_WRITE || status == RE_ERR_READ)
+    if ((status == RE_ERR_WRITE || status == RE_ERR_READ) && why[0])
         return fail_at(r, status, r->opt->output_path, 0, 0, why);
-    return status;
+    return place(r, status, from, r->opt->output_path, 0, 0);
 }
 
 /* Every file beside the audio but the sidecar, from the transcript and the facts. */
@@ -410,40 +422,31 @@ static re_status write_extras(render *r)
 /* One pass over `input` into the full meter (loudness, range, true peak). */
 static re_status loudness_pass(render *r, re_spool *input, re_loudness *measured)
 {
-    char why[WHY_LEN] = "";
+    size_t from = r->diag->count;
     re_status status = re_spool_measure(input, re_engine_sample_rate(r->engine), r->opt->stop,
-                                        measured, why, sizeof why);
-    if (status == RE_ERR_READ || status == RE_ERR_WRITE)
-        return fail_at(r, status, r->opt->output_path, 0, 0, why);
-    return status;
+                                        measured, r->diag);
+    return place(r, status, from, r->opt->output_path, 0, 0);
 }
 
 /* The episode through a leveler with the plan's settings into a new spool (r->leveled), with
  * its loudness measured when `measured` is given. */
 static re_status level_into(render *r, re_loudness *measured)
 {
-    char why[WHY_LEN];
     re_leveler *lv = NULL;
     re_spool_free(r->leveled);
     r->leveled = NULL;
+    size_t from = r->diag->count;
     re_status status = re_leveler_create(re_engine_sample_rate(r->engine), r->plan.gain_db,
                                          r->plan.limiter_ceiling_dbtp, &lv);
-    if (status == RE_OK) {
-        status = re_spool_create(re_engine_sample_rate(r->engine), &r->leveled, why, sizeof why);
-        if (status == RE_ERR_WRITE)
-            status = fail_at(r, status, r->opt->output_path, 0, 0, why);
-    }
-    if (status == RE_OK) {
-        status = re_spool_level(re_assembler_spool(r->assembler), lv, r->leveled,
-                                re_engine_sample_rate(r->engine), measured, r->opt->stop,
-                                why, sizeof why);
-        if (status == RE_ERR_READ || status == RE_ERR_WRITE)
-            status = fail_at(r, status, r->opt->output_path, 0, 0, why);
-    }
     if (status == RE_OK)
-        status = re_spool_finish(r->leveled, why, sizeof why);
+        status = re_spool_create(re_engine_sample_rate(r->engine), &r->leveled, r->diag);
+    if (status == RE_OK)
+        status = re_spool_level(re_assembler_spool(r->assembler), lv, r->leveled,
+                                re_engine_sample_rate(r->engine), measured, r->opt->stop, r->diag);
+    if (status == RE_OK)   /* a failure here was never reported beyond its status: kept so */
+        status = re_spool_finish(r->leveled, NULL);
     re_leveler_free(lv);
-    return status;
+    return place(r, status, from, r->opt->output_path, 0, 0);
 }
 
 /* Pass 1, measured while speaking, gives the gain. When the limiter will act it takes some
@@ -475,14 +478,16 @@ static re_status measure_delivered(render *r, re_spool *input)
 {
     if (strcmp(r->format, "wav") == 0)
         return loudness_pass(r, input, &r->delivered);
-    char why[WHY_LEN] = "";
+    size_t from = r->diag->count;
     FILE *stream = re_output_stream(r->audio);
     re_status status = fflush(stream) == 0 ? RE_OK : RE_ERR_WRITE;
     if (status == RE_OK)
-        status = re_loudness_peaks_mp3_fd(fileno(stream), &r->delivered, why, sizeof why);
-    if (status != RE_OK)
+        status = re_loudness_peaks_mp3_fd(fileno(stream), &r->delivered, r->diag);
+    if (status != RE_OK && r->diag->count == from)
         return fail_at(r, status, r->opt->output_path, 0, 0,
-                       why[0] ? why : "cannot measure the encoded file's loudness");
+                       "cannot measure the encoded file's loudness");
+    if (status != RE_OK)
+        return place(r, status, from, r->opt->output_path, 0, 0);
     r->delivered.integrated_lufs = r->leveled_loudness.integrated_lufs + RE_LOUDNESS_MP3_LEVEL_DB;
     r->delivered.range_lu = r->leveled_loudness.range_lu;
     return RE_OK;

@@ -31,18 +31,19 @@ static re_speech fake_speech(void)
 int main(void)
 {
     re_assembler *a;
-    char why[256];
-    CHECK_INT(re_assembler_create(RATE, &a, why, sizeof why), RE_OK);
+    re_diagnostics diag;
+    re_diagnostics_init(&diag, 0);
+    CHECK_INT(re_assembler_create(RATE, &a, &diag), RE_OK);
     re_speech s = fake_speech();
     CHECK_INT(re_assembler_mark_chapter(a, "One"), RE_OK);
-    CHECK_INT(re_assembler_add_speech(a, &s, 40, why, sizeof why), RE_OK);
+    CHECK_INT(re_assembler_add_speech(a, &s, 40, &diag), RE_OK);
     /* 20 sound + 40 pause + 30 sound */
     CHECK_INT(re_assembler_frames(a), 90);
-    CHECK_INT(re_assembler_add_silence(a, 7, why, sizeof why), RE_OK);
+    CHECK_INT(re_assembler_add_silence(a, 7, &diag), RE_OK);
     CHECK_INT(re_assembler_mark_chapter(a, "Two"), RE_OK);
-    CHECK_INT(re_assembler_add_speech(a, &s, 10, why, sizeof why), RE_OK);
+    CHECK_INT(re_assembler_add_speech(a, &s, 10, &diag), RE_OK);
     CHECK_INT(re_assembler_frames(a), 90 + 7 + 60);
-    CHECK_INT(re_assembler_finish(a, why, sizeof why), RE_OK);
+    CHECK_INT(re_assembler_finish(a, &diag), RE_OK);
 
     size_t n;
     const re_timed_event *ev = re_assembler_events(a, &n);
@@ -76,7 +77,7 @@ int main(void)
     int16_t buf[200];
     size_t got, total = 0;
     do {
-        CHECK_INT(re_assembler_read(a, buf + total, 200 - total, &got, why, sizeof why), RE_OK);
+        CHECK_INT(re_assembler_read(a, buf + total, 200 - total, &got, &diag), RE_OK);
         total += got;
     } while (got > 0 && total < 200);
     CHECK_INT(total, 157);
@@ -99,5 +100,7 @@ int main(void)
     CHECK_INT(re_us_to_frames(800000, 22050), 17640);
     re_speech_free(&s);
     re_assembler_free(a);
+    CHECK_INT(diag.count, 0);
+    re_diagnostics_free(&diag);
     return check_finish("test_assemble");
 }

@@ -475,11 +475,12 @@ static void test_measure_mp3(void)
     int16_t *sine = tone(n, 997.0, pow(10.0, -20.0 / 20.0), 0.0);
     CHECK_INT(encode(path, sine, n), RE_OK);
     re_loudness r;
-    char why[160];
+    re_diagnostics diag;
+    re_diagnostics_init(&diag, 0);
     int fd = open(path, O_RDONLY);
     CHECK(fd >= 0);
     CHECK(lseek(fd, 100, SEEK_SET) == 100);
-    CHECK_INT(re_loudness_measure_mp3_fd(fd, &r, why, sizeof why), RE_OK);
+    CHECK_INT(re_loudness_measure_mp3_fd(fd, &r, &diag), RE_OK);
     CHECK(lseek(fd, 0, SEEK_CUR) == 100);          /* the file offset is left alone */
     close(fd);
     printf("mp3: 997 Hz at -20 dBFS decodes to I %.3f LUFS, TP %.3f dBTP, %llu frames\n",
@@ -498,8 +499,9 @@ static void test_measure_mp3(void)
     CHECK_INT(encode(path, bursts, long_n), RE_OK);
     fd = open(path, O_RDONLY);
     re_loudness halves, whole;
-    CHECK_INT(re_loudness_peaks_mp3_fd(fd, &halves, why, sizeof why), RE_OK);
-    CHECK_INT(re_loudness_measure_mp3_fd(fd, &whole, why, sizeof why), RE_OK);
+    CHECK_INT(re_loudness_peaks_mp3_fd(fd, &halves, &diag), RE_OK);
+    CHECK_INT(re_loudness_measure_mp3_fd(fd, &whole, &diag), RE_OK);
+    CHECK_INT(diag.count, 0);
     close(fd);
     printf("mp3: peaks in halves TP %.6f SP %.6f, one decoder TP %.6f SP %.6f\n",
            halves.true_peak_dbtp, halves.sample_peak_dbfs, whole.true_peak_dbtp,
@@ -519,12 +521,15 @@ static void test_measure_mp3(void)
         fputs("this is not an mp3 file\n", f);
     if (f)
         fclose(f);
-    CHECK_INT(re_loudness_measure_mp3(text, &r, why, sizeof why), RE_ERR_FORMAT);
-    CHECK(why[0] != '\0');
+    CHECK_INT(re_loudness_measure_mp3(text, &r, &diag), RE_ERR_FORMAT);
+    CHECK(diag_last(&diag)[0] != '\0');
+    CHECK_STR(diag.items[0].file, text);              /* the path names where it went wrong */
+    diag_clear(&diag);
     unlink(text);
     snprintf(text, sizeof text, "%s/missing.mp3", tmpdir);
-    CHECK_INT(re_loudness_measure_mp3(text, &r, why, sizeof why), RE_ERR_READ);
-    CHECK(strstr(why, "missing.mp3") != NULL);
+    CHECK_INT(re_loudness_measure_mp3(text, &r, &diag), RE_ERR_READ);
+    CHECK(strstr(diag_last(&diag), "missing.mp3") != NULL);
+    re_diagnostics_free(&diag);
     unlink(path);
 }
 
@@ -554,8 +559,7 @@ static void render_and_judge(const char *name, const pcm *speech, double target,
         CHECK_INT(level(&plan, speech->samples, n, CHUNK, leveled, &stats), n);
         CHECK_INT(measure_pcm(leveled, n, &before), RE_OK);
         CHECK_INT(encode(path, leveled, n), RE_OK);
-        char why[160];
-        CHECK_INT(re_loudness_measure_mp3(path, &measured, why, sizeof why), RE_OK);
+        CHECK_INT(re_loudness_measure_mp3(path, &measured, NULL), RE_OK);
         CHECK_INT(measured.frames, n);
     } while (re_loudness_plan_update(&plan, &measured, RE_LOUDNESS_DELIVERED));
     ffmpeg_reading ff = { NAN, NAN, NAN };
@@ -576,10 +580,9 @@ static void render_and_judge(const char *name, const pcm *speech, double target,
     /* and so does what the render reports without metering the file again: the leveled
      * loudness less LAME's level loss, and the peaks of the decoded file */
     re_loudness peaks;
-    char why[160];
-    CHECK_INT(re_loudness_measure_mp3(path, &measured, why, sizeof why), RE_OK);
+    CHECK_INT(re_loudness_measure_mp3(path, &measured, NULL), RE_OK);
     int fd = open(path, O_RDONLY);
-    CHECK_INT(re_loudness_peaks_mp3_fd(fd, &peaks, why, sizeof why), RE_OK);
+    CHECK_INT(re_loudness_peaks_mp3_fd(fd, &peaks, NULL), RE_OK);
     close(fd);
     CHECK(fabs(before.integrated_lufs + RE_LOUDNESS_MP3_LEVEL_DB - ff.integrated) < 0.1);
     CHECK(fabs(peaks.true_peak_dbtp - ff.true_peak) < 0.15);

@@ -20,6 +20,21 @@ static int check_count;
     fprintf(stderr, "%s:%d: CHECK_INT failed: %s = %lld, expected %lld\n", __FILE__, __LINE__, \
             #a, a_, b_); } } while (0)
 
+/* The latest message a stage added to d, or "" when it added none; and d emptied for the next
+ * call. (status.h is the library's; every test links it.) */
+#include "status.h"
+
+static inline const char *diag_last(const re_diagnostics *d)
+{
+    return d->count ? d->items[d->count - 1].message : "";
+}
+
+static inline void diag_clear(re_diagnostics *d)
+{
+    re_diagnostics_free(d);
+    re_diagnostics_init(d, 0);
+}
+
 static inline int check_finish(const char *name)
 {
     printf("%s: %d checks, %d failed\n", name, check_count, check_failures);

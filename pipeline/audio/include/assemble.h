@@ -48,15 +48,18 @@ typedef struct re_sentence_span {
 
 typedef struct re_assembler re_assembler;
 
+/* The spool's failures are the assembler's (spool.h): RE_ERR_WRITE, RE_ERR_READ with one
+ * message with no file in diag, for the caller to place. */
+
 /* Creates the spool in $TMPDIR (or /tmp), already unlinked so it can never be left behind. */
-re_status re_assembler_create(unsigned sample_rate, re_assembler **out, char *why, size_t why_len);
+re_status re_assembler_create(unsigned sample_rate, re_assembler **out, re_diagnostics *diag);
 
 /* Appends a segment's audio after trimming the engine's leading and trailing silence and
  * setting every gap between sentences to sentence_pause_ms. The speech is not modified. */
 re_status re_assembler_add_speech(re_assembler *a, const re_speech *speech,
-                                  unsigned sentence_pause_ms, char *why, size_t why_len);
+                                  unsigned sentence_pause_ms, re_diagnostics *diag);
 /* Appends `frames` samples of digital silence. */
-re_status re_assembler_add_silence(re_assembler *a, uint64_t frames, char *why, size_t why_len);
+re_status re_assembler_add_silence(re_assembler *a, uint64_t frames, re_diagnostics *diag);
 /* A chapter starts at the current end of the stream. The title is copied. */
 re_status re_assembler_mark_chapter(re_assembler *a, const char *title);
 
@@ -68,10 +71,10 @@ void re_assembler_attach_meter(re_assembler *a, re_loudness_meter *meter);
 
 /* Ends writing: the first chapter is extended back to sample 0 (audio before the first heading
  * belongs to it) and each chapter ends where the next starts, the last at the end. */
-re_status re_assembler_finish(re_assembler *a, char *why, size_t why_len);
+re_status re_assembler_finish(re_assembler *a, re_diagnostics *diag);
 /* Reads the next frames of the stream (after finish); *got is 0 at the end. */
 re_status re_assembler_read(re_assembler *a, int16_t *buf, size_t max, size_t *got,
-                            char *why, size_t why_len);
+                            re_diagnostics *diag);
 
 /* After finish: a descriptor of the spool, raw little-endian int16 mono samples from offset 0,
  * for readers that want pread (the parallel encoder). Owned by the assembler; -1 before finish. */

@@ -186,16 +186,17 @@ int re_loudness_plan_update(re_loudness_plan *plan, const re_loudness *measured,
  * Decodes an MP3 with libmpg123 (gapless: the LAME tag's delay and padding are removed, as
  * ffmpeg does) to 32-bit float, so overshoots above full scale are measured rather than
  * clipped, and meters it (mono as dual mono, stereo as left/right). out->frames is the decoded
- * length. RE_ERR_READ if the file cannot be read, RE_ERR_FORMAT if it is not an MP3 (reason in
- * why, always NUL-terminated when why_len > 0). */
-re_status re_loudness_measure_mp3(const char *path, re_loudness *out, char *why, size_t why_len);
+ * length. RE_ERR_READ if the file cannot be read, RE_ERR_FORMAT if it is not an MP3, each with
+ * a message naming the path in diag (may be NULL). */
+re_status re_loudness_measure_mp3(const char *path, re_loudness *out, re_diagnostics *diag);
 /* The same for an open file: reads it with pread from offset 0 to its end and leaves the file
- * offset alone, so it works on a stream the render is still holding (fflush it first). */
-re_status re_loudness_measure_mp3_fd(int fd, re_loudness *out, char *why, size_t why_len);
+ * offset alone, so it works on a stream the render is still holding (fflush it first). Its
+ * messages have no file: the caller places them (re_diag_place). */
+re_status re_loudness_measure_mp3_fd(int fd, re_loudness *out, re_diagnostics *diag);
 /* Only the peaks (true_peak_dbtp, sample_peak_dbfs) and frames of an open MP3, without the
  * loudness meter: integrated_lufs is -inf and range_lu 0. The render's check of what it
  * encoded: the loudness is known from the leveled PCM (RE_LOUDNESS_MP3_LEVEL_DB), the peaks
  * are what encoding changes. */
-re_status re_loudness_peaks_mp3_fd(int fd, re_loudness *out, char *why, size_t why_len);
+re_status re_loudness_peaks_mp3_fd(int fd, re_loudness *out, re_diagnostics *diag);
 
 #endif

@@ -18,8 +18,9 @@
 
 /* A new handle decoding to `encoding` (MPG123_ENC_SIGNED_16, MPG123_ENC_FLOAT_32, ...), not
  * yet opened on anything; free it with mpg123_delete. RE_ERR_NOMEM, or RE_ERR_FORMAT when
- * libmpg123 refuses the setup, with the reason in why (may be NULL). */
-re_status re_mp3_decoder_new(int encoding, mpg123_handle **out, char *why, size_t why_len);
+ * libmpg123 refuses the setup, with "cannot set up the MP3 decoder: REASON" in diag (may be
+ * NULL). The decoder knows no file: its messages have none (re_diag_place). */
+re_status re_mp3_decoder_new(int encoding, mpg123_handle **out, re_diagnostics *diag);
 
 /* An open file read with pread at this source's own position, so that several decoders (one
  * per thread) can share one fd. Fill fd and size (bytes); pos and error start at 0. error is
@@ -32,10 +33,10 @@ typedef struct re_mp3_source {
 } re_mp3_source;
 
 /* re_mp3_decoder_new, then opened on src, which must outlive the handle's use. Failures as
- * re_mp3_decoder_new, and RE_ERR_READ ("cannot read: REASON" in why) when libmpg123 cannot
+ * re_mp3_decoder_new, and RE_ERR_READ ("cannot read: REASON" in diag) when libmpg123 cannot
  * open the stream. */
-re_status re_mp3_decoder_open(int encoding, re_mp3_source *src, mpg123_handle **out, char *why,
-                              size_t why_len);
+re_status re_mp3_decoder_open(int encoding, re_mp3_source *src, mpg123_handle **out,
+                              re_diagnostics *diag);
 
 /* The stream's output format and first frame, read by re_mp3_decoder_format. */
 typedef struct re_mp3_format {

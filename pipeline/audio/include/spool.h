@@ -14,14 +14,20 @@
 
 typedef struct re_spool re_spool;
 
+/* A spool knows no file worth naming: its failures (RE_ERR_WRITE while writing, RE_ERR_READ
+ * while reading back) add one message each with no file, for the caller to place
+ * (re_diag_place). RE_ERR_NOMEM and RE_ERR_INVALID (wrong call order) come without one. */
+
 /* In $TMPDIR (or /tmp). */
-re_status re_spool_create(unsigned sample_rate, re_spool **out, char *why, size_t why_len);
-re_status re_spool_write(re_spool *spool, const int16_t *pcm, size_t frames, char *why, size_t why_len);
+re_status re_spool_create(unsigned sample_rate, re_spool **out, re_diagnostics *diag);
+re_status re_spool_write(re_spool *spool, const int16_t *pcm, size_t frames,
+                         re_diagnostics *diag);
 /* Ends writing; the spool is then read from its start. */
-re_status re_spool_finish(re_spool *spool, char *why, size_t why_len);
-re_status re_spool_rewind(re_spool *spool, char *why, size_t why_len);
+re_status re_spool_finish(re_spool *spool, re_diagnostics *diag);
+re_status re_spool_rewind(re_spool *spool, re_diagnostics *diag);
 /* The next frames; *got is 0 at the end. */
-re_status re_spool_read(re_spool *spool, int16_t *buf, size_t max, size_t *got, char *why, size_t why_len);
+re_status re_spool_read(re_spool *spool, int16_t *buf, size_t max, size_t *got,
+                        re_diagnostics *diag);
 uint64_t re_spool_frames(const re_spool *spool);
 /* After finish: the file as raw little-endian int16 from offset 0, for pread. Owned by the spool. */
 int re_spool_fd(const re_spool *spool);
