@@ -158,49 +158,35 @@ static void list_bitrates(bitrate_list table, char *buf, size_t len)
     }
 }
 
-static void say(char *why, size_t why_len, const char *format, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void say(char *why, size_t why_len, const char *format, ...)
-{
-    va_list args;
-    if (!why || why_len == 0)
-        return;
-    va_start(args, format);
-    vsnprintf(why, why_len, format, args);
-    va_end(args);
-}
-
-/* Like re_mp3_check_settings, and also returns the LAME tag frame size on success. */
+/* Like re_mp3_check_settings, and also returns the LAME tag frame size on success. diag may
+ * be NULL (an encoder being created, for settings already checked). */
 static re_status check_settings(unsigned sample_rate, const re_mp3_settings *settings,
-                                char *why, size_t why_len, size_t *tag_size)
+                                re_diagnostics *diag, size_t *tag_size)
 {
     char valid[128];
-    if (why && why_len > 0)
-        why[0] = '\0';
     if (!settings)
         return RE_ERR_INVALID;
     bitrate_list table = bitrates_for_rate(sample_rate);
     if (table.count == 0) {
-        say(why, why_len, "sample rate %u Hz is not an MPEG audio rate (8000 11025 12000 "
-            "16000 22050 24000 32000 44100 48000)", sample_rate);
+        re_diag_add(diag, NULL, 0, 0, "sample rate %u Hz is not an MPEG audio rate (8000 11025 "
+                    "12000 16000 22050 24000 32000 44100 48000)", sample_rate);
         return RE_ERR_ENCODER;
     }
     if (settings->quality < -1 || settings->quality > 9) {
-        say(why, why_len, "quality %d is out of range (0 best .. 9 fastest, or -1 for LAME's "
-            "default)", settings->quality);
+        re_diag_add(diag, NULL, 0, 0, "quality %d is out of range (0 best .. 9 fastest, or -1 "
+                    "for LAME's default)", settings->quality);
         return RE_ERR_ENCODER;
     }
     if (!table_has(table, settings->bitrate_kbps)) {
         list_bitrates(table, valid, sizeof valid);
-        say(why, why_len, "bitrate %d kbps is not a valid MPEG Layer III bitrate at %u Hz "
-            "(valid: %s)", settings->bitrate_kbps, sample_rate, valid);
+        re_diag_add(diag, NULL, 0, 0, "bitrate %d kbps is not a valid MPEG Layer III bitrate at "
+                    "%u Hz (valid: %s)", settings->bitrate_kbps, sample_rate, valid);
         return RE_ERR_ENCODER;
     }
     re_status status = probe_lametag_size(sample_rate, settings, tag_size);
     if (status == RE_ERR_ENCODER) {
-        say(why, why_len, "LAME refused %d kbps CBR mono at %u Hz", settings->bitrate_kbps,
-            sample_rate);
+        re_diag_add(diag, NULL, 0, 0, "LAME refused %d kbps CBR mono at %u Hz",
+                    settings->bitrate_kbps, sample_rate);
         return status;
     }
     if (status != RE_OK || *tag_size != 0)
@@ -221,18 +207,19 @@ static re_status check_settings(unsigned sample_rate, const re_mp3_settings *set
             lowest = table.kbps[i];
     }
     if (lowest)
-        say(why, why_len, "bitrate %d kbps is too low to carry the LAME tag at %u Hz; use %d..%d",
-            settings->bitrate_kbps, sample_rate, lowest, table.kbps[table.count - 1]);
+        re_diag_add(diag, NULL, 0, 0,
+                    "bitrate %d kbps is too low to carry the LAME tag at %u Hz; use %d..%d",
+                    settings->bitrate_kbps, sample_rate, lowest, table.kbps[table.count - 1]);
     else
-        say(why, why_len, "no bitrate carries the LAME tag at %u Hz", sample_rate);
+        re_diag_add(diag, NULL, 0, 0, "no bitrate carries the LAME tag at %u Hz", sample_rate);
     return RE_ERR_ENCODER;
 }
 
 re_status re_mp3_check_settings(unsigned sample_rate, const re_mp3_settings *settings,
-                                char *why, size_t why_len)
+                                re_diagnostics *diag)
 {
     size_t tag_size;
-    return check_settings(sample_rate, settings, why, why_len, &tag_size);
+    return check_settings(sample_rate, settings, diag, &tag_size);
 }
 
 void re_mp3_describe(unsigned sample_rate, const re_mp3_settings *settings, char *buf, size_t len)
@@ -287,7 +274,7 @@ re_status re_mp3_encoder_create(FILE *out, unsigned sample_rate, const re_mp3_se
         status = errno == ESPIPE ? RE_ERR_INVALID : RE_ERR_WRITE;
         goto fail;
     }
-    status = check_settings(sample_rate, settings, NULL, 0, &e->lametag_size);
+    status = check_settings(sample_rate, settings, NULL, &e->lametag_size);
     if (status != RE_OK)
         goto fail;
     if (e->lametag_size == 0 || e->lametag_size > LAMETAG_MAX_BYTES) {

@@ -31,7 +31,6 @@
 #include <malloc.h>
 #include <math.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,7 +62,6 @@
 #define LAME_TAG_CRC 154
 #define LAME_TAG_END 156
 
-#define WHY_LEN 256
 
 static const int bitrates_mpeg1[15] = { 0, 32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320 };
 static const int bitrates_mpeg2[15] = { 0, 8, 16, 24, 32, 40, 48, 56, 64, 80, 96, 112, 128, 144, 160 };
@@ -103,11 +101,11 @@ typedef struct piece {
     size_t count, frame_cap;
 } piece;
 
-/* Per-thread buffers. */
+/* Per-thread buffers, and where the thread says what went wrong. */
 typedef struct scratch {
     int16_t *pcm;
     unsigned char *mp3;
-    char why[WHY_LEN];
+    re_diagnostics *diag;    /* the thread's own list: never shared while threads run */
 } scratch;
 
 enum { PIECE_WAITING, PIECE_RUNNING, PIECE_DONE };
@@ -130,23 +128,16 @@ typedef struct job {
     size_t next_claim;       /* the next piece a worker takes ... */
     size_t current;          /* ... if below current + window: memory stays bounded */
     size_t window;
-    re_status error;         /* the first failure */
-    char why[WHY_LEN];
+    re_status error;         /* the first failure ... */
+    re_diagnostics *said;    /* ... and the list of the thread that said why, read after the join */
     atomic_int abort;
 } job;
 
-static void say(char *why, size_t why_len, const char *format, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void say(char *why, size_t why_len, const char *format, ...)
-{
-    va_list args;
-    if (!why || why_len == 0)
-        return;
-    va_start(args, format);
-    vsnprintf(why, why_len, format, args);
-    va_end(args);
-}
+/* An encoder thread: the job it works on and its own list of messages. */
+typedef struct worker {
+    job *jb;
+    re_diagnostics diag;
+} worker;
 
 /* LAME 3.100 is re-entrant per encoder except for a few process-wide lookup tables (pow43,
  * adj43, ipow20, pow20, the log table) that lame_init and every lame_init_params fill again,
@@ -227,12 +218,13 @@ static re_status read_pcm(const job *jb, uint64_t first, int16_t *pcm, size_t n,
         if (got < 0 && errno == EINTR)
             continue;
         if (got < 0) {
-            say(sc->why, sizeof sc->why, "cannot read the audio spool: %s", strerror(errno));
+            re_diag_add(sc->diag, NULL, 0, 0, "cannot read the audio spool: %s",
+                        strerror(errno));
             return RE_ERR_READ;
         }
         if (got == 0) {
-            say(sc->why, sizeof sc->why, "the audio spool ends after %llu of %llu samples",
-                (unsigned long long)(at / 2), (unsigned long long)jb->samples);
+            re_diag_add(sc->diag, NULL, 0, 0, "the audio spool ends after %llu of %llu samples",
+                        (unsigned long long)(at / 2), (unsigned long long)jb->samples);
             return RE_ERR_READ;
         }
         dst += got;
@@ -305,8 +297,9 @@ static re_status parse_frames(piece *pc, const stream_format *fmt, scratch *sc)
         const unsigned char *h = pc->bytes + pc->parsed;
         if (h[0] != 0xFF || h[1] != fmt->byte1 || (h[2] & 0xFC) != fmt->byte2 ||
             (h[3] & 0xC0) != 0xC0) {
-            say(sc->why, sizeof sc->why, "LAME wrote an unexpected frame header %02x%02x%02x%02x",
-                h[0], h[1], h[2], h[3]);
+            re_diag_add(sc->diag, NULL, 0, 0,
+                        "LAME wrote an unexpected frame header %02x%02x%02x%02x",
+                        h[0], h[1], h[2], h[3]);
             return RE_ERR_ENCODER;
         }
         if (pc->count == pc->frame_cap) {
@@ -361,7 +354,7 @@ static re_status advance(piece *pc, const job *jb, uint64_t target, scratch *sc)
             pc->fed += n;
         }
         if (rc < 0) {
-            say(sc->why, sizeof sc->why, "LAME failed with code %d", rc);
+            re_diag_add(sc->diag, NULL, 0, 0, "LAME failed with code %d", rc);
             return re_mp3_lame_status(rc);
         }
         re_status status = append(pc, sc->mp3, (size_t)rc);
@@ -371,7 +364,7 @@ static re_status advance(piece *pc, const job *jb, uint64_t target, scratch *sc)
             return status;
     }
     if (pc->flushed && pc->parsed != pc->len) {
-        say(sc->why, sizeof sc->why, "LAME's last frame is incomplete");
+        re_diag_add(sc->diag, NULL, 0, 0, "LAME's last frame is incomplete");
         return RE_ERR_ENCODER;
     }
     return RE_OK;
@@ -381,7 +374,7 @@ static re_status piece_start(piece *pc, const job *jb, scratch *sc)
 {
     re_status status = lame_open(jb->rate, jb->settings, &pc->gf);
     if (status != RE_OK) {
-        say(sc->why, sizeof sc->why, "LAME refused the settings");
+        re_diag_add(sc->diag, NULL, 0, 0, "LAME refused the settings");
         return status;
     }
     pc->fed = pc->first * jb->fmt.spf;
@@ -549,23 +542,28 @@ static void put_be(unsigned char *p, uint64_t v, int bytes)
 
 /* ---- workers ------------------------------------------------------------------------------- */
 
-static void fail(job *jb, re_status status, const char *why)
+/* Records a thread's failure, with the list that says why (its messages stay there, in the
+ * thread's own list, until the caller moves them after the join). The first failure wins,
+ * except that a real error replaces a mere interruption. */
+static void fail(job *jb, re_status status, re_diagnostics *said)
 {
+    if (said->count == 0)
+        re_diag_add(said, NULL, 0, 0, "%s", re_strerror(status));
     pthread_mutex_lock(&jb->lock);
     if (jb->error == RE_OK || (jb->error == RE_ERR_INTERRUPTED && status != RE_ERR_INTERRUPTED)) {
         jb->error = status;
-        snprintf(jb->why, sizeof jb->why, "%s", why);
+        jb->said = said;
     }
     atomic_store(&jb->abort, 1);
     pthread_cond_broadcast(&jb->changed);
     pthread_mutex_unlock(&jb->lock);
 }
 
-static re_status scratch_init(scratch *sc)
+static re_status scratch_init(scratch *sc, re_diagnostics *diag)
 {
     sc->pcm = malloc(CHUNK_SAMPLES * sizeof *sc->pcm);
     sc->mp3 = malloc(CHUNK_BUFFER_BYTES);
-    sc->why[0] = '\0';
+    sc->diag = diag;
     return sc->pcm && sc->mp3 ? RE_OK : RE_ERR_NOMEM;
 }
 
@@ -577,12 +575,13 @@ static void scratch_free(scratch *sc)
 
 static void *worker_main(void *arg)
 {
-    job *jb = arg;
+    worker *wk = arg;
+    job *jb = wk->jb;
     scratch sc;
-    re_status status = scratch_init(&sc);
+    re_status status = scratch_init(&sc, &wk->diag);
     if (status != RE_OK) {
         scratch_free(&sc);
-        fail(jb, status, "out of memory");
+        fail(jb, status, &wk->diag);
         return NULL;
     }
     pthread_mutex_lock(&jb->lock);
@@ -596,10 +595,9 @@ static void *worker_main(void *arg)
         jb->state[i] = PIECE_RUNNING;
         pthread_mutex_unlock(&jb->lock);
 
-        sc.why[0] = '\0';
         status = piece_start(&jb->pieces[i], jb, &sc);
         if (status != RE_OK)
-            fail(jb, status, sc.why[0] ? sc.why : re_strerror(status));
+            fail(jb, status, &wk->diag);
 
         pthread_mutex_lock(&jb->lock);
         if (status == RE_OK)
@@ -704,7 +702,7 @@ static re_status splice_all(job *jb, writer *w, scratch *sc, size_t *final_piece
             if (status != RE_OK)
                 return status;
             if (frames_out(cur) == before) {     /* flushed short of next's frames */
-                say(sc->why, sizeof sc->why, "the encoders disagree on the stream's length");
+                re_diag_add(sc->diag, NULL, 0, 0, "the encoders disagree on the stream's length");
                 return RE_ERR_ENCODER;
             }
             if (st)
@@ -726,7 +724,8 @@ static re_status splice_all(job *jb, writer *w, scratch *sc, size_t *final_piece
         unsigned borrow = next->frame[found - next->first].borrow;
         status = copy_borrowed(cur, next, found, borrow, fmt->side_len);
         if (status != RE_OK) {
-            say(sc->why, sizeof sc->why, "cannot splice at frame %llu", (unsigned long long)found);
+            re_diag_add(sc->diag, NULL, 0, 0, "cannot splice at frame %llu",
+                        (unsigned long long)found);
             return status;
         }
         size_t end = cur->frame[found - cur->first].offset;
@@ -768,15 +767,15 @@ static re_status splice_all(job *jb, writer *w, scratch *sc, size_t *final_piece
 }
 
 /* Writes the LAME tag frame for the spliced stream over the placeholder at tag_at. */
-static re_status write_tag(job *jb, writer *w, const piece *last, off_t tag_at, char *why,
-                           size_t why_len)
+static re_status write_tag(job *jb, writer *w, const piece *last, off_t tag_at,
+                           re_diagnostics *diag)
 {
     const stream_format *fmt = &jb->fmt;
     unsigned char tag[2880];
     size_t size = lame_get_lametag_frame(last->gf, tag, sizeof tag);
     size_t x = fmt->side_len;
     if (size != fmt->tag_frame_len || x + LAME_TAG_END > size || memcmp(tag + x, "Info", 4) != 0) {
-        say(why, why_len, "LAME's tag frame is not the expected Info tag");
+        re_diag_add(diag, NULL, 0, 0, "LAME's tag frame is not the expected Info tag");
         return RE_ERR_ENCODER;
     }
     uint64_t frames = frames_out(last);
@@ -785,14 +784,14 @@ static re_status write_tag(job *jb, writer *w, const piece *last, off_t tag_at, 
     uint64_t span = frames * fmt->spf;
     if (span < delay + jb->samples || span - delay - jb->samples > 0xFFF || bytes > UINT32_MAX ||
         frames > UINT32_MAX) {
-        say(why, why_len, "the spliced stream cannot be described by a LAME tag");
+        re_diag_add(diag, NULL, 0, 0, "the spliced stream cannot be described by a LAME tag");
         return RE_ERR_ENCODER;
     }
     unsigned padding = (unsigned)(span - delay - jb->samples);
     unsigned lame_padding = ((unsigned)tag[x + LAME_DELAY + 1] & 0xF) << 8 | tag[x + LAME_DELAY + 2];
     if (padding != lame_padding) {
-        say(why, why_len, "the spliced stream has %u samples of padding, LAME says %u", padding,
-            lame_padding);
+        re_diag_add(diag, NULL, 0, 0, "the spliced stream has %u samples of padding, LAME says %u",
+                    padding, lame_padding);
         return RE_ERR_ENCODER;
     }
     put_be(tag + x + XING_FRAMES, frames, 4);
@@ -803,7 +802,7 @@ static re_status write_tag(job *jb, writer *w, const piece *last, off_t tag_at, 
     put_be(tag + x + LAME_TAG_CRC, crc16(w->crc_table, 0, tag, x + LAME_TAG_CRC), 2);
     if (fseeko(w->out, tag_at, SEEK_SET) != 0 || fwrite(tag, 1, size, w->out) != size ||
         fseeko(w->out, 0, SEEK_END) != 0 || fflush(w->out) != 0) {
-        say(why, why_len, "cannot write the MP3 file: %s", strerror(errno));
+        re_diag_add(diag, NULL, 0, 0, "cannot write the MP3 file: %s", strerror(errno));
         return RE_ERR_WRITE;
     }
     return RE_OK;
@@ -840,14 +839,18 @@ static void plan_pieces(job *jb, const re_mp3_parallel_tuning *tuning)
     jb->piece_count = count ? (size_t)count : 1;
 }
 
+/* The writer's messages go to writer_said, each worker's to its own list; after the join the
+ * first failure's are moved to diag. */
 static re_status encode_pieces(FILE *out, job *jb, unsigned workers, const unsigned char *id3_tag,
-                               size_t id3_len, re_mp3_parallel_stats *stats, char *why,
-                               size_t why_len)
+                               size_t id3_len, re_mp3_parallel_stats *stats, re_diagnostics *diag)
 {
     re_status status = RE_OK;
     pthread_t *threads = NULL;
+    worker *crew = NULL;
     size_t started = 0;
     int lock_ready = 0, cond_ready = 0;
+    re_diagnostics writer_said;
+    re_diagnostics_init(&writer_said, RE_DIAG_DEFAULT_LIMIT);
     scratch sc = { 0 };
     writer w = { .out = out, .stats = stats };
     crc16_table(w.crc_table);
@@ -857,7 +860,13 @@ static re_status encode_pieces(FILE *out, job *jb, unsigned workers, const unsig
     if (workers > jb->piece_count)
         workers = (unsigned)jb->piece_count;
     threads = calloc(workers, sizeof *threads);
-    if (!jb->pieces || !jb->state || !threads || scratch_init(&sc) != RE_OK) {
+    crew = calloc(workers, sizeof *crew);
+    for (unsigned t = 0; crew && t < workers; t++) {
+        crew[t].jb = jb;
+        re_diagnostics_init(&crew[t].diag, RE_DIAG_DEFAULT_LIMIT);
+    }
+    if (!jb->pieces || !jb->state || !threads || !crew
+        || scratch_init(&sc, &writer_said) != RE_OK) {
         status = RE_ERR_NOMEM;
         goto done;
     }
@@ -882,33 +891,30 @@ static re_status encode_pieces(FILE *out, job *jb, unsigned workers, const unsig
 
     if (id3_len && fwrite(id3_tag, 1, id3_len, out) != id3_len) {
         status = RE_ERR_WRITE;
-        say(why, why_len, "cannot write the MP3 file: %s", strerror(errno));
+        re_diag_add(diag, NULL, 0, 0, "cannot write the MP3 file: %s", strerror(errno));
         goto done;
     }
     off_t tag_at = ftello(out);
     if (tag_at < 0) {
         status = RE_ERR_WRITE;
-        say(why, why_len, "cannot write the MP3 file: %s", strerror(errno));
+        re_diag_add(diag, NULL, 0, 0, "cannot write the MP3 file: %s", strerror(errno));
         goto done;
     }
     for (; started < workers; started++) {
-        if (pthread_create(&threads[started], NULL, worker_main, jb) != 0) {
+        if (pthread_create(&threads[started], NULL, worker_main, &crew[started]) != 0) {
             status = RE_ERR_NOMEM;
-            say(why, why_len, "cannot start an encoder thread");
+            re_diag_add(diag, NULL, 0, 0, "cannot start an encoder thread");
             break;
         }
     }
     size_t final_piece = 0;
     if (status == RE_OK) {
         status = splice_all(jb, &w, &sc, &final_piece);
-        if (status != RE_OK) {
-            char message[WHY_LEN];
-            if (status == RE_ERR_WRITE)
-                snprintf(message, sizeof message, "cannot write the MP3 file: %s", strerror(errno));
-            else
-                snprintf(message, sizeof message, "%s", sc.why[0] ? sc.why : re_strerror(status));
-            fail(jb, status, message);    /* keeps a worker's earlier error */
-        }
+        if (status == RE_ERR_WRITE)
+            re_diag_add(&writer_said, NULL, 0, 0, "cannot write the MP3 file: %s",
+                        strerror(errno));
+        if (status != RE_OK)
+            fail(jb, status, &writer_said);    /* keeps a worker's earlier error */
     }
     if (status != RE_OK)
         atomic_store(&jb->abort, 1);
@@ -925,10 +931,12 @@ static re_status encode_pieces(FILE *out, job *jb, unsigned workers, const unsig
 #endif
     if (jb->error != RE_OK) {
         status = jb->error;
-        say(why, why_len, "%s", jb->why);
+        re_status moved = re_diag_move(diag, jb->said);
+        if (moved != RE_OK)
+            status = moved;
     }
     if (status == RE_OK)
-        status = write_tag(jb, &w, &jb->pieces[final_piece], tag_at, why, why_len);
+        status = write_tag(jb, &w, &jb->pieces[final_piece], tag_at, diag);
 done:
     if (jb->pieces)
         for (size_t p = 0; p < jb->piece_count; p++)
@@ -936,7 +944,11 @@ done:
     free(jb->pieces);
     free(jb->state);
     free(threads);
+    for (unsigned t = 0; crew && t < workers; t++)
+        re_diagnostics_free(&crew[t].diag);
+    free(crew);
     scratch_free(&sc);
+    re_diagnostics_free(&writer_said);
     if (cond_ready)
         pthread_cond_destroy(&jb->changed);
     if (lock_ready)
@@ -947,11 +959,13 @@ done:
 /* ---- the serial path ----------------------------------------------------------------------- */
 
 static re_status encode_serial(FILE *out, job *jb, const unsigned char *id3_tag, size_t id3_len,
-                               char *why, size_t why_len)
+                               re_diagnostics *diag)
 {
     re_mp3_encoder *enc = NULL;
+    re_diagnostics read_said;
+    re_diagnostics_init(&read_said, RE_DIAG_DEFAULT_LIMIT);
     scratch sc = { 0 };
-    re_status status = scratch_init(&sc);
+    re_status status = scratch_init(&sc, &read_said);
     if (status == RE_OK)
         status = re_mp3_encoder_create(out, jb->rate, jb->settings, id3_tag, id3_len, &enc);
     for (uint64_t done = 0; status == RE_OK && done < jb->samples;) {
@@ -968,13 +982,16 @@ static re_status encode_serial(FILE *out, job *jb, const unsigned char *id3_tag,
     if (status == RE_OK)
         status = re_mp3_encoder_finish(enc);
     re_mp3_encoder_free(enc);
-    if (status == RE_ERR_READ)
-        say(why, why_len, "%s", sc.why);
-    else if (status == RE_ERR_WRITE)
-        say(why, why_len, "cannot write the MP3 file: %s", strerror(errno));
+    if (status == RE_ERR_READ) {
+        re_status moved = re_diag_move(diag, &read_said);
+        if (moved != RE_OK)
+            status = moved;
+    } else if (status == RE_ERR_WRITE)
+        re_diag_add(diag, NULL, 0, 0, "cannot write the MP3 file: %s", strerror(errno));
     else if (status == RE_ERR_ENCODER)
-        say(why, why_len, "LAME failed");
+        re_diag_add(diag, NULL, 0, 0, "LAME failed");
     scratch_free(&sc);
+    re_diagnostics_free(&read_said);
     return status;
 }
 
@@ -983,10 +1000,8 @@ re_status re_mp3_encode_fd_tuned(FILE *out, int pcm_fd, uint64_t frames, unsigne
                                  size_t id3_len, unsigned workers,
                                  const re_mp3_parallel_tuning *tuning,
                                  re_mp3_parallel_stats *stats, volatile sig_atomic_t *stop,
-                                 char *why, size_t why_len)
+                                 re_diagnostics *diag)
 {
-    if (why && why_len > 0)
-        why[0] = '\0';
     if (stats) {
         uint64_t *splice_at = stats->splice_at;
         size_t capacity = stats->splice_capacity;
@@ -995,41 +1010,48 @@ re_status re_mp3_encode_fd_tuned(FILE *out, int pcm_fd, uint64_t frames, unsigne
         stats->splice_capacity = capacity;
     }
     if (!out || pcm_fd < 0 || !settings || (id3_len > 0 && !id3_tag)) {
-        say(why, why_len, "invalid argument");
+        re_diag_add(diag, NULL, 0, 0, "invalid argument");
         return RE_ERR_INVALID;
     }
-    re_status status = re_mp3_check_settings(sample_rate, settings, why, why_len);
+    re_status status = re_mp3_check_settings(sample_rate, settings, diag);
     if (status != RE_OK)
         return status;
     if (ftello(out) < 0) {
-        say(why, why_len, "the MP3 output cannot seek (a pipe?)");
-        return errno == ESPIPE ? RE_ERR_INVALID : RE_ERR_WRITE;
+        int error = errno;
+        re_diag_add(diag, NULL, 0, 0, "the MP3 output cannot seek (a pipe?)");
+        return error == ESPIPE ? RE_ERR_INVALID : RE_ERR_WRITE;
     }
     job jb = { .fd = pcm_fd, .samples = frames, .rate = sample_rate, .settings = settings,
                .stop = stop };
     if (describe_stream(sample_rate, settings->bitrate_kbps, &jb.fmt) != RE_OK) {
-        say(why, why_len, "%u Hz at %d kbps is not an MPEG Layer III stream", sample_rate,
-            settings->bitrate_kbps);
+        re_diag_add(diag, NULL, 0, 0, "%u Hz at %d kbps is not an MPEG Layer III stream",
+                    sample_rate, settings->bitrate_kbps);
         return RE_ERR_ENCODER;
     }
     plan_pieces(&jb, tuning);
     if (workers <= 1 || (jb.piece_count == 1 && !(tuning && tuning->force_pieces)))
-        return encode_serial(out, &jb, id3_tag, id3_len, why, why_len);
+        return encode_serial(out, &jb, id3_tag, id3_len, diag);
     if (stats)
         stats->pieces = jb.piece_count;
     unsigned threads = tuning && tuning->threads && tuning->threads < workers ? tuning->threads
                                                                              : workers;
-    status = encode_pieces(out, &jb, threads, id3_tag, id3_len, stats, why, why_len);
-    if (status == RE_ERR_INTERRUPTED || status == RE_ERR_NOMEM)
-        say(why, why_len, "%s", re_strerror(status));
+    re_diagnostics said;
+    re_diagnostics_init(&said, RE_DIAG_DEFAULT_LIMIT);
+    status = encode_pieces(out, &jb, threads, id3_tag, id3_len, stats, &said);
+    if (status != RE_ERR_INTERRUPTED && status != RE_ERR_NOMEM) {   /* these say no more */
+        re_status moved = re_diag_move(diag, &said);
+        if (moved != RE_OK)
+            status = moved;
+    }
+    re_diagnostics_free(&said);
     return status;
 }
 
 re_status re_mp3_encode_fd(FILE *out, int pcm_fd, uint64_t frames, unsigned sample_rate,
                            const re_mp3_settings *settings, const unsigned char *id3_tag,
                            size_t id3_len, unsigned workers, volatile sig_atomic_t *stop,
-                           char *why, size_t why_len)
+                           re_diagnostics *diag)
 {
     return re_mp3_encode_fd_tuned(out, pcm_fd, frames, sample_rate, settings, id3_tag, id3_len,
-                                  workers, NULL, NULL, stop, why, why_len);
+                                  workers, NULL, NULL, stop, diag);
 }

@@ -24,7 +24,7 @@ static re_status set_strings(SNDFILE *file, const re_wav_tags *tags)
 }
 
 re_status re_wav_writer_create(int fd, unsigned sample_rate, const re_wav_tags *tags,
-                               re_wav_writer **out, char *why, size_t why_len)
+                               re_wav_writer **out, re_diagnostics *diag)
 {
     *out = NULL;
     re_wav_writer *wav = calloc(1, sizeof *wav);
@@ -34,12 +34,12 @@ re_status re_wav_writer_create(int fd, unsigned sample_rate, const re_wav_tags *
                      .format = SF_FORMAT_WAV | SF_FORMAT_PCM_16 };
     wav->file = sf_open_fd(fd, SFM_WRITE, &info, 0);
     if (!wav->file) {
-        snprintf(why, why_len, "cannot start the WAV file: %s", sf_strerror(NULL));
+        re_diag_add(diag, NULL, 0, 0, "cannot start the WAV file: %s", sf_strerror(NULL));
         free(wav);
         return RE_ERR_WRITE;
     }
     if (set_strings(wav->file, tags) != RE_OK) {
-        snprintf(why, why_len, "cannot write the WAV file: %s", sf_strerror(wav->file));
+        re_diag_add(diag, NULL, 0, 0, "cannot write the WAV file: %s", sf_strerror(wav->file));
         re_wav_writer_free(wav);
         return RE_ERR_WRITE;
     }
@@ -47,26 +47,26 @@ re_status re_wav_writer_create(int fd, unsigned sample_rate, const re_wav_tags *
     return RE_OK;
 }
 
-re_status re_wav_writer_write(re_wav_writer *wav, const int16_t *pcm, size_t frames, char *why,
-                              size_t why_len)
+re_status re_wav_writer_write(re_wav_writer *wav, const int16_t *pcm, size_t frames,
+                              re_diagnostics *diag)
 {
     if (!wav->file)
         return RE_ERR_INVALID;
     if (sf_writef_short(wav->file, pcm, (sf_count_t)frames) != (sf_count_t)frames) {
-        snprintf(why, why_len, "cannot write the WAV file: %s", sf_strerror(wav->file));
+        re_diag_add(diag, NULL, 0, 0, "cannot write the WAV file: %s", sf_strerror(wav->file));
         return RE_ERR_WRITE;
     }
     return RE_OK;
 }
 
-re_status re_wav_writer_finish(re_wav_writer *wav, char *why, size_t why_len)
+re_status re_wav_writer_finish(re_wav_writer *wav, re_diagnostics *diag)
 {
     if (!wav->file)
         return RE_ERR_INVALID;
     int rc = sf_close(wav->file);
     wav->file = NULL;
     if (rc != 0) {
-        snprintf(why, why_len, "cannot finish the WAV file: %s", sf_strerror(NULL));
+        re_diag_add(diag, NULL, 0, 0, "cannot finish the WAV file: %s", sf_strerror(NULL));
         return RE_ERR_WRITE;
     }
     return RE_OK;

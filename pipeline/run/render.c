@@ -137,10 +137,10 @@ static re_status check_encoder(render *r)
         re_wav_describe(rate, r->encoder, sizeof r->encoder);
         return RE_OK;
     }
-    char why[WHY_LEN];
-    re_status status = re_mp3_check_settings(rate, &r->opt->mp3, why, sizeof why);
+    size_t from = r->diag->count;
+    re_status status = re_mp3_check_settings(rate, &r->opt->mp3, r->diag);
     if (status != RE_OK)
-        return fail_at(r, status, r->opt->output_path, 0, 0, why);
+        return place(r, status, from, r->opt->output_path, 0, 0);
     re_mp3_describe(rate, &r->opt->mp3, r->encoder, sizeof r->encoder);
     return RE_OK;
 }
@@ -335,7 +335,6 @@ static void describe_facts(render *r)
  * one-encoder path (different bytes, same length and tags). */
 static re_status encode_mp3(render *r, re_spool *input)
 {
-    char why[WHY_LEN] = "";
     unsigned char *tag = NULL;
     size_t tag_len = 0;
     re_status status = episode_id3_tag(&r->facts, &tag, &tag_len);
@@ -348,47 +347,46 @@ static re_status encode_mp3(render *r, re_spool *input)
     }
     re_mp3_parallel_tuning tuning = { .threads = r->opt->encode_threads };
     report(r, RE_PHASE_ENCODE, 0, (size_t)re_spool_frames(input));
+    size_t from = r->diag->count;
     status = re_mp3_encode_fd_tuned(re_output_stream(r->audio), re_spool_fd(input),
                                     re_spool_frames(input), re_engine_sample_rate(r->engine),
                                     &r->opt->mp3, tag, tag_len, workers, &tuning, NULL,
-                                    r->opt->stop, why, sizeof why);
+                                    r->opt->stop, r->diag);
     free(tag);
     if (status == RE_OK)
         report(r, RE_PHASE_ENCODE, (size_t)re_spool_frames(input), (size_t)re_spool_frames(input));
-    if (status != RE_OK && status != RE_ERR_INTERRUPTED && status != RE_ERR_NOMEM)
-        return fail_at(r, status, r->opt->output_path, 0, 0, why[0] ? why : re_strerror(status));
-    return status;
+    if (status != RE_OK && status != RE_ERR_INTERRUPTED && status != RE_ERR_NOMEM
+        && r->diag->count == from)
+        return fail_at(r, status, r->opt->output_path, 0, 0, re_strerror(status));
+    return place(r, status, from, r->opt->output_path, 0, 0);
 }
 
 static re_status encode_wav(render *r, re_spool *input)
 {
     re_wav_tags tags = episode_wav_tags(r->episode);
-    char why[WHY_LEN] = "";
     re_wav_writer *wav = NULL;
     size_t from = r->diag->count;
     int16_t *pcm = malloc(ENCODE_CHUNK * sizeof *pcm);
     re_status status = pcm ? re_spool_rewind(input, r->diag) : RE_ERR_NOMEM;
     if (status == RE_OK)
         status = re_wav_writer_create(fileno(re_output_stream(r->audio)),
-                                      re_engine_sample_rate(r->engine), &tags, &wav, why, sizeof why);
+                                      re_engine_sample_rate(r->engine), &tags, &wav, r->diag);
     uint64_t total = re_spool_frames(input), done = 0;
     while (status == RE_OK) {
         size_t got;
         status = re_spool_read(input, pcm, ENCODE_CHUNK, &got, r->diag);
         if (status != RE_OK || got == 0)
             break;
-        status = re_wav_writer_write(wav, pcm, got, why, sizeof why);
+        status = re_wav_writer_write(wav, pcm, got, r->diag);
         done += got;
         if (status == RE_OK && stopped(r))
             status = RE_ERR_INTERRUPTED;
         report(r, RE_PHASE_ENCODE, (size_t)done, (size_t)total);
     }
     if (status == RE_OK)
-        status = re_wav_writer_finish(wav, why, sizeof why);
+        status = re_wav_writer_finish(wav, r->diag);
     re_wav_writer_free(wav);
     free(pcm);
-    if ((status == RE_ERR_WRITE || status == RE_ERR_READ) && why[0])
-        return fail_at(r, status, r->opt->output_path, 0, 0, why);
     return place(r, status, from, r->opt->output_path, 0, 0);
 }
 

@@ -162,18 +162,20 @@ static re_status encode(const char *path, int fd, const signal_pcm *sig, const r
                         unsigned workers, const re_mp3_parallel_tuning *tuning,
                         re_mp3_parallel_stats *stats)
 {
-    char why[256] = "x";
+    re_diagnostics diag;
+    re_diagnostics_init(&diag, 0);
     FILE *out = fopen(path, "wb");
     if (!out)
         return RE_ERR_WRITE;
     re_status st = re_mp3_encode_fd_tuned(out, fd, sig->n, sig->rate, s, id3_tag, id3_len,
-                                          workers, tuning, stats, NULL, why, sizeof why);
+                                          workers, tuning, stats, NULL, &diag);
     if (fclose(out) != 0 && st == RE_OK)
         st = RE_ERR_WRITE;
     if (st != RE_OK)
-        fprintf(stderr, "%s: %s (%s)\n", path, re_strerror(st), why);
+        fprintf(stderr, "%s: %s (%s)\n", path, re_strerror(st), diag_last(&diag));
     else
-        CHECK_STR(why, "");
+        CHECK_INT(diag.count, 0);
+    re_diagnostics_free(&diag);
     return st;
 }
 
@@ -567,7 +569,9 @@ static void test_errors(void)
         return;
     int fd = write_spool(&sig, "errors.raw");
     re_mp3_settings s = { 64, -1 };
-    char why[256], path[320];
+    char path[320];
+    re_diagnostics diag;
+    re_diagnostics_init(&diag, 0);
     snprintf(path, sizeof path, "%s/errors.mp3", dir);
     re_mp3_parallel_tuning small = { .piece_frames = 20 };
 
@@ -576,36 +580,43 @@ static void test_errors(void)
     for (unsigned workers = 1; workers <= 2; workers++) {
         FILE *out = fopen(path, "wb");
         CHECK_INT(re_mp3_encode_fd_tuned(out, fd, sig.n, 22050, &s, NULL, 0, workers, &small,
-                                         NULL, &stop, why, sizeof why), RE_ERR_INTERRUPTED);
+                                         NULL, &stop, &diag), RE_ERR_INTERRUPTED);
+        CHECK_INT(diag.count, 0);   /* an interruption says nothing more */
         fclose(out);
     }
     /* A spool shorter than announced. */
     for (unsigned workers = 1; workers <= 2; workers++) {
         FILE *out = fopen(path, "wb");
         CHECK_INT(re_mp3_encode_fd_tuned(out, fd, sig.n + 50000, 22050, &s, NULL, 0, workers,
-                                         &small, NULL, NULL, why, sizeof why), RE_ERR_READ);
-        CHECK(strstr(why, "audio spool") != NULL);
+                                         &small, NULL, NULL, &diag), RE_ERR_READ);
+        CHECK(strstr(diag_last(&diag), "audio spool") != NULL);
+        CHECK_INT(diag.count, 1);   /* the first failure, from whichever thread */
+        CHECK(diag.items[0].file == NULL);
+        diag_clear(&diag);
         fclose(out);
     }
     /* Settings the serial encoder refuses are refused with its reason. */
     re_mp3_settings low = { 48, -1 };
     FILE *out = fopen(path, "wb");
-    CHECK_INT(re_mp3_encode_fd(out, fd, sig.n, 22050, &low, NULL, 0, 2, NULL, why, sizeof why),
+    CHECK_INT(re_mp3_encode_fd(out, fd, sig.n, 22050, &low, NULL, 0, 2, NULL, &diag),
               RE_ERR_ENCODER);
-    CHECK_STR(why, "bitrate 48 kbps is too low to carry the LAME tag at 22050 Hz; use 56..160");
-    CHECK_INT(re_mp3_encode_fd(out, fd, sig.n, 22050, NULL, NULL, 0, 2, NULL, why, sizeof why),
+    CHECK_STR(diag_last(&diag),
+              "bitrate 48 kbps is too low to carry the LAME tag at 22050 Hz; use 56..160");
+    CHECK_INT(re_mp3_encode_fd(out, fd, sig.n, 22050, NULL, NULL, 0, 2, NULL, &diag),
               RE_ERR_INVALID);
-    CHECK_INT(re_mp3_encode_fd(NULL, fd, sig.n, 22050, &s, NULL, 0, 2, NULL, why, sizeof why),
+    CHECK_INT(re_mp3_encode_fd(NULL, fd, sig.n, 22050, &s, NULL, 0, 2, NULL, &diag),
               RE_ERR_INVALID);
-    CHECK_INT(re_mp3_encode_fd(out, -1, sig.n, 22050, &s, NULL, 0, 2, NULL, why, sizeof why),
+    CHECK_INT(re_mp3_encode_fd(out, -1, sig.n, 22050, &s, NULL, 0, 2, NULL, &diag),
               RE_ERR_INVALID);
     fclose(out);
     /* A pipe cannot take the tag frame written back. */
     int fds[2];
     CHECK(pipe(fds) == 0);
     FILE *piped = fdopen(fds[1], "wb");
-    CHECK_INT(re_mp3_encode_fd(piped, fd, sig.n, 22050, &s, NULL, 0, 2, NULL, why, sizeof why),
+    CHECK_INT(re_mp3_encode_fd(piped, fd, sig.n, 22050, &s, NULL, 0, 2, NULL, &diag),
               RE_ERR_INVALID);
+    CHECK_STR(diag_last(&diag), "the MP3 output cannot seek (a pipe?)");
+    re_diagnostics_free(&diag);
     fclose(piped);
     close(fds[0]);
     /* Nothing to encode: a valid, empty file (ffmpeg 5.1 decodes 529 samples of it, mpg123

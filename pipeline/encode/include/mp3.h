@@ -25,19 +25,20 @@ typedef struct re_mp3_settings {
 
 /* Checks that LAME can encode mono at `sample_rate` with these settings AND still write its
  * Xing/LAME tag (at low bitrates it silently drops it, and durations drift). On refusal
- * returns RE_ERR_ENCODER with a one-line English reason in why (e.g. "bitrate 48 kbps is
- * too low to carry the LAME tag at 22050 Hz; use 56..160"). */
+ * returns RE_ERR_ENCODER with a one-line English reason in diag (e.g. "bitrate 48 kbps is
+ * too low to carry the LAME tag at 22050 Hz; use 56..160"), which names no file: the caller
+ * knows which output the settings are for (re_diag_place). */
 re_status re_mp3_check_settings(unsigned sample_rate, const re_mp3_settings *settings,
-                                char *why, size_t why_len);
-/* Also refused (RE_ERR_ENCODER, reason in why): a rate that is not an MPEG rate (no
+                                re_diagnostics *diag);
+/* Also refused (RE_ERR_ENCODER, reason in diag): a rate that is not an MPEG rate (no
  * resampling is done), a quality outside -1..9, and a bitrate that is not a Layer III bitrate
  * of the rate's MPEG version (the reason lists the valid ones; LAME itself would silently
  * substitute another). The tag check encodes a frame of silence with LAME, about 1 ms.
  * Measured with LAME 3.100, the lowest bitrate that carries the tag (mono):
  *   8000 Hz 24 | 11025, 12000 Hz 32 | 16000 Hz 40 | 22050 Hz 56 | 24000 Hz 64 |
  *   32000 Hz 40 | 44100 Hz 56 | 48000 Hz 64   (highest: 64 below 16 kHz, 160 below 32 kHz,
- *   else 320). why is always NUL-terminated (empty on success) when why_len > 0.
- * RE_ERR_INVALID if settings is NULL. */
+ *   else 320). Nothing is added on success, nor for RE_ERR_NOMEM.
+ * RE_ERR_INVALID (no message) if settings is NULL. */
 
 /* Describes the settings for the TSSE frame, e.g. "LAME 3.100, 64 kbps CBR, mono, 22050 Hz"
  * (", quality N" is appended unless quality is -1). Truncates to len; never fails. */

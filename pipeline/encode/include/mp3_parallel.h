@@ -50,17 +50,19 @@
  *
  * stop (may be NULL) is polled between chunks of about 8192 samples: once it is non-zero
  * the call returns RE_ERR_INTERRUPTED and the stream holds an unfinished file that the
- * caller discards. Also returned, with a one-line English reason in why (always
- * NUL-terminated when why_len > 0, empty on success):
+ * caller discards. Also returned, with a one-line English reason in diag that names no file
+ * (the encoder has a stream and a descriptor: the caller places it):
  *   RE_ERR_INVALID   a NULL argument, or a stream that cannot seek (a pipe);
  *   RE_ERR_ENCODER   settings re_mp3_check_settings refuses (its reason), or LAME failed;
  *   RE_ERR_READ      pcm_fd holds fewer than `frames` samples or cannot be read;
- *   RE_ERR_WRITE     the stream failed;
- *   RE_ERR_NOMEM     an allocation or a thread could not be created. */
+ *   RE_ERR_WRITE     the stream failed.
+ * RE_ERR_NOMEM (an allocation or a thread could not be created) and RE_ERR_INTERRUPTED come
+ * without a message. Whichever encoder thread failed first is the one reported: each thread
+ * says why in a list of its own, moved to diag after the threads are joined. */
 re_status re_mp3_encode_fd(FILE *out, int pcm_fd, uint64_t frames, unsigned sample_rate,
                            const re_mp3_settings *settings, const unsigned char *id3_tag,
                            size_t id3_len, unsigned workers, volatile sig_atomic_t *stop,
-                           char *why, size_t why_len);
+                           re_diagnostics *diag);
 
 /* Knobs for tests and measurements; zero fields take the defaults. Sizes are in MP3 frames
  * (576 samples below 32 kHz, 1152 from 32 kHz). The piece length is rounded up to a
@@ -99,6 +101,6 @@ re_status re_mp3_encode_fd_tuned(FILE *out, int pcm_fd, uint64_t frames, unsigne
                                  size_t id3_len, unsigned workers,
                                  const re_mp3_parallel_tuning *tuning,
                                  re_mp3_parallel_stats *stats, volatile sig_atomic_t *stop,
-                                 char *why, size_t why_len);
+                                 re_diagnostics *diag);
 
 #endif

@@ -4,8 +4,9 @@
  * Life cycle: re_wav_writer_create (on an open descriptor) -> re_wav_writer_write any number
  * of times -> re_wav_writer_finish (completes the header) -> re_wav_writer_free. free without
  * finish is allowed (after an error); the file then holds an unfinished WAV the caller
- * discards. The writer never closes the descriptor. Every failure is RE_ERR_WRITE (or
- * RE_ERR_NOMEM) with a one-line English reason in why, e.g. "cannot write the WAV file: ...". */
+ * discards. The writer never closes the descriptor. Every failure is RE_ERR_WRITE, with a
+ * one-line English message in diag, e.g. "cannot write the WAV file: ...", that names no file
+ * (the writer has only a descriptor: the caller places it), or RE_ERR_NOMEM without one. */
 #ifndef RE_WAV_H
 #define RE_WAV_H
 
@@ -24,12 +25,12 @@ typedef struct re_wav_writer re_wav_writer;
 
 /* `fd` must be open for writing at offset 0 and seekable (libsndfile writes the header last). */
 re_status re_wav_writer_create(int fd, unsigned sample_rate, const re_wav_tags *tags,
-                               re_wav_writer **out, char *why, size_t why_len);
+                               re_wav_writer **out, re_diagnostics *diag);
 /* Appends `frames` mono samples. */
-re_status re_wav_writer_write(re_wav_writer *wav, const int16_t *pcm, size_t frames, char *why,
-                              size_t why_len);
+re_status re_wav_writer_write(re_wav_writer *wav, const int16_t *pcm, size_t frames,
+                              re_diagnostics *diag);
 /* Completes the file; afterwards only free is allowed. */
-re_status re_wav_writer_finish(re_wav_writer *wav, char *why, size_t why_len);
+re_status re_wav_writer_finish(re_wav_writer *wav, re_diagnostics *diag);
 void re_wav_writer_free(re_wav_writer *wav);
 
 /* Describes the encoding for the sidecar and the inputs digest, e.g. "libsndfile
