@@ -58,7 +58,7 @@ re_status re_array_grow(void *items, size_t *capacity, size_t count, size_t item
 /* Room for one more message: 0 when the list is full (marked truncated), -1 when memory ran out. */
 static int make_room(re_diagnostics *d)
 {
-    if (d->count >= d->limit) {
+    if (d->count >= (d->limit ? d->limit : RE_DIAG_DEFAULT_LIMIT)) {
         d->truncated = 1;
         return 0;
     }

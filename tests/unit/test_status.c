@@ -66,6 +66,15 @@ static void test_move_and_limit(void)
     re_diagnostics_free(&to);
 }
 
+static void test_zeroed_list(void)
+{
+    re_diagnostics d = { 0 };   /* as good as re_diagnostics_init(&d, 0) */
+    CHECK_INT(re_diag_add(&d, NULL, 0, 0, "kept"), RE_OK);
+    CHECK_INT(d.count, 1);
+    CHECK(!d.truncated);
+    re_diagnostics_free(&d);
+}
+
 static void test_null_list(void)
 {
     CHECK_INT(re_diag_add(NULL, NULL, 0, 0, "nobody listens"), RE_OK);
@@ -78,6 +87,7 @@ int main(void)
     test_unplaced_and_placed();
     test_prefix();
     test_move_and_limit();
+    test_zeroed_list();
     test_null_list();
     return check_finish("test_status");
 }

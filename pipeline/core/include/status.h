@@ -39,8 +39,8 @@ typedef struct re_diag {
     char *message;
 } re_diag;
 
-/* A bounded list of messages. Initialise with re_diagnostics_init, release with
- * re_diagnostics_free; items are owned by the list. */
+/* A bounded list of messages. Initialise with re_diagnostics_init (a zeroed list is an empty
+ * one with the default limit), release with re_diagnostics_free; items are owned by the list. */
 typedef struct re_diagnostics {
     re_diag *items;
     size_t count;
