@@ -35,6 +35,9 @@ int cli_parse_number(const char *option, const char *text, unsigned long min, un
 const char *cli_option_value(int argc, char **argv, int *i, const char *name);
 int cli_is_option(const char *arg, const char *short_name, const char *long_name);
 void cli_print_diagnostics(const re_diagnostics *diag);
+/* The first message in diag without its place, for a line the command words itself; or
+ * re_strerror(status) when there is none. */
+const char *cli_first_message(const re_diagnostics *diag, re_status status);
 
 /* Appends the shipped voice folders (beside the installed program, the source tree it was
  * built from, the configured install location) to dirs, which has room for 3 more; returns

@@ -78,9 +78,14 @@ static int parse_args(int argc, char **argv, cache_cli *cli)
                 return usage_error("%s needs a SIZE (like 500M, 2G or 1048576)", "--prune");
             if (cli->prune_text)
                 return usage_error("%s given twice", "--prune");
-            char why[160];
-            if (re_cache_parse_size(v, &cli->prune_bytes, why, sizeof why) != RE_OK)
-                return usage_error("--prune: %s", why);
+            re_diagnostics said;
+            re_diagnostics_init(&said, RE_DIAG_DEFAULT_LIMIT);
+            re_status parsed = re_cache_parse_size(v, &cli->prune_bytes, &said);
+            if (parsed != RE_OK)
+                usage_error("--prune: %s", cli_first_message(&said, parsed));
+            re_diagnostics_free(&said);
+            if (parsed != RE_OK)
+                return RE_EXIT_USAGE;
             cli->prune_text = v;
         } else if ((v = option_value(argc, argv, &i, "--cache", &missing)) || missing) {
             if (missing || !v[0])
@@ -163,12 +168,15 @@ int cli_cache(int argc, char **argv)
         fputs(cache_usage, stdout);
         return fflush(stdout) == 0 ? RE_EXIT_OK : RE_EXIT_FAILURE;
     }
-    char why[512];
+    re_diagnostics diag;
+    re_diagnostics_init(&diag, RE_DIAG_DEFAULT_LIMIT);
     char *default_dir = NULL;
     if (!cli.dir) {
-        default_dir = re_cache_default_dir(why, sizeof why);
+        default_dir = re_cache_default_dir(&diag);
         if (!default_dir) {
-            fprintf(stderr, "render-episode cache: %s; name the folder with --cache DIR\n", why);
+            fprintf(stderr, "render-episode cache: %s; name the folder with --cache DIR\n",
+                    cli_first_message(&diag, RE_ERR_NOMEM));
+            re_diagnostics_free(&diag);
             return RE_EXIT_FAILURE;
         }
         cli.dir = default_dir;
@@ -180,20 +188,20 @@ int cli_cache(int argc, char **argv)
         free(default_dir);
         return RE_EXIT_FAILURE;
     }
-    why[0] = '\0';
     if (cli.stats) {
         re_cache_usage usage;
-        status = re_cache_stats(cache, &usage, why, sizeof why);
+        status = re_cache_stats(cache, &usage, &diag);
         if (status == RE_OK)
             print_stats(cli.dir, &usage);
     } else {
         re_cache_prune_report report;
-        status = re_cache_prune(cache, cli.prune_bytes, &report, why, sizeof why);
+        status = re_cache_prune(cache, cli.prune_bytes, &report, &diag);
         if (status == RE_OK || status == RE_ERR_WRITE)   /* a partial prune is still reported */
             print_prune(cli.dir, &report, cli.prune_bytes);
     }
     if (status != RE_OK)
-        fprintf(stderr, "render-episode cache: %s\n", why[0] ? why : re_strerror(status));
+        fprintf(stderr, "render-episode cache: %s\n", cli_first_message(&diag, status));
+    re_diagnostics_free(&diag);
     if (fflush(stdout) != 0 && status == RE_OK) {
         fprintf(stderr, "render-episode cache: cannot write the report\n");
         status = RE_ERR_WRITE;

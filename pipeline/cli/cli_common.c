@@ -118,6 +118,11 @@ void cli_print_diagnostics(const re_diagnostics *diag)
         fprintf(stderr, "render-episode: too many errors; only the first %zu are shown\n", diag->count);
 }
 
+const char *cli_first_message(const re_diagnostics *diag, re_status status)
+{
+    return diag->count ? diag->items[0].message : re_strerror(status);
+}
+
 const char cli_render_options_help[] =
     "  -b, --bitrate KBPS       MP3 CBR bitrate (default 64; 56..160 at 22050 Hz)\n"
     "      --quality N          LAME quality 0 (best) .. 9 (fastest) (default: LAME's)\n"
@@ -257,10 +262,13 @@ int cli_render_settings_finish(cli_render_settings *s)
         return -1;
     }
     if (!s->no_cache && !s->cache_dir) {
-        char why[256];
-        s->default_cache_dir = re_cache_default_dir(why, sizeof why);
+        re_diagnostics diag;
+        re_diagnostics_init(&diag, RE_DIAG_DEFAULT_LIMIT);
+        s->default_cache_dir = re_cache_default_dir(&diag);
         if (!s->default_cache_dir)
-            fprintf(stderr, "render-episode: rendering without a segment cache: %s\n", why);
+            fprintf(stderr, "render-episode: rendering without a segment cache: %s\n",
+                    cli_first_message(&diag, RE_ERR_NOMEM));
+        re_diagnostics_free(&diag);
         s->cache_dir = s->default_cache_dir;
     }
     s->options.cache_dir = s->no_cache ? NULL : s->cache_dir;

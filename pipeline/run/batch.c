@@ -333,10 +333,10 @@ re_status re_batch_run(re_batch *batch, const re_batch_options *options, re_diag
         return s == RE_OK ? RE_ERR_WRITE : s;
     }
     re_engine *engine;
-    char why[512];
-    re_status status = re_engine_create(options->stop, &engine, why, sizeof why);
+    size_t from = diag->count;
+    re_status status = re_engine_create(options->stop, &engine, diag);
     if (status != RE_OK) {
-        re_diag_add(diag, "render-episode", 0, 0, "%s", why);
+        re_diag_place(diag, from, "render-episode", 0, 0);
         return status;
     }
     unsigned workers = options->workers ? options->workers : 1;

@@ -7,12 +7,11 @@
 #include "normalize.h"
 #include "synth.h"
 
-#define WHY_LEN 512
-
-static re_status fail_at(re_diagnostics *diag, re_status status, const char *file,
-                         const re_item *item, const char *why)
+/* Points what the engine said since `from` at the script, at the item when there is one. */
+static re_status place_at(re_diagnostics *diag, re_status status, size_t from, const char *file,
+                          const re_item *item)
 {
-    re_status s = re_diag_add(diag, file, item ? item->line : 0, item ? item->col : 0, "%s", why);
+    re_status s = re_diag_place(diag, from, file, item ? item->line : 0, item ? item->col : 0);
     return s == RE_OK ? status : s;
 }
 
@@ -20,19 +19,20 @@ static re_status fail_at(re_diagnostics *diag, re_status status, const char *fil
 static re_status explain_item(const re_prepared *p, re_engine *engine, const re_item *item,
                               re_explain_callback each, void *context, re_diagnostics *diag)
 {
-    char *spoken = NULL, *phonemes = NULL, why[WHY_LEN];
+    char *spoken = NULL, *phonemes = NULL;
     unsigned flags;
+    size_t from = diag->count;
     re_status status = re_normalize(p->lexicon, item->text, &spoken, &flags);
     if (status == RE_OK)
         status = re_engine_phonemes(engine, spoken, flags, re_prepared_profile(p, item->voice),
-                                    &phonemes, why, sizeof why);
-    else
-        snprintf(why, sizeof why, "cannot normalize the text: %s", re_strerror(status));
+                                    &phonemes, diag);
+    else if (status != RE_ERR_NOMEM && status != RE_ERR_INTERRUPTED)
+        re_diag_add(diag, NULL, 0, 0, "cannot normalize the text: %s", re_strerror(status));
     if (status == RE_OK) {
         re_explained_item explained = { p->episode->file, item->line, item->col, spoken, phonemes };
         status = each(context, &explained);
-    } else if (status != RE_ERR_NOMEM && status != RE_ERR_INTERRUPTED) {
-        status = fail_at(diag, status, p->episode->file, item, why);
+    } else {
+        status = place_at(diag, status, from, p->episode->file, item);
     }
     free(spoken);
     free(phonemes);
@@ -44,12 +44,12 @@ re_status re_explain(const re_episode_sources *sources, volatile sig_atomic_t *s
 {
     re_prepared p;
     re_engine *engine = NULL;
-    char why[WHY_LEN];
     re_status status = re_prepare(sources, &p, diag);
     if (status == RE_OK) {
-        status = re_engine_create(stop, &engine, why, sizeof why);
+        size_t from = diag->count;
+        status = re_engine_create(stop, &engine, diag);
         if (status != RE_OK)
-            status = fail_at(diag, status, sources->script_path, NULL, why);
+            status = place_at(diag, status, from, sources->script_path, NULL);
     }
     if (status == RE_OK)
         status = re_prepared_check_engine(&p, engine, diag);

@@ -7,8 +7,6 @@
 
 #include "files.h"
 
-#define WHY_LEN 512
-
 static re_status resolve_profiles(const re_episode_sources *src, re_prepared *p,
                                   re_diagnostics *diag)
 {
@@ -70,17 +68,17 @@ static const re_item *first_use(const re_episode *ep, const char *voice)
 
 re_status re_prepared_check_engine(const re_prepared *p, re_engine *engine, re_diagnostics *diag)
 {
-    char why[WHY_LEN];
     for (size_t i = 0; i < p->episode->voice_count; i++) {
-        re_status status = re_engine_check_voice(engine, p->profiles[i], why, sizeof why);
-        if (status == RE_ERR_INTERRUPTED)
-            return status;
+        size_t from = diag->count;
+        re_status status = re_engine_check_voice(engine, p->profiles[i], diag);
         if (status != RE_OK) {
             const re_item *item = first_use(p->episode, p->profiles[i]->name);
-            re_status added = re_diag_add(diag, p->episode->file, item ? item->line : 0,
-                                          item ? item->col : 0, "voice profile '%s': %s",
-                                          p->profiles[i]->name, why);
-            return added == RE_OK ? status : added;
+            re_status said = re_diag_prefix(diag, from, "voice profile '%s': ",
+                                            p->profiles[i]->name);
+            if (said == RE_OK)
+                said = re_diag_place(diag, from, p->episode->file, item ? item->line : 0,
+                                     item ? item->col : 0);
+            return said == RE_OK ? status : said;
         }
     }
     return RE_OK;

@@ -57,8 +57,6 @@ typedef struct render {
     uint64_t sound_frames;               /* audio that came from speech, not pauses */
 } render;
 
-#define WHY_LEN 512
-
 const char *re_render_format_of(const char *output_path)
 {
     const char *dot = strrchr(output_path, '.');
@@ -116,14 +114,13 @@ static re_status load_script(render *r)
 
 static re_status start_engine(render *r)
 {
-    char why[WHY_LEN];
-    re_status status = RE_OK;
     if (r->opt->engine) {
         r->engine = r->opt->engine;
     } else {
-        status = re_engine_create(r->opt->stop, &r->engine, why, sizeof why);
+        size_t from = r->diag->count;
+        re_status status = re_engine_create(r->opt->stop, &r->engine, r->diag);
         if (status != RE_OK)
-            return fail_at(r, status, r->opt->script_path, 0, 0, why);
+            return place(r, status, from, r->opt->script_path, 0, 0);
         r->own_engine = 1;
     }
     snprintf(r->engine_name, sizeof r->engine_name, "espeak-ng %s", re_engine_version(r->engine));

@@ -7,8 +7,6 @@
 
 #include "cache.h"
 
-#define WHY_LEN 512
-
 /* A SPEECH item between "started" and "handed out". */
 typedef struct speech_slot {
     re_synth_job *job;       /* running in a child, or NULL */
@@ -30,10 +28,11 @@ struct speech_scheduler {
     size_t cached;
 };
 
-static re_status fail_at(re_diagnostics *diag, re_status status, const char *file,
-                         const re_item *item, const char *why)
+/* Points what the engine said since `from` at the paragraph's SCRIPT:LINE:COL. */
+static re_status place_at(re_diagnostics *diag, re_status status, size_t from, const char *file,
+                          const re_item *item)
 {
-    re_status s = re_diag_add(diag, file, item->line, item->col, "%s", why);
+    re_status s = re_diag_place(diag, from, file, item->line, item->col);
     return s == RE_OK ? status : s;
 }
 
@@ -101,11 +100,9 @@ static re_status start_item(speech_scheduler *s, size_t i, re_diagnostics *diag)
             return RE_OK;
         }
     }
-    char why[WHY_LEN];
-    status = re_engine_start(s->plan.engine, text, flags, profile, &slot->job, why, sizeof why);
-    if (status != RE_OK)
-        return fail_at(diag, status, s->plan.script_path, item, why);
-    return RE_OK;
+    size_t from = diag->count;
+    status = re_engine_start(s->plan.engine, text, flags, profile, &slot->job, diag);
+    return place_at(diag, status, from, s->plan.script_path, item);
 }
 
 /* Keeps up to plan.jobs items under way (speaking, or read from the cache) ahead of the one
@@ -126,16 +123,15 @@ static re_status start_ahead(speech_scheduler *s, re_diagnostics *diag)
 }
 
 /* Stores freshly spoken audio for next time; a cache that cannot be written is only a
- * warning, given once. */
+ * warning, given once (the cache names its folder). */
 static void remember(speech_scheduler *s, const speech_slot *slot, re_diagnostics *diag)
 {
     if (!s->cache)
         return;
-    char why[WHY_LEN];
-    if (re_cache_put(s->cache, &slot->key, sample_rate(s), &slot->speech, why, sizeof why) != RE_OK
-        && !s->cache_warned) {
-        re_diag_add(diag, s->plan.cache_dir, 0, 0, "warning: the segment cache is not written: %s",
-                    why);
+    re_diagnostics *warn = s->cache_warned ? NULL : diag;
+    size_t from = warn ? warn->count : 0;
+    if (re_cache_put(s->cache, &slot->key, sample_rate(s), &slot->speech, warn) != RE_OK && warn) {
+        re_diag_prefix(warn, from, "warning: the segment cache is not written: ");
         s->cache_warned = 1;
     }
 }
@@ -150,13 +146,11 @@ re_status speech_scheduler_next(speech_scheduler *s, size_t i, re_speech *speech
     if (status != RE_OK)
         return status;
     if (!slot->ready) {
-        char why[WHY_LEN];
-        status = re_engine_wait(slot->job, s->plan.timeout_ms, &slot->speech, why, sizeof why);
+        size_t from = diag->count;
+        status = re_engine_wait(slot->job, s->plan.timeout_ms, &slot->speech, diag);
         slot->job = NULL;
-        if (status == RE_ERR_INTERRUPTED)
-            return status;
         if (status != RE_OK)
-            return fail_at(diag, status, s->plan.script_path, item, why);
+            return place_at(diag, status, from, s->plan.script_path, item);
         s->synthesized++;
         remember(s, slot, diag);
     }

@@ -66,7 +66,7 @@ void re_cache_key_hex(const re_cache_key *key, char hex[RE_SHA256_HEX_SIZE])
     re_sha256_hex(key->digest, hex);
 }
 
-char *re_cache_default_dir(char *why, size_t why_len)
+char *re_cache_default_dir(re_diagnostics *diag)
 {
     const char *xdg = getenv("XDG_CACHE_HOME");
     const char *home = getenv("HOME");
@@ -77,12 +77,12 @@ char *re_cache_default_dir(char *why, size_t why_len)
     else if (home && home[0] == '/')
         n = asprintf(&dir, "%s/.cache/render-episode", home);
     else {
-        snprintf(why, why_len, "no default cache folder: neither XDG_CACHE_HOME nor HOME is "
-                 "an absolute path");
+        re_diag_add(diag, NULL, 0, 0, "no default cache folder: neither XDG_CACHE_HOME nor HOME "
+                    "is an absolute path");
         return NULL;
     }
     if (n < 0) {
-        snprintf(why, why_len, "out of memory");
+        re_diag_add(diag, NULL, 0, 0, "out of memory");
         return NULL;
     }
     return dir;
@@ -485,13 +485,13 @@ static int write_entry(int fd, const re_cache_key *key, unsigned sample_rate,
 }
 
 re_status re_cache_put(re_cache *cache, const re_cache_key *key, unsigned sample_rate,
-                       const re_speech *speech, char *why, size_t why_len)
+                       const re_speech *speech, re_diagnostics *diag)
 {
     int valid = (!speech->frames || speech->pcm) && (!speech->event_count || speech->events);
     for (size_t i = 0; valid && i < speech->event_count; i++)
         valid = speech->events[i].type == RE_EVENT_SENTENCE || speech->events[i].type == RE_EVENT_WORD;
     if (!valid) {
-        snprintf(why, why_len, "invalid speech to store");
+        re_diag_add(diag, cache->dir, 0, 0, "invalid speech to store");
         return RE_ERR_INVALID;
     }
     re_status status = RE_ERR_WRITE;
@@ -540,12 +540,12 @@ re_status re_cache_put(re_cache *cache, const re_cache_key *key, unsigned sample
 
 fail:
     if (status == RE_ERR_NOMEM || error == ENOMEM)
-        snprintf(why, why_len, "out of memory");
+        re_diag_add(diag, cache->dir, 0, 0, "out of memory");
     else if (status == RE_ERR_LIMIT)
-        snprintf(why, why_len, "segment too large for the cache (over %llu bytes)",
-                 (unsigned long long)RE_CACHE_MAX_ENTRY_BYTES);
+        re_diag_add(diag, cache->dir, 0, 0, "segment too large for the cache (over %llu bytes)",
+                    (unsigned long long)RE_CACHE_MAX_ENTRY_BYTES);
     else
-        snprintf(why, why_len, "cannot %s %s: %s", failed, folder, strerror(error));
+        re_diag_add(diag, cache->dir, 0, 0, "cannot %s %s: %s", failed, folder, strerror(error));
     if (error == ENOMEM)
         status = RE_ERR_NOMEM;
     free(folder);
@@ -653,22 +653,22 @@ static re_status scan_fan(cache_scan *scan, const char *fan)
 }
 
 /* Opens DIR/v1 and walks its fan-out folders. */
-static re_status scan_cache(re_cache *cache, cache_scan *scan, char *why, size_t why_len)
+static re_status scan_cache(re_cache *cache, cache_scan *scan, re_diagnostics *diag)
 {
     snprintf(cache->entry_path, cache->path_size, "%s/v1", cache->dir);
     scan->v1 = open(cache->entry_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (scan->v1 < 0) {
         if (errno == ENOENT)
             return RE_OK;   /* no cache yet: an empty one */
-        snprintf(why, why_len, "cannot open the cache folder %s: %s", cache->entry_path,
-                 strerror(errno));
+        re_diag_add(diag, cache->dir, 0, 0, "cannot open the cache folder %s: %s",
+                    cache->entry_path, strerror(errno));
         return RE_ERR_READ;
     }
     int dup_fd = dup(scan->v1);
     DIR *d = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
     if (!d) {
-        snprintf(why, why_len, "cannot list the cache folder %s: %s", cache->entry_path,
-                 strerror(errno));
+        re_diag_add(diag, cache->dir, 0, 0, "cannot list the cache folder %s: %s",
+                    cache->entry_path, strerror(errno));
         if (dup_fd >= 0)
             close(dup_fd);
         return RE_ERR_READ;
@@ -682,18 +682,18 @@ static re_status scan_cache(re_cache *cache, cache_scan *scan, char *why, size_t
         errno = 0;
     }
     if (status == RE_OK && errno != 0) {
-        snprintf(why, why_len, "cannot list the cache folder %s/v1: %s", cache->dir,
-                 strerror(errno));
+        re_diag_add(diag, cache->dir, 0, 0, "cannot list the cache folder %s/v1: %s", cache->dir,
+                    strerror(errno));
         status = RE_ERR_READ;
     }
     closedir(d);
     return status;
 }
 
-re_status re_cache_stats(re_cache *cache, re_cache_usage *usage, char *why, size_t why_len)
+re_status re_cache_stats(re_cache *cache, re_cache_usage *usage, re_diagnostics *diag)
 {
     cache_scan scan = { .v1 = -1 };
-    re_status status = scan_cache(cache, &scan, why, why_len);
+    re_status status = scan_cache(cache, &scan, diag);
     if (scan.v1 >= 0)
         close(scan.v1);
     *usage = scan.usage;
@@ -716,11 +716,11 @@ static int newer_than(const struct timespec *now, const struct timespec *then)
 }
 
 re_status re_cache_prune(re_cache *cache, uint64_t max_bytes, re_cache_prune_report *report,
-                         char *why, size_t why_len)
+                         re_diagnostics *diag)
 {
     memset(report, 0, sizeof *report);
     cache_scan scan = { .v1 = -1, .collect = 1, .remove_stale_temps = 1, .now = time(NULL) };
-    re_status status = scan_cache(cache, &scan, why, why_len);
+    re_status status = scan_cache(cache, &scan, diag);
     report->before = scan.usage;
     report->temp_removed = scan.temp_removed;
     report->temp_bytes_removed = scan.temp_bytes_removed;
@@ -754,8 +754,8 @@ re_status re_cache_prune(re_cache *cache, uint64_t max_bytes, re_cache_prune_rep
     report->after = (re_cache_usage){ entries, total, scan.usage.temp_files - scan.temp_removed,
                                       scan.usage.temp_bytes - scan.temp_bytes_removed };
     if (status == RE_OK && scan.remove_error) {
-        snprintf(why, why_len, "cannot remove some files in %s/v1: %s", cache->dir,
-                 strerror(scan.remove_error));
+        re_diag_add(diag, cache->dir, 0, 0, "cannot remove some files in %s/v1: %s", cache->dir,
+                    strerror(scan.remove_error));
         status = RE_ERR_WRITE;
     }
     if (scan.v1 >= 0)
@@ -766,7 +766,7 @@ re_status re_cache_prune(re_cache *cache, uint64_t max_bytes, re_cache_prune_rep
 
 /* ---- sizes ------------------------------------------------------------------------------- */
 
-re_status re_cache_parse_size(const char *text, uint64_t *bytes, char *why, size_t why_len)
+re_status re_cache_parse_size(const char *text, uint64_t *bytes, re_diagnostics *diag)
 {
     static const char suffixes[] = "KMGT";
     const uint64_t limit = UINT64_C(1) << 63;
@@ -793,10 +793,10 @@ re_status re_cache_parse_size(const char *text, uint64_t *bytes, char *why, size
     *bytes = value;
     return RE_OK;
 malformed:
-    snprintf(why, why_len, "'%s' is not a size (digits with an optional K, M, G or T, like "
-             "500M, 2G or 1048576)", text);
+    re_diag_add(diag, NULL, 0, 0, "'%s' is not a size (digits with an optional K, M, G or T, "
+                "like 500M, 2G or 1048576)", text);
     return RE_ERR_INPUT;
 too_large:
-    snprintf(why, why_len, "'%s' is too large (the limit is 2^63 bytes)", text);
+    re_diag_add(diag, NULL, 0, 0, "'%s' is too large (the limit is 2^63 bytes)", text);
     return RE_ERR_INPUT;
 }

@@ -55,6 +55,9 @@ typedef enum job_kind { JOB_SPEAK, JOB_CHECK_VOICE, JOB_PHONEMES } job_kind;
 /* Child exit codes. */
 enum { CHILD_OK = 0, CHILD_ENGINE_ERROR = 3, CHILD_WRITE_ERROR = 4 };
 
+/* Bytes kept of the message a child reports about its failure (one line of the engine's). */
+#define CHILD_MESSAGE_MAX 512
+
 /* Only ever set inside a child, where this process's copy of the engine is about to speak. */
 static int child_pcm_fd = -1;
 static int child_meta_fd = -1;
@@ -250,7 +253,7 @@ static void child_run(const char *text, unsigned text_flags, const re_voice_prof
     _exit(CHILD_OK);
 }
 
-re_status re_engine_create(volatile sig_atomic_t *stop, re_engine **out, char *why, size_t why_len)
+re_status re_engine_create(volatile sig_atomic_t *stop, re_engine **out, re_diagnostics *diag)
 {
     *out = NULL;
     re_engine *engine = calloc(1, sizeof *engine);
@@ -266,14 +269,14 @@ re_status re_engine_create(volatile sig_atomic_t *stop, re_engine **out, char *w
     if (status != ENS_OK) {
         char message[256];
         espeak_ng_GetStatusCodeMessage(status, message, sizeof message);
-        snprintf(why, why_len, "cannot initialise espeak-ng: %s", message);
+        re_diag_add(diag, NULL, 0, 0, "cannot initialise espeak-ng: %s", message);
         espeak_ng_ClearErrorContext(&context);
         free(engine);
         return RE_ERR_ENGINE;
     }
     int rate = espeak_ng_GetSampleRate();
     if (rate <= 0) {
-        snprintf(why, why_len, "espeak-ng reports no sample rate");
+        re_diag_add(diag, NULL, 0, 0, "espeak-ng reports no sample rate");
         free(engine);
         return RE_ERR_ENGINE;
     }
@@ -320,7 +323,7 @@ static void job_close(re_synth_job *job)
 
 static re_status job_spawn(re_engine *engine, const char *text, unsigned text_flags,
                            const re_voice_profile *profile, job_kind kind, re_synth_job **out,
-                           char *why, size_t why_len)
+                           re_diagnostics *diag)
 {
     *out = NULL;
     re_synth_job *job = calloc(1, sizeof *job);
@@ -355,16 +358,16 @@ static re_status job_spawn(re_engine *engine, const char *text, unsigned text_fl
     *out = job;
     return RE_OK;
 fail:
-    snprintf(why, why_len, "cannot start a speech process: %s", strerror(errno));
+    re_diag_add(diag, NULL, 0, 0, "cannot start a speech process: %s", strerror(errno));
     job_close(job);
     return RE_ERR_ENGINE;
 }
 
 re_status re_engine_start(re_engine *engine, const char *text, unsigned text_flags,
                           const re_voice_profile *profile, re_synth_job **job,
-                          char *why, size_t why_len)
+                          re_diagnostics *diag)
 {
-    return job_spawn(engine, text, text_flags, profile, JOB_SPEAK, job, why, why_len);
+    return job_spawn(engine, text, text_flags, profile, JOB_SPEAK, job, diag);
 }
 
 void re_engine_cancel(re_synth_job *job)
@@ -386,20 +389,19 @@ static int64_t now_ms(void)
 
 /* Waits for the child to end; returns RE_OK with its wait status, or kills it. */
 static re_status job_wait_exit(re_synth_job *job, unsigned timeout_ms, int *wstatus,
-                               char *why, size_t why_len)
+                               re_diagnostics *diag)
 {
     int64_t deadline = timeout_ms ? now_ms() + timeout_ms : 0;
     for (;;) {
-        if (job->engine->stop && *job->engine->stop) {
-            snprintf(why, why_len, "interrupted");
+        if (job->engine->stop && *job->engine->stop)
             return RE_ERR_INTERRUPTED;
-        }
         int slice = 100;   /* short, so that `stop` is seen promptly */
         if (deadline) {
             int64_t left = deadline - now_ms();
             if (left <= 0) {
-                snprintf(why, why_len, "the speech engine hung (no result after %u ms); stopped it",
-                         timeout_ms);
+                re_diag_add(diag, NULL, 0, 0,
+                            "the speech engine hung (no result after %u ms); stopped it",
+                            timeout_ms);
                 return RE_ERR_ENGINE;
             }
             if (left < slice)
@@ -408,7 +410,8 @@ static re_status job_wait_exit(re_synth_job *job, unsigned timeout_ms, int *wsta
         struct pollfd p = { .fd = job->life_fd, .events = POLLIN };
         int n = poll(&p, 1, slice);
         if (n < 0 && errno != EINTR) {
-            snprintf(why, why_len, "cannot wait for the speech process: %s", strerror(errno));
+            re_diag_add(diag, NULL, 0, 0, "cannot wait for the speech process: %s",
+                        strerror(errno));
             return RE_ERR_ENGINE;
         }
         if (n > 0)
@@ -416,7 +419,7 @@ static re_status job_wait_exit(re_synth_job *job, unsigned timeout_ms, int *wsta
     }
     while (waitpid(job->pid, wstatus, 0) < 0) {
         if (errno != EINTR) {
-            snprintf(why, why_len, "cannot reap the speech process: %s", strerror(errno));
+            re_diag_add(diag, NULL, 0, 0, "cannot reap the speech process: %s", strerror(errno));
             return RE_ERR_ENGINE;
         }
     }
@@ -449,8 +452,8 @@ static void *read_whole_fd(int fd, size_t *len)
     return buf;
 }
 
-/* Reads the child's events into out and its message (if any) into why. */
-static re_status read_meta(int fd, re_speech *out, char *why, size_t why_len)
+/* Reads the child's events into out and its message (if any) into said. */
+static re_status read_meta(int fd, re_speech *out, char *said, size_t said_len)
 {
     size_t len;
     char *buf = read_whole_fd(fd, &len);
@@ -472,7 +475,7 @@ static re_status read_meta(int fd, re_speech *out, char *why, size_t why_len)
                 (re_speech_event_type)rec.type_or_len, rec.text_pos, rec.length, rec.sample };
         } else if (rec.kind == META_MESSAGE) {
             size_t n = rec.type_or_len <= len - pos ? rec.type_or_len : len - pos;
-            snprintf(why, why_len, "%.*s", (int)n, buf + pos);
+            snprintf(said, said_len, "%.*s", (int)n, buf + pos);
             pos += n;
         }
     }
@@ -492,35 +495,40 @@ static void first_stderr_line(int fd, char *line, size_t line_len)
     free(text);
 }
 
-static re_status describe_exit(const re_synth_job *job, int wstatus, char *why, size_t why_len)
+/* How the child ended, as an error with its message in diag; `said` is what the child itself
+ * reported (may be empty). */
+static re_status describe_exit(const re_synth_job *job, int wstatus, const char *said,
+                               re_diagnostics *diag)
 {
     if (WIFSIGNALED(wstatus)) {
         int sig = WTERMSIG(wstatus);
-        char said[160];
-        first_stderr_line(job->err_fd, said, sizeof said);
-        snprintf(why, why_len, "the speech engine crashed on this text (SIG%s%s%s)",
-                 sigabbrev_np(sig) ? sigabbrev_np(sig) : "?", said[0] ? ": " : "", said);
+        char line[160];
+        first_stderr_line(job->err_fd, line, sizeof line);
+        re_diag_add(diag, NULL, 0, 0, "the speech engine crashed on this text (SIG%s%s%s)",
+                    sigabbrev_np(sig) ? sigabbrev_np(sig) : "?", line[0] ? ": " : "", line);
         return RE_ERR_ENGINE;
     }
     int code = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1;
     if (code == CHILD_OK)
         return RE_OK;
     if (code == CHILD_WRITE_ERROR)
-        snprintf(why, why_len, "the speech process could not store its audio (memory or disk full?)");
-    else if (!why[0])
-        snprintf(why, why_len, "the speech process failed (exit status %d)", code);
+        re_diag_add(diag, NULL, 0, 0,
+                    "the speech process could not store its audio (memory or disk full?)");
+    else if (said[0])
+        re_diag_add(diag, NULL, 0, 0, "%s", said);
+    else
+        re_diag_add(diag, NULL, 0, 0, "the speech process failed (exit status %d)", code);
     return RE_ERR_ENGINE;
 }
 
 /* Waits for the job and takes its results; frees the job. With `raw`, the child's output
  * file is returned as bytes (NUL-terminated) instead of as samples. */
 static re_status job_collect(re_synth_job *job, unsigned timeout_ms, re_speech *out, char **raw,
-                             char *why, size_t why_len)
+                             re_diagnostics *diag)
 {
     memset(out, 0, sizeof *out);
-    why[0] = '\0';
     int wstatus = 0;
-    re_status status = job_wait_exit(job, timeout_ms, &wstatus, why, why_len);
+    re_status status = job_wait_exit(job, timeout_ms, &wstatus, diag);
     if (status != RE_OK) {
         re_engine_cancel(job);
         return status;
@@ -530,13 +538,13 @@ static re_status job_collect(re_synth_job *job, unsigned timeout_ms, re_speech *
                                                   || WTERMSIG(wstatus) == SIGTERM
                                                   || WTERMSIG(wstatus) == SIGHUP);
     if ((job->engine->stop && *job->engine->stop) || killed_by_stop) {
-        snprintf(why, why_len, "interrupted");
         job_close(job);
         return RE_ERR_INTERRUPTED;
     }
-    status = read_meta(job->meta_fd, out, why, why_len);
+    char said[CHILD_MESSAGE_MAX] = "";
+    status = read_meta(job->meta_fd, out, said, sizeof said);
     if (status == RE_OK)
-        status = describe_exit(job, wstatus, why, why_len);
+        status = describe_exit(job, wstatus, said, diag);
     if (status == RE_OK) {
         size_t len;
         char *bytes = read_whole_fd(job->pcm_fd, &len);
@@ -559,37 +567,35 @@ static re_status job_collect(re_synth_job *job, unsigned timeout_ms, re_speech *
 }
 
 re_status re_engine_wait(re_synth_job *job, unsigned timeout_ms, re_speech *out,
-                         char *why, size_t why_len)
+                         re_diagnostics *diag)
 {
-    return job_collect(job, timeout_ms, out, NULL, why, why_len);
+    return job_collect(job, timeout_ms, out, NULL, diag);
 }
 
 re_status re_engine_check_voice(re_engine *engine, const re_voice_profile *profile,
-                                char *why, size_t why_len)
+                                re_diagnostics *diag)
 {
     re_synth_job *job;
-    re_status status = job_spawn(engine, "", RE_TEXT_PLAIN, profile, JOB_CHECK_VOICE, &job,
-                                 why, why_len);
+    re_status status = job_spawn(engine, "", RE_TEXT_PLAIN, profile, JOB_CHECK_VOICE, &job, diag);
     if (status != RE_OK)
         return status;
     re_speech unused;
-    status = re_engine_wait(job, 10000, &unused, why, why_len);
+    status = re_engine_wait(job, 10000, &unused, diag);
     re_speech_free(&unused);
     return status;
 }
 
 re_status re_engine_phonemes(re_engine *engine, const char *text, unsigned text_flags,
                              const re_voice_profile *profile, char **phonemes,
-                             char *why, size_t why_len)
+                             re_diagnostics *diag)
 {
     *phonemes = NULL;
     re_synth_job *job;
-    re_status status = job_spawn(engine, text, text_flags, profile, JOB_PHONEMES, &job,
-                                 why, why_len);
+    re_status status = job_spawn(engine, text, text_flags, profile, JOB_PHONEMES, &job, diag);
     if (status != RE_OK)
         return status;
     re_speech unused;
-    status = job_collect(job, RE_PHONEMES_TIMEOUT_MS, &unused, phonemes, why, why_len);
+    status = job_collect(job, RE_PHONEMES_TIMEOUT_MS, &unused, phonemes, diag);
     if (status != RE_OK)
         return status;
     /* One line per clause, as the program prints them: join with single spaces. */

@@ -129,8 +129,9 @@ static int exists(const char *path)
 static re_cache_usage usage_of(re_cache *cache)
 {
     re_cache_usage u = { 0 };
-    char why[256];
-    CHECK_INT(re_cache_stats(cache, &u, why, sizeof why), RE_OK);
+    re_diagnostics diag;
+    re_diagnostics_init(&diag, 0);
+    CHECK_INT(re_cache_stats(cache, &u, &diag), RE_OK);
     return u;
 }
 
@@ -200,30 +201,31 @@ static void test_key(void)
 
 static void test_default_dir(void)
 {
-    char why[256];
+    re_diagnostics diag;
+    re_diagnostics_init(&diag, 0);
     char *saved_xdg = getenv("XDG_CACHE_HOME") ? strdup(getenv("XDG_CACHE_HOME")) : NULL;
     char *saved_home = getenv("HOME") ? strdup(getenv("HOME")) : NULL;
 
     setenv("XDG_CACHE_HOME", "/var/cache/me", 1);
     setenv("HOME", "/home/me", 1);
-    char *dir = re_cache_default_dir(why, sizeof why);
+    char *dir = re_cache_default_dir(&diag);
     CHECK_STR(dir, "/var/cache/me/render-episode");
     free(dir);
     setenv("XDG_CACHE_HOME", "relative/cache", 1);   /* the XDG spec says: ignore it */
-    dir = re_cache_default_dir(why, sizeof why);
+    dir = re_cache_default_dir(&diag);
     CHECK_STR(dir, "/home/me/.cache/render-episode");
     free(dir);
     unsetenv("XDG_CACHE_HOME");
-    dir = re_cache_default_dir(why, sizeof why);
+    dir = re_cache_default_dir(&diag);
     CHECK_STR(dir, "/home/me/.cache/render-episode");
     free(dir);
     unsetenv("HOME");
-    why[0] = '\0';
-    dir = re_cache_default_dir(why, sizeof why);
+    diag_clear(&diag);
+    dir = re_cache_default_dir(&diag);
     CHECK(dir == NULL);
-    CHECK(strstr(why, "HOME") != NULL);
+    CHECK(strstr(diag_last(&diag), "HOME") != NULL);
     setenv("HOME", "", 1);
-    CHECK(re_cache_default_dir(why, sizeof why) == NULL);
+    CHECK(re_cache_default_dir(&diag) == NULL);
 
     if (saved_xdg)
         setenv("XDG_CACHE_HOME", saved_xdg, 1);
@@ -233,6 +235,7 @@ static void test_default_dir(void)
         unsetenv("HOME");
     free(saved_xdg);
     free(saved_home);
+    re_diagnostics_free(&diag);
 }
 
 static void test_parse_size(void)
@@ -246,22 +249,24 @@ static void test_parse_size(void)
         "", "M", "-1", "+1", " 1", "1 ", "1.5G", "12abc", "1MB", "1MiB", "1KK", "0x10", "1e6",
         "9223372036854775809", "99999999999999999999999", "8388609T", "1P",
     };
-    char why[256];
+    re_diagnostics diag;
+    re_diagnostics_init(&diag, 0);
     for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
         uint64_t v = 12345;
-        CHECK_INT(re_cache_parse_size(good[i].text, &v, why, sizeof why), RE_OK);
+        CHECK_INT(re_cache_parse_size(good[i].text, &v, &diag), RE_OK);
         CHECK(v == good[i].bytes);
     }
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         uint64_t v = 12345;
-        why[0] = '\0';
-        re_status s = re_cache_parse_size(bad[i], &v, why, sizeof why);
+        diag_clear(&diag);
+        re_status s = re_cache_parse_size(bad[i], &v, &diag);
         CHECK_INT(s, RE_ERR_INPUT);
         CHECK(v == 12345);
-        CHECK(strstr(why, bad[i]) != NULL);
+        CHECK(strstr(diag_last(&diag), bad[i]) != NULL);
         if (s == RE_OK)
             fprintf(stderr, "accepted '%s'\n", bad[i]);
     }
+    re_diagnostics_free(&diag);
 }
 
 /* ---- get and put ------------------------------------------------------------------------- */
@@ -285,8 +290,9 @@ static void test_round_trip(const char *root)
     CHECK(u.entries == 0 && u.bytes == 0);
 
     re_speech speech = make_speech(1, 30000, 40);
-    char why[512] = "";
-    CHECK_INT(re_cache_put(cache, &key, RATE, &speech, why, sizeof why), RE_OK);
+    re_diagnostics diag;
+    re_diagnostics_init(&diag, 0);
+    CHECK_INT(re_cache_put(cache, &key, RATE, &speech, &diag), RE_OK);
     char *path = entry_file(dir, &key);
     CHECK_INT(file_size(path), 64 + 40 * 24 + 30000 * 2 + 32);
     struct stat st;
@@ -310,21 +316,21 @@ static void test_round_trip(const char *root)
 
     /* replacing an entry, and an empty segment */
     re_speech empty = { 0 };
-    CHECK_INT(re_cache_put(cache, &key, RATE, &empty, why, sizeof why), RE_OK);
+    CHECK_INT(re_cache_put(cache, &key, RATE, &empty, &diag), RE_OK);
     CHECK_INT(re_cache_get(cache, &key, RATE, &got, &hit), RE_OK);
     CHECK_INT(hit, 1);
     CHECK(got.frames == 0 && got.event_count == 0 && got.events == NULL);
     re_speech_free(&got);
     re_speech bad = { .frames = 3 };
-    CHECK_INT(re_cache_put(cache, &key, RATE, &bad, why, sizeof why), RE_ERR_INVALID);
+    CHECK_INT(re_cache_put(cache, &key, RATE, &bad, &diag), RE_ERR_INVALID);
     int16_t one_sample = 0;   /* claims 2^30 frames: refused before a byte is read */
     re_speech huge = { .pcm = &one_sample, .frames = (size_t)1 << 30 };
-    why[0] = '\0';
-    CHECK_INT(re_cache_put(cache, &key, RATE, &huge, why, sizeof why), RE_ERR_LIMIT);
-    CHECK(strstr(why, "too large") != NULL);
+    diag_clear(&diag);
+    CHECK_INT(re_cache_put(cache, &key, RATE, &huge, &diag), RE_ERR_LIMIT);
+    CHECK(strstr(diag_last(&diag), "too large") != NULL);
     re_speech_event odd = { (re_speech_event_type)7, 1, 1, 0 };
     re_speech odd_event = { .events = &odd, .event_count = 1 };
-    CHECK_INT(re_cache_put(cache, &key, RATE, &odd_event, why, sizeof why), RE_ERR_INVALID);
+    CHECK_INT(re_cache_put(cache, &key, RATE, &odd_event, &diag), RE_ERR_INVALID);
 
     const re_cache_counters *c = re_cache_counters_of(cache);
     CHECK_INT(c->hits, 2);
@@ -338,6 +344,7 @@ static void test_round_trip(const char *root)
     re_speech_free(&speech);
     re_cache_free(cache);
     re_cache_free(NULL);
+    re_diagnostics_free(&diag);
     free(path);
     free(dir);
 }
@@ -353,8 +360,9 @@ static int rejected_then_rebuilt(re_cache *cache, const re_cache_key *key, const
         ok = 0;
     if (exists(path) || re_cache_counters_of(cache)->rejected != rejected + 1)
         ok = 0;
-    char why[512];
-    if (re_cache_put(cache, key, RATE, speech, why, sizeof why) != RE_OK)
+    re_diagnostics diag;
+    re_diagnostics_init(&diag, 0);
+    if (re_cache_put(cache, key, RATE, speech, &diag) != RE_OK)
         ok = 0;
     if (re_cache_get(cache, key, RATE, &got, &hit) != RE_OK || !hit || !speech_equal(&got, speech))
         ok = 0;
@@ -380,8 +388,9 @@ static void test_corruption(const char *root)
     CHECK_INT(re_cache_open(dir, &cache), RE_OK);
     re_cache_key key = key_of("A paragraph that will be damaged.");
     re_speech speech = make_speech(7, 5000, 12);
-    char why[512];
-    CHECK_INT(re_cache_put(cache, &key, RATE, &speech, why, sizeof why), RE_OK);
+    re_diagnostics diag;
+    re_diagnostics_init(&diag, 0);
+    CHECK_INT(re_cache_put(cache, &key, RATE, &speech, &diag), RE_OK);
     char *path = entry_file(dir, &key);
     long long size = file_size(path);
     const long long events_at = 64, pcm_at = 64 + 12 * 24, sum_at = size - 32;
@@ -459,7 +468,9 @@ static void test_corruption(const char *root)
 
 static void test_put_failures(const char *root)
 {
-    char *file = NULL, *dir = NULL, why[512];
+    char *file = NULL, *dir = NULL;
+    re_diagnostics diag;
+    re_diagnostics_init(&diag, 0);
     CHECK(asprintf(&file, "%s/a-file", root) > 0 && asprintf(&dir, "%s/a-file/cache", root) > 0);
     FILE *f = fopen(file, "w");
     CHECK(f != NULL);
@@ -469,9 +480,10 @@ static void test_put_failures(const char *root)
     CHECK_INT(re_cache_open(dir, &cache), RE_OK);
     re_cache_key key = key_of("Cannot be stored.");
     re_speech speech = make_speech(3, 1000, 2);
-    why[0] = '\0';
-    CHECK_INT(re_cache_put(cache, &key, RATE, &speech, why, sizeof why), RE_ERR_WRITE);
-    CHECK(strstr(why, "a-file/cache") != NULL && strstr(why, "Not a directory") != NULL);
+    diag_clear(&diag);
+    CHECK_INT(re_cache_put(cache, &key, RATE, &speech, &diag), RE_ERR_WRITE);
+    CHECK(strstr(diag_last(&diag), "a-file/cache") != NULL);
+    CHECK(strstr(diag_last(&diag), "Not a directory") != NULL);
     CHECK_INT(re_cache_counters_of(cache)->store_failures, 1);
     re_cache_free(cache);
     free(dir);
@@ -486,14 +498,14 @@ static void test_put_failures(const char *root)
         if (re_cache_open(dir, &c) != RE_OK)
             _exit(10);
         re_speech small = make_speech(4, 10, 1);
-        if (re_cache_put(c, &key, RATE, &small, why, sizeof why) != RE_OK)   /* makes the folders */
+        if (re_cache_put(c, &key, RATE, &small, &diag) != RE_OK)   /* makes the folders */
             _exit(11);
         struct rlimit limit = { 100000, 100000 };
         if (setrlimit(RLIMIT_FSIZE, &limit) != 0)
             _exit(12);
         re_speech big = make_speech(5, 200000, 10);
-        re_status s = re_cache_put(c, &key, RATE, &big, why, sizeof why);
-        if (s != RE_ERR_WRITE || !strstr(why, "write"))
+        re_status s = re_cache_put(c, &key, RATE, &big, &diag);
+        if (s != RE_ERR_WRITE || !strstr(diag_last(&diag), "write"))
             _exit(13);
         re_speech got;
         int hit = 0;
@@ -519,12 +531,13 @@ static void test_put_failures(const char *root)
         char *ro = NULL;
         CHECK(asprintf(&ro, "%s/readonly", root) > 0 && mkdir(ro, 0555) == 0);
         CHECK_INT(re_cache_open(ro, &cache), RE_OK);
-        CHECK_INT(re_cache_put(cache, &key, RATE, &speech, why, sizeof why), RE_ERR_WRITE);
+        CHECK_INT(re_cache_put(cache, &key, RATE, &speech, &diag), RE_ERR_WRITE);
         re_cache_free(cache);
         chmod(ro, 0755);
         free(ro);
     }
     re_speech_free(&speech);
+    re_diagnostics_free(&diag);
     free(file);
     free(dir);
 }
@@ -539,12 +552,14 @@ static void set_mtime(const char *path, time_t when)
 
 static void test_prune(const char *root)
 {
-    char *dir = NULL, why[512];
+    char *dir = NULL;
+    re_diagnostics diag;
+    re_diagnostics_init(&diag, 0);
     CHECK(asprintf(&dir, "%s/prune", root) > 0);
     re_cache *cache = NULL;
     CHECK_INT(re_cache_open(dir, &cache), RE_OK);
     re_cache_prune_report r;
-    CHECK_INT(re_cache_prune(cache, 0, &r, why, sizeof why), RE_OK);   /* no cache yet */
+    CHECK_INT(re_cache_prune(cache, 0, &r, &diag), RE_OK);   /* no cache yet */
     CHECK(r.before.entries == 0 && r.entries_removed == 0);
 
     /* ten entries of 10,096 bytes, entry i last used i hours ago */
@@ -556,7 +571,7 @@ static void test_prune(const char *root)
     for (int i = 0; i < N; i++) {
         keys[i] = key_n(i);
         re_speech s = make_speech((unsigned)i, 5000, 0);
-        CHECK_INT(re_cache_put(cache, &keys[i], RATE, &s, why, sizeof why), RE_OK);
+        CHECK_INT(re_cache_put(cache, &keys[i], RATE, &s, &diag), RE_OK);
         re_speech_free(&s);
         paths[i] = entry_file(dir, &keys[i]);
         set_mtime(paths[i], now - 3600 * (i + 1));
@@ -590,7 +605,7 @@ static void test_prune(const char *root)
 
     /* room for 4.5 entries: the 6 least recently used go (8, 7, 6, 5, 4, 3), 9 stays */
     uint64_t limit = (uint64_t)(4.5 * entry_bytes);
-    CHECK_INT(re_cache_prune(cache, limit, &r, why, sizeof why), RE_OK);
+    CHECK_INT(re_cache_prune(cache, limit, &r, &diag), RE_OK);
     CHECK(r.before.entries == N && r.entries_removed == 6);
     CHECK(r.bytes_removed == (uint64_t)(6 * entry_bytes));
     CHECK(r.after.entries == 4 && r.after.bytes == (uint64_t)(4 * entry_bytes));
@@ -603,13 +618,13 @@ static void test_prune(const char *root)
     CHECK(u.entries == 4 && u.bytes == r.after.bytes);
 
     /* under the limit: nothing to do */
-    CHECK_INT(re_cache_prune(cache, limit, &r, why, sizeof why), RE_OK);
+    CHECK_INT(re_cache_prune(cache, limit, &r, &diag), RE_OK);
     CHECK(r.entries_removed == 0 && r.after.entries == 4);
     /* 0 empties it, and the cache still works after */
-    CHECK_INT(re_cache_prune(cache, 0, &r, why, sizeof why), RE_OK);
+    CHECK_INT(re_cache_prune(cache, 0, &r, &diag), RE_OK);
     CHECK(r.entries_removed == 4 && r.after.entries == 0 && r.after.bytes == 0);
     re_speech s = make_speech(1, 100, 1);
-    CHECK_INT(re_cache_put(cache, &keys[1], RATE, &s, why, sizeof why), RE_OK);
+    CHECK_INT(re_cache_put(cache, &keys[1], RATE, &s, &diag), RE_OK);
     CHECK_INT(re_cache_get(cache, &keys[1], RATE, &got, &hit), RE_OK);
     CHECK(hit && speech_equal(&got, &s));
     re_speech_free(&got);
@@ -618,9 +633,11 @@ static void test_prune(const char *root)
     /* a cache folder that cannot be listed is an error, not an empty cache */
     re_cache *bad = NULL;
     CHECK_INT(re_cache_open(stranger, &bad), RE_OK);   /* a file, not a folder */
-    why[0] = '\0';
-    CHECK_INT(re_cache_stats(bad, &u, why, sizeof why), RE_ERR_READ);
-    CHECK(why[0] != '\0');
+    diag_clear(&diag);
+    CHECK_INT(re_cache_stats(bad, &u, &diag), RE_ERR_READ);
+    CHECK(diag.count > 0);
+    CHECK_STR(diag.items[0].file, stranger);   /* the cache names its folder */
+    re_diagnostics_free(&diag);
     re_cache_free(bad);
 
     for (int i = 0; i < N; i++)
@@ -647,7 +664,8 @@ static int worker(const char *dir, int id)
     re_cache *cache = NULL;
     if (re_cache_open(dir, &cache) != RE_OK)
         return 20;
-    char why[512];
+    re_diagnostics diag;
+    re_diagnostics_init(&diag, 0);
     int wrong = 0;
     for (int round = 0; round < ROUNDS && !wrong; round++) {
         int n = (round + id) % 2 ? round % SHARED_KEYS : 100 + id * ROUNDS + round;
@@ -659,11 +677,11 @@ static int worker(const char *dir, int id)
         else if (hit && !speech_equal(&got, &want))
             wrong = 22;   /* wrong audio: the one thing that must never happen */
         re_speech_free(&got);
-        if (!wrong && re_cache_put(cache, &key, RATE, &want, why, sizeof why) != RE_OK)
+        if (!wrong && re_cache_put(cache, &key, RATE, &want, &diag) != RE_OK)
             wrong = 23;
         if (!wrong && id == 0 && round % 10 == 9) {
             re_cache_prune_report r;   /* a pruner among the writers */
-            if (re_cache_prune(cache, 40000, &r, why, sizeof why) != RE_OK)
+            if (re_cache_prune(cache, 40000, &r, &diag) != RE_OK)
                 wrong = 24;
         }
         re_speech_free(&want);
@@ -671,6 +689,7 @@ static int worker(const char *dir, int id)
     if (re_cache_counters_of(cache)->rejected != 0)
         wrong = 25;
     re_cache_free(cache);
+    re_diagnostics_free(&diag);
     return wrong;
 }
 
@@ -730,7 +749,9 @@ static double seconds_since(clockid_t clock, const struct timespec *t0)
  * time of this process, which a busy machine disturbs less). */
 static void measure_cost(const char *root)
 {
-    char *dir = NULL, why[512];
+    char *dir = NULL;
+    re_diagnostics diag;
+    re_diagnostics_init(&diag, 0);
     CHECK(asprintf(&dir, "%s/cost", root) > 0);
     re_cache *cache = NULL;
     CHECK_INT(re_cache_open(dir, &cache), RE_OK);
@@ -743,7 +764,7 @@ static void measure_cost(const char *root)
     for (int c = 0; c < 2; c++)
         clock_gettime(clocks[c], &t0[c]);
     for (int i = 0; i < TIMES; i++)
-        CHECK_INT(re_cache_put(cache, &key, RATE, &speech, why, sizeof why), RE_OK);
+        CHECK_INT(re_cache_put(cache, &key, RATE, &speech, &diag), RE_OK);
     for (int c = 0; c < 2; c++) {
         put[c] = seconds_since(clocks[c], &t0[c]) / TIMES;
         clock_gettime(clocks[c], &t0[c]);

@@ -472,13 +472,15 @@ static void test_engine_phonemes(void)
         { "in 2026", "In t'u: T'aUz@nd tw'Ent2i s'Iks", 0 },
     };
     re_engine *engine = NULL;
-    char why[512];
+    re_diagnostics diag;
+    re_diagnostics_init(&diag, 0);
     if (getenv("RE_TEST_NO_ENGINE")) {   /* e.g. under valgrind, which lacks pidfd_open */
         fprintf(stderr, "RE_TEST_NO_ENGINE is set: the engine's phonemes are not checked\n");
         return;
     }
-    if (re_engine_create(NULL, &engine, why, sizeof why) != RE_OK) {
-        fprintf(stderr, "cannot start espeak-ng: %s\n", why);
+    if (re_engine_create(NULL, &engine, &diag) != RE_OK) {
+        fprintf(stderr, "cannot start espeak-ng: %s\n", diag_last(&diag));
+        re_diagnostics_free(&diag);
         check_failures++;
         return;
     }
@@ -490,13 +492,13 @@ static void test_engine_phonemes(void)
         unsigned flags;
         CHECK_INT(re_normalize(cases[i].team ? custom : shipped, cases[i].text, &spoken, &flags),
                   RE_OK);
-        CHECK_INT(re_engine_phonemes(engine, spoken, flags, &profile, &phonemes, why, sizeof why),
-                  RE_OK);
+        CHECK_INT(re_engine_phonemes(engine, spoken, flags, &profile, &phonemes, &diag), RE_OK);
         CHECK_STR(phonemes, cases[i].phonemes);
         free(spoken);
         free(phonemes);
     }
     re_engine_free(engine);
+    re_diagnostics_free(&diag);
 }
 
 int main(void)

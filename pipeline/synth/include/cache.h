@@ -15,7 +15,8 @@
  *
  * Nothing here is fatal to a render: a cache that cannot be read is a miss, one that cannot
  * be written (read-only, disk full) makes re_cache_put fail with a reason the caller prints as
- * a warning and otherwise ignores.
+ * a warning and otherwise ignores. Every message a handle adds to a diagnostics list names
+ * the cache folder as its file.
  *
  * Life cycle: re_cache_open -> (re_cache_get | re_cache_put | re_cache_stats |
  * re_cache_prune)* -> re_cache_free. A handle is for one thread; any number of handles, in
@@ -63,9 +64,9 @@ void re_cache_key_hex(const re_cache_key *key, char hex[RE_SHA256_HEX_SIZE]);
 
 /* The default cache folder: $XDG_CACHE_HOME/render-episode when XDG_CACHE_HOME is set to an
  * absolute path, else $HOME/.cache/render-episode. malloc'ed, owned by the caller; NULL with
- * the reason in why when neither variable gives an absolute path (or out of memory). The
- * folder is not created. */
-char *re_cache_default_dir(char *why, size_t why_len);
+ * the reason in diag (no file: there is none yet) when neither variable gives an absolute
+ * path (or out of memory). The folder is not created. */
+char *re_cache_default_dir(re_diagnostics *diag);
 
 typedef struct re_cache re_cache;
 
@@ -96,11 +97,12 @@ re_status re_cache_get(re_cache *cache, const re_cache_key *key, unsigned sample
 
 /* Stores `speech` (audio at sample_rate) under key, atomically; replaces an entry that is
  * already there. Creates the folders as needed. On failure nothing is left behind and the
- * reason is in why: RE_ERR_WRITE (read-only cache, disk full, ...), RE_ERR_LIMIT (larger
- * than RE_CACHE_MAX_ENTRY_BYTES), RE_ERR_NOMEM. None of these need fail a render.
- * RE_ERR_INVALID when speech is malformed (NULL arrays with counts, unknown event types). */
+ * reason is in diag (may be NULL): RE_ERR_WRITE (read-only cache, disk full, ...),
+ * RE_ERR_LIMIT (larger than RE_CACHE_MAX_ENTRY_BYTES), RE_ERR_NOMEM ("out of memory"). None
+ * of these need fail a render. RE_ERR_INVALID when speech is malformed (NULL arrays with
+ * counts, unknown event types). */
 re_status re_cache_put(re_cache *cache, const re_cache_key *key, unsigned sample_rate,
-                       const re_speech *speech, char *why, size_t why_len);
+                       const re_speech *speech, re_diagnostics *diag);
 
 /* What the folder holds. Only names the cache writes are counted; other files are left
  * alone. Sizes are file sizes (st_size). */
@@ -112,8 +114,8 @@ typedef struct re_cache_usage {
 } re_cache_usage;
 
 /* Walks the folder. A missing folder is an empty cache (RE_OK, all zeros); RE_ERR_READ with
- * the reason in why when it cannot be listed. */
-re_status re_cache_stats(re_cache *cache, re_cache_usage *usage, char *why, size_t why_len);
+ * the reason in diag when it cannot be listed. */
+re_status re_cache_stats(re_cache *cache, re_cache_usage *usage, re_diagnostics *diag);
 
 typedef struct re_cache_prune_report {
     re_cache_usage before;
@@ -126,14 +128,14 @@ typedef struct re_cache_prune_report {
  * the cache), and temporary files older than RE_CACHE_STALE_TEMP_SECONDS. Safe while other
  * processes read and write: a file that vanishes meanwhile counts as gone, an entry used
  * (touched) since the walk is kept. Folders are kept. RE_ERR_READ as for stats; a file that
- * cannot be removed is skipped (RE_ERR_WRITE with the first such reason in why once the walk
- * is done). */
+ * cannot be removed is skipped (RE_ERR_WRITE with the first such reason in diag once the
+ * walk is done). */
 re_status re_cache_prune(re_cache *cache, uint64_t max_bytes, re_cache_prune_report *report,
-                         char *why, size_t why_len);
+                         re_diagnostics *diag);
 
 /* A size for --prune: decimal digits with an optional binary suffix K, M, G or T (upper or
  * lower case; 1K = 1024): "1048576", "500M", "2G". Nothing else (no sign, space, fraction or
- * "B"). RE_ERR_INPUT with the reason in why when malformed or above 2^63. */
-re_status re_cache_parse_size(const char *text, uint64_t *bytes, char *why, size_t why_len);
+ * "B"). RE_ERR_INPUT with the reason in diag (no file) when malformed or above 2^63. */
+re_status re_cache_parse_size(const char *text, uint64_t *bytes, re_diagnostics *diag);
 
 #endif

@@ -8,7 +8,11 @@
  * state: no other module may call espeak-ng.
  *
  * Life cycle: re_engine_create -> (re_engine_start -> re_engine_wait)* -> re_engine_free.
- * Several jobs may run at once (one per core); results are independent of how many. */
+ * Several jobs may run at once (one per core); results are independent of how many.
+ *
+ * Messages: the engine does not know which script or paragraph it speaks, so every failure
+ * adds one message with no file to diag, for the caller to place (re_diag_place) at the
+ * paragraph. RE_ERR_INTERRUPTED and RE_ERR_NOMEM come without a message. */
 #ifndef RE_SYNTH_H
 #define RE_SYNTH_H
 
@@ -23,18 +27,18 @@
 typedef struct re_engine re_engine;
 
 /* Initialises espeak-ng (about 14 ms). On failure returns RE_ERR_ENGINE with the engine's
- * message in why. `stop` (may be NULL) is polled while waiting: when it becomes non-zero,
+ * message in diag. `stop` (may be NULL) is polled while waiting: when it becomes non-zero,
  * waits give up with RE_ERR_INTERRUPTED and kill their children. */
-re_status re_engine_create(volatile sig_atomic_t *stop, re_engine **out, char *why, size_t why_len);
+re_status re_engine_create(volatile sig_atomic_t *stop, re_engine **out, re_diagnostics *diag);
 void re_engine_free(re_engine *engine);
 
 unsigned re_engine_sample_rate(const re_engine *engine);  /* Hz, asked from the engine */
 const char *re_engine_version(const re_engine *engine);   /* e.g. "1.51" */
 
 /* Checks that the engine has the profile's voice (e.g. "en-gb+f3"), in a child so this
- * process's state is untouched. RE_ERR_ENGINE with a reason in why when it does not. */
+ * process's state is untouched. RE_ERR_ENGINE with a reason in diag when it does not. */
 re_status re_engine_check_voice(re_engine *engine, const re_voice_profile *profile,
-                                char *why, size_t why_len);
+                                re_diagnostics *diag);
 
 typedef enum re_speech_event_type {
     RE_EVENT_SENTENCE,   /* a sentence starts */
@@ -66,24 +70,25 @@ typedef struct re_synth_job re_synth_job;
 #define RE_SEGMENT_MAX_SECONDS 3600   /* one paragraph's audio; longer ones are stopped, an error */
 
 /* Starts speaking `text` (valid UTF-8 without control characters) with `profile` in a new
- * child. The child has its own copy of the strings. */
+ * child. The child has its own copy of the strings. RE_ERR_ENGINE with a reason in diag when
+ * no child can be started. */
 re_status re_engine_start(re_engine *engine, const char *text, unsigned text_flags,
                           const re_voice_profile *profile, re_synth_job **job,
-                          char *why, size_t why_len);
+                          re_diagnostics *diag);
 
 /* The phoneme mnemonics the engine would speak for `text` with `profile`, as `espeak-ng -x`
  * prints them (clauses separated by spaces), computed in a child like speech. *phonemes is
  * malloc'ed, owned by the caller. */
 re_status re_engine_phonemes(re_engine *engine, const char *text, unsigned text_flags,
                              const re_voice_profile *profile, char **phonemes,
-                             char *why, size_t why_len);
+                             re_diagnostics *diag);
 
 /* Waits for the job (at most timeout_ms; 0 = no limit), fills *out on success, and frees the
- * job in every case. RE_ERR_ENGINE with a reason in why when the child crashed (with its
+ * job in every case. RE_ERR_ENGINE with a reason in diag when the child crashed (with its
  * signal), hung past the timeout (it is killed), or reported an engine error;
  * RE_ERR_INTERRUPTED when `stop` was raised. */
 re_status re_engine_wait(re_synth_job *job, unsigned timeout_ms, re_speech *out,
-                         char *why, size_t why_len);
+                         re_diagnostics *diag);
 
 /* Kills and frees a job that will not be waited for. */
 void re_engine_cancel(re_synth_job *job);
