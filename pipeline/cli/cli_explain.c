@@ -50,13 +50,6 @@ typedef struct explain_cli {
     int help;
 } explain_cli;
 
-static volatile sig_atomic_t explain_stop;
-
-static void on_stop(int sig)
-{
-    explain_stop = sig;
-}
-
 static int usage_error(const char *fmt, const char *arg)
 {
     fprintf(stderr, "render-episode explain: ");
@@ -156,17 +149,6 @@ static re_status print_item(void *context, const re_explained_item *item)
     return RE_OK;
 }
 
-static void install_signal_handlers(void)
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_stop;   /* no SA_RESTART: waits return early and see the flag */
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-}
-
-
 int cli_explain(int argc, char **argv)
 {
     explain_cli cli = { .max_size = RE_SCRIPT_DEFAULT_MAX_SIZE };
@@ -174,7 +156,6 @@ int cli_explain(int argc, char **argv)
     if (rc >= 0)
         return rc;
     cli.voice_dir_count = cli_add_default_voice_dirs(cli.voice_dirs, cli.voice_dir_count, &cli.exe_voices);
-    install_signal_handlers();
     re_diagnostics diag;
     re_diagnostics_init(&diag, RE_DIAG_DEFAULT_LIMIT);
     re_episode_sources sources = {
@@ -183,7 +164,7 @@ int cli_explain(int argc, char **argv)
         .lexicon_paths = cli.lexicons, .lexicon_path_count = cli.lexicon_count,
         .no_default_lexicon = cli.no_default_lexicon,
     };
-    re_status status = re_explain(&sources, &explain_stop, print_item, NULL, &diag);
+    re_status status = re_explain(&sources, &cli_stop_signal, print_item, NULL, &diag);
     if (status == RE_OK && fflush(stdout) != 0)
         status = re_diag_add(&diag, "(stdout)", 0, 0, "%s", strerror(errno)) == RE_OK
                      ? RE_ERR_WRITE : RE_ERR_NOMEM;
@@ -192,7 +173,7 @@ int cli_explain(int argc, char **argv)
         fprintf(stderr, "render-episode explain: %s: %s\n", cli.script, re_strerror(status));
     re_diagnostics_free(&diag);
     free(cli.exe_voices);
-    if (status == RE_ERR_INTERRUPTED && explain_stop)
-        return 128 + explain_stop;
+    if (status == RE_ERR_INTERRUPTED && cli_stop_signal)
+        return 128 + cli_stop_signal;
     return status == RE_OK ? RE_EXIT_OK : RE_EXIT_FAILURE;
 }
