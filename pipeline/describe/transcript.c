@@ -119,7 +119,31 @@ static re_status add_piece(re_transcript *t, const char *text, size_t from, size
     return status;
 }
 
-/* Splits one sentence at its words into lines of at most RE_CUE_MAX_LINE characters. */
+static int is_space_byte(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n';
+}
+
+/* The start of the text's word (a run without blanks) that holds text[at). */
+static size_t word_start(const char *text, size_t at)
+{
+    while (at > 0 && !is_space_byte(text[at - 1]))
+        at--;
+    return at;
+}
+
+/* The end of the text's word that starts at text[at), not past `to`. */
+static size_t word_end(const char *text, size_t at, size_t to)
+{
+    while (at < to && !is_space_byte(text[at]))
+        at++;
+    return at;
+}
+
+/* Splits one sentence into lines of at most RE_CUE_MAX_LINE characters where the text's
+ * words allow, only between the text's own words (never inside "torch.compile", which the
+ * engine says as three words), each line starting when the engine starts its first word:
+ * the first word event that falls in it. */
 static re_status add_sentence(re_transcript *t, const re_sentence_span *s, size_t from, size_t to,
                               const re_timed_event *events, size_t event_count,
                               const re_transcript_segment *seg)
@@ -137,11 +161,10 @@ static re_status add_sentence(re_transcript *t, const re_sentence_span *s, size_
         const re_timed_event *w = &events[i];
         if (w->type != RE_EVENT_WORD || w->segment != s->segment)
             continue;
-        size_t at = reader_start(seg->text, byte_offset(seg->text, w->text_pos));
+        size_t at = word_start(seg->text, byte_offset(seg->text, w->text_pos));
         if (at <= piece_from || at >= to || w->sample <= piece_start || w->sample >= s->end)
-            continue;
-        size_t word_end = byte_offset(seg->text, w->text_pos + w->length);
-        size_t with_word = utf8_chars(seg->text + piece_from, word_end - piece_from);
+            continue;   /* a word of the current line, or of no line of this sentence */
+        size_t with_word = utf8_chars(seg->text + piece_from, word_end(seg->text, at, to) - piece_from);
         if (with_word <= target || (with_word <= RE_CUE_MAX_LINE && lines <= 1))
             continue;   /* this word still fits on the current line */
         re_status status = add_piece(t, seg->text, piece_from, at, piece_start, w->sample, seg->speaker);
@@ -149,9 +172,8 @@ static re_status add_sentence(re_transcript *t, const re_sentence_span *s, size_
             return status;
         piece_from = at;
         piece_start = w->sample;
-        if (lines > 1)
-            lines--;
         size_t left = utf8_chars(seg->text + piece_from, to - piece_from);
+        lines = (left + RE_CUE_MAX_LINE - 1) / RE_CUE_MAX_LINE;
         target = (left + lines - 1) / lines;
     }
     return add_piece(t, seg->text, piece_from, to, piece_start, s->end, seg->speaker);

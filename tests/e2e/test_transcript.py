@@ -100,6 +100,41 @@ class CueText(Case):
             self.assertNotRegex(cue, r"[\"\u201c(\[{\u00ab]$", cue)
 
 
+LONG = ("PR #189759 fixes a graph break in torch.compile when a module calls "
+        "torch.nn.functional.scaled_dot_product_attention under AOTAutograd.")
+
+
+class SplitCues(Case):
+    """A sentence too long for one cue line is split between the script's words only, into
+    lines of at most 65 characters (a longer single word aside), and each line starts when
+    its words are spoken: about when the text before it, rendered alone, ends."""
+
+    def seconds(self, name, text):
+        script = write(self.path(name + ".txt"), "---\ntitle: Split\n---\n" + text + "\n")
+        res = run([script, "-o", self.path(name + ".wav"), "--loudness", "off", "-q"])
+        self.assertEqual(res.returncode, 0, res.stderr)
+        with open(self.path(name + ".json"), encoding="utf-8") as f:
+            side = json.load(f)
+        return side["samples"] / side["sample_rate"]
+
+    def test_split_between_words_and_timed_by_them(self):
+        self.seconds("long", LONG)
+        with open(self.path("long.vtt"), encoding="utf-8") as f:
+            cues = parse_vtt(f.read())
+        self.assertGreaterEqual(len(cues), 3, cues)
+        texts = [c[2] for c in cues]
+        self.assertEqual(" ".join(texts), LONG)        # never split inside a word
+        for text in texts:
+            self.assertTrue(len(text) <= 65 or " " not in text, text)
+        for k in range(1, len(cues)):
+            before = " ".join(texts[:k])
+            alone = self.seconds(f"before{k}", before)
+            # The engine lengthens a sentence's last word a little: 0.35 s covers that; a line
+            # timed by the wrong word is off by seconds.
+            self.assertLess(abs(cues[k][0] / 1000 - alone), 0.35,
+                            f"cue {k + 1} '{texts[k]}' starts at {cues[k][0]} ms; '{before}' alone lasts {alone:.3f} s")
+
+
 class Transcripts(Case):
     def setUp(self):
         super().setUp()
