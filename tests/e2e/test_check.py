@@ -266,6 +266,21 @@ class Claims(unittest.TestCase):
             "page.html:5: duration": "OK", "page.html:6: duration": "MISMATCH",
             "page.html:11: Duration": "OK", "page.html:12: Audio duration": "MISMATCH"})
 
+    def test_valid_json_jansson_cannot_hold(self):
+        """JSON sets no size on numbers and allows a byte-order mark to be skipped: a file with
+        an integer over 64 bits, 1E400 or a BOM is valid, and its claims are checked."""
+        big = write("big.json", '{"id": 123456789012345678901234567890, "duration": "PT1M2S"}\n')
+        huge = write("huge.json", '{"scale": 1E400, "duration": "PT2M"}\n')
+        bom = write("bom.json", '\ufeff{"duration": "PT1M2S"}\n')
+        r = check("--no-sidecar", self.mp3, big, huge, bom)
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        self.assertEqual(verdicts(r.stdout), {
+            "big.json:1: duration": "OK", "huge.json:1: duration": "MISMATCH", "bom.json:1: duration": "OK"})
+        bad = write("bad.json", '{"duration": "PT1M2S", "n": 01}\n')
+        r = check("--no-sidecar", self.mp3, bad)
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertIn("bad.json:1:", r.stderr)
+
     def test_json(self):
         doc = write("meta.json", json.dumps({
             "episode": {"duration": "PT1M2S", "parts": [{"duration": 62.369}]},
