@@ -28,9 +28,11 @@ static re_status open_for(const char *path, re_file_read_mode mode, int *fd_out,
                           int *regular, re_diagnostics *diag)
 {
     int strict = mode == RE_READ_REGULAR;
-    /* RE_READ_ANY: a FIFO blocks here until its writer opens it, like any Unix reader; Ctrl-C
-     * still ends the wait (exit 130). batch refuses anything that is not a regular file. */
+    /* RE_READ_ANY: a FIFO blocks here until its writer opens it, like any Unix reader; a stop
+     * signal ends the wait (exit 130). batch refuses anything that is not a regular file. */
     int fd = open(path, O_RDONLY | O_CLOEXEC | (strict ? O_NONBLOCK : 0));
+    if (fd < 0 && errno == EINTR)
+        return RE_ERR_INTERRUPTED;   /* a stop signal ended the wait for a writer */
     if (fd < 0)
         return file_fail(diag, RE_ERR_READ, path, "cannot open: %s", strerror(errno));
     struct stat st;
@@ -88,8 +90,10 @@ static re_status read_to_end(int fd, size_t limit, size_t cap, char **out, size_
         if (want > limit + 1 - used)
             want = limit + 1 - used;
         ssize_t got = read(fd, buf + used, want);
-        if (got < 0 && errno == EINTR)
-            continue;
+        if (got < 0 && errno == EINTR) {
+            status = RE_ERR_INTERRUPTED;   /* a stop signal ended the wait for a pipe's data */
+            break;
+        }
         if (got < 0) {
             status = RE_ERR_READ;
             break;

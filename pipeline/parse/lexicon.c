@@ -585,7 +585,7 @@ static re_status load_front_matter(re_lexicon *lex, const re_lexicon_sources *sr
 
     if (status == RE_OK)
         status = re_lexicon_load(lex, path, diag);
-    if (status != RE_OK && status != RE_ERR_NOMEM
+    if (status != RE_OK && status != RE_ERR_NOMEM && status != RE_ERR_INTERRUPTED
         && re_diag_add(diag, src->script_path, src->front_matter_line, src->front_matter_col,
                        "lexicon '%s' could not be loaded (see its errors above)",
                        src->front_matter) != RE_OK)
@@ -609,20 +609,23 @@ re_status re_lexicon_build(const re_lexicon_sources *sources, re_lexicon **out,
         status = re_lexicon_find_default(sources->dirs, sources->dir_count, &default_path);
     if (status == RE_OK && default_path)
         status = re_lexicon_load(lex, default_path, diag);
-    if (status != RE_ERR_NOMEM) {
+    /* Every source is read, to report every problem at once, unless memory ran out or a stop
+     * signal ended a wait (a FIFO): then nothing more is read. */
+    if (status != RE_ERR_NOMEM && status != RE_ERR_INTERRUPTED) {
         first = status;
         if (sources->front_matter)
             status = load_front_matter(lex, sources, diag);
         if (first == RE_OK)
             first = status;
     }
-    for (size_t i = 0; status != RE_ERR_NOMEM && i < sources->path_count; i++) {
+    for (size_t i = 0; status != RE_ERR_NOMEM && status != RE_ERR_INTERRUPTED
+                       && i < sources->path_count; i++) {
         status = re_lexicon_load(lex, sources->paths[i], diag);
         if (first == RE_OK)
             first = status;
     }
-    if (status == RE_ERR_NOMEM)
-        first = RE_ERR_NOMEM;
+    if (status == RE_ERR_NOMEM || status == RE_ERR_INTERRUPTED)
+        first = status;
     free(default_path);
     if (first != RE_OK) {
         re_lexicon_free(lex);

@@ -20,7 +20,11 @@ typedef enum re_file_read_mode {
     RE_READ_REGULAR
 } re_file_read_mode;
 
-/* Reads the whole file `path` (at most max_size bytes) into a new buffer with a NUL after the
+/* Waits for a FIFO's writer or a pipe's data end when a signal handler runs (the program's
+ * only handlers are its stop signals, installed without SA_RESTART): RE_ERR_INTERRUPTED, with
+ * no message, at once.
+ *
+ * Reads the whole file `path` (at most max_size bytes) into a new buffer with a NUL after the
  * last byte (*out, free with free(); *len excludes the NUL; both zeroed on failure).
  * RE_ERR_READ (cannot open, a directory, a read error; in RE_READ_REGULAR mode also not a
  * regular file, or changed while read), RE_ERR_LIMIT (larger than max_size; the message names
