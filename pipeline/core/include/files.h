@@ -39,10 +39,19 @@ re_status re_file_open_regular(const char *path, int *fd, uint64_t *size, re_dia
 
 /* Replaces the existing file at `path` (following symlinks, so a symlink stays one) with
  * buf[0..len) atomically: a temporary file in the same directory, written, given the old
- * file's permission bits (and owner, when allowed), fsync'ed, then renamed over it; the
+ * file's permission bits (and owner, when allowed), fsync'ed, then put in its place; the
  * directory is synced after. On failure (RE_ERR_WRITE) the old file is untouched and the
- * temporary file removed. */
-re_status re_file_replace(const char *path, const char *buf, size_t len, re_diagnostics *diag);
+ * temporary file removed.
+ *
+ * With `expected` (check --fix: the contents the new text was made from), only a file that
+ * still holds expected[0..expected_len) is replaced, whenever an editor saves it: the new
+ * file and the old are swapped in one step (renameat2 RENAME_EXCHANGE), the old compared
+ * after the swap and swapped back when it differs ("changed while being fixed; left as
+ * edited"). A file system that cannot swap gets a comparison right before a plain rename.
+ * A file with more than one hard link is refused: renaming a new file over one name would
+ * leave the other names with the old text. */
+re_status re_file_replace(const char *path, const char *expected, size_t expected_len,
+                          const char *buf, size_t len, re_diagnostics *diag);
 
 /* dir + "/" + name (no second slash when dir ends in one): a malloc'ed path, or NULL when
  * out of memory. */
