@@ -30,9 +30,11 @@ static char *path_in(const char *name)
     return p;
 }
 
+/* A new file (the old one, maybe read-only, removed first) with these bytes and mode. */
 static void write_file(const char *path, const char *data, size_t len, mode_t mode)
 {
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    (void)unlink(path);
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
     if (fd < 0 || write(fd, data, len) != (ssize_t)len || fchmod(fd, mode) != 0 || close(fd) != 0) {
         perror(path);
         abort();
