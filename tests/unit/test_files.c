@@ -294,7 +294,7 @@ static void test_replace(void)
         write_file(p, "old text, longer than the new one\n", 34, modes[i]);
         struct stat before;
         CHECK(stat(p, &before) == 0);
-        CHECK_INT(re_file_replace(p, "new\n", 4, &d), RE_OK);
+        CHECK_INT(re_file_replace(p, NULL, 0, "new\n", 4, &d), RE_OK);
         CHECK_STR(contents(p), "new\n");
         CHECK_INT(mode_of(p), modes[i]);
         struct stat after;
@@ -305,10 +305,10 @@ static void test_replace(void)
     CHECK_INT(d.count, 0);
 
     /* empty content is allowed (NULL with length 0 too) */
-    CHECK_INT(re_file_replace(p, NULL, 0, &d), RE_OK);
+    CHECK_INT(re_file_replace(p, NULL, 0, NULL, 0, &d), RE_OK);
     CHECK_STR(contents(p), "");
-    CHECK_INT(re_file_replace(p, NULL, 3, &d), RE_ERR_INVALID);
-    CHECK_INT(re_file_replace(NULL, "x", 1, &d), RE_ERR_INVALID);
+    CHECK_INT(re_file_replace(p, NULL, 0, NULL, 3, &d), RE_ERR_INVALID);
+    CHECK_INT(re_file_replace(NULL, NULL, 0, "x", 1, &d), RE_ERR_INVALID);
 
     /* a symlink stays a symlink to the same place; the file it points to is replaced and
      * keeps its mode */
@@ -317,7 +317,7 @@ static void test_replace(void)
     CHECK(mkdir(subdir, 0755) == 0);
     char *link = path_in("sub/link.md");
     CHECK(symlink("../page.md", link) == 0);
-    CHECK_INT(re_file_replace(link, "replaced\n", 9, &d), RE_OK);
+    CHECK_INT(re_file_replace(link, NULL, 0, "replaced\n", 9, &d), RE_OK);
     struct stat lst;
     CHECK(lstat(link, &lst) == 0 && S_ISLNK(lst.st_mode));
     char target[64] = "";
@@ -336,13 +336,13 @@ static void test_replace(void)
 
     /* a missing file is not created */
     char *missing = path_in("missing.md");
-    CHECK_INT(re_file_replace(missing, "x", 1, &d), RE_ERR_WRITE);
+    CHECK_INT(re_file_replace(missing, NULL, 0, "x", 1, &d), RE_ERR_WRITE);
     check_diag(&d, missing, "cannot resolve: No such file or directory");
     CHECK(access(missing, F_OK) != 0);
     /* a dangling symlink neither */
     char *dangling = path_in("sub/dangling.md");
     CHECK(symlink("nowhere.md", dangling) == 0);
-    CHECK_INT(re_file_replace(dangling, "x", 1, &d), RE_ERR_WRITE);
+    CHECK_INT(re_file_replace(dangling, NULL, 0, "x", 1, &d), RE_ERR_WRITE);
     check_diag(&d, dangling, "cannot resolve: No such file or directory");
 
     /* a write that fails (the file size limit, like a full disk): the old file is untouched
@@ -355,7 +355,7 @@ static void test_replace(void)
     CHECK(setrlimit(RLIMIT_FSIZE, &small) == 0);
     static char big[20000];
     memset(big, 'y', sizeof big);
-    re_status st = re_file_replace(p, big, sizeof big, &d);
+    re_status st = re_file_replace(p, NULL, 0, big, sizeof big, &d);
     CHECK(setrlimit(RLIMIT_FSIZE, &old_limit) == 0);
     signal(SIGXFSZ, old_handler);
     CHECK_INT(st, RE_ERR_WRITE);
@@ -397,6 +397,38 @@ static void test_path_join(void)
     free(s);
 }
 
+/* With `expected`, only a file that still holds it is replaced; a file with another hard link
+ * is never replaced. Each refusal leaves the file and the folder as they were. */
+static void test_replace_guarded(void)
+{
+    re_diagnostics d;
+    re_diagnostics_init(&d, 10);
+    int before = entries();
+    char *p = path_in("guarded.md");
+    write_file(p, "as read\n", 8, 0644);
+    CHECK_INT(re_file_replace(p, "as read\n", 8, "fixed\n", 6, &d), RE_OK);
+    CHECK_STR(contents(p), "fixed\n");
+    CHECK_INT(re_file_replace(p, "as read\n", 8, "again\n", 6, &d), RE_ERR_WRITE);
+    CHECK_STR(contents(p), "fixed\n");
+    CHECK(d.count == 1 && strstr(d.items[0].message, "changed while being fixed"));
+    /* the whole file must match: a prefix of it does not */
+    CHECK_INT(re_file_replace(p, "fix", 3, "x\n", 2, &d), RE_ERR_WRITE);
+    CHECK_STR(contents(p), "fixed\n");
+    write_file(p, "one\n", 4, 0644);
+    char *other = path_in("guarded-link.md");
+    CHECK(link(p, other) == 0);
+    CHECK_INT(re_file_replace(p, NULL, 0, "two\n", 4, &d), RE_ERR_WRITE);
+    CHECK(d.count == 3 && strstr(d.items[2].message, "has 2 hard links"));
+    CHECK_STR(contents(p), "one\n");
+    CHECK_STR(contents(other), "one\n");
+    CHECK(unlink(other) == 0);
+    CHECK(unlink(p) == 0);
+    CHECK_INT(entries(), before);
+    free(p);
+    free(other);
+    re_diagnostics_free(&d);
+}
+
 static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
     (void)st;
@@ -417,6 +449,7 @@ int main(void)
     test_read_devices();
     test_read_fifo();
     test_replace();
+    test_replace_guarded();
     test_path_join();
     nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
     return check_finish("test_files");
