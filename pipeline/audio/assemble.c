@@ -98,18 +98,89 @@ static int zero_run_at(const int16_t *pcm, size_t first, size_t last, size_t s, 
     return 1;
 }
 
-/* Plans the cuts of one segment: leading silence, each gap at a sentence start, trailing
- * silence. Returns the number of cuts written to cuts (capacity event_count + 2). */
-static size_t plan_cuts(const re_speech *speech, size_t first, size_t last, size_t sentence_gap,
-                        size_t min_gap, cut *cuts)
+/* The last run of at least min_len samples no louder than `quiet` that ends within [from, s]
+ * and lies inside [first, last]. */
+static int quiet_run_before(const int16_t *pcm, size_t first, size_t last, size_t from, size_t s,
+                            int quiet, size_t min_len, size_t *begin, size_t *end)
 {
+    size_t i = s <= last ? s : last;
+    while (i > from && i > first) {
+        if (abs(pcm[i - 1]) > quiet) {
+            i--;
+            continue;
+        }
+        size_t e = i, b = i;
+        while (e <= last && abs(pcm[e]) <= quiet)
+            e++;
+        while (b > first && abs(pcm[b - 1]) <= quiet)
+            b--;
+        if (e - b >= min_len && b > first && e <= last) {
+            *begin = b;
+            *end = e;
+            return 1;
+        }
+        i = b;
+    }
+    return 0;
+}
+
+/* The engine's pause before a sentence that starts at sample s: the run of digital silence
+ * around s or, nearest before it, after the previous sentence's start `from`. Voices with
+ * breath noise (the +f1..+f5 style variants) fill the pause with noise far below the speech
+ * and start the sentence with an inhale, so the event points past the pause into sound: then
+ * the pause is the nearest stretch of at least 40 ms no louder than 1/50 of the segment's peak
+ * before it. Voices with an echo (RicishayMax2: `echo 150 500`) fill it with the echo's tail:
+ * then it is the quietest 5 ms within the second before the sentence, widened to what is no
+ * more than twice as loud. */
+static int gap_before(const int16_t *pcm, size_t first, size_t last, size_t from, size_t s,
+                      size_t min_gap, int peak, unsigned rate, size_t *begin, size_t *end)
+{
+    if (zero_run_at(pcm, first, last, s, min_gap, begin, end)
+        || quiet_run_before(pcm, first, last, from, s, 0, min_gap, begin, end)
+        || quiet_run_before(pcm, first, last, from, s, peak / 50, rate / 25, begin, end))
+        return 1;
+    size_t block = rate / 200, lo = from + rate > s ? from : s - rate;
+    if (lo <= first)
+        lo = first + 1;
+    int quietest = -1;
+    size_t at = 0;
+    for (size_t b = lo; b + block <= s && b + block <= last; b += block) {
+        int loudest = 0;
+        for (size_t i = b; i < b + block; i++)
+            if (abs(pcm[i]) > loudest)
+                loudest = abs(pcm[i]);
+        if (quietest < 0 || loudest <= quietest) {   /* the latest of equals: nearest the sentence */
+            quietest = loudest;
+            at = b + block;
+        }
+    }
+    return quietest >= 0
+           && quiet_run_before(pcm, first, last, from, at, 2 * quietest, block, begin, end);
+}
+
+/* Plans the cuts of one segment: leading silence, the engine's pause before each sentence
+ * (found from its SENTENCE event, gap_before), trailing silence. Returns the number of cuts
+ * written to cuts (capacity event_count + 2). */
+static size_t plan_cuts(const re_speech *speech, size_t first, size_t last, size_t sentence_gap,
+                        size_t min_gap, unsigned rate, cut *cuts)
+{
+    int peak = 0;
+    for (size_t i = first; i <= last; i++)
+        if (abs(speech->pcm[i]) > peak)
+            peak = abs(speech->pcm[i]);
     size_t n = 0;
+    size_t previous = first;   /* the previous sentence's start: a pause is never before it */
     cuts[n++] = (cut){ 0, first, 0 };
     for (size_t i = 0; i < speech->event_count; i++) {
         const re_speech_event *ev = &speech->events[i];
         size_t b, e;
-        if (ev->type != RE_EVENT_SENTENCE || ev->sample >= speech->frames
-            || !zero_run_at(speech->pcm, first, last, (size_t)ev->sample, min_gap, &b, &e))
+        if (ev->type != RE_EVENT_SENTENCE || ev->sample >= speech->frames)
+            continue;
+        size_t from = previous;
+        if (ev->sample > previous)
+            previous = (size_t)ev->sample;
+        if (!gap_before(speech->pcm, first, last, from, (size_t)ev->sample, min_gap, peak, rate,
+                        &b, &e))
             continue;
         if (b < cuts[n - 1].end)   /* the same gap named twice, or events out of order */
             continue;
@@ -222,7 +293,7 @@ re_status re_assembler_add_speech(re_assembler *a, const re_speech *speech,
         return RE_ERR_NOMEM;
     size_t sentence_gap = (size_t)re_us_to_frames((uint64_t)sentence_pause_ms * 1000, a->rate);
     size_t min_gap = a->rate / 100;   /* 10 ms: shorter zero runs are stops inside words */
-    size_t n = plan_cuts(speech, first, last, sentence_gap, min_gap, cuts);
+    size_t n = plan_cuts(speech, first, last, sentence_gap, min_gap, a->rate, cuts);
 
     uint64_t base = a->frames;
     re_status status = keep_events(a, speech, cuts, n, base);

@@ -3,6 +3,7 @@
  * bytes. jansson validates and decodes; a token scan finds the byte spans that --fix edits. */
 #include "extract.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include <jansson.h>
@@ -157,12 +158,84 @@ static int json_is_sidecar(const json_t *root)
            && re_sidecar_generator_is_ours(json_string_value(json_object_get(root, "generator")));
 }
 
+/* Length of the JSON number at s[0..n) (RFC 8259: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?),
+ * or 0 when it is not one. */
+static size_t json_number_length(const char *s, size_t n)
+{
+    size_t i = 0;
+    if (i < n && s[i] == '-')
+        i++;
+    if (i < n && s[i] == '0') {
+        i++;
+    } else if (i < n && s[i] >= '1' && s[i] <= '9') {
+        while (i < n && re_is_digit(s[i]))
+            i++;
+    } else {
+        return 0;
+    }
+    if (i < n && s[i] == '.') {
+        size_t digits = ++i;
+        while (i < n && re_is_digit(s[i]))
+            i++;
+        if (i == digits)
+            return 0;
+    }
+    if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+        i++;
+        if (i < n && (s[i] == '+' || s[i] == '-'))
+            i++;
+        size_t digits = i;
+        while (i < n && re_is_digit(s[i]))
+            i++;
+        if (i == digits)
+            return 0;
+    }
+    return i;
+}
+
+/* A copy of buf[0..len) for jansson to judge the structure: a leading byte-order mark made
+ * blanks, and every valid number made "0" and blanks. JSON puts no limit on a number's size
+ * (RFC 8259), but jansson refuses an integer over 64 bits or 1E400; such a value stays a claim
+ * of its own, read (or found unreadable) by the claim readers. Positions are unchanged. */
+static char *json_for_jansson(const char *buf, size_t len)
+{
+    char *copy = malloc(len ? len : 1);
+    if (!copy)
+        return NULL;
+    memcpy(copy, buf, len);
+    size_t i = 0;
+    if (len >= 3 && memcmp(copy, "\xEF\xBB\xBF", 3) == 0) {
+        memset(copy, ' ', 3);
+        i = 3;
+    }
+    while (i < len) {
+        if (copy[i] == '"') {
+            i = json_string_end(copy, i, len);
+        } else if (copy[i] == '-' || re_is_digit(copy[i])) {
+            size_t n = json_number_length(copy + i, len - i);
+            if (n == 0 || (i + n < len && !json_is_delim(copy[i + n]))) {
+                i++;   /* not a number: jansson says where */
+                continue;
+            }
+            copy[i] = '0';
+            memset(copy + i + 1, ' ', n - 1);
+            i += n;
+        } else {
+            i++;
+        }
+    }
+    return copy;
+}
+
 /* Validates buf[start..end) as JSON and collects its claims. */
 re_status extract_json_span(extract_ctx *x, size_t start, size_t end, int sidecar)
 {
     json_error_t err;
-    json_t *root = json_loadb(x->buf + start, end - start, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY,
-                              &err);
+    char *judged = json_for_jansson(x->buf + start, end - start);
+    if (!judged)
+        return RE_ERR_NOMEM;
+    json_t *root = json_loadb(judged, end - start, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &err);
+    free(judged);
     if (!root) {
         size_t at = start + (err.position > 0 ? (size_t)err.position : 0);
         if (at > end)

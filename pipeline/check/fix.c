@@ -107,7 +107,7 @@ static re_status fix_file(run *r, size_t index)
         s = check_fail(&rep->errors, RE_ERR_WRITE, f->path, 0, 0,
                        "changed while being checked; not fixed");
     if (s == RE_OK && fixed > 0)
-        s = re_file_replace(f->path, out, out_len, &rep->errors);
+        s = re_file_replace(f->path, d->buf, d->len, out, out_len, &rep->errors);
     if (s == RE_OK) {
         f->fixed_count = fixed;
         for (size_t i = 0; fixed > 0 && i < f->claim_count; i++)

@@ -53,6 +53,8 @@ typedef struct cli_render_settings {
     size_t voice_dir_count;
     const char *lexicons[CLI_MAX_LEXICONS];
     size_t lexicon_count;
+    const char *allowed_dirs[CLI_MAX_LEXICONS];
+    size_t allowed_dir_count;
     char *exe_voices;
     unsigned long max_size, timeout_s, jobs;
     int quiet;

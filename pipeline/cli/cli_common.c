@@ -130,6 +130,7 @@ const char cli_render_options_help[] =
     "      --voices DIR         also look for voice profiles in DIR, first (repeatable)\n"
     "      --lexicon FILE       pronunciation lexicon, applied after the others (repeatable)\n"
     "      --no-default-lexicon leave out the shipped voices/default.lexicon\n"
+    "      --allow-path DIR     a script may name files in DIR too, not only in its own folder\n"
     "  -j, --jobs N             processes at once, 1..64 (default: CPUs)\n"
     "      --srt                also write OUT.srt (the WebVTT OUT.vtt is always written)\n"
     "      --transcript-json    also write OUT.transcript.json (Podcasting 2.0)\n"
@@ -211,6 +212,14 @@ int cli_render_option(int argc, char **argv, int *i, cli_render_settings *s)
             return -1;
         }
         s->lexicons[s->lexicon_count++] = v;
+    } else if (cli_is_option(arg, NULL, "--allow-path")) {
+        if (!(v = cli_option_value(argc, argv, i, "--allow-path")))
+            return -1;
+        if (s->allowed_dir_count == CLI_MAX_LEXICONS) {
+            cli_usage_error("at most %s --allow-path folders", "16");
+            return -1;
+        }
+        s->allowed_dirs[s->allowed_dir_count++] = v;
     } else if (strcmp(arg, "--serial-encode") == 0) {
         s->options.serial_encode = 1;
     } else if (strcmp(arg, "--no-default-lexicon") == 0) {
@@ -276,6 +285,8 @@ int cli_render_settings_finish(cli_render_settings *s)
     s->options.voice_dirs = s->voice_dirs;
     s->options.lexicon_paths = s->lexicons;
     s->options.lexicon_path_count = s->lexicon_count;
+    s->options.allowed_dirs = s->allowed_dirs;
+    s->options.allowed_dir_count = s->allowed_dir_count;
     s->options.voice_dir_count = s->voice_dir_count;
     s->options.max_script_size = s->max_size;
     s->options.engine_timeout_ms = (unsigned)(s->timeout_s * 1000);

@@ -15,11 +15,11 @@
 #include "explain.h"
 #include "script.h"
 
-#define MAX_LIST 16    /* --voices and --lexicon, each */
+#define MAX_LIST 16    /* --voices, --lexicon and --allow-path, each */
 
 static const char explain_usage[] =
     "usage: render-episode explain SCRIPT [--lexicon FILE]... [--voices DIR]...\n"
-    "                              [--no-default-lexicon] [--max-size BYTES]\n"
+    "                              [--no-default-lexicon] [--allow-path DIR]... [--max-size BYTES]\n"
     "\n"
     "Prints, for each piece of speech in SCRIPT, its place and the text as it will be\n"
     "spoken (after the pronunciation lexicon and normalization), then, indented, the\n"
@@ -32,6 +32,7 @@ static const char explain_usage[] =
     "  --voices DIR            look for voice profiles and default.lexicon in DIR first\n"
     "                          (repeatable)\n"
     "  --no-default-lexicon    leave out default.lexicon\n"
+    "  --allow-path DIR        the script may name files in DIR too, not only in its folder\n"
     "  --max-size BYTES        refuse scripts larger than this (default 8388608)\n"
     "  -h, --help              this help\n"
     "\n"
@@ -42,6 +43,8 @@ typedef struct explain_cli {
     const char *script;
     const char *lexicons[MAX_LIST];
     size_t lexicon_count;
+    const char *allowed_dirs[MAX_LIST];
+    size_t allowed_dir_count;
     const char *voice_dirs[MAX_LIST + 3];
     size_t voice_dir_count;
     char *exe_voices;
@@ -49,13 +52,6 @@ typedef struct explain_cli {
     int no_default_lexicon;
     int help;
 } explain_cli;
-
-static volatile sig_atomic_t explain_stop;
-
-static void on_stop(int sig)
-{
-    explain_stop = sig;
-}
 
 static int usage_error(const char *fmt, const char *arg)
 {
@@ -119,6 +115,10 @@ static int parse_args(int argc, char **argv, explain_cli *cli)
             if (!(v = option_value(argc, argv, &i, "--lexicon"))
                 || !add_to_list(cli->lexicons, &cli->lexicon_count, v, "--lexicon"))
                 return RE_EXIT_USAGE;
+        } else if (is_option(arg, "--allow-path")) {
+            if (!(v = option_value(argc, argv, &i, "--allow-path"))
+                || !add_to_list(cli->allowed_dirs, &cli->allowed_dir_count, v, "--allow-path"))
+                return RE_EXIT_USAGE;
         } else if (is_option(arg, "--voices")) {
             if (!(v = option_value(argc, argv, &i, "--voices"))
                 || !add_to_list(cli->voice_dirs, &cli->voice_dir_count, v, "--voices"))
@@ -156,17 +156,6 @@ static re_status print_item(void *context, const re_explained_item *item)
     return RE_OK;
 }
 
-static void install_signal_handlers(void)
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_stop;   /* no SA_RESTART: waits return early and see the flag */
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-}
-
-
 int cli_explain(int argc, char **argv)
 {
     explain_cli cli = { .max_size = RE_SCRIPT_DEFAULT_MAX_SIZE };
@@ -174,7 +163,6 @@ int cli_explain(int argc, char **argv)
     if (rc >= 0)
         return rc;
     cli.voice_dir_count = cli_add_default_voice_dirs(cli.voice_dirs, cli.voice_dir_count, &cli.exe_voices);
-    install_signal_handlers();
     re_diagnostics diag;
     re_diagnostics_init(&diag, RE_DIAG_DEFAULT_LIMIT);
     re_episode_sources sources = {
@@ -182,8 +170,9 @@ int cli_explain(int argc, char **argv)
         .voice_dirs = cli.voice_dirs, .voice_dir_count = cli.voice_dir_count,
         .lexicon_paths = cli.lexicons, .lexicon_path_count = cli.lexicon_count,
         .no_default_lexicon = cli.no_default_lexicon,
+        .allowed_dirs = cli.allowed_dirs, .allowed_dir_count = cli.allowed_dir_count,
     };
-    re_status status = re_explain(&sources, &explain_stop, print_item, NULL, &diag);
+    re_status status = re_explain(&sources, &cli_stop_signal, print_item, NULL, &diag);
     if (status == RE_OK && fflush(stdout) != 0)
         status = re_diag_add(&diag, "(stdout)", 0, 0, "%s", strerror(errno)) == RE_OK
                      ? RE_ERR_WRITE : RE_ERR_NOMEM;
@@ -192,7 +181,7 @@ int cli_explain(int argc, char **argv)
         fprintf(stderr, "render-episode explain: %s: %s\n", cli.script, re_strerror(status));
     re_diagnostics_free(&diag);
     free(cli.exe_voices);
-    if (status == RE_ERR_INTERRUPTED && explain_stop)
-        return 128 + explain_stop;
+    if (status == RE_ERR_INTERRUPTED && cli_stop_signal)
+        return 128 + cli_stop_signal;
     return status == RE_OK ? RE_EXIT_OK : RE_EXIT_FAILURE;
 }

@@ -166,7 +166,8 @@ static re_status build(const feed_cli *cli, const char *target, size_t *episodes
     if (cli->show || stat(default_show, &st_show) == 0)
         st = re_show_load(show_path, &feed.show, errors);
     /* the folder is read even when the show file is bad, to report everything at once */
-    re_status scan = st == RE_ERR_NOMEM ? st : re_feed_scan(&feed, cli->dir, errors, warnings);
+    re_status scan = st == RE_ERR_NOMEM || st == RE_ERR_INTERRUPTED
+                     ? st : re_feed_scan(&feed, cli->dir, errors, warnings);
     if (st == RE_OK)
         st = scan;
     if (st == RE_OK)
@@ -202,7 +203,7 @@ int cli_feed(int argc, char **argv)
     re_status st = build(&cli, target, &episodes, &errors, &warnings);
     print_diagnostics(&warnings, "warning: ");
     print_diagnostics(&errors, "");
-    if (st != RE_OK && errors.count == 0)
+    if (st != RE_OK && st != RE_ERR_INTERRUPTED && errors.count == 0)
         fprintf(stderr, "render-episode feed: %s: %s\n", cli.dir, re_strerror(st));
     if (st != RE_OK)
         fprintf(stderr, "render-episode feed: nothing was written\n");
@@ -213,5 +214,5 @@ int cli_feed(int argc, char **argv)
     re_diagnostics_free(&errors);
     re_diagnostics_free(&warnings);
     free(default_output);
-    return st == RE_OK ? RE_EXIT_OK : RE_EXIT_FAILURE;
+    return cli_exit_status(st);   /* 128 + N when a signal stopped it */
 }

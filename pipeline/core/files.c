@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,9 +29,11 @@ static re_status open_for(const char *path, re_file_read_mode mode, int *fd_out,
                           int *regular, re_diagnostics *diag)
 {
     int strict = mode == RE_READ_REGULAR;
-    /* RE_READ_ANY: a FIFO blocks here until its writer opens it, like any Unix reader; Ctrl-C
-     * still ends the wait (exit 130). batch refuses anything that is not a regular file. */
+    /* RE_READ_ANY: a FIFO blocks here until its writer opens it, like any Unix reader; a stop
+     * signal ends the wait (exit 130). batch refuses anything that is not a regular file. */
     int fd = open(path, O_RDONLY | O_CLOEXEC | (strict ? O_NONBLOCK : 0));
+    if (fd < 0 && errno == EINTR)
+        return RE_ERR_INTERRUPTED;   /* a stop signal ended the wait for a writer */
     if (fd < 0)
         return file_fail(diag, RE_ERR_READ, path, "cannot open: %s", strerror(errno));
     struct stat st;
@@ -88,8 +91,10 @@ static re_status read_to_end(int fd, size_t limit, size_t cap, char **out, size_
         if (want > limit + 1 - used)
             want = limit + 1 - used;
         ssize_t got = read(fd, buf + used, want);
-        if (got < 0 && errno == EINTR)
-            continue;
+        if (got < 0 && errno == EINTR) {
+            status = RE_ERR_INTERRUPTED;   /* a stop signal ended the wait for a pipe's data */
+            break;
+        }
         if (got < 0) {
             status = RE_ERR_READ;
             break;
@@ -219,26 +224,75 @@ static int sync_dir(const char *target)
     return ok;
 }
 
-re_status re_file_replace(const char *path, const char *buf, size_t len, re_diagnostics *diag)
+/* 1 when the file at `path` holds exactly expected[0..len). */
+static int holds(const char *path, const char *expected, size_t len)
 {
-    if (!path || (!buf && len))
+    char *now = NULL;
+    size_t now_len = 0;
+    int same = re_file_read(path, len, RE_READ_REGULAR, &now, &now_len, NULL) == RE_OK
+               && now_len == len && memcmp(now, expected, len) == 0;
+    free(now);
+    return same;
+}
+
+/* Puts tmp in target's place. With `expected`, only if target still holds it: the two are
+ * swapped atomically, the old contents (now under tmp's name) compared, and swapped back when
+ * they differ, so an edit saved at any moment before the swap is kept. Where the file system
+ * cannot swap (RENAME_EXCHANGE), the comparison is made just before a plain rename. */
+static re_status put_in_place(const char *path, const char *target, const char *tmp,
+                              const char *expected, size_t expected_len, int *keep_tmp,
+                              re_diagnostics *diag)
+{
+    if (!expected) {
+        if (rename(tmp, target) != 0)
+            return file_fail(diag, RE_ERR_WRITE, path, "cannot replace: %s", strerror(errno));
+        return RE_OK;
+    }
+    if (renameat2(AT_FDCWD, tmp, AT_FDCWD, target, RENAME_EXCHANGE) == 0) {
+        if (holds(tmp, expected, expected_len))
+            return RE_OK;   /* tmp now names the old file: the caller removes it */
+        if (renameat2(AT_FDCWD, tmp, AT_FDCWD, target, RENAME_EXCHANGE) != 0) {
+            *keep_tmp = 1;   /* it holds the user's edit */
+            return file_fail(diag, RE_ERR_WRITE, path, "changed while being fixed, and the edit "
+                             "could not be put back: it is in %s (%s)", tmp, strerror(errno));
+        }
+        return file_fail(diag, RE_ERR_WRITE, path, "changed while being fixed; left as edited");
+    }
+    if (errno != EINVAL && errno != ENOSYS && errno != ENOTSUP)
+        return file_fail(diag, RE_ERR_WRITE, path, "cannot replace: %s", strerror(errno));
+    if (!holds(target, expected, expected_len))
+        return file_fail(diag, RE_ERR_WRITE, path, "changed while being fixed; left as edited");
+    if (rename(tmp, target) != 0)
+        return file_fail(diag, RE_ERR_WRITE, path, "cannot replace: %s", strerror(errno));
+    return RE_OK;
+}
+
+re_status re_file_replace(const char *path, const char *expected, size_t expected_len,
+                          const char *buf, size_t len, re_diagnostics *diag)
+{
+    if (!path || (!buf && len) || (!expected && expected_len))
         return RE_ERR_INVALID;
     char *target = realpath(path, NULL);
     if (!target)
         return file_fail(diag, RE_ERR_WRITE, path, "cannot resolve: %s", strerror(errno));
     struct stat st;
     char *tmp = NULL;
+    int keep_tmp = 0;
     re_status s = RE_OK;
     if (stat(target, &st) != 0)
         s = file_fail(diag, RE_ERR_WRITE, path, "cannot stat: %s", strerror(errno));
+    else if (st.st_nlink > 1)
+        s = file_fail(diag, RE_ERR_WRITE, path, "has %ju hard links; replacing it would leave the "
+                      "others with the old text: fix a copy, or remove the other links first",
+                      (uintmax_t)st.st_nlink);
     if (s == RE_OK)
         s = write_temp(target, &st, buf, len, &tmp, diag);
-    if (s == RE_OK && rename(tmp, target) != 0)
-        s = file_fail(diag, RE_ERR_WRITE, path, "cannot replace: %s", strerror(errno));
+    if (s == RE_OK)
+        s = put_in_place(path, target, tmp, expected, expected_len, &keep_tmp, diag);
     if (s == RE_OK)
         (void)sync_dir(target);   /* see sync_dir: not an error of the replacement */
-    else if (tmp && unlink(tmp) != 0 && errno != ENOENT)
-        s = file_fail(diag, s, path, "cannot remove temporary file %s", tmp);
+    if (tmp && !keep_tmp && unlink(tmp) != 0 && errno != ENOENT && s == RE_OK)
+        s = file_fail(diag, RE_ERR_WRITE, path, "cannot remove temporary file %s", tmp);
     free(tmp);
     free(target);
     return s;

@@ -220,3 +220,51 @@ const char *re_utf8_quote(char *out, const char *s, size_t len, size_t max)
     strcpy(out + n, shown < len ? "..." : "");
     return out;
 }
+
+const char *re_utf8_name_problem(const char *name)
+{
+    size_t len = strlen(name), bad;
+    const char *why;
+    if (!re_utf8_check(name, len, &bad, &why))
+        return "it is not valid UTF-8";
+    for (const char *s = name, *end = name + len; s < end;) {
+        uint32_t cp;
+        s += re_utf8_decode(s, end, &cp);
+        if (re_utf8_is_control(cp) || cp == '\t' || cp == '\n')
+            return "it holds a control character";
+        if (cp == 0xFFFE || cp == 0xFFFF)
+            return "it holds a noncharacter (U+FFFE or U+FFFF)";
+    }
+    return NULL;
+}
+
+char *re_utf8_shown(const char *name)
+{
+    size_t len = strlen(name);
+    char *out = malloc(len * 6 + 1), *o = out;
+    if (!out)
+        return NULL;
+    for (const char *s = name, *end = name + len; s < end;) {
+        size_t bad;
+        const char *why;
+        size_t n = 1;
+        while (n <= 4 && s + n <= end && !re_utf8_check(s, n, &bad, &why))
+            n++;
+        uint32_t cp = 0;
+        if (n <= 4 && s + n <= end) {
+            re_utf8_decode(s, end, &cp);
+            if (re_utf8_is_control(cp) || cp == '\t' || cp == '\n' || cp == 0xFFFE || cp == 0xFFFF)
+                o += sprintf(o, "\\u%04X", (unsigned)cp);
+            else {
+                memcpy(o, s, n);
+                o += n;
+            }
+            s += n;
+        } else {
+            o += sprintf(o, "\\x%02X", (unsigned char)*s);
+            s++;
+        }
+    }
+    *o = '\0';
+    return out;
+}

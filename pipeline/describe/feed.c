@@ -600,6 +600,18 @@ static re_status list_json(const char *dir, char ***out, size_t *count, re_diagn
         if (name[0] == '.' || !has_suffix(name, ".json") || strlen(name) == 5
             || has_suffix(name, ".chapters.json") || has_suffix(name, ".transcript.json"))
             continue;
+        /* Names go into the feed's URLs and GUIDs: one that XML cannot carry as it is (not
+         * UTF-8, a control character) is refused, shown escaped. */
+        const char *problem = re_utf8_name_problem(name);
+        if (problem) {
+            char *shown = re_utf8_shown(name);
+            char *where = shown ? re_path_join(dir, shown) : NULL;
+            st = where && re_diag_add(errors, where, 0, 0, "cannot be published: %s; rename the "
+                                      "episode's files", problem) == RE_OK ? RE_ERR_INPUT : RE_ERR_NOMEM;
+            free(shown);
+            free(where);
+            break;
+        }
         if (n == cap) {
             cap = cap ? cap * 2 : 32;
             char **grown = realloc(names, cap * sizeof *grown);

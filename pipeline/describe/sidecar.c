@@ -253,7 +253,10 @@ re_status re_sidecar_read(const char *path, const char *buf, size_t len, const c
     memset(sidecar, 0, sizeof *sidecar);
     *found = RE_SIDECAR_NOT_OURS;
     json_error_t jerr;
-    json_t *root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &jerr);
+    /* Any JSON value at the top (RFC 8259), and \u0000 decoded, so that a NUL in a text is
+     * judged as a text that cannot be published, not as invalid JSON. */
+    json_t *root = json_loadb(buf, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY | JSON_ALLOW_NUL,
+                              &jerr);
     if (!root) {
         re_status st = re_diag_add(diag, path, jerr.line > 0 ? (unsigned)jerr.line : 0,
                                    jerr.column > 0 ? (unsigned)jerr.column : 0,

@@ -73,6 +73,34 @@ static size_t utf8_chars(const char *s, size_t len)
     return n;
 }
 
+/* 1 when the code point that ends at text[at) opens a quotation or a parenthesis: the engine
+ * starts a sentence or a word after it, but a reader puts it with what follows. */
+static int opening_before(const char *text, size_t at, size_t *start)
+{
+    static const char *const openers[] = {
+        "\"", "'", "(", "[", "{", "\u201c", "\u2018", "\u201e", "\u201a", "\u00ab", "\u2039",
+        "\u00bf", "\u00a1", "\u300c", "\u300e", "\uff08",
+    };
+    for (size_t i = 0; i < sizeof openers / sizeof openers[0]; i++) {
+        size_t n = strlen(openers[i]);
+        if (at >= n && memcmp(text + at - n, openers[i], n) == 0) {
+            *start = at - n;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Where a sentence or a line that the engine starts at text[at) starts for a reader: before
+ * the opening quotes and brackets right in front of it. */
+static size_t reader_start(const char *text, size_t at)
+{
+    size_t start;
+    while (opening_before(text, at, &start))
+        at = start;
+    return at;
+}
+
 /* Adds text[from, to) trimmed as a cue, unless it is empty or has no time. */
 static re_status add_piece(re_transcript *t, const char *text, size_t from, size_t to,
                            uint64_t start, uint64_t end, const char *speaker)
@@ -91,7 +119,31 @@ static re_status add_piece(re_transcript *t, const char *text, size_t from, size
     return status;
 }
 
-/* Splits one sentence at its words into lines of at most RE_CUE_MAX_LINE characters. */
+static int is_space_byte(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n';
+}
+
+/* The start of the text's word (a run without blanks) that holds text[at). */
+static size_t word_start(const char *text, size_t at)
+{
+    while (at > 0 && !is_space_byte(text[at - 1]))
+        at--;
+    return at;
+}
+
+/* The end of the text's word that starts at text[at), not past `to`. */
+static size_t word_end(const char *text, size_t at, size_t to)
+{
+    while (at < to && !is_space_byte(text[at]))
+        at++;
+    return at;
+}
+
+/* Splits one sentence into lines of at most RE_CUE_MAX_LINE characters where the text's
+ * words allow, only between the text's own words (never inside "torch.compile", which the
+ * engine says as three words), each line starting when the engine starts its first word:
+ * the first word event that falls in it. */
 static re_status add_sentence(re_transcript *t, const re_sentence_span *s, size_t from, size_t to,
                               const re_timed_event *events, size_t event_count,
                               const re_transcript_segment *seg)
@@ -109,11 +161,10 @@ static re_status add_sentence(re_transcript *t, const re_sentence_span *s, size_
         const re_timed_event *w = &events[i];
         if (w->type != RE_EVENT_WORD || w->segment != s->segment)
             continue;
-        size_t at = byte_offset(seg->text, w->text_pos);
+        size_t at = word_start(seg->text, byte_offset(seg->text, w->text_pos));
         if (at <= piece_from || at >= to || w->sample <= piece_start || w->sample >= s->end)
-            continue;
-        size_t word_end = byte_offset(seg->text, w->text_pos + w->length);
-        size_t with_word = utf8_chars(seg->text + piece_from, word_end - piece_from);
+            continue;   /* a word of the current line, or of no line of this sentence */
+        size_t with_word = utf8_chars(seg->text + piece_from, word_end(seg->text, at, to) - piece_from);
         if (with_word <= target || (with_word <= RE_CUE_MAX_LINE && lines <= 1))
             continue;   /* this word still fits on the current line */
         re_status status = add_piece(t, seg->text, piece_from, at, piece_start, w->sample, seg->speaker);
@@ -121,9 +172,8 @@ static re_status add_sentence(re_transcript *t, const re_sentence_span *s, size_
             return status;
         piece_from = at;
         piece_start = w->sample;
-        if (lines > 1)
-            lines--;
         size_t left = utf8_chars(seg->text + piece_from, to - piece_from);
+        lines = (left + RE_CUE_MAX_LINE - 1) / RE_CUE_MAX_LINE;
         target = (left + lines - 1) / lines;
     }
     return add_piece(t, seg->text, piece_from, to, piece_start, s->end, seg->speaker);
@@ -138,10 +188,13 @@ re_status re_transcript_build(re_transcript *t, const re_sentence_span *sentence
         if (s->segment >= segment_count)
             return RE_ERR_INVALID;
         const re_transcript_segment *seg = &segments[s->segment];
-        size_t from = byte_offset(seg->text, s->text_pos);
+        /* A segment's first sentence starts with its text; a later one before the quotes and
+         * brackets that open it, so that the cues, put together, are the script's text. */
+        int first = i == 0 || sentences[i - 1].segment != s->segment;
+        size_t from = first ? 0 : reader_start(seg->text, byte_offset(seg->text, s->text_pos));
         size_t to = strlen(seg->text);
         if (i + 1 < sentence_count && sentences[i + 1].segment == s->segment)
-            to = byte_offset(seg->text, sentences[i + 1].text_pos);
+            to = reader_start(seg->text, byte_offset(seg->text, sentences[i + 1].text_pos));
         if (to < from)
             to = from;
         re_status status = add_sentence(t, s, from, to, events, event_count, seg);

@@ -177,37 +177,41 @@ static void frame_end(tag_buffer *b, size_t start)
     put_be32(b->bytes + start + 4, (uint32_t)(b->len - start - ID3_FRAME_HEADER_LEN));
 }
 
-/* A text information frame (or, with the same layout, a CHAP's TIT2 sub-frame). */
-static void put_text_frame(tag_buffer *b, const char id[4], const char *text)
+#define NO_FRAME ((size_t)-1)
+
+/* Starts frame `id` for `text` (UTF-16 with BOM) after `fields` bytes of other fields, and
+ * writes its encoding byte; NO_FRAME when there is no text or the tag has failed. */
+static size_t begin_text_frame(tag_buffer *b, const char id[4], const char *text, size_t fields)
 {
     if (!text || b->status != RE_OK)
-        return;
+        return NO_FRAME;
     size_t size = utf16_size(text);
     if (size == 0) {
         b->status = RE_ERR_INVALID;
-        return;
+        return NO_FRAME;
     }
-    if (!tag_reserve(b, ID3_FRAME_HEADER_LEN + 1 + size))
-        return;
+    if (!tag_reserve(b, ID3_FRAME_HEADER_LEN + 1 + fields + size))
+        return NO_FRAME;
     size_t start = frame_begin(b, id);
     tag_put_byte(b, ID3_ENCODING_UTF16_BOM);
+    return start;
+}
+
+/* A text information frame (or, with the same layout, a CHAP's TIT2 sub-frame). */
+static void put_text_frame(tag_buffer *b, const char id[4], const char *text)
+{
+    size_t start = begin_text_frame(b, id, text, 0);
+    if (start == NO_FRAME)
+        return;
     tag_put_utf16(b, text);
     frame_end(b, start);
 }
 
 static void put_comment_frame(tag_buffer *b, const char *text)
 {
-    if (!text || b->status != RE_OK)
+    size_t start = begin_text_frame(b, "COMM", text, 3 + 4);
+    if (start == NO_FRAME)
         return;
-    size_t size = utf16_size(text);
-    if (size == 0) {
-        b->status = RE_ERR_INVALID;
-        return;
-    }
-    if (!tag_reserve(b, ID3_FRAME_HEADER_LEN + 1 + 3 + 4 + size))
-        return;
-    size_t start = frame_begin(b, "COMM");
-    tag_put_byte(b, ID3_ENCODING_UTF16_BOM);
     tag_put(b, "eng", 3);
     tag_put_utf16(b, "");    /* the empty description: BOM + terminator */
     tag_put_utf16(b, text);

@@ -577,15 +577,81 @@ re_status re_lexicon_find_default(const char *const *dirs, size_t dir_count, cha
     return RE_OK;
 }
 
+/* The real path of `path` (every symlink followed), or of its folder plus its last name when
+ * the file does not exist; NULL when neither resolves (the load then reports the file). */
+static char *real_or_parent(const char *path)
+{
+    char *real = realpath(path, NULL);
+    if (real || errno != ENOENT)
+        return real;
+    const char *slash = strrchr(path, '/');
+    char *dir = slash ? strndup(path, (size_t)(slash - path + 1)) : strdup(".");
+    char *dir_real = dir ? realpath(dir, NULL) : NULL;
+    if (dir_real && asprintf(&real, "%s/%s", dir_real, slash ? slash + 1 : path) < 0)
+        real = NULL;
+    free(dir);
+    free(dir_real);
+    return real;
+}
+
+/* 1 when `real` is the folder `dir` (as given, resolved here) or inside it. */
+static int within(const char *real, const char *dir)
+{
+    char *root = realpath(dir, NULL);
+    if (!root)
+        return 0;
+    size_t n = strlen(root);
+    int inside = strncmp(real, root, n) == 0
+                 && (real[n] == '/' || real[n] == '\0' || (n == 1 && root[0] == '/'));
+    free(root);
+    return inside;
+}
+
+/* A script's `lexicon:` must name a file in the script's folder tree or an allowed folder: a
+ * script from elsewhere must not make the program read (and quote in its errors) any file
+ * the user can read. RE_ERR_INPUT, reported at the key, when it does not. */
+static re_status confine(const re_lexicon_sources *src, const char *path, re_diagnostics *diag)
+{
+    char *real = real_or_parent(path);
+    if (!real)
+        return RE_OK;
+    const char *slash = strrchr(src->script_path, '/');
+    char *script_dir = slash ? strndup(src->script_path, (size_t)(slash - src->script_path + 1))
+                             : strdup(".");
+    if (!script_dir) {
+        free(real);
+        return RE_ERR_NOMEM;
+    }
+    int allowed = within(real, script_dir);
+    for (size_t i = 0; !allowed && i < src->allowed_dir_count; i++)
+        allowed = within(real, src->allowed_dirs[i]);
+    free(real);
+    free(script_dir);
+    if (allowed)
+        return RE_OK;
+    return re_diag_add(diag, src->script_path, src->front_matter_line, src->front_matter_col,
+                       "lexicon '%s' is outside the script's folder; a script may name only "
+                       "files in its own folder tree (allow another folder with --allow-path DIR, "
+                       "or give the file with --lexicon)", src->front_matter) == RE_OK
+               ? RE_ERR_INPUT : RE_ERR_NOMEM;
+}
+
 static re_status load_front_matter(re_lexicon *lex, const re_lexicon_sources *src,
                                    re_diagnostics *diag)
 {
     char *path = NULL;
     re_status status = re_lexicon_resolve(src->script_path, src->front_matter, &path);
 
+    if (status == RE_OK) {
+        status = confine(src, path, diag);
+        if (status != RE_OK) {
+            free(path);
+            return status;
+        }
+    }
     if (status == RE_OK)
         status = re_lexicon_load(lex, path, diag);
-    if (status != RE_OK && status != RE_ERR_NOMEM
+    if (status != RE_OK && status != RE_ERR_NOMEM && status != RE_ERR_INTERRUPTED
         && re_diag_add(diag, src->script_path, src->front_matter_line, src->front_matter_col,
                        "lexicon '%s' could not be loaded (see its errors above)",
                        src->front_matter) != RE_OK)
@@ -609,20 +675,23 @@ re_status re_lexicon_build(const re_lexicon_sources *sources, re_lexicon **out,
         status = re_lexicon_find_default(sources->dirs, sources->dir_count, &default_path);
     if (status == RE_OK && default_path)
         status = re_lexicon_load(lex, default_path, diag);
-    if (status != RE_ERR_NOMEM) {
+    /* Every source is read, to report every problem at once, unless memory ran out or a stop
+     * signal ended a wait (a FIFO): then nothing more is read. */
+    if (status != RE_ERR_NOMEM && status != RE_ERR_INTERRUPTED) {
         first = status;
         if (sources->front_matter)
             status = load_front_matter(lex, sources, diag);
         if (first == RE_OK)
             first = status;
     }
-    for (size_t i = 0; status != RE_ERR_NOMEM && i < sources->path_count; i++) {
+    for (size_t i = 0; status != RE_ERR_NOMEM && status != RE_ERR_INTERRUPTED
+                       && i < sources->path_count; i++) {
         status = re_lexicon_load(lex, sources->paths[i], diag);
         if (first == RE_OK)
             first = status;
     }
-    if (status == RE_ERR_NOMEM)
-        first = RE_ERR_NOMEM;
+    if (status == RE_ERR_NOMEM || status == RE_ERR_INTERRUPTED)
+        first = status;
     free(default_path);
     if (first != RE_OK) {
         re_lexicon_free(lex);

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "synth.h"
+#include "utf8.h"
 
 /* What a worker hands back through its result file, followed by its error text. */
 typedef struct worker_result {
@@ -155,7 +156,19 @@ re_status re_batch_collect(const char *const *inputs, size_t input_count, const 
             status = add_script(batch, &capacity, inputs[i]);
         }
     }
-    if (status == RE_OK && failed == RE_OK)
+    /* A script's name goes into the table, the reports and the feed as it is: one that is not
+     * plain text is refused, shown escaped, before anything runs. */
+    for (size_t i = 0; status == RE_OK && i < batch->count; i++) {
+        const char *problem = re_utf8_name_problem(batch->episodes[i].script);
+        if (!problem)
+            continue;
+        char *shown = re_utf8_shown(batch->episodes[i].script);
+        status = shown ? re_diag_add(diag, shown, 0, 0, "cannot be an episode's name: %s; "
+                                     "rename the file", problem) : RE_ERR_NOMEM;
+        free(shown);
+        failed = RE_ERR_INPUT;
+    }
+    if (status == RE_OK && failed == RE_OK && batch->count > 1)
         qsort(batch->episodes, batch->count, sizeof *batch->episodes, by_name);
     for (size_t i = 1; status == RE_OK && failed == RE_OK && i < batch->count; i++) {
         if (strcmp(batch->episodes[i].name, batch->episodes[i - 1].name) == 0) {

@@ -45,6 +45,7 @@ re_status re_prepare(const re_episode_sources *src, re_prepared *p, re_diagnosti
         .front_matter = ep->lexicon, .front_matter_line = ep->lexicon_line,
         .front_matter_col = ep->lexicon_col,
         .paths = src->lexicon_paths, .path_count = src->lexicon_path_count,
+        .allowed_dirs = src->allowed_dirs, .allowed_dir_count = src->allowed_dir_count,
     };
     return re_lexicon_build(&lexicon, &p->lexicon, diag);
 }

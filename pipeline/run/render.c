@@ -103,6 +103,7 @@ static re_status load_script(render *r)
         .voice_dirs = o->voice_dirs, .voice_dir_count = o->voice_dir_count,
         .lexicon_paths = o->lexicon_paths, .lexicon_path_count = o->lexicon_path_count,
         .no_default_lexicon = o->no_default_lexicon,
+        .allowed_dirs = o->allowed_dirs, .allowed_dir_count = o->allowed_dir_count,
     };
     re_status status = re_prepare(&sources, &r->prepared, r->diag);
     r->episode = r->prepared.episode;

@@ -1,12 +1,16 @@
 /* report.c - the batch's JSON report (jansson) and JUnit XML (libxml2). */
+#define _GNU_SOURCE   /* strndup */
 #include "report.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <jansson.h>
 #include <libxml/xmlwriter.h>
 
 #include "duration.h"
+#include "utf8.h"
 
 const char *re_episode_state_name(re_episode_state state)
 {
@@ -19,14 +23,44 @@ const char *re_episode_state_name(re_episode_state state)
     return "unknown";
 }
 
+/* An episode's error text as both reports may carry it: each line shown by re_utf8_shown (a
+ * control character or a byte of invalid UTF-8 escaped), lines kept. malloc'ed or NULL. */
+static char *shown_lines(const char *text)
+{
+    size_t cap = strlen(text) * 6 + 1, used = 0;
+    char *out = malloc(cap);
+    while (out) {
+        size_t n = strcspn(text, "\n");
+        char *line = strndup(text, n);
+        char *shown = line ? re_utf8_shown(line) : NULL;
+        free(line);
+        if (!shown) {
+            free(out);
+            return NULL;
+        }
+        used += (size_t)snprintf(out + used, cap - used, "%s%s", shown, text[n] ? "\n" : "");
+        free(shown);
+        if (!text[n])
+            break;
+        text += n + 1;
+    }
+    return out;
+}
+
 static json_t *episode_json(const re_batch_episode *ep)
 {
     int ok = ep->state == RE_EPISODE_RENDERED || ep->state == RE_EPISODE_UP_TO_DATE;
     const re_render_result *r = &ep->result;
-    return json_pack("{s:s, s:s, s:s, s:s?, s:s?, s:o, s:o, s:f, s:I, s:I}",
-                     "script", ep->script, "output", ep->output,
+    /* batch refuses names that are not plain text; shown anyway, so no name can break JSON */
+    char *errors = ep->errors ? shown_lines(ep->errors) : NULL;
+    char *script = re_utf8_shown(ep->script), *output = re_utf8_shown(ep->output);
+    json_t *item = NULL;
+    if ((ep->errors && !errors) || !script || !output)
+        goto done;
+    item = json_pack("{s:s, s:s, s:s, s:s?, s:s?, s:o, s:o, s:f, s:I, s:I}",
+                     "script", script, "output", output,
                      "status", re_episode_state_name(ep->state),
-                     "error", ep->errors,
+                     "error", errors,
                      "duration", ok ? r->duration : NULL,
                      "duration_ms", ok && r->sample_rate
                                         ? json_integer((json_int_t)re_samples_to_ms(r->samples, r->sample_rate))
@@ -35,6 +69,11 @@ static json_t *episode_json(const re_batch_episode *ep)
                      "seconds", ep->seconds,
                      "segments_synthesized", (json_int_t)r->segments_synthesized,
                      "segments_cached", (json_int_t)r->segments_cached);
+done:
+    free(errors);
+    free(script);
+    free(output);
+    return item;
 }
 
 re_status re_report_write_json(FILE *out, const re_batch *batch)
@@ -65,10 +104,13 @@ static int write_case(xmlTextWriterPtr w, const re_batch_episode *ep)
 {
     char seconds[32];
     snprintf(seconds, sizeof seconds, "%.3f", ep->seconds);
-    if (xmlTextWriterStartElement(w, BAD_CAST "testcase") < 0
-        || xmlTextWriterWriteAttribute(w, BAD_CAST "classname", BAD_CAST "render-episode") < 0
-        || xmlTextWriterWriteAttribute(w, BAD_CAST "name", BAD_CAST ep->script) < 0
-        || xmlTextWriterWriteAttribute(w, BAD_CAST "time", BAD_CAST seconds) < 0)
+    char *name = re_utf8_shown(ep->script);
+    int rc = !name || xmlTextWriterStartElement(w, BAD_CAST "testcase") < 0
+             || xmlTextWriterWriteAttribute(w, BAD_CAST "classname", BAD_CAST "render-episode") < 0
+             || xmlTextWriterWriteAttribute(w, BAD_CAST "name", BAD_CAST name) < 0
+             || xmlTextWriterWriteAttribute(w, BAD_CAST "time", BAD_CAST seconds) < 0 ? -1 : 0;
+    free(name);
+    if (rc < 0)
         return -1;
     if (ep->state == RE_EPISODE_NOT_RUN) {
         if (xmlTextWriterStartElement(w, BAD_CAST "skipped") < 0
@@ -76,14 +118,19 @@ static int write_case(xmlTextWriterPtr w, const re_batch_episode *ep)
             || xmlTextWriterEndElement(w) < 0)
             return -1;
     } else if (ep->state == RE_EPISODE_FAILED) {
-        const char *errors = ep->errors ? ep->errors : re_strerror(ep->status);
-        size_t first_line = strcspn(errors, "\n");
+        char *errors = shown_lines(ep->errors ? ep->errors : re_strerror(ep->status));
+        if (!errors)
+            return -1;
+        /* the first line, cut at 511 bytes on a character boundary */
         char message[512];
+        size_t first_line = re_utf8_prefix(errors, strcspn(errors, "\n"), sizeof message - 1);
         snprintf(message, sizeof message, "%.*s", (int)first_line, errors);
-        if (xmlTextWriterStartElement(w, BAD_CAST "failure") < 0
-            || xmlTextWriterWriteAttribute(w, BAD_CAST "message", BAD_CAST message) < 0
-            || xmlTextWriterWriteString(w, BAD_CAST errors) < 0
-            || xmlTextWriterEndElement(w) < 0)
+        rc = xmlTextWriterStartElement(w, BAD_CAST "failure") < 0
+             || xmlTextWriterWriteAttribute(w, BAD_CAST "message", BAD_CAST message) < 0
+             || xmlTextWriterWriteString(w, BAD_CAST errors) < 0
+             || xmlTextWriterEndElement(w) < 0 ? -1 : 0;
+        free(errors);
+        if (rc < 0)
             return -1;
     } else {
         char text[256];

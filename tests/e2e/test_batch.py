@@ -219,5 +219,26 @@ class Batch(Case):
         self.assertIn("same output", res.stderr)
 
 
+
+class Names(Case):
+    """A script whose name is not plain text (ESC, U+0001, byte 0xFF, U+FFFE) is refused before
+    anything runs, shown escaped: its raw bytes never reach the terminal or a report."""
+
+    def test_names_that_are_not_text(self):
+        folder = self.path("in")
+        os.mkdir(folder)
+        names = [b"ctl\x1b[31m.txt", b"one\x01.txt", b"bad\xff.txt", "nonchar\ufffe.txt".encode()]
+        for name in names + [b"fine.txt"]:
+            with open(os.path.join(folder.encode(), name), "w") as f:
+                f.write("---\ntitle: T\n---\nHi.\n")
+        res = subprocess.run([BIN, "batch", "-O", self.path("out"), folder, "--report", self.path("r.json"),
+                              "--junit", self.path("j.xml")], capture_output=True)
+        self.assertEqual(res.returncode, 2, res.stderr)
+        err = res.stderr.decode("utf-8")   # valid UTF-8 all through
+        for shown in ("ctl\\u001B[31m.txt", "one\\u0001.txt", "bad\\xFF.txt", "nonchar\\uFFFE.txt"):
+            self.assertIn(shown + ": cannot be an episode's name", err)
+        self.assertNotRegex(err, "[\x00-\x08\x0b-\x1f\x7f]")
+        self.assertFalse(os.path.exists(self.path("out", "fine.mp3")))   # nothing ran
+
 if __name__ == "__main__":
     main()

@@ -19,6 +19,7 @@ import subprocess
 import sys
 import tempfile
 import unittest
+import time
 import wave
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -266,6 +267,21 @@ class Claims(unittest.TestCase):
             "page.html:5: duration": "OK", "page.html:6: duration": "MISMATCH",
             "page.html:11: Duration": "OK", "page.html:12: Audio duration": "MISMATCH"})
 
+    def test_valid_json_jansson_cannot_hold(self):
+        """JSON sets no size on numbers and allows a byte-order mark to be skipped: a file with
+        an integer over 64 bits, 1E400 or a BOM is valid, and its claims are checked."""
+        big = write("big.json", '{"id": 123456789012345678901234567890, "duration": "PT1M2S"}\n')
+        huge = write("huge.json", '{"scale": 1E400, "duration": "PT2M"}\n')
+        bom = write("bom.json", '\ufeff{"duration": "PT1M2S"}\n')
+        r = check("--no-sidecar", self.mp3, big, huge, bom)
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        self.assertEqual(verdicts(r.stdout), {
+            "big.json:1: duration": "OK", "huge.json:1: duration": "MISMATCH", "bom.json:1: duration": "OK"})
+        bad = write("bad.json", '{"duration": "PT1M2S", "n": 01}\n')
+        r = check("--no-sidecar", self.mp3, bad)
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertIn("bad.json:1:", r.stderr)
+
     def test_json(self):
         doc = write("meta.json", json.dumps({
             "episode": {"duration": "PT1M2S", "parts": [{"duration": 62.369}]},
@@ -442,6 +458,59 @@ class Fixing(unittest.TestCase):
         self.assertEqual(r.returncode, 1)
         self.assertIn("not fixed ID3 TLEN: the MP3 itself is never rewritten", r.stdout)
         self.assertEqual(read(tagged), before)
+
+
+class FixAndOthers(unittest.TestCase):
+    """--fix never loses what someone else wrote: a file with more than one hard link is refused
+    (one name would keep the old text), and an edit saved while check runs is kept."""
+
+    def setUp(self):
+        self.mp3 = episode()
+
+    def test_hard_links_refused(self):
+        p = write("linked.md", "Duration: PT9S\n")
+        other = path("linked-other.md")
+        if os.path.exists(other):
+            os.unlink(other)
+        os.link(p, other)
+        r = check("--no-sidecar", "--fix", self.mp3, p)
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertIn("linked.md: has 2 hard links", r.stderr)
+        self.assertEqual(read(p), b"Duration: PT9S\n")
+        self.assertEqual(os.stat(p).st_ino, os.stat(other).st_ino)
+
+    def test_an_edit_saved_meanwhile_is_kept(self):
+        """An editor saves the page once (temporary file + rename, as editors do) at a moment
+        swept across the whole --fix run. Whenever that lands, the file at the end holds the
+        edit (fixed or not): never the fixed old text over it."""
+        import threading
+        folder = tempfile.mkdtemp(dir=TMP)
+        page = os.path.join(folder, "page.md")
+        old, edit = "Duration: PT9M\nold text\n", "Duration: PT9M\nthe edit\n"
+        start = time.monotonic()
+        check("--no-sidecar", "--fix", self.mp3, write("timing.md", old))
+        run_s = time.monotonic() - start
+        attempts = 60
+        for attempt in range(attempts):
+            with open(page, "w") as f:
+                f.write(old)
+            delay = run_s * 1.2 * attempt / attempts
+
+            def editor():
+                time.sleep(delay)
+                with open(page + ".edit", "w") as f:
+                    f.write(edit)
+                os.rename(page + ".edit", page)
+            thread = threading.Thread(target=editor)
+            thread.start()
+            r = check("--no-sidecar", "--fix", self.mp3, page)
+            thread.join()
+            self.assertIn(r.returncode, (0, 2), r.stderr)
+            with open(page) as f:
+                final = f.read()
+            self.assertIn(final, (edit, edit.replace("PT9M", "PT1M2S")),
+                          f"attempt {attempt} (edit after {delay * 1000:.1f} ms): the edit was lost")
+            self.assertEqual(sorted(os.listdir(folder)), ["page.md"], "temporary files left")
 
 
 class BadInputs(unittest.TestCase):

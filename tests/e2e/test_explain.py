@@ -188,5 +188,55 @@ class Explain(Case):
         self.assertIn("Pauses are exact. This one lasts one and a half seconds.", texts)
 
 
+
+class LexiconReach(Case):
+    """A script may name a lexicon only inside its own folder tree (symlinks followed):
+    elsewhere is refused at the `lexicon:` key before the file is opened, so none of its lines
+    is quoted; --allow-path DIR widens the rule; --lexicon on the command line goes anywhere."""
+
+    SECRET = "SECRET_TOKEN = hunter2 value\n"
+
+    def setUp(self):
+        super().setUp()
+        for d in ("show", "show/sub", "other"):
+            os.mkdir(self.path(d))
+        write(self.path("other", ".env"), self.SECRET)
+        write(self.path("show", "sub", "ok.lexicon"), "NCCL = nickel\n")
+        os.symlink("../other/.env", self.path("show", "link.lexicon"))
+
+    def attempt(self, value, *extra, command="explain"):
+        write(self.path("show", "ep.txt"), f"---\ntitle: T\nlexicon: {value}\n---\nNCCL here.\n")
+        args = ["explain", *extra, "show/ep.txt"] if command == "explain" else \
+            ["show/ep.txt", "-o", "show/out.mp3", "-q", *extra]
+        return run(args, cwd=self.tmp)
+
+    def test_outside_is_refused_without_reading_it(self):
+        for value in ("../other/.env", os.path.join(self.tmp, "other", ".env"), "link.lexicon",
+                      "sub/../../other/.env"):
+            for command in ("explain", "render"):
+                with self.subTest(value=value, command=command):
+                    res = self.attempt(value, command=command)
+                    self.assertEqual(res.returncode, 2, res.stderr)
+                    self.assertIn("show/ep.txt:3:10: lexicon ", res.stderr)
+                    self.assertIn("is outside the script's folder", res.stderr)
+                    self.assertNotIn("SECRET", res.stdout + res.stderr)
+                    self.assertNotIn("hunter2", res.stdout + res.stderr)
+                    self.assertFalse(os.path.exists(self.path("show", "out.mp3")))
+
+    def test_inside_and_allowed(self):
+        res = self.attempt("sub/ok.lexicon")
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertIn("nickel here.", res.stdout)
+        for command in ("explain", "render"):
+            with self.subTest(command=command):
+                res = self.attempt("../other/.env", "--allow-path", "other", command=command)
+                self.assertEqual(res.returncode, 0, res.stderr)
+        # The user's own --lexicon is not confined.
+        write(self.path("other", "cli.lexicon"), "NCCL = command line nickel\n")
+        write(self.path("show", "ep.txt"), "---\ntitle: T\nlexicon: sub/ok.lexicon\n---\nNCCL here.\n")
+        res = run(["explain", "--lexicon", "other/cli.lexicon", "show/sub/../ep.txt"], cwd=self.tmp)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertIn("command line nickel here.", res.stdout)
+
 if __name__ == "__main__":
     main()

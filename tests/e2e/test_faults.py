@@ -326,6 +326,56 @@ class Faults(Case):
         self.assertEqual(proc.returncode, 130, err)
         self.assert_untouched(folder)
 
+    def stop_while_reading(self, args, sig, code, writer=None, cwd=None):
+        """Starts the program, which blocks reading a pipe or FIFO that a writer holds open (or
+        that nobody opens), sends sig, and requires it to end with code long before the writer
+        lets go (the writer holds for 60 s; the program gets 10), saying nothing but that it
+        was interrupted."""
+        proc = subprocess.Popen([BIN, *args], stdin=writer.stdout if writer else subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=cwd,
+                                env=dict(os.environ, XDG_CACHE_HOME=self.path("cache")))
+        try:
+            time.sleep(0.5)
+            self.assertIsNone(proc.poll(), "the program did not wait for the input")
+            proc.send_signal(sig)
+            _, err = proc.communicate(timeout=10)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+            if writer:
+                writer.kill()
+                writer.wait()
+        self.assertEqual(proc.returncode, code, err)
+        self.assertNotRegex(err, r"cannot open|could not be loaded|Interrupted system call", err)
+        return err
+
+    def test_signals_end_every_wait_for_a_pipe_or_fifo(self):
+        """A script read from a pipe whose writer is silent, a script, lexicon or show file that
+        is a FIFO nobody opens: SIGINT and SIGTERM end each wait at once (render, explain, feed)."""
+        folder = self.path("waits")
+        os.mkdir(folder)
+        os.mkfifo(os.path.join(folder, "words.lexicon"))
+        os.mkfifo(os.path.join(folder, "show.txt"))
+        with open(os.path.join(folder, "ep.txt"), "w", encoding="utf-8") as f:
+            f.write("---\ntitle: T\nlexicon: words.lexicon\n---\nHello.\n")
+        out = os.path.join(folder, "out.mp3")
+        silent = lambda: subprocess.Popen(["sleep", "60"], stdout=subprocess.PIPE)
+        cases = [
+            ("script on a silent pipe", ["/dev/stdin", "-o", out], signal.SIGINT, 130, silent),
+            ("script on a silent pipe, SIGTERM", ["/dev/stdin", "-o", out], signal.SIGTERM, 143, silent),
+            ("front-matter lexicon FIFO", ["ep.txt", "-o", out], signal.SIGINT, 130, None),
+            ("explain, lexicon FIFO", ["explain", "ep.txt"], signal.SIGTERM, 143, None),
+            ("--lexicon FIFO", ["explain", "--lexicon", "words.lexicon", "ep.txt"], signal.SIGINT, 130, None),
+            ("feed, show-file FIFO", ["feed", folder, "--base-url", "https://example.org/",
+                                      "--show", "show.txt", "-o", os.path.join(folder, "feed.xml")],
+             signal.SIGINT, 130, None),
+        ]
+        for name, args, sig, code, writer in cases:
+            with self.subTest(case=name):
+                self.stop_while_reading(args, sig, code, writer() if writer else None, cwd=folder)
+        self.assertEqual(sorted(os.listdir(folder)), ["ep.txt", "show.txt", "words.lexicon"])
+
     def test_sigkill_leaves_no_processes(self):
         """SIGKILL cannot be handled: a hidden .part file may stay, but no speech process
         outlives the program and the previous output is intact."""

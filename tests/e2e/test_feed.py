@@ -13,7 +13,7 @@ import unittest
 import xml.etree.ElementTree as ET
 from datetime import datetime
 
-from common import Case, ffmpeg_samples, listing, main, run, write
+from common import BIN, Case, ffmpeg_samples, listing, main, run, write
 
 ITUNES = "http://www.itunes.com/dtds/podcast-1.0.dtd"
 PODCAST = "https://podcastindex.org/namespace/1.0"
@@ -230,6 +230,24 @@ class Feed(Case):
         self.assertIn("c.json: warning: c.mp3 is missing; not in the feed", res.stderr)
         _, _, items = items_of(os.path.join(folder, "feed.xml"))
         self.assertEqual([i.findtext("title") for i in items], ["First & <one>"])
+
+    def test_names_xml_cannot_carry_are_refused(self):
+        """An episode whose file name holds ESC, U+0001, byte 0xFF or U+FFFE would go raw into
+        the feed's URLs and GUID (malformed XML): refused, shown escaped, nothing written."""
+        for raw, shown in ((b"a\x1b", "a\\u001B"), (b"a\x01", "a\\u0001"), (b"a\xff", "a\\xFF"),
+                           ("a\ufffe".encode(), "a\\uFFFE")):
+            with self.subTest(name=shown):
+                folder = self.copy_out("a.mp3", "a.json", "show.txt")
+                for ext in (b".mp3", b".json"):
+                    os.rename(os.path.join(folder.encode(), b"a" + ext), os.path.join(folder.encode(), raw + ext))
+                res = subprocess.run([BIN, "feed", folder, "--base-url", BASE], capture_output=True,
+                                     env=dict(os.environ, XDG_CACHE_HOME=self.path("cache")))
+                self.assertEqual(res.returncode, 2, res.stderr)
+                err = res.stderr.decode("utf-8")
+                self.assertIn(shown + ".json: cannot be published", err)
+                self.assertNotRegex(err, "[\x00-\x08\x0b-\x1f\x7f]")
+                self.assertNotIn("feed.xml", os.listdir(folder))
+                shutil.rmtree(folder)
 
     def test_usage_errors(self):
         for args in (["feed", self.out], ["feed", "--base-url", BASE],

@@ -47,6 +47,94 @@ def parse_vtt(text):
     return cues
 
 
+PUNCTUATED = """---
+title: Punctuation test
+---
+"git grep" learned a new trick. It works. "Quoted start" of a sentence.
+
+[voice guest] (Hello) there. Then \u201ccurly quotes\u201d begin here. \u201cCurly start\u201d again. 'Single' ones [pause 300ms] too.
+
+[Bracketed] words, {braces} and \u00abguillemets\u00bb: PR #189759 fixes a graph break in torch.compile when a module calls torch.nn.functional.scaled_dot_product_attention under AOTAutograd.
+"""
+
+
+def spoken_text(script):
+    """The script's spoken words: the body without front matter, directives or line breaks."""
+    body = script.split("---\n", 2)[2]
+    body = re.sub(r"\[(voice \w+|pause [^\]]+)\]", " ", body)
+    return " ".join(body.split())
+
+
+def unescape_vtt(text):
+    text = re.sub(r"^<v [^>]*>", "", text)
+    return text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
+
+
+class CueText(Case):
+    """The cues, put together, are the script's text: no word, quote or bracket lost or moved
+    to another cue, in every transcript format."""
+
+    def test_cues_are_the_script_text(self):
+        script = write(self.path("p.txt"), PUNCTUATED)
+        res = run([script, "-o", self.path("p.mp3"), "--srt", "--transcript-json", "-q"])
+        self.assertEqual(res.returncode, 0, res.stderr)
+        expected = spoken_text(PUNCTUATED)
+        with open(self.path("p.vtt"), encoding="utf-8") as f:
+            vtt = [unescape_vtt(c[2]) for c in parse_vtt(f.read())]
+        with open(self.path("p.srt"), encoding="utf-8") as f:
+            blocks = [b.split("\n", 2)[2] for b in f.read().strip().split("\n\n")]
+        srt = [re.sub(r"^(Host|Guest): ", "", b) for b in blocks]
+        with open(self.path("p.transcript.json"), encoding="utf-8") as f:
+            body = [seg["body"] for seg in json.load(f)["segments"]]
+        for name, cues in (("vtt", vtt), ("srt", srt), ("json", body)):
+            with self.subTest(format=name):
+                self.assertEqual(" ".join(" ".join(cues).split()), expected)
+        # ffmpeg, reading the VTT on its own, sees the same texts.
+        out = subprocess.run(["ffmpeg", "-v", "error", "-i", self.path("p.vtt"), "-f", "srt", "-"],
+                             capture_output=True, text=True, check=True).stdout
+        texts = [re.sub(r"<[^>]*>", "", b.split("\n", 2)[2]).replace("\\{", "{").replace("\\}", "}")
+                 for b in out.strip().split("\n\n")]   # SRT escapes braces
+        self.assertEqual(" ".join(" ".join(texts).split()), expected)
+        # An opening quote or bracket starts its cue; it never ends the one before.
+        for cue in vtt:
+            self.assertNotRegex(cue, r"[\"\u201c(\[{\u00ab]$", cue)
+
+
+LONG = ("PR #189759 fixes a graph break in torch.compile when a module calls "
+        "torch.nn.functional.scaled_dot_product_attention under AOTAutograd.")
+
+
+class SplitCues(Case):
+    """A sentence too long for one cue line is split between the script's words only, into
+    lines of at most 65 characters (a longer single word aside), and each line starts when
+    its words are spoken: about when the text before it, rendered alone, ends."""
+
+    def seconds(self, name, text):
+        script = write(self.path(name + ".txt"), "---\ntitle: Split\n---\n" + text + "\n")
+        res = run([script, "-o", self.path(name + ".wav"), "--loudness", "off", "-q"])
+        self.assertEqual(res.returncode, 0, res.stderr)
+        with open(self.path(name + ".json"), encoding="utf-8") as f:
+            side = json.load(f)
+        return side["samples"] / side["sample_rate"]
+
+    def test_split_between_words_and_timed_by_them(self):
+        self.seconds("long", LONG)
+        with open(self.path("long.vtt"), encoding="utf-8") as f:
+            cues = parse_vtt(f.read())
+        self.assertGreaterEqual(len(cues), 3, cues)
+        texts = [c[2] for c in cues]
+        self.assertEqual(" ".join(texts), LONG)        # never split inside a word
+        for text in texts:
+            self.assertTrue(len(text) <= 65 or " " not in text, text)
+        for k in range(1, len(cues)):
+            before = " ".join(texts[:k])
+            alone = self.seconds(f"before{k}", before)
+            # The engine lengthens a sentence's last word a little: 0.35 s covers that; a line
+            # timed by the wrong word is off by seconds.
+            self.assertLess(abs(cues[k][0] / 1000 - alone), 0.35,
+                            f"cue {k + 1} '{texts[k]}' starts at {cues[k][0]} ms; '{before}' alone lasts {alone:.3f} s")
+
+
 class Transcripts(Case):
     def setUp(self):
         super().setUp()

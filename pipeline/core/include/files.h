@@ -20,7 +20,11 @@ typedef enum re_file_read_mode {
     RE_READ_REGULAR
 } re_file_read_mode;
 
-/* Reads the whole file `path` (at most max_size bytes) into a new buffer with a NUL after the
+/* Waits for a FIFO's writer or a pipe's data end when a signal handler runs (the program's
+ * only handlers are its stop signals, installed without SA_RESTART): RE_ERR_INTERRUPTED, with
+ * no message, at once.
+ *
+ * Reads the whole file `path` (at most max_size bytes) into a new buffer with a NUL after the
  * last byte (*out, free with free(); *len excludes the NUL; both zeroed on failure).
  * RE_ERR_READ (cannot open, a directory, a read error; in RE_READ_REGULAR mode also not a
  * regular file, or changed while read), RE_ERR_LIMIT (larger than max_size; the message names
@@ -35,10 +39,19 @@ re_status re_file_open_regular(const char *path, int *fd, uint64_t *size, re_dia
 
 /* Replaces the existing file at `path` (following symlinks, so a symlink stays one) with
  * buf[0..len) atomically: a temporary file in the same directory, written, given the old
- * file's permission bits (and owner, when allowed), fsync'ed, then renamed over it; the
+ * file's permission bits (and owner, when allowed), fsync'ed, then put in its place; the
  * directory is synced after. On failure (RE_ERR_WRITE) the old file is untouched and the
- * temporary file removed. */
-re_status re_file_replace(const char *path, const char *buf, size_t len, re_diagnostics *diag);
+ * temporary file removed.
+ *
+ * With `expected` (check --fix: the contents the new text was made from), only a file that
+ * still holds expected[0..expected_len) is replaced, whenever an editor saves it: the new
+ * file and the old are swapped in one step (renameat2 RENAME_EXCHANGE), the old compared
+ * after the swap and swapped back when it differs ("changed while being fixed; left as
+ * edited"). A file system that cannot swap gets a comparison right before a plain rename.
+ * A file with more than one hard link is refused: renaming a new file over one name would
+ * leave the other names with the old text. */
+re_status re_file_replace(const char *path, const char *expected, size_t expected_len,
+                          const char *buf, size_t len, re_diagnostics *diag);
 
 /* dir + "/" + name (no second slash when dir ends in one): a malloc'ed path, or NULL when
  * out of memory. */

@@ -51,4 +51,13 @@ size_t re_utf8_prefix(const char *s, size_t len, size_t max);
  * valid UTF-8. Returns out. */
 const char *re_utf8_quote(char *out, const char *s, size_t len, size_t max);
 
+/* Why a name (a file name or a path) cannot be written as it is into XML, JSON or a terminal
+ * line: NULL when it is valid UTF-8 without control characters (re_utf8_is_control, tab and
+ * LF included) or the noncharacters U+FFFE and U+FFFF; otherwise a static reason. */
+const char *re_utf8_name_problem(const char *name);
+
+/* `name` as a message may show it: valid UTF-8 as it is, a control character as \uXXXX, each
+ * byte of invalid UTF-8 as \xFF. malloc'ed; NULL when out of memory. */
+char *re_utf8_shown(const char *name);
+
 #endif

@@ -2,11 +2,12 @@
  *
  * Keys, in this order: title, show, published, summary, author, language, episode, duration
  * (ISO 8601), duration_ms, samples, sample_rate, bytes, format, chapters [{title, start_ms,
- * end_ms}], voices [{name, speaker, voice, rate, pitch, range, volume, word_gap,
- * sentence_pause, paragraph_pause}], engine, encoder, generator, inputs_sha256 (what the
- * outputs were made from: program, engine, encoder, options, script bytes, profile values),
- * loudness {integrated_lufs, range_lu, true_peak_dbtp (measured on the output file; null for
- * silence), target_lufs, ceiling_dbtp, gain_db (null when normalization is off), met}. Absent metadata is null.
+ * end_ms}], loudness {integrated_lufs, range_lu, true_peak_dbtp (measured on the output file;
+ * null for silence), target_lufs, ceiling_dbtp, gain_db (null when normalization is off),
+ * met}, voices [{name, speaker, voice, rate, pitch, range, volume, word_gap, sentence_pause,
+ * paragraph_pause}], engine, encoder, generator, inputs_sha256 (what the outputs were made
+ * from: program, engine, encoder, options, script bytes, profile values). Absent metadata is
+ * null.
  * No absolute paths, no timestamps: identical inputs give identical bytes.
  *
  * This module is the schema's one owner: it writes sidecars (re_sidecar_write) and reads them

@@ -100,6 +100,10 @@ typedef struct re_lexicon_sources {
     unsigned front_matter_col;
     const char *const *paths;       /* --lexicon FILEs */
     size_t path_count;
+    /* A script may name a lexicon only inside its own folder tree (symlinks followed) or one
+     * of these folders (--allow-path); --lexicon FILEs are the user's own and go anywhere. */
+    const char *const *allowed_dirs;
+    size_t allowed_dir_count;
 } re_lexicon_sources;
 
 /* Loads every source into a new lexicon. Every source is read even after one fails, so all

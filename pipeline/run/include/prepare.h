@@ -22,6 +22,8 @@ typedef struct re_episode_sources {
     const char *const *lexicon_paths;  /* --lexicon files, applied in order after the others */
     size_t lexicon_path_count;
     int no_default_lexicon;            /* leave out the shipped voices/default.lexicon */
+    const char *const *allowed_dirs;   /* --allow-path: folders a script may name files in, */
+    size_t allowed_dir_count;          /* besides its own folder tree (lexicon.h) */
 } re_episode_sources;
 
 /* All owned by the struct; free with re_prepared_free (a zeroed struct is free to free). */

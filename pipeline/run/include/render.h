@@ -46,6 +46,8 @@ typedef struct re_render_options {
     const char *const *lexicon_paths;  /* --lexicon files, applied in order after the others */
     size_t lexicon_path_count;
     int no_default_lexicon;            /* leave out the shipped voices/default.lexicon */
+    const char *const *allowed_dirs;   /* --allow-path folders (prepare.h) */
+    size_t allowed_dir_count;
     int loudness_off;                  /* keep the engine's level (still measured) */
     int serial_encode;                 /* one LAME encoder instead of one per core */
     unsigned encode_threads;           /* at most this many encoder threads (0: one per core);

@@ -1,0 +1,85 @@
+"""Every voice keeps every pause exact: for each espeak-ng variant (with en-us and with en-gb)
+and each espeak-ng voice that needs no MBROLA, a profile with a sentence pause of 350 ms and a
+paragraph pause of 800 ms renders a WAV whose silences between sentences and between
+paragraphs are exactly that long, digital zero, however much breath noise the engine puts in
+its own pauses. Judged in the PCM with python's wave module."""
+import array
+import concurrent.futures
+import os
+import subprocess
+import wave
+
+from common import Case, main, run, write
+
+DATA = "/usr/lib/x86_64-linux-gnu/espeak-ng-data"
+TEXT = ("---\ntitle: Voices\n---\nFirst sentence here. Second sentence there.\n\n"
+        "A new paragraph starts. It ends here.\n")
+
+
+def engine_voices():
+    """espeak-ng's own list of voices (`espeak-ng --voices`), by file name (espeak-ng cannot
+    select chr-US-Qaaa-x-west by its language name, but can by its file, chr), MBROLA voices
+    left out."""
+    out = subprocess.run(["espeak-ng", "--voices"], capture_output=True, text=True, check=True).stdout
+    names = []
+    for line in out.splitlines()[1:]:
+        fields = line.split()
+        if len(fields) >= 5 and not fields[4].startswith("mb/"):
+            names.append(fields[4].rsplit("/", 1)[-1])
+    return sorted(set(names))
+
+
+def variants():
+    return sorted(n for n in os.listdir(os.path.join(DATA, "voices", "!v")) if " " not in n)
+
+
+def zero_runs(data, min_len):
+    runs, start = [], None
+    for i, x in enumerate(data):
+        if x == 0:
+            if start is None:
+                start = i
+        elif start is not None:
+            if i - start >= min_len:
+                runs.append(i - start)
+            start = None
+    return runs
+
+
+class Voices(Case):
+    def render(self, voice):
+        folder = self.path("v-" + voice.replace("+", "_"))
+        os.mkdir(folder)
+        write(os.path.join(folder, "host.voice"),
+              f"voice = {voice}\nsentence_pause = 350\nparagraph_pause = 800\n")
+        script = write(os.path.join(folder, "ep.txt"), TEXT)
+        res = run([script, "-o", os.path.join(folder, "ep.wav"), "--voices", folder,
+                   "--loudness", "off", "-q", "-j", "1"])
+        if res.returncode != 0:
+            return voice, f"exit {res.returncode}: {res.stderr.strip()}"
+        with wave.open(os.path.join(folder, "ep.wav"), "rb") as w:
+            rate = w.getframerate()
+            data = array.array("h", w.readframes(w.getnframes()))
+        sentence, paragraph = (350 * rate + 500) // 1000, (800 * rate + 500) // 1000   # half up
+        runs = zero_runs(data, rate // 10)
+        # two sentence pauses and one paragraph pause, each exact (a voice reading English in
+        # another script, letter by letter, adds silences of its own between the letters)
+        if runs.count(sentence) != 2 or runs.count(paragraph) != 1:
+            return voice, f"silences of {runs} samples, expected two of {sentence} and one of {paragraph}"
+        return voice, None
+
+    def check_all(self, voices):
+        with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+            results = list(pool.map(self.render, voices))
+        failures = [f"{v}: {why}" for v, why in results if why]
+        self.assertEqual(failures, [], f"{len(failures)} of {len(voices)} voices")
+
+    def test_every_variant_with_en_us_and_en_gb(self):
+        self.check_all([f"{lang}+{v}" for lang in ("en-us", "en-gb") for v in variants()])
+
+    def test_every_voice_with_its_default_variant(self):
+        self.check_all(engine_voices())
+
+
+if __name__ == "__main__":
+    main()

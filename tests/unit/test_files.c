@@ -1,0 +1,456 @@
+/* test_files.c - whole files: re_file_read's limits and its two modes (a FIFO is refused in
+ * RE_READ_REGULAR before it could block, and read until its writer closes in RE_READ_ANY),
+ * re_file_open_regular, re_file_replace (permissions, symlinks, the old file kept on a
+ * failed write, no temporary file left) and re_path_join. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "testkit.h"
+#include "files.h"
+
+static char dir[256];
+
+static char *path_in(const char *name)
+{
+    char *p = re_path_join(dir, name);
+    if (!p)
+        abort();
+    return p;
+}
+
+/* A new file (the old one, maybe read-only, removed first) with these bytes and mode. */
+static void write_file(const char *path, const char *data, size_t len, mode_t mode)
+{
+    (void)unlink(path);
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+    if (fd < 0 || write(fd, data, len) != (ssize_t)len || fchmod(fd, mode) != 0 || close(fd) != 0) {
+        perror(path);
+        abort();
+    }
+}
+
+/* The file's bytes as a string (its first 4095). */
+static const char *contents(const char *path)
+{
+    static char buf[4096];
+    int fd = open(path, O_RDONLY);
+    ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
+    if (fd >= 0)
+        close(fd);
+    buf[n > 0 ? n : 0] = '\0';
+    return n >= 0 ? buf : "(unreadable)";
+}
+
+/* Entries of the test folder other than . and .. */
+static int entries(void)
+{
+    DIR *d = opendir(dir);
+    int n = 0;
+    struct dirent *e;
+    while (d && (e = readdir(d)) != NULL)
+        n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+    if (d)
+        closedir(d);
+    return n;
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* The single diagnostic: PATH:0:0 with this message. */
+static void check_diag(re_diagnostics *d, const char *path, const char *message)
+{
+    CHECK_INT(d->count, 1);
+    if (d->count >= 1) {
+        CHECK_STR(d->items[0].file, path);
+        CHECK_INT(d->items[0].line, 0);
+        CHECK_INT(d->items[0].col, 0);
+        CHECK_STR(d->items[0].message, message);
+    }
+    re_diagnostics_free(d);
+    re_diagnostics_init(d, 10);
+}
+
+static void on_alarm(int sig)
+{
+    (void)sig;
+    static const char msg[] = "test_files: a read blocked (alarm)\n";
+    (void)!write(STDERR_FILENO, msg, sizeof msg - 1);
+    _exit(1);
+}
+
+/* ---- re_file_read ------------------------------------------------------------------------- */
+
+static void test_read_regular_files(void)
+{
+    re_diagnostics d;
+    re_diagnostics_init(&d, 10);
+    char *p = path_in("ten.txt");
+    write_file(p, "0123456789", 10, 0644);
+    for (int mode = RE_READ_ANY; mode <= RE_READ_REGULAR; mode++) {
+        char *buf = NULL;
+        size_t len = 99;
+        CHECK_INT(re_file_read(p, 10, (re_file_read_mode)mode, &buf, &len, &d), RE_OK);
+        CHECK_INT(len, 10);
+        CHECK(buf && memcmp(buf, "0123456789", 11) == 0);   /* with the NUL after it */
+        free(buf);
+        CHECK_INT(d.count, 0);
+
+        /* one byte over the limit: refused, *out and *len zeroed */
+        buf = (char *)"junk";
+        len = 99;
+        CHECK_INT(re_file_read(p, 9, (re_file_read_mode)mode, &buf, &len, &d), RE_ERR_LIMIT);
+        CHECK(buf == NULL);
+        CHECK_INT(len, 0);
+        check_diag(&d, p, mode == RE_READ_REGULAR ? "larger than 9 bytes"
+                                                  : "the file is 10 bytes; the limit is 9 bytes");
+    }
+
+    /* an empty file is a buffer holding just the NUL */
+    char *empty = path_in("empty.txt");
+    write_file(empty, "", 0, 0644);
+    char *buf = NULL;
+    size_t len = 99;
+    CHECK_INT(re_file_read(empty, 0, RE_READ_REGULAR, &buf, &len, &d), RE_OK);
+    CHECK(buf != NULL && buf[0] == '\0');
+    CHECK_INT(len, 0);
+    free(buf);
+
+    /* NUL bytes inside are kept: the length counts them */
+    char *nul = path_in("nul.bin");
+    write_file(nul, "a\0b", 3, 0644);
+    CHECK_INT(re_file_read(nul, 100, RE_READ_ANY, &buf, &len, &d), RE_OK);
+    CHECK_INT(len, 3);
+    CHECK(buf && memcmp(buf, "a\0b\0", 4) == 0);
+    free(buf);
+
+    /* a symlink to a regular file is that file, in both modes */
+    char *link = path_in("link.txt");
+    CHECK(symlink("ten.txt", link) == 0);
+    CHECK_INT(re_file_read(link, 10, RE_READ_REGULAR, &buf, &len, &d), RE_OK);
+    CHECK_INT(len, 10);
+    free(buf);
+
+    /* missing, a directory, NULL arguments */
+    char *missing = path_in("missing.txt");
+    CHECK_INT(re_file_read(missing, 10, RE_READ_ANY, &buf, &len, &d), RE_ERR_READ);
+    check_diag(&d, missing, "cannot open: No such file or directory");
+    CHECK_INT(re_file_read(missing, 10, RE_READ_ANY, &buf, &len, NULL), RE_ERR_READ);
+    CHECK_INT(re_file_read(dir, 1000, RE_READ_ANY, &buf, &len, &d), RE_ERR_READ);
+    check_diag(&d, dir, "cannot read: it is a directory, not a file");
+    CHECK_INT(re_file_read(dir, 1000, RE_READ_REGULAR, &buf, &len, &d), RE_ERR_READ);
+    check_diag(&d, dir, "is a directory, not a file");
+    CHECK_INT(re_file_read(NULL, 10, RE_READ_ANY, &buf, &len, &d), RE_ERR_INVALID);
+    CHECK_INT(re_file_read(p, 10, RE_READ_ANY, NULL, &len, &d), RE_ERR_INVALID);
+    CHECK_INT(re_file_read(p, 10, RE_READ_ANY, &buf, NULL, &d), RE_ERR_INVALID);
+    CHECK_INT(d.count, 0);
+
+    /* re_file_open_regular: the descriptor and the size */
+    int fd = -1;
+    uint64_t size = 0;
+    CHECK_INT(re_file_open_regular(p, &fd, &size, &d), RE_OK);
+    CHECK_INT(size, 10);
+    char first[4] = "";
+    CHECK(fd >= 0 && read(fd, first, 3) == 3 && memcmp(first, "012", 3) == 0);
+    if (fd >= 0)
+        close(fd);
+    CHECK_INT(re_file_open_regular(dir, &fd, &size, &d), RE_ERR_READ);
+    check_diag(&d, dir, "is a directory, not a file");
+
+    unlink(p);
+    unlink(empty);
+    unlink(nul);
+    unlink(link);
+    free(p);
+    free(empty);
+    free(nul);
+    free(link);
+    free(missing);
+    re_diagnostics_free(&d);
+}
+
+static void test_read_devices(void)
+{
+    re_diagnostics d;
+    re_diagnostics_init(&d, 10);
+    char *buf = NULL;
+    size_t len = 0;
+    /* RE_READ_ANY reads a device only until it passes the limit */
+    CHECK_INT(re_file_read("/dev/zero", 1000, RE_READ_ANY, &buf, &len, &d), RE_ERR_LIMIT);
+    check_diag(&d, "/dev/zero", "the file is larger than the limit of 1000 bytes");
+    CHECK(buf == NULL);
+    CHECK_INT(re_file_read("/dev/null", 1000, RE_READ_ANY, &buf, &len, &d), RE_OK);
+    CHECK_INT(len, 0);
+    free(buf);
+    /* RE_READ_REGULAR refuses devices */
+    CHECK_INT(re_file_read("/dev/null", 1000, RE_READ_REGULAR, &buf, &len, &d), RE_ERR_READ);
+    check_diag(&d, "/dev/null", "not a regular file");
+    re_diagnostics_free(&d);
+}
+
+/* A child that opens the FIFO for writing, writes `count` bytes of 'x' and exits. */
+static pid_t fifo_writer(const char *fifo, size_t count)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        signal(SIGPIPE, SIG_DFL);
+        int fd = open(fifo, O_WRONLY);
+        char block[512];
+        memset(block, 'x', sizeof block);
+        for (size_t done = 0; fd >= 0 && done < count;) {
+            size_t n = count - done < sizeof block ? count - done : sizeof block;
+            ssize_t w = write(fd, block, n);
+            if (w <= 0)
+                _exit(2);
+            done += (size_t)w;
+        }
+        _exit(fd >= 0 ? 0 : 1);
+    }
+    return pid;
+}
+
+static void test_read_fifo(void)
+{
+    re_diagnostics d;
+    re_diagnostics_init(&d, 10);
+    char *fifo = path_in("pipe");
+    CHECK(mkfifo(fifo, 0600) == 0);
+    signal(SIGALRM, on_alarm);
+    alarm(10);   /* a blocked read fails the test instead of hanging it */
+
+    /* RE_READ_REGULAR: refused at once, with no writer anywhere */
+    char *buf = NULL;
+    size_t len = 0;
+    double started = now();
+    CHECK_INT(re_file_read(fifo, 1000, RE_READ_REGULAR, &buf, &len, &d), RE_ERR_READ);
+    CHECK(now() - started < 1.0);
+    check_diag(&d, fifo, "not a regular file");
+    CHECK(buf == NULL);
+    int fd = -1;
+    uint64_t size = 0;
+    CHECK_INT(re_file_open_regular(fifo, &fd, &size, &d), RE_ERR_READ);
+    check_diag(&d, fifo, "not a regular file");
+
+    /* RE_READ_ANY: waits for the writer and reads to its end */
+    pid_t writer = fifo_writer(fifo, 700);
+    CHECK_INT(re_file_read(fifo, 1000, RE_READ_ANY, &buf, &len, &d), RE_OK);
+    CHECK_INT(len, 700);
+    CHECK(buf && buf[0] == 'x' && buf[699] == 'x' && buf[700] == '\0');
+    free(buf);
+    int status = -1;
+    waitpid(writer, &status, 0);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+
+    /* ... but only until it passes the limit */
+    writer = fifo_writer(fifo, 100000);
+    CHECK_INT(re_file_read(fifo, 1000, RE_READ_ANY, &buf, &len, &d), RE_ERR_LIMIT);
+    check_diag(&d, fifo, "the file is larger than the limit of 1000 bytes");
+    CHECK(buf == NULL);
+    CHECK_INT(len, 0);
+    kill(writer, SIGTERM);   /* it may still be blocked writing into the full pipe */
+    waitpid(writer, &status, 0);
+
+    alarm(0);
+    unlink(fifo);
+    free(fifo);
+    re_diagnostics_free(&d);
+}
+
+/* ---- re_file_replace ---------------------------------------------------------------------- */
+
+static mode_t mode_of(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 ? st.st_mode & 07777 : (mode_t)-1;
+}
+
+static void test_replace(void)
+{
+    re_diagnostics d;
+    re_diagnostics_init(&d, 10);
+    CHECK_INT(entries(), 0);
+
+    /* content replaced, permission bits kept (including unusual ones), a new inode (renamed
+     * over, never rewritten in place), and nothing else left in the folder */
+    static const mode_t modes[] = { 0640, 0705, 0600, 0444 };
+    char *p = path_in("page.md");
+    for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
+        write_file(p, "old text, longer than the new one\n", 34, modes[i]);
+        struct stat before;
+        CHECK(stat(p, &before) == 0);
+        CHECK_INT(re_file_replace(p, NULL, 0, "new\n", 4, &d), RE_OK);
+        CHECK_STR(contents(p), "new\n");
+        CHECK_INT(mode_of(p), modes[i]);
+        struct stat after;
+        CHECK(stat(p, &after) == 0 && after.st_ino != before.st_ino);
+        CHECK_INT(after.st_size, 4);
+        CHECK_INT(entries(), 1);
+    }
+    CHECK_INT(d.count, 0);
+
+    /* empty content is allowed (NULL with length 0 too) */
+    CHECK_INT(re_file_replace(p, NULL, 0, NULL, 0, &d), RE_OK);
+    CHECK_STR(contents(p), "");
+    CHECK_INT(re_file_replace(p, NULL, 0, NULL, 3, &d), RE_ERR_INVALID);
+    CHECK_INT(re_file_replace(NULL, NULL, 0, "x", 1, &d), RE_ERR_INVALID);
+
+    /* a symlink stays a symlink to the same place; the file it points to is replaced and
+     * keeps its mode */
+    write_file(p, "through the link\n", 17, 0620);
+    char *subdir = path_in("sub");
+    CHECK(mkdir(subdir, 0755) == 0);
+    char *link = path_in("sub/link.md");
+    CHECK(symlink("../page.md", link) == 0);
+    CHECK_INT(re_file_replace(link, NULL, 0, "replaced\n", 9, &d), RE_OK);
+    struct stat lst;
+    CHECK(lstat(link, &lst) == 0 && S_ISLNK(lst.st_mode));
+    char target[64] = "";
+    CHECK(readlink(link, target, sizeof target - 1) == 10);
+    CHECK_STR(target, "../page.md");
+    CHECK_STR(contents(p), "replaced\n");
+    CHECK_INT(mode_of(p), 0620);
+    CHECK_INT(entries(), 2);   /* page.md and sub/ */
+    DIR *sub = opendir(subdir);
+    int sub_entries = 0;
+    for (struct dirent *e; sub && (e = readdir(sub)) != NULL;)
+        sub_entries += e->d_name[0] != '.';
+    if (sub)
+        closedir(sub);
+    CHECK_INT(sub_entries, 1);   /* the link alone: the temporary file was beside the target */
+
+    /* a missing file is not created */
+    char *missing = path_in("missing.md");
+    CHECK_INT(re_file_replace(missing, NULL, 0, "x", 1, &d), RE_ERR_WRITE);
+    check_diag(&d, missing, "cannot resolve: No such file or directory");
+    CHECK(access(missing, F_OK) != 0);
+    /* a dangling symlink neither */
+    char *dangling = path_in("sub/dangling.md");
+    CHECK(symlink("nowhere.md", dangling) == 0);
+    CHECK_INT(re_file_replace(dangling, NULL, 0, "x", 1, &d), RE_ERR_WRITE);
+    check_diag(&d, dangling, "cannot resolve: No such file or directory");
+
+    /* a write that fails (the file size limit, like a full disk): the old file is untouched
+     * and the temporary file removed */
+    write_file(p, "yesterday\n", 10, 0640);
+    struct rlimit old_limit;
+    CHECK(getrlimit(RLIMIT_FSIZE, &old_limit) == 0);
+    struct rlimit small = { 4096, old_limit.rlim_max };   /* the soft limit only: restorable */
+    void (*old_handler)(int) = signal(SIGXFSZ, SIG_IGN);
+    CHECK(setrlimit(RLIMIT_FSIZE, &small) == 0);
+    static char big[20000];
+    memset(big, 'y', sizeof big);
+    re_status st = re_file_replace(p, NULL, 0, big, sizeof big, &d);
+    CHECK(setrlimit(RLIMIT_FSIZE, &old_limit) == 0);
+    signal(SIGXFSZ, old_handler);
+    CHECK_INT(st, RE_ERR_WRITE);
+    CHECK_INT(d.count, 1);
+    if (d.count == 1) {
+        CHECK_STR(d.items[0].file, p);
+        CHECK(strstr(d.items[0].message, "File too large") != NULL);
+    }
+    re_diagnostics_free(&d);
+    re_diagnostics_init(&d, 10);
+    CHECK_STR(contents(p), "yesterday\n");
+    CHECK_INT(mode_of(p), 0640);
+    CHECK_INT(entries(), 2);
+
+    unlink(dangling);
+    unlink(link);
+    rmdir(subdir);
+    free(subdir);
+    unlink(p);
+    free(dangling);
+    free(missing);
+    free(link);
+    free(p);
+    re_diagnostics_free(&d);
+}
+
+static void test_path_join(void)
+{
+    char *s;
+    CHECK_STR(s = re_path_join("out", "ep.mp3"), "out/ep.mp3");
+    free(s);
+    CHECK_STR(s = re_path_join("out/", "ep.mp3"), "out/ep.mp3");
+    free(s);
+    CHECK_STR(s = re_path_join("/", "ep.mp3"), "/ep.mp3");
+    free(s);
+    CHECK_STR(s = re_path_join("a//", "b"), "a//b");
+    free(s);
+    CHECK_STR(s = re_path_join("out", "sub/ep.mp3"), "out/sub/ep.mp3");
+    free(s);
+}
+
+/* With `expected`, only a file that still holds it is replaced; a file with another hard link
+ * is never replaced. Each refusal leaves the file and the folder as they were. */
+static void test_replace_guarded(void)
+{
+    re_diagnostics d;
+    re_diagnostics_init(&d, 10);
+    int before = entries();
+    char *p = path_in("guarded.md");
+    write_file(p, "as read\n", 8, 0644);
+    CHECK_INT(re_file_replace(p, "as read\n", 8, "fixed\n", 6, &d), RE_OK);
+    CHECK_STR(contents(p), "fixed\n");
+    CHECK_INT(re_file_replace(p, "as read\n", 8, "again\n", 6, &d), RE_ERR_WRITE);
+    CHECK_STR(contents(p), "fixed\n");
+    CHECK(d.count == 1 && strstr(d.items[0].message, "changed while being fixed"));
+    /* the whole file must match: a prefix of it does not */
+    CHECK_INT(re_file_replace(p, "fix", 3, "x\n", 2, &d), RE_ERR_WRITE);
+    CHECK_STR(contents(p), "fixed\n");
+    write_file(p, "one\n", 4, 0644);
+    char *other = path_in("guarded-link.md");
+    CHECK(link(p, other) == 0);
+    CHECK_INT(re_file_replace(p, NULL, 0, "two\n", 4, &d), RE_ERR_WRITE);
+    CHECK(d.count == 3 && strstr(d.items[2].message, "has 2 hard links"));
+    CHECK_STR(contents(p), "one\n");
+    CHECK_STR(contents(other), "one\n");
+    CHECK(unlink(other) == 0);
+    CHECK(unlink(p) == 0);
+    CHECK_INT(entries(), before);
+    free(p);
+    free(other);
+    re_diagnostics_free(&d);
+}
+
+static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
+int main(void)
+{
+    const char *tmp = getenv("TMPDIR");
+    snprintf(dir, sizeof dir, "%s/re-files-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(dir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    test_read_regular_files();
+    test_read_devices();
+    test_read_fifo();
+    test_replace();
+    test_replace_guarded();
+    test_path_join();
+    nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+    return check_finish("test_files");
+}
