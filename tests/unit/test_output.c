@@ -2,8 +2,8 @@
  * when the output is discarded or its writing fails, its mode kept when it is replaced, and
  * the two-phase publish with backups putting yesterday's file back after a late failure.
  *
- * The calls that take a reason buffer go through the few helpers below, so that the day
- * output.h reports through re_diagnostics only they change. */
+ * The calls that report through re_diagnostics go through the few helpers below: each starts
+ * a fresh list, so `said` holds what the last call said. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <fcntl.h>
@@ -21,44 +21,45 @@
 #include "output.h"
 
 static char dir[256];
-static char why[512];
+static re_diagnostics said;
 
-/* ---- the calls with a reason buffer ---------------------------------------------------------- */
+/* ---- the calls that report ------------------------------------------------------------------- */
 
 static re_status out_open(const char *target, re_output **out)
 {
-    why[0] = '\0';
-    return re_output_open(target, out, why, sizeof why);
+    diag_clear(&said);
+    return re_output_open(target, out, &said);
 }
 
 static re_status out_commit(re_output *output)
 {
-    why[0] = '\0';
-    return re_output_commit(output, why, sizeof why);
+    diag_clear(&said);
+    return re_output_commit(output, &said);
 }
 
 static re_status out_prepare(re_output *output)
 {
-    why[0] = '\0';
-    return re_output_prepare(output, why, sizeof why);
+    diag_clear(&said);
+    return re_output_prepare(output, &said);
 }
 
 static re_status out_publish(re_output *output)
 {
-    why[0] = '\0';
-    return re_output_publish(output, why, sizeof why);
+    diag_clear(&said);
+    return re_output_publish(output, &said);
 }
 
 static re_status out_restart(re_output *output)
 {
-    why[0] = '\0';
-    return re_output_restart(output, why, sizeof why);
+    diag_clear(&said);
+    return re_output_restart(output, &said);
 }
 
 static unsigned long long out_size(re_output *output)
 {
     unsigned long long size = 0;
-    CHECK_INT(re_output_size(output, &size, why, sizeof why), RE_OK);
+    diag_clear(&said);
+    CHECK_INT(re_output_size(output, &size, &said), RE_OK);
     return size;
 }
 
@@ -209,8 +210,9 @@ static void test_existing_target(void)
     CHECK(setrlimit(RLIMIT_FSIZE, &old_limit) == 0);
     signal(SIGXFSZ, old_handler);
     CHECK_INT(st, RE_ERR_WRITE);
-    CHECK(strstr(why, "File too large") != NULL);
-    CHECK(strstr(why, target) != NULL);
+    CHECK(strstr(diag_last(&said), "File too large") != NULL);
+    CHECK(strstr(diag_last(&said), target) != NULL);
+    CHECK_STR(said.items[0].file, target);   /* the message names the file it concerns */
     CHECK_STR(contents(target), "xy");
     CHECK_INT(entries(&hidden), 1);
     CHECK_INT(hidden, 0);
@@ -225,14 +227,14 @@ static void test_refused(void)
     /* the target is a directory */
     CHECK_INT(out_open(dir, &o), RE_ERR_WRITE);
     CHECK(o == NULL);
-    CHECK(strstr(why, "is a directory") != NULL);
+    CHECK(strstr(diag_last(&said), "is a directory") != NULL);
     /* its folder does not exist */
     char *target = path_in("no-such-folder/ep.mp3");
     o = (re_output *)1;
     CHECK_INT(out_open(target, &o), RE_ERR_WRITE);
     CHECK(o == NULL);
-    CHECK(strstr(why, "cannot create a file beside") != NULL);
-    CHECK(strstr(why, "No such file or directory") != NULL);
+    CHECK(strstr(diag_last(&said), "cannot create a file beside") != NULL);
+    CHECK(strstr(diag_last(&said), "No such file or directory") != NULL);
     CHECK_INT(entries(NULL), 0);
     free(target);
 }
@@ -277,7 +279,7 @@ static void test_publish_all_or_nothing(void)
     CHECK_STR(contents(audio), "new audio");
     CHECK_STR(contents(vtt), "WEBVTT\n");
     CHECK_INT(out_publish(o_sidecar), RE_ERR_WRITE);
-    CHECK(strstr(why, sidecar) != NULL);
+    CHECK(strstr(diag_last(&said), sidecar) != NULL);
 
     re_output_restore(audio, audio_backup);
     re_output_restore(vtt, vtt_backup);
@@ -351,5 +353,6 @@ int main(void)
     test_publish_all_or_nothing();
     test_sibling();
     nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+    re_diagnostics_free(&said);
     return check_finish("test_output");
 }
