@@ -1073,6 +1073,6 @@ re_status re_loudness_measure_mp3(const char *path, re_loudness *out, re_diagnos
     size_t from = diag ? diag->count : 0;
     re_status status = re_loudness_measure_mp3_fd(fd, out, diag);
     close(fd);
-    re_status placed = re_diag_place(diag, from, path, 0, 0);
-    return status != RE_OK ? status : placed;
+    re_diag_place(diag, from, path, 0, 0);
+    return status;
 }

@@ -148,9 +148,10 @@ static re_status open_decoder(const char *path, re_mp3_source *src, mpg123_handl
     re_diagnostics_init(&said, RE_DIAG_DEFAULT_LIMIT);
     re_status status = re_mp3_decoder_open(MPG123_ENC_SIGNED_16, src, mh, &said);
     if (status == RE_ERR_READ) {
-        re_status placed = re_diag_place(&said, 0, path, 0, 0);
+        re_diag_place(&said, 0, path, 0, 0);
         re_status moved = re_diag_move(diag, &said);
-        status = placed != RE_OK ? placed : moved != RE_OK ? moved : status;
+        if (moved != RE_OK)
+            status = moved;
     } else if (status != RE_OK && status != RE_ERR_NOMEM) {
         status = check_fail(diag, status, path, 0, 0, "cannot set up the MP3 decoder");
     }

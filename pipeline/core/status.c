@@ -96,44 +96,39 @@ re_status re_diag_add(re_diagnostics *d, const char *file, unsigned line, unsign
     return status;
 }
 
-re_status re_diag_place(re_diagnostics *d, size_t from, const char *file, unsigned line,
-                        unsigned col)
+void re_diag_place(re_diagnostics *d, size_t from, const char *file, unsigned line,
+                   unsigned col)
 {
     for (size_t i = from; d && file && i < d->count; i++) {
         re_diag *item = &d->items[i];
         if (item->file)
             continue;
         if (!(item->file = strdup(file)))
-            return RE_ERR_NOMEM;
+            return;   /* out of memory: this one and the rest stay unplaced */
         item->line = line;
         item->col = col;
     }
-    return RE_OK;
 }
 
-re_status re_diag_prefix(re_diagnostics *d, size_t from, const char *fmt, ...)
+void re_diag_prefix(re_diagnostics *d, size_t from, const char *fmt, ...)
 {
     if (!d || from >= d->count)
-        return RE_OK;
+        return;
     char *prefix = NULL;
     va_list ap;
     va_start(ap, fmt);
     int n = vasprintf(&prefix, fmt, ap);
     va_end(ap);
     if (n < 0)
-        return RE_ERR_NOMEM;
-    re_status status = RE_OK;
-    for (size_t i = from; status == RE_OK && i < d->count; i++) {
+        return;
+    for (size_t i = from; i < d->count; i++) {
         char *message = NULL;
-        if (asprintf(&message, "%s%s", prefix, d->items[i].message) < 0) {
-            status = RE_ERR_NOMEM;
-        } else {
-            free(d->items[i].message);
-            d->items[i].message = message;
-        }
+        if (asprintf(&message, "%s%s", prefix, d->items[i].message) < 0)
+            break;   /* out of memory: the rest keep the stage's words alone */
+        free(d->items[i].message);
+        d->items[i].message = message;
     }
     free(prefix);
-    return status;
 }
 
 re_status re_diag_move(re_diagnostics *to, re_diagnostics *from)

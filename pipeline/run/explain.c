@@ -11,8 +11,8 @@
 static re_status place_at(re_diagnostics *diag, re_status status, size_t from, const char *file,
                           const re_item *item)
 {
-    re_status s = re_diag_place(diag, from, file, item ? item->line : 0, item ? item->col : 0);
-    return s == RE_OK ? status : s;
+    re_diag_place(diag, from, file, item ? item->line : 0, item ? item->col : 0);
+    return status;
 }
 
 /* One SPEECH item: normalized, then given to the engine for its phonemes. */

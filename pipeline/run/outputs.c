@@ -44,9 +44,10 @@ static char *path_of(const char *output_path, output_kind kind)
     return suffix_of[kind] ? re_output_sibling(output_path, suffix_of[kind]) : strdup(output_path);
 }
 
-static re_status fail_at(re_diagnostics *diag, re_status status, const char *file, const char *why)
+static re_status fail_at(re_diagnostics *diag, re_status status, const char *file,
+                         const char *message)
 {
-    re_status s = re_diag_add(diag, file, 0, 0, "%s", why);
+    re_status s = re_diag_add(diag, file, 0, 0, "%s", message);
     return s == RE_OK ? status : s;
 }
 

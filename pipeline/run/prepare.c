@@ -74,12 +74,10 @@ re_status re_prepared_check_engine(const re_prepared *p, re_engine *engine, re_d
         re_status status = re_engine_check_voice(engine, p->profiles[i], diag);
         if (status != RE_OK) {
             const re_item *item = first_use(p->episode, p->profiles[i]->name);
-            re_status said = re_diag_prefix(diag, from, "voice profile '%s': ",
-                                            p->profiles[i]->name);
-            if (said == RE_OK)
-                said = re_diag_place(diag, from, p->episode->file, item ? item->line : 0,
-                                     item ? item->col : 0);
-            return said == RE_OK ? status : said;
+            re_diag_prefix(diag, from, "voice profile '%s': ", p->profiles[i]->name);
+            re_diag_place(diag, from, p->episode->file, item ? item->line : 0,
+                          item ? item->col : 0);
+            return status;
         }
     }
     return RE_OK;

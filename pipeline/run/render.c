@@ -71,19 +71,19 @@ const char *re_render_format_of(const char *output_path)
 }
 
 static re_status fail_at(render *r, re_status status, const char *file, unsigned line,
-                         unsigned col, const char *why)
+                         unsigned col, const char *message)
 {
-    re_status s = re_diag_add(r->diag, file, line, col, "%s", why);
+    re_status s = re_diag_add(r->diag, file, line, col, "%s", message);
     return s == RE_OK ? status : s;
 }
 
 /* Points what a stage said since `from` (with no file of its own) at the place this render
- * knows: the paragraph's SCRIPT:LINE:COL, or the output. Returns status, or RE_ERR_NOMEM. */
+ * knows: the paragraph's SCRIPT:LINE:COL, or the output. Returns status. */
 static re_status place(render *r, re_status status, size_t from, const char *file, unsigned line,
                        unsigned col)
 {
-    re_status s = re_diag_place(r->diag, from, file, line, col);
-    return s == RE_OK ? status : s;
+    re_diag_place(r->diag, from, file, line, col);
+    return status;
 }
 
 static int has_chapters(const re_episode *ep)

@@ -32,8 +32,8 @@ struct speech_scheduler {
 static re_status place_at(re_diagnostics *diag, re_status status, size_t from, const char *file,
                           const re_item *item)
 {
-    re_status s = re_diag_place(diag, from, file, item->line, item->col);
-    return s == RE_OK ? status : s;
+    re_diag_place(diag, from, file, item->line, item->col);
+    return status;
 }
 
 /* A cache that cannot be opened costs speed, not correctness: say so and go on. */

@@ -20,11 +20,11 @@ static void test_unplaced_and_placed(void)
     CHECK_INT(re_diag_add(&d, "cache", 0, 0, "warning: kept"), RE_OK);
     CHECK(d.items[1].file == NULL);
     CHECK_STR(formatted(&d, 1), "-: cannot write the spool file: disk full");
-    CHECK_INT(re_diag_place(&d, from, "ep.txt", 4, 62), RE_OK);
+    re_diag_place(&d, from, "ep.txt", 4, 62);
     CHECK_STR(formatted(&d, 0), "a.txt:1:2: named");
     CHECK_STR(formatted(&d, 1), "ep.txt:4:62: cannot write the spool file: disk full");
     CHECK_STR(formatted(&d, 2), "cache: warning: kept");   /* a named message keeps its file */
-    CHECK_INT(re_diag_place(&d, d.count, "other", 1, 1), RE_OK);   /* an empty range */
+    re_diag_place(&d, d.count, "other", 1, 1);   /* an empty range */
     re_diagnostics_free(&d);
 }
 
@@ -35,11 +35,11 @@ static void test_prefix(void)
     CHECK_INT(re_diag_add(&d, "x", 0, 0, "before"), RE_OK);
     size_t from = d.count;
     CHECK_INT(re_diag_add(&d, NULL, 0, 0, "espeak-ng has no voice 'xx'"), RE_OK);
-    CHECK_INT(re_diag_prefix(&d, from, "voice profile '%s': ", "guest"), RE_OK);
-    CHECK_INT(re_diag_place(&d, from, "ep.txt", 7, 13), RE_OK);
+    re_diag_prefix(&d, from, "voice profile '%s': ", "guest");
+    re_diag_place(&d, from, "ep.txt", 7, 13);
     CHECK_STR(formatted(&d, 0), "x: before");
     CHECK_STR(formatted(&d, 1), "ep.txt:7:13: voice profile 'guest': espeak-ng has no voice 'xx'");
-    CHECK_INT(re_diag_prefix(&d, d.count, "nothing to prefix"), RE_OK);
+    re_diag_prefix(&d, d.count, "nothing to prefix");
     re_diagnostics_free(&d);
 }
 
@@ -78,8 +78,8 @@ static void test_zeroed_list(void)
 static void test_null_list(void)
 {
     CHECK_INT(re_diag_add(NULL, NULL, 0, 0, "nobody listens"), RE_OK);
-    CHECK_INT(re_diag_place(NULL, 0, "f", 1, 1), RE_OK);
-    CHECK_INT(re_diag_prefix(NULL, 0, "p"), RE_OK);
+    re_diag_place(NULL, 0, "f", 1, 1);
+    re_diag_prefix(NULL, 0, "p");
 }
 
 int main(void)

@@ -68,14 +68,14 @@ re_status re_diag_vadd(re_diagnostics *d, const char *file, unsigned line, unsig
 /* Gives every message in [from, count) that has no file this place (file, line, col): how a
  * caller that knows where a stage's work was (the paragraph's SCRIPT:LINE:COL, the output
  * path) points the stage's messages at it. Messages that name a file keep theirs.
- * RE_ERR_NOMEM if the name cannot be copied (the messages then stay unplaced). */
-re_status re_diag_place(re_diagnostics *d, size_t from, const char *file, unsigned line,
-                        unsigned col);
+ * Placing and prefixing never lose a message: when memory runs out, the messages stay as the
+ * stage said them (an unplaced one prints as "-"), so neither returns a status. */
+void re_diag_place(re_diagnostics *d, size_t from, const char *file, unsigned line,
+                   unsigned col);
 
 /* Puts a printf-formatted prefix before every message in [from, count), for a caller that
- * says what the stage's messages are about ("voice profile 'guest': ...", "warning: ...").
- * RE_ERR_NOMEM leaves the messages that were not prefixed yet as they were. */
-re_status re_diag_prefix(re_diagnostics *d, size_t from, const char *fmt, ...)
+ * says what the stage's messages are about ("voice profile 'guest': ...", "warning: ..."). */
+void re_diag_prefix(re_diagnostics *d, size_t from, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 /* Moves every message of `from` (a thread's own list, after the join) to the end of `to`, in
