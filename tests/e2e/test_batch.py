@@ -240,5 +240,45 @@ class Names(Case):
         self.assertNotRegex(err, "[\x00-\x08\x0b-\x1f\x7f]")
         self.assertFalse(os.path.exists(self.path("out", "fine.mp3")))   # nothing ran
 
+
+class Processes(Case):
+    """-j N bounds the batch: at most N episodes and N speech processes at once in all (before,
+    each of N episodes had N speech processes of its own: 271 processes at -j 16). Counted by
+    sampling the process table while it runs: an upper bound, never a timing."""
+
+    @staticmethod
+    def children():
+        """{ppid: [pid, ...]} of every process, from /proc."""
+        kids = {}
+        for entry in os.listdir("/proc"):
+            if entry.isdigit():
+                try:
+                    with open(f"/proc/{entry}/stat") as f:
+                        ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+                except (OSError, ValueError, IndexError):
+                    continue
+                kids.setdefault(ppid, []).append(int(entry))
+        return kids
+
+    def test_j_bounds_the_processes(self):
+        folder = self.path("many")
+        os.mkdir(folder)
+        sentence = "This paragraph goes on for a while so that speaking it takes the engine some time. "
+        for i in range(4):
+            write(os.path.join(folder, f"e{i}.txt"), "---\ntitle: T\n---\n" + "\n\n".join(
+                sentence * 12 for k in range(8)) + "\n")
+        proc = subprocess.Popen([BIN, "batch", "-j", "3", "-O", self.path("out"), folder, "--no-cache",
+                                 "-q", "--loudness", "off"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        most_speech = 0
+        while proc.poll() is None:
+            kids = self.children()
+            workers = kids.get(proc.pid, [])
+            speech = sum(len(kids.get(w, [])) for w in workers)
+            most_speech = max(most_speech, speech)
+            self.assertLessEqual(len(workers), 3)
+            self.assertLessEqual(speech, 3, f"{speech} speech processes under -j 3")
+        self.assertEqual(proc.returncode, 0, proc.stderr.read())
+        self.assertGreater(most_speech, 0)
+
 if __name__ == "__main__":
     main()
