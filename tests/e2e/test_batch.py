@@ -5,7 +5,7 @@ import os
 import subprocess
 import xml.etree.ElementTree as ET
 
-from common import BIN, Case, listing, main, run, write
+from common import BIN, Case, env_skip, listing, main, run, write
 
 
 def script(i, extra=""):
@@ -279,6 +279,41 @@ class Processes(Case):
             self.assertLessEqual(speech, 3, f"{speech} speech processes under -j 3")
         self.assertEqual(proc.returncode, 0, proc.stderr.read())
         self.assertGreater(most_speech, 0)
+
+
+class ProcessLimit(Case):
+    """Under a process limit (RLIMIT_NPROC, which binds only a user who is not root) a batch
+    whose workers cannot start still prints its table and writes its report, each episode
+    failed with the reason."""
+
+    def test_refused_workers_are_reported(self):
+        if os.geteuid() != 0:
+            env_skip(self, "unprivileged-user")
+        import resource
+        folder = self.path("limited")
+        os.makedirs(os.path.join(folder, "in"))
+        for i in range(3):
+            write(os.path.join(folder, "in", f"e{i}.txt"), "---\ntitle: T\n---\nHello there.\n")
+        os.chmod(self.tmp, 0o755)
+        os.chmod(folder, 0o777)
+
+        def as_nobody():
+            os.setgid(65534)
+            os.setuid(65534)
+            resource.setrlimit(resource.RLIMIT_NPROC, (2, 2))   # the program and the engine's thread
+
+        try:
+            res = subprocess.run([BIN, "batch", "-j", "2", "-O", "out", "in", "--report", "r.json"],
+                                 cwd=folder, preexec_fn=as_nobody, capture_output=True, text=True,
+                                 env=dict(os.environ, HOME=folder, XDG_CACHE_HOME=os.path.join(folder, "c")))
+        except PermissionError:
+            env_skip(self, "unprivileged-user")
+        self.assertEqual(res.returncode, 1, res.stderr)
+        self.assertIn("3 episodes: 0 rendered, 0 up to date, 3 failed", res.stdout)
+        self.assertIn("in/e0.txt: cannot start a worker process: Resource temporarily unavailable", res.stderr)
+        with open(os.path.join(folder, "r.json")) as f:
+            report = json.load(f)
+        self.assertEqual([e["status"] for e in report["episodes"]], ["failed"] * 3)
 
 if __name__ == "__main__":
     main()
