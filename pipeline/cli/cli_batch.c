@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -207,8 +208,13 @@ int cli_batch(int argc, char **argv)
         if (status == RE_ERR_INTERRUPTED)
             fprintf(stderr, "render-episode: interrupted; unfinished episodes were not written\n");
         print_summary(&batch);
+        if (fflush(stdout) != 0 || ferror(stdout)) {   /* > /dev/full, | head -c0 */
+            fprintf(stderr, "render-episode: cannot write the summary to standard output: %s\n",
+                    strerror(errno));
+            exit_status = RE_EXIT_FAILURE;
+        }
         for (size_t i = 0; status == RE_OK && i < batch.count; i++)
-            if (batch.episodes[i].state == RE_EPISODE_FAILED)
+            if (batch.episodes[i].state == RE_EPISODE_FAILED && exit_status == RE_EXIT_OK)
                 exit_status = RE_EXIT_MISMATCH;
         if ((cli.report && write_report(cli.report, &batch, 0) != 0)
             || (cli.junit && write_report(cli.junit, &batch, 1) != 0))

@@ -196,9 +196,10 @@ re_status re_batch_collect(const char *const *inputs, size_t input_count, const 
 
 /* The worker side: render one episode and leave the result in the result file. */
 static void worker_main(re_batch_episode *ep, const re_batch_options *options, re_engine *engine,
-                        unsigned encode_threads, int result_fd)
+                        unsigned encode_threads, unsigned speech_jobs, int result_fd)
 {
     re_render_options ro = options->render;
+    ro.jobs = speech_jobs;
     if (!ro.encode_threads || encode_threads < ro.encode_threads)
         ro.encode_threads = encode_threads;
     ro.script_path = ep->script;
@@ -227,7 +228,8 @@ static void worker_main(re_batch_episode *ep, const re_batch_options *options, r
 }
 
 static re_status start_worker(re_batch *batch, size_t i, const re_batch_options *options,
-                              re_engine *engine, unsigned encode_threads, worker *w)
+                              re_engine *engine, unsigned encode_threads, unsigned speech_jobs,
+                              worker *w)
 {
     memset(w, 0, sizeof *w);
     w->episode = i;
@@ -245,17 +247,20 @@ static re_status start_worker(re_batch *batch, size_t i, const re_batch_options 
     w->started = now_seconds();
     w->pid = fork();
     if (w->pid < 0) {
+        int err = errno;
         close(life[0]);
         close(life[1]);
         close(w->result_fd);
-        return RE_ERR_NOMEM;
+        errno = err;
+        return RE_ERR_LIMIT;   /* a process limit (EAGAIN) or no memory for one (ENOMEM) */
     }
     if (w->pid == 0) {
         close(life[0]);
         /* A worker must not outlive the batch (a cancelled CI job): it would go on writing. */
         if (prctl(PR_SET_PDEATHSIG, SIGTERM) != 0 || getppid() != parent)
             _exit(3);
-        worker_main(&batch->episodes[i], options, engine, encode_threads, dup(w->result_fd));
+        worker_main(&batch->episodes[i], options, engine, encode_threads, speech_jobs,
+                    dup(w->result_fd));
     }
     close(life[1]);
     w->life_fd = life[0];
@@ -369,14 +374,36 @@ re_status re_batch_run(re_batch *batch, const re_batch_options *options, re_diag
             if (beside > workers)
                 beside = workers;
             unsigned threads = cpus > (long)beside ? (unsigned)(cpus / (long)beside) : 1;
-            status = start_worker(batch, next, options, engine, threads, &running[running_count]);
+            /* and its share of the -j speech processes, so that the batch as a whole never has
+             * more than -j of them (not -j per episode) */
+            unsigned speech = workers > beside ? workers / (unsigned)beside : 1;
+            status = start_worker(batch, next, options, engine, threads, speech,
+                                  &running[running_count]);
             if (status == RE_OK) {
                 running_count++;
                 next++;
+            } else if (status == RE_ERR_LIMIT && running_count > 0) {
+                status = RE_OK;   /* no process to be had now: try again when a worker ends */
+                break;
+            } else if (status == RE_ERR_LIMIT) {
+                /* none running and none to be had: this episode fails, the batch goes on and
+                 * reports what it did */
+                re_batch_episode *ep = &batch->episodes[next++];
+                ep->state = RE_EPISODE_FAILED;
+                ep->status = RE_ERR_LIMIT;
+                if (asprintf(&ep->errors, "%s: cannot start a worker process: %s\n", ep->script,
+                             strerror(errno)) < 0)
+                    ep->errors = NULL;
+                if (options->finished)
+                    options->finished(options->finished_context, ep);
+                done++;
+                status = RE_OK;
             }
         }
-        if (running_count == 0)
+        if (running_count == 0 && (next >= batch->count || stopping || status != RE_OK))
             break;
+        if (running_count == 0)
+            continue;   /* an episode that could not start was counted: start the next */
         if (stopping && !forwarded) {
             /* Ctrl-C reaches every worker by itself; a SIGTERM sent to us alone must be passed on. */
             for (size_t i = 0; i < running_count; i++)

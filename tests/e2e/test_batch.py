@@ -5,7 +5,7 @@ import os
 import subprocess
 import xml.etree.ElementTree as ET
 
-from common import BIN, Case, listing, main, run, write
+from common import BIN, Case, env_skip, listing, main, run, write
 
 
 def script(i, extra=""):
@@ -239,6 +239,81 @@ class Names(Case):
             self.assertIn(shown + ": cannot be an episode's name", err)
         self.assertNotRegex(err, "[\x00-\x08\x0b-\x1f\x7f]")
         self.assertFalse(os.path.exists(self.path("out", "fine.mp3")))   # nothing ran
+
+
+class Processes(Case):
+    """-j N bounds the batch: at most N episodes and N speech processes at once in all (before,
+    each of N episodes had N speech processes of its own: 271 processes at -j 16). Counted by
+    sampling the process table while it runs: an upper bound, never a timing."""
+
+    @staticmethod
+    def children():
+        """{ppid: [pid, ...]} of every process, from /proc."""
+        kids = {}
+        for entry in os.listdir("/proc"):
+            if entry.isdigit():
+                try:
+                    with open(f"/proc/{entry}/stat") as f:
+                        ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+                except (OSError, ValueError, IndexError):
+                    continue
+                kids.setdefault(ppid, []).append(int(entry))
+        return kids
+
+    def test_j_bounds_the_processes(self):
+        folder = self.path("many")
+        os.mkdir(folder)
+        sentence = "This paragraph goes on for a while so that speaking it takes the engine some time. "
+        for i in range(4):
+            write(os.path.join(folder, f"e{i}.txt"), "---\ntitle: T\n---\n" + "\n\n".join(
+                sentence * 12 for k in range(8)) + "\n")
+        proc = subprocess.Popen([BIN, "batch", "-j", "3", "-O", self.path("out"), folder, "--no-cache",
+                                 "-q", "--loudness", "off"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        most_speech = 0
+        while proc.poll() is None:
+            kids = self.children()
+            workers = kids.get(proc.pid, [])
+            speech = sum(len(kids.get(w, [])) for w in workers)
+            most_speech = max(most_speech, speech)
+            self.assertLessEqual(len(workers), 3)
+            self.assertLessEqual(speech, 3, f"{speech} speech processes under -j 3")
+        self.assertEqual(proc.returncode, 0, proc.stderr.read())
+        self.assertGreater(most_speech, 0)
+
+
+class ProcessLimit(Case):
+    """Under a process limit (RLIMIT_NPROC, which binds only a user who is not root) a batch
+    whose workers cannot start still prints its table and writes its report, each episode
+    failed with the reason."""
+
+    def test_refused_workers_are_reported(self):
+        if os.geteuid() != 0:
+            env_skip(self, "unprivileged-user")
+        import resource
+        folder = self.path("limited")
+        os.makedirs(os.path.join(folder, "in"))
+        for i in range(3):
+            write(os.path.join(folder, "in", f"e{i}.txt"), "---\ntitle: T\n---\nHello there.\n")
+        os.chmod(self.tmp, 0o755)
+        os.chmod(folder, 0o777)
+
+        def as_nobody():
+            os.setgid(65534)
+            os.setuid(65534)
+            resource.setrlimit(resource.RLIMIT_NPROC, (2, 2))   # the program and the engine's thread
+
+        try:
+            res = subprocess.run([BIN, "batch", "-j", "2", "-O", "out", "in", "--report", "r.json"],
+                                 cwd=folder, preexec_fn=as_nobody, capture_output=True, text=True,
+                                 env=dict(os.environ, HOME=folder, XDG_CACHE_HOME=os.path.join(folder, "c")))
+        except PermissionError:
+            env_skip(self, "unprivileged-user")
+        self.assertEqual(res.returncode, 1, res.stderr)
+        self.assertIn("3 episodes: 0 rendered, 0 up to date, 3 failed", res.stdout)
+        self.assertIn("in/e0.txt: cannot start a worker process: Resource temporarily unavailable", res.stderr)
+        with open(os.path.join(folder, "r.json")) as f:
+            report = json.load(f)
+        self.assertEqual([e["status"] for e in report["episodes"]], ["failed"] * 3)
 
 if __name__ == "__main__":
     main()

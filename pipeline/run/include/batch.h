@@ -2,8 +2,10 @@
  * sidecar, rendered by worker processes forked from one warm engine.
  *
  * Workers are processes, not threads (the engine is not thread-safe). Each renders one
- * episode with up to `workers` speech processes of its own, so when one long episode is left
- * its paragraphs still use every core. A failing episode (bad script, engine crash) fails
+ * episode with its share of `workers` speech processes (workers divided by the episodes
+ * running beside it when it starts), so the batch never has more than `workers` speech
+ * processes and `workers` episodes at once, and when one long episode is left its paragraphs
+ * still use every core. A failing episode (bad script, engine crash) fails
  * alone; the others go on. Output bytes do not depend on the number of workers.
  *
  * Life cycle: re_batch_collect (the scripts, sharded) -> re_batch_run -> re_batch_free. */
