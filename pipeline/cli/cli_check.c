@@ -320,7 +320,8 @@ static json_t *diags_json(const re_diagnostics *d)
     json_t *list = json_array();
     for (size_t i = 0; list && i < d->count; i++) {
         const re_diag *g = &d->items[i];
-        json_t *item = json_pack("{s:o, s:o, s:o, s:o}", "file", json_text(g->file ? g->file : "-"),
+        json_t *item = json_pack("{s:o, s:o, s:o, s:o}",
+                                 "file", json_text(g->file ? g->file : "-"),
                                  "line", g->line ? json_integer(g->line) : json_null(),
                                  "col", g->col ? json_integer(g->col) : json_null(),
                                  "message", json_text(g->message));

@@ -107,14 +107,16 @@ re_status re_output_open(const char *target, re_output **out, re_diagnostics *di
     }
     int fd = open_file(output, mode);
     if (fd < 0) {
-        re_diag_add(diag, target, 0, 0, "cannot create a file beside %s: %s", target, strerror(errno));
+        re_diag_add(diag, target, 0, 0, "cannot create a file beside %s: %s", target,
+                    strerror(errno));
         output_free(output);
         return RE_ERR_WRITE;
     }
     (void)fchmod(fd, mode);   /* best effort: O_TMPFILE and umask may differ; content matters */
     output->stream = fdopen(fd, "w+b");
     if (!output->stream) {
-        re_diag_add(diag, target, 0, 0, "cannot open a file beside %s: %s", target, strerror(errno));
+        re_diag_add(diag, target, 0, 0, "cannot open a file beside %s: %s", target,
+                    strerror(errno));
         close(fd);
         if (output->temp)
             unlink(output->temp);

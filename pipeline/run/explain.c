@@ -26,8 +26,10 @@ static re_status explain_item(const re_prepared *p, re_engine *engine, const re_
     if (status == RE_OK)
         status = re_engine_phonemes(engine, spoken, flags, re_prepared_profile(p, item->voice),
                                     &phonemes, diag);
-    else if (status != RE_ERR_NOMEM && status != RE_ERR_INTERRUPTED)
-        re_diag_add(diag, NULL, 0, 0, "cannot normalize the text: %s", re_strerror(status));
+    else if (status != RE_ERR_NOMEM && status != RE_ERR_INTERRUPTED
+             && re_diag_add(diag, NULL, 0, 0, "cannot normalize the text: %s",
+                            re_strerror(status)) != RE_OK)
+        status = RE_ERR_NOMEM;
     if (status == RE_OK) {
         re_explained_item explained = { p->episode->file, item->line, item->col, spoken, phonemes };
         status = each(context, &explained);

@@ -108,7 +108,8 @@ static re_status load_script(render *r)
     re_status status = re_prepare(&sources, &r->prepared, r->diag);
     r->episode = r->prepared.episode;
     if (status == RE_OK)
-        r->choice = (output_choice){ .srt = o->write_srt, .transcript_json = o->write_transcript_json,
+        r->choice = (output_choice){ .srt = o->write_srt,
+                                     .transcript_json = o->write_transcript_json,
                                      .page = o->write_page, .chapters = has_chapters(r->episode) };
     return status;
 }
@@ -234,7 +235,7 @@ static re_status speak_item(render *r, size_t i)
         status = place(r, status, from, r->opt->script_path, item->line, item->col);
     else
         status = transcribe_segment(r, i);
-    speech_scheduler_done(r->speech, i);   /* spoken and transcribed: its text and map are done with */
+    speech_scheduler_done(r->speech, i);   /* spoken and transcribed: its text is done with */
     return status;
 }
 
