@@ -267,15 +267,25 @@ static entry_verdict read_entry(int fd, const struct stat *st, const re_cache_ke
             verdict = ENTRY_UNREADABLE;   /* a whole entry, but the caller's key and rate
                                            * disagree: not ours to remove */
     }
+    /* A shared cache is written by others: an entry is untrusted input even with a valid
+     * checksum. Its events must be what the engine could have made: in order, inside the
+     * audio, at text positions a paragraph can have. */
+    if (verdict == ENTRY_VALID && event_count > RE_CACHE_MAX_EVENTS)
+        verdict = ENTRY_INVALID;
+    uint64_t previous = 0;
     for (size_t i = 0; verdict == ENTRY_VALID && i < event_count; i++) {
         const unsigned char *rec = records + i * EVENT_SIZE;
-        uint32_t type = load_le32(rec);
-        if (type > EVENT_TYPE_WORD || load_le32(rec + 12) != 0) {
+        uint32_t type = load_le32(rec), text_pos = load_le32(rec + 4), length = load_le32(rec + 8);
+        uint64_t sample = load_le64(rec + 16);
+        if (type > EVENT_TYPE_WORD || load_le32(rec + 12) != 0 || sample > frames
+            || sample < previous || text_pos > RE_CACHE_MAX_TEXT_POSITION
+            || length > RE_CACHE_MAX_TEXT_POSITION) {
             verdict = ENTRY_INVALID;
             break;
         }
+        previous = sample;
         events[i] = (re_speech_event){ type == EVENT_TYPE_WORD ? RE_EVENT_WORD : RE_EVENT_SENTENCE,
-                                       load_le32(rec + 4), load_le32(rec + 8), load_le64(rec + 16) };
+                                       text_pos, length, sample };
     }
     free(records);
     if (verdict != ENTRY_VALID) {
@@ -310,7 +320,9 @@ re_status re_cache_get(re_cache *cache, const re_cache_key *key, unsigned sample
     *hit = 0;
     char hex[RE_SHA256_HEX_SIZE];
     const char *path = entry_path_of(cache, key, hex);
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+    /* O_NONBLOCK: a FIFO that someone put where an entry goes must not stall every render
+     * that needs this segment (read_entry refuses anything but a regular file). */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
     if (fd < 0) {
         cache->counters.misses++;
         return RE_OK;

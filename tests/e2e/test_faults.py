@@ -376,6 +376,32 @@ class Faults(Case):
                 self.stop_while_reading(args, sig, code, writer() if writer else None, cwd=folder)
         self.assertEqual(sorted(os.listdir(folder)), ["ep.txt", "show.txt", "words.lexicon"])
 
+    def test_fifo_in_the_cache_never_blocks(self):
+        """Anyone who can write to a shared cache can put a FIFO where an entry goes: a render
+        that needs that segment treats it as a bad entry (and removes it) instead of waiting
+        forever, and renders the same bytes."""
+        with open(self.script, "w", encoding="utf-8") as f:
+            f.write(HEAD + "First paragraph.\n\nSecond paragraph.\n")
+        cache = self.path("shared-cache")
+        env = dict(os.environ, XDG_CACHE_HOME=self.path("cache-home"))
+        first, second = self.path("first.mp3"), self.path("second.mp3")
+        res = subprocess.run([BIN, self.script, "-o", first, "--cache", cache, "-q"], env=env,
+                             capture_output=True, text=True, timeout=60)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        entries = [os.path.join(root, n) for root, _, names in os.walk(cache) for n in names
+                   if n.endswith(".seg")]
+        self.assertGreater(len(entries), 0)
+        for entry in entries:
+            os.unlink(entry)
+            os.mkfifo(entry)
+        res = subprocess.run([BIN, self.script, "-o", second, "--cache", cache, "-q"], env=env,
+                             capture_output=True, text=True, timeout=60)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        with open(first, "rb") as a, open(second, "rb") as b:
+            self.assertEqual(a.read(), b.read())
+        for entry in entries:
+            self.assertFalse(os.path.exists(entry) and not os.path.isfile(entry), entry)
+
     def test_sigkill_leaves_no_processes(self):
         """SIGKILL cannot be handled: a hidden .part file may stay, but no speech process
         outlives the program and the previous output is intact."""

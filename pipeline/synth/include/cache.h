@@ -39,6 +39,10 @@
 /* An entry larger than this is refused by put and treated as corrupt by get (a 10,000-byte
  * paragraph at 80 words per minute is about 60 MB of audio). */
 #define RE_CACHE_MAX_ENTRY_BYTES (1ull << 30)
+/* An entry with more events, or an event at a text position or of a length past this, is
+ * invalid (a paragraph's text is at most 10,000 bytes; the engine makes a few events a word). */
+#define RE_CACHE_MAX_EVENTS (1u << 16)
+#define RE_CACHE_MAX_TEXT_POSITION (1u << 20)
 
 /* Temporary files older than this are debris of a killed writer; prune removes them. */
 #define RE_CACHE_STALE_TEMP_SECONDS 3600
