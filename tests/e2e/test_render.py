@@ -139,6 +139,7 @@ class SampleEpisode(Case):
         t = mutagen_tags(self.mp3)
         self.assertEqual(len(t["CTOC"]), 1)
         self.assertEqual(t["CTOC"][0]["children"], [c["id"] for c in t["CHAP"]])
+        self.assertEqual(t["CTOC"][0]["flags"], 3)   # mutagen's CTOCFlags: TOP_LEVEL | ORDERED
         self.assertEqual([c["start"] for c in t["CHAP"]], [c["start_ms"] for c in side])
 
     def test_rendering_twice_gives_identical_bytes(self):
