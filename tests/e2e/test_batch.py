@@ -5,7 +5,7 @@ import os
 import subprocess
 import xml.etree.ElementTree as ET
 
-from common import BIN, Case, env_skip, listing, main, run, write
+from common import BIN, Case, env_skip, ffmpeg_samples, listing, main, run, write
 
 
 def script(i, extra=""):
@@ -121,6 +121,32 @@ class Batch(Case):
         self.assertEqual(sum(e["segments_synthesized"] for e in bad["episodes"]), len(entries) - 1)
         with open(os.path.join(self.path("out3"), "ep1.mp3"), "rb") as a, open(os.path.join(out, "ep1.mp3"), "rb") as b:
             self.assertEqual(a.read(), b.read())
+
+    def test_damaged_or_missing_output_is_rendered_again(self):
+        """An episode is up to date only when its files are all there and whole: a truncated
+        MP3 (a copy cut short, a full disk) or a missing transcript is rendered again, and
+        ffmpeg then decodes exactly the samples the sidecar claims."""
+        os.remove(os.path.join(self.scripts, "broken.txt"))
+        out = self.path("out")
+        res = self.batch("-O", out, self.scripts)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        mp3 = os.path.join(out, "ep1.mp3")
+        with open(mp3, "rb") as f:
+            whole = f.read()
+        with open(mp3, "r+b") as f:
+            f.truncate(len(whole) // 2)
+        os.remove(os.path.join(out, "ep3.vtt"))
+        res = self.batch("-O", out, "--report", self.path("again.json"), self.scripts)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        with open(self.path("again.json"), encoding="utf-8") as f:
+            status = {os.path.basename(e["script"]): e["status"] for e in json.load(f)["episodes"]}
+        self.assertEqual(status, {"ep0.txt": "up-to-date", "ep1.txt": "rendered", "ep2.txt": "up-to-date",
+                                  "ep3.txt": "rendered", "ep4.txt": "up-to-date"})
+        with open(mp3, "rb") as f:
+            self.assertEqual(f.read(), whole)
+        with open(os.path.join(out, "ep1.json"), encoding="utf-8") as f:
+            self.assertEqual(ffmpeg_samples(mp3), json.load(f)["samples"])
+        self.assertTrue(os.path.exists(os.path.join(out, "ep3.vtt")))
 
     def many(self, count):
         folder = self.path("many")

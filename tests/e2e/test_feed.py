@@ -140,6 +140,8 @@ class Feed(Case):
             self.assertEqual(when, expected)
             self.assertRegex(item.findtext("pubDate"),
                              r"^[A-Z][a-z]{2}, \d\d [A-Z][a-z]{2} \d{4} \d\d:\d\d:\d\d [+-]\d{4}$")
+            # the weekday too, as python's email package writes this instant in this zone
+            self.assertEqual(item.findtext("pubDate"), email.utils.format_datetime(expected))
             published.append(when)
         self.assertEqual(published, sorted(published, reverse=True))
         self.assertEqual(channel.findtext("lastBuildDate"), items[0].findtext("pubDate"))

@@ -139,6 +139,7 @@ class SampleEpisode(Case):
         t = mutagen_tags(self.mp3)
         self.assertEqual(len(t["CTOC"]), 1)
         self.assertEqual(t["CTOC"][0]["children"], [c["id"] for c in t["CHAP"]])
+        self.assertEqual(t["CTOC"][0]["flags"], 3)   # mutagen's CTOCFlags: TOP_LEVEL | ORDERED
         self.assertEqual([c["start"] for c in t["CHAP"]], [c["start_ms"] for c in side])
 
     def test_rendering_twice_gives_identical_bytes(self):
@@ -192,6 +193,35 @@ class ExactNumbers(Case):
         with open(self.path("e.chapters.json"), encoding="utf-8") as f:
             podcast = json.load(f)
         self.assertEqual([round(c["startTime"] * 1000) for c in podcast["chapters"]], expected_ms)
+
+
+    def test_audio_before_the_first_heading_belongs_to_the_first_chapter(self):
+        """An introduction before the first heading is in the first chapter, which starts at
+        0:00 in the sidecar, the CHAP frames (mutagen), ffprobe and the chapters JSON."""
+        script = write(self.path("i.txt"), "---\ntitle: Intro\n---\nAn introduction first.\n\n"
+                       "# One\n\nThe first chapter.\n\n# Two\n\nThe second chapter.\n")
+        wav, mp3 = self.path("i.wav"), self.path("i.mp3")
+        for out in (wav, mp3):
+            res = run([script, "-o", out, "--loudness", "off"])
+            self.assertEqual(res.returncode, 0, res.stderr)
+        rate, data = wav_samples(wav)
+        onsets = [start + length for start, length in runs_of_zeros(data, rate * 6 // 10)
+                  if start + length < len(data)]
+        self.assertEqual(len(onsets), 2, onsets)      # "The first chapter.", "The second chapter."
+        duration_ms = ffmpeg_samples(mp3) * 1000 // rate
+        expected = [(0, onsets[1] * 1000 // rate), (onsets[1] * 1000 // rate, duration_ms)]
+        with open(self.path("i.json"), encoding="utf-8") as f:
+            side = json.load(f)
+        self.assertEqual([(c["title"], c["start_ms"], c["end_ms"]) for c in side["chapters"]],
+                         [("One",) + expected[0], ("Two",) + expected[1]])
+        t = mutagen_tags(mp3)
+        self.assertEqual([(c["start"], c["end"]) for c in t["CHAP"]], expected)
+        probe = ffprobe(mp3, "-show_chapters")["chapters"]
+        self.assertEqual([(round(float(c["start_time"]) * 1000), round(float(c["end_time"]) * 1000))
+                          for c in probe], expected)
+        with open(self.path("i.chapters.json"), encoding="utf-8") as f:
+            self.assertEqual([c["startTime"] for c in json.load(f)["chapters"]],
+                             [0, expected[1][0] / 1000])
 
 
 class Pauses(Case):
@@ -344,6 +374,20 @@ class Cli(Case):
         self.assertIn("--bitrate", res.stderr)
         res = run([SAMPLE, "-o", self.path("x.ogg")])
         self.assertEqual(res.returncode, 1)
+
+    def test_render_subcommand_is_the_default_command(self):
+        """`render-episode render SCRIPT` and `render-episode SCRIPT` write the same bytes; the
+        default output name sits beside the script."""
+        script = write(self.path("sub.txt"), HEAD + "Said once, rendered twice.\n")
+        res = run(["render", script, "-q"])
+        self.assertEqual(res.returncode, 0, res.stderr)
+        first = self.path("sub.mp3")
+        with open(self.path("sub.json"), encoding="utf-8") as f:
+            self.assertEqual(ffmpeg_samples(first), json.load(f)["samples"])
+        res = run([script, "-o", self.path("plain.mp3"), "-q"])
+        self.assertEqual(res.returncode, 0, res.stderr)
+        with open(first, "rb") as a, open(self.path("plain.mp3"), "rb") as b:
+            self.assertEqual(a.read(), b.read())
 
     def test_bitrate_too_low_for_the_lame_tag_is_refused(self):
         res = run([SAMPLE, "-o", self.path("x.mp3"), "--bitrate", "48"])

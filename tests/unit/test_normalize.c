@@ -186,6 +186,8 @@ static void test_urls_files_operators(void)
     SAYS("C#", "C sharp");
     SAYS("ptr->next", "ptr arrow next");
     SAYS("A -> B", "A to B");
+    SAYS("ready && tested", "ready and tested");
+    SAYS("cached || rebuilt", "cached or rebuilt");
     SAYS("**bold** text", "bold text");
     SAME("e.g. this, i.e");
     SAME("a.k.a. the U.S. team");
