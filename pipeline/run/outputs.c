@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "outputs.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -22,6 +23,7 @@ static const output_kind open_order[OUTPUT_KINDS] = {
 
 struct output_set {
     const char *output_path;
+    const char *script_path;
     output_choice choice;
     re_output *files[OUTPUT_KINDS];   /* NULL for files not in the set, or gone */
 };
@@ -83,6 +85,7 @@ re_status output_set_open(const char *output_path, const char *script_path,
     if (!set)
         return RE_ERR_NOMEM;
     set->output_path = output_path;
+    set->script_path = script_path;
     set->choice = *choice;
     re_status status = RE_OK;
     for (int k = 0; status == RE_OK && k < OUTPUT_KINDS; k++)
@@ -101,12 +104,32 @@ re_output *output_set_file(output_set *set, output_kind kind)
     return set->files[kind];
 }
 
+/* 1 when the regular file at `path` starts the way our chapters JSON starts (describe's
+ * re_chapters_json_write) and is not the script: a file we may take back. */
+static int ours_to_remove(const char *path, const char *script_path)
+{
+    static const char start[] = "{\n  \"version\": \"1.2.0\",\n  \"chapters\": [";
+    struct stat st, script;
+    if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1
+        || (stat(script_path, &script) == 0 && script.st_dev == st.st_dev
+            && script.st_ino == st.st_ino))
+        return 0;
+    char head[sizeof start - 1];
+    FILE *f = fopen(path, "rb");
+    int same = f && fread(head, 1, sizeof head, f) == sizeof head
+               && memcmp(head, start, sizeof head) == 0;
+    if (f)
+        fclose(f);
+    return same;
+}
+
 /* A chapters file from an earlier render of a script that has no headings any more would
- * publish chapters the audio does not have. */
+ * publish chapters the audio does not have: removed, but only when it is one we wrote (never
+ * the script, whatever it is named, nor another file, link or special file). */
 static void remove_stale(const output_set *set, output_kind kind)
 {
     char *path = re_output_sibling(set->output_path, suffix_of[kind]);
-    if (path)
+    if (path && ours_to_remove(path, set->script_path))
         unlink(path);
     free(path);
 }

@@ -221,6 +221,22 @@ class Transcripts(Case):
         self.assertEqual(res.returncode, 0, res.stderr)
         self.assertFalse(os.path.exists(self.path("t.chapters.json")))
 
+    def test_no_input_is_removed_as_stale(self):
+        """The script itself named ep.chapters.json, or a file of someone else's there, is never
+        taken for a stale chapters file: only one we wrote is removed."""
+        script = "---\ntitle: No headings\n---\nJust text.\n"
+        write(self.path("ep.chapters.json"), script)
+        res = run([self.path("ep.chapters.json"), "-o", self.path("ep.mp3"), "-q"])
+        self.assertEqual(res.returncode, 0, res.stderr)
+        with open(self.path("ep.chapters.json"), encoding="utf-8") as f:
+            self.assertEqual(f.read(), script)
+        write(self.path("own.chapters.json"), '{"mine": true}\n')
+        write(self.path("own.txt"), script)
+        res = run([self.path("own.txt"), "-o", self.path("own.mp3"), "-q"])
+        self.assertEqual(res.returncode, 0, res.stderr)
+        with open(self.path("own.chapters.json"), encoding="utf-8") as f:
+            self.assertEqual(f.read(), '{"mine": true}\n')
+
 
 if __name__ == "__main__":
     main()
