@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "outputs.h"
 #include "synth.h"
 #include "utf8.h"
 
@@ -109,6 +110,63 @@ static re_status add_folder(re_batch *batch, size_t *capacity, const char *dir, 
     return status;
 }
 
+typedef struct file_name {
+    char *name;        /* an episode's file in the output folder, e.g. "x.chapters.json" */
+    size_t episode;
+} file_name;
+
+static int by_file_name(const void *a, const void *b)
+{
+    const file_name *x = a, *y = b;
+    int c = strcmp(x->name, y->name);
+    return c ? c : (x->episode > y->episode) - (x->episode < y->episode);
+}
+
+/* No two episodes may write the same file: not only NAME.mp3, but any of an episode's files
+ * (x.txt and x.chapters.txt would both write x.chapters.json). Refused before anything runs. */
+static re_status refuse_collisions(re_batch *batch, re_diagnostics *diag, re_status *failed)
+{
+    size_t per = OUTPUT_KINDS, n = 0;
+    file_name *names = calloc(batch->count * per + 1, sizeof *names);
+    re_status status = names ? RE_OK : RE_ERR_NOMEM;
+    for (size_t i = 0; status == RE_OK && i < batch->count; i++) {
+        for (int k = 0; status == RE_OK && k < OUTPUT_KINDS; k++) {
+            const char *suffix = output_suffix((output_kind)k);
+            if (asprintf(&names[n].name, "%s%s", batch->episodes[i].name, suffix ? suffix : ".mp3") < 0) {
+                names[n].name = NULL;
+                status = RE_ERR_NOMEM;
+            } else {
+                names[n++].episode = i;
+            }
+        }
+    }
+    if (status == RE_OK)
+        qsort(names, n, sizeof *names, by_file_name);
+    /* one message per episode that collides, naming the first it collides with */
+    char *reported = calloc(batch->count + 1, 1);
+    if (!reported)
+        status = RE_ERR_NOMEM;
+    for (size_t i = 1; status == RE_OK && i < n; i++) {
+        const re_batch_episode *a = &batch->episodes[names[i - 1].episode];
+        const re_batch_episode *b = &batch->episodes[names[i].episode];
+        if (strcmp(names[i].name, names[i - 1].name) != 0 || a == b || reported[names[i].episode])
+            continue;
+        reported[names[i].episode] = 1;
+        *failed = RE_ERR_INPUT;
+        if (strcmp(a->name, b->name) == 0)
+            status = re_diag_add(diag, b->script, 0, 0, "would be written to the same output as %s "
+                                 "(%s.mp3)", a->script, b->name);
+        else
+            status = re_diag_add(diag, b->script, 0, 0, "would write %s, as %s does; rename one "
+                                 "of them", names[i].name, a->script);
+    }
+    free(reported);
+    for (size_t i = 0; i < n; i++)
+        free(names[i].name);
+    free(names);
+    return status;
+}
+
 static int by_name(const void *a, const void *b)
 {
     const re_batch_episode *x = a, *y = b;
@@ -170,14 +228,8 @@ re_status re_batch_collect(const char *const *inputs, size_t input_count, const 
     }
     if (status == RE_OK && failed == RE_OK && batch->count > 1)
         qsort(batch->episodes, batch->count, sizeof *batch->episodes, by_name);
-    for (size_t i = 1; status == RE_OK && failed == RE_OK && i < batch->count; i++) {
-        if (strcmp(batch->episodes[i].name, batch->episodes[i - 1].name) == 0) {
-            status = re_diag_add(diag, batch->episodes[i].script, 0, 0,
-                                 "would be written to the same output as %s (%s.mp3)",
-                                 batch->episodes[i - 1].script, batch->episodes[i].name);
-            failed = RE_ERR_INPUT;
-        }
-    }
+    if (status == RE_OK && failed == RE_OK)
+        status = refuse_collisions(batch, diag, &failed);
     if (status == RE_OK && failed == RE_OK && options->shard_count > 1)
         keep_shard(batch, options->shard_index, options->shard_count);
     for (size_t i = 0; status == RE_OK && failed == RE_OK && i < batch->count; i++) {

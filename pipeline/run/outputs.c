@@ -41,6 +41,11 @@ int output_wanted(const output_choice *choice, output_kind kind)
     return 0;
 }
 
+const char *output_suffix(output_kind kind)
+{
+    return kind < OUTPUT_KINDS ? suffix_of[kind] : NULL;
+}
+
 static char *path_of(const char *output_path, output_kind kind)
 {
     return suffix_of[kind] ? re_output_sibling(output_path, suffix_of[kind]) : strdup(output_path);

@@ -42,6 +42,10 @@ typedef struct output_choice {
 
 int output_wanted(const output_choice *choice, output_kind kind);
 
+/* What each file adds to OUT's name with its extension taken off (".vtt", ".chapters.json";
+ * NULL for OUT itself): batch checks that no two episodes would share a file. */
+const char *output_suffix(output_kind kind);
+
 typedef struct output_set output_set;
 
 /* Opens a temporary file beside OUT for every file of the set. RE_ERR_WRITE with the file's

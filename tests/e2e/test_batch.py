@@ -267,6 +267,23 @@ class Names(Case):
         self.assertFalse(os.path.exists(self.path("out", "fine.mp3")))   # nothing ran
 
 
+class Collisions(Case):
+    """Two episodes that would share any file (x.txt writes x.chapters.json, and so does
+    x.chapters.txt as its sidecar) are refused before anything runs: before, both were
+    reported rendered and every later run rendered them again."""
+
+    def test_any_shared_file_is_refused(self):
+        folder = self.path("in")
+        os.mkdir(folder)
+        for name in ("x", "x.chapters", "y", "y.transcript", "z"):
+            write(os.path.join(folder, name + ".txt"), "---\ntitle: T\n# H\n---\nHi.\n".replace("# H\n", ""))
+        res = run(["batch", "-O", self.path("out"), folder])
+        self.assertEqual(res.returncode, 2, res.stderr)
+        self.assertIn("x.chapters.txt: would write x.chapters.json, as ", res.stderr)
+        self.assertIn("y.transcript.txt: would write y.transcript.json, as ", res.stderr)
+        self.assertEqual(res.stderr.count("would write"), 2, res.stderr)
+        self.assertFalse(os.path.exists(self.path("out", "z.mp3")))
+
 class Processes(Case):
     """-j N bounds the batch: at most N episodes and N speech processes at once in all (before,
     each of N episodes had N speech processes of its own: 271 processes at -j 16). Counted by
