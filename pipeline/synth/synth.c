@@ -11,6 +11,7 @@
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <pthread.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -253,6 +254,23 @@ static void child_run(const char *text, unsigned text_flags, const re_voice_prof
     _exit(CHILD_OK);
 }
 
+static void *idle_thread(void *arg)
+{
+    return arg;
+}
+
+/* espeak-ng 1.51 starts a thread in espeak_ng_Initialize and, when the system refuses it
+ * (a process limit: RLIMIT_NPROC counts threads), fails an assert and aborts the whole
+ * program (fifo.c:90). Asked first: 0 when a thread can be had now, else the errno. */
+static int can_start_a_thread(void)
+{
+    pthread_t thread;
+    int err = pthread_create(&thread, NULL, idle_thread, NULL);
+    if (err == 0)
+        pthread_join(thread, NULL);
+    return err;
+}
+
 re_status re_engine_create(volatile sig_atomic_t *stop, re_engine **out, re_diagnostics *diag)
 {
     *out = NULL;
@@ -261,6 +279,13 @@ re_status re_engine_create(volatile sig_atomic_t *stop, re_engine **out, re_diag
         return RE_ERR_NOMEM;
     engine->stop = stop;
 
+    int err = can_start_a_thread();
+    if (err != 0) {
+        re_diag_add(diag, NULL, 0, 0, "cannot start the speech engine: it needs a thread, and "
+                    "the system refuses one (%s)", strerror(err));
+        free(engine);
+        return RE_ERR_LIMIT;
+    }
     espeak_ng_ERROR_CONTEXT context = NULL;
     espeak_ng_InitializePath(NULL);
     espeak_ng_STATUS status = espeak_ng_Initialize(&context);

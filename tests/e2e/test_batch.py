@@ -358,5 +358,33 @@ class ProcessLimit(Case):
             report = json.load(f)
         self.assertEqual([e["status"] for e in report["episodes"]], ["failed"] * 3)
 
+    def test_no_thread_for_the_engine_is_an_error_not_an_abort(self):
+        """espeak-ng 1.51 aborts (an assert in fifo.c) when it cannot start its thread: asked
+        first, so a render at the limit ends in exit 2 with the reason, never SIGABRT."""
+        if os.geteuid() != 0:
+            env_skip(self, "unprivileged-user")
+        import resource
+        folder = self.path("no-thread")
+        os.mkdir(folder)
+        write(os.path.join(folder, "ep.txt"), "---\ntitle: T\n---\nHello there.\n")
+        os.chmod(self.tmp, 0o755)
+        os.chmod(folder, 0o777)
+
+        def as_nobody():
+            os.setgid(65534)
+            os.setuid(65534)
+            resource.setrlimit(resource.RLIMIT_NPROC, (1, 1))
+
+        for args in (["ep.txt", "-o", "ep.mp3"], ["batch", "-O", "out", "ep.txt"]):
+            with self.subTest(args=args):
+                try:
+                    res = subprocess.run([BIN, *args], cwd=folder, preexec_fn=as_nobody, capture_output=True,
+                                         text=True, env=dict(os.environ, HOME=folder,
+                                                             XDG_CACHE_HOME=os.path.join(folder, "c")))
+                except PermissionError:
+                    env_skip(self, "unprivileged-user")
+                self.assertEqual(res.returncode, 2, res.stderr)
+                self.assertIn("cannot start the speech engine: it needs a thread", res.stderr)
+
 if __name__ == "__main__":
     main()
