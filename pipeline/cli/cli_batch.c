@@ -148,7 +148,7 @@ static int write_report(const char *path, const re_batch *batch, int junit)
     re_diagnostics diag;
     re_diagnostics_init(&diag, RE_DIAG_DEFAULT_LIMIT);
     re_output *out;
-    re_status status = re_output_open(path, &out, &diag);
+    re_status status = re_output_open_special(path, RE_OUTPUT_WRITE_INTO_SPECIAL, &out, &diag);
     if (status == RE_OK) {
         status = junit ? re_report_write_junit(re_output_stream(out), batch)
                        : re_report_write_json(re_output_stream(out), batch);

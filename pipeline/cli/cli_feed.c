@@ -138,7 +138,7 @@ static re_status write_output(const re_feed *feed, const feed_cli *cli, const ch
         return st;
     }
     re_output *out = NULL;
-    re_status st = re_output_open(target, &out, errors);
+    re_status st = re_output_open_special(target, RE_OUTPUT_WRITE_INTO_SPECIAL, &out, errors);
     if (st == RE_ERR_NOMEM)
         re_diag_add(errors, target, 0, 0, "out of memory");
     if (st != RE_OK)

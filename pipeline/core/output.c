@@ -16,17 +16,20 @@
 #include <unistd.h>
 
 struct re_output {
-    char *target;
+    char *named;         /* the target as the caller named it, for messages */
+    char *target;        /* the file replaced: named, with its symlinks followed */
     char *dir;
     char *base;
     char *temp;          /* the hidden name, once it has one */
     FILE *stream;
     int nameless;        /* an O_TMPFILE file, not linked yet */
     int prepared;        /* flushed, synced: ready to publish */
+    int direct;          /* written into a special file as it is: nothing to rename */
 };
 
 static void output_free(re_output *output)
 {
+    free(output->named);
     free(output->target);
     free(output->dir);
     free(output->base);
@@ -75,25 +78,86 @@ static int open_file(re_output *output, mode_t mode)
     return -1;
 }
 
+/* Opens an existing special file to write into it as it is (output->direct). */
+static re_status open_direct(re_output *output, const struct stat *st, re_diagnostics *diag)
+{
+    const char *named = output->named;
+    if (!S_ISCHR(st->st_mode) && !S_ISFIFO(st->st_mode)) {
+        re_diag_add(diag, named, 0, 0, "%s is not a file, a pipe or a character device; "
+                    "refusing to write to it", named);
+        return RE_ERR_WRITE;
+    }
+    /* a FIFO waits here for its reader; a stop signal ends the wait (no SA_RESTART) */
+    int fd = open(output->target, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0 && errno == EINTR)
+        return RE_ERR_INTERRUPTED;
+    if (fd < 0 || !(output->stream = fdopen(fd, "wb"))) {
+        re_diag_add(diag, named, 0, 0, "cannot open %s: %s", named, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return RE_ERR_WRITE;
+    }
+    output->direct = 1;
+    return RE_OK;
+}
+
 re_status re_output_open(const char *target, re_output **out, re_diagnostics *diag)
 {
+    return re_output_open_special(target, RE_OUTPUT_REFUSE_SPECIAL, out, diag);
+}
+
+re_status re_output_open_special(const char *named, re_output_special special, re_output **out,
+                                 re_diagnostics *diag)
+{
     *out = NULL;
-    struct stat st;
+    struct stat st, lst;
+    char *resolved = NULL;
+    if (lstat(named, &lst) == 0 && S_ISLNK(lst.st_mode)) {
+        resolved = realpath(named, NULL);
+        if (!resolved) {
+            re_diag_add(diag, named, 0, 0, "%s is a symlink that leads nowhere (%s); refusing "
+                        "to replace the link", named, strerror(errno));
+            return RE_ERR_WRITE;
+        }
+    }
+    const char *target = resolved ? resolved : named;
     int have_target = stat(target, &st) == 0;
     if (have_target && S_ISDIR(st.st_mode)) {
-        re_diag_add(diag, target, 0, 0, "%s is a directory", target);
+        re_diag_add(diag, named, 0, 0, "%s is a directory", named);
+        free(resolved);
+        return RE_ERR_WRITE;
+    }
+    if (have_target && !S_ISREG(st.st_mode) && special == RE_OUTPUT_REFUSE_SPECIAL) {
+        re_diag_add(diag, named, 0, 0, "%s is not a regular file; an episode's files are written "
+                    "by renaming complete files into place, so it would be replaced: choose a "
+                    "file name", named);
+        free(resolved);
         return RE_ERR_WRITE;
     }
     re_output *output = calloc(1, sizeof *output);
-    if (!output)
+    if (!output) {
+        free(resolved);
         return RE_ERR_NOMEM;
+    }
+    output->named = strdup(named);
+    if (have_target && !S_ISREG(st.st_mode)) {
+        output->target = resolved ? resolved : strdup(named);
+        re_status status = output->named && output->target ? open_direct(output, &st, diag)
+                                                            : RE_ERR_NOMEM;
+        if (status != RE_OK) {
+            output_free(output);
+            return status;
+        }
+        *out = output;
+        return RE_OK;
+    }
     char *dir_copy = strdup(target), *base_copy = strdup(target);
-    output->target = strdup(target);
+    output->target = resolved ? resolved : strdup(target);
     output->dir = dir_copy ? strdup(dirname(dir_copy)) : NULL;
     output->base = base_copy ? strdup(basename(base_copy)) : NULL;
     free(dir_copy);
     free(base_copy);
-    if (!output->target || !output->dir || !output->base) {
+    if (!output->named || !output->target || !output->dir || !output->base) {
         output_free(output);
         return RE_ERR_NOMEM;
     }
@@ -107,7 +171,7 @@ re_status re_output_open(const char *target, re_output **out, re_diagnostics *di
     }
     int fd = open_file(output, mode);
     if (fd < 0) {
-        re_diag_add(diag, target, 0, 0, "cannot create a file beside %s: %s", target,
+        re_diag_add(diag, named, 0, 0, "cannot create a file beside %s: %s", named,
                     strerror(errno));
         output_free(output);
         return RE_ERR_WRITE;
@@ -115,7 +179,7 @@ re_status re_output_open(const char *target, re_output **out, re_diagnostics *di
     (void)fchmod(fd, mode);   /* best effort: O_TMPFILE and umask may differ; content matters */
     output->stream = fdopen(fd, "w+b");
     if (!output->stream) {
-        re_diag_add(diag, target, 0, 0, "cannot open a file beside %s: %s", target,
+        re_diag_add(diag, named, 0, 0, "cannot open a file beside %s: %s", named,
                     strerror(errno));
         close(fd);
         if (output->temp)
@@ -134,7 +198,7 @@ re_status re_output_size(re_output *output, unsigned long long *size, re_diagnos
 {
     struct stat st;
     if (fflush(output->stream) != 0 || fstat(fileno(output->stream), &st) != 0) {
-        re_diag_add(diag, output->target, 0, 0, "cannot write %s: %s", output->target,
+        re_diag_add(diag, output->named, 0, 0, "cannot write %s: %s", output->named,
                     strerror(errno));
         return RE_ERR_WRITE;
     }
@@ -144,9 +208,14 @@ re_status re_output_size(re_output *output, unsigned long long *size, re_diagnos
 
 re_status re_output_restart(re_output *output, re_diagnostics *diag)
 {
+    if (output->direct) {
+        re_diag_add(diag, output->named, 0, 0, "cannot rewrite %s: it is not a regular file",
+                    output->named);
+        return RE_ERR_WRITE;
+    }
     if (fflush(output->stream) != 0 || ftruncate(fileno(output->stream), 0) != 0
         || fseeko(output->stream, 0, SEEK_SET) != 0) {
-        re_diag_add(diag, output->target, 0, 0, "cannot rewrite %s: %s", output->target,
+        re_diag_add(diag, output->named, 0, 0, "cannot rewrite %s: %s", output->named,
                     strerror(errno));
         return RE_ERR_WRITE;
     }
@@ -158,10 +227,10 @@ re_status re_output_prepare(re_output *output, re_diagnostics *diag)
     const char *failed = NULL;
     if (fflush(output->stream) != 0 || ferror(output->stream))
         failed = "write";
-    else if (fsync(fileno(output->stream)) != 0)
+    else if (!output->direct && fsync(fileno(output->stream)) != 0)
         failed = "sync";
     if (failed) {
-        re_diag_add(diag, output->target, 0, 0, "cannot %s %s: %s", failed, output->target,
+        re_diag_add(diag, output->named, 0, 0, "cannot %s %s: %s", failed, output->named,
                     strerror(errno));
         return RE_ERR_WRITE;
     }
@@ -197,6 +266,14 @@ re_status re_output_publish(re_output *output, re_diagnostics *diag)
 {
     if (!output->prepared)
         return RE_ERR_INVALID;
+    if (output->direct) {   /* written into as it is: nothing to name or rename */
+        int failed = fclose(output->stream) != 0;
+        if (failed)
+            re_diag_add(diag, output->named, 0, 0, "cannot write %s: %s", output->named,
+                        strerror(errno));
+        output_free(output);
+        return failed ? RE_ERR_WRITE : RE_OK;
+    }
     const char *failed = NULL;
     int saved = 0;
     if (output->nameless && link_nameless(output) != 0) {
@@ -213,7 +290,7 @@ re_status re_output_publish(re_output *output, re_diagnostics *diag)
         saved = errno;
     }
     if (failed) {
-        re_diag_add(diag, output->target, 0, 0, "cannot %s %s: %s", failed, output->target,
+        re_diag_add(diag, output->named, 0, 0, "cannot %s %s: %s", failed, output->named,
                     strerror(saved));
         if (output->temp)
             unlink(output->temp);

@@ -97,6 +97,7 @@ class Case(unittest.TestCase):
 ALLOWED_SKIPS = {
     "root-mount": "needs root and mount -t tmpfs (CI has both)",
     "unprivileged-user": "cannot run the program as an unprivileged user from this folder",
+    "root-mknod": "needs root to make a device node (mknod) in a temporary folder",
 }
 
 

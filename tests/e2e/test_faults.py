@@ -22,7 +22,7 @@ import tempfile
 import time
 import unittest
 
-from common import ALLOWED_SKIPS, BIN, SRC, Case, listing, main
+from common import ALLOWED_SKIPS, BIN, SRC, Case, env_skip, listing, main
 
 HEAD = "---\ntitle: Faults\n---\n"
 # About 40 s of audio: an MP3 of about 300 KiB, a spool of about 1.7 MiB.
@@ -401,6 +401,72 @@ class Faults(Case):
             self.assertEqual(a.read(), b.read())
         for entry in entries:
             self.assertFalse(os.path.exists(entry) and not os.path.isfile(entry), entry)
+
+    def test_special_files_and_symlinks_at_output_paths(self):
+        """A report, a JUnit file or a feed pointed at a device, a FIFO or a symlink is written
+        into it (the link followed); an episode's own files are never put in place of a device
+        or a FIFO (refused, exit 2). Nothing a user named is ever replaced by a regular file.
+        The devices are made with mknod in a temporary folder, never the machine's own /dev."""
+        import stat as st
+        import threading
+        if os.geteuid() != 0:
+            env_skip(self, "root-mknod")
+        folder = self.path("special")
+        os.mkdir(folder)
+        null = os.path.join(folder, "null")
+        os.mknod(null, 0o666 | st.S_IFCHR, os.makedev(1, 3))   # a copy of /dev/null
+        fifo = os.path.join(folder, "junit.fifo")
+        os.mkfifo(fifo)
+        real = os.path.join(folder, "real.json")
+        with open(real, "w") as f:
+            f.write("old\n")
+        link = os.path.join(folder, "report-link.json")
+        os.symlink("real.json", link)
+        scripts = os.path.join(folder, "in")
+        os.mkdir(scripts)
+        with open(os.path.join(scripts, "ep.txt"), "w") as f:
+            f.write(HEAD + "Hello there.\n")
+        got = []
+        reader = threading.Thread(target=lambda: got.append(open(fifo, "rb").read()))
+        reader.start()
+        env = dict(os.environ, XDG_CACHE_HOME=self.path("cache"))
+        res = subprocess.run([BIN, "batch", "-O", os.path.join(folder, "out"), scripts, "--report", null,
+                              "--junit", fifo, "-q"], capture_output=True, text=True, env=env, timeout=120)
+        reader.join(timeout=30)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertTrue(st.S_ISCHR(os.lstat(null).st_mode), "the device was replaced")
+        self.assertTrue(st.S_ISFIFO(os.lstat(fifo).st_mode), "the FIFO was replaced")
+        self.assertIn(b"<testsuites>", got[0])
+        res = subprocess.run([BIN, "batch", "-O", os.path.join(folder, "out"), scripts, "--report", link, "-q"],
+                             capture_output=True, text=True, env=env, timeout=120)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertTrue(os.path.islink(link), "the symlink was replaced")
+        with open(real) as f:
+            self.assertIn('"episodes"', f.read())
+        # an episode's own files: refused in place of a device, followed through a link
+        device_mp3, fifo_mp3 = os.path.join(folder, "dev.mp3"), os.path.join(folder, "pipe.mp3")
+        os.mknod(device_mp3, 0o666 | st.S_IFCHR, os.makedev(1, 3))
+        os.mkfifo(fifo_mp3)
+        for target in (device_mp3, fifo_mp3):
+            res = subprocess.run([BIN, os.path.join(scripts, "ep.txt"), "-o", target], capture_output=True,
+                                 text=True, env=env, timeout=120)
+            self.assertEqual(res.returncode, 2, res.stderr)
+            self.assertIn("is not a regular file", res.stderr)
+        self.assertTrue(st.S_ISCHR(os.lstat(device_mp3).st_mode))
+        self.assertTrue(st.S_ISFIFO(os.lstat(fifo_mp3).st_mode))
+        os.symlink("episode.mp3", os.path.join(folder, "ep-link.mp3"))
+        res = subprocess.run([BIN, os.path.join(scripts, "ep.txt"), "-o", os.path.join(folder, "ep-link.mp3"),
+                              "-q"], capture_output=True, text=True, env=env, timeout=120)
+        self.assertEqual(res.returncode, 2, res.stderr)   # dangling: leads nowhere
+        self.assertIn("leads nowhere", res.stderr)
+        with open(os.path.join(folder, "episode.mp3"), "wb") as f:
+            f.write(b"yesterday")
+        res = subprocess.run([BIN, os.path.join(scripts, "ep.txt"), "-o", os.path.join(folder, "ep-link.mp3"),
+                              "-q"], capture_output=True, text=True, env=env, timeout=120)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertTrue(os.path.islink(os.path.join(folder, "ep-link.mp3")))
+        with open(os.path.join(folder, "episode.mp3"), "rb") as f:
+            self.assertNotEqual(f.read(), b"yesterday")
 
     def test_sigkill_leaves_no_processes(self):
         """SIGKILL cannot be handled: a hidden .part file may stay, but no speech process

@@ -22,6 +22,22 @@ typedef struct re_output re_output;
  * reason (errno's) in it. */
 re_status re_output_open(const char *target, re_output **out, re_diagnostics *diag);
 
+/* What an existing target that is not a regular file gets. A symlink is always followed: the
+ * file it leads to is replaced and the link stays (a dangling one is refused). */
+typedef enum re_output_special {
+    /* refused (RE_ERR_WRITE, a message): an episode's files, which must be replaceable as a
+     * set and measurable, are never written into /dev/null, a FIFO or a terminal, and such a
+     * file is never replaced by a regular one */
+    RE_OUTPUT_REFUSE_SPECIAL,
+    /* written into as it is (a FIFO, /dev/stdout, /dev/null): reports and feeds a user points
+     * at a device or a pipe; nothing is renamed, and a socket or block device is refused */
+    RE_OUTPUT_WRITE_INTO_SPECIAL
+} re_output_special;
+
+/* re_output_open with a choice for special files (re_output_open refuses them). */
+re_status re_output_open_special(const char *target, re_output_special special, re_output **out,
+                                 re_diagnostics *diag);
+
 FILE *re_output_stream(re_output *output);
 const char *re_output_target(const re_output *output);
 
