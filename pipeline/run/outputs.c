@@ -2,6 +2,8 @@
 #define _GNU_SOURCE
 #include "outputs.h"
 
+#include <dirent.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,6 +71,38 @@ static re_status refuse_script(const char *path, const char *script_path, re_dia
     return RE_OK;
 }
 
+/* 1 when `name` is what output.c names a file of `base` for an instant while publishing:
+ * .BASE.XXXXXXXX.part (the new file just before its rename) or .BASE.XXXXXXXX.old (the
+ * backup of yesterday's file). */
+static int publishing_debris(const char *name, const char *base)
+{
+    size_t n = strlen(base);
+    if (name[0] != '.' || strncmp(name + 1, base, n) != 0 || name[1 + n] != '.')
+        return 0;
+    const char *hex = name + 2 + n;
+    for (int i = 0; i < 8; i++)
+        if (!((hex[i] >= '0' && hex[i] <= '9') || (hex[i] >= 'a' && hex[i] <= 'f')))
+            return 0;
+    return strcmp(hex + 8, ".part") == 0 || strcmp(hex + 8, ".old") == 0;
+}
+
+/* What a run killed while publishing (SIGKILL, a power cut) left beside the file at `path`:
+ * removed by the next run that writes it. */
+static void remove_debris(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char *dir = slash ? strndup(path, (size_t)(slash - path) + 1) : strdup(".");
+    const char *base = slash ? slash + 1 : path;
+    DIR *d = dir ? opendir(dir) : NULL;
+    struct dirent *entry;
+    while (d && (entry = readdir(d)) != NULL)
+        if (publishing_debris(entry->d_name, base))
+            (void)unlinkat(dirfd(d), entry->d_name, 0);
+    if (d)
+        closedir(d);
+    free(dir);
+}
+
 static re_status open_one(output_set *set, const char *script_path, output_kind kind,
                           re_diagnostics *diag)
 {
@@ -76,8 +110,10 @@ static re_status open_one(output_set *set, const char *script_path, output_kind 
     if (!path)
         return RE_ERR_NOMEM;
     re_status status = refuse_script(path, script_path, diag);
-    if (status == RE_OK)
+    if (status == RE_OK) {
+        remove_debris(path);
         status = re_output_open(path, &set->files[kind], diag);
+    }
     free(path);
     return status;
 }

@@ -468,6 +468,60 @@ class Faults(Case):
         with open(os.path.join(folder, "episode.mp3"), "rb") as f:
             self.assertNotEqual(f.read(), b"yesterday")
 
+    def test_kill_at_each_step_of_publishing(self):
+        """SIGKILL at each rename of publishing, before and after it (an LD_PRELOAD shim built
+        here): what is left is the old set, the new set, or a mix that `check` reports; and
+        the next run leaves exactly the new set, with no hidden .part or .old file."""
+        shim = self.path("kill_at_rename.so")
+        subprocess.run(["cc", "-shared", "-fPIC", "-o", shim,
+                        os.path.join(SRC, "tests", "e2e", "preload", "kill_at_rename.c"), "-ldl"],
+                       check=True)
+        old_text = HEAD + "# One\n\nYesterday's words.\n"
+        new_text = HEAD + "# One\n\nToday's words, which are longer than yesterday's.\n"
+        env = dict(os.environ, XDG_CACHE_HOME=self.path("cache"))
+        extras = ["--srt", "--transcript-json", "--page", "-q", "--no-cache"]   # renames: publishing only
+
+        def render(folder, text, **more):
+            script = os.path.join(folder, "ep.txt")
+            with open(script, "w", encoding="utf-8") as f:
+                f.write(text)
+            return subprocess.run([BIN, script, "-o", os.path.join(folder, "ep.mp3"), *extras],
+                                  capture_output=True, text=True, env=dict(env, **more), timeout=120)
+
+        def files(folder):
+            out = {}
+            for name in sorted(os.listdir(folder)):
+                if name != "ep.txt":   # the script: what the run was asked to do
+                    with open(os.path.join(folder, name), "rb") as f:
+                        out[name] = f.read()
+            return out
+
+        sets = {}
+        for label, text in (("old", old_text), ("new", new_text)):
+            folder = self.path("ref-" + label)
+            os.mkdir(folder)
+            self.assertEqual(render(folder, text).returncode, 0)
+            sets[label] = files(folder)
+        published = len(sets["new"])   # each file is renamed into place
+        for k in range(1, published + 1):
+            for when in ("before", "after"):
+                with self.subTest(rename=k, when=when):
+                    folder = self.path(f"kill-{k}-{when}")
+                    os.mkdir(folder)
+                    self.assertEqual(render(folder, old_text).returncode, 0)
+                    res = render(folder, new_text, LD_PRELOAD=shim, RE_KILL_AT_RENAME=str(k),
+                                 RE_KILL_WHEN=when)
+                    self.assertEqual(res.returncode, -signal.SIGKILL, res.stderr)
+                    at_rest = {n: b for n, b in files(folder).items() if not n.startswith(".")}
+                    if at_rest not in (sets["old"], sets["new"]):
+                        checked = subprocess.run([BIN, "check", os.path.join(folder, "ep.mp3"),
+                                                  os.path.join(folder, "ep.md")], capture_output=True,
+                                                 text=True, env=env)
+                        self.assertNotEqual(checked.returncode, 0, "a mixed set that check calls fine")
+                    res = render(folder, new_text)
+                    self.assertEqual(res.returncode, 0, res.stderr)
+                    self.assertEqual(files(folder), sets["new"])   # no debris, every byte new
+
     def test_sigkill_leaves_no_processes(self):
         """SIGKILL cannot be handled: a hidden .part file may stay, but no speech process
         outlives the program and the previous output is intact."""
