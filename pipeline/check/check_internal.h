@@ -13,10 +13,8 @@
 #define US_PER_S 1000000ULL
 #define CLAIM_TEXT_MAX 80            /* longer unreadable values are cut in reports */
 
-/* Adds a formatted diagnostic to diag (may be NULL) and returns `status`, or RE_ERR_NOMEM if
- * it could not be kept. */
-re_status check_fail(re_diagnostics *diag, re_status status, const char *file, unsigned line,
-                     unsigned col, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+/* check_fail: core's re_diag_fail (status.h). */
+#define check_fail re_diag_fail
 
 /* ---- claims.c: the list and reading values ------------------------------------------------ */
 

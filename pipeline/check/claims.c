@@ -8,22 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Adds a formatted diagnostic and returns `status`, or RE_ERR_NOMEM if it could not be kept. */
-re_status check_fail(re_diagnostics *diag, re_status status, const char *file, unsigned line,
-                     unsigned col, const char *fmt, ...)
-{
-    char *msg = NULL;
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vasprintf(&msg, fmt, ap);
-    va_end(ap);
-    if (n < 0)
-        return RE_ERR_NOMEM;
-    re_status st = diag ? re_diag_add(diag, file, line, col, "%s", msg) : RE_OK;
-    free(msg);
-    return st == RE_OK ? status : st;
-}
-
 void re_claim_list_init(re_claim_list *list)
 {
     memset(list, 0, sizeof *list);

@@ -11,15 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Adds a path:0:0 diagnostic to diag (when there is one) and is `status`, or RE_ERR_NOMEM if
- * the diagnostic could not be kept. */
-#define file_fail(diag, status, path, ...) \
-    noted((status), (diag) ? re_diag_add((diag), (path), 0, 0, __VA_ARGS__) : RE_OK)
-
-static re_status noted(re_status status, re_status added)
-{
-    return added == RE_OK ? status : added;
-}
+/* A path:0:0 diagnostic (when diag is not NULL), and `status`. */
+#define file_fail(diag, status, path, ...) re_diag_fail((diag), (status), (path), 0, 0, __VA_ARGS__)
 
 /* ---- reading ------------------------------------------------------------------------------ */
 

@@ -86,6 +86,18 @@ re_status re_diag_vadd(re_diagnostics *d, const char *file, unsigned line, unsig
     return RE_OK;
 }
 
+re_status re_diag_fail(re_diagnostics *d, re_status status, const char *file, unsigned line,
+                       unsigned col, const char *fmt, ...)
+{
+    if (!d)
+        return status;
+    va_list ap;
+    va_start(ap, fmt);
+    re_status added = re_diag_vadd(d, file, line, col, fmt, ap);
+    va_end(ap);
+    return added == RE_OK ? status : added;
+}
+
 re_status re_diag_add(re_diagnostics *d, const char *file, unsigned line, unsigned col,
                       const char *fmt, ...)
 {

@@ -156,6 +156,15 @@ static int said_as_is(const normalizer *n, mark m, const char *s, size_t len)
 
 static char upper(char c) { return re_is_lower(c) ? (char)(c - 'a' + 'A') : c; }
 
+/* How many of s[0..len)'s first characters pass test. */
+static size_t leading(const char *s, size_t len, int (*test)(char))
+{
+    size_t i = 0;
+    while (i < len && test(s[i]))
+        i++;
+    return i;
+}
+
 static int all_of(const char *s, size_t len, int (*test)(char))
 {
     if (len == 0)
@@ -603,9 +612,7 @@ static int say_repository_reference(normalizer *n, const char *s, size_t len)
  * digit by digit; shorter ones are model names the engine says as people do (H100). */
 static int say_code(normalizer *n, const char *s, size_t len)
 {
-    size_t letters = 0;
-    while (letters < len && re_is_letter(s[letters]))
-        letters++;
+    size_t letters = leading(s, len, re_is_letter);
     if (letters == 0 || letters > 3 || len - letters < 5 || !all_of(s + letters, len - letters, re_is_digit))
         return 0;
     if (!say_acronym(n, s, letters))
@@ -619,9 +626,7 @@ static int say_code(normalizer *n, const char *s, size_t len)
  * "UTF-8" -> "U.T.F 8". A year inside stays a year. */
 static int say_ticket(normalizer *n, const char *s, size_t len)
 {
-    size_t i = 0;
-    while (i < len && re_is_upper(s[i]))
-        i++;
+    size_t i = leading(s, len, re_is_upper);
     if (i < 2 || i == len || s[i] != '-')
         return 0;
     for (size_t j = i; j < len; j++)

@@ -61,6 +61,11 @@ void re_diagnostics_free(re_diagnostics *d);
 re_status re_diag_add(re_diagnostics *d, const char *file, unsigned line, unsigned col,
                       const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
+/* Adds a message (when d is not NULL) and returns `status`, or RE_ERR_NOMEM when the message
+ * could not be kept: `return re_diag_fail(diag, RE_ERR_READ, path, 0, 0, "...")`. */
+re_status re_diag_fail(re_diagnostics *d, re_status status, const char *file, unsigned line,
+                       unsigned col, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+
 /* The same with a va_list, for a parser's own error function. */
 re_status re_diag_vadd(re_diagnostics *d, const char *file, unsigned line, unsigned col,
                        const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
