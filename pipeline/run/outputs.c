@@ -53,21 +53,14 @@ static char *path_of(const char *output_path, output_kind kind)
     return suffix_of[kind] ? re_output_sibling(output_path, suffix_of[kind]) : strdup(output_path);
 }
 
-static re_status fail_at(re_diagnostics *diag, re_status status, const char *file,
-                         const char *message)
-{
-    re_status s = re_diag_add(diag, file, 0, 0, "%s", message);
-    return s == RE_OK ? status : s;
-}
-
 /* No output may replace the script being rendered. */
 static re_status refuse_script(const char *path, const char *script_path, re_diagnostics *diag)
 {
     struct stat in_st, out_st;
     if (stat(path, &out_st) == 0 && stat(script_path, &in_st) == 0
         && in_st.st_dev == out_st.st_dev && in_st.st_ino == out_st.st_ino)
-        return fail_at(diag, RE_ERR_WRITE, path,
-                       "this output would overwrite the script itself; choose another output name");
+        return re_diag_fail(diag, RE_ERR_WRITE, path, 0, 0, "this output would overwrite the "
+                            "script itself; choose another output name");
     return RE_OK;
 }
 

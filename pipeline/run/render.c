@@ -70,13 +70,6 @@ const char *re_render_format_of(const char *output_path)
     return NULL;
 }
 
-static re_status fail_at(render *r, re_status status, const char *file, unsigned line,
-                         unsigned col, const char *message)
-{
-    re_status s = re_diag_add(r->diag, file, line, col, "%s", message);
-    return s == RE_OK ? status : s;
-}
-
 /* Points what a stage said since `from` (with no file of its own) at the place this render
  * knows: the paragraph's SCRIPT:LINE:COL, or the output. Returns status. */
 static re_status place(render *r, re_status status, size_t from, const char *file, unsigned line,
@@ -293,8 +286,9 @@ static re_status speak_all(render *r)
         if (status != RE_OK && item->kind != RE_ITEM_SPEECH)   /* speech places its own */
             status = place(r, status, from, r->opt->output_path, 0, 0);
         if (status == RE_OK && re_assembler_frames(r->assembler) > max_frames)
-            status = fail_at(r, RE_ERR_LIMIT, r->opt->script_path, item->line, item->col,
-                             "the episode would be longer than 12 hours of audio here; split it");
+            status = re_diag_fail(r->diag, RE_ERR_LIMIT, r->opt->script_path, item->line,
+                                  item->col, "the episode would be longer than 12 hours of audio "
+                                  "here; split it");
         if (status == RE_OK && stopped(r))
             status = RE_ERR_INTERRUPTED;
         report(r, RE_PHASE_SPEAK, i + 1, ep->item_count);
@@ -306,9 +300,9 @@ static re_status speak_all(render *r)
             status = place(r, status, from, r->opt->output_path, 0, 0);
     }
     if (status == RE_OK && !has_sound(r))
-        status = fail_at(r, RE_ERR_INPUT, r->opt->script_path, first_speech(ep)->line,
-                         first_speech(ep)->col, "the script's text produced no sound at all "
-                         "(only punctuation?); nothing to publish");
+        status = re_diag_fail(r->diag, RE_ERR_INPUT, r->opt->script_path, first_speech(ep)->line,
+                              first_speech(ep)->col, "the script's text produced no sound at all "
+                              "(only punctuation?); nothing to publish");
     return status;
 }
 
@@ -338,7 +332,8 @@ static re_status encode_mp3(render *r, re_spool *input)
     size_t tag_len = 0;
     re_status status = episode_id3_tag(&r->facts, &tag, &tag_len);
     if (status != RE_OK)
-        return fail_at(r, status, r->opt->output_path, 0, 0, "cannot build the ID3 tag");
+        return re_diag_fail(r->diag, status, r->opt->output_path, 0, 0,
+                            "cannot build the ID3 tag");
     unsigned workers = 1;
     if (!r->opt->serial_encode) {
         long cpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -356,7 +351,8 @@ static re_status encode_mp3(render *r, re_spool *input)
         report(r, RE_PHASE_ENCODE, (size_t)re_spool_frames(input), (size_t)re_spool_frames(input));
     if (status != RE_OK && status != RE_ERR_INTERRUPTED && status != RE_ERR_NOMEM
         && r->diag->count == from)
-        return fail_at(r, status, r->opt->output_path, 0, 0, re_strerror(status));
+        return re_diag_fail(r->diag, status, r->opt->output_path, 0, 0, "%s",
+                            re_strerror(status));
     return place(r, status, from, r->opt->output_path, 0, 0);
 }
 
@@ -410,8 +406,8 @@ static re_status write_extras(render *r)
         case OUTPUT_PAGE: status = re_page_write(out, &r->facts, &r->transcript); break;
         }
         if (status != RE_OK)
-            return fail_at(r, status, re_output_target(file), 0, 0,
-                           status == RE_ERR_NOMEM ? "out of memory" : "cannot write");
+            return re_diag_fail(r->diag, status, re_output_target(file), 0, 0, "%s",
+                                status == RE_ERR_NOMEM ? "out of memory" : "cannot write");
     }
     return RE_OK;
 }
@@ -481,8 +477,8 @@ static re_status measure_delivered(render *r, re_spool *input)
     if (status == RE_OK)
         status = re_loudness_peaks_mp3_fd(fileno(stream), &r->delivered, r->diag);
     if (status != RE_OK && r->diag->count == from)
-        return fail_at(r, status, r->opt->output_path, 0, 0,
-                       "cannot measure the encoded file's loudness");
+        return re_diag_fail(r->diag, status, r->opt->output_path, 0, 0,
+                            "cannot measure the encoded file's loudness");
     if (status != RE_OK)
         return place(r, status, from, r->opt->output_path, 0, 0);
     r->delivered.integrated_lufs = r->leveled_loudness.integrated_lufs + RE_LOUDNESS_MP3_LEVEL_DB;
@@ -527,7 +523,8 @@ static re_status finish_outputs(render *r, re_render_result *result)
     re_output *sidecar = output_set_file(r->outputs, OUTPUT_SIDECAR);
     status = re_sidecar_write(re_output_stream(sidecar), &r->facts);
     if (status != RE_OK)
-        return fail_at(r, status, re_output_target(sidecar), 0, 0, "cannot write the sidecar");
+        return re_diag_fail(r->diag, status, re_output_target(sidecar), 0, 0,
+                            "cannot write the sidecar");
     status = write_extras(r);
     if (status == RE_OK)
         status = output_set_publish(r->outputs, r->opt->stop, r->diag);
@@ -597,8 +594,8 @@ re_status re_render(const re_render_options *options, re_render_result *result,
     memset(result, 0, sizeof *result);
     render r = { .opt = options, .diag = diag, .format = re_render_format_of(options->output_path) };
     if (!r.format)
-        return fail_at(&r, RE_ERR_INVALID, options->output_path, 0, 0,
-                       "the output name must end in .mp3 or .wav");
+        return re_diag_fail(r.diag, RE_ERR_INVALID, options->output_path, 0, 0,
+                            "the output name must end in .mp3 or .wav");
     re_status status = load_script(&r);
     if (status == RE_OK)
         status = start_engine(&r);

@@ -74,7 +74,8 @@ re_status re_diag_vadd(re_diagnostics *d, const char *file, unsigned line, unsig
  * caller that knows where a stage's work was (the paragraph's SCRIPT:LINE:COL, the output
  * path) points the stage's messages at it. Messages that name a file keep theirs.
  * Placing and prefixing never lose a message: when memory runs out, the messages stay as the
- * stage said them (an unplaced one prints as "-"), so neither returns a status. */
+ * stage said them (an unplaced one prints as "-"), so neither returns a status. Both take a
+ * NULL list, as re_diag_add does. */
 void re_diag_place(re_diagnostics *d, size_t from, const char *file, unsigned line,
                    unsigned col);
 
@@ -85,7 +86,8 @@ void re_diag_prefix(re_diagnostics *d, size_t from, const char *fmt, ...)
 
 /* Moves every message of `from` (a thread's own list, after the join) to the end of `to`, in
  * order, as re_diag_add would add them (the limit and `truncated` included). `from` is left
- * empty and valid. RE_ERR_NOMEM if `to` cannot grow: the messages not moved are dropped. */
+ * empty and valid. RE_ERR_NOMEM if `to` cannot grow: the messages not moved are dropped, as
+ * they all are into a NULL `to`. */
 re_status re_diag_move(re_diagnostics *to, re_diagnostics *from);
 
 /* Makes room for one more item in a growing array: when count == *capacity, *items is
