@@ -85,6 +85,10 @@ class Batch(Case):
         with open(self.path("warm.json"), encoding="utf-8") as f:
             warm = json.load(f)
         self.assertEqual({e["status"] for e in warm["episodes"]}, {"up-to-date"})
+        with open(self.path("cold.json"), encoding="utf-8") as f:
+            cold = json.load(f)
+        self.assertEqual([cold[k] for k in ("rendered", "up_to_date", "failed", "not_run")], [5, 0, 0, 0])
+        self.assertEqual([warm[k] for k in ("rendered", "up_to_date", "failed", "not_run")], [0, 5, 0, 0])
         # outputs gone but cache warm: re-rendered from the cache alone, same bytes
         out2 = self.path("out2")
         res = self.batch("-O", out2, "--cache", cache, "--report", self.path("cached.json"), self.scripts)
