@@ -29,6 +29,22 @@ def write(path, text, mode="w"):
     return path
 
 
+def runs_of_zeros(data, min_len):
+    """(start, length) of every run of exact zero samples at least min_len long."""
+    runs, start = [], None
+    for i, x in enumerate(data):
+        if x == 0:
+            if start is None:
+                start = i
+        elif start is not None:
+            if i - start >= min_len:
+                runs.append((start, i - start))
+            start = None
+    if start is not None and len(data) - start >= min_len:
+        runs.append((start, len(data) - start))
+    return runs
+
+
 def ffmpeg_samples(path):
     """Samples per channel decoded by ffmpeg (honours the LAME tag's delay and padding)."""
     out = subprocess.run(["ffmpeg", "-v", "error", "-i", path, "-f", "s16le", "-ac", "1", "-"],

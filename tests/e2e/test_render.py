@@ -11,7 +11,7 @@ import time
 import wave
 
 from common import (BIN, SRC, Case, ffmpeg_samples, ffmpeg_pcm, ffprobe, listing, main,
-                    mpg123_samples, mutagen_tags, run, write)
+                    mpg123_samples, mutagen_tags, run, runs_of_zeros, write)
 
 SAMPLE = os.path.join(SRC, "samples", "weekly-briefing.txt")
 
@@ -33,22 +33,6 @@ def wav_samples(path):
         assert w.getnchannels() == 1 and w.getsampwidth() == 2
         data = array.array("h", w.readframes(w.getnframes()))
         return w.getframerate(), data
-
-
-def runs_of_zeros(data, min_len):
-    """(start, length) of every run of exact zero samples at least min_len long."""
-    runs, start = [], None
-    for i, x in enumerate(data):
-        if x == 0:
-            if start is None:
-                start = i
-        elif start is not None:
-            if i - start >= min_len:
-                runs.append((start, i - start))
-            start = None
-    if start is not None and len(data) - start >= min_len:
-        runs.append((start, len(data) - start))
-    return runs
 
 
 class SampleEpisode(Case):

@@ -9,7 +9,7 @@ import os
 import subprocess
 import wave
 
-from common import Case, main, run, write
+from common import Case, main, run, runs_of_zeros, write
 
 DATA = "/usr/lib/x86_64-linux-gnu/espeak-ng-data"
 TEXT = ("---\ntitle: Voices\n---\nFirst sentence here. Second sentence there.\n\n"
@@ -33,19 +33,6 @@ def variants():
     return sorted(n for n in os.listdir(os.path.join(DATA, "voices", "!v")) if " " not in n)
 
 
-def zero_runs(data, min_len):
-    runs, start = [], None
-    for i, x in enumerate(data):
-        if x == 0:
-            if start is None:
-                start = i
-        elif start is not None:
-            if i - start >= min_len:
-                runs.append(i - start)
-            start = None
-    return runs
-
-
 class Voices(Case):
     def render(self, voice):
         folder = self.path("v-" + voice.replace("+", "_"))
@@ -61,7 +48,7 @@ class Voices(Case):
             rate = w.getframerate()
             data = array.array("h", w.readframes(w.getnframes()))
         sentence, paragraph = (350 * rate + 500) // 1000, (800 * rate + 500) // 1000   # half up
-        runs = zero_runs(data, rate // 10)
+        runs = [n for _, n in runs_of_zeros(data, rate // 10)]
         # two sentence pauses and one paragraph pause, each exact (a voice reading English in
         # another script, letter by letter, adds silences of its own between the letters)
         if runs.count(sentence) != 2 or runs.count(paragraph) != 1:

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "testdir.h"
 #include "testkit.h"
 #include "batch.h"
 
@@ -272,26 +273,14 @@ static void test_shards(void)
     re_diagnostics_free(&d);
 }
 
-static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st;
-    (void)flag;
-    (void)ftw;
-    return remove(path);
-}
-
 int main(void)
 {
-    const char *tmp = getenv("TMPDIR");
-    snprintf(root, sizeof root, "%s/re-batch-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(root)) {
-        perror("mkdtemp");
+    if (test_temp_dir(root, sizeof root, "batch") != 0)
         return 1;
-    }
     make_tree();
     test_listing();
     test_refusals();
     test_shards();
-    nftw(root, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+    test_remove_tree(root);
     return check_finish("test_batch");
 }

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cache.h"
+#include "testdir.h"
 #include "testkit.h"
 
 #define RATE 22050u
@@ -91,19 +92,6 @@ static char *temp_root(void)
         return NULL;
     }
     return path;
-}
-
-static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st;
-    (void)flag;
-    (void)ftw;
-    return remove(path);
-}
-
-static void remove_tree(const char *path)
-{
-    nftw(path, remove_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 static char *entry_file(const char *dir, const re_cache_key *key)
@@ -807,7 +795,7 @@ int main(void)
     test_prune(test_root);
     test_concurrent(test_root);
     measure_cost(test_root);
-    remove_tree(test_root);
+    test_remove_tree(test_root);
     free(test_root);
     return check_finish("test_cache");
 }

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "testdir.h"
 #include "testkit.h"
 #include "files.h"
 
@@ -429,28 +430,16 @@ static void test_replace_guarded(void)
     re_diagnostics_free(&d);
 }
 
-static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st;
-    (void)flag;
-    (void)ftw;
-    return remove(path);
-}
-
 int main(void)
 {
-    const char *tmp = getenv("TMPDIR");
-    snprintf(dir, sizeof dir, "%s/re-files-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(dir)) {
-        perror("mkdtemp");
+    if (test_temp_dir(dir, sizeof dir, "files") != 0)
         return 1;
-    }
     test_read_regular_files();
     test_read_devices();
     test_read_fifo();
     test_replace();
     test_replace_guarded();
     test_path_join();
-    nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+    test_remove_tree(dir);
     return check_finish("test_files");
 }

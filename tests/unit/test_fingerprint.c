@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "testdir.h"
 #include "testkit.h"
 #include "fingerprint.h"
 
@@ -344,26 +345,14 @@ static void test_prepared_in_two_folders(void)
     }
 }
 
-static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st;
-    (void)flag;
-    (void)ftw;
-    return remove(path);
-}
-
 int main(void)
 {
     test_format();
     test_every_input_counts();
     test_not_inputs();
-    const char *tmp = getenv("TMPDIR");
-    snprintf(root, sizeof root, "%s/re-fingerprint-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(root)) {
-        perror("mkdtemp");
+    if (test_temp_dir(root, sizeof root, "fingerprint") != 0)
         return 1;
-    }
     test_prepared_in_two_folders();
-    nftw(root, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+    test_remove_tree(root);
     return check_finish("test_fingerprint");
 }

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "testdir.h"
 #include "testkit.h"
 #include "files.h"
 #include "output.h"
@@ -330,29 +331,17 @@ static void test_sibling(void)
     sibling("/abs/ep.mp3", ".srt", "/abs/ep.srt");
 }
 
-static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st;
-    (void)flag;
-    (void)ftw;
-    return remove(path);
-}
-
 int main(void)
 {
     umask(022);
-    const char *tmp = getenv("TMPDIR");
-    snprintf(dir, sizeof dir, "%s/re-output-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(dir)) {
-        perror("mkdtemp");
+    if (test_temp_dir(dir, sizeof dir, "output") != 0)
         return 1;
-    }
     test_new_file();
     test_existing_target();
     test_refused();
     test_publish_all_or_nothing();
     test_sibling();
-    nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+    test_remove_tree(dir);
     re_diagnostics_free(&said);
     return check_finish("test_output");
 }

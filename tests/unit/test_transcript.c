@@ -13,6 +13,7 @@
 
 #include <jansson.h>
 
+#include "testdir.h"
 #include "testkit.h"
 #include "testrun.h"
 #include "normalize.h"
@@ -458,22 +459,10 @@ static void test_add_spoken(void)
     re_spoken_free(&spoken);
 }
 
-static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st;
-    (void)flag;
-    (void)ftw;
-    return remove(path);
-}
-
 int main(void)
 {
-    const char *tmp = getenv("TMPDIR");
-    snprintf(dir, sizeof dir, "%s/re-transcript-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(dir)) {
-        perror("mkdtemp");
+    if (test_temp_dir(dir, sizeof dir, "transcript") != 0)
         return 1;
-    }
     test_add_and_times();
     test_vtt();
     test_srt();
@@ -482,6 +471,6 @@ int main(void)
     test_build_sentences();
     test_build_long_sentences();
     test_add_spoken();
-    nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+    test_remove_tree(dir);
     return check_finish("test_transcript");
 }
