@@ -36,6 +36,8 @@ struct re_lexicon {
     char *canonical;
     size_t canonical_len;
     char digest[17];
+    char **files;                 /* the files read into it (re_lexicon_files) */
+    size_t file_count;
 };
 
 /* One source being parsed: its entries are kept apart until the whole source is valid. */
@@ -326,7 +328,16 @@ void re_lexicon_free(re_lexicon *lexicon)
     free(lexicon->entries);
     free(lexicon->order);
     free(lexicon->canonical);
+    for (size_t i = 0; i < lexicon->file_count; i++)
+        free(lexicon->files[i]);
+    free(lexicon->files);
     free(lexicon);
+}
+
+const char *const *re_lexicon_files(const re_lexicon *lexicon, size_t *count)
+{
+    *count = lexicon ? lexicon->file_count : 0;
+    return lexicon ? (const char *const *)lexicon->files : NULL;
 }
 
 size_t re_lexicon_size(const re_lexicon *lexicon)
@@ -469,6 +480,16 @@ re_status re_lexicon_load(re_lexicon *lexicon, const char *path, re_diagnostics 
     if (status == RE_OK)
         status = re_lexicon_parse(lexicon, path, buf, len, diag);
     free(buf);
+    if (status == RE_OK) {
+        char **files = realloc(lexicon->files, (lexicon->file_count + 1) * sizeof *files);
+        if (!files || !(files[lexicon->file_count] = strdup(path))) {
+            if (files)
+                lexicon->files = files;
+            return RE_ERR_NOMEM;
+        }
+        lexicon->files = files;
+        lexicon->file_count++;
+    }
     return status;
 }
 

@@ -356,6 +356,12 @@ static voice_entry *cached_entry(const re_voice_set *set, const char *name)
     return NULL;
 }
 
+const char *re_voice_set_file(const re_voice_set *set, const char *name)
+{
+    const voice_entry *entry = cached_entry(set, name);
+    return entry ? entry->path : NULL;
+}
+
 static void entry_free(voice_entry *entry)
 {
     if (!entry)

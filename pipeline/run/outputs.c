@@ -25,7 +25,7 @@ static const output_kind open_order[OUTPUT_KINDS] = {
 
 struct output_set {
     const char *output_path;
-    const char *script_path;
+    output_inputs inputs;
     output_choice choice;
     re_output *files[OUTPUT_KINDS];   /* NULL for files not in the set, or gone */
 };
@@ -53,14 +53,30 @@ static char *path_of(const char *output_path, output_kind kind)
     return suffix_of[kind] ? re_output_sibling(output_path, suffix_of[kind]) : strdup(output_path);
 }
 
-/* No output may replace the script being rendered. */
-static re_status refuse_script(const char *path, const char *script_path, re_diagnostics *diag)
+/* Which of the inputs (the script first) the existing file at `path` is, or -1. */
+static int input_at(const output_inputs *inputs, const char *path)
 {
     struct stat in_st, out_st;
-    if (stat(path, &out_st) == 0 && stat(script_path, &in_st) == 0
-        && in_st.st_dev == out_st.st_dev && in_st.st_ino == out_st.st_ino)
+    if (stat(path, &out_st) != 0)
+        return -1;
+    for (size_t i = 0; i < inputs->count; i++)
+        if (stat(inputs->paths[i], &in_st) == 0 && in_st.st_dev == out_st.st_dev
+            && in_st.st_ino == out_st.st_ino)
+            return (int)i;
+    return -1;
+}
+
+/* No output may replace an input: the script, a lexicon or a voice profile, under any name. */
+static re_status refuse_inputs(const char *path, const output_inputs *inputs, re_diagnostics *diag)
+{
+    int i = input_at(inputs, path);
+    if (i == 0)
         return re_diag_fail(diag, RE_ERR_WRITE, path, 0, 0, "this output would overwrite the "
                             "script itself; choose another output name");
+    if (i > 0)
+        return re_diag_fail(diag, RE_ERR_WRITE, path, 0, 0, "this output would overwrite %s, "
+                            "which the episode is made from; choose another output name",
+                            inputs->paths[i]);
     return RE_OK;
 }
 
@@ -96,13 +112,13 @@ static void remove_debris(const char *path)
     free(dir);
 }
 
-static re_status open_one(output_set *set, const char *script_path, output_kind kind,
+static re_status open_one(output_set *set, output_kind kind,
                           re_diagnostics *diag)
 {
     char *path = path_of(set->output_path, kind);
     if (!path)
         return RE_ERR_NOMEM;
-    re_status status = refuse_script(path, script_path, diag);
+    re_status status = refuse_inputs(path, &set->inputs, diag);
     if (status == RE_OK) {
         remove_debris(path);
         status = re_output_open(path, &set->files[kind], diag);
@@ -111,7 +127,7 @@ static re_status open_one(output_set *set, const char *script_path, output_kind 
     return status;
 }
 
-re_status output_set_open(const char *output_path, const char *script_path,
+re_status output_set_open(const char *output_path, const output_inputs *inputs,
                           const output_choice *choice, output_set **out, re_diagnostics *diag)
 {
     *out = NULL;
@@ -119,12 +135,12 @@ re_status output_set_open(const char *output_path, const char *script_path,
     if (!set)
         return RE_ERR_NOMEM;
     set->output_path = output_path;
-    set->script_path = script_path;
+    set->inputs = *inputs;
     set->choice = *choice;
     re_status status = RE_OK;
     for (int k = 0; status == RE_OK && k < OUTPUT_KINDS; k++)
         if (output_wanted(choice, open_order[k]))
-            status = open_one(set, script_path, open_order[k], diag);
+            status = open_one(set, open_order[k], diag);
     if (status != RE_OK) {
         output_set_free(set);
         return status;
@@ -139,14 +155,13 @@ re_output *output_set_file(output_set *set, output_kind kind)
 }
 
 /* 1 when the regular file at `path` starts the way our chapters JSON starts (describe's
- * re_chapters_json_write) and is not the script: a file we may take back. */
-static int ours_to_remove(const char *path, const char *script_path)
+ * re_chapters_json_write) and is no input: a file we may take back. */
+static int ours_to_remove(const char *path, const output_inputs *inputs)
 {
     static const char start[] = "{\n  \"version\": \"1.2.0\",\n  \"chapters\": [";
-    struct stat st, script;
+    struct stat st;
     if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1
-        || (stat(script_path, &script) == 0 && script.st_dev == st.st_dev
-            && script.st_ino == st.st_ino))
+        || input_at(inputs, path) >= 0)
         return 0;
     char head[sizeof start - 1];
     FILE *f = fopen(path, "rb");
@@ -163,7 +178,7 @@ static int ours_to_remove(const char *path, const char *script_path)
 static void remove_stale(const output_set *set, output_kind kind)
 {
     char *path = re_output_sibling(set->output_path, suffix_of[kind]);
-    if (path && ours_to_remove(path, set->script_path))
+    if (path && ours_to_remove(path, &set->inputs))
         unlink(path);
     free(path);
 }

@@ -48,10 +48,18 @@ const char *output_suffix(output_kind kind);
 
 typedef struct output_set output_set;
 
+/* The files an episode is made from, the script first (borrowed for the set's life): no
+ * output ever replaces or removes one of them, under any name. */
+typedef struct output_inputs {
+    const char *const *paths;
+    size_t count;
+} output_inputs;
+
 /* Opens a temporary file beside OUT for every file of the set. RE_ERR_WRITE with the file's
- * path in diag when its folder is missing or not writable, it is a directory, or it is the
- * script itself (ep.md with --page, for one). On failure nothing stays open and *out is NULL. */
-re_status output_set_open(const char *output_path, const char *script_path,
+ * path in diag when its folder is missing or not writable, it is a directory, or it is one
+ * of the inputs (the script as ep.md with --page, a lexicon, a voice profile). On failure
+ * nothing stays open and *out is NULL. */
+re_status output_set_open(const char *output_path, const output_inputs *inputs,
                           const output_choice *choice, output_set **out, re_diagnostics *diag);
 
 /* The file of that kind, NULL when it is not in the set. */

@@ -41,6 +41,7 @@ typedef struct render {
     re_assembler *assembler;
     output_choice choice;                /* which files are written */
     output_set *outputs;
+    const char **inputs;                 /* what the outputs must never replace (outputs.h) */
     re_output *audio;                    /* the set's audio file */
     re_transcript transcript;
     re_render_facts facts;               /* what the sidecar and the tags say, once spoken */
@@ -164,10 +165,34 @@ static re_status start_speech(render *r)
     return speech_scheduler_create(&plan, &r->speech, r->diag);
 }
 
+/* The files the episode is made from: the script, its lexicons and its voice profiles. */
+static re_status gather_inputs(render *r, output_inputs *inputs)
+{
+    size_t lexicons = 0;
+    const char *const *lexicon = re_lexicon_files(r->prepared.lexicon, &lexicons);
+    size_t voices = r->episode->voice_count;
+    r->inputs = calloc(1 + lexicons + voices, sizeof *r->inputs);
+    if (!r->inputs)
+        return RE_ERR_NOMEM;
+    size_t n = 0;
+    r->inputs[n++] = r->opt->script_path;
+    for (size_t i = 0; i < lexicons; i++)
+        r->inputs[n++] = lexicon[i];
+    for (size_t i = 0; i < voices; i++) {
+        const char *file = re_voice_set_file(r->prepared.voices, r->episode->voices[i]);
+        if (file)
+            r->inputs[n++] = file;
+    }
+    *inputs = (output_inputs){ r->inputs, n };
+    return RE_OK;
+}
+
 static re_status open_outputs(render *r)
 {
-    re_status status = output_set_open(r->opt->output_path, r->opt->script_path, &r->choice,
-                                       &r->outputs, r->diag);
+    output_inputs inputs;
+    re_status status = gather_inputs(r, &inputs);
+    if (status == RE_OK)
+        status = output_set_open(r->opt->output_path, &inputs, &r->choice, &r->outputs, r->diag);
     if (status == RE_OK)
         r->audio = output_set_file(r->outputs, OUTPUT_AUDIO);
     return status;
@@ -548,6 +573,7 @@ static void render_cleanup(render *r)
 {
     speech_scheduler_free(r->speech);
     output_set_free(r->outputs);
+    free(r->inputs);
     re_transcript_free(&r->transcript);
     re_spool_free(r->leveled);
     re_loudness_meter_free(r->pass1_meter);

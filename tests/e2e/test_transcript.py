@@ -237,6 +237,29 @@ class Transcripts(Case):
         with open(self.path("own.chapters.json"), encoding="utf-8") as f:
             self.assertEqual(f.read(), '{"mine": true}\n')
 
+    def test_no_output_replaces_an_input(self):
+        """A lexicon named like the sidecar, or a voice profile hard-linked where the transcript
+        goes: refused (exit 2), both intact, nothing written."""
+        lexicon = "NCCL = nickel\n"
+        write(self.path("ep.json"), lexicon)
+        write(self.path("ep.txt"), "---\ntitle: T\nlexicon: ep.json\n---\nNCCL here.\n")
+        res = run([self.path("ep.txt"), "-o", self.path("ep.mp3"), "-q"])
+        self.assertEqual(res.returncode, 2, res.stderr)
+        self.assertIn("would overwrite", res.stderr)
+        with open(self.path("ep.json"), encoding="utf-8") as f:
+            self.assertEqual(f.read(), lexicon)
+        self.assertFalse(os.path.exists(self.path("ep.mp3")))
+        os.mkdir(self.path("voices"))
+        profile = "voice = en-us\nspeaker = Host\n"
+        write(self.path("voices", "host.voice"), profile)
+        write(self.path("two.txt"), "---\ntitle: T\n---\nHello.\n")
+        os.link(self.path("voices", "host.voice"), self.path("two.vtt"))
+        res = run([self.path("two.txt"), "-o", self.path("two.mp3"), "--voices", self.path("voices"), "-q"])
+        self.assertEqual(res.returncode, 2, res.stderr)
+        self.assertIn("host.voice, which the episode is made from", res.stderr)
+        with open(self.path("voices", "host.voice"), encoding="utf-8") as f:
+            self.assertEqual(f.read(), profile)
+
 
 if __name__ == "__main__":
     main()

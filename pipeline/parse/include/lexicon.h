@@ -53,6 +53,10 @@ re_status re_lexicon_parse(re_lexicon *lexicon, const char *file, const char *bu
  * is RE_ERR_READ (or RE_ERR_LIMIT) with a PATH:0:0 diagnostic. */
 re_status re_lexicon_load(re_lexicon *lexicon, const char *path, re_diagnostics *diag);
 
+/* The files loaded into the lexicon, in order (owned by it): the render never writes over
+ * them. NULL with *count 0 for none. */
+const char *const *re_lexicon_files(const re_lexicon *lexicon, size_t *count);
+
 /* Number of entries in effect (after replacements). */
 size_t re_lexicon_size(const re_lexicon *lexicon);
 

@@ -71,4 +71,7 @@ re_status re_voice_set_find(re_voice_set *set, const char *name, const re_voice_
  * set; valid until the next re_voice_set_add_dir. */
 const char *re_voice_set_search_path(const re_voice_set *set);
 
+/* The file a profile got by re_voice_set_get was read from (owned by the set), or NULL. */
+const char *re_voice_set_file(const re_voice_set *set, const char *name);
+
 #endif
