@@ -48,7 +48,10 @@ typedef struct run {
 } run;
 
 /* The first input failure: sofar, unless it is RE_OK. */
-re_status check_first_failure(re_status sofar, re_status now);
+static inline re_status check_first_failure(re_status sofar, re_status now)
+{
+    return sofar != RE_OK ? sofar : now;
+}
 
 /* Rewrites the wrong claims of every named file that was read (fix.c); records the first
  * input failure in *input_status. RE_ERR_NOMEM stops at once. */

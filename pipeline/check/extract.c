@@ -149,3 +149,21 @@ re_status re_claims_extract(const char *name, const char *buf, size_t len, re_fi
         sort_by_offset(out->items + before, out->count - before);
     return st;
 }
+
+/* The end of the tag that starts at buf[lt] == '<' (index of '>', or len), respecting
+ * quotes. */
+size_t html_tag_end(const char *buf, size_t lt, size_t len)
+{
+    char q = 0;
+    for (size_t i = lt + 1; i < len; i++) {
+        if (q) {
+            if (buf[i] == q)
+                q = 0;
+        } else if (buf[i] == '"' || buf[i] == '\'') {
+            q = buf[i];
+        } else if (buf[i] == '>') {
+            return i;
+        }
+    }
+    return len;
+}

@@ -55,24 +55,6 @@ int html_tag_attr(const char *buf, size_t from, size_t to, const char *name, int
     return 0;
 }
 
-/* The end of the tag that starts at buf[lt] == '<' (index of '>', or len), respecting
- * quotes. */
-size_t html_tag_end(const char *buf, size_t lt, size_t len)
-{
-    char q = 0;
-    for (size_t i = lt + 1; i < len; i++) {
-        if (q) {
-            if (buf[i] == q)
-                q = 0;
-        } else if (buf[i] == '"' || buf[i] == '\'') {
-            q = buf[i];
-        } else if (buf[i] == '>') {
-            return i;
-        }
-    }
-    return len;
-}
-
 /* <script>/<style> at lt: records the whole element as skipped and, for an ld+json script,
  * its contents as a JSON block. Returns where scanning continues. */
 static re_status raw_element(extract_ctx *x, size_t lt, const char *tag, size_t *next)

@@ -66,11 +66,6 @@ static re_status list_files(run *r)
     return s;
 }
 
-re_status check_first_failure(re_status sofar, re_status now)
-{
-    return sofar != RE_OK ? sofar : now;
-}
-
 static int fatal(re_status s)
 {
     return s == RE_ERR_NOMEM || s == RE_ERR_INVALID;

@@ -1,6 +1,7 @@
 /* datetime.c - ISO 8601 dates and date-times (datetime.h). */
 #include "datetime.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -129,4 +130,28 @@ long long re_days_from_civil(long long y, int m, int d)
     long long doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
     long long doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
     return era * 146097 + doe - 719468;
+}
+
+re_status re_rfc822_from_iso(const char *iso, char out[RE_RFC822_MAX], int64_t *instant_ms)
+{
+    static const char *const day_names[] = { "Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed" };
+    static const char *const month_names[] = { "Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                                               "Jul", "Aug", "Sep", "Oct", "Nov", "Dec" };
+    re_datetime t;
+    char reason[128];
+    if (re_datetime_parse(iso, strlen(iso), 0, &t, reason, sizeof reason))
+        return RE_ERR_INPUT;
+    int zone = t.zone_minutes < 0 ? -t.zone_minutes : t.zone_minutes;
+    int64_t days = re_days_from_civil(t.year, t.month, t.day);
+    int weekday = (int)(((days % 7) + 7) % 7);
+    char text[80];   /* every field is range-checked: the text is 31 bytes */
+    snprintf(text, sizeof text, "%s, %02d %s %04d %02d:%02d:%02d %c%02d%02d",
+             day_names[weekday], t.day, month_names[t.month - 1], t.year, t.hour, t.minute,
+             t.second, t.has_zone ? t.zone_sign : '+', zone / 60, zone % 60);
+    snprintf(out, RE_RFC822_MAX, "%.31s", text);
+    if (instant_ms) {
+        int64_t local = days * 86400 + t.hour * 3600 + t.minute * 60 + t.second;
+        *instant_ms = (local - (int64_t)t.zone_minutes * 60) * 1000 + t.millisecond;
+    }
+    return RE_OK;
 }

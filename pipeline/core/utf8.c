@@ -221,6 +221,18 @@ const char *re_utf8_quote(char *out, const char *s, size_t len, size_t max)
     return out;
 }
 
+uint32_t re_utf8_xml_unsafe(const char *s)
+{
+    const char *end = s + strlen(s);
+    while (s < end) {
+        uint32_t cp;
+        s += re_utf8_decode(s, end, &cp);
+        if ((cp < 0x20 && cp != '\t' && cp != '\n' && cp != '\r') || cp == 0xFFFE || cp == 0xFFFF)
+            return cp;
+    }
+    return 0;
+}
+
 const char *re_utf8_name_problem(const char *name)
 {
     size_t len = strlen(name), bad;

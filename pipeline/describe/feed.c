@@ -18,7 +18,6 @@
 #include "files.h"
 #include "sidecar.h"
 #include "text.h"
-#include "text_rules.h"
 #include "utf8.h"
 
 static int has_suffix(const char *s, const char *suffix)
@@ -35,18 +34,6 @@ static char *dup_n(const char *s, size_t n)
         p[n] = '\0';
     }
     return p;
-}
-
-uint32_t re_text_xml_unsafe(const char *s)
-{
-    const char *end = s + strlen(s);
-    while (s < end) {
-        uint32_t cp;
-        s += re_utf8_decode(s, end, &cp);
-        if ((cp < 0x20 && cp != '\t' && cp != '\n' && cp != '\r') || cp == 0xFFFE || cp == 0xFFFF)
-            return cp;
-    }
-    return 0;
 }
 
 /* Printable ASCII that may appear in a URL as written in a feed. */
@@ -117,34 +104,6 @@ char *re_feed_guid(const re_feed_episode *episode, const char *channel_title)
     if (asprintf(&guid, "render-episode:%s:%s", show, episode->stem) < 0)
         return NULL;
     return guid;
-}
-
-/* ======================================================================================
- * Dates: ISO 8601 `published` -> RFC 822 and an instant
- * ====================================================================================== */
-
-re_status re_rfc822_from_iso(const char *iso, char out[RE_RFC822_MAX], int64_t *instant_ms)
-{
-    static const char *const day_names[] = { "Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed" };
-    static const char *const month_names[] = { "Jan", "Feb", "Mar", "Apr", "May", "Jun",
-                                               "Jul", "Aug", "Sep", "Oct", "Nov", "Dec" };
-    re_datetime t;
-    char reason[128];
-    if (re_datetime_parse(iso, strlen(iso), 0, &t, reason, sizeof reason))
-        return RE_ERR_INPUT;
-    int zone = t.zone_minutes < 0 ? -t.zone_minutes : t.zone_minutes;
-    int64_t days = re_days_from_civil(t.year, t.month, t.day);
-    int weekday = (int)(((days % 7) + 7) % 7);
-    char text[80];   /* every field is range-checked: the text is 31 bytes */
-    snprintf(text, sizeof text, "%s, %02d %s %04d %02d:%02d:%02d %c%02d%02d",
-             day_names[weekday], t.day, month_names[t.month - 1], t.year, t.hour, t.minute,
-             t.second, t.has_zone ? t.zone_sign : '+', zone / 60, zone % 60);
-    snprintf(out, RE_RFC822_MAX, "%.31s", text);
-    if (instant_ms) {
-        int64_t local = days * 86400 + t.hour * 3600 + t.minute * 60 + t.second;
-        *instant_ms = (local - (int64_t)t.zone_minutes * 60) * 1000 + t.millisecond;
-    }
-    return RE_OK;
 }
 
 /* ======================================================================================
@@ -246,7 +205,7 @@ static void show_value(show_parser *p, enum show_key key, const char *v, unsigne
                        unsigned col)
 {
     const char *why = NULL;
-    uint32_t bad = re_text_xml_unsafe(v);
+    uint32_t bad = re_utf8_xml_unsafe(v);
     re_show *s = &p->values;
     int q = (int)re_utf8_prefix(v, strlen(v), 60);   /* how much of v a message quotes */
     if (bad) {

@@ -8,12 +8,11 @@
 
 #include <jansson.h>
 
+#include "datetime.h"
 #include "duration.h"
-#include "feed.h"
 #include "files.h"
 #include "output.h"
 #include "text.h"
-#include "text_rules.h"
 #include "utf8.h"
 
 static json_t *string_or_null(const char *s)
@@ -174,7 +173,7 @@ static void read_text(sidecar_reader *r, const char *key, int required, char **o
         return;
     }
     const char *s = json_string_value(v);
-    if (strlen(s) != json_string_length(v) || re_text_xml_unsafe(s)) {
+    if (strlen(s) != json_string_length(v) || re_utf8_xml_unsafe(s)) {
         sidecar_error(r, "the sidecar's \"%s\" holds a control character that XML cannot carry",
                       key);
         return;

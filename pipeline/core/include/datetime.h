@@ -8,6 +8,9 @@
 #define RE_DATETIME_H
 
 #include <stddef.h>
+#include <stdint.h>
+
+#include "status.h"
 
 typedef struct re_datetime {
     int year, month, day;
@@ -27,6 +30,14 @@ typedef struct re_datetime {
  * reason[0..reason_size). */
 const char *re_datetime_parse(const char *s, size_t len, unsigned flags, re_datetime *out,
                               char *reason, size_t reason_size);
+
+#define RE_RFC822_MAX 32   /* "Mon, 30 Nov 2026 09:00:00 +0000" and its NUL */
+
+/* Converts a `published` value (YYYY-MM-DD, or YYYY-MM-DDTHH:MM[:SS[.fff]] with Z or +-HH:MM)
+ * to RFC 822 with a four-digit year and the written offset ("2026-11-30T09:00:00Z" -> "Mon,
+ * 30 Nov 2026 09:00:00 +0000"; a date alone is 00:00:00 +0000; fractions are dropped) and
+ * the instant in ms since the epoch (instant_ms may be NULL). RE_ERR_INPUT when invalid. */
+re_status re_rfc822_from_iso(const char *iso, char out[RE_RFC822_MAX], int64_t *instant_ms);
 
 /* Days since 1970-01-01 of a proleptic Gregorian date (negative before). */
 long long re_days_from_civil(long long year, int month, int day);

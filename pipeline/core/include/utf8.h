@@ -51,6 +51,10 @@ size_t re_utf8_prefix(const char *s, size_t len, size_t max);
  * valid UTF-8. Returns out. */
 const char *re_utf8_quote(char *out, const char *s, size_t len, size_t max);
 
+/* The first code point in s (valid UTF-8) that XML 1.0 cannot carry - C0 controls other than
+ * TAB, LF and CR, U+FFFE, U+FFFF - or 0 when there is none. */
+uint32_t re_utf8_xml_unsafe(const char *s);
+
 /* Why a name (a file name or a path) cannot be written as it is into XML, JSON or a terminal
  * line: NULL when it is valid UTF-8 without control characters (re_utf8_is_control, tab and
  * LF included) or the noncharacters U+FFFE and U+FFFF; otherwise a static reason. */

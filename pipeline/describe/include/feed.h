@@ -5,7 +5,7 @@
  * Life cycle: re_feed_init -> re_show_load into feed->show (optional) -> re_feed_scan (reads
  * the folder, sorts newest first) -> re_feed_complete_channel (defaults, required values) ->
  * re_feed_write -> re_feed_free. The pure parts (re_show_parse, re_feed_episode_read,
- * re_feed_sort, re_rfc822_from_iso, re_feed_url, re_feed_write) work on memory; only
+ * re_feed_sort, re_feed_url, re_feed_write) work on memory; only
  * re_show_load and re_feed_scan touch the file system. Nothing here prints or exits. */
 #ifndef RE_FEED_H
 #define RE_FEED_H
@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "datetime.h"
 #include "status.h"
 
 #define RE_ITUNES_NS "http://www.itunes.com/dtds/podcast-1.0.dtd"
@@ -67,7 +68,6 @@ typedef enum re_feed_asset {
     RE_ASSET_CHAPTERS = 1 << 3          /* STEM.chapters.json    application/json+chapters */
 } re_feed_asset;
 
-#define RE_RFC822_MAX 32   /* "Mon, 30 Nov 2026 09:00:00 +0000" and its NUL */
 
 /* One episode, from its sidecar STEM.json. Strings are owned; NULL when the sidecar has null
  * or no such key. */
@@ -151,12 +151,6 @@ re_status re_feed_complete_channel(re_feed *feed, const char *base_url, const ch
 re_status re_feed_write(FILE *out, const re_feed *feed, const char *base_url);
 
 /* ---- pieces, exposed for tests and other stages ------------------------------------------- */
-
-/* Converts a `published` value (YYYY-MM-DD, or YYYY-MM-DDTHH:MM[:SS[.fff]] with Z or +-HH:MM)
- * to RFC 822 with a four-digit year and the written offset ("2026-11-30T09:00:00Z" -> "Mon,
- * 30 Nov 2026 09:00:00 +0000"; a date alone is 00:00:00 +0000; fractions are dropped) and
- * the instant in ms since the epoch (instant_ms may be NULL). RE_ERR_INPUT when invalid. */
-re_status re_rfc822_from_iso(const char *iso, char out[RE_RFC822_MAX], int64_t *instant_ms);
 
 /* 1 when url is usable as --base-url: http:// or https://, a host, printable ASCII without
  * blanks, quotes, <>\^`{|} and without a query or fragment. Otherwise 0 and *why (may be
