@@ -56,11 +56,6 @@ re_status re_ring_start(re_ring *ring, void *(*worker)(void *arg), void *arg)
     return RE_OK;
 }
 
-size_t re_ring_chunk_frames(const re_ring *ring)
-{
-    return ring->chunk_frames;
-}
-
 int16_t *re_ring_slot(re_ring *ring)
 {
     pthread_mutex_lock(&ring->lock);

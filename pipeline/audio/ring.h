@@ -25,7 +25,6 @@ re_status re_ring_create(size_t chunk_count, size_t chunk_frames, re_ring **out)
 /* Runs worker(arg) on a new thread; at most once. RE_ERR_NOMEM when it cannot start (the
  * ring stays usable, without a worker). */
 re_status re_ring_start(re_ring *ring, void *(*worker)(void *arg), void *arg);
-size_t re_ring_chunk_frames(const re_ring *ring);
 
 /* Producer: the next free chunk (chunk_frames samples), waiting while all are full; NULL
  * once the consumer has abandoned the ring. */
