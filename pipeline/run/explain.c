@@ -19,24 +19,26 @@ static re_status place_at(re_diagnostics *diag, re_status status, size_t from, c
 static re_status explain_item(const re_prepared *p, re_engine *engine, const re_item *item,
                               re_explain_callback each, void *context, re_diagnostics *diag)
 {
-    char *spoken = NULL, *phonemes = NULL;
-    unsigned flags;
+    re_spoken spoken;
+    char *phonemes = NULL;
     size_t from = diag->count;
-    re_status status = re_normalize(p->lexicon, item->text, &spoken, &flags);
+    re_status status = re_normalize_spans(p->lexicon, item->text, &spoken);
     if (status == RE_OK)
-        status = re_engine_phonemes(engine, spoken, flags, re_prepared_profile(p, item->voice),
-                                    &phonemes, diag);
+        status = re_engine_phonemes(engine, spoken.text, spoken.text_flags,
+                                    re_prepared_profile(p, item->voice), &phonemes, diag);
     else if (status != RE_ERR_NOMEM && status != RE_ERR_INTERRUPTED
              && re_diag_add(diag, NULL, 0, 0, "cannot normalize the text: %s",
                             re_strerror(status)) != RE_OK)
         status = RE_ERR_NOMEM;
     if (status == RE_OK) {
-        re_explained_item explained = { p->episode->file, item->line, item->col, spoken, phonemes };
+        re_explained_item explained = { p->episode->file, item->line, item->col, item->text,
+                                        spoken.text, phonemes, spoken.decisions,
+                                        spoken.decision_count };
         status = each(context, &explained);
     } else {
         status = place_at(diag, status, from, p->episode->file, item);
     }
-    free(spoken);
+    re_spoken_free(&spoken);
     free(phonemes);
     return status;
 }

@@ -14,6 +14,7 @@
 
 #include "text.h"
 #include "utf8.h"
+#include "words.h"
 
 /* ---- output pieces ------------------------------------------------------------------ */
 
@@ -33,6 +34,11 @@ typedef struct chunk {
     size_t blanks;                  /* where the blanks before it start (== start: none) */
 } chunk;
 
+typedef struct decision {
+    size_t offset, length;          /* the word or part of the original text */
+    const char *what;               /* static text; NULL: withdrawn */
+} decision;
+
 typedef struct normalizer {
     const re_lexicon *lexicon;
     const char *text;
@@ -43,6 +49,9 @@ typedef struct normalizer {
     size_t arena_len, arena_capacity;
     piece *pieces;
     size_t piece_count, piece_capacity;
+    decision *decisions;            /* what was decided for each word taken by a rule */
+    size_t decision_count, decision_capacity;
+    size_t current;                 /* the decision of the rule being tried, or SIZE_MAX */
     int nomem;
     size_t source, source_length;   /* what the pieces being said stand for */
     /* What the words before this one tell about it. */
@@ -60,7 +69,7 @@ typedef struct normalizer {
 
 /* A point to come back to when a rule turns out not to apply. */
 typedef struct mark {
-    size_t piece_count, arena_len, last_length;
+    size_t piece_count, arena_len, last_length, decision_count;
 } mark;
 
 /* Makes room for `need` items of `size` bytes in the array whose pointer is at
@@ -129,7 +138,7 @@ static void say_replacement(normalizer *n, const re_lexicon_hit *hit)
 
 static mark mark_here(const normalizer *n)
 {
-    mark m = { n->piece_count, n->arena_len, 0 };
+    mark m = { n->piece_count, n->arena_len, 0, n->decision_count };
     if (n->piece_count)
         m.last_length = n->pieces[n->piece_count - 1].length;
     return m;
@@ -139,8 +148,30 @@ static void rollback(normalizer *n, mark m)
 {
     n->piece_count = m.piece_count;
     n->arena_len = m.arena_len;
+    n->decision_count = m.decision_count;
     if (n->piece_count)
         n->pieces[n->piece_count - 1].length = m.last_length;
+}
+
+/* Records what was decided for s[0..len) (a part of the text); returns its index, or SIZE_MAX
+ * (out of memory, or s is not in the text). */
+static size_t decide(normalizer *n, const char *s, size_t len, const char *what)
+{
+    if (n->nomem || s < n->text || s + len > n->text + n->len)
+        return SIZE_MAX;
+    if (!grow(&n->decisions, &n->decision_capacity, sizeof *n->decisions, n->decision_count + 1)) {
+        n->nomem = 1;
+        return SIZE_MAX;
+    }
+    n->decisions[n->decision_count] = (decision){ (size_t)(s - n->text), len, what };
+    return n->decision_count++;
+}
+
+/* Says more exactly what the rule being tried decided (NULL: nothing worth showing). */
+static void detail(normalizer *n, const char *what)
+{
+    if (n->current < n->decision_count)
+        n->decisions[n->current].what = what;
 }
 
 /* 1 when what was said since m is exactly s[0..len) as text. */
@@ -286,27 +317,104 @@ static int pronounceable(const char *s, size_t len)
     return 1;
 }
 
-/* Capitals to spell: 2-4 of them, or up to 16 that are not pronounceable; not Roman
- * numerals. Longer runs are no acronym; the engine reads them its way. */
-static int spelled_acronym(const char *s, size_t len)
+/* How a word in capitals (2 or more) is read. The dictionary decides first: a word of it,
+ * in any case, is said as the engine says it (HEAD, FIND, NEWS), so the rules are never worse
+ * than the engine on a word. Other capitals are spelled when there are 2-4 of them (CI,
+ * NVMM), or more that are not pronounceable (NVGEMM); in a constant (MAX_JOBS) a
+ * pronounceable part of 3 or more is a word (INIT); longer pronounceable runs and runs of
+ * more than 16 are left to the engine; Roman numerals stay. */
+typedef enum caps_reading {
+    CAPS_NONE,          /* not a run of capitals */
+    CAPS_ROMAN,         /* as written: a Roman numeral */
+    CAPS_WORD,          /* as written: a dictionary word */
+    CAPS_PRONOUNCEABLE, /* as written: pronounceable, not in the dictionary */
+    CAPS_SPELLED,       /* letter by letter */
+} caps_reading;
+
+static caps_reading read_caps(const char *s, size_t len, int constant)
 {
-    if (len < 2 || len > 16 || !all_of(s, len, re_is_upper) || in_list(s, len, roman_numerals))
-        return 0;
-    return len <= 4 || !pronounceable(s, len);
+    if (len < 2 || !all_of(s, len, re_is_upper))
+        return CAPS_NONE;
+    if (in_list(s, len, roman_numerals))
+        return CAPS_ROMAN;
+    if (re_is_word(s, len))
+        return CAPS_WORD;
+    if (len > 16 || (len > 4 && pronounceable(s, len)) || (constant && len >= 3 && pronounceable(s, len)))
+        return CAPS_PRONOUNCEABLE;
+    return CAPS_SPELLED;
 }
 
-/* Says an acronym ("CI" -> "C.I", "PRs" -> "P.R.'s"). Returns 0 when the word is not one. */
-static int say_acronym(normalizer *n, const char *s, size_t len)
+static const char *caps_decision(caps_reading reading)
 {
-    if (len >= 3 && s[len - 1] == 's' && spelled_acronym(s, len - 1)) {
+    switch (reading) {
+    case CAPS_ROMAN: return "Roman numeral, as written";
+    case CAPS_WORD: return "dictionary word, as the engine says it";
+    case CAPS_PRONOUNCEABLE: return "capitals, not in the dictionary but pronounceable: as written";
+    case CAPS_SPELLED: return "capitals, not in the dictionary: spelled";
+    default: return NULL;
+    }
+}
+
+/* Where capitals that are no word split into a dictionary word and the rest (OPENSSL ->
+ * OPEN + SSL, SETUPTOOLS -> SETUP + TOOLS), or 0. First choice: the longest first part
+ * before a word of 3 or more; then a first part of 4 or more before 3-4 letters, then before
+ * 2 (OPEN + SSL, not OPENS + SL). */
+static size_t caps_compound(const char *s, size_t len)
+{
+    if (len < 5 || len > 16 || !all_of(s, len, re_is_upper) || re_is_word(s, len))
+        return 0;
+    for (size_t k = len - 3; k >= 3; k--)
+        if (re_is_word(s, k) && re_is_word(s + k, len - k))
+            return k;
+    for (size_t rest = 3; rest >= 2; rest--)
+        for (size_t k = len - rest; k >= 4 && len - k <= 4; k--)
+            if (re_is_word(s, k))
+                return k;
+    return 0;
+}
+
+static int say_acronym(normalizer *n, const char *s, size_t len, int constant);
+
+/* Says capitals as their reading; returns 0 when they are said as written (and nothing was
+ * said). Each reading is recorded. */
+static int say_caps(normalizer *n, const char *s, size_t len, int constant)
+{
+    size_t k = caps_compound(s, len);
+    if (k) {
+        decide(n, s, len, "capitals: a dictionary word, then the rest");
+        decide(n, s, k, caps_decision(CAPS_WORD));
+        say(n, s, k);
+        says(n, " ");
+        if (!say_acronym(n, s + k, len - k, constant))
+            say(n, s + k, len - k);
+        return 1;
+    }
+    caps_reading reading = read_caps(s, len, constant);
+    if (reading == CAPS_NONE)
+        return 0;
+    decide(n, s, len, caps_decision(reading));
+    if (reading != CAPS_SPELLED)
+        return 0;
+    say_letters(n, s, len);
+    return 1;
+}
+
+/* Says an acronym ("CI" -> "C.I", "PRs" -> "P.R.'s") or records why a word in capitals is
+ * said as written (HEAD). Returns 0 when the word is said as written (nothing was said). */
+static int say_acronym(normalizer *n, const char *s, size_t len, int constant)
+{
+    if (len >= 3 && s[len - 1] == 's' && all_of(s, len - 1, re_is_upper) && !re_is_word(s, len)) {
+        /* not a word (HEADs, IDs are): 2-4 capitals are an acronym even when the dictionary
+         * has them (PR, CPU), as their plural (PRs) is not in it */
+        caps_reading reading = read_caps(s, len - 1, constant);
+        if (reading != CAPS_SPELLED && (len - 1 > 4 || reading == CAPS_ROMAN))
+            return 0;
+        decide(n, s, len, "plural of capitals, not in the dictionary: spelled");
         say_letters(n, s, len - 1);
         says(n, ".'s");
         return 1;
     }
-    if (!spelled_acronym(s, len))
-        return 0;
-    say_letters(n, s, len);
-    return 1;
+    return say_caps(n, s, len, constant);
 }
 
 /* ---- units -------------------------------------------------------------------------- */
@@ -418,7 +526,8 @@ static void say_version_number(normalizer *n, const char *s, size_t len)
     }
 }
 
-/* "rc1" -> "R.C 1", "+cu121" -> "plus C.U 121". */
+/* Its separators said: "-rc1" -> "dash R.C 1", "+cu121" -> "plus C.U 121", "-3" (a Debian
+ * revision) -> "dash 3", "~rc1" -> "tilde R.C 1", "+deb12u1.1" -> "plus deb 12 u 1 point 1". */
 static void say_version_suffix(normalizer *n, const char *s, size_t len)
 {
     static const char *const spelled[] = { "rc", "cu", NULL };
@@ -427,6 +536,12 @@ static void say_version_suffix(normalizer *n, const char *s, size_t len)
         size_t j = i + 1;
         if (s[i] == '+') {
             says(n, " plus");
+        } else if (s[i] == '-') {
+            says(n, " dash");
+        } else if (s[i] == '~') {
+            says(n, " tilde");
+        } else if (s[i] == '.') {
+            says(n, i > 0 && re_is_digit(s[i - 1]) && j < len && re_is_digit(s[j]) ? " point" : " dot");
         } else if (re_is_alnum(s[i])) {
             int alpha = re_is_letter(s[i]);
             while (j < len && (alpha ? re_is_letter(s[j]) : re_is_digit(s[j])))
@@ -447,7 +562,7 @@ static void say_version_suffix(normalizer *n, const char *s, size_t len)
     }
 }
 
-/* v2.1.0, 2.1.0, 2.1.0-rc1, v2. */
+/* v2.1.0, 2.1.0, 2.1.0-rc1, 3.25.0-3+deb12u1, v2. */
 static int say_version(normalizer *n, const char *s, size_t len)
 {
     size_t start = s[0] == 'v' && len > 1 && re_is_digit(s[1]) ? 1 : 0;
@@ -459,10 +574,10 @@ static int say_version(normalizer *n, const char *s, size_t len)
     }
     if (i == start || (!start && dots < 2))
         return 0;
-    if (i < len && s[i] != '-' && s[i] != '+')
+    if (i < len && s[i] != '-' && s[i] != '+' && s[i] != '~')
         return 0;
     for (size_t j = i; j < len; j++)
-        if (!re_is_alnum(s[j]) && s[j] != '-' && s[j] != '+' && s[j] != '.')
+        if (!re_is_alnum(s[j]) && s[j] != '-' && s[j] != '+' && s[j] != '.' && s[j] != '~')
             return 0;
     if (start)
         says(n, "version ");
@@ -615,7 +730,7 @@ static int say_code(normalizer *n, const char *s, size_t len)
     size_t letters = leading(s, len, re_is_letter);
     if (letters == 0 || letters > 3 || len - letters < 5 || !all_of(s + letters, len - letters, re_is_digit))
         return 0;
-    if (!say_acronym(n, s, letters))
+    if (!say_acronym(n, s, letters, 0))
         say(n, s, letters);
     says(n, " ");
     say_digits(n, s + letters, len - letters);
@@ -632,7 +747,7 @@ static int say_ticket(normalizer *n, const char *s, size_t len)
     for (size_t j = i; j < len; j++)
         if (!re_is_digit(s[j]) && !(s[j] == '-' && j + 1 < len && re_is_digit(s[j + 1])))
             return 0;
-    if (!say_acronym(n, s, i))
+    if (!say_acronym(n, s, i, 0))
         say(n, s, i);
     while (i < len) {
         size_t j = ++i;
@@ -712,9 +827,138 @@ static int say_operator(normalizer *n, const char *s, size_t len)
     return 0;
 }
 
+/* ---- hashes and options ----------------------------------------------------------- */
+
+static int is_hex_digit(char c)
+{
+    return re_is_digit(c) || (c >= 'a' && c <= 'f');
+}
+
+/* A commit or object hash: 7-40 characters 0-9 a-f, at least one a digit and one a letter. */
+static int is_hash(const char *s, size_t len)
+{
+    if (len < 7 || len > 40 || !all_of(s, len, is_hex_digit))
+        return 0;
+    size_t digits = 0;
+    for (size_t i = 0; i < len; i++)
+        digits += re_is_digit(s[i]);
+    return digits > 0 && digits < len;
+}
+
+/* A hash's first 7 characters one by one: "12d655d4561" -> "one two D six five five D".
+ * Letters side by side are dotted (D.E), the form the engine always spells; a lone "a" is
+ * "eh", since the engine reads a lone "A" as the article. */
+static void say_hash_start(normalizer *n, const char *s)
+{
+    for (size_t i = 0; i < 7;) {
+        if (i)
+            says(n, " ");
+        if (re_is_digit(s[i])) {
+            says(n, digit_names[s[i] - '0']);
+            i++;
+            continue;
+        }
+        size_t j = i;
+        while (j < 7 && !re_is_digit(s[j]))
+            j++;
+        if (j - i == 1 && s[i] == 'a') {
+            says(n, "eh");
+        } else {
+            for (size_t k = i; k < j; k++) {
+                char letter = upper(s[k]);
+                if (k > i)
+                    says(n, ".");
+                say(n, &letter, 1);
+            }
+        }
+        i = j;
+    }
+}
+
+static int say_hash(normalizer *n, const char *s, size_t len)
+{
+    if (!is_hash(s, len))
+        return 0;
+    say_hash_start(n, s);
+    return 1;
+}
+
+static int is_option_char(char c)
+{
+    return re_is_alnum(c) || c == '-' || c == '_' || c == '=' || c == '.' || c == ',' || c == '/';
+}
+
+/* Command-line options with their dashes, as people read them out: "--silent" -> "dash dash
+ * silent", "-v" -> "dash v", "--jobs=4" -> "dash dash jobs equals 4". */
+static int say_option(normalizer *n, const char *s, size_t len)
+{
+    size_t dashes = s[0] != '-' ? 0 : len > 1 && s[1] == '-' ? 2 : 1;
+    if (!dashes || dashes >= len || !re_is_letter(s[dashes])
+        || !all_of(s + dashes, len - dashes, is_option_char))
+        return 0;
+    says(n, dashes == 2 ? "dash dash " : "dash ");
+    say_core(n, s + dashes, len - dashes);
+    return 1;
+}
+
 /* ---- URLs, paths and file names ----------------------------------------------------- */
 
-/* https://github.com/pytorch/pytorch/pull/1 -> "github dot com". */
+/* Digits of a reference: one by one from three ("189759" -> "one eight nine ..."). */
+static void say_reference_number(normalizer *n, const char *s, size_t len)
+{
+    if (len >= 3)
+        say_digits(n, s, len);
+    else
+        say(n, s, len);
+}
+
+/* What a host says of a URL's path: "pull request N" (.../pull/N, GitLab's merge_requests),
+ * "issue N" (.../issues/N), "commit" and a hash's first 7 characters (.../commit/HASH,
+ * .../commits/HASH); 0 (nothing said) for any other path. */
+static int say_url_tail(normalizer *n, const char *s, size_t len)
+{
+    static const struct tail {
+        const char *segment, *spoken, *decision;
+        int hash;
+    } tails[] = {
+        { "pull", "pull request", "URL: the site and the pull request", 0 },
+        { "merge_requests", "merge request", "URL: the site and the merge request", 0 },
+        { "issues", "issue", "URL: the site and the issue", 0 },
+        { "commit", "commit", "URL: the site and the commit's first 7 characters", 1 },
+        { "commits", "commit", "URL: the site and the commit's first 7 characters", 1 },
+    };
+    size_t end = 0;
+    while (end < len && s[end] != '?' && s[end] != '#')
+        end++;
+    for (size_t i = 0; i < end;) {
+        size_t j = i + find(s + i, end - i, "/");
+        size_t k = j + 1 + (j < end ? find(s + j + 1, end - j - 1, "/") : 0);
+        if (k > end)
+            k = end;
+        const char *next = s + j + 1;
+        size_t next_len = j < end ? k - j - 1 : 0;
+        for (size_t t = 0; next_len && t < sizeof tails / sizeof tails[0]; t++) {
+            if (!equals(s + i, j - i, tails[t].segment))
+                continue;
+            if (tails[t].hash ? !is_hash(next, next_len) : !all_of(next, next_len, re_is_digit))
+                continue;
+            says(n, " ");
+            says(n, tails[t].spoken);
+            says(n, " ");
+            if (tails[t].hash)
+                say_hash_start(n, next);
+            else
+                say_reference_number(n, next, next_len);
+            detail(n, tails[t].decision);
+            return 1;
+        }
+        i = j + 1;
+    }
+    return 0;
+}
+
+/* https://github.com/pytorch/pytorch/pull/1 -> "github dot com pull request 1";
+ * https://example.org/a/b -> "example dot org". */
 static int say_url(normalizer *n, const char *s, size_t len)
 {
     size_t scheme = find(s, len, "://"), host;
@@ -740,6 +984,12 @@ static int say_url(normalizer *n, const char *s, size_t len)
         else
             say(n, s + i, 1);
     }
+    size_t path = end;
+    while (path < len && s[path] == ':')   /* a port: not said */
+        for (path++; path < len && re_is_digit(s[path]); path++)
+            ;
+    if (path < len && s[path] == '/')
+        say_url_tail(n, s + path + 1, len - path - 1);
     return 1;
 }
 
@@ -907,11 +1157,8 @@ static void say_part(normalizer *n, const char *s, size_t len, int constant)
 {
     re_lexicon_hit hit;
     if (n->lexicon && re_lexicon_lookup(n->lexicon, s, len, &hit)) {
+        decide(n, s, len, "lexicon entry");
         say_replacement(n, &hit);
-        return;
-    }
-    if (constant && len >= 3 && pronounceable(s, len)) {
-        say(n, s, len);
         return;
     }
     if (re_is_digit(s[0])) {
@@ -920,7 +1167,7 @@ static void say_part(normalizer *n, const char *s, size_t len, int constant)
             return;
         rollback(n, m);
     }
-    if (!say_acronym(n, s, len))
+    if (!say_acronym(n, s, len, constant))
         say(n, s, len);
 }
 
@@ -970,6 +1217,8 @@ static int say_word(normalizer *n, const char *s, size_t len)
         rollback(n, m);
         return 0;
     }
+    if (parts == 1 && !underscores)
+        detail(n, NULL);   /* one word: its own decision says it all */
     say(n, s + base, len - base);
     return 1;
 }
@@ -1058,23 +1307,45 @@ static int say_inner_ellipsis(normalizer *n, const char *s, size_t len)
     return 1;
 }
 
-/* Tries each rule in turn; what no rule takes is said as written. */
+/* Tries each rule in turn, recording the one that takes the word; what no rule takes is
+ * said as written (and, for capitals, why). */
 static void say_core(normalizer *n, const char *s, size_t len)
 {
-    static int (*const rules[])(normalizer *, const char *, size_t) = {
-        say_inner_ellipsis, say_url, say_reference, say_repository_reference, say_number,
-        say_unit, say_version, say_ticket, say_code, say_operator, say_slashed, say_dotted,
-        say_compound, say_word,
+    static const struct rule {
+        int (*say)(normalizer *, const char *, size_t);
+        const char *decision;
+    } rules[] = {
+        { say_inner_ellipsis, "ellipsis: a pause" },
+        { say_url, "URL: the site" },
+        { say_hash, "hash: its first 7 characters one by one" },
+        { say_option, "option: its dashes said" },
+        { say_reference, "reference number: digit by digit from 3 digits" },
+        { say_repository_reference, "repository reference" },
+        { say_number, "number with a unit or multiplier" },
+        { say_unit, "unit, in words" },
+        { say_version, "version: its separators said" },
+        { say_ticket, "ticket key" },
+        { say_code, "code: its digits one by one" },
+        { say_operator, "operator" },
+        { say_slashed, "path or slashed words" },
+        { say_dotted, "dotted name: its parts" },
+        { say_compound, "hyphenated: its parts" },
+        { say_word, "identifier: its parts" },
     };
     if (len == 0)
         return;
     for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) {
         mark m = mark_here(n);
-        if (rules[i](n, s, len))
+        size_t outer = n->current;
+        n->current = decide(n, s, len, rules[i].decision);
+        int taken = rules[i].say(n, s, len);
+        n->current = outer;
+        if (taken)
             return;
         rollback(n, m);
     }
-    say(n, s, len);
+    if (!say_acronym(n, s, len, 0))   /* records why capitals stay as written */
+        say(n, s, len);
 }
 
 /* ---- words in their sentence -------------------------------------------------------- */
@@ -1213,6 +1484,7 @@ static void say_chunk(normalizer *n, size_t index)
     n->source_length = len;
     n->said_reference = 0;
     if (c->is_match) {
+        decide(n, s, len, "lexicon entry");
         say_replacement(n, &c->hit);
         remember_word(n, s, len, "", 0);
         n->after_number = 0;
@@ -1435,6 +1707,39 @@ static re_status join(const normalizer *n, re_spoken *out)
     return RE_OK;
 }
 
+/* Orders a before b: by place in the text, a word before its parts. */
+static int decision_order(const void *a, const void *b)
+{
+    const re_spoken_decision *x = a, *y = b;
+    if (x->text_offset != y->text_offset)
+        return x->text_offset < y->text_offset ? -1 : 1;
+    if (x->text_length != y->text_length)
+        return x->text_length > y->text_length ? -1 : 1;
+    return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* The decisions still standing, in the order of the text, into out. */
+static re_status keep_decisions(const normalizer *n, re_spoken *out)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < n->decision_count; i++)
+        kept += n->decisions[i].what != NULL;
+    if (kept == 0)
+        return RE_OK;
+    out->decisions = malloc(kept * sizeof *out->decisions);
+    if (!out->decisions) {
+        re_spoken_free(out);
+        return RE_ERR_NOMEM;
+    }
+    for (size_t i = 0; i < n->decision_count; i++)
+        if (n->decisions[i].what)
+            out->decisions[out->decision_count++] = (re_spoken_decision){
+                n->decisions[i].offset, n->decisions[i].length, n->decisions[i].what,
+                out->decision_count };
+    qsort(out->decisions, out->decision_count, sizeof *out->decisions, decision_order);
+    return RE_OK;
+}
+
 static int text_valid(const char *text, size_t len)
 {
     size_t bad;
@@ -1457,10 +1762,14 @@ re_status re_normalize_spans(const re_lexicon *lexicon, const char *text, re_spo
     memset(out, 0, sizeof *out);
     if (!text || !text_valid(text, strlen(text)))
         return RE_ERR_INVALID;
-    normalizer n = { .lexicon = lexicon, .text = text, .len = strlen(text), .sentence_start = 1 };
+    normalizer n = { .lexicon = lexicon, .text = text, .len = strlen(text), .sentence_start = 1,
+                     .current = SIZE_MAX };
     cut(&n);
     say_all(&n);
     re_status status = n.nomem ? RE_ERR_NOMEM : join(&n, out);
+    if (status == RE_OK)
+        status = keep_decisions(&n, out);
+    free(n.decisions);
     free(n.chunks);
     free(n.arena);
     free(n.pieces);
@@ -1473,6 +1782,7 @@ void re_spoken_free(re_spoken *spoken)
         return;
     free(spoken->text);
     free(spoken->spans);
+    free(spoken->decisions);
     memset(spoken, 0, sizeof *spoken);
 }
 

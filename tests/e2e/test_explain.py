@@ -30,17 +30,33 @@ def explain(args, **kw):
     return run(["explain"] + list(args), **kw)
 
 
-def entries(stdout):
-    """[(place, spoken text, phonemes)] from explain's output."""
+def explained(stdout):
+    """[(place, spoken text, phonemes, [(depth, word, decision)])] from explain's output: a
+    place line, the phonemes indented by 4, then one "- WORD: decision" line per word a rule
+    took, a part of a word indented 2 more under it."""
     lines = stdout.split("\n")
     assert lines[-1] == "", "output ends with a newline"
     out = []
-    for i in range(0, len(lines) - 1, 2):
+    i = 0
+    while i < len(lines) - 1:
         m = re.match(r"^(.+?:\d+:\d+): (.*)$", lines[i])
         assert m, lines[i]
         assert lines[i + 1].startswith("    ") and lines[i + 1].strip(), lines[i + 1]
-        out.append((m.group(1), m.group(2), lines[i + 1][4:]))
+        assert not lines[i + 1].startswith("    - "), lines[i + 1]
+        decisions = []
+        i += 2
+        while i < len(lines) - 1 and lines[i].startswith("    "):
+            d = re.match(r"^    ((?:  )*)- (.+?): ([a-zA-Z].*)$", lines[i])
+            assert d, lines[i]
+            decisions.append((len(d.group(1)) // 2, d.group(2), d.group(3)))
+            i += 1
+        out.append((m.group(1), m.group(2), lines[i - len(decisions) - 1][4:], decisions))
     return out
+
+
+def entries(stdout):
+    """[(place, spoken text, phonemes)] from explain's output."""
+    return [e[:3] for e in explained(stdout)]
 
 
 class Explain(Case):
@@ -53,11 +69,11 @@ class Explain(Case):
     def script(self, text, name="ep.txt"):
         return write(self.path(name), text)
 
-    def explain_ok(self, *args):
+    def explain_ok(self, *args, decisions=False):
         res = explain(list(args), cwd=self.tmp)
         self.assertEqual(res.returncode, 0, res.stderr)
         self.assertEqual(res.stderr, "")
-        return entries(res.stdout)
+        return explained(res.stdout) if decisions else entries(res.stdout)
 
     def test_briefing_places_text_and_phonemes(self):
         self.script(BRIEFING)
@@ -69,7 +85,8 @@ class Explain(Case):
         self.assertEqual(said["ep.txt:6:1"], "Welcome back. It's March 3rd, 2026, and 3 people "
                          "shipped 12 changes in 1.5 days.")
         self.assertIn("The JIT Compiler rewrite", said["ep.txt:8:1"])   # JIT: a lexicon word
-        self.assertIn("P.R two zero one five four four, with follow-ups in P.R.'s two zero one "
+        # PR is in the dictionary (wamerican lists it), so the engine says it, letter by letter
+        self.assertIn("PR two zero one five four four, with follow-ups in P.R.'s two zero one "
                       "five six zero, two zero one five six one and two zero one five nine zero.",
                       said["ep.txt:8:1"])
         self.assertIn("issue one eight seven zero zero four", said["ep.txt:8:1"])
@@ -95,6 +112,27 @@ class Explain(Case):
         got = self.explain_ok("ep.txt")
         self.assertEqual(got[0][2], "p,i:;'A@ w'Vn 'eIt n'aIn s'Ev@n f'aIv n'aIn_:_: and n'Ik@L t'u:")
         self.assertEqual(got[1][2], "sw'0p ,eIb'i:; In s'i: pl'Vs pl'Vs")
+
+    def test_decisions_word_by_word(self):
+        self.script(HEAD + "HEAD moved to 12d655d4561; OPENSSL_INIT_LOAD needs --silent now.\n\n"
+                    "Plain words only here.\n")
+        got = self.explain_ok("ep.txt", decisions=True)
+        self.assertEqual(got[0][1], "HEAD moved to one two D six five five D; OPEN S.S.L INIT "
+                                    "LOAD needs dash dash silent now.")
+        self.assertEqual(got[0][3], [
+            (0, "HEAD", "dictionary word, as the engine says it"),
+            (0, "12d655d4561", "hash: its first 7 characters one by one"),
+            (0, "OPENSSL_INIT_LOAD", "identifier: its parts"),
+            (1, "OPENSSL", "capitals: a dictionary word, then the rest"),
+            (2, "OPEN", "dictionary word, as the engine says it"),
+            (2, "SSL", "capitals, not in the dictionary: spelled"),
+            (1, "INIT", "capitals, not in the dictionary but pronounceable: as written"),
+            (1, "LOAD", "dictionary word, as the engine says it"),
+            (0, "--silent", "option: its dashes said"),
+        ])
+        # HEAD is said as espeak-ng says the word, not spelled
+        self.assertTrue(got[0][2].startswith("h'Ed "), got[0][2])
+        self.assertEqual(got[1][3], [])   # ordinary prose: nothing decided
 
     def test_lexicon_option_and_precedence(self):
         write(self.path("a.lexicon"), "# team words\nFlashAttn = flash attention\nNCCL = en cee cee el\n"

@@ -42,7 +42,7 @@
 #include "status.h"
 
 /* Bumped whenever a rule changes what is said: part of any cache key built on the input. */
-#define RE_NORMALIZE_RULES_VERSION 1
+#define RE_NORMALIZE_RULES_VERSION 2
 
 /* How the engine is to read a spoken text (the synth stage takes these flags). Never as SSML. */
 #define RE_TEXT_PLAIN 0u      /* every character is text, [[ included */
@@ -71,11 +71,20 @@ typedef struct re_spoken_span {
     size_t text_offset, text_length;
 } re_spoken_span;
 
+/* What a rule decided for a word, or a part of one, of the original text: for `explain`. */
+typedef struct re_spoken_decision {
+    size_t text_offset, text_length;
+    const char *what;          /* static text, e.g. "dictionary word, as the engine says it" */
+    size_t order;              /* the order it was made in (ties in place: the word first) */
+} re_spoken_decision;
+
 typedef struct re_spoken {
     char *text;                /* as re_normalize's *spoken */
     unsigned text_flags;       /* as re_normalize's *text_flags */
     re_spoken_span *spans;     /* in order, covering all of text; adjacent, never overlapping */
     size_t span_count;
+    re_spoken_decision *decisions;  /* in the order of the text, a word before its parts; */
+    size_t decision_count;          /* words no rule touched (ordinary prose) have none */
 } re_spoken;
 
 /* re_normalize with the map of spans. Release *out with re_spoken_free (also after a
