@@ -355,22 +355,54 @@ static const char *caps_decision(caps_reading reading)
     }
 }
 
-/* Where capitals that are no word split into a dictionary word and the rest (OPENSSL ->
- * OPEN + SSL, SETUPTOOLS -> SETUP + TOOLS), or 0. First choice: the longest first part
- * before a word of 3 or more; then a first part of 4 or more before 3-4 letters, then before
- * 2 (OPEN + SSL, not OPENS + SL). */
-static size_t caps_compound(const char *s, size_t len)
+/* Capitals that are no word, read as a run of dictionary words (3 letters or more) and short
+ * acronyms (2-4 letters, spelled): OPENSSL -> OPEN SSL, CURLSSLBACKEND -> CURL SSL BACKEND,
+ * SETUPTOOLS -> SETUP TOOLS. The fewest pieces win, an acronym counting 3 (4 for 2 letters)
+ * and a word 1, so OPEN + SSL beats OPENS + SL. Capitals the engine can say as a word
+ * (pronounceable) are cut only when they are 9 or more and all words (GETPEERNAME, not
+ * GOAWAY); others need a word of 4 or more (not MB ED TLS). Fills cuts[] with the end of each
+ * piece and returns how many, or 0 for no reading in pieces. */
+#define CAPS_PIECES_MAX 24
+static size_t caps_pieces(const char *s, size_t len, size_t cuts[CAPS_PIECES_MAX])
 {
-    if (len < 5 || len > 16 || !all_of(s, len, re_is_upper) || re_is_word(s, len))
+    if (len < 5 || len > CAPS_PIECES_MAX || !all_of(s, len, re_is_upper) || re_is_word(s, len)
+        || in_list(s, len, roman_numerals))
         return 0;
-    for (size_t k = len - 3; k >= 3; k--)
-        if (re_is_word(s, k) && re_is_word(s + k, len - k))
-            return k;
-    for (size_t rest = 3; rest >= 2; rest--)
-        for (size_t k = len - rest; k >= 4 && len - k <= 4; k--)
-            if (re_is_word(s, k))
-                return k;
-    return 0;
+    int said_as_word = pronounceable(s, len);
+    if (said_as_word && len < 9)
+        return 0;
+    /* best[i]: the least cost of reading s[0..i), from[i]: where its last piece starts;
+     * long_word[i]: that reading has a word of 4 or more */
+    unsigned best[CAPS_PIECES_MAX + 1];
+    size_t from[CAPS_PIECES_MAX + 1];
+    int long_word[CAPS_PIECES_MAX + 1];
+    best[0] = 0;
+    long_word[0] = 0;
+    for (size_t i = 1; i <= len; i++) {
+        best[i] = UINT32_MAX;
+        for (size_t j = i >= 2 ? i - 2 : 0;; j--) {
+            size_t size = i - j;
+            int word = size >= 3 && re_is_word(s + j, size);
+            unsigned cost = word ? 1 : size <= 4 && !said_as_word ? (size == 2 ? 4 : 3) : 0;
+            if (cost && best[j] != UINT32_MAX && best[j] + cost < best[i]) {
+                best[i] = best[j] + cost;
+                from[i] = j;
+                long_word[i] = long_word[j] || (word && size >= 4);
+            }
+            if (j == 0)
+                break;
+        }
+    }
+    if (best[len] == UINT32_MAX || !long_word[len])
+        return 0;
+    size_t count = 0, ends[CAPS_PIECES_MAX];
+    for (size_t i = len; i > 0; i = from[i])
+        ends[count++] = i;
+    if (count < 2)
+        return 0;
+    for (size_t k = 0; k < count; k++)
+        cuts[k] = ends[count - 1 - k];
+    return count;
 }
 
 static int say_acronym(normalizer *n, const char *s, size_t len, int constant);
@@ -379,14 +411,16 @@ static int say_acronym(normalizer *n, const char *s, size_t len, int constant);
  * said). Each reading is recorded. */
 static int say_caps(normalizer *n, const char *s, size_t len, int constant)
 {
-    size_t k = caps_compound(s, len);
-    if (k) {
-        decide(n, s, len, "capitals: a dictionary word, then the rest");
-        decide(n, s, k, caps_decision(CAPS_WORD));
-        say(n, s, k);
-        says(n, " ");
-        if (!say_acronym(n, s + k, len - k, constant))
-            say(n, s + k, len - k);
+    size_t cuts[CAPS_PIECES_MAX];
+    size_t pieces = caps_pieces(s, len, cuts);
+    if (pieces) {
+        decide(n, s, len, "capitals, not in the dictionary: dictionary words and acronyms");
+        for (size_t k = 0, at = 0; k < pieces; at = cuts[k++]) {
+            if (k)
+                says(n, " ");
+            if (!say_caps(n, s + at, cuts[k] - at, constant))
+                say(n, s + at, cuts[k] - at);
+        }
         return 1;
     }
     caps_reading reading = read_caps(s, len, constant);
@@ -1055,6 +1089,7 @@ static int say_dotted(normalizer *n, const char *s, size_t len)
         return 0;
     const struct extension *ext = find_extension(s + dot, len - dot);
     if (ext && (dot == 1 || is_file_name(s, len))) {
+        detail(n, "file name: its parts and its extension");
         if (dot > 1) {
             say_split(n, s, dot - 1, ".", " dot ");
             says(n, " ");

@@ -123,7 +123,7 @@ class Explain(Case):
             (0, "HEAD", "dictionary word, as the engine says it"),
             (0, "12d655d4561", "hash: its first 7 characters one by one"),
             (0, "OPENSSL_INIT_LOAD", "identifier: its parts"),
-            (1, "OPENSSL", "capitals: a dictionary word, then the rest"),
+            (1, "OPENSSL", "capitals, not in the dictionary: dictionary words and acronyms"),
             (2, "OPEN", "dictionary word, as the engine says it"),
             (2, "SSL", "capitals, not in the dictionary: spelled"),
             (1, "INIT", "capitals, not in the dictionary but pronounceable: as written"),

@@ -175,7 +175,7 @@ static void test_urls_files_operators(void)
     SAYS("https://github.com/pytorch/pytorch/pull/1", "github dot com pull request 1");
     SAYS("see www.example.com/page.", "see example dot com.");
     SAYS("render.c", "render dot C");
-    SAYS("README.md", "READ ME dot M.D");
+    SAYS("README.md", "README dot M.D");
     SAYS("src/main.py", "src slash main dot pie");
     SAYS("file.tar.gz", "file dot tar dot G.Z");
     SAYS("./configure", "dot slash configure");
@@ -330,7 +330,11 @@ static void test_dictionary_words(void)
         { "OPENSSL", "OPEN S.S.L" },                 /* not OPENS S.L */
         { "OPENSSL_INIT_LOAD", "OPEN S.S.L INIT LOAD" },
         { "SETUPTOOLS", "SETUP TOOLS" },
-        { "README", "READ ME" },
+        { "README", "README" },                      /* pronounceable, under 9 */
+        { "CURLSSLBACKEND", "CURL S.S.L BACK END" },   /* backend: not in wamerican */
+        { "GETPEERNAME", "GET PEER NAME" },
+        { "GOAWAY", "GOAWAY" },
+        { "MBEDTLS", "M.B.E.D.T.L.S" },               /* no word of 4 */
         { "HTTPS", "H.T.T.P.S" },                    /* HTTP + S: the rest is too short */
         { "PRs and CPUs", "P.R.'s and C.P.U.'s" },   /* plurals not in the dictionary */
         { "HEADs", "HEADs" },                        /* heads: a word */
@@ -352,7 +356,7 @@ static void test_hashes_options_revisions_urls(void)
     SAME("1234567");              /* no letter: a number */
     SAME("decaded");              /* no digit: a word */
     SAME("ab12cd");               /* 6: too short for a hash */
-    SAYS("DEADBEEF1", "DEAD BEEF 1");   /* capitals: not a git hash, two words */
+    SAYS("DEADBEEF1", "DEADBEEF 1");   /* capitals: not a git hash */
     SAYS("--silent", "dash dash silent");
     SAYS("use -v or --jobs=4", "use dash v or dash dash jobs equals 4");
     SAYS("--no-install-recommends", "dash dash no-install-recommends");
@@ -382,7 +386,7 @@ static void test_decisions(void)
         { "HEAD", "dictionary word, as the engine says it" },
         { "12d655d4561", "hash: its first 7 characters one by one" },
         { "OPENSSL_INIT", "identifier: its parts" },
-        { "OPENSSL", "capitals: a dictionary word, then the rest" },
+        { "OPENSSL", "capitals, not in the dictionary: dictionary words and acronyms" },
         { "OPEN", "dictionary word, as the engine says it" },
         { "SSL", "capitals, not in the dictionary: spelled" },
         { "INIT", "capitals, not in the dictionary but pronounceable: as written" },
