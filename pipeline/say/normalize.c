@@ -356,12 +356,13 @@ static const char *caps_decision(caps_reading reading)
 }
 
 /* Capitals that are no word, read as a run of dictionary words (3 letters or more) and short
- * acronyms (2-4 letters, spelled): OPENSSL -> OPEN SSL, CURLSSLBACKEND -> CURL SSL BACKEND,
- * SETUPTOOLS -> SETUP TOOLS. The fewest pieces win, an acronym counting 3 (4 for 2 letters)
- * and a word 1, so OPEN + SSL beats OPENS + SL. Capitals the engine can say as a word
- * (pronounceable) are cut only when they are 9 or more and all words (GETPEERNAME, not
- * GOAWAY); others need a word of 4 or more (not MB ED TLS). Fills cuts[] with the end of each
- * piece and returns how many, or 0 for no reading in pieces. */
+ * acronyms (2-4 letters, spelled): OPENSSL -> OPEN SSL, CURLSSLBACKEND -> CURL SSL BACK END,
+ * CPPFLAGS -> CPP FLAGS. The cheapest reading wins: a word of 4 or more costs 2, of 3 costs 5
+ * (short ones are often names or abbreviations), an acronym of 3 costs 5, of 4 costs 6, of 2
+ * costs 7; so OPEN + SSL (7) beats OPENS + SL (9) and CURL KH MATCH beats CUR LKH MATCH.
+ * Capitals the engine can say as a word (pronounceable) are cut only when they are 9 or more
+ * and all words (GETPEERNAME, not GOAWAY); others need a word of 4 or more (not MB ED TLS).
+ * Fills cuts[] with the end of each piece and returns how many, or 0 for no reading in pieces. */
 #define CAPS_PIECES_MAX 24
 static size_t caps_pieces(const char *s, size_t len, size_t cuts[CAPS_PIECES_MAX])
 {
@@ -380,17 +381,16 @@ static size_t caps_pieces(const char *s, size_t len, size_t cuts[CAPS_PIECES_MAX
     long_word[0] = 0;
     for (size_t i = 1; i <= len; i++) {
         best[i] = UINT32_MAX;
-        for (size_t j = i >= 2 ? i - 2 : 0;; j--) {
+        for (size_t j = 0; j + 2 <= i; j++) {   /* pieces of 2 or more */
             size_t size = i - j;
             int word = size >= 3 && re_is_word(s + j, size);
-            unsigned cost = word ? 1 : size <= 4 && !said_as_word ? (size == 2 ? 4 : 3) : 0;
+            unsigned cost = word ? (size >= 4 ? 2 : 5)
+                            : size <= 4 && !said_as_word ? (size == 3 ? 5 : size == 4 ? 6 : 7) : 0;
             if (cost && best[j] != UINT32_MAX && best[j] + cost < best[i]) {
                 best[i] = best[j] + cost;
                 from[i] = j;
                 long_word[i] = long_word[j] || (word && size >= 4);
             }
-            if (j == 0)
-                break;
         }
     }
     if (best[len] == UINT32_MAX || !long_word[len])

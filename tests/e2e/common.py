@@ -2,6 +2,7 @@
 (ffmpeg/ffprobe, mpg123, mutagen, sox, python's wave module) what it wrote."""
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -148,3 +149,27 @@ def main():
     suite = unittest.defaultTestLoader.loadTestsFromModule(sys.modules["__main__"])
     result = unittest.TextTestRunner(verbosity=2).run(suite)
     sys.exit(judge(result, os.path.basename(sys.argv[0])))
+
+
+def explained(stdout):
+    """[(place, spoken text, phonemes, [(depth, word, decision)])] from explain's output: a
+    place line, the phonemes indented by 4, then one "- WORD: decision" line per word a rule
+    took, a part of a word indented 2 more under it."""
+    lines = stdout.split("\n")
+    assert lines[-1] == "", "output ends with a newline"
+    out = []
+    i = 0
+    while i < len(lines) - 1:
+        m = re.match(r"^(.+?:\d+:\d+): (.*)$", lines[i])
+        assert m, lines[i]
+        assert lines[i + 1].startswith("    ") and lines[i + 1].strip(), lines[i + 1]
+        assert not lines[i + 1].startswith("    - "), lines[i + 1]
+        decisions = []
+        i += 2
+        while i < len(lines) - 1 and lines[i].startswith("    "):
+            d = re.match(r"^    ((?:  )*)- (.+?): ([a-zA-Z].*)$", lines[i])
+            assert d, lines[i]
+            decisions.append((len(d.group(1)) // 2, d.group(2), d.group(3)))
+            i += 1
+        out.append((m.group(1), m.group(2), lines[i - len(decisions) - 1][4:], decisions))
+    return out

@@ -5,7 +5,7 @@ import os
 import re
 import unittest
 
-from common import SRC, Case, main, run, write
+from common import SRC, Case, explained, main, run, write
 
 HEAD = "---\ntitle: Test\n---\n"
 
@@ -28,30 +28,6 @@ QUANTITY = re.compile(r"h'VndrI2d|T'aUz@nd|m'Illj@n")   # hundred, thousand, mil
 
 def explain(args, **kw):
     return run(["explain"] + list(args), **kw)
-
-
-def explained(stdout):
-    """[(place, spoken text, phonemes, [(depth, word, decision)])] from explain's output: a
-    place line, the phonemes indented by 4, then one "- WORD: decision" line per word a rule
-    took, a part of a word indented 2 more under it."""
-    lines = stdout.split("\n")
-    assert lines[-1] == "", "output ends with a newline"
-    out = []
-    i = 0
-    while i < len(lines) - 1:
-        m = re.match(r"^(.+?:\d+:\d+): (.*)$", lines[i])
-        assert m, lines[i]
-        assert lines[i + 1].startswith("    ") and lines[i + 1].strip(), lines[i + 1]
-        assert not lines[i + 1].startswith("    - "), lines[i + 1]
-        decisions = []
-        i += 2
-        while i < len(lines) - 1 and lines[i].startswith("    "):
-            d = re.match(r"^    ((?:  )*)- (.+?): ([a-zA-Z].*)$", lines[i])
-            assert d, lines[i]
-            decisions.append((len(d.group(1)) // 2, d.group(2), d.group(3)))
-            i += 1
-        out.append((m.group(1), m.group(2), lines[i - len(decisions) - 1][4:], decisions))
-    return out
 
 
 def entries(stdout):
