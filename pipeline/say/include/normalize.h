@@ -6,25 +6,36 @@
  * (a "word" is a run of non-blanks, with wrapping brackets, quotes and sentence punctuation
  * kept around it). Each rule is overridden by a lexicon entry for the same word, since the
  * lexicon goes first: `GEMM = GEMM` keeps a word from being spelled. The rules are English
- * and conservative: ordinary prose ("3 people", "in 2026", "1.5 seconds") is left as it is.
+ * (whatever the voice) and conservative: ordinary prose ("3 people", "in 2026", "1.5
+ * seconds") is left as it is, and a word of the dictionary (words.h: Debian's wamerican list,
+ * compiled in) is never changed, in any capitalization: the engine says HEAD as the word.
  *
  *   reference numbers   after PR, PRs, issue(s), bug(s), ticket(s), commit(s), pull request(s),
  *                       and after `#`: three or more digits are read digit by digit
- *                       ("PR 189759" -> "P.R one eight nine seven five nine", "#120345" ->
+ *                       ("PR 189759" -> "PR one eight nine seven five nine", "#120345" ->
  *                       "number one two zero three four five"); lists and ranges go on
  *                       ("PRs 1001, 1002 and 1003", "189771 through 189841", "1001-1003")
+ *   hashes              7-40 of 0-9a-f with a digit and a letter: the first 7 one by one
+ *                       (12d655d4561 -> "one two D six five five D")
+ *   options             --silent -> "dash dash silent", -v -> "dash v"
  *   versions            v2.1.0 -> "version 2 point 1 point 0"; 2.1.0 -> "2 point 1 point 0";
- *                       after a product name, 3.12 -> "3 point 12" and 1.05 -> "1 point zero 5"
- *                       (not before a unit or amount: "1.25 million" stays)
+ *                       separators said: 3.25.0-3 -> "... dash 3", +deb12u1 -> "plus deb 12
+ *                       u 1", ~rc1 -> "tilde R.C 1"; after a product name, 3.12 -> "3 point
+ *                       12" and 1.05 -> "1 point zero 5" (not before an amount: "1.25 million")
  *   file names          render.c -> "render dot C", README.md -> "README dot M.D",
  *                       src/main.py -> "src slash main dot pie"
  *   identifiers         AOTAutograd -> "A.O.T Autograd", save_for_backward -> "save for
  *                       backward", torch.nn.Module, std::vector -> "std vector"; each part is
- *                       looked up in the lexicon too
- *   acronyms            two to four capitals are spelled as dotted letters (CI -> "C.I",
- *                       PRs -> "P.R.'s"); longer ones only when they are not pronounceable
- *                       (NVGEMM -> "N.V.G.E.M.M", but WARNING stays); Roman numerals stay
- *   URLs                https://github.com/pytorch/pytorch/pull/1 -> "github dot com"
+ *                       looked up in the lexicon and decided as words in capitals are
+ *   capitals            a dictionary word stays (HEAD, INFO, API); others are read as
+ *                       dictionary words and short acronyms when they can be (OPENSSL ->
+ *                       "OPEN S.S.L"), else 2-4 are spelled (NCCL -> "N.C.C.L", PRs ->
+ *                       "P.R.'s"), longer ones when not pronounceable (NVGEMM); Roman numerals
+ *                       stay
+ *   URLs                the site, plus "pull request N", "issue N", "merge request N" or
+ *                       "commit" and a hash's first 7 characters for those paths:
+ *                       https://github.com/pytorch/pytorch/pull/1 -> "github dot com pull
+ *                       request 1"; any other path: the site alone
  *   operators           C++ -> "C plus plus", C# -> "C sharp", a->b -> "a arrow b",
  *                       a lone -> or => -> "to"
  *   numbers with units  3.5 ms -> "3.5 milliseconds", 1 ms -> "1 millisecond", 2x -> "2 times",
