@@ -1835,5 +1835,6 @@ re_status re_normalize(const re_lexicon *lexicon, const char *text, char **spoke
     *spoken = result.text;
     *text_flags = result.text_flags;
     free(result.spans);
+    free(result.decisions);
     return RE_OK;
 }

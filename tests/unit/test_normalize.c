@@ -376,6 +376,37 @@ static void test_hashes_options_revisions_urls(void)
     SAYS("http://bugs.debian.org/1034343", "bugs dot debian dot org");
 }
 
+/* Transcripts show the script's token where the engine says its replacement: the spans of a
+ * hash, an option and a URL each map their whole spoken form to the whole token. */
+static void test_spans_of_new_rules(void)
+{
+    static const struct { const char *token, *spoken; } cases[] = {
+        { "12d655d4561", "one two D six five five D" },
+        { "--silent", "dash dash silent" },
+        { "https://github.com/a/b/pull/189759/files", "github dot com pull request one eight nine seven five nine" },
+        { "3.25.0-3", "3 point 25 point 0 dash 3" },
+        { "OPENSSL_INIT", "OPEN S.S.L INIT" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char text[200];
+        snprintf(text, sizeof text, "see %s now", cases[i].token);
+        re_spoken s;
+        CHECK_INT(re_normalize_spans(NULL, text, &s), RE_OK);
+        int found = 0;
+        for (size_t k = 0; k < s.span_count; k++) {
+            const re_spoken_span *p = &s.spans[k];
+            if (p->text_offset == 4) {
+                CHECK_INT(p->text_length, strlen(cases[i].token));
+                CHECK_INT(p->spoken_length, strlen(cases[i].spoken));
+                CHECK(strncmp(s.text + p->spoken_offset, cases[i].spoken, p->spoken_length) == 0);
+                found++;
+            }
+        }
+        CHECK_INT(found, 1);
+        re_spoken_free(&s);
+    }
+}
+
 /* What explain shows: the decision for each word a rule took, word before its parts. */
 static void test_decisions(void)
 {
@@ -620,6 +651,7 @@ int main(void)
     test_dictionary_words();
     test_hashes_options_revisions_urls();
     test_decisions();
+    test_spans_of_new_rules();
     test_bad_input();
     test_random_texts();
     test_word_length();
