@@ -1,7 +1,8 @@
 /* words.h - is this an English word? The normalizer's dictionary: a fixed set of English
- * words (Debian's wamerican word list, 2020.12.07), compiled in so that what is said never
- * depends on the files of the machine it runs on. Regenerate words_table.c with
- * scripts/make-words (and bump RE_NORMALIZE_RULES_VERSION: it changes what is said). */
+ * words, those of Debian's wamerican word list (2020.12.07) and of espeak-ng 1.51's English
+ * dictionary (en_dict), compiled in so that what is said never depends on the files of the
+ * machine it runs on. Regenerate words_table.c with scripts/make-words (and bump
+ * RE_NORMALIZE_RULES_VERSION: it changes what is said). */
 #ifndef RE_WORDS_H
 #define RE_WORDS_H
 

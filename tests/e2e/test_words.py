@@ -1,6 +1,6 @@
 """The normalizer's dictionary (pipeline/say/words_table.c) is exactly what scripts/make-words
-makes of Debian's wamerican word list, so "is this a word" can be traced to a public list, and
-a word of that list in capitals is left to the engine: `explain` shows the engine's own
+makes of Debian's wamerican word list and espeak-ng's en_dict, so "is this a word" can be
+traced to public files, and a word of either in capitals is left to the engine: `explain` shows the engine's own
 phonemes for it (judged by the espeak-ng program), not spelled letters."""
 import os
 import re
@@ -26,7 +26,13 @@ class Words(Case):
         with open(WORDLIST, encoding="utf-8") as f:
             words = [w.strip() for w in f if re.fullmatch(r"[a-z]{4,8}", w.strip())]
         picked = [w.upper() for w in words[::997]]
-        self.assertGreater(len(picked), 30)
+        # and words only espeak-ng's dictionary has (every 25th, 3-8 letters)
+        make_words = {}
+        exec(open(os.path.join(SRC, "scripts", "make-words"), encoding="utf-8").read(), make_words)
+        engine_only = sorted(w for w in make_words["en_dict_words"](make_words["en_dict_path"]())
+                             - set(words) if re.fullmatch(r"[a-z]{3,8}", w))
+        picked += [w.upper() for w in engine_only[::25]]
+        self.assertGreater(len(picked), 60)
         write(self.path("ep.txt"), "---\ntitle: T\n---\n" + "\n\n".join(picked) + "\n")
         res = run(["explain", "--no-default-lexicon", "ep.txt"], cwd=self.tmp)
         self.assertEqual(res.returncode, 0, res.stderr)

@@ -11,7 +11,8 @@ and libxml2's NEWS), each cited as PACKAGE/FILE:LINE. The expected spoken form o
 written here from the rule table of docs/pronunciation.md, with this file's own code (not the
 program's), and with voices/default.lexicon's entries for whole tokens and parts. Categories:
 
-  word      an ordinary English word (in wamerican, any case): said as written, and its
+  word      an ordinary English word (in wamerican or espeak-ng's en_dict, any case): said
+            as written, and its
             phonemes must be plain espeak-ng's (the "never worse" rule)
   capitals  capitals that are a dictionary word: as written, phonemes as espeak-ng's
   acronym   capitals that are no word: spelled, or a word and the rest, or as written
@@ -33,8 +34,12 @@ FILES = [
 ]
 HERE = os.path.dirname(os.path.abspath(__file__))
 LEXICON = os.path.join(HERE, "..", "..", "..", "voices", "default.lexicon")
-WORDS = {w.strip().lower() for w in open("/usr/share/dict/american-english", encoding="utf-8")
-         if re.fullmatch(r"[A-Za-z]{2,24}", w.strip())}
+# The dictionary: the same two sources as the program's compiled table (scripts/make-words).
+_MAKE_WORDS = {}
+exec(compile(open(os.path.join(HERE, "..", "..", "..", "scripts", "make-words"), encoding="utf-8").read(),
+             "make-words", "exec"), _MAKE_WORDS)
+WORDS = _MAKE_WORDS["wordlist_words"](_MAKE_WORDS["LIST"]) | \
+    _MAKE_WORDS["en_dict_words"](_MAKE_WORDS["en_dict_path"]())
 DIGITS = "zero one two three four five six seven eight nine".split()
 ROMAN = set("II III IV VI VII VIII IX XI XII XIII XIV XV XVI XVII XVIII XIX XX".split())
 ONSETS = set("BL BR CH CL CR DR FL FR GL GR KN PH PL PR SC SH SK SL SM SN SP ST SW TH TR TW WH WR "
