@@ -319,8 +319,8 @@ static int pronounceable(const char *s, size_t len)
 
 /* How a word in capitals (2 or more) is read. The dictionary decides first: a word of it,
  * in any case, is said as the engine says it (HEAD, FIND, NEWS), so the rules are never worse
- * than the engine on a word. Other capitals are spelled when there are 2-4 of them (CI,
- * NVMM), or more that are not pronounceable (NVGEMM); in a constant (MAX_JOBS) a
+ * than the engine on a word. Other capitals are spelled when there are 2-4 of them (NCCL,
+ * TLS), or more that are not pronounceable (NVGEMM); in a constant (MAX_JOBS) a
  * pronounceable part of 3 or more is a word (INIT); longer pronounceable runs and runs of
  * more than 16 are left to the engine; Roman numerals stay. */
 typedef enum caps_reading {
@@ -356,7 +356,7 @@ static const char *caps_decision(caps_reading reading)
 }
 
 /* Capitals that are no word, read as a run of dictionary words (3 letters or more) and short
- * acronyms (2-4 letters, spelled): OPENSSL -> OPEN SSL, CURLSSLBACKEND -> CURL SSL BACK END,
+ * acronyms (2-4 letters, spelled): OPENSSL -> OPEN SSL, CURLSSLBACKEND -> CURL SSL BACKEND,
  * CPPFLAGS -> CPP FLAGS. The cheapest reading wins: a word of 4 or more costs 2, of 3 costs 5
  * (short ones are often names or abbreviations), an acronym of 3 costs 5, of 4 costs 6, of 2
  * costs 7; so OPEN + SSL (7) beats OPENS + SL (9) and CURL KH MATCH beats CUR LKH MATCH.
@@ -405,8 +405,6 @@ static size_t caps_pieces(const char *s, size_t len, size_t cuts[CAPS_PIECES_MAX
     return count;
 }
 
-static int say_acronym(normalizer *n, const char *s, size_t len, int constant);
-
 /* Says capitals as their reading; returns 0 when they are said as written (and nothing was
  * said). Each reading is recorded. */
 static int say_caps(normalizer *n, const char *s, size_t len, int constant)
@@ -433,15 +431,21 @@ static int say_caps(normalizer *n, const char *s, size_t len, int constant)
     return 1;
 }
 
-/* Says an acronym ("CI" -> "C.I", "PRs" -> "P.R.'s") or records why a word in capitals is
+/* Says an acronym ("NCCL" -> "N.C.C.L", "PRs" -> "P.R.'s") or records why a word in capitals is
  * said as written (HEAD). Returns 0 when the word is said as written (nothing was said). */
 static int say_acronym(normalizer *n, const char *s, size_t len, int constant)
 {
     if (len >= 3 && s[len - 1] == 's' && all_of(s, len - 1, re_is_upper) && !re_is_word(s, len)) {
         /* not a word (HEADs, IDs are): 2-4 capitals are an acronym even when the dictionary
-         * has them (PR, CPU), as their plural (PRs) is not in it */
-        caps_reading reading = read_caps(s, len - 1, constant);
-        if (reading != CAPS_SPELLED && (len - 1 > 4 || reading == CAPS_ROMAN))
+         * has them (PR, CPU), as their plural (PRs) is not in it; longer ones are read as
+         * their singular is (OPENSSLs -> OPEN S.S.L's) */
+        if (len - 1 > 4) {
+            if (!say_caps(n, s, len - 1, constant))
+                return 0;
+            says(n, "'s");
+            return 1;
+        }
+        if (read_caps(s, len - 1, constant) == CAPS_ROMAN)
             return 0;
         decide(n, s, len, "plural of capitals, not in the dictionary: spelled");
         say_letters(n, s, len - 1);

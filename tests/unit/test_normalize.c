@@ -338,6 +338,7 @@ static void test_dictionary_words(void)
         { "HTTPS", "H.T.T.P.S" },                    /* HTTP + S: the rest is too short */
         { "PRs and CPUs", "P.R.'s and C.P.U.'s" },   /* plurals not in the dictionary */
         { "HEADs", "HEADs" },                        /* heads: a word */
+        { "OPENSSLs", "OPEN S.S.L's" },              /* as its singular */
         { "MAX_JOBS", "MAX JOBS" },
         { "QWXZ_QUUX", "Q.W.X.Z QUUX" },
         { "ProcessGroupNCCL", "Process Group N.C.C.L" },
