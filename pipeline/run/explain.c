@@ -22,10 +22,13 @@ static re_status explain_item(const re_prepared *p, re_engine *engine, const re_
     re_spoken spoken;
     char *phonemes = NULL;
     size_t from = diag->count;
-    re_status status = re_normalize_spans(p->lexicon, item->text, &spoken);
+    const re_voice_profile *profile = re_prepared_profile(p, item->voice);
+    re_status status = re_normalize_spans_for(p->lexicon, item->text,
+                                              profile ? profile->engine_voice : NULL,
+                                              &spoken);
     if (status == RE_OK)
-        status = re_engine_phonemes(engine, spoken.text, spoken.text_flags,
-                                    re_prepared_profile(p, item->voice), &phonemes, diag);
+        status = re_engine_phonemes(engine, spoken.text, spoken.text_flags, profile, &phonemes,
+                                    diag);
     else if (status != RE_ERR_NOMEM && status != RE_ERR_INTERRUPTED
              && re_diag_add(diag, NULL, 0, 0, "cannot normalize the text: %s",
                             re_strerror(status)) != RE_OK)

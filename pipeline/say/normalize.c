@@ -52,6 +52,7 @@ typedef struct normalizer {
     decision *decisions;            /* what was decided for each word taken by a rule */
     size_t decision_count, decision_capacity;
     size_t current;                 /* the decision of the rule being tried, or SIZE_MAX */
+    int english;                    /* the rules apply (an English voice), else the lexicon only */
     int nomem;
     size_t source, source_length;   /* what the pieces being said stand for */
     /* What the words before this one tell about it. */
@@ -1529,6 +1530,10 @@ static void say_chunk(normalizer *n, size_t index)
         n->after_number = 0;
         return;
     }
+    if (!n->english) {   /* another language: its voice reads the text its own way */
+        say(n, s, len);
+        return;
+    }
     split_word(s, len, &open, &close);
     const char *core = s + open;
     size_t core_len = len - open - close, call = 0;
@@ -1794,7 +1799,22 @@ static int text_valid(const char *text, size_t len)
     return 1;
 }
 
-re_status re_normalize_spans(const re_lexicon *lexicon, const char *text, re_spoken *out)
+int re_normalize_voice_is_english(const char *engine_voice)
+{
+    if (!engine_voice)
+        return 1;
+    const char *name = strrchr(engine_voice, '/');   /* "gmw/en-US" */
+    name = name ? name + 1 : engine_voice;
+    size_t len = strcspn(name, "+");                 /* "en-gb+f3": the variant aside */
+    static const char *const mbrola_english[] = { "mb-en1", "mb-us1", "mb-us2", "mb-us3", NULL };
+    if (in_list_fold(name, len, mbrola_english) || equals_fold(name, len, "english"))
+        return 1;
+    return len >= 2 && (name[0] == 'e' || name[0] == 'E') && (name[1] == 'n' || name[1] == 'N')
+           && (len == 2 || name[2] == '-' || name[2] == '_');
+}
+
+re_status re_normalize_spans_for(const re_lexicon *lexicon, const char *text,
+                                 const char *engine_voice, re_spoken *out)
 {
     if (!out)
         return RE_ERR_INVALID;
@@ -1802,7 +1822,7 @@ re_status re_normalize_spans(const re_lexicon *lexicon, const char *text, re_spo
     if (!text || !text_valid(text, strlen(text)))
         return RE_ERR_INVALID;
     normalizer n = { .lexicon = lexicon, .text = text, .len = strlen(text), .sentence_start = 1,
-                     .current = SIZE_MAX };
+                     .current = SIZE_MAX, .english = re_normalize_voice_is_english(engine_voice) };
     cut(&n);
     say_all(&n);
     re_status status = n.nomem ? RE_ERR_NOMEM : join(&n, out);
@@ -1813,6 +1833,11 @@ re_status re_normalize_spans(const re_lexicon *lexicon, const char *text, re_spo
     free(n.arena);
     free(n.pieces);
     return status;
+}
+
+re_status re_normalize_spans(const re_lexicon *lexicon, const char *text, re_spoken *out)
+{
+    return re_normalize_spans_for(lexicon, text, NULL, out);
 }
 
 void re_spoken_free(re_spoken *spoken)

@@ -3,6 +3,7 @@ is given after the lexicon and normalization and the phonemes espeak-ng will use
 lexicon sources take precedence in the documented order and their errors name FILE:LINE:COL."""
 import os
 import re
+import subprocess
 import unittest
 
 from common import SRC, Case, explained, main, run, write
@@ -109,6 +110,23 @@ class Explain(Case):
         # HEAD is said as espeak-ng says the word, not spelled
         self.assertTrue(got[0][2].startswith("h'Ed "), got[0][2])
         self.assertEqual(got[1][3], [])   # ordinary prose: nothing decided
+
+    def test_other_language_voice_gets_the_lexicon_only(self):
+        # The rules are English; a German voice is given the script's text (the lexicon
+        # still applies) and says it as plain espeak-ng -v de does.
+        os.mkdir(self.path("voices"))
+        write(self.path("voices", "german.voice"), "voice = de\n")
+        text = "HEAD ist 12d655d4561 und --silent."
+        self.script(HEAD + f"[voice german] {text}\n\n{text}\n\n[voice german] NCCL2 ist da.\n")
+        got = self.explain_ok("ep.txt", "--voices", "voices", decisions=True)
+        self.assertEqual(got[0][1], text)
+        self.assertEqual(got[0][3], [])
+        judge = subprocess.run(["espeak-ng", "-q", "-x", "-v", "de", text], capture_output=True,
+                               text=True, check=True).stdout.strip()
+        self.assertEqual(got[0][2], judge)
+        self.assertEqual(got[1][1], "HEAD ist one two D six five five D und dash dash silent.")
+        self.assertEqual(got[2][1], "nickel 2 ist da.")
+        self.assertEqual(got[2][3], [(0, "NCCL", "lexicon entry")])
 
     def test_lexicon_option_and_precedence(self):
         write(self.path("a.lexicon"), "# team words\nFlashAttn = flash attention\nNCCL = en cee cee el\n"

@@ -408,6 +408,34 @@ static void test_spans_of_new_rules(void)
     }
 }
 
+/* The rules are English: for a voice of another language only the lexicon applies. */
+static void test_other_languages(void)
+{
+    CHECK(re_normalize_voice_is_english(NULL));
+    CHECK(re_normalize_voice_is_english("en"));
+    CHECK(re_normalize_voice_is_english("en-us"));
+    CHECK(re_normalize_voice_is_english("en-gb+f3"));
+    CHECK(re_normalize_voice_is_english("en-gb-x-rp"));
+    CHECK(re_normalize_voice_is_english("gmw/en-US"));
+    CHECK(re_normalize_voice_is_english("mb-us1"));
+    CHECK(re_normalize_voice_is_english("English"));
+    CHECK(!re_normalize_voice_is_english("de"));
+    CHECK(!re_normalize_voice_is_english("de+m3"));
+    CHECK(!re_normalize_voice_is_english("eo"));       /* Esperanto */
+    CHECK(!re_normalize_voice_is_english("es"));
+    CHECK(!re_normalize_voice_is_english("mb-de1"));
+    const char *text = "HEAD ist 12d655d4561, PR 189759 mit --silent und NCCL2...";
+    re_spoken s;
+    CHECK_INT(re_normalize_spans_for(shipped, text, "de", &s), RE_OK);
+    CHECK_STR(s.text, "HEAD ist 12d655d4561, PR 189759 mit --silent und nickel 2...");
+    CHECK_INT(s.decision_count, 1);   /* the lexicon's NCCL only */
+    re_spoken_free(&s);
+    CHECK_INT(re_normalize_spans_for(shipped, text, "en-gb+f3", &s), RE_OK);
+    CHECK_STR(s.text, "HEAD ist one two D six five five D, PR one eight nine seven five nine mit "
+                      "dash dash silent und nickel 2\xE2\x80\xA6");
+    re_spoken_free(&s);
+}
+
 /* What explain shows: the decision for each word a rule took, word before its parts. */
 static void test_decisions(void)
 {
@@ -653,6 +681,7 @@ int main(void)
     test_hashes_options_revisions_urls();
     test_decisions();
     test_spans_of_new_rules();
+    test_other_languages();
     test_bad_input();
     test_random_texts();
     test_word_length();

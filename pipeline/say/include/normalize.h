@@ -6,7 +6,7 @@
  * (a "word" is a run of non-blanks, with wrapping brackets, quotes and sentence punctuation
  * kept around it). Each rule is overridden by a lexicon entry for the same word, since the
  * lexicon goes first: `GEMM = GEMM` keeps a word from being spelled. The rules are English
- * (whatever the voice) and conservative: ordinary prose ("3 people", "in 2026", "1.5
+ * (re_normalize_spans_for leaves them out for a voice of another language) and conservative: ordinary prose ("3 people", "in 2026", "1.5
  * seconds") is left as it is, and a word of the dictionary (words.h: Debian's wamerican list
  * and espeak-ng's English dictionary, compiled in) is never changed, in any capitalization:
  * the engine says HEAD as the word.
@@ -102,6 +102,19 @@ typedef struct re_spoken {
 /* re_normalize with the map of spans. Release *out with re_spoken_free (also after a
  * failure, when it is empty). */
 re_status re_normalize_spans(const re_lexicon *lexicon, const char *text, re_spoken *out);
+
+/* re_normalize_spans for a text the espeak-ng voice `engine_voice` (a profile's `voice`, e.g.
+ * "en-gb+f3", "de"; NULL: English) will speak. The rules are English: for a voice of another
+ * language only the lexicon applies, and the rest is given to the engine as written, which
+ * reads it its own way (a German voice reading "one eight nine" or "dash dash" would say
+ * English words with German sounds). */
+re_status re_normalize_spans_for(const re_lexicon *lexicon, const char *text,
+                                 const char *engine_voice, re_spoken *out);
+
+/* 1 when `engine_voice` speaks English: "en", "en-*" or "en_*" before any "+variant" (after
+ * any "folder/"), "english", or an English MBROLA voice (mb-en1, mb-us1..3); NULL counts as
+ * English. */
+int re_normalize_voice_is_english(const char *engine_voice);
 void re_spoken_free(re_spoken *spoken);
 
 #endif
