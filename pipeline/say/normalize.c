@@ -1809,6 +1809,8 @@ int re_normalize_voice_is_english(const char *engine_voice)
     static const char *const mbrola_english[] = { "mb-en1", "mb-us1", "mb-us2", "mb-us3", NULL };
     if (in_list_fold(name, len, mbrola_english) || equals_fold(name, len, "english"))
         return 1;
+    if (len > 6 && equals_fold(name, 3, "mb-") && equals_fold(name + len - 3, 3, "-en"))
+        return 1;   /* mb-de1-en: an MBROLA voice of another language speaking English */
     return len >= 2 && (name[0] == 'e' || name[0] == 'E') && (name[1] == 'n' || name[1] == 'N')
            && (len == 2 || name[2] == '-' || name[2] == '_');
 }

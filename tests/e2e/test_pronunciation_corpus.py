@@ -6,7 +6,9 @@ each said alone as a paragraph and checked through `render-episode explain`:
 - the decision explain shows for it names the rule that took it;
 - "never worse than espeak-ng": for every ordinary English word and every dictionary word in
   capitals, our phonemes are exactly plain espeak-ng's for the same word
-  (`espeak-ng -q -x -v VOICE WORD`, the espeak-ng program as judge), in several voices."""
+  (`espeak-ng -q -x -v VOICE WORD`, the espeak-ng program as judge), in every English voice;
+- rendered, the transcripts show the script's own tokens, not what the engine was given
+  (ffmpeg re-reads the WebVTT file)."""
 import os
 import re
 import subprocess
@@ -14,7 +16,9 @@ import subprocess
 from common import SRC, Case, explained, main, run, write
 
 CORPUS = os.path.join(SRC, "tests", "data", "pronunciation", "corpus.tsv")
-VOICES = ("en-us", "en-gb", "en-gb-x-rp")
+# Every English espeak-ng 1.51 voice that needs no MBROLA.
+VOICES = ("en-us", "en-gb", "en-gb-scotland", "en-gb-x-gbclan", "en-gb-x-gbcwmd", "en-gb-x-rp",
+          "en-029")
 
 # The decision explain prints for a token of each category (its first, outermost one).
 DECISION = {
@@ -115,6 +119,24 @@ class PronunciationCorpus(Case):
             if category == "hash":
                 with self.subTest(token=token):
                     self.assertNotRegex(phonemes, r"h'VndrI2d|T'aUz@nd|tw'Elv|'Ilev@n|t'En")
+
+    def test_transcripts_keep_the_scripts_tokens(self):
+        # A paragraph of corpus tokens of every rule, rendered: the cues, re-read by ffmpeg,
+        # are exactly the script's text (whitespace aside), so each token is there as written.
+        picked = {}
+        for token, _, category, _ in self.rows:
+            if category != "word" and len(picked.get(category, [])) < 2:
+                picked.setdefault(category, []).append(token)
+        tokens = [t for c in sorted(picked) for t in picked[c]]
+        text = "Today: " + ", ".join(tokens) + "."
+        write(self.path("r.txt"), "---\ntitle: Tokens\n---\n" + text + "\n")
+        res = run([self.path("r.txt"), "-o", self.path("r.mp3"), "-q"], cwd=self.tmp)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        out = subprocess.run(["ffmpeg", "-v", "error", "-i", self.path("r.vtt"), "-f", "srt", "-"],
+                             capture_output=True, text=True, check=True).stdout
+        cues = [re.sub(r"<[^>]*>", "", b.split("\n", 2)[2]) for b in out.strip().split("\n\n")]
+        self.assertGreater(len(cues), 1)
+        self.assertEqual(" ".join(" ".join(cues).split()), text)
 
 
 if __name__ == "__main__":

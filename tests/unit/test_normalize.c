@@ -424,6 +424,7 @@ static void test_other_languages(void)
     CHECK(!re_normalize_voice_is_english("eo"));       /* Esperanto */
     CHECK(!re_normalize_voice_is_english("es"));
     CHECK(!re_normalize_voice_is_english("mb-de1"));
+    CHECK(re_normalize_voice_is_english("mb-de1-en"));
     const char *text = "HEAD ist 12d655d4561, PR 189759 mit --silent und NCCL2...";
     re_spoken s;
     CHECK_INT(re_normalize_spans_for(shipped, text, "de", &s), RE_OK);

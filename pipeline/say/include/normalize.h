@@ -112,8 +112,8 @@ re_status re_normalize_spans_for(const re_lexicon *lexicon, const char *text,
                                  const char *engine_voice, re_spoken *out);
 
 /* 1 when `engine_voice` speaks English: "en", "en-*" or "en_*" before any "+variant" (after
- * any "folder/"), "english", or an English MBROLA voice (mb-en1, mb-us1..3); NULL counts as
- * English. */
+ * any "folder/"), "english", or an MBROLA voice speaking English (mb-en1, mb-us1..3,
+ * mb-de1-en); NULL counts as English. */
 int re_normalize_voice_is_english(const char *engine_voice);
 void re_spoken_free(re_spoken *spoken);
 
