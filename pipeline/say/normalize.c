@@ -340,7 +340,8 @@ static caps_reading read_caps(const char *s, size_t len, int constant)
         return CAPS_ROMAN;
     if (re_is_word(s, len))
         return CAPS_WORD;
-    if (len > 16 || (len > 4 && pronounceable(s, len)) || (constant && len >= 3 && pronounceable(s, len)))
+    if (len > 16 || (len > 4 && pronounceable(s, len))
+        || (constant && len >= 3 && pronounceable(s, len)))
         return CAPS_PRONOUNCEABLE;
     return CAPS_SPELLED;
 }
@@ -580,7 +581,8 @@ static void say_version_suffix(normalizer *n, const char *s, size_t len)
         } else if (s[i] == '~') {
             says(n, " tilde");
         } else if (s[i] == '.') {
-            says(n, i > 0 && re_is_digit(s[i - 1]) && j < len && re_is_digit(s[j]) ? " point" : " dot");
+            int decimal = i > 0 && re_is_digit(s[i - 1]) && j < len && re_is_digit(s[j]);
+            says(n, decimal ? " point" : " dot");
         } else if (re_is_alnum(s[i])) {
             int alpha = re_is_letter(s[i]);
             while (j < len && (alpha ? re_is_letter(s[j]) : re_is_digit(s[j])))

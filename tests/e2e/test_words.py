@@ -1,11 +1,11 @@
 """The normalizer's dictionary (pipeline/say/words_table.c) is exactly what scripts/make-words
 makes of Debian's wamerican word list and espeak-ng's en_dict, so "is this a word" can be
-traced to public files, and a word of either in capitals is left to the engine: `explain` shows the engine's own
-phonemes for it (judged by the espeak-ng program), not spelled letters."""
+traced to public files, and a word of either in capitals is left to the engine: `explain`
+shows the engine's own phonemes for it (judged by the espeak-ng program), not spelled
+letters."""
 import os
 import re
 import subprocess
-import unittest
 
 from common import SRC, Case, main, run, write
 

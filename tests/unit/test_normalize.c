@@ -369,9 +369,12 @@ static void test_hashes_options_revisions_urls(void)
     SAYS("https://github.com/pytorch/pytorch/pull/189759/files#diff-1f2e",
          "github dot com pull request one eight nine seven five nine");
     SAYS("https://github.com/curl/curl/issues/12", "github dot com issue 12");
-    SAYS("https://github.com/a/b/commit/12d655d4561aa0", "github dot com commit one two D six five five D");
-    SAYS("https://gitlab.com/a/b/-/merge_requests/4321", "gitlab dot com merge request four three two one");
-    SAYS("https://salsa.debian.org/a/b/-/commits/3f2a9c1e", "salsa dot debian dot org commit three F two eh nine C one");
+    SAYS("https://github.com/a/b/commit/12d655d4561aa0",
+         "github dot com commit one two D six five five D");
+    SAYS("https://gitlab.com/a/b/-/merge_requests/4321",
+         "gitlab dot com merge request four three two one");
+    SAYS("https://salsa.debian.org/a/b/-/commits/3f2a9c1e",
+         "salsa dot debian dot org commit three F two eh nine C one");
     SAYS("https://example.org:8080/pull/x", "example dot org");
     SAYS("https://example.org/docs/issues", "example dot org");
     SAYS("http://bugs.debian.org/1034343", "bugs dot debian dot org");
@@ -384,7 +387,8 @@ static void test_spans_of_new_rules(void)
     static const struct { const char *token, *spoken; } cases[] = {
         { "12d655d4561", "one two D six five five D" },
         { "--silent", "dash dash silent" },
-        { "https://github.com/a/b/pull/189759/files", "github dot com pull request one eight nine seven five nine" },
+        { "https://github.com/a/b/pull/189759/files",
+          "github dot com pull request one eight nine seven five nine" },
         { "3.25.0-3", "3 point 25 point 0 dash 3" },
         { "OPENSSL_INIT", "OPEN S.S.L INIT" },
     };

@@ -6,10 +6,10 @@
  * (a "word" is a run of non-blanks, with wrapping brackets, quotes and sentence punctuation
  * kept around it). Each rule is overridden by a lexicon entry for the same word, since the
  * lexicon goes first: `GEMM = GEMM` keeps a word from being spelled. The rules are English
- * (re_normalize_spans_for leaves them out for a voice of another language) and conservative: ordinary prose ("3 people", "in 2026", "1.5
- * seconds") is left as it is, and a word of the dictionary (words.h: Debian's wamerican list
- * and espeak-ng's English dictionary, compiled in) is never changed, in any capitalization:
- * the engine says HEAD as the word.
+ * (re_normalize_spans_for leaves them out for a voice of another language) and conservative:
+ * ordinary prose ("3 people", "in 2026", "1.5 seconds") is left as it is, and a word of the
+ * dictionary (words.h: Debian's wamerican list and espeak-ng's English dictionary, compiled
+ * in) is never changed, in any capitalization: the engine says HEAD as the word.
  *
  *   reference numbers   after PR, PRs, issue(s), bug(s), ticket(s), commit(s), pull request(s),
  *                       and after `#`: three or more digits are read digit by digit
