@@ -54,7 +54,8 @@
 #include "status.h"
 
 /* Bumped whenever a rule changes what is said: part of any cache key built on the input. */
-#define RE_NORMALIZE_RULES_VERSION 2
+#define RE_NORMALIZE_RULES_VERSION 3   /* 3: the dictionary decides capitals; hashes, options,
+                                        * revisions, URL tails (issue 14 item 5) */
 
 /* How the engine is to read a spoken text (the synth stage takes these flags). Never as SSML. */
 #define RE_TEXT_PLAIN 0u      /* every character is text, [[ included */
