@@ -159,6 +159,9 @@ static re_status start_speech(render *r)
     speech_plan plan = {
         .prepared = &r->prepared, .engine = r->engine, .engine_name = r->engine_name,
         .script_path = r->opt->script_path, .cache_dir = r->opt->cache_dir,
+        .remote = { .url = r->opt->cache_url, .timeout_ms = r->opt->cache_timeout_ms,
+                    .bearer_token = r->opt->cache_token, .netrc_file = r->opt->cache_netrc,
+                    .state = r->opt->remote_state, .stop = r->opt->stop },
         .jobs = r->opt->jobs ? r->opt->jobs : 1,
         .timeout_ms = r->opt->engine_timeout_ms ? r->opt->engine_timeout_ms : RE_ENGINE_TIMEOUT_MS,
     };
@@ -561,6 +564,7 @@ static re_status finish_outputs(render *r, re_render_result *result)
     result->bytes = r->facts.bytes;
     result->segments_synthesized = speech_scheduler_synthesized(r->speech);
     result->segments_cached = speech_scheduler_cached(r->speech);
+    result->segments_remote = speech_scheduler_remote(r->speech);
     result->loudness = r->delivered;
     result->loudness_normalized = !r->opt->loudness_off;
     result->loudness_met = r->opt->loudness_off || r->plan.met;
