@@ -109,7 +109,7 @@ re_status re_shard_from_env(re_env_lookup lookup, void *context, unsigned count_
     if (status != RE_OK)
         return status;
     const char *count_var = found->count_var;
-    if (!count_var && count_given) {
+    if (!count_var && !lookup(context, RE_SHARD_COUNT_ENV) && count_given) {
         count = count_given;
     } else {
         if (!count_var)
