@@ -218,9 +218,12 @@ class NginxDav:
 
     def stop(self):
         import signal
-        if self.process and self.process.poll() is None:
-            self.signal(signal.SIGCONT)
-            self.signal(signal.SIGKILL)
+        if self.process:
+            for sig in (signal.SIGCONT, signal.SIGKILL):
+                try:
+                    self.signal(sig)
+                except ProcessLookupError:   # already gone (a test killed it)
+                    pass
             self.process.wait(timeout=30)
         self.process = None
 
