@@ -80,6 +80,16 @@ void re_remote_free(re_remote *remote)
     free(remote);
 }
 
+/* A part of the URL as our own string (malloc'ed), or NULL when it has none. */
+static char *url_part(CURLU *u, CURLUPart part)
+{
+    char *value = NULL, *copy = NULL;
+    if (curl_url_get(u, part, &value, 0) == CURLUE_OK && value)
+        copy = strdup(value);
+    curl_free(value);
+    return copy;
+}
+
 /* Checks the URL and makes the two forms we keep: base (as given) and shown (no credentials). */
 static re_status parse_url(re_remote *r, const char *url, re_diagnostics *diag)
 {
@@ -98,8 +108,8 @@ static re_status parse_url(re_remote *r, const char *url, re_diagnostics *diag)
         status = RE_ERR_INPUT;
     }
     if (status == RE_OK) {
-        (void)curl_url_get(u, CURLUPART_USER, &r->user, 0);
-        (void)curl_url_get(u, CURLUPART_PASSWORD, &r->password, 0);
+        r->user = url_part(u, CURLUPART_USER);
+        r->password = url_part(u, CURLUPART_PASSWORD);
         if (curl_url_get(u, CURLUPART_URL, &full, 0) != CURLUE_OK)
             status = RE_ERR_NOMEM;
     }

@@ -118,7 +118,7 @@ static void test_json(void)
     }
     for (size_t i = 0; i < 5; i++) {
         json_t *e = json_array_get(list, i);
-        CHECK_INT(json_object_size(e), 10);
+        CHECK_INT(json_object_size(e), 11);
         CHECK_STR(str(e, "script"), episodes[i].script);
         CHECK_STR(str(e, "output"), episodes[i].output);
         CHECK_STR(str(e, "status"), re_episode_state_name(episodes[i].state));
