@@ -367,6 +367,46 @@ class Fleet(unittest.TestCase):
             self.assertNotIn(secret, everything)
             self.assertNotIn("fleet:", everything)
 
+    def test_render_uses_the_remote_too(self):
+        server = self.nginx()
+        script = os.path.join(self.scripts, "ep3.txt")
+        for run in ("cold", "warm"):          # warm: the remote filled, the local cache new
+            out = os.path.join(self.dir, run, "ep3.mp3")
+            os.makedirs(os.path.dirname(out))
+            res = subprocess.run([BIN, script, "-o", out, "-q", "--cache", os.path.join(self.dir, run, "cache")],
+                                 capture_output=True, text=True, timeout=300,
+                                 env=clean_env(RENDER_EPISODE_CACHE_URL=server.url("cache/one")))
+            self.assertEqual(res.returncode, 0, res.stderr)
+            self.assertEqual(res.stderr, "")
+            self.assertSameOutputs({**self.reference, **outputs_of(os.path.dirname(out))})
+        self.assertEqual(server.requests("PUT"), 2)          # its two paragraphs, stored once
+        self.assertEqual(server.requests("GET"), 4)          # looked up cold, found warm
+
+    def test_a_stop_ends_a_transfer_to_a_hung_server(self):
+        server = self.nginx()
+        server.signal(signal.SIGSTOP)
+        out = os.path.join(self.dir, "ep.mp3")
+        proc = subprocess.Popen([BIN, os.path.join(self.scripts, "ep1.txt"), "-o", out, "-q", "--cache",
+                                 os.path.join(self.dir, "c"), "--cache-url", server.url(), "--cache-timeout", "600"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=clean_env())
+        # the render is waiting for the server (it cannot be anywhere else: the first paragraph's
+        # lookup comes before any speech) once nginx's accept queue holds its connection
+        deadline = time.monotonic() + 60
+        while proc.poll() is None and time.monotonic() < deadline and not self.connected(server):
+            time.sleep(0.01)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=120)   # a hang here is the failure, not a slow run
+        self.assertEqual(proc.returncode, 130, err)
+        self.assertFalse(os.path.exists(out))
+
+    @staticmethod
+    def connected(server):
+        """Whether a client holds an established connection to the server's port (the kernel's
+        own table, /proc/net/tcp: remote address hex IP:PORT, state 01 = established)."""
+        with open("/proc/net/tcp", encoding="ascii") as f:
+            rows = [line.split() for line in f.readlines()[1:]]
+        return any(int(row[2].split(":")[1], 16) == server.port and row[3] == "01" for row in rows)
+
     def test_bad_cache_urls_are_usage_errors(self):
         out = os.path.join(self.dir, "out")
         for url in ("ftp://127.0.0.1/x", "not a url", "http://127.0.0.1/x?q=1", "http://", "file:///etc"):
