@@ -394,6 +394,7 @@ class Fleet(unittest.TestCase):
         deadline = time.monotonic() + 60
         while proc.poll() is None and time.monotonic() < deadline and not self.connected(server):
             time.sleep(0.01)
+        self.assertTrue(self.connected(server))   # waiting on the hung server right now
         proc.send_signal(signal.SIGINT)
         _, err = proc.communicate(timeout=120)   # a hang here is the failure, not a slow run
         self.assertEqual(proc.returncode, 130, err)
