@@ -198,8 +198,10 @@ class NginxDav:
     def start(self):
         import socket
         import time
+        import shutil
+        nginx = shutil.which("nginx") or "/usr/sbin/nginx"   # /usr/sbin: not on every user's PATH
         self.process = subprocess.Popen(
-            ["nginx", "-p", self.folder, "-c", self.config, "-e", f"{self.folder}/logs/error.log",
+            [nginx, "-p", self.folder, "-c", self.config, "-e", f"{self.folder}/logs/error.log",
              "-g", "daemon off; master_process on;"],
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
         for _ in range(500):
