@@ -204,6 +204,9 @@ static void build_head(page_builder *b, xmlNodePtr html, const re_episode *ep, c
     attribute(b, meta, "name", "viewport");
     attribute(b, meta, "content", "width=device-width, initial-scale=1");
     text_element(b, head, "title", NULL, ep->title);
+    xmlNodePtr icon = element(b, head, "link", NULL);   /* no request for /favicon.ico */
+    attribute(b, icon, "rel", "icon");
+    attribute(b, icon, "href", "data:,");
     if (ep->summary) {
         meta = element(b, head, "meta", NULL);
         attribute(b, meta, "name", "description");

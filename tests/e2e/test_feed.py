@@ -375,7 +375,8 @@ class PageReader(HTMLParser):
             self.links.append(a)
         if tag == "span" and "cue" in a.get("class", "").split():
             self.cues.append(a)
-        if tag in ("script", "link", "img", "iframe") and (a.get("src") or a.get("href")):
+        if tag in ("script", "link", "img", "iframe") and not (a.get("src") or a.get("href")
+                                                                 or "data:").startswith("data:"):
             self.external.append(a)
         if tag == "script":
             self.scripts += 1
