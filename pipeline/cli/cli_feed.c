@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "feed.h"
 #include "files.h"
+#include "folder_index.h"
 #include "output.h"
 
 
@@ -172,6 +173,8 @@ static re_status build(const feed_cli *cli, const char *target, size_t *episodes
         st = scan;
     if (st == RE_OK)
         st = re_feed_complete_channel(&feed, cli->base_url, show_path, errors, warnings);
+    if (st == RE_OK && strcmp(target, "-") != 0)   /* the folder's index.html, newest first */
+        st = re_folder_index_publish(&feed, cli->dir, cli->output ? NULL : "feed.xml", errors);
     if (st == RE_OK)
         st = write_output(&feed, cli, target, errors);
     *episodes = feed.count;
