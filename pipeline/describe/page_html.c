@@ -1,5 +1,6 @@
 /* page_html.c - the episode page in HTML (see page.h, docs/feed.md): a libxml2 HTML tree,
  * written by libxml2's serializer, which does every escape. */
+#define _GNU_SOURCE
 #include "page.h"
 
 #include <stdio.h>
@@ -256,9 +257,14 @@ static void build_transcript(html_builder *b, xmlNodePtr article, const re_rende
         }
         if (i == 0 || new_chapter || !same_speaker(cue->speaker, t->cues[i - 1].speaker)) {
             p = html_element(b, section, "p", NULL);
-            if (cue->speaker) {
-                xmlNodePtr who = html_text_element(b, p, "b", "speaker", cue->speaker);
-                html_raw_text(b, who, ":", 1);
+            if (cue->speaker) {   /* "Name:", the colon guarded like the name's own text */
+                char *label = NULL;
+                if (asprintf(&label, "%s:", cue->speaker) < 0) {
+                    b->failed = 1;
+                    break;
+                }
+                html_text_element(b, p, "b", "speaker", label);
+                free(label);
             }
         }
         if (p && p->children)
