@@ -160,7 +160,7 @@ static int cli_render(int argc, char **argv)
 
 static int cli_render_command(int argc, char **argv)
 {
-    return cli_render(argc - 1, argv + 1);
+    return cli_render(argc - 1, argv + 1);   /* past the word "render" */
 }
 
 /* The subcommands; argv[0] is the command's name when one is called. */
