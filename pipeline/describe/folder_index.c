@@ -10,6 +10,7 @@
 #include "duration.h"
 #include "files.h"
 #include "html_tree.h"
+#include "page_text.h"
 #include "output.h"
 
 static const char index_style[] =
@@ -18,18 +19,6 @@ static const char index_style[] =
     ".meta{color:#555}"
     "ol.episodes{list-style:none;padding:0}"
     "ol.episodes h2{margin-bottom:.2em;font-size:1.2em}";
-
-/* "2 min 53 s", "1 h 0 min 5 s", "45 s". */
-static void human_duration(uint64_t seconds, char *buf, size_t size)
-{
-    unsigned long long s = (unsigned long long)seconds;
-    if (s >= 3600)
-        snprintf(buf, size, "%llu h %llu min %llu s", s / 3600, s / 60 % 60, s % 60);
-    else if (s >= 60)
-        snprintf(buf, size, "%llu min %llu s", s / 60, s % 60);
-    else
-        snprintf(buf, size, "%llu s", s);
-}
 
 static void build_episode(html_builder *b, xmlNodePtr list, const re_feed_episode *ep,
                           int has_page)
@@ -62,7 +51,7 @@ static void build_episode(html_builder *b, xmlNodePtr list, const re_feed_episod
     uint64_t seconds = re_samples_to_seconds(ep->samples, ep->sample_rate);
     char iso[RE_DURATION_ISO_MAX], human[96];
     re_duration_format_iso(seconds, iso);
-    human_duration(seconds, human, sizeof human);
+    page_duration_words(seconds, human, sizeof human);
     html_raw_text(b, meta, sep, strlen(sep));
     xmlNodePtr time = html_text_element(b, meta, "time", NULL, human);
     html_attribute(b, time, "datetime", iso);

@@ -52,6 +52,17 @@ static void md_text(FILE *out, const char *s, int line_start)
     }
 }
 
+void page_duration_words(uint64_t seconds, char *buf, size_t size)
+{
+    unsigned long long s = (unsigned long long)seconds;
+    if (s >= 3600)
+        snprintf(buf, size, "%llu h %llu min %llu s", s / 3600, s / 60 % 60, s % 60);
+    else if (s >= 60)
+        snprintf(buf, size, "%llu min %llu s", s / 60, s % 60);
+    else
+        snprintf(buf, size, "%llu s", s);
+}
+
 void page_clock_text(uint64_t ms, char *buf, size_t size)
 {
     unsigned long long s = (unsigned long long)(ms / 1000);

@@ -62,18 +62,6 @@ static const char page_script[] =
     "  });\n"
     "})();\n";
 
-/* "2 min 53 s", "1 h 0 min 5 s", "45 s". */
-static void human_duration(uint64_t seconds, char *buf, size_t size)
-{
-    unsigned long long s = (unsigned long long)seconds;
-    if (s >= 3600)
-        snprintf(buf, size, "%llu h %llu min %llu s", s / 3600, s / 60 % 60, s % 60);
-    else if (s >= 60)
-        snprintf(buf, size, "%llu min %llu s", s / 60, s % 60);
-    else
-        snprintf(buf, size, "%llu s", s);
-}
-
 /* "65.123": seconds with milliseconds, for media fragments and data-start. */
 static void seconds_text(uint64_t ms, char *buf, size_t size)
 {
@@ -107,7 +95,8 @@ static void json_ld(html_builder *b, xmlNodePtr head, const re_episode *ep, cons
               || json_set(series, "name", json_string(ep->show)) != 0;
         bad = bad || json_set(episode, "partOfSeries", series) != 0;
     }
-    bad = bad || json_set(episode, "inLanguage", json_string(ep->language ? ep->language : "en-us")) != 0;
+    const char *language = ep->language ? ep->language : "en-us";
+    bad = bad || json_set(episode, "inLanguage", json_string(language)) != 0;
     bad = bad || json_set(episode, "duration", json_string(iso)) != 0;
     bad = bad || json_set(media, "@type", json_string("AudioObject")) != 0
           || json_set(media, "contentUrl", json_string(audio_name)) != 0
@@ -312,7 +301,8 @@ static void build_body(html_builder *b, xmlNodePtr html, const re_render_facts *
     html_attribute(b, link, "href", vtt_name);
 
     char human[96];
-    human_duration(re_samples_to_seconds(facts->samples, facts->sample_rate), human, sizeof human);
+    page_duration_words(re_samples_to_seconds(facts->samples, facts->sample_rate), human,
+                        sizeof human);
     xmlNodePtr duration = html_element(b, article, "p", "duration");
     html_raw_text(b, duration, "Duration: ", strlen("Duration: "));
     xmlNodePtr time = html_text_element(b, duration, "time", NULL, iso);
