@@ -91,9 +91,14 @@ static void json_ld(html_builder *b, xmlNodePtr head, const re_episode *ep, cons
         bad = bad || json_set(episode, "episodeNumber", json_integer(ep->episode_number)) != 0;
     if (ep->show) {
         json_t *series = json_object();
-        bad = bad || !series || json_set(series, "@type", json_string("PodcastSeries")) != 0
-              || json_set(series, "name", json_string(ep->show)) != 0;
-        bad = bad || json_set(episode, "partOfSeries", series) != 0;
+        int made = series && json_set(series, "@type", json_string("PodcastSeries")) == 0
+                   && json_set(series, "name", json_string(ep->show)) == 0;
+        if (!bad && made) {
+            bad = json_set(episode, "partOfSeries", series) != 0;   /* takes series */
+        } else {
+            json_decref(series);
+            bad = 1;
+        }
     }
     const char *language = ep->language ? ep->language : "en-us";
     bad = bad || json_set(episode, "inLanguage", json_string(language)) != 0;
