@@ -1,8 +1,10 @@
-/* disclosure.h - the note that the voices are synthetic, the same words in the feed
- * (podcast:txt) and on the episode page. */
+/* disclosure.h - the one sentence that tells listeners the voices are synthetic: the feed's
+ * podcast:txt (purpose "disclosure") and the episode page both say it, in these words. */
 #ifndef RE_DISCLOSURE_H
 #define RE_DISCLOSURE_H
 
-#define RE_DISCLOSURE_TEXT "The voices in this episode are synthetic: it was read by a text-to-speech engine (espeak-ng)."
+#define RE_DISCLOSURE_TEXT \
+    "The voices in this episode are synthetic: it was read from a written script by " \
+    "text-to-speech software (espeak-ng)."
 
 #endif
