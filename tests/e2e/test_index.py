@@ -6,11 +6,13 @@ feed, and escapes the show's text. With `-o -` (the feed on standard output) not
 written into the folder."""
 import json
 import os
+import re
+import subprocess
 import urllib.parse
 from html.parser import HTMLParser
 
 from common import Case, listing, main, run, write
-from test_feed import SHOW
+from test_feed import SHOW   # the channel the feed test publishes (kept valid there)
 
 BASE = "https://cdn.example.org/pod/"
 EPISODES = {   # name: (published, with --page)
@@ -70,6 +72,14 @@ class Index(Case):
             res = run([script, "-o", os.path.join(out, name + ".mp3"), "-q", *extra])
             self.assertEqual(res.returncode, 0, res.stderr)
         write(os.path.join(out, "show.txt"), SHOW)
+        # the feed test's show file; cover art it names as a local file is made by ffmpeg
+        for image in re.findall(r"^image: *(\S+)$", SHOW, re.M):
+            if "://" not in image:
+                res = subprocess.run(["ffmpeg", "-loglevel", "error", "-f", "lavfi", "-i",
+                                      "color=c=blue:s=1400x1400", "-frames:v", "1", "-pix_fmt",
+                                      "rgb24", os.path.join(out, image)],
+                                     capture_output=True, text=True)
+                self.assertEqual(res.returncode, 0, res.stderr)
         return out
 
     def test_index_newest_first_with_links_and_lengths(self):
