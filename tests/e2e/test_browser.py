@@ -6,7 +6,8 @@ What Chromium must find: `audio.duration` equal to the sidecar's samples / sampl
 1 ms (its MP3 decoder honours the LAME tag's delay and padding); each chapter link, clicked,
 seeks the player to the chapter's start (and the page stays where it is); the player's
 position set inside each cue highlights that cue's span in the transcript, and only that one;
-and the page asks the server for nothing but itself, its audio and its WebVTT track.
+the highlight follows the player while it plays; and the page asks the server for nothing but
+itself, its audio and its WebVTT track.
 
 Skipped, with ALLOWED_SKIPS["chromium"], where chromium or chromedriver is not installed;
 `scripts/setup --test` installs both (Debian packages chromium, chromium-driver)."""
@@ -274,6 +275,26 @@ class Browser(Case):
                     "return n.length === 1 && n[0].id === arguments[0] ? [n[0].id,"
                     " n[0].getAttribute('aria-current')] : null;", cue_id), f"{cue_id} highlighted")
                 self.assertEqual(now, [cue_id, "true"])
+
+    def test_highlight_follows_playback(self):
+        """Played (muted) from just before the end of the first cue, the highlight moves on
+        to the next cue by itself: the player drives it, not a seek."""
+        cues = self.wd.js("return Array.prototype.map.call(document.querySelectorAll('.cue'),"
+                          " function (s) { return [s.id, +s.dataset.start, +s.dataset.end]; });")
+        first, second = cues[0], cues[1]
+        self.wd.js("var a = document.getElementById('player'); a.muted = true;"
+                   "a.currentTime = arguments[0];", first[2] - 0.2)
+        wait_for(lambda: self.wd.js("var n = document.querySelector('.cue.now');"
+                                    "return n && n.id === arguments[0];", first[0]),
+                 "the first cue highlighted")
+        played = self.wd.js_async("var done = arguments[arguments.length - 1];"
+                         "document.getElementById('player').play().then(function () { done(1); },"
+                         " function (e) { done(String(e)); });")
+        self.assertEqual(played, 1)
+        wait_for(lambda: self.wd.js("var n = document.querySelector('.cue.now');"
+                                    "return n && n.id === arguments[0];", second[0]),
+                 "the highlight moving to the second cue while playing")
+        self.assertFalse(self.wd.js("return document.getElementById('player').paused;"))
 
     def test_nothing_else_is_fetched(self):
         self.wd.js("document.getElementById('player').currentTime = 1.5;")
