@@ -135,7 +135,8 @@ const char cli_render_options_help[] =
     "  -j, --jobs N             processes at once, 1..64 (default: CPUs)\n"
     "      --srt                also write OUT.srt (the WebVTT OUT.vtt is always written)\n"
     "      --transcript-json    also write OUT.transcript.json (Podcasting 2.0)\n"
-    "      --page               also write OUT.md, a show-notes page with the transcript\n"
+    "      --page               also write OUT.html, the episode page (player, chapters,\n"
+    "                           transcript); --page-md: OUT.md, the same as Markdown\n"
     "      --loudness LUFS|off  integrated loudness target (default -16; -40..-5)\n"
     "      --true-peak DBTP     true-peak ceiling (default -1; -20..0)\n"
     "      --cache DIR          segment cache folder (default $XDG_CACHE_HOME/render-episode)\n"
@@ -244,6 +245,8 @@ int cli_render_option(int argc, char **argv, int *i, cli_render_settings *s)
         s->no_cache = 1;
     } else if (strcmp(arg, "--page") == 0) {
         s->options.write_page = 1;
+    } else if (strcmp(arg, "--page-md") == 0) {
+        s->options.write_page_md = 1;
     } else if (strcmp(arg, "-q") == 0 || strcmp(arg, "--quiet") == 0) {
         s->quiet = 1;
     } else {

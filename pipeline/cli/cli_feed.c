@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "feed.h"
 #include "files.h"
+#include "folder_index.h"
 #include "output.h"
 
 
@@ -21,9 +22,12 @@ static const char feed_usage[] =
     "NAME.vtt, NAME.srt, NAME.transcript.json and NAME.chapters.json when they are there.\n"
     "The channel is described by a show file of `key: value` lines (title, description,\n"
     "author, language, link, image, category, explicit, owner_name, owner_email).\n"
+    "Also writes OUTDIR/index.html: the show and its episodes, newest first, each linked to\n"
+    "its page NAME.html (render --page) or its audio.\n"
     "\n"
     "  --base-url URL       where OUTDIR's files are published (http:// or https://)\n"
-    "  -o, --output FILE    the feed (default OUTDIR/feed.xml; - for standard output)\n"
+    "  -o, --output FILE    the feed (default OUTDIR/feed.xml; - for standard output, and\n"
+    "                       then no index.html)\n"
     "      --show FILE      the show file (default OUTDIR/show.txt when it exists)\n"
     "  -q, --quiet          no summary line\n"
     "  -h, --help           this help\n"
@@ -172,6 +176,8 @@ static re_status build(const feed_cli *cli, const char *target, size_t *episodes
         st = scan;
     if (st == RE_OK)
         st = re_feed_complete_channel(&feed, cli->base_url, show_path, errors, warnings);
+    if (st == RE_OK && strcmp(target, "-") != 0)   /* the folder's index.html, newest first */
+        st = re_folder_index_publish(&feed, cli->dir, cli->output ? NULL : "feed.xml", errors);
     if (st == RE_OK)
         st = write_output(&feed, cli, target, errors);
     *episodes = feed.count;

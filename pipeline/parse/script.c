@@ -215,29 +215,6 @@ static const char *intern_voice(parser *p, const char *name, unsigned line, unsi
 
 /* ---- front matter ----------------------------------------------------------------------- */
 
-static size_t edit_distance(const char *a, size_t a_len, const char *b)
-{
-    size_t b_len = strlen(b), row[32];
-
-    if (a_len >= 32 || b_len >= 32)
-        return (size_t)-1;
-    for (size_t j = 0; j <= b_len; j++)
-        row[j] = j;
-    for (size_t i = 1; i <= a_len; i++) {
-        size_t diagonal = row[0];
-        row[0] = i;
-        for (size_t j = 1; j <= b_len; j++) {
-            char ca = a[i - 1] >= 'A' && a[i - 1] <= 'Z' ? (char)(a[i - 1] + 32) : a[i - 1];
-            size_t best = diagonal + (ca != b[j - 1]);
-            if (row[j] + 1 < best) best = row[j] + 1;
-            if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
-            diagonal = row[j];
-            row[j] = best;
-        }
-    }
-    return row[b_len];
-}
-
 /* The known key nearest to an unknown one (case ignored), if at most 2 edits away. */
 static const char *suggest_key(const char *key, size_t len)
 {
@@ -245,7 +222,7 @@ static const char *suggest_key(const char *key, size_t len)
     size_t best_distance = 3;
 
     for (size_t i = 0; i < FRONT_MATTER_KEY_COUNT; i++) {
-        size_t d = edit_distance(key, len, front_matter_keys[i]);
+        size_t d = re_edit_distance(key, len, front_matter_keys[i]);
         if (d < best_distance) {
             best = front_matter_keys[i];
             best_distance = d;
@@ -988,8 +965,10 @@ static void parser_free(parser *p)
     free(p->chapter);
 }
 
-re_status re_script_parse(const char *file, const char *buf, size_t len, re_episode **out,
-                          re_diagnostics *diag)
+/* re_script_parse; with keep_partial, an episode that failed with RE_ERR_INPUT is handed out
+ * too (re_script_parse_partial). */
+static re_status parse_script(const char *file, const char *buf, size_t len, re_episode **out,
+                              re_diagnostics *diag, int keep_partial)
 {
     parser p = { .err = { .file = file ? file : "-", .diag = diag } };
     line_reader r = { 0 };
@@ -1014,12 +993,24 @@ re_status re_script_parse(const char *file, const char *buf, size_t len, re_epis
         parse_body(&p, &r, closing_line);
     parser_free(&p);
     status = p.err.nomem ? RE_ERR_NOMEM : p.err.count ? RE_ERR_INPUT : RE_OK;
-    if (status != RE_OK) {
+    if (status != RE_OK && !(status == RE_ERR_INPUT && keep_partial)) {
         re_episode_free(p.ep);
         return status;
     }
     *out = p.ep;
-    return RE_OK;
+    return status;
+}
+
+re_status re_script_parse(const char *file, const char *buf, size_t len, re_episode **out,
+                          re_diagnostics *diag)
+{
+    return parse_script(file, buf, len, out, diag, 0);
+}
+
+re_status re_script_parse_partial(const char *file, const char *buf, size_t len,
+                                  re_episode **out, re_diagnostics *diag)
+{
+    return parse_script(file, buf, len, out, diag, 1);
 }
 
 re_status re_script_load(const char *path, size_t max_size, re_episode **out,
@@ -1043,6 +1034,7 @@ re_status re_episode_check_voices(const re_episode *episode, re_voice_set *voice
                                   re_diagnostics *diag)
 {
     int failed = 0;
+    char near[RE_VOICE_NAME_MAX + 1];
 
     if (!episode || !voices || !diag)
         return RE_ERR_INVALID;
@@ -1059,9 +1051,10 @@ re_status re_episode_check_voices(const re_episode *episode, re_voice_set *voice
         if (how == RE_VOICE_BROKEN)
             status = re_diag_add(diag, episode->file, ref->line, ref->col, "voice profile '%s' "
                                  "is invalid (see its errors above)", ref->name);
-        else
+        else if ((status = re_voice_set_nearest(voices, ref->name, near)) == RE_OK)
             status = re_diag_add(diag, episode->file, ref->line, ref->col, "unknown voice "
-                                 "profile '%s' (looked in: %s)", ref->name,
+                                 "profile '%s'%s%s%s (looked in: %s)", ref->name,
+                                 near[0] ? " (did you mean '" : "", near, near[0] ? "'?)" : "",
                                  re_voice_set_search_path(voices));
         if (status != RE_OK)
             return RE_ERR_NOMEM;

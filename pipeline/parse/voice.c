@@ -2,10 +2,12 @@
  * looked up in (each profile parsed once and kept for the life of the set). */
 #include "voice.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -402,6 +404,35 @@ static re_status locate(const re_voice_set *set, const char *name, char **path)
             return RE_OK;
         }
         free(candidate);
+    }
+    return RE_OK;
+}
+
+re_status re_voice_set_nearest(const re_voice_set *set, const char *name, char *out)
+{
+    size_t best = 3;   /* more than 2 edits away is not a suggestion */
+    out[0] = '\0';
+    for (size_t i = 0; i < set->dir_count; i++) {
+        DIR *dir = opendir(set->dirs[i]);
+        if (!dir)
+            continue;
+        struct dirent *e;
+        while ((e = readdir(dir)) != NULL) {
+            size_t n = strlen(e->d_name);
+            if (n <= 6 || n - 6 > RE_VOICE_NAME_MAX || strcmp(e->d_name + n - 6, ".voice") != 0)
+                continue;
+            char candidate[RE_VOICE_NAME_MAX + 1];
+            memcpy(candidate, e->d_name, n - 6);
+            candidate[n - 6] = '\0';
+            if (!re_voice_name_valid(candidate) || strcmp(candidate, name) == 0)
+                continue;
+            size_t d = re_edit_distance(name, strlen(name), candidate);
+            if (d < best || (d == best && d < 3 && strcmp(candidate, out) < 0)) {
+                best = d;
+                memcpy(out, candidate, n - 5);
+            }
+        }
+        closedir(dir);
     }
     return RE_OK;
 }

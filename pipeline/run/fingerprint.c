@@ -61,7 +61,8 @@ void re_fingerprint(const re_fingerprint_inputs *in, char hex[RE_SHA256_HEX_SIZE
     digest_field(&ctx, "lexicon", lexicon, lexicon_len);
     digest_int(&ctx, "normalize", RE_NORMALIZE_RULES_VERSION);
     digest_int(&ctx, "extras", (long long)(in->write_srt | in->write_transcript_json << 1
-                                           | in->write_page << 2));
+                                           | in->write_page << 2
+                                           | in->write_page_md << 3));
     digest_field(&ctx, "script", in->prepared->script_bytes, in->prepared->script_len);
     digest_profiles(&ctx, in->prepared);
     unsigned char digest[RE_SHA256_SIZE];

@@ -3,7 +3,7 @@
  * published all or nothing.
  *
  * The set: OUT, OUT.vtt and the sidecar OUT.json always; OUT.srt, OUT.transcript.json and
- * OUT.md when asked for; OUT.chapters.json when the script has headings (a stale one, from a
+ * OUT.html and OUT.md when asked for; OUT.chapters.json when the script has headings (a stale one, from a
  * render of the script when it still had headings, is removed on publishing).
  *
  * Life cycle: output_set_open (a temporary file for every file of the set, or none) -> write
@@ -30,13 +30,14 @@ typedef enum output_kind {
     OUTPUT_TRANSCRIPT_JSON,
     OUTPUT_CHAPTERS,
     OUTPUT_PAGE,
+    OUTPUT_PAGE_MD,
     OUTPUT_SIDECAR,
     OUTPUT_KINDS
 } output_kind;
 
 /* What decides which files are in the set. */
 typedef struct output_choice {
-    int srt, transcript_json, page;   /* asked for */
+    int srt, transcript_json, page, page_md;   /* asked for */
     int chapters;                     /* the script has headings */
 } output_choice;
 
@@ -57,7 +58,7 @@ typedef struct output_inputs {
 
 /* Opens a temporary file beside OUT for every file of the set. RE_ERR_WRITE with the file's
  * path in diag when its folder is missing or not writable, it is a directory, or it is one
- * of the inputs (the script as ep.md with --page, a lexicon, a voice profile). On failure
+ * of the inputs (the script as ep.md with --page-md, a lexicon, a voice profile). On failure
  * nothing stays open and *out is NULL. */
 re_status output_set_open(const char *output_path, const output_inputs *inputs,
                           const output_choice *choice, output_set **out, re_diagnostics *diag);

@@ -104,7 +104,8 @@ static re_status load_script(render *r)
     if (status == RE_OK)
         r->choice = (output_choice){ .srt = o->write_srt,
                                      .transcript_json = o->write_transcript_json,
-                                     .page = o->write_page, .chapters = has_chapters(r->episode) };
+                                     .page = o->write_page,
+                                     .page_md = o->write_page_md, .chapters = has_chapters(r->episode) };
     return status;
 }
 
@@ -148,6 +149,7 @@ static re_status digest_inputs(render *r)
         .loudness_off = o->loudness_off, .loudness_target = o->loudness_target,
         .true_peak = o->true_peak, .write_srt = o->write_srt,
         .write_transcript_json = o->write_transcript_json, .write_page = o->write_page,
+        .write_page_md = o->write_page_md,
     };
     re_fingerprint(&inputs, r->inputs_sha256);
     return RE_OK;
@@ -413,6 +415,20 @@ static re_status encode_wav(render *r, re_spool *input)
     return place(r, status, from, r->opt->output_path, 0, 0);
 }
 
+/* The HTML page names the audio and the WebVTT transcript beside it, by file name. */
+static re_status write_html_page(render *r, FILE *out)
+{
+    char *vtt = re_output_sibling(r->opt->output_path, ".vtt");
+    if (!vtt)
+        return RE_ERR_NOMEM;
+    const char *audio_slash = strrchr(r->opt->output_path, '/'), *vtt_slash = strrchr(vtt, '/');
+    re_status status = re_page_write_html(out, &r->facts, &r->transcript,
+                                          audio_slash ? audio_slash + 1 : r->opt->output_path,
+                                          vtt_slash ? vtt_slash + 1 : vtt);
+    free(vtt);
+    return status;
+}
+
 /* Every file beside the audio but the sidecar, from the transcript and the facts. */
 static re_status write_extras(render *r)
 {
@@ -431,7 +447,8 @@ static re_status write_extras(render *r)
             status = re_chapters_json_write(out, r->facts.chapters, r->facts.chapter_count,
                                             r->facts.sample_rate);
             break;
-        case OUTPUT_PAGE: status = re_page_write(out, &r->facts, &r->transcript); break;
+        case OUTPUT_PAGE: status = write_html_page(r, out); break;
+        case OUTPUT_PAGE_MD: status = re_page_write(out, &r->facts, &r->transcript); break;
         }
         if (status != RE_OK)
             return re_diag_fail(r->diag, status, re_output_target(file), 0, 0, "%s",

@@ -114,6 +114,8 @@ ALLOWED_SKIPS = {
     "root-mount": "needs root and mount -t tmpfs (CI has both)",
     "unprivileged-user": "cannot run the program as an unprivileged user from this folder",
     "root-mknod": "needs root to make a device node (mknod) in a temporary folder",
+    "chromium": "needs chromium and chromedriver (Debian packages chromium, chromium-driver; "
+                "scripts/setup --test installs them)",
 }
 
 

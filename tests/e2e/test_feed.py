@@ -12,6 +12,7 @@ import tempfile
 import unittest
 import xml.etree.ElementTree as ET
 from datetime import datetime
+from html.parser import HTMLParser
 
 from common import BIN, Case, ffmpeg_samples, listing, main, run, write
 
@@ -269,7 +270,8 @@ class Feed(Case):
 
 
 class Page(Case):
-    """`render --page` writes ep.md, the show notes, which `check` confirms."""
+    """`render --page` writes ep.html, the episode page, and `--page-md` ep.md, the show notes
+    in Markdown; `check` confirms both."""
 
     def test_page_shape_and_check(self):
         script = write(self.path("ep.txt"),
@@ -278,8 +280,9 @@ class Page(Case):
                        "# Welcome\n\nThe duration: forty seconds, they said.\n\n"
                        "# Second part\n\n[voice guest] A guest speaks.\n")
         mp3 = self.path("ep.mp3")
-        res = run([script, "-o", mp3, "--page", "-q"])
+        res = run([script, "-o", mp3, "--page-md", "-q"])
         self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertFalse(os.path.exists(self.path("ep.html")))
         with open(self.path("ep.md"), encoding="utf-8") as f:
             page = f.read()
         with open(self.path("ep.json"), encoding="utf-8") as f:
@@ -300,6 +303,100 @@ class Page(Case):
         res = run(["check", mp3, self.path("ep.md")])
         self.assertEqual(res.returncode, 0, res.stdout + res.stderr)
         self.assertEqual(len(re.findall(r"ep\.md:\d+: ", res.stdout)), 2, res.stdout)
+
+    def test_html_page(self):
+        """The HTML page, read back by python's html.parser (not ours): lang, title, the
+        player and its track, the duration, chapter links as media fragments, one span per
+        WebVTT cue, the speakers, the disclosure; escaped text; and `check` confirms it."""
+        script = write(self.path("ep.txt"),
+                       "---\ntitle: <b>Page</b> & \"more\" – café\nshow: Feed Test\n"
+                       "language: en-gb\npublished: 2026-11-30T09:00:00Z\n"
+                       "summary: What the duration: 5 seconds is </script>.\n---\n"
+                       "# Welcome\n\nDuration: 9 seconds, they said.\n\n"
+                       "# Second part\n\n[voice guest] A guest speaks. Then a second sentence.\n")
+        mp3 = self.path("ep.mp3")
+        res = run([script, "-o", mp3, "--page", "-q"])
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertFalse(os.path.exists(self.path("ep.md")))
+        with open(self.path("ep.html"), encoding="utf-8") as f:
+            html = f.read()
+        with open(self.path("ep.json"), encoding="utf-8") as f:
+            side = json.load(f)
+        with open(self.path("ep.vtt"), encoding="utf-8") as f:
+            vtt_ids = re.findall(r"^(\d+)\n\d\d:", f.read(), re.M)
+        page = PageReader()
+        page.feed(html)
+        page.close()
+        self.assertTrue(html.startswith("<!DOCTYPE html>"))
+        self.assertEqual(page.first["html"]["lang"], "en-gb")
+        self.assertEqual(page.text_of["title"], '<b>Page</b> & "more" – café')
+        self.assertEqual(page.text_of["h1"], '<b>Page</b> & "more" – café')
+        self.assertIn("<h1>&lt;b&gt;Page&lt;/b&gt; &amp; ", html)   # escaped by the serializer
+        self.assertEqual(page.first["audio"]["src"], "ep.mp3")
+        self.assertEqual(page.first["track"]["src"], "ep.vtt")
+        self.assertEqual(page.first["track"]["srclang"], "en-gb")
+        self.assertIn("Duration: " + side["duration"], page.text)
+        self.assertEqual(page.first["time_duration"]["datetime"], side["duration"])
+        starts = [c["start_ms"] for c in side["chapters"]]
+        hrefs = [a["href"] for a in page.links if a.get("data-start")]
+        self.assertEqual(hrefs, [f"ep.mp3#t={ms // 1000}.{ms % 1000:03d}" for ms in starts])
+        self.assertEqual([c["id"] for c in page.cues], ["cue-" + i for i in vtt_ids])
+        self.assertGreaterEqual(len(vtt_ids), 3)
+        self.assertIn("Voices: Host, Guest", page.text)
+        self.assertIn("The voices in this episode are synthetic", page.text)
+        self.assertIn("Guest:", page.text)
+        self.assertEqual(page.scripts, 2)   # the JSON-LD and the player's script, nothing fetched
+        self.assertEqual(page.external, [])
+        ld = json.loads(page.ld_json)
+        self.assertEqual(ld["duration"], side["duration"])
+        self.assertEqual(ld["summary" if "summary" in ld else "description"],
+                         "What the duration: 5 seconds is </script>.")
+        res = run(["check", mp3, self.path("ep.html")])
+        self.assertEqual(res.returncode, 0, res.stdout + res.stderr)
+        # its own three claims only: the Duration line and the two JSON-LD durations; the
+        # script's "Duration: 9 seconds" and "duration: 5 seconds" are not claims
+        self.assertEqual(len(re.findall(r"ep\.html:\d+: ", res.stdout)), 3, res.stdout)
+
+
+class PageReader(HTMLParser):
+    """What the tests read from a page: attributes of the first element of each kind, the
+    text of title and h1, all visible text, links, cue spans, scripts."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.first, self.text_of, self.links, self.cues, self.external = {}, {}, [], [], []
+        self.scripts, self.ld_json, self.text, self._open, self._in_script = 0, "", "", [], None
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        key = "time_duration" if tag == "time" and a.get("datetime", "").startswith("P") else tag
+        self.first.setdefault(key, a)
+        if tag == "a":
+            self.links.append(a)
+        if tag == "span" and "cue" in a.get("class", "").split():
+            self.cues.append(a)
+        if tag in ("script", "link", "img", "iframe") and not (a.get("src") or a.get("href")
+                                                                 or "data:").startswith("data:"):
+            self.external.append(a)
+        if tag == "script":
+            self.scripts += 1
+            self._in_script = a.get("type", "")
+        if tag in ("title", "h1"):
+            self._open.append(tag)
+
+    def handle_endtag(self, tag):
+        if tag == "script":
+            self._in_script = None
+        if self._open and self._open[-1] == tag:
+            self._open.pop()
+
+    def handle_data(self, data):
+        if self._in_script == "application/ld+json":
+            self.ld_json += data
+        elif self._in_script is None:
+            self.text += data
+            for tag in self._open:
+                self.text_of[tag] = self.text_of.get(tag, "") + data
 
 
 if __name__ == "__main__":

@@ -320,7 +320,7 @@ class BadInput(Case):
 
     def test_no_output_may_replace_the_script(self):
         script = write(self.path("notes.md"), HEAD + "Fine.\n")
-        res = run([script, "-o", self.path("notes.mp3"), "--page"])     # notes.md would be the page
+        res = run([script, "-o", self.path("notes.mp3"), "--page-md"])  # notes.md would be the page
         self.assertEqual(res.returncode, 2)
         self.assertIn("overwrite the script", res.stderr)
         with open(script, encoding="utf-8") as f:

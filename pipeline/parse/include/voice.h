@@ -71,6 +71,13 @@ re_status re_voice_set_find(re_voice_set *set, const char *name, const re_voice_
  * set; valid until the next re_voice_set_add_dir. */
 const char *re_voice_set_search_path(const re_voice_set *set);
 
+/* The profile in the search path whose name is nearest to `name` (at most 2 edits, capitals
+ * read as small letters; ties by byte order), for a "did you mean" after an unknown one:
+ * written to out (RE_VOICE_NAME_MAX + 1 bytes), "" when none is near. Folders that cannot
+ * be read are passed over. RE_ERR_NOMEM. */
+#define RE_VOICE_NAME_MAX 64
+re_status re_voice_set_nearest(const re_voice_set *set, const char *name, char *out);
+
 /* The file a profile got by re_voice_set_get was read from (owned by the set), or NULL. */
 const char *re_voice_set_file(const re_voice_set *set, const char *name);
 

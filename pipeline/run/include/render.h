@@ -42,7 +42,8 @@ typedef struct re_render_options {
     unsigned jobs;                     /* speech processes at once, >= 1 */
     int write_srt;                     /* also OUT.srt */
     int write_transcript_json;         /* also OUT.transcript.json (Podcasting 2.0) */
-    int write_page;                    /* also OUT.md, a show-notes page */
+    int write_page;                    /* also OUT.html, the episode page */
+    int write_page_md;                 /* also OUT.md, the page as Markdown show notes */
     const char *cache_dir;             /* segment cache folder, or NULL for none */
     const char *cache_url;             /* remote segment cache under it (remote.h), or NULL */
     unsigned cache_timeout_ms;         /* per remote request, 0 = the default */
