@@ -545,14 +545,24 @@ static re_status finish_outputs(render *r, re_render_result *result)
     re_status status = re_output_size(r->audio, &r->facts.bytes, r->diag);
     if (status != RE_OK)
         return status;
+    status = write_extras(r);   /* first: the sidecar lists every other file, hashed */
+    re_sidecar_file *files = NULL;
+    size_t file_count = 0;
+    if (status == RE_OK)
+        status = output_set_describe(r->outputs, &files, &file_count, r->diag);
+    if (status != RE_OK)
+        return status;
+    r->facts.files = files;
+    r->facts.file_count = file_count;
     re_output *sidecar = output_set_file(r->outputs, OUTPUT_SIDECAR);
     status = re_sidecar_write(re_output_stream(sidecar), &r->facts);
+    r->facts.files = NULL;
+    r->facts.file_count = 0;
+    output_files_free(files, file_count);
     if (status != RE_OK)
         return re_diag_fail(r->diag, status, re_output_target(sidecar), 0, 0,
                             "cannot write the sidecar");
-    status = write_extras(r);
-    if (status == RE_OK)
-        status = output_set_publish(r->outputs, r->opt->stop, r->diag);
+    status = output_set_publish(r->outputs, r->opt->stop, r->diag);
     if (status != RE_OK)
         return status;
 
