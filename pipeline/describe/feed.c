@@ -1525,10 +1525,10 @@ re_status re_feed_write(FILE *out, const re_feed *feed, const char *base_url)
     check(&x, xmlTextWriterSetIndent(x.w, 1));
     check(&x, xmlTextWriterSetIndentString(x.w, BAD_CAST "  "));
     check(&x, xmlTextWriterStartDocument(x.w, "1.0", "UTF-8", NULL));
-    if (feed->missing) {
+    if (feed->missing) {   /* a comment may not hold "--": no option name in it */
         char *note = NULL;
-        if (asprintf(&note, " DRAFT (render-episode feed --draft): not ready to publish; the "
-                     "channel has no %s ", feed->missing) < 0) {
+        if (asprintf(&note, " DRAFT, not ready to publish (written by render-episode feed as a "
+                     "draft): the channel has no %s ", feed->missing) < 0) {
             x.failed = 1;
         } else {
             check(&x, xmlTextWriterWriteComment(x.w, BAD_CAST note));
