@@ -114,8 +114,6 @@ ALLOWED_SKIPS = {
     "root-mount": "needs root and mount -t tmpfs (CI has both)",
     "unprivileged-user": "cannot run the program as an unprivileged user from this folder",
     "root-mknod": "needs root to make a device node (mknod) in a temporary folder",
-    "npm-absent": "node/npm absent: podcast-partytime (tests/js) is not installed "
-                  "(scripts/setup --test installs node and npm; ctest's setup.npm_judges the judge)",
 }
 
 

@@ -13,7 +13,7 @@ import uuid
 
 import feedparser
 
-from common import ALLOWED_SKIPS, Case, env_skip, ffmpeg_samples, listing, main, run, write
+from common import Case, ffmpeg_samples, listing, main, run, write
 
 BASE = "https://media.example.net/allotment/"
 PODCAST_NAMESPACE = uuid.UUID("ead4c236-bf58-58c6-a2c6-a6b28d128cb6")
@@ -56,11 +56,15 @@ def make_image(path, size, pix_fmt):
 
 
 def partytime(feed_path):
-    """What podcast-partytime reads, as JSON; None when npm (and so the judge) is absent."""
+    """What podcast-partytime reads, as JSON. A judge, not optional: scripts/setup --test
+    installs node and npm, and ctest's fixture setup.npm_judges installs the parser into
+    BUILD/js from tests/js/package-lock.json (RE_JS_DIR names that folder)."""
     js = os.environ.get("RE_JS_DIR", "")
     script = os.path.join(js, "partytime.js")
-    if not shutil.which("node") or not os.path.isdir(os.path.join(js, "node_modules")):
-        return None
+    assert shutil.which("node"), "node is missing: run scripts/setup --test"
+    assert os.path.isdir(os.path.join(js, "node_modules", "podcast-partytime")), (
+        f"podcast-partytime is not installed in RE_JS_DIR={js!r}: run ctest (its fixture "
+        "setup.npm_judges runs npm ci there)")
     res = subprocess.run(["node", script, feed_path], capture_output=True, text=True)
     assert res.returncode == 0, res.stderr
     return json.loads(res.stdout)
@@ -145,8 +149,6 @@ class Publish(Case):
 
     def test_partytime_reads_every_field(self):
         feed = partytime(self.feed)
-        if feed is None:
-            env_skip(self, "npm-absent")
         self.assertEqual(feed["title"], "Allotment Notes")
         self.assertEqual(feed["guid"], CHANNEL_GUID)
         self.assertIs(feed["locked"], True)
@@ -296,9 +298,8 @@ class NothingStale(Case):
         self.assertNotIn("ep.srt", text)
         self.assertNotIn("ep.transcript.json", text)
         feed = partytime(os.path.join(out, "feed.xml"))
-        if feed is not None:
-            self.assertEqual([t["url"] for t in feed["items"][0]["podcastTranscripts"]],
-                             [BASE + "ep.vtt"])
+        self.assertEqual([t["url"] for t in feed["items"][0]["podcastTranscripts"]],
+                         [BASE + "ep.vtt"])
         res = run(["check", mp3])
         self.assertEqual(res.returncode, 1, res.stdout + res.stderr)
         self.assertIn(os.path.join(out, "ep.srt") + ": does not belong to ep.mp3", res.stderr)
