@@ -3,6 +3,7 @@
 #include "outputs.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -250,11 +251,13 @@ re_status output_set_describe(output_set *set, re_sidecar_file **files, size_t *
         re_sidecar_file *entry = &list[n++];
         if (!(entry->name = strdup(slash ? slash + 1 : target)))
             status = RE_ERR_NOMEM;
-        else if (fflush(re_output_stream(file)) == EOF
-                 || re_sidecar_file_digest(fileno(re_output_stream(file)), &entry->bytes,
-                                           entry->sha256) != RE_OK)
+        else if (fflush(re_output_stream(file)) == EOF)   /* a full disk shows here first */
+            status = re_diag_fail(diag, RE_ERR_WRITE, target, 0, 0, "cannot write: %s",
+                                  strerror(errno));
+        else if (re_sidecar_file_digest(fileno(re_output_stream(file)), &entry->bytes,
+                                        entry->sha256) != RE_OK)
             status = re_diag_fail(diag, RE_ERR_WRITE, target, 0, 0, "cannot read back what was "
-                                  "written, to record it in the sidecar");
+                                  "written, to record it in the sidecar: %s", strerror(errno));
     }
     if (status != RE_OK) {
         output_files_free(list, n);
