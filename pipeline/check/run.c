@@ -112,10 +112,11 @@ static re_status check_companions(run *r)
                                "render that made it did not write this file (an earlier "
                                "render's?); remove it or render again", r->mp3_name);
             } else if (!r->opt->fix && re_sidecar_file_match(path, entry) != RE_SIDECAR_MATCH) {
-                rep->strays++;
-                s = check_fail(&rep->errors, RE_OK, path, 0, 0, "changed since the render "
-                               "that made %s (its size or SHA-256 is not the sidecar's)",
-                               r->mp3_name);
+                /* edited (check --fix on a page does that): still this MP3's, but `feed`
+                 * will not link it until the episode is rendered again */
+                s = check_fail(&rep->warnings, RE_OK, path, 0, 0, "changed since the render "
+                               "that made %s (its size or SHA-256 is not the sidecar's): feed "
+                               "will not link it", r->mp3_name);
             }
         }
         free(path);

@@ -593,6 +593,23 @@ static void render_cleanup(render *r)
     re_prepared_free(&r->prepared);
 }
 
+/* Every file the sidecar lists is still as the render wrote it (an edited transcript, which
+ * the feed would refuse as stale, is written again). */
+static int listed_files_unchanged(const char *output_path, const re_sidecar *side)
+{
+    int same = side->has_files;
+    for (size_t i = 0; same && i < side->file_count; i++) {
+        const char *slash = strrchr(output_path, '/');
+        char *path = NULL;
+        if (asprintf(&path, "%.*s%s", slash ? (int)(slash - output_path + 1) : 0, output_path,
+                     side->files[i].name) < 0)
+            return 0;
+        same = re_sidecar_file_match(path, &side->files[i]) == RE_SIDECAR_MATCH;
+        free(path);
+    }
+    return same;
+}
+
 /* The outputs exist, complete, and the sidecar says they were made from these inputs. A
  * sidecar that cannot be read or is not valid only means rendering again: nothing to say. */
 static int outputs_up_to_date(render *r, re_render_result *result)
@@ -612,7 +629,8 @@ static int outputs_up_to_date(render *r, re_render_result *result)
     int fresh = side.inputs_sha256 && strcmp(side.inputs_sha256, r->inputs_sha256) == 0
                 && side.duration && stat(r->opt->output_path, &st) == 0
                 && (uint64_t)st.st_size == side.bytes;
-    fresh = fresh && output_set_present(r->opt->output_path, &r->choice);
+    fresh = fresh && output_set_present(r->opt->output_path, &r->choice)
+            && listed_files_unchanged(r->opt->output_path, &side);
     if (fresh) {
         result->samples = side.samples;
         result->sample_rate = side.sample_rate;

@@ -312,7 +312,8 @@ class NothingStale(Case):
         self.assertEqual(res.returncode, 2)
         self.assertIn("ep.vtt is not what the render wrote", res.stderr)
         res = run(["check", mp3])
-        self.assertIn(os.path.join(out, "ep.vtt") + ": changed since the render", res.stderr)
+        self.assertIn(os.path.join(out, "ep.vtt") + ": warning: changed since the render that "
+                      "made ep.mp3", res.stderr)
 
 
 if __name__ == "__main__":

@@ -202,8 +202,8 @@ typedef struct re_check_report {
     re_diagnostics warnings;    /* truncated MP3, no LAME tag, feed without this MP3, ... */
     /* Files published beside the MP3 by name (NAME.vtt, .srt, .transcript.json,
      * .chapters.json, .html, .md) that its sidecar does not list as written by the render
-     * that made it, or whose bytes changed since: each one a failure, with a message in
-     * errors. Judged only when the sidecar has a "files" list. */
+     * that made it: each one a failure, with a message in errors (one it lists whose bytes
+     * changed since is a warning). Judged only when the sidecar has a "files" list. */
     size_t strays;
 } re_check_report;
 
