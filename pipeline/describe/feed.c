@@ -862,55 +862,56 @@ static re_status check_description(const char *where, const char *key, const cha
 
 /* Which files beside the MP3 the item links: those the sidecar lists as written by the same
  * render, still with those bytes. The MP3 itself must match its entry (else the sidecar is
- * stale); a listed file that changed is an error, a listed one that is gone a warning, and
- * a file by the name of one that the render did not write (left by an earlier render) is not
- * linked, with a warning. A sidecar of an older version, without the list, links no file. */
+ * stale: an error); a listed file that changed is an error, a listed one that is gone a
+ * warning, and a file by the name of one that the render did not write (left by an earlier
+ * render) is not linked, with a warning. A sidecar of an older version, without the list,
+ * links no file. */
 static re_status episode_files(const char *dir, const char *path, re_feed_episode *e,
                                int *input_errors, re_diagnostics *errors,
                                re_diagnostics *warnings)
 {
-    re_status status = RE_OK;
     if (!e->has_files)
         return re_diag_add(warnings, path, 0, 0, "written by an older render-episode (no "
                            "\"files\" list): its transcripts, chapters and page are not "
-                           "linked; render the episode again") == RE_OK ? RE_OK : RE_ERR_NOMEM;
+                           "linked; render the episode again");
     re_sidecar side = { .files = e->files, .file_count = e->file_count };
-    for (size_t k = 0; status == RE_OK && k <= sizeof asset_files / sizeof asset_files[0]; k++) {
-        int audio = k == sizeof asset_files / sizeof asset_files[0];
+    const re_sidecar_file *audio = re_sidecar_file_find(&side, e->audio_name);
+    char *audio_path = re_path_join(dir, e->audio_name);
+    if (!audio_path)
+        return RE_ERR_NOMEM;
+    int audio_same = audio && re_sidecar_file_match(audio_path, audio) == RE_SIDECAR_MATCH;
+    free(audio_path);
+    if (!audio_same) {
+        (*input_errors)++;
+        return re_diag_add(errors, path, 0, 0, "the sidecar is stale: %s is not the file its "
+                           "render wrote (%s); render the episode again", e->audio_name,
+                           audio ? "its SHA-256 differs" : "the sidecar does not list it");
+    }
+    re_status status = RE_OK;
+    for (size_t k = 0; status == RE_OK && k < sizeof asset_files / sizeof asset_files[0]; k++) {
         char *name = NULL, *file = NULL;
-        if (audio)
-            name = strdup(e->audio_name);
-        else if (asprintf(&name, "%s%s", e->stem, asset_files[k].suffix) < 0)
+        if (asprintf(&name, "%s%s", e->stem, asset_files[k].suffix) < 0)
             name = NULL;
         if (!name || !(file = re_path_join(dir, name))) {
             free(name);
             return RE_ERR_NOMEM;
         }
         const re_sidecar_file *entry = re_sidecar_file_find(&side, name);
+        re_sidecar_match m = entry ? re_sidecar_file_match(file, entry) : RE_SIDECAR_GONE;
         struct stat st;
-        if (!entry) {
-            if (audio) {
-                (*input_errors)++;
-                status = re_diag_add(errors, path, 0, 0, "the sidecar does not list %s among the "
-                                     "files its render wrote; render the episode again", name);
-            } else if (regular_file(dir, name, &st, &status)) {
-                status = re_diag_add(warnings, path, 0, 0, "%s was not written by the render "
-                                     "that made %s (an earlier one?): not linked", name,
-                                     e->audio_name);
-            }
-        } else {
-            re_sidecar_match m = re_sidecar_file_match(file, entry);
-            if (m == RE_SIDECAR_MATCH && !audio) {
-                e->assets |= asset_files[k].asset;
-            } else if (m == RE_SIDECAR_CHANGED || (audio && m == RE_SIDECAR_GONE)) {
-                (*input_errors)++;
-                status = re_diag_add(errors, path, 0, 0, "%s is not what the render wrote "
-                                     "(its size or SHA-256 differs from the sidecar's): it is "
-                                     "stale; render the episode again", name);
-            } else if (m == RE_SIDECAR_GONE) {
-                status = re_diag_add(warnings, path, 0, 0, "%s, which the render wrote, is gone: "
-                                     "not linked", name);
-            }
+        if (entry && m == RE_SIDECAR_MATCH) {
+            e->assets |= asset_files[k].asset;
+        } else if (entry && m == RE_SIDECAR_CHANGED) {
+            (*input_errors)++;
+            status = re_diag_add(errors, path, 0, 0, "%s is not what the render wrote (its size "
+                                 "or SHA-256 differs from the sidecar's): it is stale; render "
+                                 "the episode again", name);
+        } else if (entry) {
+            status = re_diag_add(warnings, path, 0, 0, "%s, which the render wrote, is gone: "
+                                 "not linked", name);
+        } else if (regular_file(dir, name, &st, &status)) {
+            status = re_diag_add(warnings, path, 0, 0, "%s was not written by the render that "
+                                 "made %s (an earlier one?): not linked", name, e->audio_name);
         }
         free(name);
         free(file);
@@ -1228,10 +1229,12 @@ static re_status complete_publishing(re_feed *feed, const char *base_url, const 
         st = re_diag_add(to, show_file, 0, 0, "%s: the channel has no %s, which Apple Podcasts "
                          "and Podcast Index require; add to the show file:%s", feed->draft
                          ? "a draft feed (--draft)" : "not ready to publish", names, lines);
-        if (!feed->draft)
+        if (!feed->draft) {
             (*missing)++;
-        else
-            feed->missing = names, names = NULL;
+        } else {
+            feed->missing = names;   /* the draft comment names them */
+            names = NULL;
+        }
     }
     free(names);
     free(lines);
