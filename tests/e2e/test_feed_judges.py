@@ -252,6 +252,12 @@ class Publish(Case):
                               res.stderr)
                 shutil.rmtree(folder)
         folder = self.copy_out()
+        write(os.path.join(folder, "cover.jpg"), "not a picture, whatever its name says\n")
+        res = run(["feed", folder, "--base-url", BASE])
+        self.assertEqual(res.returncode, 2, res.stderr)
+        self.assertIn(os.path.join(folder, "cover.jpg") + ": the cover art must be a JPEG or PNG",
+                      res.stderr)
+        folder = self.copy_out()
         write(os.path.join(folder, "show.txt"), SHOW.replace(
             "image: cover.jpg", "image: https://images.example.net/cover.jpg"))
         res = run(["feed", folder, "--base-url", BASE])
