@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "artwork.h"
 #include "datetime.h"
 #include "status.h"
 
@@ -28,8 +29,6 @@
 
 /* Apple's limits, checked before a directory finds them. */
 #define RE_APPLE_DESCRIPTION_MAX 4000         /* bytes of a channel or item description */
-#define RE_ARTWORK_MIN_PX 1400
-#define RE_ARTWORK_MAX_PX 3000
 
 #define RE_SHOW_FILE_NAME "show.txt"          /* looked for in the episodes' folder */
 #define RE_SHOW_MAX_SIZE (1u << 20)           /* bytes */
@@ -221,9 +220,5 @@ int re_uuid_valid(const char *text);
  * without its scheme ("https://") and trailing slashes. */
 void re_feed_podcast_guid(const char *feed_url, char out[RE_UUID_TEXT_SIZE]);
 
-/* Checks the cover art at `path` against Apple's rules: a JPEG or PNG (read with libjpeg-turbo
- * and libpng, headers only), RGB, square, RE_ARTWORK_MIN_PX..RE_ARTWORK_MAX_PX. RE_OK, or
- * RE_ERR_INPUT with one message at `path` saying what is wrong (RE_ERR_NOMEM). */
-re_status re_feed_artwork_check(const char *path, re_diagnostics *diag);
 
 #endif
