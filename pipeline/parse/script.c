@@ -19,6 +19,7 @@
 
 static const char *const front_matter_keys[] = {
     "title", "show", "published", "summary", "author", "language", "voice", "episode", "lexicon",
+    "season", "guid",
 };
 #define FRONT_MATTER_KEY_COUNT (sizeof front_matter_keys / sizeof front_matter_keys[0])
 
@@ -288,6 +289,38 @@ static void set_episode_number(parser *p, const char *value, size_t len, unsigne
         p->ep->episode_number = number;
 }
 
+static void set_season(parser *p, const char *value, size_t len, unsigned line, unsigned col)
+{
+    char q[QUOTE_SIZE];
+    long number = 0;
+    size_t i = 0;
+
+    for (; i < len && re_is_digit(value[i]); i++) {
+        if (number <= EPISODE_MAX)
+            number = number * 10 + (value[i] - '0');
+    }
+    if (i < len || number < 1 || number > EPISODE_MAX)
+        parse_error(&p->err, line, col, "season must be a whole number 1..999999, got '%s'",
+                 quote(q, value, len));
+    else
+        p->ep->season = number;
+}
+
+/* An item guid is copied into the feed as it is: printable ASCII, no blanks, at most 200. */
+static void set_guid(parser *p, const char *value, size_t len, unsigned line, unsigned col)
+{
+    char q[QUOTE_SIZE];
+    size_t i = 0;
+
+    while (i < len && value[i] > ' ' && value[i] < 0x7f)
+        i++;
+    if (i < len || len > 200)
+        parse_error(&p->err, line, col, "guid '%s' must be printable ASCII without blanks, at "
+                 "most 200 characters", quote(q, value, len));
+    else
+        set_text_field(p, &p->ep->guid, value, len);
+}
+
 static void set_voice(parser *p, const char *value, size_t len, unsigned line, unsigned col)
 {
     char q[QUOTE_SIZE], name[PROFILE_NAME_MAX + 1];
@@ -323,6 +356,8 @@ static void set_key(parser *p, int key, const char *value, size_t len, unsigned 
         break;
     case 6: set_voice(p, value, len, line, col); break;
     case 7: set_episode_number(p, value, len, line, col); break;
+    case 9: set_season(p, value, len, line, col); break;
+    case 10: set_guid(p, value, len, line, col); break;
     default:   /* lexicon: a path, resolved against the script's folder when the lexicon loads */
         free(ep->lexicon);
         ep->lexicon = strndup(value, len);
@@ -344,7 +379,7 @@ static void unknown_key(parser *p, const char *key, size_t len, unsigned line, u
                  quote(q, key, len), near);
     else
         parse_error(&p->err, line, col, "unknown front-matter key '%s' (known keys: title, show, "
-                 "published, summary, author, language, voice, episode)", quote(q, key, len));
+                 "published, summary, author, language, voice, episode, season, guid, lexicon)", quote(q, key, len));
 }
 
 static void front_matter_line(parser *p, const char *line, size_t len, unsigned number)
@@ -921,6 +956,7 @@ static re_episode *episode_new(const char *file)
     if (!ep)
         return NULL;
     ep->episode_number = -1;
+    ep->season = -1;
     ep->file = strdup(file);
     ep->language = strdup("en-us");
     ep->voice = strdup("host");
@@ -949,6 +985,7 @@ void re_episode_free(re_episode *episode)
     free(episode->show);
     free(episode->published);
     free(episode->summary);
+    free(episode->guid);
     free(episode->author);
     free(episode->language);
     free(episode->voice);

@@ -34,6 +34,8 @@ static void digest_profiles(re_sha256_ctx *ctx, const re_prepared *p)
         digest_string(ctx, "profile", v->name);
         digest_string(ctx, "voice", v->engine_voice);
         digest_string(ctx, "speaker", v->speaker);
+        if (v->role)   /* the sidecar's persons; absent keeps older fingerprints */
+            digest_string(ctx, "role", v->role);
         const int values[] = { v->rate, v->pitch, v->range, v->volume, v->word_gap_ms,
                                v->sentence_pause_ms, v->paragraph_pause_ms };
         for (size_t k = 0; k < sizeof values / sizeof values[0]; k++)

@@ -19,6 +19,7 @@
 #include <signal.h>
 
 #include "output.h"
+#include "sidecar.h"
 #include "status.h"
 
 /* The files of the set, in the order they are published: the audio first and the sidecar
@@ -73,6 +74,14 @@ re_output *output_set_file(output_set *set, output_kind kind);
  * is removed. The set's files are published or discarded in every case but an early failure
  * or stop, after which they are still the set's. */
 re_status output_set_publish(output_set *set, volatile sig_atomic_t *stop, re_diagnostics *diag);
+
+/* Every file of the set but the sidecar, as written so far, in publishing order (the audio
+ * first): its name beside OUT (no folder), bytes and SHA-256, for the sidecar's "files". Call
+ * after writing them and before publishing. RE_ERR_WRITE with a message naming the file when
+ * one cannot be read back; RE_ERR_NOMEM. Free the list with output_files_free. */
+re_status output_set_describe(output_set *set, re_sidecar_file **files, size_t *count,
+                              re_diagnostics *diag);
+void output_files_free(re_sidecar_file *files, size_t count);
 
 /* 1 when every file of the set beside OUT, the audio and the sidecar aside, exists. */
 int output_set_present(const char *output_path, const output_choice *choice);

@@ -565,14 +565,24 @@ static re_status finish_outputs(render *r, re_render_result *result)
     re_status status = re_output_size(r->audio, &r->facts.bytes, r->diag);
     if (status != RE_OK)
         return status;
+    status = write_extras(r);   /* first: the sidecar lists every other file, hashed */
+    re_sidecar_file *files = NULL;
+    size_t file_count = 0;
+    if (status == RE_OK)
+        status = output_set_describe(r->outputs, &files, &file_count, r->diag);
+    if (status != RE_OK)
+        return status;
+    r->facts.files = files;
+    r->facts.file_count = file_count;
     re_output *sidecar = output_set_file(r->outputs, OUTPUT_SIDECAR);
     status = re_sidecar_write(re_output_stream(sidecar), &r->facts);
+    r->facts.files = NULL;
+    r->facts.file_count = 0;
+    output_files_free(files, file_count);
     if (status != RE_OK)
         return re_diag_fail(r->diag, status, re_output_target(sidecar), 0, 0,
                             "cannot write the sidecar");
-    status = write_extras(r);
-    if (status == RE_OK)
-        status = output_set_publish(r->outputs, r->opt->stop, r->diag);
+    status = output_set_publish(r->outputs, r->opt->stop, r->diag);
     if (status != RE_OK)
         return status;
 
@@ -604,6 +614,23 @@ static void render_cleanup(render *r)
     re_prepared_free(&r->prepared);
 }
 
+/* Every file the sidecar lists is still as the render wrote it (an edited transcript, which
+ * the feed would refuse as stale, is written again). */
+static int listed_files_unchanged(const char *output_path, const re_sidecar *side)
+{
+    int same = side->has_files;
+    for (size_t i = 0; same && i < side->file_count; i++) {
+        const char *slash = strrchr(output_path, '/');
+        char *path = NULL;
+        if (asprintf(&path, "%.*s%s", slash ? (int)(slash - output_path + 1) : 0, output_path,
+                     side->files[i].name) < 0)
+            return 0;
+        same = re_sidecar_file_match(path, &side->files[i]) == RE_SIDECAR_MATCH;
+        free(path);
+    }
+    return same;
+}
+
 /* The outputs exist, complete, and the sidecar says they were made from these inputs. A
  * sidecar that cannot be read or is not valid only means rendering again: nothing to say. */
 static int outputs_up_to_date(render *r, re_render_result *result)
@@ -623,7 +650,8 @@ static int outputs_up_to_date(render *r, re_render_result *result)
     int fresh = side.inputs_sha256 && strcmp(side.inputs_sha256, r->inputs_sha256) == 0
                 && side.duration && stat(r->opt->output_path, &st) == 0
                 && (uint64_t)st.st_size == side.bytes;
-    fresh = fresh && output_set_present(r->opt->output_path, &r->choice);
+    fresh = fresh && output_set_present(r->opt->output_path, &r->choice)
+            && listed_files_unchanged(r->opt->output_path, &side);
     if (fresh) {
         result->samples = side.samples;
         result->sample_rate = side.sample_rate;

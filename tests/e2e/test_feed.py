@@ -10,6 +10,7 @@ import shutil
 import subprocess
 import tempfile
 import unittest
+import uuid
 import xml.etree.ElementTree as ET
 from datetime import datetime
 from html.parser import HTMLParser
@@ -34,12 +35,15 @@ SCRIPTS = {
 }
 ORDER = ["c", "b café", "a"]   # newest first
 
+# podcast:guid of BASE + feed.xml, as the Podcasting 2.0 namespace defines it
+GUID = str(uuid.uuid5(uuid.UUID("ead4c236-bf58-58c6-a2c6-a6b28d128cb6"), "cdn.example.org/pod/feed.xml"))
 SHOW = ("# the channel\n"
         "description: Small episodes for the feed test.\n"
-        "image: https://cdn.example.org/pod/cover.jpg\n"
-        "category: Technology > Software How-To\n"
+        "image: cover.png\n"
+        "category: Education > How To\n"
         "explicit: false\n"
-        "owner_email: team@example.org\n")
+        "owner_email: team@example.org\n"
+        f"guid: {GUID}\n")
 
 
 
@@ -63,16 +67,14 @@ class Feed(Case):
         os.mkdir(cls.out)
         for name, (front, body) in SCRIPTS.items():
             script = write(os.path.join(cls.dir, name + ".txt"), "---\n" + front + "---\n" + body)
-            res = run([script, "-o", os.path.join(cls.out, name + ".mp3"), "-q"])
+            extra = ["--srt", "--transcript-json"] if name == "a" else []
+            res = run([script, "-o", os.path.join(cls.out, name + ".mp3"), "-q"] + extra)
             assert res.returncode == 0, res.stderr
-        # transcripts and chapters are found by name; make sure each kind is present somewhere
-        for fname, text in [("a.vtt", "WEBVTT\n"), ("a.srt", "1\n"), ("a.transcript.json", "{}"),
-                            ("a.chapters.json", "{}")]:
-            if not os.path.exists(os.path.join(cls.out, fname)):
-                write(os.path.join(cls.out, fname), text)
-        for stale in ("c.vtt", "c.srt", "c.transcript.json", "c.chapters.json"):
-            if os.path.exists(os.path.join(cls.out, stale)):
-                os.unlink(os.path.join(cls.out, stale))
+        # cover art made by ffmpeg: a 1400 px square RGB PNG
+        res = subprocess.run(["ffmpeg", "-loglevel", "error", "-f", "lavfi", "-i",
+                              "color=c=blue:s=1400x1400", "-frames:v", "1", "-pix_fmt", "rgb24",
+                              os.path.join(cls.out, "cover.png")], capture_output=True, text=True)
+        assert res.returncode == 0, res.stderr
         write(os.path.join(cls.out, "show.txt"), SHOW)
         write(os.path.join(cls.out, "other.json"), '{"not": "a sidecar"}')
         cls.feed = os.path.join(cls.out, "feed.xml")
@@ -105,11 +107,11 @@ class Feed(Case):
         self.assertEqual(channel.findtext("description"), "Small episodes for the feed test.")
         self.assertEqual(channel.findtext("language"), "en-us")
         self.assertEqual(channel.findtext(f"{{{ITUNES}}}author"), "The team")
-        self.assertEqual(channel.find(f"{{{ITUNES}}}image").get("href"),
-                         "https://cdn.example.org/pod/cover.jpg")
+        self.assertEqual(channel.find(f"{{{ITUNES}}}image").get("href"), BASE + "cover.png")
         cat = channel.find(f"{{{ITUNES}}}category")
-        self.assertEqual(cat.get("text"), "Technology")
-        self.assertEqual(cat.find(f"{{{ITUNES}}}category").get("text"), "Software How-To")
+        self.assertEqual(cat.get("text"), "Education")
+        self.assertEqual(cat.find(f"{{{ITUNES}}}category").get("text"), "How To")
+        self.assertEqual(channel.findtext(f"{{{PODCAST}}}guid"), GUID)
         self.assertEqual(channel.findtext(f"{{{ITUNES}}}explicit"), "false")
         self.assertEqual(channel.find(f"{{{ITUNES}}}owner").findtext(f"{{{ITUNES}}}email"),
                          "team@example.org")
@@ -133,7 +135,7 @@ class Feed(Case):
             self.assertEqual(item.findtext(f"{{{ITUNES}}}episode"), str(side["episode"]))
             guid = item.find("guid")
             self.assertEqual(guid.get("isPermaLink"), "false")
-            self.assertEqual(guid.text, "render-episode:Feed Test:" + name)
+            self.assertEqual(guid.text, str(uuid.uuid5(uuid.UUID(GUID), name)))
             when = email.utils.parsedate_to_datetime(item.findtext("pubDate"))
             iso = side["published"]
             expected = datetime.fromisoformat(iso + "T00:00:00+00:00" if len(iso) == 10
@@ -158,8 +160,9 @@ class Feed(Case):
         chapters = by_name["a"].find(f"{{{PODCAST}}}chapters")
         self.assertEqual(chapters.get("url"), BASE + "a.chapters.json")
         self.assertEqual(chapters.get("type"), "application/json+chapters")
-        self.assertEqual(by_name["c"].findall(f"{{{PODCAST}}}transcript"), [])
-        self.assertIsNone(by_name["c"].find(f"{{{PODCAST}}}chapters"))
+        self.assertEqual([t.get("url") for t in by_name["c"].findall(f"{{{PODCAST}}}transcript")],
+                         [BASE + "c.vtt"])
+        self.assertIsNone(by_name["c"].find(f"{{{PODCAST}}}chapters"))   # no headings
 
     def test_check_accepts_every_item(self):
         for name in SCRIPTS:
@@ -181,7 +184,8 @@ class Feed(Case):
         self.assertEqual(res.returncode, 1, res.stdout + res.stderr)
 
     def test_same_inputs_same_bytes(self):
-        again = self.path("again.xml")
+        os.mkdir(self.path("again"))
+        again = self.path("again", "feed.xml")   # the name is in atom:link rel="self"
         res = run(["feed", self.out, "--base-url", BASE.rstrip("/"), "-o", again, "-q"])
         self.assertEqual(res.returncode, 0, res.stderr)
         self.assertEqual(res.stdout, "")
@@ -227,7 +231,7 @@ class Feed(Case):
                       "add `description: ...`", res.stderr)
 
     def test_episode_without_audio_is_left_out_with_a_warning(self):
-        folder = self.copy_out("a.mp3", "a.json", "c.json", "show.txt")
+        folder = self.copy_out("a.mp3", "a.json", "c.json", "show.txt", "cover.png")
         res = run(["feed", folder, "--base-url", BASE])
         self.assertEqual(res.returncode, 0, res.stderr)
         self.assertIn("c.json: warning: c.mp3 is missing; not in the feed", res.stderr)
@@ -240,7 +244,7 @@ class Feed(Case):
         for raw, shown in ((b"a\x1b", "a\\u001B"), (b"a\x01", "a\\u0001"), (b"a\xff", "a\\xFF"),
                            ("a\ufffe".encode(), "a\\uFFFE")):
             with self.subTest(name=shown):
-                folder = self.copy_out("a.mp3", "a.json", "show.txt")
+                folder = self.copy_out("a.mp3", "a.json", "show.txt", "cover.png")
                 for ext in (b".mp3", b".json"):
                     os.rename(os.path.join(folder.encode(), b"a" + ext), os.path.join(folder.encode(), raw + ext))
                 res = subprocess.run([BIN, "feed", folder, "--base-url", BASE], capture_output=True,

@@ -69,6 +69,8 @@ typedef struct re_episode {
     char *language;       /* default "en-us" */
     char *voice;          /* default profile name, default "host" */
     long episode_number;  /* -1 when absent */
+    long season;          /* `season:` 1..999999; -1 when absent */
+    char *guid;           /* `guid:` the feed item's guid, overriding the derived one; NULL */
     unsigned voice_line;  /* line of the `voice:` key, 0 when defaulted */
     char *lexicon;        /* the `lexicon:` value as written (a path), NULL when absent */
     unsigned lexicon_line, lexicon_col;

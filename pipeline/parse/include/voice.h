@@ -3,6 +3,8 @@
  * A profile is a file NAME.voice of `key = value` lines (`#` starts a comment line):
  *   voice            espeak-ng voice name, e.g. en-us, en-gb+f3      (required)
  *   speaker          display name for transcripts                      (default: NAME)
+ *   role             the speaker's role in the feed's podcast:person, one of RE_VOICE_ROLES
+ *                    (default: host for the episode's default voice, else guest)
  *   rate             words per minute, 80..450                          (default 175)
  *   pitch            0..99                                              (default 50)
  *   range            pitch range, 0..99                                 (default 50)
@@ -18,6 +20,9 @@
 
 #include "status.h"
 
+/* The cast roles of the Podcast Taxonomy that a profile's `role` may name. */
+#define RE_VOICE_ROLES "host, co-host, guest, guest host, narrator, announcer, voice actor, reporter"
+
 typedef struct re_voice_profile {
     char *name;              /* profile name, e.g. "host" */
     char *engine_voice;      /* espeak-ng voice name */
@@ -29,6 +34,7 @@ typedef struct re_voice_profile {
     int word_gap_ms;
     int sentence_pause_ms;
     int paragraph_pause_ms;
+    char *role;              /* one of RE_VOICE_ROLES; NULL when not given */
 } re_voice_profile;
 
 /* Parses one profile named `name` from buf[0..len) read from `file`. On success *out holds
