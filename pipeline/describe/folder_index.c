@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "duration.h"
 #include "files.h"
@@ -112,19 +111,10 @@ re_status re_folder_index_publish(const re_feed *feed, const char *dir, const ch
     char *target = re_path_join(dir, RE_FOLDER_INDEX_NAME);
     unsigned char *has_page = calloc(feed->count ? feed->count : 1, 1);
     re_status status = target && has_page ? RE_OK : RE_ERR_NOMEM;
-    for (size_t i = 0; status == RE_OK && i < feed->count; i++) {
-        char *name = NULL;
-        if (asprintf(&name, "%s.html", feed->episodes[i].stem) < 0) {
-            status = RE_ERR_NOMEM;
-            break;
-        }
-        char *path = re_path_join(dir, name);
-        struct stat st;
-        has_page[i] = path && stat(path, &st) == 0 && S_ISREG(st.st_mode);
-        status = path ? RE_OK : RE_ERR_NOMEM;
-        free(path);
-        free(name);
-    }
+    /* only a page the sidecar lists as written by the render that made the audio, unchanged
+     * (re_feed_scan's RE_ASSET_PAGE): a STEM.html left by an earlier render is stale */
+    for (size_t i = 0; status == RE_OK && i < feed->count; i++)
+        has_page[i] = (feed->episodes[i].assets & RE_ASSET_PAGE) != 0;
     re_output *out = NULL;
     if (status == RE_OK)
         status = re_output_open(target, &out, diag);

@@ -119,6 +119,25 @@ class Index(Case):
         self.assertTrue(res.stdout.startswith("<?xml"))
         self.assertEqual(listing(out), before)
 
+    def test_index_links_no_page_the_render_did_not_write(self):
+        # rendered with --page, then again without it: the old new.html (old text) is still
+        # in the folder, but the sidecar does not list it; the feed links no page for the
+        # episode, and neither may the index
+        out = self.render_folder()
+        script = write(self.path("new.txt"), "---\ntitle: New again\nshow: Feed Test\n"
+                       "published: 2026-11-16T08:00:00Z\n---\nThe new text.\n")
+        res = run([script, "-o", os.path.join(out, "new.mp3"), "-q"])
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertTrue(os.path.exists(os.path.join(out, "new.html")))
+        res = run(["feed", out, "--base-url", BASE])
+        self.assertEqual(res.returncode, 0, res.stderr)
+        with open(os.path.join(out, "index.html"), encoding="utf-8") as f:
+            page = IndexReader()
+            page.feed(f.read())
+        hrefs = {i["title"]: urllib.parse.unquote(i["href"]) for i in page.items}
+        self.assertEqual(hrefs["New again"], "new.mp3")
+        self.assertEqual(hrefs["Old <&> episode"], "old.html")
+
 
 if __name__ == "__main__":
     main()
