@@ -26,12 +26,15 @@ static void build_episode(html_builder *b, xmlNodePtr list, const re_feed_episod
     xmlNodePtr article = html_element(b, item, "article", NULL);
     xmlNodePtr heading = html_element(b, article, "h2", NULL);
     xmlNodePtr link = html_text_element(b, heading, "a", NULL, ep->title);
-    char *page = NULL;
-    if (has_page && asprintf(&page, "%s.html", ep->stem) < 0) {
+    char *page = NULL, *href = NULL;
+    if ((has_page && asprintf(&page, "%s.html", ep->stem) < 0)
+        || !(href = html_file_href(page ? page : ep->audio_name, NULL))) {
+        free(page);
         b->failed = 1;
         return;
     }
-    html_attribute(b, link, "href", page ? page : ep->audio_name);
+    html_attribute(b, link, "href", href);
+    free(href);
     free(page);
 
     xmlNodePtr meta = html_element(b, article, "p", "meta");

@@ -138,6 +138,47 @@ class Index(Case):
         self.assertEqual(hrefs["New again"], "new.mp3")
         self.assertEqual(hrefs["Old <&> episode"], "old.html")
 
+    def test_index_links_are_paths_whatever_the_file_names(self):
+        # a file name with ':' '#' '?' '%' is still a relative link to that very file (not
+        # a javascript: URL, a fragment or a query)
+        out = self.render_folder()
+        for name in ["javascript:alert(1)", "a#b?c%41"]:
+            script = write(self.path("x.txt"), f"---\ntitle: T {name}\nshow: Feed Test\n---\n"
+                           "Some words.\n")
+            res = run([script, "-o", os.path.join(out, name + ".mp3"), "-q", "--page"])
+            self.assertEqual(res.returncode, 0, res.stderr)
+        res = run(["feed", out, "--base-url", BASE])
+        self.assertEqual(res.returncode, 0, res.stderr)
+        with open(os.path.join(out, "index.html"), encoding="utf-8") as f:
+            page = IndexReader()
+            page.feed(f.read())
+        base = "https://example.org/pod/index.html"
+        for item in page.items:
+            url = urllib.parse.urlsplit(urllib.parse.urljoin(base, item["href"]))
+            with self.subTest(href=item["href"]):
+                self.assertEqual((url.scheme, url.query, url.fragment), ("https", "", ""))
+                name = urllib.parse.unquote(url.path.rsplit("/", 1)[1])
+                self.assertTrue(os.path.isfile(os.path.join(out, name)), name)
+        # and so is every link and source on those episodes' own pages (a chapter link's
+        # fragment is its only one: a media fragment)
+        for name in ["javascript:alert(1)", "a#b?c%41"]:
+            refs = []
+
+            class Refs(HTMLParser):
+                def handle_starttag(self, tag, attrs):
+                    refs.extend(v for k, v in attrs if k in ("href", "src") and v != "data:,")
+
+            with open(os.path.join(out, name + ".html"), encoding="utf-8") as f:
+                Refs().feed(f.read())
+            self.assertTrue(refs)
+            for ref in refs:
+                url = urllib.parse.urlsplit(urllib.parse.urljoin(base, ref))
+                with self.subTest(page=name, ref=ref):
+                    self.assertEqual((url.scheme, url.query), ("https", ""))
+                    self.assertIn(url.fragment, ("", "t=0.000"))
+                    file = urllib.parse.unquote(url.path.rsplit("/", 1)[1])
+                    self.assertIn(file, (name + ".mp3", name + ".vtt"))
+
 
 if __name__ == "__main__":
     main()
