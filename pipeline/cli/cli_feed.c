@@ -138,10 +138,13 @@ static void print_diagnostics(const re_diagnostics *diag, const char *kind)
                 diag->count);
 }
 
-/* Writes the feed to the output (atomically) or to stdout. */
+/* Writes the feed to standard output, or to a temporary file beside the target that is
+ * flushed to disk (*out; published by the caller, after the folder's index, so that a feed
+ * that cannot be written leaves the index as it was). */
 static re_status write_output(const re_feed *feed, const feed_cli *cli, const char *target,
-                              re_diagnostics *errors)
+                              re_output **prepared, re_diagnostics *errors)
 {
+    *prepared = NULL;
     if (strcmp(target, "-") == 0) {
         re_status st = re_feed_write(stdout, feed, cli->base_url);
         if (st == RE_ERR_WRITE)
@@ -160,7 +163,38 @@ static re_status write_output(const re_feed *feed, const feed_cli *cli, const ch
         re_diag_add(errors, target, 0, 0, "cannot write the feed: %s", re_strerror(st));
         return st;
     }
-    return re_output_commit(out, errors);
+    st = re_output_prepare(out, errors);
+    if (st != RE_OK) {
+        re_output_discard(out);
+        return st;
+    }
+    *prepared = out;
+    return RE_OK;
+}
+
+/* The folder's index.html, then the feed: both or neither (the index is put back as it was
+ * when the feed cannot be renamed into place). */
+static re_status publish(const re_feed *feed, const feed_cli *cli, re_output *prepared,
+                         re_diagnostics *errors)
+{
+    char *index = re_path_join(cli->dir, RE_FOLDER_INDEX_NAME);
+    char *backup = NULL;
+    re_status st = index ? re_output_backup(index, &backup) : RE_ERR_NOMEM;
+    if (st == RE_OK)
+        st = re_folder_index_publish(feed, cli->dir, cli->output ? NULL : "feed.xml", errors);
+    if (st != RE_OK) {
+        re_output_discard(prepared);
+        re_output_drop_backup(backup);
+        free(index);
+        return st;
+    }
+    st = re_output_publish(prepared, errors);
+    if (st == RE_OK)
+        re_output_drop_backup(backup);
+    else
+        re_output_restore(index, backup);
+    free(index);
+    return st;
 }
 
 static re_status build(const feed_cli *cli, const char *target, size_t *episodes,
@@ -187,10 +221,11 @@ static re_status build(const feed_cli *cli, const char *target, size_t *episodes
         st = scan;
     if (st == RE_OK)
         st = re_feed_complete_channel(&feed, cli->base_url, show_path, errors, warnings);
-    if (st == RE_OK && strcmp(target, "-") != 0)   /* the folder's index.html, newest first */
-        st = re_folder_index_publish(&feed, cli->dir, cli->output ? NULL : "feed.xml", errors);
+    re_output *prepared = NULL;
     if (st == RE_OK)
-        st = write_output(&feed, cli, target, errors);
+        st = write_output(&feed, cli, target, &prepared, errors);
+    if (st == RE_OK && prepared)   /* the folder's index.html, newest first, with the feed */
+        st = publish(&feed, cli, prepared, errors);
     *episodes = feed.count;
     re_feed_free(&feed);
     free(default_show);

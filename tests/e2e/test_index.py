@@ -179,6 +179,16 @@ class Index(Case):
                     file = urllib.parse.unquote(url.path.rsplit("/", 1)[1])
                     self.assertIn(file, (name + ".mp3", name + ".vtt"))
 
+    def test_failed_feed_writes_no_index(self):
+        # the feed cannot be written (its folder is missing): "nothing was written" must hold
+        # for index.html too
+        out = self.render_folder()
+        before = listing(out)
+        res = run(["feed", out, "--base-url", BASE, "-o", self.path("missing", "feed.xml")])
+        self.assertNotEqual(res.returncode, 0)
+        self.assertIn("nothing was written", res.stderr)
+        self.assertEqual(listing(out), before)
+
 
 if __name__ == "__main__":
     main()
