@@ -3,9 +3,12 @@
 #include "artwork.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <jpeglib.h>
 #include <png.h>
@@ -91,10 +94,22 @@ static int jpeg_header(FILE *f, artwork *a)
 
 re_status re_artwork_check(const char *path, re_diagnostics *diag)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
+    /* not blocking on a FIFO, and only a regular file: a device or pipe is no cover art */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    struct stat st;
+    if (fd < 0)
         return re_diag_fail(diag, RE_ERR_INPUT, path, 0, 0, "cannot read the cover art: %s",
                             strerror(errno));
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return re_diag_fail(diag, RE_ERR_INPUT, path, 0, 0, "cannot read the cover art: not a "
+                            "regular file");
+    }
+    FILE *f = fdopen(fd, "rb");
+    if (!f) {
+        close(fd);
+        return RE_ERR_NOMEM;
+    }
     unsigned char magic[8] = { 0 };
     size_t got = fread(magic, 1, sizeof magic, f);
     rewind(f);
