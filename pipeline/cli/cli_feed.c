@@ -172,16 +172,32 @@ static re_status write_output(const re_feed *feed, const feed_cli *cli, const ch
     return RE_OK;
 }
 
+/* The feed's file name when it is written into the episodes' folder itself (the default, or
+ * -o naming a file there), so that the index links it; else NULL. Malloc'ed. */
+static char *feed_name_in_folder(const char *dir, const char *target)
+{
+    const char *slash = strrchr(target, '/');
+    char *parent = slash ? strndup(target, slash == target ? 1 : (size_t)(slash - target))
+                         : strdup(".");
+    struct stat a, b;
+    int same = parent && stat(parent, &a) == 0 && stat(dir, &b) == 0 && a.st_dev == b.st_dev
+               && a.st_ino == b.st_ino;
+    free(parent);
+    return same ? strdup(slash ? slash + 1 : target) : NULL;
+}
+
 /* The folder's index.html, then the feed: both or neither (the index is put back as it was
  * when the feed cannot be renamed into place). */
 static re_status publish(const re_feed *feed, const feed_cli *cli, re_output *prepared,
                          re_diagnostics *errors)
 {
     char *index = re_path_join(cli->dir, RE_FOLDER_INDEX_NAME);
+    char *feed_name = feed_name_in_folder(cli->dir, re_output_target(prepared));
     char *backup = NULL;
     re_status st = index ? re_output_backup(index, &backup) : RE_ERR_NOMEM;
     if (st == RE_OK)
-        st = re_folder_index_publish(feed, cli->dir, cli->output ? NULL : "feed.xml", errors);
+        st = re_folder_index_publish(feed, cli->dir, feed_name, errors);
+    free(feed_name);
     if (st != RE_OK) {
         re_output_discard(prepared);
         re_output_drop_backup(backup);

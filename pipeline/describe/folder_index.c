@@ -80,12 +80,15 @@ re_status re_folder_index_write(FILE *out, const re_feed *feed, const unsigned c
     xmlNodePtr icon = html_element(&b, head, "link", NULL);   /* no request for /favicon.ico */
     html_attribute(&b, icon, "rel", "icon");
     html_attribute(&b, icon, "href", "data:,");
-    if (feed_name) {
+    char *feed_href = feed_name ? html_file_href(feed_name, NULL) : NULL;
+    if (feed_name && !feed_href)
+        b.failed = 1;
+    if (feed_href) {
         xmlNodePtr alternate = html_element(&b, head, "link", NULL);
         html_attribute(&b, alternate, "rel", "alternate");
         html_attribute(&b, alternate, "type", "application/rss+xml");
         html_attribute(&b, alternate, "title", show->title);
-        html_attribute(&b, alternate, "href", feed_name);
+        html_attribute(&b, alternate, "href", feed_href);
     }
     meta = html_element(&b, head, "meta", NULL);
     html_attribute(&b, meta, "name", "generator");
@@ -97,11 +100,12 @@ re_status re_folder_index_write(FILE *out, const re_feed *feed, const unsigned c
     html_text_element(&b, content, "h1", NULL, show->title);
     if (show->description)
         html_text_element(&b, content, "p", "description", show->description);
-    if (feed_name) {
+    if (feed_href) {
         xmlNodePtr p = html_element(&b, content, "p", "feed");
         xmlNodePtr link = html_text_element(&b, p, "a", NULL, "Subscribe: the podcast feed (RSS)");
-        html_attribute(&b, link, "href", feed_name);
+        html_attribute(&b, link, "href", feed_href);
     }
+    free(feed_href);
     xmlNodePtr list = html_element(&b, content, "ol", "episodes");
     for (size_t i = 0; i < feed->count && !b.failed; i++)
         build_episode(&b, list, &feed->episodes[i], has_page && has_page[i]);

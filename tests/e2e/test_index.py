@@ -189,6 +189,22 @@ class Index(Case):
         self.assertIn("nothing was written", res.stderr)
         self.assertEqual(listing(out), before)
 
+    def test_feed_named_with_o_in_the_folder_is_linked(self):
+        # README's and docs/ci.md's command line names the default feed with -o: the index
+        # links it all the same; one written elsewhere is not linked
+        out = self.render_folder()
+        for output, link in [(os.path.join(out, "feed.xml"), "feed.xml"),
+                             (os.path.join(out, "..", os.path.basename(out), "pod cast.xml"),
+                              "pod%20cast.xml"),
+                             (self.path("elsewhere.xml"), None)]:
+            with self.subTest(output=output):
+                res = run(["feed", out, "--base-url", BASE, "-o", output])
+                self.assertEqual(res.returncode, 0, res.stderr)
+                with open(os.path.join(out, "index.html"), encoding="utf-8") as f:
+                    page = IndexReader()
+                    page.feed(f.read())
+                self.assertEqual(page.feed_links, [link, link] if link else [])
+
 
 if __name__ == "__main__":
     main()
