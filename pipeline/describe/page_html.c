@@ -115,10 +115,30 @@ static void json_ld(html_builder *b, xmlNodePtr head, const re_episode *ep, cons
         b->failed = 1;
         return;
     }
+    /* and "\u003c" for every '<' (only strings can hold one): "<!--" and "<script" in a
+     * title would put an HTML parser in the script's "double escaped" state, in which the
+     * real end tag does not end the script, and the page's body would become its text */
+    size_t n = 0, angles = 0;
+    for (; dumped[n]; n++)
+        angles += dumped[n] == '<';
+    char *safe = malloc(n + 5 * angles + 1), *o = safe;
+    for (size_t i = 0; safe && i <= n; i++) {
+        if (dumped[i] == '<') {
+            memcpy(o, "\\u003c", 6);
+            o += 6;
+        } else {
+            *o++ = dumped[i];
+        }
+    }
+    free(dumped);
+    if (!safe) {
+        b->failed = 1;
+        return;
+    }
     xmlNodePtr script = html_element(b, head, "script", NULL);
     html_attribute(b, script, "type", "application/ld+json");
-    html_raw_text(b, script, dumped, strlen(dumped));
-    free(dumped);
+    html_raw_text(b, script, safe, strlen(safe));
+    free(safe);
 }
 
 static void build_head(html_builder *b, xmlNodePtr html, const re_episode *ep, const char *iso,
