@@ -2,16 +2,14 @@
  * (libpng, libjpeg-turbo): see artwork.h. */
 #include "artwork.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <setjmp.h>
 #include <stdio.h>
-#include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <jpeglib.h>
 #include <png.h>
+
+#include "files.h"
 
 typedef struct artwork {
     unsigned width, height;
@@ -94,16 +92,15 @@ static int jpeg_header(FILE *f, artwork *a)
 
 re_status re_artwork_check(const char *path, re_diagnostics *diag)
 {
-    /* not blocking on a FIFO, and only a regular file: a device or pipe is no cover art */
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-    struct stat st;
-    if (fd < 0)
-        return re_diag_fail(diag, RE_ERR_INPUT, path, 0, 0, "cannot read the cover art: %s",
-                            strerror(errno));
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        close(fd);
-        return re_diag_fail(diag, RE_ERR_INPUT, path, 0, 0, "cannot read the cover art: not a "
-                            "regular file");
+    /* a regular file only (opened without waiting: a FIFO is no cover art to publish) */
+    size_t from = diag ? diag->count : 0;
+    int fd = -1;
+    uint64_t size = 0;
+    re_status status = re_file_open_regular(path, &fd, &size, diag);
+    if (status != RE_OK) {
+        if (diag)
+            re_diag_prefix(diag, from, "cannot read the cover art: ");
+        return status == RE_ERR_NOMEM ? status : RE_ERR_INPUT;
     }
     FILE *f = fdopen(fd, "rb");
     if (!f) {
