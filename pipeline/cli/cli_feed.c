@@ -189,9 +189,23 @@ static char *feed_name_in_folder(const char *dir, const char *target)
 /* The folder's index.html, then the feed: both or neither (the index is put back as it was
  * when the feed cannot be renamed into place). */
 static re_status publish(const re_feed *feed, const feed_cli *cli, re_output *prepared,
-                         re_diagnostics *errors)
+                         re_diagnostics *errors, re_diagnostics *warnings)
 {
     char *index = re_path_join(cli->dir, RE_FOLDER_INDEX_NAME);
+    /* an episode rendered from index.txt has its page there: never replaced by the folder's */
+    for (size_t i = 0; index && i < feed->count; i++) {
+        if (strcmp(feed->episodes[i].stem, "index") != 0)
+            continue;
+        free(index);
+        if (re_diag_add(warnings, cli->dir, 0, 0, "%s not written: an episode is named "
+                        "index (%s), whose page is (or would be) %s; rename its script to "
+                        "have the folder's index", RE_FOLDER_INDEX_NAME, feed->episodes[i].audio_name,
+                        RE_FOLDER_INDEX_NAME) != RE_OK) {
+            re_output_discard(prepared);
+            return RE_ERR_NOMEM;
+        }
+        return re_output_publish(prepared, errors);
+    }
     char *feed_name = feed_name_in_folder(cli->dir, re_output_target(prepared));
     char *backup = NULL;
     re_status st = index ? re_output_backup(index, &backup) : RE_ERR_NOMEM;
@@ -241,7 +255,7 @@ static re_status build(const feed_cli *cli, const char *target, size_t *episodes
     if (st == RE_OK)
         st = write_output(&feed, cli, target, &prepared, errors);
     if (st == RE_OK && prepared)   /* the folder's index.html, newest first, with the feed */
-        st = publish(&feed, cli, prepared, errors);
+        st = publish(&feed, cli, prepared, errors, warnings);
     *episodes = feed.count;
     re_feed_free(&feed);
     free(default_show);

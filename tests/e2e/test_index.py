@@ -205,6 +205,24 @@ class Index(Case):
                     page.feed(f.read())
                 self.assertEqual(page.feed_links, [link, link] if link else [])
 
+    def test_an_episode_named_index_keeps_its_page(self):
+        # an episode rendered from index.txt with --page has its page at OUTDIR/index.html:
+        # feed must not replace it with the folder's index (the feed links that page, and a
+        # second feed run would find it changed: stale)
+        out = self.render_folder()
+        script = write(self.path("index.txt"), "---\ntitle: The index episode\nshow: Feed Test\n"
+                       "published: 2026-11-20\n---\nAn episode named index.\n")
+        res = run([script, "-o", os.path.join(out, "index.mp3"), "-q", "--page"])
+        self.assertEqual(res.returncode, 0, res.stderr)
+        with open(os.path.join(out, "index.html"), "rb") as f:
+            page = f.read()
+        for attempt in range(2):
+            res = run(["feed", out, "--base-url", BASE])
+            self.assertEqual(res.returncode, 0, res.stderr)
+            self.assertIn("index.html", res.stderr)   # the warning says it was not written
+            with open(os.path.join(out, "index.html"), "rb") as f:
+                self.assertEqual(f.read(), page)
+
 
 if __name__ == "__main__":
     main()
