@@ -138,10 +138,13 @@ static void print_diagnostics(const re_diagnostics *diag, const char *kind)
                 diag->count);
 }
 
-/* Writes the feed to the output (atomically) or to stdout. */
+/* Writes the feed to standard output, or to a temporary file beside the target that is
+ * flushed to disk (*out; published by the caller, after the folder's index, so that a feed
+ * that cannot be written leaves the index as it was). */
 static re_status write_output(const re_feed *feed, const feed_cli *cli, const char *target,
-                              re_diagnostics *errors)
+                              re_output **prepared, re_diagnostics *errors)
 {
+    *prepared = NULL;
     if (strcmp(target, "-") == 0) {
         re_status st = re_feed_write(stdout, feed, cli->base_url);
         if (st == RE_ERR_WRITE)
@@ -160,7 +163,68 @@ static re_status write_output(const re_feed *feed, const feed_cli *cli, const ch
         re_diag_add(errors, target, 0, 0, "cannot write the feed: %s", re_strerror(st));
         return st;
     }
-    return re_output_commit(out, errors);
+    st = re_output_prepare(out, errors);
+    if (st != RE_OK) {
+        re_output_discard(out);
+        return st;
+    }
+    *prepared = out;
+    return RE_OK;
+}
+
+/* The feed's file name when it is written into the episodes' folder itself (the default, or
+ * -o naming a file there), so that the index links it; else NULL. Malloc'ed. */
+static char *feed_name_in_folder(const char *dir, const char *target)
+{
+    const char *slash = strrchr(target, '/');
+    char *parent = slash ? strndup(target, slash == target ? 1 : (size_t)(slash - target))
+                         : strdup(".");
+    struct stat a, b;
+    int same = parent && stat(parent, &a) == 0 && stat(dir, &b) == 0 && a.st_dev == b.st_dev
+               && a.st_ino == b.st_ino;
+    free(parent);
+    return same ? strdup(slash ? slash + 1 : target) : NULL;
+}
+
+/* The folder's index.html, then the feed: both or neither (the index is put back as it was
+ * when the feed cannot be renamed into place). */
+static re_status publish(const re_feed *feed, const feed_cli *cli, re_output *prepared,
+                         re_diagnostics *errors, re_diagnostics *warnings)
+{
+    char *index = re_path_join(cli->dir, RE_FOLDER_INDEX_NAME);
+    /* an episode rendered from index.txt has its page there: never replaced by the folder's */
+    for (size_t i = 0; index && i < feed->count; i++) {
+        if (strcmp(feed->episodes[i].stem, "index") != 0)
+            continue;
+        free(index);
+        if (re_diag_add(warnings, cli->dir, 0, 0, "%s not written: an episode is named "
+                        "index (%s), whose page is (or would be) %s; rename its script to "
+                        "have the folder's index", RE_FOLDER_INDEX_NAME, feed->episodes[i].audio_name,
+                        RE_FOLDER_INDEX_NAME) != RE_OK) {
+            re_output_discard(prepared);
+            return RE_ERR_NOMEM;
+        }
+        return re_output_publish(prepared, errors);
+    }
+    char *feed_name = feed_name_in_folder(cli->dir, re_output_target(prepared));
+    char *backup = NULL;
+    re_status st = index ? re_output_backup(index, &backup) : RE_ERR_NOMEM;
+    if (st == RE_OK)
+        st = re_folder_index_publish(feed, cli->dir, feed_name, errors);
+    free(feed_name);
+    if (st != RE_OK) {
+        re_output_discard(prepared);
+        re_output_drop_backup(backup);
+        free(index);
+        return st;
+    }
+    st = re_output_publish(prepared, errors);
+    if (st == RE_OK)
+        re_output_drop_backup(backup);
+    else
+        re_output_restore(index, backup);
+    free(index);
+    return st;
 }
 
 static re_status build(const feed_cli *cli, const char *target, size_t *episodes,
@@ -187,10 +251,11 @@ static re_status build(const feed_cli *cli, const char *target, size_t *episodes
         st = scan;
     if (st == RE_OK)
         st = re_feed_complete_channel(&feed, cli->base_url, show_path, errors, warnings);
-    if (st == RE_OK && strcmp(target, "-") != 0)   /* the folder's index.html, newest first */
-        st = re_folder_index_publish(&feed, cli->dir, cli->output ? NULL : "feed.xml", errors);
+    re_output *prepared = NULL;
     if (st == RE_OK)
-        st = write_output(&feed, cli, target, errors);
+        st = write_output(&feed, cli, target, &prepared, errors);
+    if (st == RE_OK && prepared)   /* the folder's index.html, newest first, with the feed */
+        st = publish(&feed, cli, prepared, errors, warnings);
     *episodes = feed.count;
     re_feed_free(&feed);
     free(default_show);

@@ -11,14 +11,17 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <curl/curl.h>
 #include <ebur128.h>
 #include <espeak-ng/speak_lib.h>
 #include <jansson.h>
+#include <jpeglib.h>
 #include <lame/lame.h>
 #include <libxml/xmlversion.h>
 #include <libxml/globals.h>
 #include <mpg123.h>
 #include <nettle/version.h>
+#include <png.h>
 #include <sndfile.h>
 
 #include "cli.h"
@@ -204,8 +207,12 @@ static void print_help(void)
     fputs(usage_tail, stdout);
 }
 
+#define JPEG_STRINGIFY(x) #x
+#define JPEG_VERSION_TEXT(x) JPEG_STRINGIFY(x)
+#define JPEG_TURBO_BUILT_VERSION JPEG_VERSION_TEXT(LIBJPEG_TURBO_VERSION)
+
 /* The program's version, then each library's as the library itself reports it at run time
- * (libmpg123 1.31 has no such call: the version built against, from pkg-config). */
+ * (libmpg123 1.31 and libjpeg-turbo have no such call: the version built against). */
 static void print_version(void)
 {
     printf("render-episode %s\n", RE_VERSION);
@@ -222,6 +229,10 @@ static void print_version(void)
     printf("libxml2 %ld.%ld.%ld\n", xml / 10000, xml / 100 % 100, xml % 100);
     printf("jansson %s\n", jansson_version_str());
     printf("nettle %d.%d\n", nettle_version_major(), nettle_version_minor());
+    printf("libcurl %s\n", curl_version_info(CURLVERSION_NOW)->version);
+    printf("libpng %s\n", png_get_libpng_ver(NULL));
+    printf("libjpeg-turbo %s (built with: it has no run-time version call)\n",
+           JPEG_TURBO_BUILT_VERSION);
 }
 
 int main(int argc, char **argv)

@@ -2,13 +2,14 @@
  * (libpng, libjpeg-turbo): see artwork.h. */
 #include "artwork.h"
 
-#include <errno.h>
 #include <setjmp.h>
 #include <stdio.h>
-#include <string.h>
+#include <unistd.h>
 
 #include <jpeglib.h>
 #include <png.h>
+
+#include "files.h"
 
 typedef struct artwork {
     unsigned width, height;
@@ -91,10 +92,21 @@ static int jpeg_header(FILE *f, artwork *a)
 
 re_status re_artwork_check(const char *path, re_diagnostics *diag)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return re_diag_fail(diag, RE_ERR_INPUT, path, 0, 0, "cannot read the cover art: %s",
-                            strerror(errno));
+    /* a regular file only (opened without waiting: a FIFO is no cover art to publish) */
+    size_t from = diag ? diag->count : 0;
+    int fd = -1;
+    uint64_t size = 0;
+    re_status status = re_file_open_regular(path, &fd, &size, diag);
+    if (status != RE_OK) {
+        if (diag)
+            re_diag_prefix(diag, from, "cannot read the cover art: ");
+        return status == RE_ERR_NOMEM ? status : RE_ERR_INPUT;
+    }
+    FILE *f = fdopen(fd, "rb");
+    if (!f) {
+        close(fd);
+        return RE_ERR_NOMEM;
+    }
     unsigned char magic[8] = { 0 };
     size_t got = fread(magic, 1, sizeof magic, f);
     rewind(f);

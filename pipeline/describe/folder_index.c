@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "duration.h"
 #include "files.h"
@@ -27,12 +26,15 @@ static void build_episode(html_builder *b, xmlNodePtr list, const re_feed_episod
     xmlNodePtr article = html_element(b, item, "article", NULL);
     xmlNodePtr heading = html_element(b, article, "h2", NULL);
     xmlNodePtr link = html_text_element(b, heading, "a", NULL, ep->title);
-    char *page = NULL;
-    if (has_page && asprintf(&page, "%s.html", ep->stem) < 0) {
+    char *page = NULL, *href = NULL;
+    if ((has_page && asprintf(&page, "%s.html", ep->stem) < 0)
+        || !(href = html_file_href(page ? page : ep->audio_name, NULL))) {
+        free(page);
         b->failed = 1;
         return;
     }
-    html_attribute(b, link, "href", page ? page : ep->audio_name);
+    html_attribute(b, link, "href", href);
+    free(href);
     free(page);
 
     xmlNodePtr meta = html_element(b, article, "p", "meta");
@@ -78,12 +80,15 @@ re_status re_folder_index_write(FILE *out, const re_feed *feed, const unsigned c
     xmlNodePtr icon = html_element(&b, head, "link", NULL);   /* no request for /favicon.ico */
     html_attribute(&b, icon, "rel", "icon");
     html_attribute(&b, icon, "href", "data:,");
-    if (feed_name) {
+    char *feed_href = feed_name ? html_file_href(feed_name, NULL) : NULL;
+    if (feed_name && !feed_href)
+        b.failed = 1;
+    if (feed_href) {
         xmlNodePtr alternate = html_element(&b, head, "link", NULL);
         html_attribute(&b, alternate, "rel", "alternate");
         html_attribute(&b, alternate, "type", "application/rss+xml");
         html_attribute(&b, alternate, "title", show->title);
-        html_attribute(&b, alternate, "href", feed_name);
+        html_attribute(&b, alternate, "href", feed_href);
     }
     meta = html_element(&b, head, "meta", NULL);
     html_attribute(&b, meta, "name", "generator");
@@ -95,11 +100,12 @@ re_status re_folder_index_write(FILE *out, const re_feed *feed, const unsigned c
     html_text_element(&b, content, "h1", NULL, show->title);
     if (show->description)
         html_text_element(&b, content, "p", "description", show->description);
-    if (feed_name) {
+    if (feed_href) {
         xmlNodePtr p = html_element(&b, content, "p", "feed");
         xmlNodePtr link = html_text_element(&b, p, "a", NULL, "Subscribe: the podcast feed (RSS)");
-        html_attribute(&b, link, "href", feed_name);
+        html_attribute(&b, link, "href", feed_href);
     }
+    free(feed_href);
     xmlNodePtr list = html_element(&b, content, "ol", "episodes");
     for (size_t i = 0; i < feed->count && !b.failed; i++)
         build_episode(&b, list, &feed->episodes[i], has_page && has_page[i]);
@@ -112,19 +118,10 @@ re_status re_folder_index_publish(const re_feed *feed, const char *dir, const ch
     char *target = re_path_join(dir, RE_FOLDER_INDEX_NAME);
     unsigned char *has_page = calloc(feed->count ? feed->count : 1, 1);
     re_status status = target && has_page ? RE_OK : RE_ERR_NOMEM;
-    for (size_t i = 0; status == RE_OK && i < feed->count; i++) {
-        char *name = NULL;
-        if (asprintf(&name, "%s.html", feed->episodes[i].stem) < 0) {
-            status = RE_ERR_NOMEM;
-            break;
-        }
-        char *path = re_path_join(dir, name);
-        struct stat st;
-        has_page[i] = path && stat(path, &st) == 0 && S_ISREG(st.st_mode);
-        status = path ? RE_OK : RE_ERR_NOMEM;
-        free(path);
-        free(name);
-    }
+    /* only a page the sidecar lists as written by the render that made the audio, unchanged
+     * (re_feed_scan's RE_ASSET_PAGE): a STEM.html left by an earlier render is stale */
+    for (size_t i = 0; status == RE_OK && i < feed->count; i++)
+        has_page[i] = (feed->episodes[i].assets & RE_ASSET_PAGE) != 0;
     re_output *out = NULL;
     if (status == RE_OK)
         status = re_output_open(target, &out, diag);

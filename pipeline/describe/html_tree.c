@@ -1,6 +1,7 @@
 /* html_tree.c - HTML documents as libxml2 trees, serialized by libxml2 (see html_tree.h). */
 #include "html_tree.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include <libxml/HTMLtree.h>
@@ -103,4 +104,26 @@ xmlNodePtr html_text_element(html_builder *b, xmlNodePtr parent, const char *nam
     if (node)
         html_text(b, node, s);
     return node;
+}
+
+char *html_file_href(const char *file_name, const char *suffix)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    size_t tail = suffix ? strlen(suffix) : 0;
+    char *href = malloc(3 * strlen(file_name) + tail + 1);
+    if (!href)
+        return NULL;
+    char *p = href;
+    for (const unsigned char *s = (const unsigned char *)file_name; *s; s++) {
+        if ((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9')
+            || strchr("-._~", *s)) {
+            *p++ = (char)*s;
+        } else {
+            *p++ = '%';
+            *p++ = hex[*s >> 4];
+            *p++ = hex[*s & 15];
+        }
+    }
+    memcpy(p, suffix ? suffix : "", tail + 1);
+    return href;
 }

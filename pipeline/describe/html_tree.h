@@ -44,6 +44,13 @@ void html_raw_text(html_builder *b, xmlNodePtr parent, const char *s, size_t n);
  * claims `check` finds in the document are the ones it states itself. */
 void html_text(html_builder *b, xmlNodePtr parent, const char *s);
 
+/* A relative URL naming the file `file_name` in the page's own folder: every byte but
+ * A-Z a-z 0-9 - . _ ~ percent-encoded, so that no file name reads as a scheme
+ * ("javascript:"), a query, a fragment or an escape (libxml2's serializer escapes href and src
+ * values, but leaves ':' '?' '#' '%' as they are). `suffix` (may be NULL) is appended as it is
+ * ("#t=65.000"). Malloc'ed; NULL when out of memory. */
+char *html_file_href(const char *file_name, const char *suffix);
+
 /* html_element with html_text inside. */
 xmlNodePtr html_text_element(html_builder *b, xmlNodePtr parent, const char *name,
                              const char *class_name, const char *s);

@@ -76,7 +76,7 @@ static int json_set(json_t *object, const char *key, json_t *value)
 
 /* schema.org PodcastEpisode, for search engines; its `duration` is a claim `check` reads. */
 static void json_ld(html_builder *b, xmlNodePtr head, const re_episode *ep, const char *iso,
-                    const char *audio_name)
+                    const char *audio_href)
 {
     json_t *episode = json_object(), *media = json_object();
     int bad = !episode || !media;
@@ -104,7 +104,7 @@ static void json_ld(html_builder *b, xmlNodePtr head, const re_episode *ep, cons
     bad = bad || json_set(episode, "inLanguage", json_string(language)) != 0;
     bad = bad || json_set(episode, "duration", json_string(iso)) != 0;
     bad = bad || json_set(media, "@type", json_string("AudioObject")) != 0
-          || json_set(media, "contentUrl", json_string(audio_name)) != 0
+          || json_set(media, "contentUrl", json_string(audio_href)) != 0
           || json_set(media, "duration", json_string(iso)) != 0;
     bad = bad || json_object_set(episode, "associatedMedia", media) != 0;
     /* "\/" for every slash: the text can never close the script element */
@@ -115,14 +115,34 @@ static void json_ld(html_builder *b, xmlNodePtr head, const re_episode *ep, cons
         b->failed = 1;
         return;
     }
+    /* and "\u003c" for every '<' (only strings can hold one): "<!--" and "<script" in a
+     * title would put an HTML parser in the script's "double escaped" state, in which the
+     * real end tag does not end the script, and the page's body would become its text */
+    size_t n = 0, angles = 0;
+    for (; dumped[n]; n++)
+        angles += dumped[n] == '<';
+    char *safe = malloc(n + 5 * angles + 1), *o = safe;
+    for (size_t i = 0; safe && i <= n; i++) {
+        if (dumped[i] == '<') {
+            memcpy(o, "\\u003c", 6);
+            o += 6;
+        } else {
+            *o++ = dumped[i];
+        }
+    }
+    free(dumped);
+    if (!safe) {
+        b->failed = 1;
+        return;
+    }
     xmlNodePtr script = html_element(b, head, "script", NULL);
     html_attribute(b, script, "type", "application/ld+json");
-    html_raw_text(b, script, dumped, strlen(dumped));
-    free(dumped);
+    html_raw_text(b, script, safe, strlen(safe));
+    free(safe);
 }
 
 static void build_head(html_builder *b, xmlNodePtr html, const re_episode *ep, const char *iso,
-                       const char *audio_name)
+                       const char *audio_href)
 {
     xmlNodePtr head = html_element(b, html, "head", NULL);
     xmlNodePtr meta = html_element(b, head, "meta", NULL);
@@ -144,7 +164,7 @@ static void build_head(html_builder *b, xmlNodePtr html, const re_episode *ep, c
     html_attribute(b, meta, "content", "render-episode " RE_VERSION);
     xmlNodePtr style = html_element(b, head, "style", NULL);
     html_raw_text(b, style, page_style, strlen(page_style));
-    json_ld(b, head, ep, iso, audio_name);
+    json_ld(b, head, ep, iso, audio_href);
 }
 
 /* Show · Episode N · published · author, the parts that are known. */
@@ -204,7 +224,7 @@ static void build_speakers(html_builder *b, xmlNodePtr article, const re_render_
 }
 
 static void build_chapters(html_builder *b, xmlNodePtr article, const re_render_facts *facts,
-                           const char *audio_name)
+                           const char *audio_href)
 {
     xmlNodePtr section = html_element(b, article, "section", "chapters");
     html_text_element(b, section, "h2", NULL, "Chapters");
@@ -214,7 +234,7 @@ static void build_chapters(html_builder *b, xmlNodePtr article, const re_render_
         char at[32], seconds[48], href[4096];
         page_clock_text(ms, at, sizeof at);
         seconds_text(ms, seconds, sizeof seconds);
-        if ((size_t)snprintf(href, sizeof href, "%s#t=%s", audio_name, seconds) >= sizeof href) {
+        if ((size_t)snprintf(href, sizeof href, "%s#t=%s", audio_href, seconds) >= sizeof href) {
             b->failed = 1;
             break;
         }
@@ -275,8 +295,8 @@ static void build_transcript(html_builder *b, xmlNodePtr article, const re_rende
 }
 
 static void build_body(html_builder *b, xmlNodePtr html, const re_render_facts *facts,
-                       const re_transcript *transcript, const char *iso, const char *audio_name,
-                       const char *vtt_name)
+                       const re_transcript *transcript, const char *iso, const char *audio_href,
+                       const char *vtt_href)
 {
     const re_episode *ep = facts->episode;
     xmlNodePtr body = html_element(b, html, "body", NULL);
@@ -290,20 +310,20 @@ static void build_body(html_builder *b, xmlNodePtr html, const re_render_facts *
     html_attribute(b, audio, "id", "player");
     html_attribute(b, audio, "controls", "");
     html_attribute(b, audio, "preload", "metadata");
-    html_attribute(b, audio, "src", audio_name);
+    html_attribute(b, audio, "src", audio_href);
     xmlNodePtr track = html_element(b, audio, "track", NULL);
     html_attribute(b, track, "kind", "metadata");
     html_attribute(b, track, "label", "Transcript");
-    html_attribute(b, track, "src", vtt_name);
+    html_attribute(b, track, "src", vtt_href);
     html_attribute(b, track, "srclang", ep->language ? ep->language : "en-us");
     html_attribute(b, track, "default", "");
 
     xmlNodePtr files = html_element(b, article, "p", "files");
     xmlNodePtr link = html_text_element(b, files, "a", NULL, "Download the audio");
-    html_attribute(b, link, "href", audio_name);
+    html_attribute(b, link, "href", audio_href);
     html_raw_text(b, files, " · ", strlen(" · "));
     link = html_text_element(b, files, "a", NULL, "Transcript (WebVTT)");
-    html_attribute(b, link, "href", vtt_name);
+    html_attribute(b, link, "href", vtt_href);
 
     char human[96];
     page_duration_words(re_samples_to_seconds(facts->samples, facts->sample_rate), human,
@@ -319,7 +339,7 @@ static void build_body(html_builder *b, xmlNodePtr html, const re_render_facts *
     build_speakers(b, article, facts);
     html_text_element(b, article, "p", "disclosure", RE_DISCLOSURE_TEXT);
     if (facts->chapter_count > 0)
-        build_chapters(b, article, facts, audio_name);
+        build_chapters(b, article, facts, audio_href);
     if (transcript && transcript->count > 0)
         build_transcript(b, article, facts, transcript);
     xmlNodePtr script = html_element(b, body, "script", NULL);
@@ -337,10 +357,19 @@ re_status re_page_write_html(FILE *out, const re_render_facts *facts,
     char iso[RE_DURATION_ISO_MAX];
     re_duration_format_iso(re_samples_to_seconds(facts->samples, facts->sample_rate), iso);
 
+    /* the files are named by relative URLs: a name like "javascript:x.mp3" or "a#b.mp3" is
+     * still a path to that file */
+    char *audio_href = html_file_href(audio_name, NULL), *vtt_href = html_file_href(vtt_name, NULL);
     html_builder b;
-    if (html_document_new(&b, ep->language ? ep->language : "en-us") != RE_OK)
-        return RE_ERR_NOMEM;
-    build_head(&b, b.root, ep, iso, audio_name);
-    build_body(&b, b.root, facts, transcript, iso, audio_name, vtt_name);
-    return html_document_write(&b, out);
+    re_status status = audio_href && vtt_href ? html_document_new(&b, ep->language ? ep->language
+                                                                                  : "en-us")
+                                              : RE_ERR_NOMEM;
+    if (status == RE_OK) {
+        build_head(&b, b.root, ep, iso, audio_href);
+        build_body(&b, b.root, facts, transcript, iso, audio_href, vtt_href);
+        status = html_document_write(&b, out);
+    }
+    free(audio_href);
+    free(vtt_href);
+    return status;
 }

@@ -16,11 +16,11 @@ SRC = os.environ.get("RE_SOURCE_DIR", os.path.dirname(os.path.dirname(os.path.di
 CACHE_HOME = tempfile.mkdtemp(prefix="re-cache-home-")
 
 
-def run(args, env=None, **kw):
+def run(args, env=None, timeout=300, **kw):
     """Runs render-episode with args; returns CompletedProcess with text output."""
     full_env = dict(os.environ, XDG_CACHE_HOME=CACHE_HOME)
     full_env.update(env or {})
-    return subprocess.run([BIN] + list(args), capture_output=True, text=True, timeout=300,
+    return subprocess.run([BIN] + list(args), capture_output=True, text=True, timeout=timeout,
                           env=full_env, **kw)
 
 

@@ -30,7 +30,7 @@ CHROMIUM = shutil.which("chromium")
 CHROMEDRIVER = shutil.which("chromedriver")
 
 SCRIPT = """---
-title: Browser test – café & <friends>
+title: Browser test – café & <friends> <!--<script>
 show: Browser Show
 language: en-us
 published: 2026-11-30T09:00:00Z
@@ -242,6 +242,17 @@ class Browser(Case):
         with open(self.path("ep.vtt"), encoding="utf-8") as f:
             self.assertEqual(self.loaded["cues"], f.read().count(" --> "))
         self.assertEqual(self.loaded["mode"], "hidden")   # the page's script took the track
+
+    def test_the_title_is_text_everywhere(self):
+        # "<!--<script>" in the JSON-LD would put an HTML5 parser in the script's "double
+        # escaped" state, where the real </script> does not end it: the page's body would
+        # become part of that script (no player, no transcript)
+        title = "Browser test – café & <friends> <!--<script>"
+        found = self.wd.js("var ld = document.querySelector('script[type=\"application/ld+json\"]');"
+                           "return {ld: JSON.parse(ld.text).name, h1: document.querySelector('h1')"
+                           ".textContent, title: document.title,"
+                           " scripts: document.querySelectorAll('script').length};")
+        self.assertEqual(found, {"ld": title, "h1": title, "title": title, "scripts": 2})
 
     def test_chapter_links_seek(self):
         chapters = self.side["chapters"]

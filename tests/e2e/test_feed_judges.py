@@ -257,6 +257,14 @@ class Publish(Case):
         self.assertEqual(res.returncode, 2, res.stderr)
         self.assertIn(os.path.join(folder, "cover.jpg") + ": the cover art must be a JPEG or PNG",
                       res.stderr)
+        # a cover that is not a regular file (a FIFO no one writes) is refused, not waited on
+        folder = self.copy_out()
+        os.unlink(os.path.join(folder, "cover.jpg"))
+        os.mkfifo(os.path.join(folder, "cover.jpg"))
+        res = run(["feed", folder, "--base-url", BASE], timeout=60)   # before: waited for ever
+        self.assertEqual(res.returncode, 2, res.stderr)
+        self.assertIn(os.path.join(folder, "cover.jpg") + ": cannot read the cover art: "
+                      "not a regular file", res.stderr)
         folder = self.copy_out()
         write(os.path.join(folder, "show.txt"), SHOW.replace(
             "image: cover.jpg", "image: https://images.example.net/cover.jpg"))

@@ -119,6 +119,110 @@ class Index(Case):
         self.assertTrue(res.stdout.startswith("<?xml"))
         self.assertEqual(listing(out), before)
 
+    def test_index_links_no_page_the_render_did_not_write(self):
+        # rendered with --page, then again without it: the old new.html (old text) is still
+        # in the folder, but the sidecar does not list it; the feed links no page for the
+        # episode, and neither may the index
+        out = self.render_folder()
+        script = write(self.path("new.txt"), "---\ntitle: New again\nshow: Feed Test\n"
+                       "published: 2026-11-16T08:00:00Z\n---\nThe new text.\n")
+        res = run([script, "-o", os.path.join(out, "new.mp3"), "-q"])
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertTrue(os.path.exists(os.path.join(out, "new.html")))
+        res = run(["feed", out, "--base-url", BASE])
+        self.assertEqual(res.returncode, 0, res.stderr)
+        with open(os.path.join(out, "index.html"), encoding="utf-8") as f:
+            page = IndexReader()
+            page.feed(f.read())
+        hrefs = {i["title"]: urllib.parse.unquote(i["href"]) for i in page.items}
+        self.assertEqual(hrefs["New again"], "new.mp3")
+        self.assertEqual(hrefs["Old <&> episode"], "old.html")
+
+    def test_index_links_are_paths_whatever_the_file_names(self):
+        # a file name with ':' '#' '?' '%' is still a relative link to that very file (not
+        # a javascript: URL, a fragment or a query)
+        out = self.render_folder()
+        for name in ["javascript:alert(1)", "a#b?c%41"]:
+            script = write(self.path("x.txt"), f"---\ntitle: T {name}\nshow: Feed Test\n---\n"
+                           "Some words.\n")
+            res = run([script, "-o", os.path.join(out, name + ".mp3"), "-q", "--page"])
+            self.assertEqual(res.returncode, 0, res.stderr)
+        res = run(["feed", out, "--base-url", BASE])
+        self.assertEqual(res.returncode, 0, res.stderr)
+        with open(os.path.join(out, "index.html"), encoding="utf-8") as f:
+            page = IndexReader()
+            page.feed(f.read())
+        base = "https://example.org/pod/index.html"
+        for item in page.items:
+            url = urllib.parse.urlsplit(urllib.parse.urljoin(base, item["href"]))
+            with self.subTest(href=item["href"]):
+                self.assertEqual((url.scheme, url.query, url.fragment), ("https", "", ""))
+                name = urllib.parse.unquote(url.path.rsplit("/", 1)[1])
+                self.assertTrue(os.path.isfile(os.path.join(out, name)), name)
+        # and so is every link and source on those episodes' own pages (a chapter link's
+        # fragment is its only one: a media fragment)
+        for name in ["javascript:alert(1)", "a#b?c%41"]:
+            refs = []
+
+            class Refs(HTMLParser):
+                def handle_starttag(self, tag, attrs):
+                    refs.extend(v for k, v in attrs if k in ("href", "src") and v != "data:,")
+
+            with open(os.path.join(out, name + ".html"), encoding="utf-8") as f:
+                Refs().feed(f.read())
+            self.assertTrue(refs)
+            for ref in refs:
+                url = urllib.parse.urlsplit(urllib.parse.urljoin(base, ref))
+                with self.subTest(page=name, ref=ref):
+                    self.assertEqual((url.scheme, url.query), ("https", ""))
+                    self.assertIn(url.fragment, ("", "t=0.000"))
+                    file = urllib.parse.unquote(url.path.rsplit("/", 1)[1])
+                    self.assertIn(file, (name + ".mp3", name + ".vtt"))
+
+    def test_failed_feed_writes_no_index(self):
+        # the feed cannot be written (its folder is missing): "nothing was written" must hold
+        # for index.html too
+        out = self.render_folder()
+        before = listing(out)
+        res = run(["feed", out, "--base-url", BASE, "-o", self.path("missing", "feed.xml")])
+        self.assertNotEqual(res.returncode, 0)
+        self.assertIn("nothing was written", res.stderr)
+        self.assertEqual(listing(out), before)
+
+    def test_feed_named_with_o_in_the_folder_is_linked(self):
+        # README's and docs/ci.md's command line names the default feed with -o: the index
+        # links it all the same; one written elsewhere is not linked
+        out = self.render_folder()
+        for output, link in [(os.path.join(out, "feed.xml"), "feed.xml"),
+                             (os.path.join(out, "..", os.path.basename(out), "pod cast.xml"),
+                              "pod%20cast.xml"),
+                             (self.path("elsewhere.xml"), None)]:
+            with self.subTest(output=output):
+                res = run(["feed", out, "--base-url", BASE, "-o", output])
+                self.assertEqual(res.returncode, 0, res.stderr)
+                with open(os.path.join(out, "index.html"), encoding="utf-8") as f:
+                    page = IndexReader()
+                    page.feed(f.read())
+                self.assertEqual(page.feed_links, [link, link] if link else [])
+
+    def test_an_episode_named_index_keeps_its_page(self):
+        # an episode rendered from index.txt with --page has its page at OUTDIR/index.html:
+        # feed must not replace it with the folder's index (the feed links that page, and a
+        # second feed run would find it changed: stale)
+        out = self.render_folder()
+        script = write(self.path("index.txt"), "---\ntitle: The index episode\nshow: Feed Test\n"
+                       "published: 2026-11-20\n---\nAn episode named index.\n")
+        res = run([script, "-o", os.path.join(out, "index.mp3"), "-q", "--page"])
+        self.assertEqual(res.returncode, 0, res.stderr)
+        with open(os.path.join(out, "index.html"), "rb") as f:
+            page = f.read()
+        for attempt in range(2):
+            res = run(["feed", out, "--base-url", BASE])
+            self.assertEqual(res.returncode, 0, res.stderr)
+            self.assertIn("index.html", res.stderr)   # the warning says it was not written
+            with open(os.path.join(out, "index.html"), "rb") as f:
+                self.assertEqual(f.read(), page)
+
 
 if __name__ == "__main__":
     main()

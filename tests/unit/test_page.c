@@ -207,7 +207,9 @@ static void test_html_page(void)
     const char *start = "<!DOCTYPE html>\n<html lang=\"de-CH\">";
     CHECK(strncmp(page, start, strlen(start)) == 0);
     CHECK(strstr(page, "<h1>Café &lt;/script&gt; &lt;b&gt;Chapters&lt;/b&gt;</h1>") != NULL);
-    CHECK(strstr(page, "\"name\": \"Café <\\/script> <b>Chapters<\\/b>\"") != NULL);
+    CHECK(strstr(page, "\"name\": \"Café \\u003c\\/script> \\u003cb>Chapters\\u003c\\/b>\"")
+          != NULL);
+    CHECK(strstr(page, "<\\/") == NULL);   /* no '<' in the JSON-LD: not even an escaped end tag */
     CHECK(strstr(page, "Duration: <time datetime=\"PT1H2M3S\">PT1H2M3S</time> (1 h 2 min 3 s)")
           != NULL);
     CHECK(strstr(page, "href=\"ep%20one.mp3#t=65.000\" data-start=\"65.000\"") != NULL);

@@ -21,8 +21,9 @@
 re_status re_folder_index_write(FILE *out, const re_feed *feed, const unsigned char *has_page,
                                 const char *feed_name);
 
-/* Writes DIR/index.html atomically (core/output.h): finds which episodes have a STEM.html
- * beside their audio, then re_folder_index_write. Errors are reported to diag naming the
+/* Writes DIR/index.html atomically (core/output.h): re_folder_index_write, linking the page
+ * of each episode whose STEM.html re_feed_scan found listed in its sidecar and unchanged
+ * (RE_ASSET_PAGE; a page an earlier render left is not linked, as in the feed). Errors are reported to diag naming the
  * file. */
 re_status re_folder_index_publish(const re_feed *feed, const char *dir, const char *feed_name,
                                   re_diagnostics *diag);

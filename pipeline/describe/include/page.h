@@ -25,8 +25,9 @@ re_status re_page_write(FILE *out, const re_render_facts *facts, const re_transc
 /* Writes the HTML page for the same facts and transcript (the voices name the speakers):
  * an HTML5 document with `lang` from the script's language, built as a libxml2 tree and
  * serialized by libxml2 (every text escaped there), with a small inline style and script and
- * no other resource than the two files it names, relative to the page: audio_name (the
- * player's source and a download link) and vtt_name (the player's <track>, whose cue
+ * no other resource than the two files it names, as percent-encoded URLs relative to the
+ * page: audio_name (the player's source and a download link) and vtt_name (the player's
+ * <track>, whose cue
  * identifiers 1..N are the transcript spans cue-1..cue-N the script highlights). Readable
  * without the script: chapter links are media fragments (`ep.mp3#t=65.123`) that the script
  * turns into seeks. Its duration claims for `check` are the `Duration:` line (ISO 8601, and
