@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 re_status re_mp3_decoder_new(int encoding, mpg123_handle **out, re_diagnostics *diag)
@@ -35,19 +36,44 @@ re_status re_mp3_decoder_new(int encoding, mpg123_handle **out, re_diagnostics *
     return RE_OK;
 }
 
+static ssize_t pread_retrying(int fd, void *buf, size_t len, off_t at)
+{
+    ssize_t n;
+    while ((n = pread(fd, buf, len, at)) < 0 && errno == EINTR)
+        ;
+    return n;
+}
+
+/* Up to len bytes at s->pos: from the read-ahead buffer, refilled when pos is not in it; a
+ * read at least as large as the buffer goes straight to the file. 0 only at the end. */
 static mpg123_ssize_t source_read(void *handle, void *buf, size_t len)
 {
     re_mp3_source *s = handle;
-    for (;;) {
-        ssize_t n = pread(s->fd, buf, len, s->pos);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n > 0)
-            s->pos += n;
+    if (len >= sizeof s->ahead) {
+        ssize_t n = pread_retrying(s->fd, buf, len, s->pos);
         if (n < 0)
             s->error = errno;
+        else
+            s->pos += n;
         return n;
     }
+    if (s->pos < s->ahead_at || s->pos >= s->ahead_at + (off_t)s->ahead_len) {
+        ssize_t n = pread_retrying(s->fd, s->ahead, sizeof s->ahead, s->pos);
+        if (n < 0) {
+            s->error = errno;
+            s->ahead_len = 0;
+            return n;
+        }
+        s->ahead_at = s->pos;
+        s->ahead_len = (size_t)n;
+        if (n == 0)
+            return 0;
+    }
+    size_t offset = (size_t)(s->pos - s->ahead_at), have = s->ahead_len - offset;
+    size_t n = len < have ? len : have;
+    memcpy(buf, s->ahead + offset, n);
+    s->pos += (off_t)n;
+    return (mpg123_ssize_t)n;
 }
 
 static off_t source_seek(void *handle, off_t offset, int whence)

@@ -58,6 +58,7 @@ typedef struct cli_render_settings {
     char *exe_voices;
     unsigned long max_size, timeout_s, jobs;
     int quiet;
+    int timings;                   /* --timings: wall and CPU per step on stderr */
     int no_cache;
     int true_peak_given;
     const char *cache_dir;
@@ -75,6 +76,11 @@ int cli_render_option(int argc, char **argv, int *i, cli_render_settings *s);
  * -1 after a usage error was printed. */
 int cli_render_settings_finish(cli_render_settings *s);
 void cli_render_settings_free(cli_render_settings *s);
+
+/* The --timings table on stderr: each step's wall and CPU seconds, their total, and when
+ * `whole` is given (a batch) the run's own wall and CPU. */
+void cli_print_timings(const char *title, const re_step_time steps[RE_STEPS],
+                       const re_step_time *whole);
 
 /* Help text of the shared options. */
 extern const char cli_render_options_help[];

@@ -213,6 +213,15 @@ static int write_report(const char *path, const re_batch *batch, int junit)
     return status == RE_OK ? 0 : -1;
 }
 
+/* --timings: the episodes' steps summed (as in the report), and the batch's own wall and CPU (workers included). */
+static void print_batch_timings(const re_batch *batch)
+{
+    re_step_time sum[RE_STEPS];
+    re_report_step_sums(batch, sum);
+    cli_print_timings("steps summed over the episodes that rendered or were up to date", sum,
+                      &batch->whole);
+}
+
 int cli_batch(int argc, char **argv)
 {
     batch_cli cli;
@@ -251,6 +260,7 @@ int cli_batch(int argc, char **argv)
     re_batch batch;
     re_status status = re_batch_collect(cli.inputs, cli.input_count, &cli.options, &batch, &diag);
     if (status == RE_OK) {
+        batch.timed = cli.render.timings;
         status = re_batch_run(&batch, &cli.options, &diag);
         if (show)
             fputs("\r\033[K", stderr);
@@ -261,6 +271,8 @@ int cli_batch(int argc, char **argv)
         if (status == RE_ERR_INTERRUPTED)
             fprintf(stderr, "render-episode: interrupted; unfinished episodes were not written\n");
         print_summary(&batch);
+        if (cli.render.timings)
+            print_batch_timings(&batch);
         if (fflush(stdout) != 0 || ferror(stdout)) {   /* > /dev/full, | head -c0 */
             fprintf(stderr, "render-episode: cannot write the summary to standard output: %s\n",
                     strerror(errno));

@@ -124,6 +124,22 @@ const char *cli_first_message(const re_diagnostics *diag, re_status status)
     return diag->count ? diag->items[0].message : re_strerror(status);
 }
 
+void cli_print_timings(const char *title, const re_step_time steps[RE_STEPS],
+                       const re_step_time *whole)
+{
+    re_step_time total = { 0, 0 };
+    fprintf(stderr, "timings: %s\n  %-8s %9s %9s\n", title, "step", "wall s", "cpu s");
+    for (int k = 0; k < RE_STEPS; k++) {
+        fprintf(stderr, "  %-8s %9.3f %9.3f\n", re_render_step_name((re_render_step)k),
+                steps[k].wall_s, steps[k].cpu_s);
+        total.wall_s += steps[k].wall_s;
+        total.cpu_s += steps[k].cpu_s;
+    }
+    fprintf(stderr, "  %-8s %9.3f %9.3f\n", "total", total.wall_s, total.cpu_s);
+    if (whole)
+        fprintf(stderr, "  %-8s %9.3f %9.3f\n", "batch", whole->wall_s, whole->cpu_s);
+}
+
 const char cli_render_options_help[] =
     "  -b, --bitrate KBPS       MP3 CBR bitrate (default 64; 56..160 at 22050 Hz)\n"
     "      --quality N          LAME quality 0 (best) .. 9 (fastest) (default: LAME's)\n"
@@ -147,7 +163,9 @@ const char cli_render_options_help[] =
     "                           (default 10; 1..600)\n"
     "      --max-size BYTES     refuse scripts larger than this (default 8388608)\n"
     "      --segment-timeout S  give up on a paragraph after S seconds (default 120)\n"
-    "  -q, --quiet              no progress display\n";
+    "  -q, --quiet              no progress display\n"
+    "      --timings            wall and CPU seconds per step (parse, speak, level, encode,\n"
+    "                           measure, publish) on stderr; batch: also in --report\n";
 
 void cli_render_settings_init(cli_render_settings *s)
 {
@@ -249,6 +267,8 @@ int cli_render_option(int argc, char **argv, int *i, cli_render_settings *s)
         s->options.write_page_md = 1;
     } else if (strcmp(arg, "-q") == 0 || strcmp(arg, "--quiet") == 0) {
         s->quiet = 1;
+    } else if (strcmp(arg, "--timings") == 0) {
+        s->timings = 1;
     } else {
         return 0;
     }

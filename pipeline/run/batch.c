@@ -410,6 +410,7 @@ static re_status run_batch(re_batch *batch, const re_batch_options *options, re_
 
 re_status re_batch_run(re_batch *batch, const re_batch_options *options, re_diagnostics *diag)
 {
+    re_step_time start = re_step_clock();
     re_batch_options shared = *options;
     if (shared.render.cache_url && !shared.render.remote_state) {
         shared.render.remote_state = share_remote_state();
@@ -417,6 +418,8 @@ re_status re_batch_run(re_batch *batch, const re_batch_options *options, re_diag
             return RE_ERR_NOMEM;
     }
     re_status status = run_batch(batch, &shared, diag);
+    re_step_time end = re_step_clock();
+    batch->whole = (re_step_time){ end.wall_s - start.wall_s, end.cpu_s - start.cpu_s };
     if (shared.render.remote_state != options->render.remote_state)
         munmap(shared.render.remote_state, sizeof(re_remote_state));
     return status;

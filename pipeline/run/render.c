@@ -10,7 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "assemble.h"
@@ -33,6 +35,8 @@
 
 typedef struct render {
     const re_render_options *opt;
+    re_step_time *steps;                 /* the result's, filled as the render goes */
+    re_step_time since;                  /* when the current step began (re_step_clock) */
     re_diagnostics *diag;
     re_prepared prepared;                /* script, profiles, lexicon */
     const re_episode *episode;           /* prepared.episode */
@@ -69,6 +73,39 @@ const char *re_render_format_of(const char *output_path)
     if (strcasecmp(dot, ".wav") == 0)
         return "wav";
     return NULL;
+}
+
+const char *re_render_step_name(re_render_step step)
+{
+    static const char *const names[RE_STEPS] = { "parse", "speak", "level", "encode", "measure",
+                                                 "publish" };
+    return step < RE_STEPS ? names[step] : NULL;
+}
+
+static double seconds_of(struct timeval tv)
+{
+    return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
+}
+
+re_step_time re_step_clock(void)
+{
+    struct timespec ts;
+    struct rusage self, children;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    getrusage(RUSAGE_SELF, &self);
+    getrusage(RUSAGE_CHILDREN, &children);   /* the speech processes, once reaped */
+    return (re_step_time){ (double)ts.tv_sec + (double)ts.tv_nsec / 1e9,
+                           seconds_of(self.ru_utime) + seconds_of(self.ru_stime)
+                           + seconds_of(children.ru_utime) + seconds_of(children.ru_stime) };
+}
+
+/* The time since the last call (or the render's start) goes to `step`. */
+static void charge(render *r, re_render_step step)
+{
+    re_step_time now = re_step_clock();
+    r->steps[step].wall_s += now.wall_s - r->since.wall_s;
+    r->steps[step].cpu_s += now.cpu_s - r->since.cpu_s;
+    r->since = now;
 }
 
 /* Points what a stage said since `from` (with no file of its own) at the place this render
@@ -484,6 +521,7 @@ static re_status level_into(render *r, re_loudness *measured)
     if (status == RE_OK)   /* a failure here was never reported beyond its status: kept so */
         status = re_spool_finish(r->leveled, NULL);
     re_leveler_free(lv);
+    charge(r, RE_STEP_LEVEL);
     return place(r, status, from, r->opt->output_path, 0, 0);
 }
 
@@ -539,6 +577,7 @@ static re_status encode_all(render *r)
     int level = !r->opt->loudness_off;
     re_loudness pass1;
     re_status status = re_loudness_meter_finish(r->pass1_meter, &pass1);
+    charge(r, RE_STEP_SPEAK);   /* the pass-1 meter ran beside the speech */
     if (status == RE_OK && level)
         status = plan_loudness(r, &pass1);
     else if (status == RE_OK)
@@ -547,8 +586,10 @@ static re_status encode_all(render *r)
         re_spool *input = level ? r->leveled : re_assembler_spool(r->assembler);
         if (status == RE_OK)
             status = mp3 ? encode_mp3(r, input) : encode_wav(r, input);
+        charge(r, RE_STEP_ENCODE);
         if (status == RE_OK)
             status = measure_delivered(r, input);
+        charge(r, RE_STEP_MEASURE);
         if (status == RE_OK && stopped(r))
             status = RE_ERR_INTERRUPTED;
         if (status != RE_OK || !level || !re_loudness_plan_update(&r->plan, &r->delivered, RE_LOUDNESS_DELIVERED))
@@ -667,7 +708,8 @@ re_status re_render(const re_render_options *options, re_render_result *result,
                     re_diagnostics *diag)
 {
     memset(result, 0, sizeof *result);
-    render r = { .opt = options, .diag = diag, .format = re_render_format_of(options->output_path) };
+    render r = { .opt = options, .diag = diag, .format = re_render_format_of(options->output_path),
+                 .steps = result->steps, .since = re_step_clock() };
     if (!r.format)
         return re_diag_fail(r.diag, RE_ERR_INVALID, options->output_path, 0, 0,
                             "the output name must end in .mp3 or .wav");
@@ -680,6 +722,7 @@ re_status re_render(const re_render_options *options, re_render_result *result,
         status = digest_inputs(&r);
     if (status == RE_OK && options->skip_unchanged && outputs_up_to_date(&r, result)) {
         render_cleanup(&r);
+        charge(&r, RE_STEP_PARSE);
         return RE_OK;
     }
     if (status == RE_OK)
@@ -688,6 +731,7 @@ re_status re_render(const re_render_options *options, re_render_result *result,
         status = start_speech(&r);
     if (status == RE_OK)
         status = open_outputs(&r);
+    charge(&r, RE_STEP_PARSE);
     if (status == RE_OK)
         status = speak_all(&r);
     if (status == RE_OK) {
@@ -697,5 +741,7 @@ re_status re_render(const re_render_options *options, re_render_result *result,
     if (status == RE_OK)
         status = finish_outputs(&r, result);
     render_cleanup(&r);
+    if (status == RE_OK)
+        charge(&r, RE_STEP_PUBLISH);
     return status;
 }

@@ -47,7 +47,21 @@ static char *shown_lines(const char *text)
     return out;
 }
 
-static json_t *episode_json(const re_batch_episode *ep)
+/* {"parse": {"wall_s": s, "cpu_s": s}, ...} */
+static json_t *steps_json(const re_step_time *steps)
+{
+    json_t *obj = json_object();
+    for (int k = 0; obj && k < RE_STEPS; k++) {
+        json_t *step = json_pack("{s:f, s:f}", "wall_s", steps[k].wall_s, "cpu_s", steps[k].cpu_s);
+        if (!step || json_object_set_new(obj, re_render_step_name((re_render_step)k), step) != 0) {
+            json_decref(obj);
+            return NULL;
+        }
+    }
+    return obj;
+}
+
+static json_t *episode_json(const re_batch_episode *ep, int timed)
 {
     int ok = ep->state == RE_EPISODE_RENDERED || ep->state == RE_EPISODE_UP_TO_DATE;
     const re_render_result *r = &ep->result;
@@ -70,6 +84,13 @@ static json_t *episode_json(const re_batch_episode *ep)
                      "segments_synthesized", (json_int_t)r->segments_synthesized,
                      "segments_cached", (json_int_t)r->segments_cached,
                      "segments_remote", (json_int_t)r->segments_remote);
+    if (item && timed) {
+        json_t *steps = ok ? steps_json(r->steps) : json_null();
+        if (!steps || json_object_set_new(item, "timings", steps) != 0) {
+            json_decref(item);
+            item = NULL;
+        }
+    }
 done:
     free(errors);
     free(script);
@@ -77,12 +98,38 @@ done:
     return item;
 }
 
+void re_report_step_sums(const re_batch *batch, re_step_time sum[RE_STEPS])
+{
+    memset(sum, 0, RE_STEPS * sizeof *sum);
+    for (size_t i = 0; i < batch->count; i++) {
+        const re_batch_episode *ep = &batch->episodes[i];
+        if (ep->state != RE_EPISODE_RENDERED && ep->state != RE_EPISODE_UP_TO_DATE)
+            continue;
+        for (int k = 0; k < RE_STEPS; k++) {
+            sum[k].wall_s += ep->result.steps[k].wall_s;
+            sum[k].cpu_s += ep->result.steps[k].cpu_s;
+        }
+    }
+}
+
+/* "timings": the batch's wall and CPU (with its workers'), and each step summed over the
+ * episodes that ran. */
+static int add_timings(json_t *root, const re_batch *batch)
+{
+    re_step_time sum[RE_STEPS];
+    re_report_step_sums(batch, sum);
+    json_t *steps = steps_json(sum);
+    json_t *timings = steps ? json_pack("{s:f, s:f, s:o}", "wall_s", batch->whole.wall_s,
+                                        "cpu_s", batch->whole.cpu_s, "steps", steps) : NULL;
+    return timings ? json_object_set_new(root, "timings", timings) : -1;
+}
+
 re_status re_report_write_json(FILE *out, const re_batch *batch)
 {
     json_t *list = json_array();
     size_t counts[4] = { 0, 0, 0, 0 };
     for (size_t i = 0; list && i < batch->count; i++) {
-        json_t *item = episode_json(&batch->episodes[i]);
+        json_t *item = episode_json(&batch->episodes[i], batch->timed);
         counts[batch->episodes[i].state]++;
         if (!item || json_array_append_new(list, item) != 0) {
             json_decref(list);
@@ -96,6 +143,10 @@ re_status re_report_write_json(FILE *out, const re_batch *batch)
                              "not_run", (json_int_t)counts[RE_EPISODE_NOT_RUN]);
     if (!root)
         return RE_ERR_NOMEM;
+    if (batch->timed && add_timings(root, batch) != 0) {
+        json_decref(root);
+        return RE_ERR_NOMEM;
+    }
     int rc = json_dumpf(root, out, JSON_INDENT(2));
     json_decref(root);
     return rc != 0 || fputc('\n', out) == EOF ? RE_ERR_WRITE : RE_OK;

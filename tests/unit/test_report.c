@@ -18,7 +18,7 @@
 #define ERRORS "scripts/x.txt:3:1: unknown key \"<foo>\" & more\nscripts/x.txt:4:7: second ]]> error\n"
 
 static re_batch_episode episodes[5];
-static re_batch batch = { episodes, 5 };
+static re_batch batch = { .episodes = episodes, .count = 5 };
 
 static void make_batch(void)
 {
@@ -151,7 +151,7 @@ static void test_json(void)
     free(text);
 
     /* an empty batch */
-    re_batch none = { NULL, 0 };
+    re_batch none = { .episodes = NULL, .count = 0 };
     text = written(re_report_write_json, &none, &st, &len);
     CHECK_INT(st, RE_OK);
     root = json_loadb(text, len, 0, &err);
@@ -259,7 +259,7 @@ static void test_junit(void)
     free(text);
 
     /* an empty batch is an empty suite */
-    re_batch none = { NULL, 0 };
+    re_batch none = { .episodes = NULL, .count = 0 };
     text = written(re_report_write_junit, &none, &st, &len);
     CHECK_INT(st, RE_OK);
     doc = parse_xml(text, len);

@@ -37,7 +37,7 @@ int main(void)
 {
     re_batch_episode ep = { .name = "x", .output = "out/x.mp3", .state = RE_EPISODE_FAILED,
                             .status = RE_ERR_INPUT };
-    re_batch b = { &ep, 1 };
+    re_batch b = { .episodes = &ep, .count = 1 };
 
     /* 1. a control character in a script's name: the JUnit file is not well-formed XML
      *    (libxml2's writer passes U+0001 through raw; XML 1.0 cannot carry it at all) */

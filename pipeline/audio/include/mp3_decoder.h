@@ -22,14 +22,22 @@
  * NULL). The decoder knows no file: its messages have none (re_diag_place). */
 re_status re_mp3_decoder_new(int encoding, mpg123_handle **out, re_diagnostics *diag);
 
+#define RE_MP3_SOURCE_AHEAD 32768
+
 /* An open file read with pread at this source's own position, so that several decoders (one
- * per thread) can share one fd. Fill fd and size (bytes); pos and error start at 0. error is
- * the errno of a failed read: a decoding error with it set is a read error. */
+ * per thread) can share one fd. Fill fd and size (bytes); everything else starts at 0. error
+ * is the errno of a failed read: a decoding error with it set is a read error. libmpg123
+ * reads a frame as two small reads (its header, then its body: about 200 bytes at 64 kbps),
+ * so the source reads ahead RE_MP3_SOURCE_AHEAD bytes at a time (one system call where there
+ * were about 300); the file must not change while it is decoded. */
 typedef struct re_mp3_source {
     int fd;
     off_t pos;
     off_t size;
     int error;
+    off_t ahead_at;                            /* file offset of ahead[0] */
+    size_t ahead_len;                          /* bytes of ahead[] that are the file's */
+    unsigned char ahead[RE_MP3_SOURCE_AHEAD];
 } re_mp3_source;
 
 /* re_mp3_decoder_new, then opened on src, which must outlive the handle's use. Failures as

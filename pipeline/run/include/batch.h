@@ -39,6 +39,8 @@ typedef struct re_batch_episode {
 typedef struct re_batch {
     re_batch_episode *episodes;
     size_t count;
+    int timed;               /* the JSON report carries the steps' times (--timings) */
+    re_step_time whole;      /* re_batch_run's wall, and CPU with every worker's */
 } re_batch;
 
 typedef struct re_batch_progress {

@@ -68,6 +68,30 @@ typedef struct re_render_options {
     void *progress_context;
 } re_render_options;
 
+/* Where a render's time goes (--timings), in the order they run. Retries of level, encode and
+ * measure add to their step. Speak includes the pass-1 meter that runs beside it. */
+typedef enum re_render_step {
+    RE_STEP_PARSE,      /* script, profiles, lexicons, engine, encoder settings, outputs opened */
+    RE_STEP_SPEAK,      /* synthesis (or the cache), assembly, transcript, pass-1 meter */
+    RE_STEP_LEVEL,      /* gain and limiter into the leveled spool (with its meter when needed) */
+    RE_STEP_ENCODE,     /* MP3 (or WAV) from the leveled spool */
+    RE_STEP_MEASURE,    /* the encoded file's peaks (a WAV: its loudness) */
+    RE_STEP_PUBLISH,    /* sidecar, transcripts, page, renames into place */
+    RE_STEPS
+} re_render_step;
+
+typedef struct re_step_time {
+    double wall_s;      /* monotonic clock */
+    double cpu_s;       /* user + system of the process, its threads and its reaped children */
+} re_step_time;
+
+/* "parse", "speak", ...; NULL past RE_STEPS. */
+const char *re_render_step_name(re_render_step step);
+
+/* Now, as a point to subtract from a later one: the monotonic clock, and the CPU of this
+ * process (all its threads) and of its children that were waited for. */
+re_step_time re_step_clock(void);
+
 typedef struct re_render_result {
     uint64_t samples;
     unsigned sample_rate;
@@ -80,6 +104,7 @@ typedef struct re_render_result {
     re_loudness loudness;              /* measured on the output file (not when up to date) */
     int loudness_normalized;
     int loudness_met;                  /* target and ceiling hold (or normalization is off) */
+    re_step_time steps[RE_STEPS];      /* always measured; costs two system calls a step */
 } re_render_result;
 
 /* Renders one episode. Problems in the script, its voice profiles, the engine (with the
