@@ -684,58 +684,10 @@ static size_t directive(parser *p, const char *s, size_t len, unsigned line, uns
 
 /* ---- body ------------------------------------------------------------------------------- */
 
-/* 1 for characters of scripts written without spaces between words (CJK ideographs and
- * their punctuation, kana, Bopomofo, Yi, Thai, Lao, Myanmar, Khmer): each ends a word, so
- * a sentence in Chinese is not one long "word". espeak-ng reads them one by one. */
-static int unspaced_script(uint32_t cp)
-{
-    return (cp >= 0x0E00 && cp <= 0x0EFF) || (cp >= 0x1000 && cp <= 0x109F)
-           || (cp >= 0x1780 && cp <= 0x17FF) || (cp >= 0x2E80 && cp <= 0x2FDF)
-           || (cp >= 0x3000 && cp <= 0x31FF) || (cp >= 0x3400 && cp <= 0x4DBF)
-           || (cp >= 0x4E00 && cp <= 0x9FFF) || (cp >= 0xA000 && cp <= 0xA4CF)
-           || (cp >= 0xF900 && cp <= 0xFAFF) || (cp >= 0x20000 && cp <= 0x3FFFF);
-}
-
-/* A word being read: where it starts in its line and how many characters it has so far.
- * A word never spans two lines (they are joined with a space) or a pause. */
-typedef struct word {
-    size_t start;
-    size_t chars;
-} word;
-
-/* Ends the word (if any) at line[end]; one that is too long is an error at its start. */
-static void end_word(parser *p, word *w, const char *line, size_t end, unsigned number)
-{
-    char q[QUOTE_SIZE];
-
-    if (w->chars > RE_SCRIPT_MAX_WORD)
-        parse_error(&p->err, number, (unsigned)w->start + 1, "a word of %zu characters is too long to "
-                 "speak (the limit is %u): '%s'; add spaces or leave it out", w->chars,
-                 RE_SCRIPT_MAX_WORD, quote(q, line + w->start, end - w->start));
-    w->chars = 0;
-}
-
-/* Counts the character that starts at line[i] (a byte that is not a continuation byte). */
-static void word_char(parser *p, word *w, const char *line, size_t len, size_t i,
-                      unsigned number)
-{
-    uint32_t cp = (unsigned char)line[i];
-
-    if (cp >= 0x80)
-        re_utf8_decode(line + i, line + len, &cp);
-    if (unspaced_script(cp)) {
-        end_word(p, w, line, i, number);
-        return;
-    }
-    if (w->chars++ == 0)
-        w->start = i;
-}
-
 /* Reads one line of paragraph text from column i (its first non-blank). */
 static void paragraph_line(parser *p, const char *line, size_t len, size_t i, unsigned number)
 {
     paragraph *para = &p->para;
-    word w = { 0, 0 };
 
     if (!para->open) {
         para->open = 1;
@@ -747,27 +699,20 @@ static void paragraph_line(parser *p, const char *line, size_t len, size_t i, un
         char c = line[i];
         size_t used = 0;
         if (re_is_line_blank(c)) {
-            end_word(p, &w, line, i, number);
             para->pending_space = 1;
             used = 1;
         } else if (c == '\\' && i + 1 < len && line[i + 1] == '[') {
-            word_char(p, &w, line, len, i, number);
             add_text(p, "[", 1, number, (unsigned)i + 1);
             used = 2;
         } else if (c == '[') {
             used = directive(p, line + i, len - i, number, (unsigned)i + 1);
-            if (used > 0)
-                end_word(p, &w, line, i, number);
         }
         if (used == 0) {
-            if (((unsigned char)c & 0xC0) != 0x80)
-                word_char(p, &w, line, len, i, number);
             add_text(p, &c, 1, number, (unsigned)i + 1);
             used = 1;
         }
         i += used;
     }
-    end_word(p, &w, line, i < len ? i : len, number);
 }
 
 /* A heading waits for the next audio; one still waiting has none, which is an error. */

@@ -23,11 +23,6 @@
  * FILE:LINE:COL that crosses it. */
 #define RE_SCRIPT_MAX_LINE 16384u            /* bytes in one line */
 #define RE_SCRIPT_MAX_PARAGRAPH 10000u       /* bytes of spoken text in one paragraph */
-#define RE_SCRIPT_MAX_WORD 64u               /* characters in one spoken word: a run without
-                                              * a space or tab; characters of scripts written
-                                              * without spaces (CJK, kana, Thai, ...) end a
-                                              * word. espeak-ng 1.51 aborts on some words of
-                                              * 136 characters and more */
 #define RE_SCRIPT_MAX_SEGMENTS 10000u        /* SPEECH and PAUSE items: one engine process
                                               * per speech segment */
 #define RE_SCRIPT_MAX_CHAPTERS 255u          /* an ID3 CTOC frame lists at most 255 */
