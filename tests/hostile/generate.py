@@ -265,6 +265,19 @@ def cases():
     ]
     for name, script, says in ok:
         c.append(case(name, "valid", script, 0, says=says))
+
+    # ---- issue 14's long tokens: each refused or crashing before, each spoken now -----------
+    dotted = "".join(ch + "." for ch in "abcdefghijklmnopqrstuvwxyz" * 2)[:64].encode()
+    c.append(case("three-dotted-64", "limits", body(b"Three " + b" ".join([dotted] * 3) + b" here.\n"), 0,
+                  says=["three", "here"], note="within the old limit, yet aborted espeak-ng 1.51: "
+                  "it joins dotted letters across spaces"))
+    c.append(case("pasted-diff-url", "limits",
+                  body(b"See https://github.com/pytorch/pytorch/pull/189759/files#diff-"
+                       + b"0123456789abcdef" * 2 + b"01234567 for the change.\n"), 0,
+                  says=["see", "change"], note="98 characters: was refused"))
+    c.append(case("commit-hash-in-prose", "limits",
+                  body(b"Commit 12d655d4561a0b9c8e7f6a5b4c3d2e1f0a9b8c7d fixed it.\n"), 0,
+                  says=["fixed"]))
     return c
 
 
