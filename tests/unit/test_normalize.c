@@ -415,7 +415,6 @@ static void test_engine_safe_pieces(void)
     CHECK_INT(re_normalize_spans(NULL, text, &s), RE_OK);
     CHECK(longest_letter_chain(text) == 96);
     CHECK(longest_letter_chain(s.text) <= RE_NORMALIZE_MAX_LETTER_CHAIN);
-    CHECK(longest_letter_chain(s.text) >= RE_NORMALIZE_MAX_LETTER_CHAIN - 1);
     CHECK(longest_word(s.text) <= RE_NORMALIZE_MAX_WORD);
     CHECK(spans_cover(&s, text));
     re_spoken_free(&s);
@@ -424,9 +423,24 @@ static void test_engine_safe_pieces(void)
     for (int i = 0; i < 60; i++)
         strcat(text, i ? " q.z." : "q.z.");
     CHECK_INT(re_normalize_spans(NULL, text, &s), RE_OK);
-    CHECK_INT(longest_letter_chain(s.text), RE_NORMALIZE_MAX_LETTER_CHAIN);
-    CHECK(strncmp(s.text, "q.z. q.z. q.z. q.z. q.z. q.z. q.z. q.z. q z. q.z.", 49) == 0);
+    CHECK(longest_letter_chain(s.text) <= RE_NORMALIZE_MAX_LETTER_CHAIN);
     re_spoken_free(&s);
+    /* Where the cut falls, on a lexicon replacement (said as written, whatever the rules):
+     * the dot of the 17th letter becomes a space, across the text's own words too. */
+    re_lexicon *lex = NULL;
+    re_diagnostics d;
+    re_diagnostics_init(&d, 0);
+    re_lexicon_create(&lex);
+    const char *entry = "ZQDOTS = a.b.c.d.e.f.g.h.i.j. k.l.m.n.o.p.q.r.s.t.\n";
+    CHECK_INT(re_lexicon_parse(lex, "dots.lexicon", entry, strlen(entry), &d), RE_OK);
+    CHECK_INT(re_normalize_spans(lex, "See ZQDOTS ZQDOTS now.", &s), RE_OK);
+    CHECK_STR(s.text, "See a.b.c.d.e.f.g.h.i.j. k.l.m.n.o.p.q r.s.t. a.b.c.d.e.f.g.h.i.j. "
+                      "k.l.m.n o.p.q.r.s.t. now.");
+    CHECK_INT(longest_letter_chain(s.text), RE_NORMALIZE_MAX_LETTER_CHAIN);
+    CHECK(spans_cover(&s, "See ZQDOTS ZQDOTS now."));
+    re_spoken_free(&s);
+    re_lexicon_free(lex);
+    re_diagnostics_free(&d);
     /* A 300-character token: several pieces, all of them the script's token in the map. */
     memset(text, 'x', 300);
     strcpy(text + 300, " end.");
