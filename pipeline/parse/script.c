@@ -39,6 +39,9 @@ typedef struct paragraph {
     int pending_space;
     size_t speech_bytes;
     int has_speech, has_pause;
+    char lang[RE_SCRIPT_MAX_LANGUAGE + 1];  /* the open [lang TAG] span's TAG, "" = none */
+    unsigned lang_line, lang_col;
+    int lang_has_text;           /* the open span has text so far */
     re_item *pieces;
     size_t piece_count, piece_cap;
 } paragraph;
@@ -165,6 +168,7 @@ static void push_item(parser *p, re_item item)
 
     if (!grow((void **)&ep->items, &p->item_cap, ep->item_count, sizeof *ep->items)) {
         free(item.text);
+        free(item.language);
         p->err.nomem = 1;
         return;
     }
@@ -451,11 +455,13 @@ static void add_piece(parser *p, re_item item)
                      RE_SCRIPT_MAX_SEGMENTS);
         p->halted = 1;
         free(item.text);
+        free(item.language);
         return;
     }
     if (!grow((void **)&para->pieces, &para->piece_cap, para->piece_count,
               sizeof *para->pieces)) {
         free(item.text);
+        free(item.language);
         p->err.nomem = 1;
         return;
     }
@@ -475,10 +481,18 @@ static void finish_piece(parser *p)
         p->err.nomem = 1;
         return;
     }
+    char *language = NULL;
+    if (para->lang[0] && !(language = strdup(para->lang))) {
+        free(text);
+        p->err.nomem = 1;
+        return;
+    }
     para->speech_bytes += para->text.len;
     para->has_speech = 1;
+    para->lang_has_text |= para->lang[0] != '\0';
     para->text.len = 0;
-    add_piece(p, (re_item){ RE_ITEM_SPEECH, para->piece_line, para->piece_col, text, NULL, 0 });
+    add_piece(p, (re_item){ RE_ITEM_SPEECH, para->piece_line, para->piece_col, text, NULL, 0,
+                            language });
 }
 
 static void add_text(parser *p, const char *s, size_t n, unsigned line, unsigned col)
@@ -506,7 +520,7 @@ static void add_pause(parser *p, uint64_t us, unsigned line, unsigned col)
     p->pause_total_us += us;
     finish_piece(p);
     p->para.has_pause = 1;
-    add_piece(p, (re_item){ RE_ITEM_PAUSE, line, col, NULL, NULL, us });
+    add_piece(p, (re_item){ RE_ITEM_PAUSE, line, col, NULL, NULL, us, NULL });
 }
 
 /* ---- directives ------------------------------------------------------------------------- */
@@ -646,6 +660,97 @@ static size_t parse_voice(parser *p, const char *s, size_t len, unsigned line, u
     return close + 1;
 }
 
+/* 1 for a language tag as espeak-ng names its voices: a letter, then letters, digits and
+ * '-' ("de", "pt-br", "cmn", "en-GB-scotland"), at most RE_SCRIPT_MAX_LANGUAGE. */
+static int language_tag(const char *s, size_t len)
+{
+    if (len == 0 || len > RE_SCRIPT_MAX_LANGUAGE || !re_is_letter(s[0]))
+        return 0;
+    for (size_t i = 1; i < len; i++)
+        if (!re_is_alnum(s[i]) && s[i] != '-')
+            return 0;
+    return 1;
+}
+
+/* [lang TAG]: the text up to [/lang] is spoken with espeak-ng's voice TAG (format 1.1). */
+static size_t parse_lang(parser *p, const char *s, size_t len, unsigned line, unsigned col)
+{
+    char q[QUOTE_SIZE], q2[QUOTE_SIZE];
+    paragraph *para = &p->para;
+    size_t start = skip_blanks(s, len, 5), end = start;   /* 5: past "[lang" */
+
+    while (end < len && !re_is_line_blank(s[end]) && s[end] != ']')
+        end++;
+    size_t close = skip_blanks(s, len, end);
+    size_t used = close < len && s[close] == ']' ? close + 1 : directive_extent(s, len);
+    int well_formed = close < len && s[close] == ']' && end > start;
+    para->started = 1;
+    if (!well_formed)
+        parse_error(&p->err, line, col, "malformed language span '%s': write [lang TAG]...[/lang], "
+                 "e.g. [lang de]Guten Tag[/lang]", quote(q, s, used));
+    else if (!language_tag(s + start, end - start))
+        parse_error(&p->err, line, col, "invalid language tag '%s' (an espeak-ng voice name: a "
+                 "letter, then letters, digits and '-', at most %u)",
+                 quote(q, s + start, end - start), RE_SCRIPT_MAX_LANGUAGE);
+    if (!well_formed || !language_tag(s + start, end - start)) {
+        if (!para->lang[0] && memchr(s, ']', len)) {   /* a span all the same: its [/lang] is */
+            finish_piece(p);                            /* no second error */
+            strcpy(para->lang, "?");
+            para->lang_line = line;
+            para->lang_col = col;
+            para->lang_has_text = 1;
+        }
+        return used;
+    }
+    if (para->lang[0]) {
+        parse_error(&p->err, line, col, "'%s' is inside the [lang %s] span opened at %u:%u: spans "
+                 "do not nest; close it with [/lang] first", quote(q, s, close + 1),
+                 quote(q2, para->lang, strlen(para->lang)), para->lang_line, para->lang_col);
+        return close + 1;
+    }
+    finish_piece(p);
+    memcpy(para->lang, s + start, end - start);
+    para->lang[end - start] = '\0';
+    para->lang_line = line;
+    para->lang_col = col;
+    para->lang_has_text = 0;
+    return close + 1;
+}
+
+/* The end of a [lang] span's text: an error when it has none, which would say nothing. */
+static void close_lang(parser *p)
+{
+    char q[QUOTE_SIZE];
+    paragraph *para = &p->para;
+
+    finish_piece(p);
+    if (!para->lang_has_text)
+        parse_error(&p->err, para->lang_line, para->lang_col, "the [lang %s] span has no text",
+                 quote(q, para->lang, strlen(para->lang)));
+    para->lang[0] = '\0';
+}
+
+static size_t parse_lang_end(parser *p, const char *s, size_t len, unsigned line, unsigned col)
+{
+    char q[QUOTE_SIZE];
+    size_t close = skip_blanks(s, len, 6);   /* 6: past "[/lang" */
+
+    p->para.started = 1;
+    if (close == len || s[close] != ']') {
+        size_t used = directive_extent(s, len);
+        parse_error(&p->err, line, col, "malformed '%s': write [/lang] to end a language span",
+                 quote(q, s, used));
+        return used;
+    }
+    if (!p->para.lang[0]) {
+        parse_error(&p->err, line, col, "'[/lang]' closes no span: there is no [lang TAG] open "
+                 "before it in this paragraph; write \\[ for a literal '['");
+        return close + 1;
+    }
+    close_lang(p);
+    return close + 1;
+}
+
 /* 1 if s (starting with '[') names `word` (compared with `cmp`) followed by the end, a
  * blank or ']' - or, for pause, something a mistyped duration starts with. */
 static int names_directive(const char *s, size_t len, const char *word,
@@ -672,11 +777,17 @@ static size_t directive(parser *p, const char *s, size_t len, unsigned line, uns
     }
     if (names_directive(s, len, "voice", strncmp))
         return parse_voice(p, s, len, line, col);
+    if (names_directive(s, len, "lang", strncmp))
+        return parse_lang(p, s, len, line, col);
+    if (names_directive(s, len, "/lang", strncmp))
+        return parse_lang_end(p, s, len, line, col);
     if (names_directive(s, len, "pause", strncasecmp)
-        || names_directive(s, len, "voice", strncasecmp)) {
+        || names_directive(s, len, "voice", strncasecmp)
+        || names_directive(s, len, "lang", strncasecmp)
+        || names_directive(s, len, "/lang", strncasecmp)) {
         size_t used = directive_extent(s, len);
         parse_error(&p->err, line, col, "'%s': directive names are lowercase ([pause ...], "
-                 "[voice ...]); write \\[ for a literal '['", quote(q, s, used));
+                 "[voice ...], [lang ...], [/lang]); write \\[ for a literal '['", quote(q, s, used));
         return used;
     }
     return 0;
@@ -733,7 +844,7 @@ static void flush_chapter(parser *p)
     if (!p->chapter)
         return;
     push_item(p, (re_item){ RE_ITEM_CHAPTER, p->chapter_line, p->chapter_col, p->chapter,
-                            NULL, 0 });
+                            NULL, 0, NULL });
     p->chapter = NULL;
 }
 
@@ -793,7 +904,7 @@ static void emit_paragraph(parser *p, unsigned ended_by)
     if (para->has_speech) {
         if (p->last_voice && !p->pause_since_speech)
             push_item(p, (re_item){ RE_ITEM_BREAK, p->last_end_line, 1, NULL,
-                                    p->last_voice, 0 });
+                                    p->last_voice, 0, NULL });
         voice = paragraph_voice(p);
         p->last_voice = voice;
         p->last_end_line = ended_by;
@@ -818,6 +929,13 @@ static void end_paragraph(parser *p, unsigned ended_by)
 
     if (!para->open)
         return;
+    if (para->lang[0]) {
+        parse_error(&p->err, para->lang_line, para->lang_col, "the [lang %s] span is not closed: "
+                 "end it with [/lang] in the same paragraph (a span never crosses a blank line "
+                 "or a heading)", quote(q, para->lang, strlen(para->lang)));
+        para->lang_has_text = 1;   /* one error for it is enough */
+        close_lang(p);
+    }
     finish_piece(p);
     if (para->voice[0] && !para->has_speech && !para->has_pause)
         parse_error(&p->err, para->voice_line, para->voice_col, "'[voice %s]' is alone in its paragraph: "
@@ -903,8 +1021,10 @@ void re_episode_free(re_episode *episode)
 {
     if (!episode)
         return;
-    for (size_t i = 0; i < episode->item_count; i++)
+    for (size_t i = 0; i < episode->item_count; i++) {
         free(episode->items[i].text);
+        free(episode->items[i].language);
+    }
     for (size_t i = 0; i < episode->voice_count; i++)
         free(episode->voices[i]);
     for (size_t i = 0; i < episode->voice_ref_count; i++)

@@ -20,11 +20,16 @@ static re_status explain_item(const re_prepared *p, re_engine *engine, const re_
                               re_explain_callback each, void *context, re_diagnostics *diag)
 {
     char *spoken = NULL, *phonemes = NULL;
-    unsigned flags;
+    re_spoken said;
+    re_voice_profile scratch;
+    char voice[RE_ITEM_VOICE_MAX];
     size_t from = diag->count;
-    re_status status = re_normalize(p->lexicon, item->text, &spoken, &flags);
+    re_status status = re_prepared_item_spoken(p, item, &said);
+    spoken = said.text;
+    free(said.spans);
     if (status == RE_OK)
-        status = re_engine_phonemes(engine, spoken, flags, re_prepared_profile(p, item->voice),
+        status = re_engine_phonemes(engine, spoken, said.text_flags,
+                                    re_prepared_item_profile(p, item, &scratch, voice),
                                     &phonemes, diag);
     else if (status != RE_ERR_NOMEM && status != RE_ERR_INTERRUPTED
              && re_diag_add(diag, NULL, 0, 0, "cannot normalize the text: %s",

@@ -67,6 +67,28 @@ static const re_item *first_use(const re_episode *ep, const char *voice)
     return NULL;
 }
 
+const re_voice_profile *re_prepared_item_profile(const re_prepared *p, const re_item *item,
+                                                 re_voice_profile *scratch,
+                                                 char voice_buf[RE_ITEM_VOICE_MAX])
+{
+    const re_voice_profile *profile = re_prepared_profile(p, item->voice);
+    if (!profile || !item->language)
+        return profile;
+    const char *variant = strchr(profile->engine_voice, '+');
+    if (strchr(item->language, '+') || !variant)
+        variant = "";
+    snprintf(voice_buf, RE_ITEM_VOICE_MAX, "%s%s", item->language, variant);
+    *scratch = *profile;
+    scratch->engine_voice = voice_buf;
+    return scratch;
+}
+
+re_status re_prepared_item_spoken(const re_prepared *p, const re_item *item, re_spoken *out)
+{
+    return item->language ? re_normalize_literal(item->text, out)
+                          : re_normalize_spans(p->lexicon, item->text, out);
+}
+
 re_status re_prepared_check_engine(const re_prepared *p, re_engine *engine, re_diagnostics *diag)
 {
     for (size_t i = 0; i < p->episode->voice_count; i++) {
@@ -80,7 +102,35 @@ re_status re_prepared_check_engine(const re_prepared *p, re_engine *engine, re_d
             return status;
         }
     }
-    return RE_OK;
+    /* Each engine voice of a [lang] span once: at most one per voice profile and language. */
+    char (*checked)[RE_ITEM_VOICE_MAX] = NULL;
+    size_t checked_count = 0, checked_capacity = 0;
+    re_status status = RE_OK;
+    for (size_t i = 0; status == RE_OK && i < p->episode->item_count; i++) {
+        const re_item *item = &p->episode->items[i];
+        re_voice_profile scratch;
+        char voice[RE_ITEM_VOICE_MAX];
+        if (item->kind != RE_ITEM_SPEECH || !item->language)
+            continue;
+        const re_voice_profile *profile = re_prepared_item_profile(p, item, &scratch, voice);
+        size_t k = 0;
+        while (k < checked_count && strcmp(checked[k], voice) != 0)
+            k++;
+        if (k < checked_count)
+            continue;
+        status = re_array_grow(&checked, &checked_capacity, checked_count, sizeof *checked);
+        if (status != RE_OK)
+            break;
+        memcpy(checked[checked_count++], voice, sizeof voice);
+        size_t from = diag->count;
+        status = re_engine_check_voice(engine, profile, diag);
+        if (status != RE_OK) {
+            re_diag_prefix(diag, from, "[lang %s]: ", item->language);
+            re_diag_place(diag, from, p->episode->file, item->line, item->col);
+        }
+    }
+    free(checked);
+    return status;
 }
 
 void re_prepared_free(re_prepared *p)

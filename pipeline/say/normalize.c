@@ -1514,6 +1514,45 @@ re_status re_normalize_spans(const re_lexicon *lexicon, const char *text, re_spo
     return status;
 }
 
+re_status re_normalize_literal(const char *text, re_spoken *out)
+{
+    if (!out)
+        return RE_ERR_INVALID;
+    memset(out, 0, sizeof *out);
+    if (!text || !text_valid(text, strlen(text)))
+        return RE_ERR_INVALID;
+    joined j = { 0 };
+    put_byte(&j, ' ');
+    j.len = 0;   /* an empty text is "" */
+    if (j.text)
+        j.text[0] = '\0';
+    size_t len = strlen(text);
+    for (size_t i = 0; i < len && !j.nomem;) {
+        int blank = re_is_blank(text[i]);
+        size_t end = i, start = j.len;
+        while (end < len && re_is_blank(text[end]) == blank)
+            end++;
+        if (blank)
+            put(&j, ' ');
+        for (size_t k = i; !blank && k < end; k++)
+            put(&j, text[k]);
+        piece word = { .kind = blank ? PIECE_SPACE : PIECE_TEXT, .source = i,
+                       .source_length = end - i };
+        add_span(&j, start, &word);
+        i = end;
+    }
+    if (j.nomem) {
+        free(j.text);
+        free(j.spans);
+        return RE_ERR_NOMEM;
+    }
+    out->text = j.text;
+    out->text_flags = RE_TEXT_PLAIN;
+    out->spans = j.spans;
+    out->span_count = j.span_count;
+    return RE_OK;
+}
+
 void re_spoken_free(re_spoken *spoken)
 {
     if (!spoken)

@@ -27,6 +27,7 @@
                                               * per speech segment */
 #define RE_SCRIPT_MAX_CHAPTERS 255u          /* an ID3 CTOC frame lists at most 255 */
 #define RE_SCRIPT_MAX_VOICES 64u             /* distinct voice profiles that speak */
+#define RE_SCRIPT_MAX_LANGUAGE 40u           /* characters of a [lang TAG]'s TAG */
 #define RE_EPISODE_MAX_US (12ULL * 3600 * 1000000) /* audio of one episode: 12 hours (a WAV
                                               * file ends at 13.5 h of 22.05 kHz mono).
                                               * The parser holds the script's own pauses to
@@ -47,6 +48,8 @@ typedef struct re_item {
                            * characters, never empty; CHAPTER: the title; otherwise NULL */
     const char *voice;    /* SPEECH, BREAK: profile name (points into the episode's storage) */
     uint64_t pause_us;    /* PAUSE only */
+    char *language;       /* SPEECH in a [lang TAG] span: the espeak-ng voice (language) TAG
+                           * to speak it with instead of the profile's (format 1.1); else NULL */
 } re_item;
 
 /* A place in the script that names a voice profile (the `voice:` key or a `[voice NAME]`),

@@ -87,6 +87,11 @@ typedef struct re_spoken {
 /* re_normalize with the map of spans. Release *out with re_spoken_free (also after a
  * failure, when it is empty). */
 re_status re_normalize_spans(const re_lexicon *lexicon, const char *text, re_spoken *out);
+/* The text said as written, for a span in another language than the rules' English ([lang
+ * TAG], script.h): no lexicon, no rule, only the cuts that keep the engine alive (above) and
+ * one span per word and per blank. Plain text: brackets are characters. As re_normalize_spans
+ * otherwise (RE_ERR_INVALID, RE_ERR_NOMEM; release with re_spoken_free). */
+re_status re_normalize_literal(const char *text, re_spoken *out);
 void re_spoken_free(re_spoken *spoken);
 
 #endif
