@@ -672,6 +672,21 @@ static int language_tag(const char *s, size_t len)
     return 1;
 }
 
+/* After an error in a [lang ...] directive, a span all the same (when none is open), so that
+ * its [/lang] is no second error. */
+static void open_failed_span(parser *p, const char *s, size_t len, unsigned line, unsigned col)
+{
+    paragraph *para = &p->para;
+
+    if (para->lang[0] || !memchr(s, ']', len))
+        return;
+    finish_piece(p);
+    strcpy(para->lang, "?");
+    para->lang_line = line;
+    para->lang_col = col;
+    para->lang_has_text = 1;
+}
+
 /* [lang TAG]: the text up to [/lang] is spoken with espeak-ng's voice TAG (format 1.1). */
 static size_t parse_lang(parser *p, const char *s, size_t len, unsigned line, unsigned col)
 {
@@ -693,13 +708,7 @@ static size_t parse_lang(parser *p, const char *s, size_t len, unsigned line, un
                  "letter, then letters, digits and '-', at most %u)",
                  quote(q, s + start, end - start), RE_SCRIPT_MAX_LANGUAGE);
     if (!well_formed || !language_tag(s + start, end - start)) {
-        if (!para->lang[0] && memchr(s, ']', len)) {   /* a span all the same: its [/lang] is */
-            finish_piece(p);                            /* no second error */
-            strcpy(para->lang, "?");
-            para->lang_line = line;
-            para->lang_col = col;
-            para->lang_has_text = 1;
-        }
+        open_failed_span(p, s, len, line, col);
         return used;
     }
     if (para->lang[0]) {
@@ -788,6 +797,8 @@ static size_t directive(parser *p, const char *s, size_t len, unsigned line, uns
         size_t used = directive_extent(s, len);
         parse_error(&p->err, line, col, "'%s': directive names are lowercase ([pause ...], "
                  "[voice ...], [lang ...], [/lang]); write \\[ for a literal '['", quote(q, s, used));
+        if (names_directive(s, len, "lang", strncasecmp))
+            open_failed_span(p, s, len, line, col);
         return used;
     }
     return 0;

@@ -87,7 +87,7 @@ static void check_kinds(const re_episode *ep, const char *kinds)
 
 static const re_item *item(const re_episode *ep, size_t i)
 {
-    static const re_item none = { RE_ITEM_SPEECH, 0, 0, NULL, NULL, 0 };
+    static const re_item none = { RE_ITEM_SPEECH, 0, 0, NULL, NULL, 0, NULL };
 
     if (!ep || i >= ep->item_count)
         return &none;
@@ -700,6 +700,44 @@ static void test_long_words_kept(void)
     free(b.data);
 }
 
+/* Format 1.1: [lang TAG]...[/lang] makes its text a SPEECH item of its own with the TAG;
+ * \[lang stays text. */
+static void test_lang_spans(void)
+{
+    re_episode *ep = parse_ok(FM "The German [lang de]Guten Morgen,\n wie geht's?[/lang] ends.\n\n"
+                              "[lang pt-br]Olá [pause 300ms] mundo[/lang]\n\n"
+                              "Literal \\[lang de] and \\[/lang] text.\n");
+    check_kinds(ep, "SSSBSPSBS");
+    CHECK_STR(item(ep, 0)->text, "The German");
+    CHECK(item(ep, 0)->language == NULL);
+    CHECK_STR(item(ep, 1)->text, "Guten Morgen, wie geht's?");
+    CHECK_STR(item(ep, 1)->language ? item(ep, 1)->language : "", "de");
+    CHECK_INT(item(ep, 1)->line, 4);
+    CHECK_INT(item(ep, 1)->col, 21);
+    CHECK_STR(item(ep, 2)->text, "ends.");
+    CHECK(item(ep, 2)->language == NULL);
+    CHECK_STR(item(ep, 4)->language ? item(ep, 4)->language : "", "pt-br");
+    CHECK_STR(item(ep, 6)->text, "mundo");
+    CHECK_STR(item(ep, 6)->language ? item(ep, 6)->language : "", "pt-br");
+    CHECK_STR(item(ep, 8)->text, "Literal [lang de] and [/lang] text.");
+    CHECK(item(ep, 8)->language == NULL);
+    CHECK_STR(item(ep, 1)->voice, item(ep, 0)->voice);   /* the paragraph's profile */
+    re_episode_free(ep);
+
+    expect_error(FM "A [lang de]eins [lang fr]deux[/lang] drei.\n", 4, 17,
+                 "'[lang fr]' is inside the [lang de] span opened at 4:3: spans do not nest");
+    expect_error(FM "B [/lang] here.\n", 4, 3, "'[/lang]' closes no span");
+    expect_error(FM "C [lang de]offen\n\nweiter.\n", 4, 3,
+                 "the [lang de] span is not closed: end it with [/lang] in the same paragraph");
+    expect_error(FM "C [lang de]offen\n# Heading\nText.\n", 4, 3, "the [lang de] span is not closed");
+    expect_error(FM "D [lang ++]x[/lang] y.\n", 4, 3, "invalid language tag '++'");
+    expect_error(FM "E [lang de][/lang] y.\n", 4, 3, "the [lang de] span has no text");
+    expect_error(FM "F [LANG de]y[/lang].\n", 4, 3, "directive names are lowercase");
+    expect_error(FM "G [lang de x]z[/lang].\n", 4, 3, "malformed language span '[lang de x]'");
+    expect_error(FM "H [lang]z[/lang].\n", 4, 3, "malformed language span '[lang]'");
+    expect_error(FM "I [lang de]z[/lang.\n", 4, 3, "the [lang de] span is not closed");
+}
+
 static void test_segment_limit(void)
 {
     big b = { 0 };
@@ -999,6 +1037,7 @@ int main(void)
     test_paragraph_limit();
     test_line_limit();
     test_long_words_kept();
+    test_lang_spans();
     test_segment_limit();
     test_chapter_and_voice_limits();
     test_pause_total_limit();
