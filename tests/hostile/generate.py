@@ -278,6 +278,26 @@ def cases():
     c.append(case("commit-hash-in-prose", "limits",
                   body(b"Commit 12d655d4561a0b9c8e7f6a5b4c3d2e1f0a9b8c7d fixed it.\n"), 0,
                   says=["fixed"]))
+
+    # ---- format 1.1: [lang TAG]...[/lang] spans ---------------------------------------------
+    lang = [
+        ("lang-nested", b"A [lang de]eins [lang fr]deux[/lang] drei.\n", "4:17",
+         "'\\[lang fr\\]' is inside the \\[lang de\\] span opened at 4:3"),
+        ("lang-close-without-open", b"B [/lang] here.\n", "4:3", "'\\[/lang\\]' closes no span"),
+        ("lang-across-paragraphs", b"C [lang de]offen\n\nweiter[/lang].\n", "4:3",
+         "the \\[lang de\\] span is not closed"),
+        ("lang-invalid-tag", b"D [lang ../x]x[/lang] y.\n", "4:3", "invalid language tag '\\.\\./x'"),
+        ("lang-empty-span", b"E [lang de][/lang] y.\n", "4:3", "the \\[lang de\\] span has no text"),
+        ("lang-wrong-case", b"F [Lang de]y[/lang].\n", "4:3", "directive names are lowercase"),
+        ("lang-malformed", b"G [lang de x]z[/lang].\n", "4:3", "malformed language span"),
+        ("lang-unknown-voice", b"H [lang xx-nope]q[/lang] here.\n", "4:17",
+         "\\[lang xx-nope\\]: espeak-ng has no voice 'xx-nope'"),
+    ]
+    for name, text, where, message in lang:
+        c.append(case(name, "structure", body(text), 2, where, message))
+    c.append(case("lang-spans-and-escapes", "valid",
+                  body("Say [lang de]Guten Tag[/lang] and \\[lang de] literally.\n".encode()), 0,
+                  says=["say", "literally"], note="format 1.1; \\[ keeps a literal '['"))
     return c
 
 
