@@ -1,10 +1,10 @@
 /* script.h - the episode script parser: text in, an episode (metadata + items) out.
  *
- * The format (version 1) is documented in README.md; in short: front matter between `---`
+ * The format (version 1.1) is documented in README.md; in short: front matter between `---`
  * lines, `#`..`######` headings start chapters, blank lines separate paragraphs, `[pause 800ms]`
  * and `[pause 1.5s]` insert exact silence, a paragraph starting with `[voice NAME]` is spoken
- * by that profile, lines starting with `//` are comments, `\[` is a literal `[`, and all other
- * text is literal. Pure: no I/O except re_script_load, no engine, no voice lookup. */
+ * by that profile, `[lang TAG]...[/lang]` (1.1) is spoken by espeak-ng's voice TAG, lines
+ * starting with `//` are comments, `\[` is a literal `[`, and all other text is literal. Pure: no I/O except re_script_load, no engine, no voice lookup. */
 #ifndef RE_SCRIPT_H
 #define RE_SCRIPT_H
 
