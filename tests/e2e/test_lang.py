@@ -1,0 +1,105 @@
+"""Script format 1.1's [lang TAG]...[/lang] spans: spoken by espeak-ng's voice for TAG (judged
+by espeak-ng's own program: the phonemes of the span are what `espeak-ng -x -v TAG` gives for
+it), with the profile's variant; the MP3 decodes (ffmpeg, mpg123) to the sidecar's count; the
+transcripts show the script's text, spans included, in order; the segment cache tells spans
+in different languages apart."""
+import json
+import os
+import re
+import subprocess
+
+from common import Case, ffmpeg_pcm, ffmpeg_samples, main, mpg123_samples, run, write
+
+SCRIPT = """---
+title: Languages
+voice: host
+---
+The German greeting is [lang de]Guten Morgen, wie geht es dir?[/lang] and we go on in English.
+
+[lang fr]Bonjour tout le monde.[/lang] Then a literal \\[lang de] stays text.
+"""
+SPOKEN = ("The German greeting is Guten Morgen, wie geht es dir? and we go on in English. "
+          "Bonjour tout le monde. Then a literal [lang de] stays text.")
+
+
+def espeak_phonemes(voice, text):
+    return subprocess.run(["espeak-ng", "-q", "-x", "-v", voice, text], capture_output=True,
+                          text=True, check=True).stdout.split()
+
+
+class LangSpans(Case):
+    def setUp(self):
+        super().setUp()
+        self.voices = self.path("voices")
+        os.mkdir(self.voices)
+        write(os.path.join(self.voices, "host.voice"), "voice = en-gb+f3\n")
+
+    def render(self, name, text, *args):
+        folder = self.path(name)
+        os.makedirs(folder, exist_ok=True)
+        script = write(os.path.join(folder, "ep.txt"), text)
+        out = os.path.join(folder, "ep.mp3")
+        res = run([script, "-o", out, "--voices", self.voices, "-q"] + list(args))
+        self.assertEqual(res.returncode, 0, res.stderr)
+        return script, out
+
+    def test_spoken_by_the_span_voice_and_transcribed(self):
+        script, out = self.render("main", SCRIPT, "--srt", "--transcript-json")
+        folder = os.path.dirname(out)
+        with open(os.path.join(folder, "ep.json"), encoding="utf-8") as f:
+            sidecar = json.load(f)
+        self.assertEqual(ffmpeg_samples(out), sidecar["samples"])
+        self.assertEqual(mpg123_samples(out), sidecar["samples"])
+        # The engine's phonemes for each piece, as explain reports them: the span's are
+        # espeak-ng's German (with the variant, which changes no phoneme), not its English.
+        res = run(["explain", script, "--voices", self.voices])
+        self.assertEqual(res.returncode, 0, res.stderr)
+        lines = res.stdout.splitlines()
+        said = {l.split(": ", 1)[1]: lines[i + 1].split() for i, l in enumerate(lines)
+                if not l.startswith(" ") and ": " in l}
+        german = "Guten Morgen, wie geht es dir?"
+        self.assertEqual(said[german], espeak_phonemes("de", german))
+        self.assertNotEqual(said[german], espeak_phonemes("en-gb", german))
+        self.assertEqual(said["Bonjour tout le monde."], espeak_phonemes("fr", "Bonjour tout le monde."))
+        self.assertEqual(said["Then a literal [lang de] stays text."],
+                         espeak_phonemes("en-gb", "Then a literal [lang de] stays text."))
+        # Every transcript is the script's text, in order, the span's included.
+        with open(os.path.join(folder, "ep.vtt"), encoding="utf-8") as f:
+            vtt = f.read()
+        cues = re.findall(r"\d\d:\d\d:\d\d\.\d\d\d --> [^\n]*\n(.*?)(?:\n\n|\n?$)", vtt, re.S)
+        self.assertEqual(" ".join(" ".join(cues).split()), SPOKEN)
+        with open(os.path.join(folder, "ep.srt"), encoding="utf-8") as f:
+            srt = [b.split("\n", 2)[2] for b in f.read().strip().split("\n\n")]
+        self.assertEqual(" ".join(" ".join(srt).split()), SPOKEN)
+        with open(os.path.join(folder, "ep.transcript.json"), encoding="utf-8") as f:
+            segments = json.load(f)["segments"]
+        self.assertEqual(" ".join(" ".join(s["body"] for s in segments).split()), SPOKEN)
+        # The span's cue starts after the English before it and ends before the English after.
+        starts = {s["body"]: (s["startTime"], s["endTime"]) for s in segments}
+        before, span = starts["The German greeting is"], starts[german]
+        self.assertLessEqual(before[1], span[0])
+        after = next(v for k, v in starts.items() if k.startswith("and we go on"))
+        self.assertLessEqual(span[1], after[0])
+
+    def test_the_cache_tells_languages_apart(self):
+        """The same text in a [lang de] and a [lang fr] span: the second render, with the first's
+        segment cache, says it in French, sample for sample as a render without the cache."""
+        cache = {"XDG_CACHE_HOME": self.path("cache")}
+        text = SCRIPT.split("---\n", 2)[0] + "---\ntitle: C\n---\nSay [lang {}]Un deux trois quatre.[/lang] now.\n"
+        _, de = self.render("de", text.format("de"))
+        env = dict(os.environ, **cache)
+        for name, lang in (("de-cached", "de"), ("fr-cached", "fr")):
+            folder = self.path(name)
+            os.mkdir(folder)
+            script = write(os.path.join(folder, "ep.txt"), text.format(lang))
+            res = subprocess.run([os.environ["RE_BIN"], script, "-o", os.path.join(folder, "ep.mp3"),
+                                  "--voices", self.voices, "-q"], capture_output=True, text=True,
+                                 env=env, timeout=300)
+            self.assertEqual(res.returncode, 0, res.stderr)
+        _, fr = self.render("fr", text.format("fr"), "--no-cache")
+        self.assertEqual(ffmpeg_pcm(self.path("fr-cached", "ep.mp3")), ffmpeg_pcm(fr))
+        self.assertNotEqual(ffmpeg_pcm(self.path("fr-cached", "ep.mp3")), ffmpeg_pcm(de))
+
+
+if __name__ == "__main__":
+    main()
