@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "files.h"
+#include "writing.h"
 
 static re_status resolve_profiles(const re_episode_sources *src, re_prepared *p,
                                   re_diagnostics *diag)
@@ -26,6 +27,88 @@ static re_status resolve_profiles(const re_episode_sources *src, re_prepared *p,
     return status;
 }
 
+/* Appends item to items (grown), 0 when out of memory (then the item's strings are freed). */
+static int append_item(re_item **items, size_t *count, size_t *capacity, re_item item)
+{
+    if (re_array_grow(items, capacity, *count, sizeof **items) != RE_OK) {
+        free(item.text);
+        free(item.language);
+        return 0;
+    }
+    (*items)[(*count)++] = item;
+    return 1;
+}
+
+/* The pieces of a SPEECH item: its text cut where the writing system changes to one its
+ * voice does not read (writing.h), each in a voice that does. 0 when out of memory. */
+static int split_item(const re_voice_profile *profile, re_item *item, re_item **items,
+                      size_t *count, size_t *capacity)
+{
+    re_writing_run runs[RE_WRITING_MAX_RUNS];
+    size_t run_count;
+    re_writing_runs(item->text, profile->engine_voice, runs, &run_count);
+    if (run_count == 1)
+        return append_item(items, count, capacity, *item);
+    int ok = 1;
+    for (size_t r = 0; r < run_count && ok; r++) {
+        const char *s = item->text + runs[r].offset;
+        size_t len = runs[r].length;
+        while (len && s[0] == ' ')
+            s++, len--;
+        while (len && s[len - 1] == ' ')
+            len--;
+        if (len == 0)
+            continue;
+        re_item piece = *item;
+        piece.text = strndup(s, len);
+        piece.language = runs[r].voice ? strdup(runs[r].voice) : NULL;
+        ok = piece.text && (piece.language || !runs[r].voice)
+             && append_item(items, count, capacity, piece);
+        if (!ok) {
+            free(piece.text);
+            free(piece.language);
+        }
+    }
+    free(item->text);
+    return ok;
+}
+
+/* Text in another writing system than its voice's is spoken by a voice for it: the SPEECH
+ * items outside [lang] spans are split where it changes (writing.h), while the episode stays
+ * within its segment limit. */
+static re_status split_writing_systems(re_prepared *p)
+{
+    re_episode *ep = p->episode;
+    re_item *items = NULL;
+    size_t count = 0, capacity = 0, segments = 0;
+    for (size_t i = 0; i < ep->item_count; i++)
+        segments += ep->items[i].kind == RE_ITEM_SPEECH || ep->items[i].kind == RE_ITEM_PAUSE;
+    int ok = 1;
+    size_t i = 0;
+    for (; i < ep->item_count && ok; i++) {
+        re_item *item = &ep->items[i];
+        const re_voice_profile *profile = item->kind == RE_ITEM_SPEECH && !item->language
+                                          ? re_prepared_profile(p, item->voice) : NULL;
+        if (profile && segments + RE_WRITING_MAX_RUNS <= RE_SCRIPT_MAX_SEGMENTS) {
+            size_t before = count;
+            ok = split_item(profile, item, &items, &count, &capacity);
+            segments += count - before - 1;
+        } else {
+            ok = append_item(&items, &count, &capacity, *item);
+        }
+        item->text = NULL;   /* moved (or freed) */
+        item->language = NULL;
+    }
+    for (; i < ep->item_count; i++) {   /* after running out of memory: free the rest */
+        free(ep->items[i].text);
+        free(ep->items[i].language);
+    }
+    free(ep->items);
+    ep->items = items;
+    ep->item_count = count;
+    return ok ? RE_OK : RE_ERR_NOMEM;
+}
+
 re_status re_prepare(const re_episode_sources *src, re_prepared *p, re_diagnostics *diag)
 {
     memset(p, 0, sizeof *p);
@@ -36,6 +119,8 @@ re_status re_prepare(const re_episode_sources *src, re_prepared *p, re_diagnosti
                                  diag);
     if (status == RE_OK)
         status = resolve_profiles(src, p, diag);
+    if (status == RE_OK)
+        status = split_writing_systems(p);
     if (status != RE_OK)
         return status;
     const re_episode *ep = p->episode;
