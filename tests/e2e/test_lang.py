@@ -1,4 +1,5 @@
-"""Script format 1.1's [lang TAG]...[/lang] spans: spoken by espeak-ng's voice for TAG (judged
+"""Script format 1.1's [lang TAG]...[/lang] spans, and text in another writing system than the
+voice's (no span needed): spoken by espeak-ng's voice for TAG (judged
 by espeak-ng's own program: the phonemes of the span are what `espeak-ng -x -v TAG` gives for
 it), with the profile's variant; the MP3 decodes (ffmpeg, mpg123) to the sidecar's count; the
 transcripts show the script's text, spans included, in order; the segment cache tells spans
@@ -27,7 +28,7 @@ def espeak_phonemes(voice, text):
                           text=True, check=True).stdout.split()
 
 
-class LangSpans(Case):
+class Spans(Case):
     def setUp(self):
         super().setUp()
         self.voices = self.path("voices")
@@ -43,6 +44,8 @@ class LangSpans(Case):
         self.assertEqual(res.returncode, 0, res.stderr)
         return script, out
 
+
+class LangSpans(Spans):
     def test_spoken_by_the_span_voice_and_transcribed(self):
         script, out = self.render("main", SCRIPT, "--srt", "--transcript-json")
         folder = os.path.dirname(out)
@@ -99,6 +102,59 @@ class LangSpans(Case):
         _, fr = self.render("fr", text.format("fr"), "--no-cache")
         self.assertEqual(ffmpeg_pcm(self.path("fr-cached", "ep.mp3")), ffmpeg_pcm(fr))
         self.assertNotEqual(ffmpeg_pcm(self.path("fr-cached", "ep.mp3")), ffmpeg_pcm(de))
+
+
+DETECTED = """---
+title: Writing systems
+voice: host
+---
+The Russian Привет, мир! means hello world, and 日本語のテキスト is Japanese.
+
+Chinese 中文文本 and Greek Γεια σου κόσμε and Arabic مرحبا بالعالم end here.
+"""
+SPANS = {"Привет, мир!": "ru", "日本語のテキスト": "ja", "中文文本": "cmn", "Γεια σου κόσμε": "el",
+         "مرحبا بالعالم": "ar"}
+
+
+class WritingSystems(Spans):
+    """Text in another writing system than the voice's, without any [lang]: each span is spoken
+    by espeak-ng's voice for its language, never as "Japanese letter" by the English voice."""
+
+    def test_each_span_in_its_language(self):
+        script, out = self.render("detect", DETECTED, "--transcript-json")
+        folder = os.path.dirname(out)
+        with open(os.path.join(folder, "ep.json"), encoding="utf-8") as f:
+            self.assertEqual(ffmpeg_samples(out), json.load(f)["samples"])
+        res = run(["explain", script, "--voices", self.voices])
+        self.assertEqual(res.returncode, 0, res.stderr)
+        lines = res.stdout.splitlines()
+        said = {l.split(": ", 1)[1]: lines[i + 1].split() for i, l in enumerate(lines)
+                if not l.startswith(" ") and ": " in l}
+        for text, voice in SPANS.items():
+            self.assertIn(text, said, f"{text} is not a piece of its own: {list(said)}")
+            self.assertEqual(said[text], espeak_phonemes(voice, text), text)
+        english = espeak_phonemes("en-gb", "日本語のテキスト")
+        self.assertTrue(any("tS'aIni:z" in p for p in english))   # what the English voice says
+        for text in SPANS:
+            self.assertNotEqual(said[text], espeak_phonemes("en-gb", text), text)
+        expected = " ".join(" ".join(DETECTED.split("---\n", 2)[2].split("\n")).split())
+        with open(os.path.join(folder, "ep.transcript.json"), encoding="utf-8") as f:
+            segments = json.load(f)["segments"]
+        self.assertEqual(" ".join(" ".join(s["body"] for s in segments).split()), expected)
+        # Each span's cue comes after the one before it: the times follow the text.
+        starts = [s["startTime"] for s in segments]
+        self.assertEqual(starts, sorted(starts))
+
+    def test_a_lang_span_overrides_detection(self):
+        text = "---\ntitle: O\nvoice: host\n---\nSay [lang bg]Привет[/lang] now.\n"
+        script, _ = self.render("override", text)
+        res = run(["explain", script, "--voices", self.voices])
+        self.assertEqual(res.returncode, 0, res.stderr)
+        lines = res.stdout.splitlines()
+        said = {l.split(": ", 1)[1]: lines[i + 1].split() for i, l in enumerate(lines)
+                if not l.startswith(" ") and ": " in l}
+        self.assertEqual(said["Привет"], espeak_phonemes("bg", "Привет"))
+        self.assertNotEqual(said["Привет"], espeak_phonemes("ru", "Привет"))
 
 
 if __name__ == "__main__":
