@@ -40,9 +40,10 @@ static int append_item(re_item **items, size_t *count, size_t *capacity, re_item
 }
 
 /* The pieces of a SPEECH item: its text cut where the writing system changes to one its
- * voice does not read (writing.h), each in a voice that does. 0 when out of memory. */
-static int split_item(const re_voice_profile *profile, re_item *item, re_item **items,
-                      size_t *count, size_t *capacity)
+ * voice does not read (writing.h), each in a voice that does; text no voice reads is left
+ * out with a warning at the item. 0 when out of memory. */
+static int split_item(const re_prepared *p, const re_voice_profile *profile, re_item *item,
+                      re_item **items, size_t *count, size_t *capacity, re_diagnostics *diag)
 {
     re_writing_run runs[RE_WRITING_MAX_RUNS];
     size_t run_count;
@@ -59,6 +60,17 @@ static int split_item(const re_voice_profile *profile, re_item *item, re_item **
             len--;
         if (len == 0)
             continue;
+        if (runs[r].voice && strcmp(runs[r].voice, RE_WRITING_NO_VOICE) == 0) {
+            char quoted[64];
+            size_t cut = len < 40 ? len : 40;
+            while (cut > 0 && cut < len && ((unsigned char)s[cut] & 0xC0) == 0x80)
+                cut--;   /* whole characters */
+            snprintf(quoted, sizeof quoted, "%.*s%s", (int)cut, s, cut < len ? "..." : "");
+            ok = re_diag_add(diag, p->episode->file, item->line, item->col, "warning: '%s' is "
+                             "left out: espeak-ng has no voice for %s text", quoted,
+                             runs[r].script) == RE_OK;
+            continue;
+        }
         re_item piece = *item;
         piece.text = strndup(s, len);
         piece.language = runs[r].voice ? strdup(runs[r].voice) : NULL;
@@ -76,7 +88,7 @@ static int split_item(const re_voice_profile *profile, re_item *item, re_item **
 /* Text in another writing system than its voice's is spoken by a voice for it: the SPEECH
  * items outside [lang] spans are split where it changes (writing.h), while the episode stays
  * within its segment limit. */
-static re_status split_writing_systems(re_prepared *p)
+static re_status split_writing_systems(re_prepared *p, re_diagnostics *diag)
 {
     re_episode *ep = p->episode;
     re_item *items = NULL;
@@ -91,7 +103,7 @@ static re_status split_writing_systems(re_prepared *p)
                                           ? re_prepared_profile(p, item->voice) : NULL;
         if (profile && segments + RE_WRITING_MAX_RUNS <= RE_SCRIPT_MAX_SEGMENTS) {
             size_t before = count;
-            ok = split_item(profile, item, &items, &count, &capacity);
+            ok = split_item(p, profile, item, &items, &count, &capacity, diag);
             segments += count - before - 1;
         } else {
             ok = append_item(&items, &count, &capacity, *item);
@@ -120,7 +132,7 @@ re_status re_prepare(const re_episode_sources *src, re_prepared *p, re_diagnosti
     if (status == RE_OK)
         status = resolve_profiles(src, p, diag);
     if (status == RE_OK)
-        status = split_writing_systems(p);
+        status = split_writing_systems(p, diag);
     if (status != RE_OK)
         return status;
     const re_episode *ep = p->episode;

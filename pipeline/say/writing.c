@@ -9,7 +9,10 @@
 typedef enum writing {
     W_NONE,        /* Latin, digits, punctuation, symbols, blanks: any voice reads them */
     W_HAN, W_KANA, W_HANGUL, W_CYRILLIC, W_GREEK, W_ARABIC, W_HEBREW, W_THAI, W_DEVANAGARI,
-    W_GEORGIAN, W_ARMENIAN, W_BENGALI, W_TAMIL, W_ETHIOPIC,
+    W_GEORGIAN, W_ARMENIAN, W_BENGALI, W_TAMIL, W_ETHIOPIC, W_GUJARATI, W_GURMUKHI, W_ORIYA,
+    W_TELUGU, W_KANNADA, W_MALAYALAM, W_SINHALA, W_MYANMAR,
+    /* no espeak-ng 1.51 voice reads these: their text is left out, with a warning */
+    W_SYRIAC, W_THAANA, W_LAO, W_TIBETAN, W_KHMER, W_MONGOLIAN, W_YI, W_BOPOMOFO,
     W_COUNT
 } writing;
 
@@ -31,6 +34,14 @@ static const struct block {
     { 0x1100, 0x11FF, W_HANGUL },     { 0x3130, 0x318F, W_HANGUL },
     { 0xAC00, 0xD7AF, W_HANGUL },
     { 0x1200, 0x137F, W_ETHIOPIC },
+    { 0x0A00, 0x0A7F, W_GURMUKHI },   { 0x0A80, 0x0AFF, W_GUJARATI },
+    { 0x0B00, 0x0B7F, W_ORIYA },      { 0x0C00, 0x0C7F, W_TELUGU },
+    { 0x0C80, 0x0CFF, W_KANNADA },    { 0x0D00, 0x0D7F, W_MALAYALAM },
+    { 0x0D80, 0x0DFF, W_SINHALA },    { 0x1000, 0x109F, W_MYANMAR },
+    { 0x0700, 0x074F, W_SYRIAC },     { 0x0780, 0x07BF, W_THAANA },
+    { 0x0E80, 0x0EFF, W_LAO },        { 0x0F00, 0x0FFF, W_TIBETAN },
+    { 0x1780, 0x17FF, W_KHMER },      { 0x1800, 0x18AF, W_MONGOLIAN },
+    { 0xA000, 0xA4CF, W_YI },         { 0x3100, 0x312F, W_BOPOMOFO },
     { 0x3040, 0x30FF, W_KANA },       { 0x31F0, 0x31FF, W_KANA },
     { 0xFF66, 0xFF9F, W_KANA },
     { 0x3400, 0x4DBF, W_HAN },        { 0x4E00, 0x9FFF, W_HAN },
@@ -50,7 +61,25 @@ static const char *const voice_for[W_COUNT] = {
     [W_HAN] = "cmn", [W_KANA] = "ja", [W_HANGUL] = "ko", [W_CYRILLIC] = "ru", [W_GREEK] = "el",
     [W_ARABIC] = "ar", [W_HEBREW] = "he", [W_THAI] = "th", [W_DEVANAGARI] = "hi",
     [W_GEORGIAN] = "ka", [W_ARMENIAN] = "hy", [W_BENGALI] = "bn", [W_TAMIL] = "ta",
-    [W_ETHIOPIC] = "am",
+    [W_ETHIOPIC] = "am", [W_GUJARATI] = "gu", [W_GURMUKHI] = "pa", [W_ORIYA] = "or",
+    [W_TELUGU] = "te", [W_KANNADA] = "kn", [W_MALAYALAM] = "ml", [W_SINHALA] = "si",
+    [W_MYANMAR] = "my",
+    [W_SYRIAC] = RE_WRITING_NO_VOICE, [W_THAANA] = RE_WRITING_NO_VOICE,
+    [W_LAO] = RE_WRITING_NO_VOICE, [W_TIBETAN] = RE_WRITING_NO_VOICE,
+    [W_KHMER] = RE_WRITING_NO_VOICE, [W_MONGOLIAN] = RE_WRITING_NO_VOICE,
+    [W_YI] = RE_WRITING_NO_VOICE, [W_BOPOMOFO] = RE_WRITING_NO_VOICE,
+};
+
+static const char *const names[W_COUNT] = {
+    [W_HAN] = "Han", [W_KANA] = "Japanese", [W_HANGUL] = "Hangul", [W_CYRILLIC] = "Cyrillic",
+    [W_GREEK] = "Greek", [W_ARABIC] = "Arabic", [W_HEBREW] = "Hebrew", [W_THAI] = "Thai",
+    [W_DEVANAGARI] = "Devanagari", [W_GEORGIAN] = "Georgian", [W_ARMENIAN] = "Armenian",
+    [W_BENGALI] = "Bengali", [W_TAMIL] = "Tamil", [W_ETHIOPIC] = "Ethiopic",
+    [W_GUJARATI] = "Gujarati", [W_GURMUKHI] = "Gurmukhi", [W_ORIYA] = "Oriya",
+    [W_TELUGU] = "Telugu", [W_KANNADA] = "Kannada", [W_MALAYALAM] = "Malayalam",
+    [W_SINHALA] = "Sinhala", [W_MYANMAR] = "Myanmar", [W_SYRIAC] = "Syriac",
+    [W_THAANA] = "Thaana", [W_LAO] = "Lao", [W_TIBETAN] = "Tibetan", [W_KHMER] = "Khmer",
+    [W_MONGOLIAN] = "Mongolian", [W_YI] = "Yi", [W_BOPOMOFO] = "Bopomofo",
 };
 
 /* Languages whose voices read a writing system themselves (by espeak-ng voice name, up to its
@@ -69,7 +98,10 @@ static const struct own {
     { "th", W_THAI },
     { "hi", W_DEVANAGARI }, { "mr", W_DEVANAGARI }, { "ne", W_DEVANAGARI },
     { "kok", W_DEVANAGARI }, { "sa", W_DEVANAGARI },
-    { "ka", W_GEORGIAN }, { "hy", W_ARMENIAN }, { "bn", W_BENGALI }, { "as", W_BENGALI },
+    { "ka", W_GEORGIAN }, { "hy", W_ARMENIAN }, { "hyw", W_ARMENIAN }, { "bn", W_BENGALI },
+    { "as", W_BENGALI },  { "gu", W_GUJARATI }, { "pa", W_GURMUKHI }, { "or", W_ORIYA },
+    { "te", W_TELUGU },   { "kn", W_KANNADA },  { "ml", W_MALAYALAM }, { "si", W_SINHALA },
+    { "my", W_MYANMAR },  { "shn", W_MYANMAR },
     { "bpy", W_BENGALI }, { "ta", W_TAMIL },    { "am", W_ETHIOPIC },
     { "ko", W_HANGUL },
     { "ja", W_KANA },     { "ja", W_HAN },
@@ -130,13 +162,13 @@ void re_writing_runs(const char *text, const char *voice, re_writing_run *runs, 
             too_many = 1;
         } else {
             current = &spans[span_count++];
-            *current = (re_writing_run){ i, n, needs };
+            *current = (re_writing_run){ i, n, needs, names[w] };
         }
         i += n;
     }
     *count = 0;
     if (too_many || span_count == 0) {
-        runs[(*count)++] = (re_writing_run){ 0, len, NULL };
+        runs[(*count)++] = (re_writing_run){ 0, len, NULL, NULL };
         return;
     }
     /* Punctuation right after a span ("мир!", "東京。") is its own: the voice says it with it. */
@@ -155,10 +187,10 @@ void re_writing_runs(const char *text, const char *voice, re_writing_run *runs, 
     size_t at = 0;
     for (size_t k = 0; k < span_count; k++) {
         if (spans[k].offset > at)
-            runs[(*count)++] = (re_writing_run){ at, spans[k].offset - at, NULL };
+            runs[(*count)++] = (re_writing_run){ at, spans[k].offset - at, NULL, NULL };
         runs[(*count)++] = spans[k];
         at = spans[k].offset + spans[k].length;
     }
     if (at < len)
-        runs[(*count)++] = (re_writing_run){ at, len - at, NULL };
+        runs[(*count)++] = (re_writing_run){ at, len - at, NULL, NULL };
 }

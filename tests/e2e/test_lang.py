@@ -145,6 +145,24 @@ class WritingSystems(Spans):
         starts = [s["startTime"] for s in segments]
         self.assertEqual(starts, sorted(starts))
 
+    def test_text_no_voice_reads_is_left_out_with_a_warning(self):
+        text = "---\ntitle: K\nvoice: host\n---\nIntro.\n\nKhmer \u1797\u17b6\u179f\u17b6 then more.\n"
+        folder = self.path("khmer")
+        os.mkdir(folder)
+        script = write(os.path.join(folder, "ep.txt"), text)
+        out = os.path.join(folder, "ep.mp3")
+        res = run([script, "-o", out, "--voices", self.voices])
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertIn(f"{script}:7:1: warning: '\u1797\u17b6\u179f\u17b6' is left out: espeak-ng has no "
+                      "voice for Khmer text", res.stderr)
+        with open(os.path.join(folder, "ep.json"), encoding="utf-8") as f:
+            self.assertEqual(ffmpeg_samples(out), json.load(f)["samples"])
+        with open(os.path.join(folder, "ep.vtt"), encoding="utf-8") as f:
+            vtt = f.read()
+        self.assertIn("Khmer", vtt)
+        self.assertIn("then more.", vtt)
+        self.assertNotIn("\u1797", vtt)
+
     def test_a_lang_span_overrides_detection(self):
         text = "---\ntitle: O\nvoice: host\n---\nSay [lang bg]Привет[/lang] now.\n"
         script, _ = self.render("override", text)

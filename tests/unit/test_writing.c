@@ -45,8 +45,24 @@ static void test_scripts_and_voices(void)
     expect_runs("Привет, Ivan!", "uk+m3", "Привет, Ivan!|-;");
     expect_runs("東京とParis", "ja", "東京とParis|-;");
     expect_runs("中文 and Ελλάδα", "cmn", "中文 and |-;Ελλάδα|el;");
+    expect_runs("Sinhala සිංහල and Myanmar မြန်မာ ok", "en-us",
+                "Sinhala |-;සිංහල|si; and Myanmar |-;မြန်မာ|my; ok|-;");
     expect_runs("", "en-us", "|-;");
     expect_runs("日本", "en-us", "日本|cmn;");
+}
+
+/* Scripts no espeak-ng 1.51 voice reads: marked RE_WRITING_NO_VOICE, with their name. */
+static void test_no_voice(void)
+{
+    const char *text = "Khmer ភាសាខ្មែរ ok";
+    re_writing_run runs[RE_WRITING_MAX_RUNS];
+    size_t count = 0;
+    re_writing_runs(text, "en-us", runs, &count);
+    CHECK_INT(count, 3);
+    CHECK_STR(runs[1].voice, RE_WRITING_NO_VOICE);
+    CHECK_STR(runs[1].script, "Khmer");
+    CHECK_INT(runs[1].offset, 6);
+    CHECK_INT(runs[1].length, strlen("ភាសាខ្មែរ"));
 }
 
 /* Too many spans: the text is read whole by its voice, not a process per word. */
@@ -71,6 +87,7 @@ static void test_too_many_spans(void)
 int main(void)
 {
     test_scripts_and_voices();
+    test_no_voice();
     test_too_many_spans();
     return check_finish("test_writing");
 }

@@ -10,7 +10,14 @@
  *   Thai                th             Devanagari  hi
  *   Georgian            ka             Armenian    hy
  *   Bengali             bn             Tamil       ta
- *   Ethiopic            am
+ *   Ethiopic            am             Gujarati    gu
+ *   Gurmukhi            pa             Oriya       or
+ *   Telugu              te             Kannada     kn
+ *   Malayalam           ml             Sinhala     si
+ *   Myanmar             my
+ *
+ * Syriac, Thaana, Lao, Tibetan, Khmer, Mongolian, Yi and Bopomofo have no espeak-ng 1.51
+ * voice: their spans get RE_WRITING_NO_VOICE, for the caller to leave out with a warning.
  *
  * A span runs from the first to the last character of its script, with the blanks,
  * punctuation and digits between them; those around it stay with the voice's text. A voice
@@ -24,8 +31,12 @@
 
 typedef struct re_writing_run {
     size_t offset, length;   /* bytes of the text */
-    const char *voice;       /* the espeak-ng voice for it, or NULL: the text's own voice */
+    const char *voice;       /* the espeak-ng voice for it, NULL for the text's own voice, or
+                              * RE_WRITING_NO_VOICE */
+    const char *script;      /* the writing system's name ("Cyrillic") when voice is not NULL */
 } re_writing_run;
+
+#define RE_WRITING_NO_VOICE ""   /* no voice reads this span (compare with strcmp) */
 
 /* At most this many runs in a text: one that would have more is read by its own voice,
  * whole (a text alternating scripts character by character is not worth a process each). */
