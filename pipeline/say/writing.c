@@ -142,6 +142,8 @@ void re_writing_runs(const char *text, const char *voice, re_writing_run *runs, 
     re_writing_run spans[(RE_WRITING_MAX_RUNS - 1) / 2];   /* with the text around them */
     size_t span_count = 0;
     int too_many = 0;
+    size_t letters[(RE_WRITING_MAX_RUNS - 1) / 2] = { 0 };   /* of its script, per span */
+    writing kinds[(RE_WRITING_MAX_RUNS - 1) / 2];
     re_writing_run *current = NULL;
     for (size_t i = 0; i < len && !too_many;) {
         uint32_t cp;
@@ -156,16 +158,29 @@ void re_writing_runs(const char *text, const char *voice, re_writing_run *runs, 
         const char *needs = w == W_NONE || reads_itself(voice, w) ? NULL : voice_for[w];
         if (current && current->voice == needs) {
             current->length = i + n - current->offset;
+            letters[current - spans]++;
         } else if (!needs) {
             current = NULL;
         } else if (span_count == sizeof spans / sizeof spans[0]) {
             too_many = 1;
         } else {
-            current = &spans[span_count++];
+            current = &spans[span_count];
+            kinds[span_count] = w;
+            letters[span_count++] = 1;
             *current = (re_writing_run){ i, n, needs, names[w] };
         }
         i += n;
     }
+    /* One letter of an alphabet is a symbol in the voice's text (π, μs, Δt, β-reduction): the
+     * voice names it. A single ideograph or syllable is a word: it keeps its span. */
+    size_t kept = 0;
+    for (size_t k = 0; k < span_count; k++) {
+        writing w = kinds[k];
+        int syllabic = w == W_HAN || w == W_KANA || w == W_HANGUL || w == W_YI;
+        if (letters[k] >= 2 || syllabic)
+            spans[kept++] = spans[k];
+    }
+    span_count = kept;
     *count = 0;
     if (too_many || span_count == 0) {
         runs[(*count)++] = (re_writing_run){ 0, len, NULL, NULL };

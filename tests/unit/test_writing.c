@@ -47,6 +47,10 @@ static void test_scripts_and_voices(void)
     expect_runs("中文 and Ελλάδα", "cmn", "中文 and |-;Ελλάδα|el;");
     expect_runs("Sinhala සිංහල and Myanmar မြန်မာ ok", "en-us",
                 "Sinhala |-;සිංහල|si; and Myanmar |-;မြန်မာ|my; ok|-;");
+    /* One letter of an alphabet is a symbol the voice names; one ideograph is a word. */
+    expect_runs("3.5 \u03bcs and \u03c0 and \u0394t and \u03b2-reduction", "en-us",
+                "3.5 \u03bcs and \u03c0 and \u0394t and \u03b2-reduction|-;");
+    expect_runs("Say \u6771 now", "en-us", "Say |-;\u6771|cmn; now|-;");
     expect_runs("", "en-us", "|-;");
     expect_runs("日本", "en-us", "日本|cmn;");
 }
