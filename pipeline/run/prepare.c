@@ -39,6 +39,46 @@ static int append_item(re_item **items, size_t *count, size_t *capacity, re_item
     return 1;
 }
 
+/* Between two pieces of one paragraph in different voices (a [lang] span or another writing
+ * system), the silence the engine would make there: its comma pause (about 160 ms at the
+ * default rate, DESIGN.md), or the profile's sentence pause after a sentence's end. Each
+ * piece is spoken anew and its own silences at both ends are trimmed, so without it the
+ * words would touch. */
+#define RE_PIECE_GAP_MS 160
+
+static int ends_sentence(const char *text)
+{
+    static const char *const ends[] = { ".", "!", "?", "\xE3\x80\x82", "\xEF\xBC\x81",
+                                        "\xEF\xBC\x9F", "\xE2\x80\xA6" };   /* 。！？… */
+    size_t len = strlen(text);
+    for (size_t i = 0; i < sizeof ends / sizeof ends[0]; i++) {
+        size_t n = strlen(ends[i]);
+        if (len >= n && memcmp(text + len - n, ends[i], n) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* append_item, with the gap before a SPEECH piece that follows another directly. */
+static int add_item(const re_prepared *p, re_item **items, size_t *count, size_t *capacity,
+                    re_item item)
+{
+    const re_item *last = *count ? &(*items)[*count - 1] : NULL;
+    if (item.kind == RE_ITEM_SPEECH && last && last->kind == RE_ITEM_SPEECH) {
+        const re_voice_profile *profile = re_prepared_profile(p, last->voice);
+        unsigned ms = profile && ends_sentence(last->text) ? (unsigned)profile->sentence_pause_ms
+                                                           : RE_PIECE_GAP_MS;
+        re_item gap = { RE_ITEM_PAUSE, item.line, item.col, NULL, NULL, (uint64_t)ms * 1000,
+                        NULL };
+        if (ms > 0 && !append_item(items, count, capacity, gap)) {
+            free(item.text);
+            free(item.language);
+            return 0;
+        }
+    }
+    return append_item(items, count, capacity, item);
+}
+
 /* The pieces of a SPEECH item: its text cut where the writing system changes to one its
  * voice does not read (writing.h), each in a voice that does; text no voice reads is left
  * out with a warning at the item. 0 when out of memory. */
@@ -49,7 +89,7 @@ static int split_item(const re_prepared *p, const re_voice_profile *profile, re_
     size_t run_count;
     re_writing_runs(item->text, profile->engine_voice, runs, &run_count);
     if (run_count == 1)
-        return append_item(items, count, capacity, *item);
+        return add_item(p, items, count, capacity, *item);
     int ok = 1;
     for (size_t r = 0; r < run_count && ok; r++) {
         const char *s = item->text + runs[r].offset;
@@ -75,7 +115,7 @@ static int split_item(const re_prepared *p, const re_voice_profile *profile, re_
         piece.text = strndup(s, len);
         piece.language = runs[r].voice ? strdup(runs[r].voice) : NULL;
         ok = piece.text && (piece.language || !runs[r].voice)
-             && append_item(items, count, capacity, piece);
+             && add_item(p, items, count, capacity, piece);
         if (!ok) {
             free(piece.text);
             free(piece.language);
@@ -87,7 +127,7 @@ static int split_item(const re_prepared *p, const re_voice_profile *profile, re_
 
 /* Text in another writing system than its voice's is spoken by a voice for it: the SPEECH
  * items outside [lang] spans are split where it changes (writing.h), while the episode stays
- * within its segment limit. */
+ * within its segment limit; a gap goes between pieces that follow each other directly. */
 static re_status split_writing_systems(re_prepared *p, re_diagnostics *diag)
 {
     re_episode *ep = p->episode;
@@ -101,12 +141,12 @@ static re_status split_writing_systems(re_prepared *p, re_diagnostics *diag)
         re_item *item = &ep->items[i];
         const re_voice_profile *profile = item->kind == RE_ITEM_SPEECH && !item->language
                                           ? re_prepared_profile(p, item->voice) : NULL;
-        if (profile && segments + RE_WRITING_MAX_RUNS <= RE_SCRIPT_MAX_SEGMENTS) {
+        if (profile && segments + 2 * RE_WRITING_MAX_RUNS <= RE_SCRIPT_MAX_SEGMENTS) {
             size_t before = count;
             ok = split_item(p, profile, item, &items, &count, &capacity, diag);
             segments += count - before - 1;
         } else {
-            ok = append_item(&items, &count, &capacity, *item);
+            ok = add_item(p, &items, &count, &capacity, *item);
         }
         item->text = NULL;   /* moved (or freed) */
         item->language = NULL;

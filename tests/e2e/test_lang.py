@@ -4,12 +4,14 @@ by espeak-ng's own program: the phonemes of the span are what `espeak-ng -x -v T
 it), with the profile's variant; the MP3 decodes (ffmpeg, mpg123) to the sidecar's count; the
 transcripts show the script's text, spans included, in order; the segment cache tells spans
 in different languages apart."""
+import array
 import json
 import os
 import re
 import subprocess
+import wave
 
-from common import Case, ffmpeg_pcm, ffmpeg_samples, main, mpg123_samples, run, write
+from common import Case, ffmpeg_pcm, ffmpeg_samples, main, mpg123_samples, run, runs_of_zeros, write
 
 SCRIPT = """---
 title: Languages
@@ -33,7 +35,8 @@ class Spans(Case):
         super().setUp()
         self.voices = self.path("voices")
         os.mkdir(self.voices)
-        write(os.path.join(self.voices, "host.voice"), "voice = en-gb+f3\n")
+        write(os.path.join(self.voices, "host.voice"),
+              "voice = en-gb+f3\nsentence_pause = 350\nparagraph_pause = 800\n")
 
     def render(self, name, text, *args):
         folder = self.path(name)
@@ -83,6 +86,29 @@ class LangSpans(Spans):
         self.assertLessEqual(before[1], span[0])
         after = next(v for k, v in starts.items() if k.startswith("and we go on"))
         self.assertLessEqual(span[1], after[0])
+
+    def test_pieces_are_parted_by_exact_silences(self):
+        """Each piece is spoken anew, its own silences trimmed: between two pieces of a sentence
+        there are exactly 160 ms of digital silence (the engine's comma pause), after a
+        sentence's end the profile's 350 ms, and the paragraph pause between paragraphs."""
+        text = ("---\ntitle: G\nvoice: host\n---\nSay [lang de]Guten Tag[/lang] to them. "
+                "[lang fr]Bonjour.[/lang] Then English.\n\nNext paragraph.\n")
+        folder = self.path("gaps")
+        os.mkdir(folder)
+        script = write(os.path.join(folder, "ep.txt"), text)
+        res = run([script, "-o", os.path.join(folder, "ep.wav"), "--voices", self.voices,
+                   "--loudness", "off", "-q"])
+        self.assertEqual(res.returncode, 0, res.stderr)
+        with wave.open(os.path.join(folder, "ep.wav"), "rb") as w:
+            rate = w.getframerate()
+            data = array.array("h", w.readframes(w.getnframes()))
+        runs = [n for _, n in runs_of_zeros(data, rate // 20)]
+        gap, sentence, paragraph = (160 * rate + 500) // 1000, (350 * rate + 500) // 1000, (800 * rate + 500) // 1000
+        # Say|Guten Tag|to them.|Bonjour.|Then English.|| Next: two gaps mid-sentence, a
+        # sentence pause after "them." and after "Bonjour.", one paragraph pause.
+        self.assertEqual(runs.count(gap), 2, runs)
+        self.assertEqual(runs.count(sentence), 2, runs)
+        self.assertEqual(runs.count(paragraph), 1, runs)
 
     def test_the_cache_tells_languages_apart(self):
         """The same text in a [lang de] and a [lang fr] span: the second render, with the first's
