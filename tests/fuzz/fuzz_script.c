@@ -48,12 +48,18 @@ static void check_episode(const re_episode *ep)
         case RE_ITEM_SPEECH:
             check_speech_text(it->text);
             FUZZ_ASSERT(known_voice(ep, it->voice));
+            if (it->language) {   /* a [lang TAG] span: TAG as script.h allows */
+                size_t n = strlen(it->language);
+                FUZZ_ASSERT(n > 0 && n <= RE_SCRIPT_MAX_LANGUAGE);
+                FUZZ_ASSERT(strspn(it->language, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                                 "0123456789-") == n);
+            }
             segments++;
             speech++;
             break;
         case RE_ITEM_PAUSE:
             FUZZ_ASSERT(it->pause_us >= RE_PAUSE_MIN_US && it->pause_us <= RE_PAUSE_MAX_US);
-            FUZZ_ASSERT(!it->text);
+            FUZZ_ASSERT(!it->text && !it->language);
             pauses += it->pause_us;
             segments++;
             break;
