@@ -7,7 +7,9 @@ its own pauses. Judged in the PCM with python's wave module.
 And every voice survives long tokens (issue 14): a paragraph of the tokens that abort
 espeak-ng 1.51 when given whole (three 64-character dotted words, `q.z.` 48 times) and of long
 pasted tokens (a URL, a commit hash, an identifier, runs of digits and punctuation) renders
-with exit 0, and its transcript shows each token as written. (`s'`-style apostrophe words are
+with exit 0, and its transcript shows each token as written; so do a paragraph of Cyrillic and
+Chinese (spoken by their own voices, or by the voice itself when it reads them) and a
+[lang de] span. (`s'`-style apostrophe words are
 not in it: the Kyrgyz voice crashes on short ones, docs/robustness.md.)"""
 import array
 import concurrent.futures
@@ -29,7 +31,8 @@ LONG_TOKENS = [
     "1234567890" * 8,
     "!?-_=+*&^%$#@" * 6,
 ] + ["q.z."] * 48   # each over 64 characters; 44 q.z. abort 1.51 when given whole
-LONG_TEXT = "---\ntitle: Long tokens\n---\nBefore " + " ".join(LONG_TOKENS) + " after.\n"
+LONG_TEXT = ("---\ntitle: Long tokens\n---\nBefore " + " ".join(LONG_TOKENS) + " after.\n\n"
+             "Also Привет, мир and 中文 and [lang de]Guten Tag[/lang] here.\n")
 
 
 def engine_voices():
@@ -84,6 +87,7 @@ class Voices(Case):
         with open(os.path.join(folder, "long.vtt"), encoding="utf-8") as f:
             words = f.read().replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&").split()
         missing = [t for t in set(LONG_TOKENS) if t not in words]
+        missing += [t for t in ("Привет,", "мир", "中文", "Guten", "Tag") if t not in words]
         return f"long tokens: not in the transcript: {missing}" if missing else None
 
     def check_all(self, voices):
