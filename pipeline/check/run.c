@@ -3,11 +3,18 @@
  * re_check_run). */
 #include "check_internal.h"
 #include "files.h"
+#include "output.h"
 #include "sidecar.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
 
 static re_status add_file(run *r, const char *path, int is_sidecar, int named,
                           const struct stat *st)
@@ -63,6 +70,58 @@ static re_status list_files(run *r)
         }
         s = add_file(r, opt->files[i], 0, 1, &st);
     }
+    return s;
+}
+
+/* What a render writes beside NAME.mp3 and a publisher would put next to it. */
+static const char *const companion_suffixes[] = {
+    ".vtt", ".srt", ".transcript.json", ".chapters.json", ".html", ".md",
+};
+
+/* Each companion file beside the MP3 must be one the render that made the MP3 wrote, as it
+ * wrote it: otherwise it describes other audio (an earlier render's transcript). */
+static re_status check_companions(run *r)
+{
+    re_check_report *rep = r->rep;
+    char *side_path = re_sidecar_path(r->opt->mp3_path);
+    if (!side_path)
+        return RE_ERR_NOMEM;
+    re_diagnostics ignored;   /* an unreadable sidecar is reported where its claims are read */
+    re_diagnostics_init(&ignored, 1);
+    re_sidecar side;
+    re_sidecar_found found = RE_SIDECAR_NOT_OURS;
+    re_sidecar_load(side_path, "mp3", &side, &found, &ignored);
+    re_diagnostics_free(&ignored);
+    free(side_path);
+    if (found != RE_SIDECAR_FOUND)
+        return RE_OK;
+    re_status s = RE_OK;
+    for (size_t i = 0; s == RE_OK && side.has_files
+                       && i < sizeof companion_suffixes / sizeof companion_suffixes[0]; i++) {
+        char *path = re_output_sibling(r->opt->mp3_path, companion_suffixes[i]);
+        struct stat st;
+        if (!path) {
+            s = RE_ERR_NOMEM;
+            break;
+        }
+        const re_sidecar_file *entry = re_sidecar_file_find(&side, base_name(path));
+        if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+            if (!entry) {
+                rep->strays++;
+                s = check_fail(&rep->errors, RE_OK, path, 0, 0, "does not belong to %s: the "
+                               "render that made it did not write this file (an earlier "
+                               "render's?); remove it or render again", r->mp3_name);
+            } else if (!r->opt->fix && re_sidecar_file_match(path, entry) != RE_SIDECAR_MATCH) {
+                /* edited (check --fix on a page does that): still this MP3's, but `feed`
+                 * will not link it until the episode is rendered again */
+                s = check_fail(&rep->warnings, RE_OK, path, 0, 0, "changed since the render "
+                               "that made %s (its size or SHA-256 is not the sidecar's): feed "
+                               "will not link it", r->mp3_name);
+            }
+        }
+        free(path);
+    }
+    re_sidecar_free(&side);
     return s;
 }
 
@@ -123,12 +182,6 @@ static re_status mp3_warnings(re_check_report *rep, const char *path)
     return s;
 }
 
-static const char *base_name(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    return slash ? slash + 1 : path;
-}
-
 re_status re_check_run(const re_check_options *opt, re_check_report *report)
 {
     if (!report)
@@ -151,6 +204,8 @@ re_status re_check_run(const re_check_options *opt, re_check_report *report)
         s = list_files(&r);
     if (s == RE_OK)
         s = collect(&r, &input);
+    if (s == RE_OK && !opt->no_sidecar)
+        s = check_companions(&r);
     for (size_t i = 0; s == RE_OK && i < report->claims.count; i++)
         re_claim_judge(&report->claims.items[i], &report->mp3, opt->tolerance_us);
     if (s == RE_OK && opt->fix)
@@ -184,5 +239,5 @@ size_t re_check_failed(const re_check_report *report)
         const re_check_file *f = &report->files[i];
         n += f->named && f->status == RE_OK && f->claim_count == 0;
     }
-    return n;
+    return n + report->strays;
 }

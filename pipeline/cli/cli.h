@@ -62,6 +62,9 @@ typedef struct cli_render_settings {
     int true_peak_given;
     const char *cache_dir;
     char *default_cache_dir;
+    const char *cache_url;         /* --cache-url, else $RENDER_EPISODE_CACHE_URL */
+    int cache_url_given;           /* by the option, not the environment */
+    unsigned long cache_timeout_s;
 } cli_render_settings;
 
 void cli_render_settings_init(cli_render_settings *s);

@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "output.h"
 #include "report.h"
+#include "shard.h"
 
 static const char batch_usage[] =
     "usage: render-episode batch [-j N] -O OUTDIR FILE|DIR... [options]\n"
@@ -22,6 +23,9 @@ static const char batch_usage[] =
     "\n"
     "  -O, --outdir DIR         where the outputs go (created if missing)\n"
     "      --shard K/N          render only shard K of N (for a CI matrix of N runners)\n"
+    "      --shard auto         K and N from the CI system or scheduler that started the job\n"
+    "                           (GitLab, CircleCI, Buildkite, Kubernetes, Slurm; docs/ci.md)\n"
+    "      --shard-count N      N for --shard auto in a Kubernetes indexed Job (its completions)\n"
     "      --report FILE.json   per-episode results as JSON\n"
     "      --junit FILE.xml     per-episode results as JUnit XML\n"
     "      --progress           show the progress display even when stderr is not a terminal\n";
@@ -34,6 +38,8 @@ typedef struct batch_cli {
     const char *report;
     const char *junit;
     int progress;
+    int shard_auto;
+    unsigned long shard_count_given;
 } batch_cli;
 
 static int parse_shard(const char *text, unsigned *index, unsigned *count)
@@ -71,8 +77,14 @@ static int parse_batch_args(int argc, char **argv, batch_cli *cli)
         } else if (cli_is_option(arg, NULL, "--shard")) {
             if (!(v = cli_option_value(argc, argv, &i, "--shard")))
                 return RE_EXIT_USAGE;
-            if (parse_shard(v, &cli->options.shard_index, &cli->options.shard_count) != 0)
-                return cli_usage_error("--shard needs K/N with 1 <= K <= N <= 1000, not '%s'", v);
+            cli->shard_auto = strcmp(v, "auto") == 0;
+            if (!cli->shard_auto
+                && parse_shard(v, &cli->options.shard_index, &cli->options.shard_count) != 0)
+                return cli_usage_error("--shard needs K/N with 1 <= K <= N <= 1000, or auto, not '%s'", v);
+        } else if (cli_is_option(arg, NULL, "--shard-count")) {
+            if (!(v = cli_option_value(argc, argv, &i, "--shard-count"))
+                || cli_parse_number("--shard-count", v, 1, RE_SHARD_MAX, &cli->shard_count_given))
+                return RE_EXIT_USAGE;
         } else if (cli_is_option(arg, NULL, "--report")) {
             if (!(cli->report = cli_option_value(argc, argv, &i, "--report")))
                 return RE_EXIT_USAGE;
@@ -91,6 +103,40 @@ static int parse_batch_args(int argc, char **argv, batch_cli *cli)
         return cli_usage_error("%s", "batch needs -O OUTDIR");
     if (cli->input_count == 0)
         return cli_usage_error("%s", "batch needs at least one script or folder");
+    if (cli->shard_count_given && !cli->shard_auto)
+        return cli_usage_error("%s", "--shard-count goes with --shard auto");
+    return -1;
+}
+
+static const char *lookup_env(void *context, const char *name)
+{
+    (void)context;
+    const char *value = getenv(name);
+    return value && value[0] ? value : NULL;
+}
+
+/* --shard auto: K and N from the scheduler, which is named before any work (a CI log then
+ * shows which variable chose what this runner renders). -1 to go on, or an exit status. */
+static int shard_from_scheduler(batch_cli *cli)
+{
+    re_diagnostics diag;
+    re_diagnostics_init(&diag, RE_DIAG_DEFAULT_LIMIT);
+    re_shard shard;
+    re_status status = re_shard_from_env(lookup_env, NULL, (unsigned)cli->shard_count_given,
+                                         &shard, &diag);
+    if (status != RE_OK) {
+        for (size_t i = 0; i < diag.count; i++) {
+            char line[2048];
+            re_diag_format(&diag.items[i], line, sizeof line);
+            fprintf(stderr, "render-episode: %s\n", line);
+        }
+        re_diagnostics_free(&diag);
+        return status == RE_ERR_NOMEM ? RE_EXIT_FAILURE : RE_EXIT_USAGE;
+    }
+    re_diagnostics_free(&diag);
+    cli->options.shard_index = shard.index;
+    cli->options.shard_count = shard.count;
+    printf("shard %u/%u from %s\n", shard.index, shard.count, shard.source);
     return -1;
 }
 
@@ -105,11 +151,12 @@ static void show_progress(void *context, const re_batch_progress *p)
         fputs(")", stderr);
 }
 
-/* Errors as they happen, so a long CI log shows them next to their cause. */
+/* Errors (and the warnings of episodes that rendered: a cache that could not be used) as
+ * they happen, so a long CI log shows them next to their cause. */
 static void print_finished(void *context, const re_batch_episode *ep)
 {
     int *show = context;
-    if (ep->errors && ep->state == RE_EPISODE_FAILED) {
+    if (ep->errors) {
         if (*show)
             fputs("\r\033[K", stderr);
         fputs(ep->errors, stderr);
@@ -182,7 +229,13 @@ int cli_batch(int argc, char **argv)
     }
     if (cli_render_settings_finish(&cli.render) != 0) {
         free(cli.inputs);
+        cli_render_settings_free(&cli.render);
         return RE_EXIT_USAGE;
+    }
+    if (cli.shard_auto && (rc = shard_from_scheduler(&cli)) >= 0) {
+        free(cli.inputs);
+        cli_render_settings_free(&cli.render);
+        return rc;
     }
     int show = cli.progress || (!cli.render.quiet && isatty(STDERR_FILENO));
     cli.options.render = cli.render.options;

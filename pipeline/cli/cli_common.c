@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "cache.h"
+#include "remote.h"
 #include "script.h"
 
 volatile sig_atomic_t cli_stop_signal;
@@ -134,11 +135,16 @@ const char cli_render_options_help[] =
     "  -j, --jobs N             processes at once, 1..64 (default: CPUs)\n"
     "      --srt                also write OUT.srt (the WebVTT OUT.vtt is always written)\n"
     "      --transcript-json    also write OUT.transcript.json (Podcasting 2.0)\n"
-    "      --page               also write OUT.md, a show-notes page with the transcript\n"
+    "      --page               also write OUT.html, the episode page (player, chapters,\n"
+    "                           transcript); --page-md: OUT.md, the same as Markdown\n"
     "      --loudness LUFS|off  integrated loudness target (default -16; -40..-5)\n"
     "      --true-peak DBTP     true-peak ceiling (default -1; -20..0)\n"
     "      --cache DIR          segment cache folder (default $XDG_CACHE_HOME/render-episode)\n"
-    "      --no-cache           do not read or write the segment cache\n"
+    "      --no-cache           do not read or write the segment cache (nor the remote one)\n"
+    "      --cache-url URL      also a remote segment cache over HTTP(S) (default\n"
+    "                           $RENDER_EPISODE_CACHE_URL); see docs/cache.md\n"
+    "      --cache-timeout S    give up on the remote cache after S seconds a request\n"
+    "                           (default 10; 1..600)\n"
     "      --max-size BYTES     refuse scripts larger than this (default 8388608)\n"
     "      --segment-timeout S  give up on a paragraph after S seconds (default 120)\n"
     "  -q, --quiet              no progress display\n";
@@ -227,10 +233,20 @@ int cli_render_option(int argc, char **argv, int *i, cli_render_settings *s)
     } else if (cli_is_option(arg, NULL, "--cache")) {
         if (!(s->cache_dir = cli_option_value(argc, argv, i, "--cache")))
             return -1;
+    } else if (cli_is_option(arg, NULL, "--cache-url")) {
+        if (!(s->cache_url = cli_option_value(argc, argv, i, "--cache-url")))
+            return -1;
+        s->cache_url_given = 1;
+    } else if (cli_is_option(arg, NULL, "--cache-timeout")) {
+        if (!(v = cli_option_value(argc, argv, i, "--cache-timeout"))
+            || cli_parse_number("--cache-timeout", v, 1, 600, &s->cache_timeout_s))
+            return -1;
     } else if (strcmp(arg, "--no-cache") == 0) {
         s->no_cache = 1;
     } else if (strcmp(arg, "--page") == 0) {
         s->options.write_page = 1;
+    } else if (strcmp(arg, "--page-md") == 0) {
+        s->options.write_page_md = 1;
     } else if (strcmp(arg, "-q") == 0 || strcmp(arg, "--quiet") == 0) {
         s->quiet = 1;
     } else {
@@ -260,6 +276,44 @@ size_t cli_add_default_voice_dirs(const char **dirs, size_t count, char **exe_vo
     return count;
 }
 
+static const char *nonempty_env(const char *name)
+{
+    const char *value = getenv(name);
+    return value && value[0] ? value : NULL;
+}
+
+/* The remote cache: from --cache-url or the environment, its URL checked now (a typo is a
+ * usage error before any work), its credentials from the environment, never shown. */
+static int finish_remote(cli_render_settings *s)
+{
+    if (s->no_cache && s->cache_url_given) {
+        cli_usage_error("%s", "--cache-url and --no-cache contradict each other");
+        return -1;
+    }
+    if (!s->cache_url_given)
+        s->cache_url = nonempty_env(RE_REMOTE_URL_ENV);
+    if (s->no_cache || !s->cache_url)
+        return 0;
+    re_remote_options remote = { .url = s->cache_url };
+    re_remote *probe = NULL;
+    re_diagnostics diag;
+    re_diagnostics_init(&diag, RE_DIAG_DEFAULT_LIMIT);
+    re_status status = re_remote_open(&remote, &probe, &diag);
+    re_remote_free(probe);
+    if (status != RE_OK) {
+        fprintf(stderr, "render-episode: %s: %s\n", s->cache_url_given ? "--cache-url" : RE_REMOTE_URL_ENV,
+                cli_first_message(&diag, status));
+        re_diagnostics_free(&diag);
+        return -1;
+    }
+    re_diagnostics_free(&diag);
+    s->options.cache_url = s->cache_url;
+    s->options.cache_timeout_ms = (unsigned)(s->cache_timeout_s * 1000);
+    s->options.cache_token = nonempty_env(RE_REMOTE_TOKEN_ENV);
+    s->options.cache_netrc = nonempty_env(RE_REMOTE_NETRC_ENV);
+    return 0;
+}
+
 int cli_render_settings_finish(cli_render_settings *s)
 {
     if (s->options.loudness_off && s->true_peak_given) {
@@ -281,6 +335,8 @@ int cli_render_settings_finish(cli_render_settings *s)
         s->cache_dir = s->default_cache_dir;
     }
     s->options.cache_dir = s->no_cache ? NULL : s->cache_dir;
+    if (finish_remote(s) != 0)
+        return -1;
     s->voice_dir_count = cli_add_default_voice_dirs(s->voice_dirs, s->voice_dir_count, &s->exe_voices);
     s->options.voice_dirs = s->voice_dirs;
     s->options.lexicon_paths = s->lexicons;

@@ -23,10 +23,12 @@ static const char explain_usage[] =
     "\n"
     "Prints, for each piece of speech in SCRIPT, its place and the text as it will be\n"
     "spoken (after the pronunciation lexicon and normalization), then, indented, the\n"
-    "phonemes the engine will use (espeak-ng's mnemonics, as `espeak-ng -x` prints them):\n"
+    "phonemes the engine will use (espeak-ng's mnemonics, as `espeak-ng -x` prints them)\n"
+    "and the decisions of the rules, word by word:\n"
     "\n"
     "  SCRIPT:LINE:COL: spoken text\n"
     "      phonemes\n"
+    "      - WORD: what the rules decided for it (one line per word a rule took)\n"
     "\n"
     "  --lexicon FILE          also use this lexicon, above the others (repeatable)\n"
     "  --voices DIR            look for voice profiles and default.lexicon in DIR first\n"
@@ -147,12 +149,25 @@ static int parse_args(int argc, char **argv, explain_cli *cli)
     return -1;
 }
 
-/* Prints one SPEECH item: its place and spoken text, then its phonemes, indented. */
+/* Prints one SPEECH item: its place and spoken text, then its phonemes, indented, then one
+ * line per decision of the rules ("- HEAD: dictionary word, ..."), a part of a word indented
+ * under the word. */
 static re_status print_item(void *context, const re_explained_item *item)
 {
     (void)context;
     printf("%s:%u:%u: %s\n    %s\n", item->file, item->line, item->col, item->spoken,
            item->phonemes);
+    size_t ends[8], depth = 0;   /* where the words holding this one end */
+    for (size_t i = 0; i < item->decision_count; i++) {
+        const re_spoken_decision *d = &item->decisions[i];
+        size_t end = d->text_offset + d->text_length;
+        while (depth > 0 && (end > ends[depth - 1] || d->text_offset >= ends[depth - 1]))
+            depth--;
+        printf("    %*s- %.*s: %s\n", (int)(2 * depth), "", (int)d->text_length,
+               item->text + d->text_offset, d->what);
+        if (depth < sizeof ends / sizeof ends[0])
+            ends[depth++] = end;
+    }
     return RE_OK;
 }
 

@@ -10,21 +10,29 @@
 #include "cli.h"
 #include "feed.h"
 #include "files.h"
+#include "folder_index.h"
 #include "output.h"
 
 
 static const char feed_usage[] =
-    "usage: render-episode feed OUTDIR --base-url URL [-o FEED.xml] [--show FILE]\n"
+    "usage: render-episode feed OUTDIR --base-url URL [-o FEED.xml] [--show FILE] [--draft]\n"
     "\n"
     "Builds an RSS 2.0 podcast feed (iTunes and Podcasting 2.0 namespaces) from the episodes\n"
     "rendered into OUTDIR: every NAME.mp3 with its sidecar NAME.json, newest first, with\n"
-    "NAME.vtt, NAME.srt, NAME.transcript.json and NAME.chapters.json when they are there.\n"
+    "NAME.vtt, NAME.srt, NAME.transcript.json, NAME.chapters.json and NAME.html when the\n"
+    "render that made NAME.mp3 wrote them (its sidecar lists them) and they are unchanged.\n"
     "The channel is described by a show file of `key: value` lines (title, description,\n"
-    "author, language, link, image, category, explicit, owner_name, owner_email).\n"
+    "author, language, link, image, category, explicit, owner_name, owner_email, guid,\n"
+    "locked, medium, disclosure). image, category, explicit and guid are required.\n"
+    "Also writes OUTDIR/index.html: the show and its episodes, newest first, each linked to\n"
+    "its page NAME.html (render --page) or its audio.\n"
     "\n"
     "  --base-url URL       where OUTDIR's files are published (http:// or https://)\n"
-    "  -o, --output FILE    the feed (default OUTDIR/feed.xml; - for standard output)\n"
+    "  -o, --output FILE    the feed (default OUTDIR/feed.xml; - for standard output, and\n"
+    "                       then no index.html)\n"
     "      --show FILE      the show file (default OUTDIR/show.txt when it exists)\n"
+    "      --draft          write the feed even without what Apple Podcasts and Podcast\n"
+    "                       Index require (marked a draft in an XML comment)\n"
     "  -q, --quiet          no summary line\n"
     "  -h, --help           this help\n"
     "\n"
@@ -37,6 +45,7 @@ typedef struct feed_cli {
     const char *output;
     const char *show;
     int quiet;
+    int draft;
     int help;
 } feed_cli;
 
@@ -80,6 +89,8 @@ static int parse_args(int argc, char **argv, feed_cli *cli)
             cli->help = 1;
         } else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
             cli->quiet = 1;
+        } else if (strcmp(a, "--draft") == 0) {
+            cli->draft = 1;
         } else if (take_value(argc, argv, &i, NULL, "--base-url", &v)) {
             if (!v)
                 return usage_error("%s needs a URL", "--base-url");
@@ -157,6 +168,10 @@ static re_status build(const feed_cli *cli, const char *target, size_t *episodes
 {
     re_feed feed;
     re_feed_init(&feed);
+    const char *slash = strrchr(target, '/');
+    feed.dir = cli->dir;
+    feed.feed_name = strcmp(target, "-") == 0 ? "feed.xml" : slash ? slash + 1 : target;
+    feed.draft = cli->draft;
     char *default_show = re_path_join(cli->dir, RE_SHOW_FILE_NAME);
     if (!default_show)
         return RE_ERR_NOMEM;
@@ -172,6 +187,8 @@ static re_status build(const feed_cli *cli, const char *target, size_t *episodes
         st = scan;
     if (st == RE_OK)
         st = re_feed_complete_channel(&feed, cli->base_url, show_path, errors, warnings);
+    if (st == RE_OK && strcmp(target, "-") != 0)   /* the folder's index.html, newest first */
+        st = re_folder_index_publish(&feed, cli->dir, cli->output ? NULL : "feed.xml", errors);
     if (st == RE_OK)
         st = write_output(&feed, cli, target, errors);
     *episodes = feed.count;
@@ -208,7 +225,8 @@ int cli_feed(int argc, char **argv)
     if (st != RE_OK)
         fprintf(stderr, "render-episode feed: nothing was written\n");
     else if (!cli.quiet && strcmp(target, "-") != 0)
-        printf("%s: %zu episode%s\n", target, episodes, episodes == 1 ? "" : "s");
+        printf("%s: %zu episode%s%s\n", target, episodes, episodes == 1 ? "" : "s",
+               cli.draft ? " (--draft)" : "");
     if (st == RE_OK && fflush(stdout) != 0)
         st = RE_ERR_WRITE;
     re_diagnostics_free(&errors);

@@ -11,7 +11,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <ebur128.h>
+#include <espeak-ng/speak_lib.h>
+#include <jansson.h>
 #include <lame/lame.h>
+#include <libxml/xmlversion.h>
+#include <libxml/globals.h>
+#include <mpg123.h>
+#include <nettle/version.h>
 #include <sndfile.h>
 
 #include "cli.h"
@@ -37,7 +44,9 @@ static const char usage_tail[] =
     "  -h, --help               this help\n"
     "  -V, --version            versions of the program and its libraries\n"
     "\n"
-    "Run 'render-episode COMMAND --help' for batch, check, feed, cache and explain.\n"
+    "Run 'render-episode help COMMAND' (or 'render-episode COMMAND --help') for render, batch,\n"
+    "check, feed, cache and explain; 'man render-episode' for the manual. A script named like a\n"
+    "command is rendered with 'render-episode render -- NAME' or './NAME'.\n"
     "\n"
     "Exit status: 0 ok, 1 usage error (or, for check, a claim that does not hold),\n"
     "2 invalid input or failed render (nothing written), 130/143 interrupted.\n";
@@ -53,6 +62,8 @@ static void print_progress(void *context, const re_render_progress *p)
         fprintf(stderr, "\rencoding %3zu%%\033[K", p->total ? p->done * 100 / p->total : 100);
 }
 
+static void print_help(void);
+
 /* Returns -1 to go on, or an exit status. */
 static int parse_render_args(int argc, char **argv, cli_render_settings *s, const char **script,
                              const char **output)
@@ -64,6 +75,10 @@ static int parse_render_args(int argc, char **argv, cli_render_settings *s, cons
             return RE_EXIT_USAGE;
         if (taken)
             continue;
+        if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
+            print_help();
+            return fflush(stdout) == 0 ? RE_EXIT_OK : RE_EXIT_FAILURE;
+        }
         if (cli_is_option(arg, "-o", "--output")) {
             if (!(*output = cli_option_value(argc, argv, &i, "--output")))
                 return RE_EXIT_USAGE;
@@ -143,6 +158,45 @@ static int cli_render(int argc, char **argv)
     return cli_exit_status(status);
 }
 
+static int cli_render_command(int argc, char **argv)
+{
+    return cli_render(argc - 1, argv + 1);   /* past the word "render" */
+}
+
+/* The subcommands; argv[0] is the command's name when one is called. */
+static const struct command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+} commands[] = {
+    { "render", cli_render_command }, { "batch", cli_batch }, { "check", cli_check },
+    { "feed", cli_feed }, { "cache", cli_cache }, { "explain", cli_explain },
+};
+
+static const struct command *command_named(const char *name)
+{
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (strcmp(commands[i].name, name) == 0)
+            return &commands[i];
+    return NULL;
+}
+
+/* `help` and `help COMMAND`: the command's own --help. */
+static int cli_help(int argc, char **argv)
+{
+    if (argc < 2) {
+        print_help();
+        return fflush(stdout) == 0 ? RE_EXIT_OK : RE_EXIT_FAILURE;
+    }
+    if (argc > 2)
+        return cli_usage_error("help takes one command (got also '%s')", argv[2]);
+    const struct command *command = command_named(argv[1]);
+    if (!command)
+        return cli_usage_error("no command '%s'; the commands are render, batch, check, feed, "
+                               "cache, explain", argv[1]);
+    char *help_argv[] = { argv[1], "--help", NULL };
+    return command->run(2, help_argv);
+}
+
 static void print_help(void)
 {
     fputs(usage_text, stdout);
@@ -150,10 +204,24 @@ static void print_help(void)
     fputs(usage_tail, stdout);
 }
 
+/* The program's version, then each library's as the library itself reports it at run time
+ * (libmpg123 1.31 has no such call: the version built against, from pkg-config). */
 static void print_version(void)
 {
     printf("render-episode %s\n", RE_VERSION);
-    printf("LAME %s, %s\n", get_lame_version(), sf_version_string());
+    printf("espeak-ng %s\n", espeak_Info(NULL));
+    printf("LAME %s\n", get_lame_version());
+    const char *sndfile = sf_version_string();
+    printf("libsndfile %s\n", strncmp(sndfile, "libsndfile-", 11) == 0 ? sndfile + 11 : sndfile);
+    printf("libmpg123 %s (built with: 1.31 has no run-time version call)\n",
+           RE_MPG123_BUILT_VERSION);
+    int major = 0, minor = 0, patch = 0;
+    ebur128_get_version(&major, &minor, &patch);
+    printf("libebur128 %d.%d.%d\n", major, minor, patch);
+    long xml = strtol(xmlParserVersion, NULL, 10);   /* "20914" */
+    printf("libxml2 %ld.%ld.%ld\n", xml / 10000, xml / 100 % 100, xml % 100);
+    printf("jansson %s\n", jansson_version_str());
+    printf("nettle %d.%d\n", nettle_version_major(), nettle_version_minor());
 }
 
 int main(int argc, char **argv)
@@ -177,17 +245,10 @@ int main(int argc, char **argv)
         print_version();
         return RE_EXIT_OK;
     }
-    if (strcmp(first, "check") == 0)
-        return cli_check(argc - 1, argv + 1);
-    if (strcmp(first, "explain") == 0)
-        return cli_explain(argc - 1, argv + 1);
-    if (strcmp(first, "cache") == 0)
-        return cli_cache(argc - 1, argv + 1);
-    if (strcmp(first, "feed") == 0)
-        return cli_feed(argc - 1, argv + 1);
-    if (strcmp(first, "batch") == 0)
-        return cli_batch(argc - 1, argv + 1);
-    if (strcmp(first, "render") == 0)
-        return cli_render(argc - 2, argv + 2);
+    if (strcmp(first, "help") == 0)
+        return cli_help(argc - 1, argv + 1);
+    const struct command *command = command_named(first);
+    if (command)
+        return command->run(argc - 1, argv + 1);
     return cli_render(argc - 1, argv + 1);
 }

@@ -12,8 +12,11 @@
 
 #include <jansson.h>
 #include <libxml/xmlwriter.h>
+#include <nettle/sha1.h>
 
+#include "artwork.h"
 #include "datetime.h"
+#include "disclosure.h"
 #include "duration.h"
 #include "files.h"
 #include "sidecar.h"
@@ -97,13 +100,82 @@ char *re_feed_url(const char *base_url, const char *file_name)
     return url;
 }
 
-char *re_feed_guid(const re_feed_episode *episode, const char *channel_title)
+/* ======================================================================================
+ * GUIDs
+ * ====================================================================================== */
+
+static int hex_value(char c)
 {
-    const char *show = episode->show ? episode->show : channel_title ? channel_title : "";
-    char *guid = NULL;
-    if (asprintf(&guid, "render-episode:%s:%s", show, episode->stem) < 0)
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+int re_uuid_valid(const char *text)
+{
+    for (int i = 0; i < 36; i++) {
+        int dash = i == 8 || i == 13 || i == 18 || i == 23;
+        if (dash ? text[i] != '-' : hex_value(text[i]) < 0)
+            return 0;
+    }
+    return text[36] == '\0';
+}
+
+re_status re_uuid5(const char *namespace_text, const char *name, char out[RE_UUID_TEXT_SIZE])
+{
+    unsigned char ns[16], digest[SHA1_DIGEST_SIZE];
+    if (!re_uuid_valid(namespace_text))
+        return RE_ERR_INVALID;
+    for (int i = 0, k = 0; i < 36; i++)
+        if (namespace_text[i] != '-') {
+            ns[k / 2] = (unsigned char)(k % 2 ? ns[k / 2] | hex_value(namespace_text[i])
+                                              : hex_value(namespace_text[i]) << 4);
+            k++;
+        }
+    struct sha1_ctx ctx;
+    sha1_init(&ctx);
+    sha1_update(&ctx, sizeof ns, ns);
+    sha1_update(&ctx, strlen(name), (const uint8_t *)name);
+    sha1_digest(&ctx, sizeof digest, digest);
+    digest[6] = (unsigned char)((digest[6] & 0x0f) | 0x50);   /* version 5 */
+    digest[8] = (unsigned char)((digest[8] & 0x3f) | 0x80);   /* RFC 4122 variant */
+    static const char hex[] = "0123456789abcdef";
+    char *o = out;
+    for (int i = 0; i < 16; i++) {
+        if (i == 4 || i == 6 || i == 8 || i == 10)
+            *o++ = '-';
+        *o++ = hex[digest[i] >> 4];
+        *o++ = hex[digest[i] & 15];
+    }
+    *o = '\0';
+    return RE_OK;
+}
+
+void re_feed_podcast_guid(const char *feed_url, char out[RE_UUID_TEXT_SIZE])
+{
+    const char *rest = strstr(feed_url, "://");
+    rest = rest ? rest + 3 : feed_url;
+    size_t n = strlen(rest);
+    while (n > 0 && rest[n - 1] == '/')
+        n--;
+    char *name = dup_n(rest, n);
+    if (!name || re_uuid5(RE_PODCAST_GUID_NAMESPACE, name, out) != RE_OK)
+        out[0] = '\0';
+    free(name);
+}
+
+char *re_feed_item_guid(const re_feed_episode *episode, const char *channel_guid)
+{
+    if (episode->guid)
+        return strdup(episode->guid);
+    char uuid[RE_UUID_TEXT_SIZE];
+    if (!channel_guid || re_uuid5(channel_guid, episode->stem, uuid) != RE_OK)
         return NULL;
-    return guid;
+    return strdup(uuid);
 }
 
 /* ======================================================================================
@@ -111,17 +183,92 @@ char *re_feed_guid(const re_feed_episode *episode, const char *channel_title)
  * ====================================================================================== */
 
 enum show_key { K_TITLE, K_DESCRIPTION, K_AUTHOR, K_LANGUAGE, K_LINK, K_IMAGE, K_CATEGORY,
-                K_EXPLICIT, K_OWNER_NAME, K_OWNER_EMAIL, K_COUNT };
+                K_EXPLICIT, K_OWNER_NAME, K_OWNER_EMAIL, K_GUID, K_LOCKED, K_MEDIUM,
+                K_DISCLOSURE, K_COUNT };
 
 static const char *const show_keys[K_COUNT] = {
     "title", "description", "author", "language", "link", "image", "category", "explicit",
-    "owner_name", "owner_email",
+    "owner_name", "owner_email", "guid", "locked", "medium", "disclosure",
 };
+
+/* Apple Podcasts' categories and their subcategories, as Apple lists them in "Apple Podcasts
+ * categories" (https://podcasters.apple.com/support/1691-apple-podcasts-categories). */
+static const struct {
+    const char *name;
+    const char *const *subs;
+} apple_categories[] = {
+#define SUBS(...) (const char *const[]){ __VA_ARGS__, NULL }
+    { "Arts", SUBS("Books", "Design", "Fashion & Beauty", "Food", "Performing Arts",
+                   "Visual Arts") },
+    { "Business", SUBS("Careers", "Entrepreneurship", "Investing", "Management", "Marketing",
+                       "Non-Profit") },
+    { "Comedy", SUBS("Comedy Interviews", "Improv", "Stand-Up") },
+    { "Education", SUBS("Courses", "How To", "Language Learning", "Self-Improvement") },
+    { "Fiction", SUBS("Comedy Fiction", "Drama", "Science Fiction") },
+    { "Government", NULL },
+    { "History", NULL },
+    { "Health & Fitness", SUBS("Alternative Health", "Fitness", "Medicine", "Mental Health",
+                               "Nutrition", "Sexuality") },
+    { "Kids & Family", SUBS("Education for Kids", "Parenting", "Pets & Animals",
+                            "Stories for Kids") },
+    { "Leisure", SUBS("Animation & Manga", "Automotive", "Aviation", "Crafts", "Games",
+                      "Hobbies", "Home & Garden", "Video Games") },
+    { "Music", SUBS("Music Commentary", "Music History", "Music Interviews") },
+    { "News", SUBS("Business News", "Daily News", "Entertainment News", "News Commentary",
+                   "Politics", "Sports News", "Tech News") },
+    { "Religion & Spirituality", SUBS("Buddhism", "Christianity", "Hinduism", "Islam",
+                                      "Judaism", "Religion", "Spirituality") },
+    { "Science", SUBS("Astronomy", "Chemistry", "Earth Sciences", "Life Sciences",
+                      "Mathematics", "Natural Sciences", "Nature", "Physics",
+                      "Social Sciences") },
+    { "Society & Culture", SUBS("Documentary", "Personal Journals", "Philosophy",
+                                "Places & Travel", "Relationships") },
+    { "Sports", SUBS("Baseball", "Basketball", "Cricket", "Fantasy Sports", "Football", "Golf",
+                     "Hockey", "Rugby", "Running", "Soccer", "Swimming", "Tennis", "Volleyball",
+                     "Wilderness", "Wrestling") },
+    { "Technology", NULL },
+    { "True Crime", NULL },
+    { "TV & Film", SUBS("After Shows", "Film History", "Film Interviews", "Film Reviews",
+                        "TV Reviews") },
+#undef SUBS
+};
+
+/* Podcasting 2.0's podcast:medium values for a feed of items (the list mediums aside). */
+static const char *const mediums[] = {
+    "podcast", "music", "video", "film", "audiobook", "newsletter", "blog",
+};
+
+/* NULL when main (and sub, may be NULL) are in Apple's list, else why. */
+static const char *apple_category_problem(const char *main_name, const char *sub)
+{
+    for (size_t i = 0; i < sizeof apple_categories / sizeof apple_categories[0]; i++) {
+        if (strcmp(apple_categories[i].name, main_name) != 0)
+            continue;
+        if (!sub)
+            return NULL;
+        for (const char *const *s = apple_categories[i].subs; s && *s; s++)
+            if (strcmp(*s, sub) == 0)
+                return NULL;
+        return "is not one of Apple's subcategories of it";
+    }
+    return "is not one of Apple's categories (Arts, Business, Comedy, Education, Fiction, "
+           "Government, History, Health & Fitness, Kids & Family, Leisure, Music, News, "
+           "Religion & Spirituality, Science, Society & Culture, Sports, Technology, "
+           "True Crime, TV & Film; see docs/feed.md)";
+}
+
+/* A local image: a file name in the episodes' folder (no folder part, not hidden). */
+static int local_name_valid(const char *v)
+{
+    return v[0] != '.' && !strchr(v, '/') && !strchr(v, '\\') && !re_utf8_name_problem(v);
+}
 
 void re_show_init(re_show *show)
 {
     memset(show, 0, sizeof *show);
     show->explicit_content = -1;
+    show->locked = -1;
+    show->disclosure = 1;
 }
 
 void re_show_free(re_show *show)
@@ -130,12 +277,14 @@ void re_show_free(re_show *show)
         return;
     char **fields[] = { &show->title, &show->description, &show->author, &show->language,
                         &show->link, &show->image, &show->category, &show->subcategory,
-                        &show->owner_name, &show->owner_email };
+                        &show->owner_name, &show->owner_email, &show->guid, &show->medium };
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
         free(*fields[i]);
         *fields[i] = NULL;
     }
     show->explicit_content = -1;
+    show->locked = -1;
+    show->disclosure = 1;
 }
 
 static int email_valid(const char *s)
@@ -225,8 +374,44 @@ static void show_value(show_parser *p, enum show_key key, const char *v, unsigne
         else
             set_field(p, &s->language, v);
         break;
-    case K_LINK:
     case K_IMAGE:
+        if (strstr(v, "://") ? !url_valid(v, 1, &why) : !local_name_valid(v))
+            show_error(p, line, col, "image '%.*s' is neither an http(s) URL nor the name of a "
+                       "file in the episodes' folder%s%s", q, v, why ? ": " : "", why ? why : "");
+        else
+            set_field(p, &s->image, v);
+        break;
+    case K_GUID:
+        if (!re_uuid_valid(v))
+            show_error(p, line, col, "guid '%.*s' is not a UUID like "
+                       "917393e3-1b1e-5cef-ace4-edaa54e1f810", q, v);
+        else
+            set_field(p, &s->guid, v);
+        break;
+    case K_MEDIUM: {
+        int known = 0;
+        for (size_t i = 0; i < sizeof mediums / sizeof mediums[0]; i++)
+            known |= strcmp(mediums[i], v) == 0;
+        if (!known)
+            show_error(p, line, col, "medium '%.*s' is not one of podcast, music, video, film, "
+                       "audiobook, newsletter, blog", q, v);
+        else
+            set_field(p, &s->medium, v);
+        break;
+    }
+    case K_LOCKED:
+        if (strcmp(v, "yes") == 0 || strcmp(v, "no") == 0)
+            s->locked = v[0] == 'y';
+        else
+            show_error(p, line, col, "locked must be yes or no, not '%.*s'", q, v);
+        break;
+    case K_DISCLOSURE:
+        if (strcmp(v, "true") == 0 || strcmp(v, "false") == 0)
+            s->disclosure = v[0] == 't';
+        else
+            show_error(p, line, col, "disclosure must be true or false, not '%.*s'", q, v);
+        break;
+    case K_LINK:
         if (!url_valid(v, 1, &why))
             show_error(p, line, col, "%s '%.*s' is not a usable URL: %s", show_keys[key], q, v,
                        why);
@@ -236,8 +421,12 @@ static void show_value(show_parser *p, enum show_key key, const char *v, unsigne
     case K_CATEGORY: {
         char *main_name = NULL, *sub_name = NULL;
         why = split_category(v, &main_name, &sub_name);
+        const char *apple = why || !main_name ? NULL
+                          : apple_category_problem(main_name, sub_name);
         if (why) {
             show_error(p, line, col, "%s", why);
+        } else if (apple) {
+            show_error(p, line, col, "category '%.*s' %s", q, v, apple);
         } else if (!main_name || (strchr(v, '>') && !sub_name)) {
             p->nomem = 1;
         } else {
@@ -298,7 +487,8 @@ static void show_line(show_parser *p, const char *line_text, size_t n, unsigned 
             key = k;
     if (key < 0) {
         show_error(p, line, 1, "unknown key '%s' (known: title, description, author, language, "
-                   "link, image, category, explicit, owner_name, owner_email)", key_text);
+                   "link, image, category, explicit, owner_name, owner_email, guid, locked, "
+                   "medium, disclosure)", key_text);
         return;
     }
     size_t v = key_end + 1, e = n;
@@ -384,8 +574,14 @@ re_status re_show_parse(const char *file, const char *buf, size_t len, re_show *
     move_string(&show->subcategory, &p.values.subcategory);
     move_string(&show->owner_name, &p.values.owner_name);
     move_string(&show->owner_email, &p.values.owner_email);
+    move_string(&show->guid, &p.values.guid);
+    move_string(&show->medium, &p.values.medium);
     if (p.values.explicit_content >= 0)
         show->explicit_content = p.values.explicit_content;
+    if (p.values.locked >= 0)
+        show->locked = p.values.locked;
+    if (p.key_line[K_DISCLOSURE])
+        show->disclosure = p.values.disclosure;
     re_show_free(&p.values);
     return RE_OK;
 }
@@ -418,6 +614,15 @@ void re_feed_episode_free(re_feed_episode *e)
     free(e->author);
     free(e->language);
     free(e->published);
+    free(e->guid);
+    for (size_t i = 0; i < e->person_count; i++) {
+        free(e->persons[i].name);
+        free(e->persons[i].role);
+    }
+    free(e->persons);
+    for (size_t i = 0; i < e->file_count; i++)
+        free(e->files[i].name);
+    free(e->files);
     memset(e, 0, sizeof *e);
 }
 
@@ -453,9 +658,29 @@ re_status re_feed_episode_read(const char *path, const char *buf, size_t len,
         .author = take(&side.author), .language = take(&side.language),
         .published = take(&side.published), .number = side.episode, .samples = side.samples,
         .sample_rate = side.sample_rate, .bytes = side.bytes, .dated = side.dated,
-        .instant_ms = side.published_ms,
+        .instant_ms = side.published_ms, .season = side.season, .guid = take(&side.guid),
+        .has_files = side.has_files, .files = side.files, .file_count = side.file_count,
     };
+    side.files = NULL;
+    side.file_count = 0;
+    int nomem = 0;
+    if (side.person_count && !(e.persons = calloc(side.person_count, sizeof *e.persons)))
+        nomem = 1;
+    for (size_t i = 0; !nomem && i < side.person_count; i++) {
+        int seen = 0;   /* one podcast:person per speaker and role */
+        for (size_t k = 0; k < e.person_count; k++)
+            seen |= strcmp(e.persons[k].name, side.persons[i].speaker) == 0
+                    && strcmp(e.persons[k].role, side.persons[i].role) == 0;
+        if (seen)
+            continue;
+        e.persons[e.person_count].name = take(&side.persons[i].speaker);
+        e.persons[e.person_count++].role = take(&side.persons[i].role);
+    }
     re_sidecar_free(&side);
+    if (nomem) {
+        re_feed_episode_free(&e);
+        return RE_ERR_NOMEM;
+    }
     if (e.dated)
         re_rfc822_from_iso(e.published, e.pub_date, NULL);   /* valid: the reader checked it */
     e.sidecar_name = strdup(name);
@@ -502,6 +727,10 @@ void re_feed_free(re_feed *feed)
     if (!feed)
         return;
     re_show_free(&feed->show);
+    free(feed->feed_url);
+    free(feed->image_url);
+    free(feed->missing);
+    feed->feed_url = feed->image_url = feed->missing = NULL;
     for (size_t i = 0; i < feed->count; i++)
         re_feed_episode_free(&feed->episodes[i]);
     free(feed->episodes);
@@ -527,6 +756,7 @@ static const struct {
     { RE_ASSET_SRT, ".srt" },
     { RE_ASSET_TRANSCRIPT_JSON, ".transcript.json" },
     { RE_ASSET_CHAPTERS, ".chapters.json" },
+    { RE_ASSET_PAGE, ".html" },
 };
 
 static int compare_names(const void *a, const void *b)
@@ -609,6 +839,84 @@ static int regular_file(const char *dir, const char *name, struct stat *st, re_s
     return ok;
 }
 
+/* Apple's limits on a description: at most RE_APPLE_DESCRIPTION_MAX bytes, no blank at
+ * either end. An error at `where` names the key. */
+static re_status check_description(const char *where, const char *key, const char *text,
+                                   int *input_errors, re_diagnostics *errors)
+{
+    size_t n = strlen(text);
+    const char *problem = NULL;
+    if (n > RE_APPLE_DESCRIPTION_MAX)
+        problem = "is longer than Apple's limit of 4000 bytes";
+    else if (n > 0 && (re_is_blank(text[0]) || re_is_blank(text[n - 1]) || text[0] == '\n'
+                       || text[n - 1] == '\n'))
+        problem = "starts or ends with a blank, which Apple refuses";
+    if (!problem)
+        return RE_OK;
+    (*input_errors)++;
+    return re_diag_add(errors, where, 0, 0, "the %s %s (%zu bytes)", key, problem, n) == RE_OK
+           ? RE_OK : RE_ERR_NOMEM;
+}
+
+/* Which files beside the MP3 the item links: those the sidecar lists as written by the same
+ * render, still with those bytes. The MP3 itself must match its entry (else the sidecar is
+ * stale: an error); a listed file that changed is an error, a listed one that is gone a
+ * warning, and a file by the name of one that the render did not write (left by an earlier
+ * render) is not linked, with a warning. A sidecar of an older version, without the list,
+ * links no file. */
+static re_status episode_files(const char *dir, const char *path, re_feed_episode *e,
+                               int *input_errors, re_diagnostics *errors,
+                               re_diagnostics *warnings)
+{
+    if (!e->has_files)
+        return re_diag_add(warnings, path, 0, 0, "written by an older render-episode (no "
+                           "\"files\" list): its transcripts, chapters and page are not "
+                           "linked; render the episode again");
+    re_sidecar side = { .files = e->files, .file_count = e->file_count };
+    const re_sidecar_file *audio = re_sidecar_file_find(&side, e->audio_name);
+    char *audio_path = re_path_join(dir, e->audio_name);
+    if (!audio_path)
+        return RE_ERR_NOMEM;
+    int audio_same = audio && re_sidecar_file_match(audio_path, audio) == RE_SIDECAR_MATCH;
+    free(audio_path);
+    if (!audio_same) {
+        (*input_errors)++;
+        return re_diag_add(errors, path, 0, 0, "the sidecar is stale: %s is not the file its "
+                           "render wrote (%s); render the episode again", e->audio_name,
+                           audio ? "its SHA-256 differs" : "the sidecar does not list it");
+    }
+    re_status status = RE_OK;
+    for (size_t k = 0; status == RE_OK && k < sizeof asset_files / sizeof asset_files[0]; k++) {
+        char *name = NULL, *file = NULL;
+        if (asprintf(&name, "%s%s", e->stem, asset_files[k].suffix) < 0)
+            name = NULL;
+        if (!name || !(file = re_path_join(dir, name))) {
+            free(name);
+            return RE_ERR_NOMEM;
+        }
+        const re_sidecar_file *entry = re_sidecar_file_find(&side, name);
+        re_sidecar_match m = entry ? re_sidecar_file_match(file, entry) : RE_SIDECAR_GONE;
+        struct stat st;
+        if (entry && m == RE_SIDECAR_MATCH) {
+            e->assets |= asset_files[k].asset;
+        } else if (entry && m == RE_SIDECAR_CHANGED) {
+            (*input_errors)++;
+            status = re_diag_add(errors, path, 0, 0, "%s is not what the render wrote (its size "
+                                 "or SHA-256 differs from the sidecar's): it is stale; render "
+                                 "the episode again", name);
+        } else if (entry) {
+            status = re_diag_add(warnings, path, 0, 0, "%s, which the render wrote, is gone: "
+                                 "not linked", name);
+        } else if (regular_file(dir, name, &st, &status)) {
+            status = re_diag_add(warnings, path, 0, 0, "%s was not written by the render that "
+                                 "made %s (an earlier one?): not linked", name, e->audio_name);
+        }
+        free(name);
+        free(file);
+    }
+    return status;
+}
+
 /* Reads one candidate; appends the episode when it is one. Problems go to the lists. */
 static re_status scan_one(re_feed *feed, const char *dir, const char *name, int *input_errors,
                           re_diagnostics *errors, re_diagnostics *warnings)
@@ -645,20 +953,15 @@ static re_status scan_one(re_feed *feed, const char *dir, const char *name, int 
                         e.audio_name, (unsigned long long)st.st_size) != RE_OK)
             status = RE_ERR_NOMEM;
     } else {
-        for (size_t k = 0; status == RE_OK && k < sizeof asset_files / sizeof asset_files[0]; k++) {
-            char *asset = NULL;
-            struct stat ast;
-            if (asprintf(&asset, "%s%s", e.stem, asset_files[k].suffix) < 0)
-                status = RE_ERR_NOMEM;
-            else if (regular_file(dir, asset, &ast, &status))
-                e.assets |= asset_files[k].asset;
-            free(asset);
-        }
+        int before = *input_errors;
+        status = episode_files(dir, path, &e, input_errors, errors, warnings);
+        if (status == RE_OK && e.summary)
+            status = check_description(path, "summary", e.summary, input_errors, errors);
         if (status == RE_OK && !e.dated
             && re_diag_add(warnings, path, 0, 0, "no \"published\" date: the item has no pubDate "
                            "and comes last") != RE_OK)
             status = RE_ERR_NOMEM;
-        if (status == RE_OK)
+        if (status == RE_OK && *input_errors == before)
             status = re_feed_add(feed, &e);
     }
     re_feed_episode_free(&e);
@@ -736,6 +1039,93 @@ static int default_from_episodes(const re_feed *feed, char **field, size_t offse
     return 0;
 }
 
+/* The feed's URL, the channel guid, the artwork, and what Apple and Podcast Index require:
+ * image, category, explicit, guid (one message naming each one missing and its line). */
+static re_status complete_publishing(re_feed *feed, const char *base_url, const char *show_file,
+                                     int *missing, re_diagnostics *errors,
+                                     re_diagnostics *warnings)
+{
+    re_show *s = &feed->show;
+    free(feed->feed_url);
+    free(feed->image_url);
+    free(feed->missing);
+    feed->feed_url = feed->image_url = feed->missing = NULL;
+    if (!(feed->feed_url = re_feed_url(base_url, feed->feed_name ? feed->feed_name : "feed.xml")))
+        return RE_ERR_NOMEM;
+    char computed[RE_UUID_TEXT_SIZE];
+    re_feed_podcast_guid(feed->feed_url, computed);
+    snprintf(feed->channel_guid, sizeof feed->channel_guid, "%s", s->guid ? s->guid : computed);
+
+    re_status st = RE_OK;
+    if (s->image && strstr(s->image, "://")) {
+        if (!(feed->image_url = strdup(s->image)))
+            return RE_ERR_NOMEM;
+        st = re_diag_add(warnings, show_file, 0, 0, "the image is a remote URL, not checked: "
+                         "make sure it is a %u to %u px square RGB JPEG or PNG",
+                         RE_ARTWORK_MIN_PX, RE_ARTWORK_MAX_PX);
+    } else if (s->image) {
+        char *path = re_path_join(feed->dir ? feed->dir : ".", s->image);
+        if (!path || !(feed->image_url = re_feed_url(base_url, s->image))) {
+            free(path);
+            return RE_ERR_NOMEM;
+        }
+        st = re_artwork_check(path, errors);
+        if (st == RE_ERR_INPUT) {
+            (*missing)++;
+            st = RE_OK;
+        }
+        free(path);
+    }
+    if (st != RE_OK)
+        return st;
+
+    /* What a directory would refuse the feed for: one message naming each, with its line. */
+    char *names = NULL, *lines = NULL;
+    struct { int absent; const char *name, *line; } required[] = {
+        { !s->image, "image", "image: cover.jpg   (a 1400-3000 px square RGB JPEG or PNG here, "
+                              "or its https:// URL)" },
+        { !s->category, "category", "category: Technology   (from Apple's list, "
+                                    "docs/feed.md)" },
+        { s->explicit_content < 0, "explicit", "explicit: false" },
+        { !s->guid, "guid", NULL },
+    };
+    for (size_t i = 0; i < sizeof required / sizeof required[0]; i++) {
+        if (!required[i].absent)
+            continue;
+        char *more_names = NULL, *more_lines = NULL;
+        int a = asprintf(&more_names, "%s%s%s", names ? names : "", names ? ", " : "",
+                         required[i].name);
+        int b = required[i].line
+                ? asprintf(&more_lines, "%s\n    %s", lines ? lines : "", required[i].line)
+                : asprintf(&more_lines, "%s\n    guid: %s   (podcast:guid of %s; keep it for "
+                           "the show's life)", lines ? lines : "", computed, feed->feed_url);
+        free(names);
+        free(lines);
+        names = a < 0 ? NULL : more_names;
+        lines = b < 0 ? NULL : more_lines;
+        if (!names || !lines) {
+            free(names);
+            free(lines);
+            return RE_ERR_NOMEM;
+        }
+    }
+    if (names) {
+        re_diagnostics *to = feed->draft ? warnings : errors;
+        st = re_diag_add(to, show_file, 0, 0, "%s: the channel has no %s, which Apple Podcasts "
+                         "and Podcast Index require; add to the show file:%s", feed->draft
+                         ? "a draft feed (--draft)" : "not ready to publish", names, lines);
+        if (!feed->draft) {
+            (*missing)++;
+        } else {
+            feed->missing = names;   /* the draft comment names them */
+            names = NULL;
+        }
+    }
+    free(names);
+    free(lines);
+    return st;
+}
+
 re_status re_feed_complete_channel(re_feed *feed, const char *base_url, const char *show_file,
                                    re_diagnostics *errors, re_diagnostics *warnings)
 {
@@ -787,9 +1177,14 @@ re_status re_feed_complete_channel(re_feed *feed, const char *base_url, const ch
             nomem = 1;
         }
     }
-    if (nomem || st != RE_OK)
+    if (st == RE_OK && !nomem && s->description
+        && check_description(show_file, "description", s->description, &missing, errors) != RE_OK)
+        nomem = 1;
+    if (st == RE_OK && !nomem)
+        st = complete_publishing(feed, base_url, show_file, &missing, errors, warnings);
+    if (nomem || (st != RE_OK && st != RE_ERR_INPUT))
         return RE_ERR_NOMEM;
-    return missing ? RE_ERR_INPUT : RE_OK;
+    return missing || st != RE_OK ? RE_ERR_INPUT : RE_OK;
 }
 
 /* ======================================================================================
@@ -863,14 +1258,34 @@ static void write_channel_head(writer *x, const re_feed *feed)
     element(x, "generator", generator);
     if (feed->count > 0 && feed->episodes[0].dated)
         element(x, "lastBuildDate", feed->episodes[0].pub_date);
-    if (s->image) {
+    start(x, "atom:link");
+    attribute(x, "href", feed->feed_url);
+    attribute(x, "rel", "self");
+    attribute(x, "type", "application/rss+xml");
+    end(x);
+    element(x, "podcast:guid", feed->channel_guid);
+    element(x, "podcast:medium", s->medium ? s->medium : "podcast");
+    if (s->locked >= 0) {
+        start(x, "podcast:locked");
+        if (s->owner_email)
+            attribute(x, "owner", s->owner_email);
+        check(x, xmlTextWriterWriteString(x->w, BAD_CAST(s->locked ? "yes" : "no")));
+        end(x);
+    }
+    if (s->disclosure) {
+        start(x, "podcast:txt");
+        attribute(x, "purpose", "disclosure");
+        check(x, xmlTextWriterWriteString(x->w, BAD_CAST RE_DISCLOSURE_TEXT));
+        end(x);
+    }
+    if (feed->image_url) {
         start(x, "image");
-        element(x, "url", s->image);
+        element(x, "url", feed->image_url);
         element(x, "title", s->title);
         element(x, "link", s->link);
         end(x);
         start(x, "itunes:image");
-        attribute(x, "href", s->image);
+        attribute(x, "href", feed->image_url);
         end(x);
     }
     if (s->author)
@@ -900,7 +1315,7 @@ static void write_item(writer *x, const re_feed *feed, const re_feed_episode *e,
                        const char *base_url)
 {
     char number[32], length[32], seconds[32];
-    char *guid = re_feed_guid(e, feed->show.title);
+    char *guid = re_feed_item_guid(e, feed->channel_guid);
     char *url = re_feed_url(base_url, e->audio_name);
     if (!guid || !url) {
         free(guid);
@@ -915,6 +1330,15 @@ static void write_item(writer *x, const re_feed *feed, const re_feed_episode *e,
     element(x, "title", e->title);
     if (e->summary)
         element(x, "description", e->summary);
+    if (e->assets & RE_ASSET_PAGE) {
+        char *file = NULL, *page = NULL;
+        if (asprintf(&file, "%s.html", e->stem) < 0 || !(page = re_feed_url(base_url, file)))
+            x->failed = 1;
+        else
+            element(x, "link", page);
+        free(file);
+        free(page);
+    }
     start(x, "guid");
     attribute(x, "isPermaLink", "false");
     check(x, xmlTextWriterWriteString(x->w, BAD_CAST guid));
@@ -927,9 +1351,29 @@ static void write_item(writer *x, const re_feed *feed, const re_feed_episode *e,
     attribute(x, "type", "audio/mpeg");
     end(x);
     element(x, "itunes:duration", seconds);
+    const char *author = e->author ? e->author : feed->show.author;
+    if (author)
+        element(x, "itunes:author", author);
+    element(x, "itunes:episodeType", "full");
     if (e->number > 0) {
         snprintf(number, sizeof number, "%ld", e->number);
         element(x, "itunes:episode", number);
+    }
+    if (e->season > 0) {
+        snprintf(number, sizeof number, "%ld", e->season);
+        element(x, "itunes:season", number);
+        element(x, "podcast:season", number);
+    }
+    if (e->number > 0) {
+        snprintf(number, sizeof number, "%ld", e->number);
+        element(x, "podcast:episode", number);
+    }
+    for (size_t i = 0; i < e->person_count; i++) {
+        start(x, "podcast:person");
+        attribute(x, "role", e->persons[i].role);
+        attribute(x, "group", "cast");
+        check(x, xmlTextWriterWriteString(x->w, BAD_CAST e->persons[i].name));
+        end(x);
     }
     if (e->assets & RE_ASSET_VTT)
         file_link(x, base_url, "podcast:transcript", e->stem, ".vtt", "text/vtt", e->language,
@@ -951,8 +1395,8 @@ static void write_item(writer *x, const re_feed *feed, const re_feed_episode *e,
 re_status re_feed_write(FILE *out, const re_feed *feed, const char *base_url)
 {
     const re_show *s = &feed->show;
-    if (!s->title || !s->description || !s->link || !s->language
-        || !re_feed_base_url_ok(base_url, NULL))
+    if (!s->title || !s->description || !s->link || !s->language || !feed->feed_url
+        || !re_uuid_valid(feed->channel_guid) || !re_feed_base_url_ok(base_url, NULL))
         return RE_ERR_INVALID;
     for (size_t i = 0; i < feed->count; i++)
         if (!feed->episodes[i].title || !feed->episodes[i].stem || !feed->episodes[i].audio_name
@@ -969,10 +1413,21 @@ re_status re_feed_write(FILE *out, const re_feed *feed, const char *base_url)
     check(&x, xmlTextWriterSetIndent(x.w, 1));
     check(&x, xmlTextWriterSetIndentString(x.w, BAD_CAST "  "));
     check(&x, xmlTextWriterStartDocument(x.w, "1.0", "UTF-8", NULL));
+    if (feed->missing) {   /* a comment may not hold "--": no option name in it */
+        char *note = NULL;
+        if (asprintf(&note, " DRAFT, not ready to publish (written by render-episode feed as a "
+                     "draft): the channel has no %s ", feed->missing) < 0) {
+            x.failed = 1;
+        } else {
+            check(&x, xmlTextWriterWriteComment(x.w, BAD_CAST note));
+            free(note);
+        }
+    }
     start(&x, "rss");
     attribute(&x, "version", "2.0");
     attribute(&x, "xmlns:itunes", RE_ITUNES_NS);
     attribute(&x, "xmlns:podcast", RE_PODCAST_NS);
+    attribute(&x, "xmlns:atom", RE_ATOM_NS);
     start(&x, "channel");
     write_channel_head(&x, feed);
     for (size_t i = 0; i < feed->count && !x.failed; i++)

@@ -5,11 +5,10 @@
 #include <strings.h>
 
 #include "duration.h"
+#include "page_text.h"
 #include "text.h"
 
-/* Whether s[0..end) ends with the word "duration" (any case) and optional blanks: a colon
- * written next would make `render-episode check` read what follows as a duration claim. */
-static int ends_with_duration(const char *s, size_t end)
+int page_ends_with_duration(const char *s, size_t end)
 {
     while (end > 0 && re_is_blank(s[end - 1]))
         end--;
@@ -46,15 +45,25 @@ static void md_text(FILE *out, const char *s, int line_start)
                      || (line_start && i == 0 && strchr("-+=", c) != NULL)
                      || (line_start && i == digits && digits > 0 && (c == '.' || c == ')'))
                      || (c == '&' && starts_entity(s + i, n - i))
-                     || (c == ':' && ends_with_duration(s, i));
+                     || (c == ':' && page_ends_with_duration(s, i));
         if (escape)
             fputc('\\', out);
         fputc(c, out);
     }
 }
 
-/* "1:05" or "1:02:03" for a chapter's start (whole seconds, rounded down). */
-static void clock_text(uint64_t ms, char *buf, size_t size)
+void page_duration_words(uint64_t seconds, char *buf, size_t size)
+{
+    unsigned long long s = (unsigned long long)seconds;
+    if (s >= 3600)
+        snprintf(buf, size, "%llu h %llu min %llu s", s / 3600, s / 60 % 60, s % 60);
+    else if (s >= 60)
+        snprintf(buf, size, "%llu min %llu s", s / 60, s % 60);
+    else
+        snprintf(buf, size, "%llu s", s);
+}
+
+void page_clock_text(uint64_t ms, char *buf, size_t size)
 {
     unsigned long long s = (unsigned long long)(ms / 1000);
     if (s >= 3600)
@@ -68,7 +77,7 @@ static void write_chapters(FILE *out, const re_render_facts *facts)
     fputs("\n## Chapters\n\n", out);
     for (size_t i = 0; i < facts->chapter_count; i++) {
         char at[32];
-        clock_text(re_samples_to_ms(facts->chapters[i].start, facts->sample_rate), at, sizeof at);
+        page_clock_text(re_samples_to_ms(facts->chapters[i].start, facts->sample_rate), at, sizeof at);
         fprintf(out, "- %s ", at);
         md_text(out, facts->chapters[i].title ? facts->chapters[i].title : "", 0);
         fputc('\n', out);
@@ -99,7 +108,7 @@ static void write_transcript(FILE *out, const re_render_facts *facts, const re_t
             if (cue->speaker) {
                 fputs("**", out);
                 md_text(out, cue->speaker, 0);
-                int guard = ends_with_duration(cue->speaker, strlen(cue->speaker));
+                int guard = page_ends_with_duration(cue->speaker, strlen(cue->speaker));
                 fputs(guard ? "\\:** " : ":** ", out);
             }
             md_text(out, cue->text ? cue->text : "", cue->speaker == NULL);

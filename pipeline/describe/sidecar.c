@@ -2,9 +2,12 @@
 #define _GNU_SOURCE
 #include "sidecar.h"
 
+#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -36,17 +39,41 @@ static json_t *chapters_json(const re_render_facts *f)
     return list;
 }
 
+const char *re_sidecar_role(const re_voice_profile *voice, const char *default_voice)
+{
+    if (voice->role)
+        return voice->role;
+    return default_voice && strcmp(voice->name, default_voice) == 0 ? "host" : "guest";
+}
+
 static json_t *voices_json(const re_render_facts *f)
 {
     json_t *list = json_array();
     for (size_t i = 0; list && i < f->voice_count; i++) {
         const re_voice_profile *v = f->voices[i];
-        json_t *item = json_pack("{s:s, s:s, s:s, s:i, s:i, s:i, s:i, s:i, s:i, s:i}",
-                                 "name", v->name, "speaker", v->speaker, "voice", v->engine_voice,
+        json_t *item = json_pack("{s:s, s:s, s:s, s:s, s:i, s:i, s:i, s:i, s:i, s:i, s:i}",
+                                 "name", v->name, "speaker", v->speaker,
+                                 "role", re_sidecar_role(v, f->episode->voice),
+                                 "voice", v->engine_voice,
                                  "rate", v->rate, "pitch", v->pitch, "range", v->range,
                                  "volume", v->volume, "word_gap", v->word_gap_ms,
                                  "sentence_pause", v->sentence_pause_ms,
                                  "paragraph_pause", v->paragraph_pause_ms);
+        if (!item || json_array_append_new(list, item) != 0) {
+            json_decref(list);
+            return NULL;
+        }
+    }
+    return list;
+}
+
+static json_t *files_json(const re_render_facts *f)
+{
+    json_t *list = json_array();
+    for (size_t i = 0; list && i < f->file_count; i++) {
+        const re_sidecar_file *file = &f->files[i];
+        json_t *item = json_pack("{s:s, s:I, s:s}", "name", file->name,
+                                 "bytes", (json_int_t)file->bytes, "sha256", file->sha256);
         if (!item || json_array_append_new(list, item) != 0) {
             json_decref(list);
             return NULL;
@@ -111,6 +138,8 @@ re_status re_sidecar_write(FILE *out, const re_render_facts *f)
     failed |= set(root, "language", json_string(ep->language));
     failed |= set(root, "episode", ep->episode_number >= 0
                                        ? json_integer(ep->episode_number) : json_null());
+    failed |= set(root, "season", ep->season >= 1 ? json_integer(ep->season) : json_null());
+    failed |= set(root, "guid", string_or_null(ep->guid));
     const char *const *key = re_sidecar_length_keys;
     failed |= set(root, key[RE_SIDECAR_DURATION], json_string(iso));
     failed |= set(root, key[RE_SIDECAR_DURATION_MS],
@@ -126,6 +155,7 @@ re_status re_sidecar_write(FILE *out, const re_render_facts *f)
     failed |= set(root, "encoder", json_string(f->encoder));
     failed |= set(root, "generator", json_string(generator));
     failed |= set(root, "inputs_sha256", string_or_null(f->inputs_sha256));
+    failed |= set(root, "files", files_json(f));
     if (failed) {
         json_decref(root);
         return RE_ERR_NOMEM;
@@ -203,6 +233,90 @@ static int64_t read_integer(sidecar_reader *r, const char *key, int required, in
     return json_integer_value(v);
 }
 
+/* "voices": each one's speaker and role (a sidecar of an older version has no role: it is
+ * read as the host for the first voice, a guest for the others). */
+static void read_persons(sidecar_reader *r, re_sidecar *s)
+{
+    json_t *list = json_object_get(r->root, "voices");
+    if (!list || json_is_null(list))
+        return;
+    size_t n = json_array_size(list);
+    if (!json_is_array(list)) {
+        sidecar_error(r, "the sidecar's \"%s\" must be a list", "voices");
+        return;
+    }
+    if (n == 0)
+        return;
+    if (!(s->persons = calloc(n, sizeof *s->persons))) {
+        r->nomem = 1;
+        return;
+    }
+    for (size_t i = 0; i < n && !r->nomem; i++) {
+        json_t *v = json_array_get(list, i);
+        const char *speaker = json_string_value(json_object_get(v, "speaker"));
+        json_t *role_v = json_object_get(v, "role");
+        const char *role = json_string_value(role_v);
+        if (!speaker || !*speaker || re_utf8_xml_unsafe(speaker) || (role_v && !role)
+            || (role && (!*role || re_utf8_xml_unsafe(role)))) {
+            sidecar_error(r, "the sidecar's \"%s\" needs a speaker text (and a role text) in "
+                          "each voice", "voices");
+            return;
+        }
+        re_sidecar_person *p = &s->persons[s->person_count++];
+        p->speaker = strdup(speaker);
+        p->role = strdup(role ? role : i == 0 ? "host" : "guest");
+        if (!p->speaker || !p->role)
+            r->nomem = 1;
+    }
+}
+
+static int sha256_hex_valid(const char *s)
+{
+    size_t i = 0;
+    for (; s[i]; i++)
+        if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+            return 0;
+    return i == RE_SHA256_HEX_SIZE - 1;
+}
+
+/* "files": the written files; each name a plain file name (no '/', not . or ..). */
+static void read_files(sidecar_reader *r, re_sidecar *s)
+{
+    json_t *list = json_object_get(r->root, "files");
+    if (!list || json_is_null(list))
+        return;
+    if (!json_is_array(list)) {
+        sidecar_error(r, "the sidecar's \"%s\" must be a list", "files");
+        return;
+    }
+    s->has_files = 1;
+    size_t n = json_array_size(list);
+    if (n == 0)
+        return;
+    if (!(s->files = calloc(n, sizeof *s->files))) {
+        r->nomem = 1;
+        return;
+    }
+    for (size_t i = 0; i < n && !r->nomem; i++) {
+        json_t *v = json_array_get(list, i);
+        const char *name = json_string_value(json_object_get(v, "name"));
+        const char *hex = json_string_value(json_object_get(v, "sha256"));
+        json_t *bytes = json_object_get(v, "bytes");
+        if (!name || !*name || strchr(name, '/') || strcmp(name, ".") == 0
+            || strcmp(name, "..") == 0 || re_utf8_xml_unsafe(name) || !hex
+            || !sha256_hex_valid(hex) || !json_is_integer(bytes) || json_integer_value(bytes) < 0) {
+            sidecar_error(r, "the sidecar's \"%s\" needs a file name, whole bytes and a "
+                          "SHA-256 in hex in each entry", "files");
+            return;
+        }
+        re_sidecar_file *f = &s->files[s->file_count++];
+        f->bytes = (uint64_t)json_integer_value(bytes);
+        memcpy(f->sha256, hex, RE_SHA256_HEX_SIZE);
+        if (!(f->name = strdup(name)))
+            r->nomem = 1;
+    }
+}
+
 const char *const re_sidecar_length_keys[RE_SIDECAR_LENGTH_KEYS] = {
     [RE_SIDECAR_DURATION] = "duration",
     [RE_SIDECAR_DURATION_MS] = "duration_ms",
@@ -226,6 +340,8 @@ static void read_fields(sidecar_reader *r, re_sidecar *s)
     read_text(r, "language", 0, &s->language);
     read_text(r, "published", 0, &s->published);
     s->episode = (long)read_integer(r, "episode", 0, 0, 999999);
+    s->season = (long)read_integer(r, "season", 0, 1, 999999);
+    read_text(r, "guid", 0, &s->guid);
     const char *const *key = re_sidecar_length_keys;
     int64_t samples = read_integer(r, key[RE_SIDECAR_SAMPLES], 1, 0, INT64_MAX);
     int64_t rate = read_integer(r, key[RE_SIDECAR_SAMPLE_RATE], 1, 1, 1000000);
@@ -235,6 +351,8 @@ static void read_fields(sidecar_reader *r, re_sidecar *s)
     s->bytes = bytes > 0 ? (uint64_t)bytes : 0;
     read_text(r, key[RE_SIDECAR_DURATION], 0, &s->duration);
     read_text(r, "inputs_sha256", 0, &s->inputs_sha256);
+    read_persons(r, s);
+    read_files(r, s);
     if (s->language && !re_language_valid(s->language, strlen(s->language)))
         sidecar_error(r, "the sidecar's \"%s\" is not a BCP 47 tag like en-us", "language");
     if (s->published) {
@@ -268,7 +386,7 @@ re_status re_sidecar_read(const char *path, const char *buf, size_t len, const c
         return RE_OK;
     }
     sidecar_reader r = { .name = path, .root = root, .diag = diag };
-    re_sidecar s = { .episode = -1 };
+    re_sidecar s = { .episode = -1, .season = -1 };
     const char *written = json_string_value(json_object_get(root, "format"));
     if (!written) {
         sidecar_error(&r, "the sidecar has no \"%s\" text (mp3 or wav)", "format");
@@ -317,7 +435,65 @@ void re_sidecar_free(re_sidecar *s)
     free(s->duration);
     free(s->format);
     free(s->inputs_sha256);
+    free(s->guid);
+    for (size_t i = 0; i < s->person_count; i++) {
+        free(s->persons[i].speaker);
+        free(s->persons[i].role);
+    }
+    free(s->persons);
+    for (size_t i = 0; i < s->file_count; i++)
+        free(s->files[i].name);
+    free(s->files);
     memset(s, 0, sizeof *s);
+}
+
+const re_sidecar_file *re_sidecar_file_find(const re_sidecar *sidecar, const char *name)
+{
+    for (size_t i = 0; i < sidecar->file_count; i++)
+        if (strcmp(sidecar->files[i].name, name) == 0)
+            return &sidecar->files[i];
+    return NULL;
+}
+
+re_status re_sidecar_file_digest(int fd, uint64_t *bytes, char hex[RE_SHA256_HEX_SIZE])
+{
+    unsigned char block[1 << 16], digest[RE_SHA256_SIZE];
+    re_sha256_ctx ctx;
+    re_sha256_init(&ctx);
+    uint64_t total = 0;
+    for (;;) {
+        ssize_t got = pread(fd, block, sizeof block, (off_t)total);
+        if (got < 0)
+            return RE_ERR_READ;
+        if (got == 0)
+            break;
+        re_sha256_update(&ctx, block, (size_t)got);
+        total += (uint64_t)got;
+    }
+    re_sha256_final(&ctx, digest);
+    re_sha256_hex(digest, hex);
+    *bytes = total;
+    return RE_OK;
+}
+
+re_sidecar_match re_sidecar_file_match(const char *path, const re_sidecar_file *entry)
+{
+    struct stat st;
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    if (fd < 0)
+        return RE_SIDECAR_GONE;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return RE_SIDECAR_GONE;
+    }
+    re_sidecar_match match = RE_SIDECAR_CHANGED;
+    uint64_t bytes = 0;
+    char hex[RE_SHA256_HEX_SIZE];
+    if ((uint64_t)st.st_size == entry->bytes && re_sidecar_file_digest(fd, &bytes, hex) == RE_OK
+        && bytes == entry->bytes && strcmp(hex, entry->sha256) == 0)
+        match = RE_SIDECAR_MATCH;
+    close(fd);
+    return match;
 }
 
 re_status re_chapters_json_write(FILE *out, const re_chapter_mark *chapters, size_t count,

@@ -19,6 +19,7 @@
 
 static const char *const front_matter_keys[] = {
     "title", "show", "published", "summary", "author", "language", "voice", "episode", "lexicon",
+    "season", "guid",
 };
 #define FRONT_MATTER_KEY_COUNT (sizeof front_matter_keys / sizeof front_matter_keys[0])
 
@@ -219,29 +220,6 @@ static const char *intern_voice(parser *p, const char *name, unsigned line, unsi
 
 /* ---- front matter ----------------------------------------------------------------------- */
 
-static size_t edit_distance(const char *a, size_t a_len, const char *b)
-{
-    size_t b_len = strlen(b), row[32];
-
-    if (a_len >= 32 || b_len >= 32)
-        return (size_t)-1;
-    for (size_t j = 0; j <= b_len; j++)
-        row[j] = j;
-    for (size_t i = 1; i <= a_len; i++) {
-        size_t diagonal = row[0];
-        row[0] = i;
-        for (size_t j = 1; j <= b_len; j++) {
-            char ca = a[i - 1] >= 'A' && a[i - 1] <= 'Z' ? (char)(a[i - 1] + 32) : a[i - 1];
-            size_t best = diagonal + (ca != b[j - 1]);
-            if (row[j] + 1 < best) best = row[j] + 1;
-            if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
-            diagonal = row[j];
-            row[j] = best;
-        }
-    }
-    return row[b_len];
-}
-
 /* The known key nearest to an unknown one (case ignored), if at most 2 edits away. */
 static const char *suggest_key(const char *key, size_t len)
 {
@@ -249,7 +227,7 @@ static const char *suggest_key(const char *key, size_t len)
     size_t best_distance = 3;
 
     for (size_t i = 0; i < FRONT_MATTER_KEY_COUNT; i++) {
-        size_t d = edit_distance(key, len, front_matter_keys[i]);
+        size_t d = re_edit_distance(key, len, front_matter_keys[i]);
         if (d < best_distance) {
             best = front_matter_keys[i];
             best_distance = d;
@@ -315,6 +293,38 @@ static void set_episode_number(parser *p, const char *value, size_t len, unsigne
         p->ep->episode_number = number;
 }
 
+static void set_season(parser *p, const char *value, size_t len, unsigned line, unsigned col)
+{
+    char q[QUOTE_SIZE];
+    long number = 0;
+    size_t i = 0;
+
+    for (; i < len && re_is_digit(value[i]); i++) {
+        if (number <= EPISODE_MAX)
+            number = number * 10 + (value[i] - '0');
+    }
+    if (i < len || number < 1 || number > EPISODE_MAX)
+        parse_error(&p->err, line, col, "season must be a whole number 1..999999, got '%s'",
+                 quote(q, value, len));
+    else
+        p->ep->season = number;
+}
+
+/* An item guid is copied into the feed as it is: printable ASCII, no blanks, at most 200. */
+static void set_guid(parser *p, const char *value, size_t len, unsigned line, unsigned col)
+{
+    char q[QUOTE_SIZE];
+    size_t i = 0;
+
+    while (i < len && value[i] > ' ' && value[i] < 0x7f)
+        i++;
+    if (i < len || len > 200)
+        parse_error(&p->err, line, col, "guid '%s' must be printable ASCII without blanks, at "
+                 "most 200 characters", quote(q, value, len));
+    else
+        set_text_field(p, &p->ep->guid, value, len);
+}
+
 static void set_voice(parser *p, const char *value, size_t len, unsigned line, unsigned col)
 {
     char q[QUOTE_SIZE], name[PROFILE_NAME_MAX + 1];
@@ -350,6 +360,8 @@ static void set_key(parser *p, int key, const char *value, size_t len, unsigned 
         break;
     case 6: set_voice(p, value, len, line, col); break;
     case 7: set_episode_number(p, value, len, line, col); break;
+    case 9: set_season(p, value, len, line, col); break;
+    case 10: set_guid(p, value, len, line, col); break;
     default:   /* lexicon: a path, resolved against the script's folder when the lexicon loads */
         free(ep->lexicon);
         ep->lexicon = strndup(value, len);
@@ -371,7 +383,7 @@ static void unknown_key(parser *p, const char *key, size_t len, unsigned line, u
                  quote(q, key, len), near);
     else
         parse_error(&p->err, line, col, "unknown front-matter key '%s' (known keys: title, show, "
-                 "published, summary, author, language, voice, episode)", quote(q, key, len));
+                 "published, summary, author, language, voice, episode, season, guid, lexicon)", quote(q, key, len));
 }
 
 static void front_matter_line(parser *p, const char *line, size_t len, unsigned number)
@@ -1018,6 +1030,7 @@ static re_episode *episode_new(const char *file)
     if (!ep)
         return NULL;
     ep->episode_number = -1;
+    ep->season = -1;
     ep->file = strdup(file);
     ep->language = strdup("en-us");
     ep->voice = strdup("host");
@@ -1048,6 +1061,7 @@ void re_episode_free(re_episode *episode)
     free(episode->show);
     free(episode->published);
     free(episode->summary);
+    free(episode->guid);
     free(episode->author);
     free(episode->language);
     free(episode->voice);
@@ -1064,8 +1078,10 @@ static void parser_free(parser *p)
     free(p->chapter);
 }
 
-re_status re_script_parse(const char *file, const char *buf, size_t len, re_episode **out,
-                          re_diagnostics *diag)
+/* re_script_parse; with keep_partial, an episode that failed with RE_ERR_INPUT is handed out
+ * too (re_script_parse_partial). */
+static re_status parse_script(const char *file, const char *buf, size_t len, re_episode **out,
+                              re_diagnostics *diag, int keep_partial)
 {
     parser p = { .err = { .file = file ? file : "-", .diag = diag } };
     line_reader r = { 0 };
@@ -1090,12 +1106,24 @@ re_status re_script_parse(const char *file, const char *buf, size_t len, re_epis
         parse_body(&p, &r, closing_line);
     parser_free(&p);
     status = p.err.nomem ? RE_ERR_NOMEM : p.err.count ? RE_ERR_INPUT : RE_OK;
-    if (status != RE_OK) {
+    if (status != RE_OK && !(status == RE_ERR_INPUT && keep_partial)) {
         re_episode_free(p.ep);
         return status;
     }
     *out = p.ep;
-    return RE_OK;
+    return status;
+}
+
+re_status re_script_parse(const char *file, const char *buf, size_t len, re_episode **out,
+                          re_diagnostics *diag)
+{
+    return parse_script(file, buf, len, out, diag, 0);
+}
+
+re_status re_script_parse_partial(const char *file, const char *buf, size_t len,
+                                  re_episode **out, re_diagnostics *diag)
+{
+    return parse_script(file, buf, len, out, diag, 1);
 }
 
 re_status re_script_load(const char *path, size_t max_size, re_episode **out,
@@ -1119,6 +1147,7 @@ re_status re_episode_check_voices(const re_episode *episode, re_voice_set *voice
                                   re_diagnostics *diag)
 {
     int failed = 0;
+    char near[RE_VOICE_NAME_MAX + 1];
 
     if (!episode || !voices || !diag)
         return RE_ERR_INVALID;
@@ -1135,9 +1164,10 @@ re_status re_episode_check_voices(const re_episode *episode, re_voice_set *voice
         if (how == RE_VOICE_BROKEN)
             status = re_diag_add(diag, episode->file, ref->line, ref->col, "voice profile '%s' "
                                  "is invalid (see its errors above)", ref->name);
-        else
+        else if ((status = re_voice_set_nearest(voices, ref->name, near)) == RE_OK)
             status = re_diag_add(diag, episode->file, ref->line, ref->col, "unknown voice "
-                                 "profile '%s' (looked in: %s)", ref->name,
+                                 "profile '%s'%s%s%s (looked in: %s)", ref->name,
+                                 near[0] ? " (did you mean '" : "", near, near[0] ? "'?)" : "",
                                  re_voice_set_search_path(voices));
         if (status != RE_OK)
             return RE_ERR_NOMEM;

@@ -2,10 +2,12 @@
  * looked up in (each profile parsed once and kept for the life of the set). */
 #include "voice.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -18,7 +20,7 @@
 #define VOICE_FILE_MAX (64u << 10)   /* a profile is a dozen lines; anything bigger is a mistake */
 #define VOICE_NAME_MAX 64
 
-typedef enum key_kind { KEY_ENGINE_VOICE, KEY_SPEAKER, KEY_INT } key_kind;
+typedef enum key_kind { KEY_ENGINE_VOICE, KEY_SPEAKER, KEY_ROLE, KEY_INT } key_kind;
 
 static const struct voice_key {
     const char *name;
@@ -28,6 +30,7 @@ static const struct voice_key {
 } voice_keys[] = {
     { "voice", KEY_ENGINE_VOICE, 0, 0, 0 },
     { "speaker", KEY_SPEAKER, 0, 0, 0 },
+    { "role", KEY_ROLE, 0, 0, 0 },
     { "rate", KEY_INT, 80, 450, offsetof(re_voice_profile, rate) },
     { "pitch", KEY_INT, 0, 99, offsetof(re_voice_profile, pitch) },
     { "range", KEY_INT, 0, 99, offsetof(re_voice_profile, range) },
@@ -37,7 +40,7 @@ static const struct voice_key {
     { "paragraph_pause", KEY_INT, 0, 60000, offsetof(re_voice_profile, paragraph_pause_ms) },
 };
 #define KEY_COUNT (sizeof voice_keys / sizeof voice_keys[0])
-#define KNOWN_KEYS "voice, speaker, rate, pitch, range, volume, word_gap, sentence_pause, " \
+#define KNOWN_KEYS "voice, speaker, role, rate, pitch, range, volume, word_gap, sentence_pause, " \
                    "paragraph_pause"
 
 /* State of one profile parse. */
@@ -99,6 +102,17 @@ static int parse_int(const char *s, size_t len, long *out)
     return 1;
 }
 
+/* The cast roles of the Podcast Taxonomy (podcast:person's `role`), as voice.h lists them. */
+static int role_valid(const char *s, size_t len)
+{
+    static const char *const roles[] = { "host", "co-host", "guest", "guest host", "narrator",
+                                         "announcer", "voice actor", "reporter" };
+    for (size_t i = 0; i < sizeof roles / sizeof roles[0]; i++)
+        if (strlen(roles[i]) == len && memcmp(roles[i], s, len) == 0)
+            return 1;
+    return 0;
+}
+
 static int set_string(char **field, const char *s, size_t len)
 {
     char *copy = strndup(s, len);
@@ -126,6 +140,13 @@ static void set_value(profile_parser *p, const struct voice_key *key, const char
         break;
     case KEY_SPEAKER:
         if (!set_string(&p->profile->speaker, value, len))
+            p->err.nomem = 1;
+        break;
+    case KEY_ROLE:
+        if (!role_valid(value, len))
+            parse_error(&p->err, p->line, col, "role '%s' is not one of: " RE_VOICE_ROLES,
+                         quote(q, value, len));
+        else if (!set_string(&p->profile->role, value, len))
             p->err.nomem = 1;
         break;
     case KEY_INT:
@@ -210,6 +231,7 @@ void re_voice_profile_clear(re_voice_profile *profile)
     free(profile->name);
     free(profile->engine_voice);
     free(profile->speaker);
+    free(profile->role);
     memset(profile, 0, sizeof *profile);
 }
 
@@ -402,6 +424,35 @@ static re_status locate(const re_voice_set *set, const char *name, char **path)
             return RE_OK;
         }
         free(candidate);
+    }
+    return RE_OK;
+}
+
+re_status re_voice_set_nearest(const re_voice_set *set, const char *name, char *out)
+{
+    size_t best = 3;   /* more than 2 edits away is not a suggestion */
+    out[0] = '\0';
+    for (size_t i = 0; i < set->dir_count; i++) {
+        DIR *dir = opendir(set->dirs[i]);
+        if (!dir)
+            continue;
+        struct dirent *e;
+        while ((e = readdir(dir)) != NULL) {
+            size_t n = strlen(e->d_name);
+            if (n <= 6 || n - 6 > RE_VOICE_NAME_MAX || strcmp(e->d_name + n - 6, ".voice") != 0)
+                continue;
+            char candidate[RE_VOICE_NAME_MAX + 1];
+            memcpy(candidate, e->d_name, n - 6);
+            candidate[n - 6] = '\0';
+            if (!re_voice_name_valid(candidate) || strcmp(candidate, name) == 0)
+                continue;
+            size_t d = re_edit_distance(name, strlen(name), candidate);
+            if (d < best || (d == best && d < 3 && strcmp(candidate, out) < 0)) {
+                best = d;
+                memcpy(out, candidate, n - 5);
+            }
+        }
+        closedir(dir);
     }
     return RE_OK;
 }

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "outputs.h"
+#include "remote.h"
 #include "synth.h"
 #include "utf8.h"
 
@@ -395,7 +396,33 @@ static size_t reap_some(re_batch *batch, const re_batch_options *options, worker
     return reaped;
 }
 
+/* Memory every worker of the batch sees: what one learns about the remote cache (down,
+ * refusing writes) holds for all, so a dead server costs one timeout and one warning per
+ * batch, not per episode. */
+static re_remote_state *share_remote_state(void)
+{
+    void *page = mmap(NULL, sizeof(re_remote_state), PROT_READ | PROT_WRITE,
+                      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    return page == MAP_FAILED ? NULL : memset(page, 0, sizeof(re_remote_state));
+}
+
+static re_status run_batch(re_batch *batch, const re_batch_options *options, re_diagnostics *diag);
+
 re_status re_batch_run(re_batch *batch, const re_batch_options *options, re_diagnostics *diag)
+{
+    re_batch_options shared = *options;
+    if (shared.render.cache_url && !shared.render.remote_state) {
+        shared.render.remote_state = share_remote_state();
+        if (!shared.render.remote_state)
+            return RE_ERR_NOMEM;
+    }
+    re_status status = run_batch(batch, &shared, diag);
+    if (shared.render.remote_state != options->render.remote_state)
+        munmap(shared.render.remote_state, sizeof(re_remote_state));
+    return status;
+}
+
+static re_status run_batch(re_batch *batch, const re_batch_options *options, re_diagnostics *diag)
 {
     if (mkdir(options->outdir, 0777) != 0 && errno != EEXIST) {
         re_status s = re_diag_add(diag, options->outdir, 0, 0, "cannot create the output folder: %s",

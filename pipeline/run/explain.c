@@ -19,29 +19,29 @@ static re_status place_at(re_diagnostics *diag, re_status status, size_t from, c
 static re_status explain_item(const re_prepared *p, re_engine *engine, const re_item *item,
                               re_explain_callback each, void *context, re_diagnostics *diag)
 {
-    char *spoken = NULL, *phonemes = NULL;
-    re_spoken said;
+    re_spoken spoken;
+    char *phonemes = NULL;
     re_voice_profile scratch;
     char voice[RE_ITEM_VOICE_MAX];
     size_t from = diag->count;
-    re_status status = re_prepared_item_spoken(p, item, &said);
-    spoken = said.text;
-    free(said.spans);
+    const re_voice_profile *profile = re_prepared_item_profile(p, item, &scratch, voice);
+    re_status status = re_prepared_item_spoken(p, item, &spoken);
     if (status == RE_OK)
-        status = re_engine_phonemes(engine, spoken, said.text_flags,
-                                    re_prepared_item_profile(p, item, &scratch, voice),
-                                    &phonemes, diag);
+        status = re_engine_phonemes(engine, spoken.text, spoken.text_flags, profile, &phonemes,
+                                    diag);
     else if (status != RE_ERR_NOMEM && status != RE_ERR_INTERRUPTED
              && re_diag_add(diag, NULL, 0, 0, "cannot normalize the text: %s",
                             re_strerror(status)) != RE_OK)
         status = RE_ERR_NOMEM;
     if (status == RE_OK) {
-        re_explained_item explained = { p->episode->file, item->line, item->col, spoken, phonemes };
+        re_explained_item explained = { p->episode->file, item->line, item->col, item->text,
+                                        spoken.text, phonemes, spoken.decisions,
+                                        spoken.decision_count };
         status = each(context, &explained);
     } else {
         status = place_at(diag, status, from, p->episode->file, item);
     }
-    free(spoken);
+    re_spoken_free(&spoken);
     free(phonemes);
     return status;
 }

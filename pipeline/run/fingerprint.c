@@ -34,6 +34,8 @@ static void digest_profiles(re_sha256_ctx *ctx, const re_prepared *p)
         digest_string(ctx, "profile", v->name);
         digest_string(ctx, "voice", v->engine_voice);
         digest_string(ctx, "speaker", v->speaker);
+        if (v->role)   /* the sidecar's persons; absent keeps older fingerprints */
+            digest_string(ctx, "role", v->role);
         const int values[] = { v->rate, v->pitch, v->range, v->volume, v->word_gap_ms,
                                v->sentence_pause_ms, v->paragraph_pause_ms };
         for (size_t k = 0; k < sizeof values / sizeof values[0]; k++)
@@ -61,7 +63,8 @@ void re_fingerprint(const re_fingerprint_inputs *in, char hex[RE_SHA256_HEX_SIZE
     digest_field(&ctx, "lexicon", lexicon, lexicon_len);
     digest_int(&ctx, "normalize", RE_NORMALIZE_RULES_VERSION);
     digest_int(&ctx, "extras", (long long)(in->write_srt | in->write_transcript_json << 1
-                                           | in->write_page << 2));
+                                           | in->write_page << 2
+                                           | in->write_page_md << 3));
     digest_field(&ctx, "script", in->prepared->script_bytes, in->prepared->script_len);
     digest_profiles(&ctx, in->prepared);
     unsigned char digest[RE_SHA256_SIZE];

@@ -10,7 +10,7 @@
  *   - the loudness settings (off, or the target and the ceiling to two decimals);
  *   - the lexicon as applied (canonical form, whatever files it came from) and the version of
  *     the normalization rules;
- *   - which extra files are written (--srt, --transcript-json, --page);
+ *   - which extra files are written (--srt, --transcript-json, --page, --page-md);
  *   - the script's bytes exactly as read;
  *   - every value of every voice profile the episode uses, in the episode's order.
  * Not covered, on purpose: paths (the same inputs elsewhere are the same inputs), -j, the
@@ -31,7 +31,7 @@ typedef struct re_fingerprint_inputs {
     int serial_encode;
     int loudness_off;
     double loudness_target, true_peak;
-    int write_srt, write_transcript_json, write_page;
+    int write_srt, write_transcript_json, write_page, write_page_md;
 } re_fingerprint_inputs;
 
 /* Writes the digest as lowercase hex (RE_SHA256_HEX_SIZE bytes with the NUL). Never fails. */

@@ -3,6 +3,7 @@
 #include "outputs.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,13 +15,13 @@
 static const char *const suffix_of[OUTPUT_KINDS] = {
     [OUTPUT_AUDIO] = NULL, [OUTPUT_VTT] = ".vtt", [OUTPUT_SRT] = ".srt",
     [OUTPUT_TRANSCRIPT_JSON] = ".transcript.json", [OUTPUT_CHAPTERS] = ".chapters.json",
-    [OUTPUT_PAGE] = ".md", [OUTPUT_SIDECAR] = ".json",
+    [OUTPUT_PAGE] = ".html", [OUTPUT_PAGE_MD] = ".md", [OUTPUT_SIDECAR] = ".json",
 };
 
 /* The order files are opened in, so that the first one refused is the one named. */
 static const output_kind open_order[OUTPUT_KINDS] = {
     OUTPUT_AUDIO, OUTPUT_SIDECAR, OUTPUT_VTT, OUTPUT_SRT, OUTPUT_TRANSCRIPT_JSON, OUTPUT_CHAPTERS,
-    OUTPUT_PAGE,
+    OUTPUT_PAGE, OUTPUT_PAGE_MD,
 };
 
 struct output_set {
@@ -38,6 +39,7 @@ int output_wanted(const output_choice *choice, output_kind kind)
     case OUTPUT_TRANSCRIPT_JSON: return choice->transcript_json;
     case OUTPUT_CHAPTERS: return choice->chapters;
     case OUTPUT_PAGE: return choice->page;
+    case OUTPUT_PAGE_MD: return choice->page_md;
     case OUTPUT_KINDS: break;
     }
     return 0;
@@ -229,6 +231,49 @@ re_status output_set_publish(output_set *set, volatile sig_atomic_t *stop, re_di
     if (status == RE_OK && !output_wanted(&set->choice, OUTPUT_CHAPTERS))
         remove_stale(set, OUTPUT_CHAPTERS);
     return status;
+}
+
+re_status output_set_describe(output_set *set, re_sidecar_file **files, size_t *count,
+                              re_diagnostics *diag)
+{
+    *files = NULL;
+    *count = 0;
+    re_sidecar_file *list = calloc(OUTPUT_KINDS, sizeof *list);
+    if (!list)
+        return RE_ERR_NOMEM;
+    size_t n = 0;
+    re_status status = RE_OK;
+    for (int k = 0; status == RE_OK && k < OUTPUT_KINDS; k++) {
+        re_output *file = set->files[k];
+        if (!file || k == OUTPUT_SIDECAR)
+            continue;
+        const char *target = re_output_target(file);
+        const char *slash = strrchr(target, '/');
+        re_sidecar_file *entry = &list[n++];
+        if (!(entry->name = strdup(slash ? slash + 1 : target)))
+            status = RE_ERR_NOMEM;
+        else if (fflush(re_output_stream(file)) == EOF)   /* a full disk shows here first */
+            status = re_diag_fail(diag, RE_ERR_WRITE, target, 0, 0, "cannot write: %s",
+                                  strerror(errno));
+        else if (re_sidecar_file_digest(fileno(re_output_stream(file)), &entry->bytes,
+                                        entry->sha256) != RE_OK)
+            status = re_diag_fail(diag, RE_ERR_WRITE, target, 0, 0, "cannot read back what was "
+                                  "written, to record it in the sidecar: %s", strerror(errno));
+    }
+    if (status != RE_OK) {
+        output_files_free(list, n);
+        return status;
+    }
+    *files = list;
+    *count = n;
+    return RE_OK;
+}
+
+void output_files_free(re_sidecar_file *files, size_t count)
+{
+    for (size_t i = 0; files && i < count; i++)
+        free(files[i].name);
+    free(files);
 }
 
 int output_set_present(const char *output_path, const output_choice *choice)

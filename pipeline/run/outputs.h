@@ -3,7 +3,7 @@
  * published all or nothing.
  *
  * The set: OUT, OUT.vtt and the sidecar OUT.json always; OUT.srt, OUT.transcript.json and
- * OUT.md when asked for; OUT.chapters.json when the script has headings (a stale one, from a
+ * OUT.html and OUT.md when asked for; OUT.chapters.json when the script has headings (a stale one, from a
  * render of the script when it still had headings, is removed on publishing).
  *
  * Life cycle: output_set_open (a temporary file for every file of the set, or none) -> write
@@ -19,6 +19,7 @@
 #include <signal.h>
 
 #include "output.h"
+#include "sidecar.h"
 #include "status.h"
 
 /* The files of the set, in the order they are published: the audio first and the sidecar
@@ -30,13 +31,14 @@ typedef enum output_kind {
     OUTPUT_TRANSCRIPT_JSON,
     OUTPUT_CHAPTERS,
     OUTPUT_PAGE,
+    OUTPUT_PAGE_MD,
     OUTPUT_SIDECAR,
     OUTPUT_KINDS
 } output_kind;
 
 /* What decides which files are in the set. */
 typedef struct output_choice {
-    int srt, transcript_json, page;   /* asked for */
+    int srt, transcript_json, page, page_md;   /* asked for */
     int chapters;                     /* the script has headings */
 } output_choice;
 
@@ -57,7 +59,7 @@ typedef struct output_inputs {
 
 /* Opens a temporary file beside OUT for every file of the set. RE_ERR_WRITE with the file's
  * path in diag when its folder is missing or not writable, it is a directory, or it is one
- * of the inputs (the script as ep.md with --page, a lexicon, a voice profile). On failure
+ * of the inputs (the script as ep.md with --page-md, a lexicon, a voice profile). On failure
  * nothing stays open and *out is NULL. */
 re_status output_set_open(const char *output_path, const output_inputs *inputs,
                           const output_choice *choice, output_set **out, re_diagnostics *diag);
@@ -72,6 +74,14 @@ re_output *output_set_file(output_set *set, output_kind kind);
  * is removed. The set's files are published or discarded in every case but an early failure
  * or stop, after which they are still the set's. */
 re_status output_set_publish(output_set *set, volatile sig_atomic_t *stop, re_diagnostics *diag);
+
+/* Every file of the set but the sidecar, as written so far, in publishing order (the audio
+ * first): its name beside OUT (no folder), bytes and SHA-256, for the sidecar's "files". Call
+ * after writing them and before publishing. RE_ERR_WRITE with a message naming the file when
+ * one cannot be read back; RE_ERR_NOMEM. Free the list with output_files_free. */
+re_status output_set_describe(output_set *set, re_sidecar_file **files, size_t *count,
+                              re_diagnostics *diag);
+void output_files_free(re_sidecar_file *files, size_t count);
 
 /* 1 when every file of the set beside OUT, the audio and the sidecar aside, exists. */
 int output_set_present(const char *output_path, const output_choice *choice);

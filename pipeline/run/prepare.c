@@ -8,12 +8,18 @@
 #include "files.h"
 #include "writing.h"
 
-static re_status resolve_profiles(const re_episode_sources *src, re_prepared *p,
-                                  re_diagnostics *diag)
+static re_status open_voice_set(const re_episode_sources *src, re_prepared *p)
 {
     re_status status = re_voice_set_create(&p->voices);
     for (size_t i = 0; status == RE_OK && i < src->voice_dir_count; i++)
         status = re_voice_set_add_dir(p->voices, src->voice_dirs[i]);
+    return status;
+}
+
+static re_status resolve_profiles(const re_episode_sources *src, re_prepared *p,
+                                  re_diagnostics *diag)
+{
+    re_status status = open_voice_set(src, p);
     if (status == RE_OK)
         status = re_episode_check_voices(p->episode, p->voices, diag);
     if (status != RE_OK)
@@ -167,8 +173,17 @@ re_status re_prepare(const re_episode_sources *src, re_prepared *p, re_diagnosti
     re_status status = re_file_read(src->script_path, src->max_script_size, RE_READ_ANY,
                                     &p->script_bytes, &p->script_len, diag);
     if (status == RE_OK)
-        status = re_script_parse(src->script_path, p->script_bytes, p->script_len, &p->episode,
-                                 diag);
+        status = re_script_parse_partial(src->script_path, p->script_bytes, p->script_len,
+                                         &p->episode, diag);
+    if (status == RE_ERR_INPUT && p->episode) {
+        /* the profiles it names are reported with the parse errors, not in the next run */
+        re_status voices = open_voice_set(src, p);
+        if (voices == RE_OK)
+            voices = re_episode_check_voices(p->episode, p->voices, diag);
+        re_episode_free(p->episode);
+        p->episode = NULL;
+        return voices == RE_ERR_NOMEM ? voices : status;
+    }
     if (status == RE_OK)
         status = resolve_profiles(src, p, diag);
     if (status == RE_OK)
@@ -222,8 +237,11 @@ const re_voice_profile *re_prepared_item_profile(const re_prepared *p, const re_
 
 re_status re_prepared_item_spoken(const re_prepared *p, const re_item *item, re_spoken *out)
 {
-    return item->language ? re_normalize_literal(item->text, out)
-                          : re_normalize_spans(p->lexicon, item->text, out);
+    re_voice_profile scratch;
+    char voice[RE_ITEM_VOICE_MAX];
+    const re_voice_profile *profile = re_prepared_item_profile(p, item, &scratch, voice);
+    return re_normalize_spans_for(p->lexicon, item->text, profile ? profile->engine_voice : NULL,
+                                  out);
 }
 
 re_status re_prepared_check_engine(const re_prepared *p, re_engine *engine, re_diagnostics *diag)

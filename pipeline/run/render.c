@@ -104,7 +104,8 @@ static re_status load_script(render *r)
     if (status == RE_OK)
         r->choice = (output_choice){ .srt = o->write_srt,
                                      .transcript_json = o->write_transcript_json,
-                                     .page = o->write_page, .chapters = has_chapters(r->episode) };
+                                     .page = o->write_page,
+                                     .page_md = o->write_page_md, .chapters = has_chapters(r->episode) };
     return status;
 }
 
@@ -148,6 +149,7 @@ static re_status digest_inputs(render *r)
         .loudness_off = o->loudness_off, .loudness_target = o->loudness_target,
         .true_peak = o->true_peak, .write_srt = o->write_srt,
         .write_transcript_json = o->write_transcript_json, .write_page = o->write_page,
+        .write_page_md = o->write_page_md,
     };
     re_fingerprint(&inputs, r->inputs_sha256);
     return RE_OK;
@@ -159,6 +161,9 @@ static re_status start_speech(render *r)
     speech_plan plan = {
         .prepared = &r->prepared, .engine = r->engine, .engine_name = r->engine_name,
         .script_path = r->opt->script_path, .cache_dir = r->opt->cache_dir,
+        .remote = { .url = r->opt->cache_url, .timeout_ms = r->opt->cache_timeout_ms,
+                    .bearer_token = r->opt->cache_token, .netrc_file = r->opt->cache_netrc,
+                    .state = r->opt->remote_state, .stop = r->opt->stop },
         .jobs = r->opt->jobs ? r->opt->jobs : 1,
         .timeout_ms = r->opt->engine_timeout_ms ? r->opt->engine_timeout_ms : RE_ENGINE_TIMEOUT_MS,
     };
@@ -410,6 +415,20 @@ static re_status encode_wav(render *r, re_spool *input)
     return place(r, status, from, r->opt->output_path, 0, 0);
 }
 
+/* The HTML page names the audio and the WebVTT transcript beside it, by file name. */
+static re_status write_html_page(render *r, FILE *out)
+{
+    char *vtt = re_output_sibling(r->opt->output_path, ".vtt");
+    if (!vtt)
+        return RE_ERR_NOMEM;
+    const char *audio_slash = strrchr(r->opt->output_path, '/'), *vtt_slash = strrchr(vtt, '/');
+    re_status status = re_page_write_html(out, &r->facts, &r->transcript,
+                                          audio_slash ? audio_slash + 1 : r->opt->output_path,
+                                          vtt_slash ? vtt_slash + 1 : vtt);
+    free(vtt);
+    return status;
+}
+
 /* Every file beside the audio but the sidecar, from the transcript and the facts. */
 static re_status write_extras(render *r)
 {
@@ -428,7 +447,8 @@ static re_status write_extras(render *r)
             status = re_chapters_json_write(out, r->facts.chapters, r->facts.chapter_count,
                                             r->facts.sample_rate);
             break;
-        case OUTPUT_PAGE: status = re_page_write(out, &r->facts, &r->transcript); break;
+        case OUTPUT_PAGE: status = write_html_page(r, out); break;
+        case OUTPUT_PAGE_MD: status = re_page_write(out, &r->facts, &r->transcript); break;
         }
         if (status != RE_OK)
             return re_diag_fail(r->diag, status, re_output_target(file), 0, 0, "%s",
@@ -545,14 +565,24 @@ static re_status finish_outputs(render *r, re_render_result *result)
     re_status status = re_output_size(r->audio, &r->facts.bytes, r->diag);
     if (status != RE_OK)
         return status;
+    status = write_extras(r);   /* first: the sidecar lists every other file, hashed */
+    re_sidecar_file *files = NULL;
+    size_t file_count = 0;
+    if (status == RE_OK)
+        status = output_set_describe(r->outputs, &files, &file_count, r->diag);
+    if (status != RE_OK)
+        return status;
+    r->facts.files = files;
+    r->facts.file_count = file_count;
     re_output *sidecar = output_set_file(r->outputs, OUTPUT_SIDECAR);
     status = re_sidecar_write(re_output_stream(sidecar), &r->facts);
+    r->facts.files = NULL;
+    r->facts.file_count = 0;
+    output_files_free(files, file_count);
     if (status != RE_OK)
         return re_diag_fail(r->diag, status, re_output_target(sidecar), 0, 0,
                             "cannot write the sidecar");
-    status = write_extras(r);
-    if (status == RE_OK)
-        status = output_set_publish(r->outputs, r->opt->stop, r->diag);
+    status = output_set_publish(r->outputs, r->opt->stop, r->diag);
     if (status != RE_OK)
         return status;
 
@@ -561,6 +591,7 @@ static re_status finish_outputs(render *r, re_render_result *result)
     result->bytes = r->facts.bytes;
     result->segments_synthesized = speech_scheduler_synthesized(r->speech);
     result->segments_cached = speech_scheduler_cached(r->speech);
+    result->segments_remote = speech_scheduler_remote(r->speech);
     result->loudness = r->delivered;
     result->loudness_normalized = !r->opt->loudness_off;
     result->loudness_met = r->opt->loudness_off || r->plan.met;
@@ -583,6 +614,23 @@ static void render_cleanup(render *r)
     re_prepared_free(&r->prepared);
 }
 
+/* Every file the sidecar lists is still as the render wrote it (an edited transcript, which
+ * the feed would refuse as stale, is written again). */
+static int listed_files_unchanged(const char *output_path, const re_sidecar *side)
+{
+    int same = side->has_files;
+    for (size_t i = 0; same && i < side->file_count; i++) {
+        const char *slash = strrchr(output_path, '/');
+        char *path = NULL;
+        if (asprintf(&path, "%.*s%s", slash ? (int)(slash - output_path + 1) : 0, output_path,
+                     side->files[i].name) < 0)
+            return 0;
+        same = re_sidecar_file_match(path, &side->files[i]) == RE_SIDECAR_MATCH;
+        free(path);
+    }
+    return same;
+}
+
 /* The outputs exist, complete, and the sidecar says they were made from these inputs. A
  * sidecar that cannot be read or is not valid only means rendering again: nothing to say. */
 static int outputs_up_to_date(render *r, re_render_result *result)
@@ -602,7 +650,8 @@ static int outputs_up_to_date(render *r, re_render_result *result)
     int fresh = side.inputs_sha256 && strcmp(side.inputs_sha256, r->inputs_sha256) == 0
                 && side.duration && stat(r->opt->output_path, &st) == 0
                 && (uint64_t)st.st_size == side.bytes;
-    fresh = fresh && output_set_present(r->opt->output_path, &r->choice);
+    fresh = fresh && output_set_present(r->opt->output_path, &r->choice)
+            && listed_files_unchanged(r->opt->output_path, &side);
     if (fresh) {
         result->samples = side.samples;
         result->sample_rate = side.sample_rate;

@@ -57,7 +57,7 @@ static json_t *episode_json(const re_batch_episode *ep)
     json_t *item = NULL;
     if ((ep->errors && !errors) || !script || !output)
         goto done;
-    item = json_pack("{s:s, s:s, s:s, s:s?, s:s?, s:o, s:o, s:f, s:I, s:I}",
+    item = json_pack("{s:s, s:s, s:s, s:s?, s:s?, s:o, s:o, s:f, s:I, s:I, s:I}",
                      "script", script, "output", output,
                      "status", re_episode_state_name(ep->state),
                      "error", errors,
@@ -68,7 +68,8 @@ static json_t *episode_json(const re_batch_episode *ep)
                      "bytes", ok ? json_integer((json_int_t)r->bytes) : json_null(),
                      "seconds", ep->seconds,
                      "segments_synthesized", (json_int_t)r->segments_synthesized,
-                     "segments_cached", (json_int_t)r->segments_cached);
+                     "segments_cached", (json_int_t)r->segments_cached,
+                     "segments_remote", (json_int_t)r->segments_remote);
 done:
     free(errors);
     free(script);

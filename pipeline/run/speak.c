@@ -23,9 +23,11 @@ struct speech_scheduler {
     size_t next_to_start;
     size_t ahead;            /* items under way */
     re_cache *cache;
+    re_remote *remote;
     int cache_warned;
     size_t synthesized;
     size_t cached;
+    size_t from_remote;
 };
 
 /* Points what the engine said since `from` at the paragraph's SCRIPT:LINE:COL. */
@@ -39,14 +41,23 @@ static re_status place_at(re_diagnostics *diag, re_status status, size_t from, c
 /* A cache that cannot be opened costs speed, not correctness: say so and go on. */
 static re_status open_cache(speech_scheduler *s, re_diagnostics *diag)
 {
-    if (!s->plan.cache_dir)
-        return RE_OK;
-    re_status status = re_cache_open(s->plan.cache_dir, &s->cache);
-    if (status == RE_ERR_NOMEM)
-        return status;
-    if (status != RE_OK)
-        re_diag_add(diag, s->plan.cache_dir, 0, 0, "warning: not using the segment cache: %s",
-                    re_strerror(status));
+    re_status status = RE_OK;
+    if (s->plan.cache_dir) {
+        status = re_cache_open(s->plan.cache_dir, &s->cache);
+        if (status == RE_ERR_NOMEM)
+            return status;
+        if (status != RE_OK)
+            re_diag_add(diag, s->plan.cache_dir, 0, 0, "warning: not using the segment cache: %s",
+                        re_strerror(status));
+    }
+    if (s->plan.remote.url) {
+        size_t from = diag->count;
+        status = re_remote_open(&s->plan.remote, &s->remote, diag);
+        if (status == RE_ERR_NOMEM)
+            return status;
+        if (status != RE_OK)
+            re_diag_prefix(diag, from, "warning: not using the remote segment cache: ");
+    }
     return RE_OK;
 }
 
@@ -76,6 +87,29 @@ static unsigned sample_rate(const speech_scheduler *s)
     return re_engine_sample_rate(s->plan.engine);
 }
 
+/* Stores audio in the local cache for next time; a cache that cannot be written is only a
+ * warning, given once (the cache names its folder). */
+static void remember_locally(speech_scheduler *s, const speech_slot *slot, re_diagnostics *diag)
+{
+    if (!s->cache)
+        return;
+    re_diagnostics *warn = s->cache_warned ? NULL : diag;
+    size_t from = warn ? warn->count : 0;
+    if (re_cache_put(s->cache, &slot->key, sample_rate(s), &slot->speech, warn) != RE_OK && warn) {
+        re_diag_prefix(warn, from, "warning: the segment cache is not written: ");
+        s->cache_warned = 1;
+    }
+}
+
+/* Freshly spoken audio goes to both caches. The remote's failures are warnings (remote.h). */
+static re_status remember(speech_scheduler *s, const speech_slot *slot, re_diagnostics *diag)
+{
+    remember_locally(s, slot, diag);
+    if (!s->remote)
+        return RE_OK;
+    return re_remote_put(s->remote, &slot->key, sample_rate(s), &slot->speech, diag);
+}
+
 /* Gets item i's speech under way: its text as the engine will speak it, then its audio from
  * the cache when it has it, else from a new child. */
 static re_status start_item(speech_scheduler *s, size_t i, re_diagnostics *diag)
@@ -103,6 +137,21 @@ static re_status start_item(speech_scheduler *s, size_t i, re_diagnostics *diag)
             return RE_OK;
         }
     }
+    if (s->remote) {
+        if (!s->cache)
+            re_cache_key_compute(&slot->key, s->plan.engine_name, sample_rate(s), profile, flags, text);
+        int hit = 0;
+        status = re_remote_get(s->remote, &slot->key, sample_rate(s), &slot->speech, &hit, diag);
+        if (status != RE_OK)
+            return status;
+        if (hit) {
+            slot->ready = 1;
+            s->cached++;
+            s->from_remote++;
+            remember_locally(s, slot, diag);
+            return RE_OK;
+        }
+    }
     size_t from = diag->count;
     status = re_engine_start(s->plan.engine, text, flags, profile, &slot->job, diag);
     return place_at(diag, status, from, s->plan.script_path, item);
@@ -125,20 +174,6 @@ static re_status start_ahead(speech_scheduler *s, re_diagnostics *diag)
     return RE_OK;
 }
 
-/* Stores freshly spoken audio for next time; a cache that cannot be written is only a
- * warning, given once (the cache names its folder). */
-static void remember(speech_scheduler *s, const speech_slot *slot, re_diagnostics *diag)
-{
-    if (!s->cache)
-        return;
-    re_diagnostics *warn = s->cache_warned ? NULL : diag;
-    size_t from = warn ? warn->count : 0;
-    if (re_cache_put(s->cache, &slot->key, sample_rate(s), &slot->speech, warn) != RE_OK && warn) {
-        re_diag_prefix(warn, from, "warning: the segment cache is not written: ");
-        s->cache_warned = 1;
-    }
-}
-
 re_status speech_scheduler_next(speech_scheduler *s, size_t i, re_speech *speech,
                                 re_diagnostics *diag)
 {
@@ -155,7 +190,9 @@ re_status speech_scheduler_next(speech_scheduler *s, size_t i, re_speech *speech
         if (status != RE_OK)
             return place_at(diag, status, from, s->plan.script_path, item);
         s->synthesized++;
-        remember(s, slot, diag);
+        status = remember(s, slot, diag);
+        if (status != RE_OK)
+            return status;
     }
     s->ahead--;
     status = start_ahead(s, diag);   /* keep every core speaking while this one is assembled */
@@ -179,6 +216,7 @@ void speech_scheduler_done(speech_scheduler *s, size_t i)
 
 size_t speech_scheduler_synthesized(const speech_scheduler *s) { return s->synthesized; }
 size_t speech_scheduler_cached(const speech_scheduler *s) { return s->cached; }
+size_t speech_scheduler_remote(const speech_scheduler *s) { return s->from_remote; }
 
 void speech_scheduler_free(speech_scheduler *s)
 {
@@ -193,5 +231,6 @@ void speech_scheduler_free(speech_scheduler *s)
     free(s->slots);
     free(s->spoken);
     re_cache_free(s->cache);
+    re_remote_free(s->remote);
     free(s);
 }

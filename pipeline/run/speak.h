@@ -1,7 +1,8 @@
 /* speak.h - the speech of an episode's paragraphs, handed out in script order with every core
  * busy: up to `jobs` paragraphs are under way ahead of the one being assembled, each read from
- * the segment cache when it holds it, else spoken by the engine in a child of its own
- * (synth.h). Audio spoken afresh is stored in the cache for next time. The output never
+ * the segment cache when it holds it (the local folder first, then the remote one, remote.h),
+ * else spoken by the engine in a child of its own (synth.h). Audio spoken afresh is stored in
+ * both caches for next time, audio found only remotely in the local one. The output never
  * depends on `jobs` or on the cache: a child's audio depends only on (text, profile).
  *
  * Life cycle: speech_scheduler_create -> for each SPEECH item, in order:
@@ -24,6 +25,7 @@
 
 #include "normalize.h"
 #include "prepare.h"
+#include "remote.h"
 #include "status.h"
 #include "synth.h"
 
@@ -33,6 +35,7 @@ typedef struct speech_plan {
     const char *engine_name;       /* part of every cache key, e.g. "espeak-ng 1.51" */
     const char *script_path;       /* where a paragraph's error points */
     const char *cache_dir;         /* the segment cache folder, or NULL for none */
+    re_remote_options remote;      /* the remote cache under it: remote.url NULL for none */
     unsigned jobs;                 /* paragraphs under way at once, >= 1 */
     unsigned timeout_ms;           /* per paragraph, > 0 */
 } speech_plan;
@@ -59,7 +62,8 @@ const re_spoken *speech_scheduler_spoken(const speech_scheduler *s, size_t i);
 void speech_scheduler_done(speech_scheduler *s, size_t i);
 
 size_t speech_scheduler_synthesized(const speech_scheduler *s);   /* spoken by the engine */
-size_t speech_scheduler_cached(const speech_scheduler *s);        /* taken from the cache */
+size_t speech_scheduler_cached(const speech_scheduler *s);        /* taken from a cache */
+size_t speech_scheduler_remote(const speech_scheduler *s);        /* of those, from the remote */
 
 void speech_scheduler_free(speech_scheduler *s);   /* NULL is allowed */
 

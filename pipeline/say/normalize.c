@@ -14,6 +14,7 @@
 
 #include "text.h"
 #include "utf8.h"
+#include "words.h"
 
 /* ---- output pieces ------------------------------------------------------------------ */
 
@@ -33,6 +34,11 @@ typedef struct chunk {
     size_t blanks;                  /* where the blanks before it start (== start: none) */
 } chunk;
 
+typedef struct decision {
+    size_t offset, length;          /* the word or part of the original text */
+    const char *what;               /* static text; NULL: withdrawn */
+} decision;
+
 typedef struct normalizer {
     const re_lexicon *lexicon;
     const char *text;
@@ -43,6 +49,10 @@ typedef struct normalizer {
     size_t arena_len, arena_capacity;
     piece *pieces;
     size_t piece_count, piece_capacity;
+    decision *decisions;            /* what was decided for each word taken by a rule */
+    size_t decision_count, decision_capacity;
+    size_t current;                 /* the decision of the rule being tried, or SIZE_MAX */
+    int english;                    /* the rules apply (an English voice), else the lexicon only */
     int nomem;
     size_t source, source_length;   /* what the pieces being said stand for */
     /* What the words before this one tell about it. */
@@ -60,7 +70,7 @@ typedef struct normalizer {
 
 /* A point to come back to when a rule turns out not to apply. */
 typedef struct mark {
-    size_t piece_count, arena_len, last_length;
+    size_t piece_count, arena_len, last_length, decision_count;
 } mark;
 
 /* Makes room for `need` items of `size` bytes in the array whose pointer is at
@@ -129,7 +139,7 @@ static void say_replacement(normalizer *n, const re_lexicon_hit *hit)
 
 static mark mark_here(const normalizer *n)
 {
-    mark m = { n->piece_count, n->arena_len, 0 };
+    mark m = { n->piece_count, n->arena_len, 0, n->decision_count };
     if (n->piece_count)
         m.last_length = n->pieces[n->piece_count - 1].length;
     return m;
@@ -139,8 +149,30 @@ static void rollback(normalizer *n, mark m)
 {
     n->piece_count = m.piece_count;
     n->arena_len = m.arena_len;
+    n->decision_count = m.decision_count;
     if (n->piece_count)
         n->pieces[n->piece_count - 1].length = m.last_length;
+}
+
+/* Records what was decided for s[0..len) (a part of the text); returns its index, or SIZE_MAX
+ * (out of memory, or s is not in the text). */
+static size_t decide(normalizer *n, const char *s, size_t len, const char *what)
+{
+    if (n->nomem || s < n->text || s + len > n->text + n->len)
+        return SIZE_MAX;
+    if (!grow(&n->decisions, &n->decision_capacity, sizeof *n->decisions, n->decision_count + 1)) {
+        n->nomem = 1;
+        return SIZE_MAX;
+    }
+    n->decisions[n->decision_count] = (decision){ (size_t)(s - n->text), len, what };
+    return n->decision_count++;
+}
+
+/* Says more exactly what the rule being tried decided (NULL: nothing worth showing). */
+static void detail(normalizer *n, const char *what)
+{
+    if (n->current < n->decision_count)
+        n->decisions[n->current].what = what;
 }
 
 /* 1 when what was said since m is exactly s[0..len) as text. */
@@ -286,27 +318,143 @@ static int pronounceable(const char *s, size_t len)
     return 1;
 }
 
-/* Capitals to spell: 2-4 of them, or up to 16 that are not pronounceable; not Roman
- * numerals. Longer runs are no acronym; the engine reads them its way. */
-static int spelled_acronym(const char *s, size_t len)
+/* How a word in capitals (2 or more) is read. The dictionary decides first: a word of it,
+ * in any case, is said as the engine says it (HEAD, FIND, NEWS), so the rules are never worse
+ * than the engine on a word. Other capitals are spelled when there are 2-4 of them (NCCL,
+ * TLS), or more that are not pronounceable (NVGEMM); in a constant (MAX_JOBS) a
+ * pronounceable part of 3 or more is a word (INIT); longer pronounceable runs and runs of
+ * more than 16 are left to the engine; Roman numerals stay. */
+typedef enum caps_reading {
+    CAPS_NONE,          /* not a run of capitals */
+    CAPS_ROMAN,         /* as written: a Roman numeral */
+    CAPS_WORD,          /* as written: a dictionary word */
+    CAPS_PRONOUNCEABLE, /* as written: pronounceable, not in the dictionary */
+    CAPS_SPELLED,       /* letter by letter */
+} caps_reading;
+
+static caps_reading read_caps(const char *s, size_t len, int constant)
 {
-    if (len < 2 || len > 16 || !all_of(s, len, re_is_upper) || in_list(s, len, roman_numerals))
-        return 0;
-    return len <= 4 || !pronounceable(s, len);
+    if (len < 2 || !all_of(s, len, re_is_upper))
+        return CAPS_NONE;
+    if (in_list(s, len, roman_numerals))
+        return CAPS_ROMAN;
+    if (re_is_word(s, len))
+        return CAPS_WORD;
+    if (len > 16 || (len > 4 && pronounceable(s, len))
+        || (constant && len >= 3 && pronounceable(s, len)))
+        return CAPS_PRONOUNCEABLE;
+    return CAPS_SPELLED;
 }
 
-/* Says an acronym ("CI" -> "C.I", "PRs" -> "P.R.'s"). Returns 0 when the word is not one. */
-static int say_acronym(normalizer *n, const char *s, size_t len)
+static const char *caps_decision(caps_reading reading)
 {
-    if (len >= 3 && s[len - 1] == 's' && spelled_acronym(s, len - 1)) {
+    switch (reading) {
+    case CAPS_ROMAN: return "Roman numeral, as written";
+    case CAPS_WORD: return "dictionary word, as the engine says it";
+    case CAPS_PRONOUNCEABLE: return "capitals, not in the dictionary but pronounceable: as written";
+    case CAPS_SPELLED: return "capitals, not in the dictionary: spelled";
+    default: return NULL;
+    }
+}
+
+/* Capitals that are no word, read as a run of dictionary words (3 letters or more) and short
+ * acronyms (2-4 letters, spelled): OPENSSL -> OPEN SSL, CURLSSLBACKEND -> CURL SSL BACKEND,
+ * CPPFLAGS -> CPP FLAGS. The cheapest reading wins: a word of 4 or more costs 2, of 3 costs 5
+ * (short ones are often names or abbreviations), an acronym of 3 costs 5, of 4 costs 6, of 2
+ * costs 7; so OPEN + SSL (7) beats OPENS + SL (9) and CURL KH MATCH beats CUR LKH MATCH.
+ * Capitals the engine can say as a word (pronounceable) are cut only when they are 9 or more
+ * and all words (GETPEERNAME, not GOAWAY); others need a word of 4 or more (not MB ED TLS).
+ * Fills cuts[] with the end of each piece and returns how many, or 0 for no reading in pieces. */
+#define CAPS_PIECES_MAX 24
+static size_t caps_pieces(const char *s, size_t len, size_t cuts[CAPS_PIECES_MAX])
+{
+    if (len < 5 || len > CAPS_PIECES_MAX || !all_of(s, len, re_is_upper) || re_is_word(s, len)
+        || in_list(s, len, roman_numerals))
+        return 0;
+    int said_as_word = pronounceable(s, len);
+    if (said_as_word && len < 9)
+        return 0;
+    /* best[i]: the least cost of reading s[0..i), from[i]: where its last piece starts;
+     * long_word[i]: that reading has a word of 4 or more */
+    unsigned best[CAPS_PIECES_MAX + 1];
+    size_t from[CAPS_PIECES_MAX + 1];
+    int long_word[CAPS_PIECES_MAX + 1];
+    best[0] = 0;
+    long_word[0] = 0;
+    for (size_t i = 1; i <= len; i++) {
+        best[i] = UINT32_MAX;
+        for (size_t j = 0; j + 2 <= i; j++) {   /* pieces of 2 or more */
+            size_t size = i - j;
+            int word = size >= 3 && re_is_word(s + j, size);
+            unsigned cost = word ? (size >= 4 ? 2 : 5)
+                            : size <= 4 && !said_as_word ? (size == 3 ? 5 : size == 4 ? 6 : 7) : 0;
+            if (cost && best[j] != UINT32_MAX && best[j] + cost < best[i]) {
+                best[i] = best[j] + cost;
+                from[i] = j;
+                long_word[i] = long_word[j] || (word && size >= 4);
+            }
+        }
+    }
+    if (best[len] == UINT32_MAX || !long_word[len])
+        return 0;
+    size_t count = 0, ends[CAPS_PIECES_MAX];
+    for (size_t i = len; i > 0; i = from[i])
+        ends[count++] = i;
+    if (count < 2)
+        return 0;
+    for (size_t k = 0; k < count; k++)
+        cuts[k] = ends[count - 1 - k];
+    return count;
+}
+
+/* Says capitals as their reading; returns 0 when they are said as written (and nothing was
+ * said). Each reading is recorded. */
+static int say_caps(normalizer *n, const char *s, size_t len, int constant)
+{
+    size_t cuts[CAPS_PIECES_MAX];
+    size_t pieces = caps_pieces(s, len, cuts);
+    if (pieces) {
+        decide(n, s, len, "capitals, not in the dictionary: dictionary words and acronyms");
+        for (size_t k = 0, at = 0; k < pieces; at = cuts[k++]) {
+            if (k)
+                says(n, " ");
+            if (!say_caps(n, s + at, cuts[k] - at, constant))
+                say(n, s + at, cuts[k] - at);
+        }
+        return 1;
+    }
+    caps_reading reading = read_caps(s, len, constant);
+    if (reading == CAPS_NONE)
+        return 0;
+    decide(n, s, len, caps_decision(reading));
+    if (reading != CAPS_SPELLED)
+        return 0;
+    say_letters(n, s, len);
+    return 1;
+}
+
+/* Says an acronym ("NCCL" -> "N.C.C.L", "PRs" -> "P.R.'s") or records why a word in capitals is
+ * said as written (HEAD). Returns 0 when the word is said as written (nothing was said). */
+static int say_acronym(normalizer *n, const char *s, size_t len, int constant)
+{
+    if (len >= 3 && s[len - 1] == 's' && all_of(s, len - 1, re_is_upper) && !re_is_word(s, len)) {
+        /* not a word (HEADs, IDs are): 2-4 capitals are an acronym even when the dictionary
+         * has them (PR, CPU), as their plural (PRs) is not in it; longer ones are read as
+         * their singular is (OPENSSLs -> OPEN S.S.L's) */
+        if (len - 1 > 4) {
+            if (!say_caps(n, s, len - 1, constant))
+                return 0;
+            says(n, "'s");
+            return 1;
+        }
+        if (read_caps(s, len - 1, constant) == CAPS_ROMAN)
+            return 0;
+        decide(n, s, len, "plural of capitals, not in the dictionary: spelled");
         say_letters(n, s, len - 1);
         says(n, ".'s");
         return 1;
     }
-    if (!spelled_acronym(s, len))
-        return 0;
-    say_letters(n, s, len);
-    return 1;
+    return say_caps(n, s, len, constant);
 }
 
 /* ---- units -------------------------------------------------------------------------- */
@@ -418,7 +566,8 @@ static void say_version_number(normalizer *n, const char *s, size_t len)
     }
 }
 
-/* "rc1" -> "R.C 1", "+cu121" -> "plus C.U 121". */
+/* Its separators said: "-rc1" -> "dash R.C 1", "+cu121" -> "plus C.U 121", "-3" (a Debian
+ * revision) -> "dash 3", "~rc1" -> "tilde R.C 1", "+deb12u1.1" -> "plus deb 12 u 1 point 1". */
 static void say_version_suffix(normalizer *n, const char *s, size_t len)
 {
     static const char *const spelled[] = { "rc", "cu", NULL };
@@ -427,6 +576,13 @@ static void say_version_suffix(normalizer *n, const char *s, size_t len)
         size_t j = i + 1;
         if (s[i] == '+') {
             says(n, " plus");
+        } else if (s[i] == '-') {
+            says(n, " dash");
+        } else if (s[i] == '~') {
+            says(n, " tilde");
+        } else if (s[i] == '.') {
+            int decimal = i > 0 && re_is_digit(s[i - 1]) && j < len && re_is_digit(s[j]);
+            says(n, decimal ? " point" : " dot");
         } else if (re_is_alnum(s[i])) {
             int alpha = re_is_letter(s[i]);
             while (j < len && (alpha ? re_is_letter(s[j]) : re_is_digit(s[j])))
@@ -447,7 +603,7 @@ static void say_version_suffix(normalizer *n, const char *s, size_t len)
     }
 }
 
-/* v2.1.0, 2.1.0, 2.1.0-rc1, v2. */
+/* v2.1.0, 2.1.0, 2.1.0-rc1, 3.25.0-3+deb12u1, v2. */
 static int say_version(normalizer *n, const char *s, size_t len)
 {
     size_t start = s[0] == 'v' && len > 1 && re_is_digit(s[1]) ? 1 : 0;
@@ -459,10 +615,10 @@ static int say_version(normalizer *n, const char *s, size_t len)
     }
     if (i == start || (!start && dots < 2))
         return 0;
-    if (i < len && s[i] != '-' && s[i] != '+')
+    if (i < len && s[i] != '-' && s[i] != '+' && s[i] != '~')
         return 0;
     for (size_t j = i; j < len; j++)
-        if (!re_is_alnum(s[j]) && s[j] != '-' && s[j] != '+' && s[j] != '.')
+        if (!re_is_alnum(s[j]) && s[j] != '-' && s[j] != '+' && s[j] != '.' && s[j] != '~')
             return 0;
     if (start)
         says(n, "version ");
@@ -615,7 +771,7 @@ static int say_code(normalizer *n, const char *s, size_t len)
     size_t letters = leading(s, len, re_is_letter);
     if (letters == 0 || letters > 3 || len - letters < 5 || !all_of(s + letters, len - letters, re_is_digit))
         return 0;
-    if (!say_acronym(n, s, letters))
+    if (!say_acronym(n, s, letters, 0))
         say(n, s, letters);
     says(n, " ");
     say_digits(n, s + letters, len - letters);
@@ -632,7 +788,7 @@ static int say_ticket(normalizer *n, const char *s, size_t len)
     for (size_t j = i; j < len; j++)
         if (!re_is_digit(s[j]) && !(s[j] == '-' && j + 1 < len && re_is_digit(s[j + 1])))
             return 0;
-    if (!say_acronym(n, s, i))
+    if (!say_acronym(n, s, i, 0))
         say(n, s, i);
     while (i < len) {
         size_t j = ++i;
@@ -712,9 +868,138 @@ static int say_operator(normalizer *n, const char *s, size_t len)
     return 0;
 }
 
+/* ---- hashes and options ----------------------------------------------------------- */
+
+static int is_hex_digit(char c)
+{
+    return re_is_digit(c) || (c >= 'a' && c <= 'f');
+}
+
+/* A commit or object hash: 7-40 characters 0-9 a-f, at least one a digit and one a letter. */
+static int is_hash(const char *s, size_t len)
+{
+    if (len < 7 || len > 40 || !all_of(s, len, is_hex_digit))
+        return 0;
+    size_t digits = 0;
+    for (size_t i = 0; i < len; i++)
+        digits += re_is_digit(s[i]);
+    return digits > 0 && digits < len;
+}
+
+/* A hash's first 7 characters one by one: "12d655d4561" -> "one two D six five five D".
+ * Letters side by side are dotted (D.E), the form the engine always spells; a lone "a" is
+ * "eh", since the engine reads a lone "A" as the article. */
+static void say_hash_start(normalizer *n, const char *s)
+{
+    for (size_t i = 0; i < 7;) {
+        if (i)
+            says(n, " ");
+        if (re_is_digit(s[i])) {
+            says(n, digit_names[s[i] - '0']);
+            i++;
+            continue;
+        }
+        size_t j = i;
+        while (j < 7 && !re_is_digit(s[j]))
+            j++;
+        if (j - i == 1 && s[i] == 'a') {
+            says(n, "eh");
+        } else {
+            for (size_t k = i; k < j; k++) {
+                char letter = upper(s[k]);
+                if (k > i)
+                    says(n, ".");
+                say(n, &letter, 1);
+            }
+        }
+        i = j;
+    }
+}
+
+static int say_hash(normalizer *n, const char *s, size_t len)
+{
+    if (!is_hash(s, len))
+        return 0;
+    say_hash_start(n, s);
+    return 1;
+}
+
+static int is_option_char(char c)
+{
+    return re_is_alnum(c) || c == '-' || c == '_' || c == '=' || c == '.' || c == ',' || c == '/';
+}
+
+/* Command-line options with their dashes, as people read them out: "--silent" -> "dash dash
+ * silent", "-v" -> "dash v", "--jobs=4" -> "dash dash jobs equals 4". */
+static int say_option(normalizer *n, const char *s, size_t len)
+{
+    size_t dashes = s[0] != '-' ? 0 : len > 1 && s[1] == '-' ? 2 : 1;
+    if (!dashes || dashes >= len || !re_is_letter(s[dashes])
+        || !all_of(s + dashes, len - dashes, is_option_char))
+        return 0;
+    says(n, dashes == 2 ? "dash dash " : "dash ");
+    say_core(n, s + dashes, len - dashes);
+    return 1;
+}
+
 /* ---- URLs, paths and file names ----------------------------------------------------- */
 
-/* https://github.com/pytorch/pytorch/pull/1 -> "github dot com". */
+/* Digits of a reference: one by one from three ("189759" -> "one eight nine ..."). */
+static void say_reference_number(normalizer *n, const char *s, size_t len)
+{
+    if (len >= 3)
+        say_digits(n, s, len);
+    else
+        say(n, s, len);
+}
+
+/* What a host says of a URL's path: "pull request N" (.../pull/N, GitLab's merge_requests),
+ * "issue N" (.../issues/N), "commit" and a hash's first 7 characters (.../commit/HASH,
+ * .../commits/HASH); 0 (nothing said) for any other path. */
+static int say_url_tail(normalizer *n, const char *s, size_t len)
+{
+    static const struct tail {
+        const char *segment, *spoken, *decision;
+        int hash;
+    } tails[] = {
+        { "pull", "pull request", "URL: the site and the pull request", 0 },
+        { "merge_requests", "merge request", "URL: the site and the merge request", 0 },
+        { "issues", "issue", "URL: the site and the issue", 0 },
+        { "commit", "commit", "URL: the site and the commit's first 7 characters", 1 },
+        { "commits", "commit", "URL: the site and the commit's first 7 characters", 1 },
+    };
+    size_t end = 0;
+    while (end < len && s[end] != '?' && s[end] != '#')
+        end++;
+    for (size_t i = 0; i < end;) {
+        size_t j = i + find(s + i, end - i, "/");
+        size_t k = j + 1 + (j < end ? find(s + j + 1, end - j - 1, "/") : 0);
+        if (k > end)
+            k = end;
+        const char *next = s + j + 1;
+        size_t next_len = j < end ? k - j - 1 : 0;
+        for (size_t t = 0; next_len && t < sizeof tails / sizeof tails[0]; t++) {
+            if (!equals(s + i, j - i, tails[t].segment))
+                continue;
+            if (tails[t].hash ? !is_hash(next, next_len) : !all_of(next, next_len, re_is_digit))
+                continue;
+            says(n, " ");
+            says(n, tails[t].spoken);
+            says(n, " ");
+            if (tails[t].hash)
+                say_hash_start(n, next);
+            else
+                say_reference_number(n, next, next_len);
+            detail(n, tails[t].decision);
+            return 1;
+        }
+        i = j + 1;
+    }
+    return 0;
+}
+
+/* https://github.com/pytorch/pytorch/pull/1 -> "github dot com pull request 1";
+ * https://example.org/a/b -> "example dot org". */
 static int say_url(normalizer *n, const char *s, size_t len)
 {
     size_t scheme = find(s, len, "://"), host;
@@ -740,6 +1025,12 @@ static int say_url(normalizer *n, const char *s, size_t len)
         else
             say(n, s + i, 1);
     }
+    size_t path = end;
+    while (path < len && s[path] == ':')   /* a port: not said */
+        for (path++; path < len && re_is_digit(s[path]); path++)
+            ;
+    if (path < len && s[path] == '/')
+        say_url_tail(n, s + path + 1, len - path - 1);
     return 1;
 }
 
@@ -805,6 +1096,7 @@ static int say_dotted(normalizer *n, const char *s, size_t len)
         return 0;
     const struct extension *ext = find_extension(s + dot, len - dot);
     if (ext && (dot == 1 || is_file_name(s, len))) {
+        detail(n, "file name: its parts and its extension");
         if (dot > 1) {
             say_split(n, s, dot - 1, ".", " dot ");
             says(n, " ");
@@ -907,11 +1199,8 @@ static void say_part(normalizer *n, const char *s, size_t len, int constant)
 {
     re_lexicon_hit hit;
     if (n->lexicon && re_lexicon_lookup(n->lexicon, s, len, &hit)) {
+        decide(n, s, len, "lexicon entry");
         say_replacement(n, &hit);
-        return;
-    }
-    if (constant && len >= 3 && pronounceable(s, len)) {
-        say(n, s, len);
         return;
     }
     if (re_is_digit(s[0])) {
@@ -920,7 +1209,7 @@ static void say_part(normalizer *n, const char *s, size_t len, int constant)
             return;
         rollback(n, m);
     }
-    if (!say_acronym(n, s, len))
+    if (!say_acronym(n, s, len, constant))
         say(n, s, len);
 }
 
@@ -970,6 +1259,8 @@ static int say_word(normalizer *n, const char *s, size_t len)
         rollback(n, m);
         return 0;
     }
+    if (parts == 1 && !underscores)
+        detail(n, NULL);   /* one word: its own decision says it all */
     say(n, s + base, len - base);
     return 1;
 }
@@ -1058,23 +1349,45 @@ static int say_inner_ellipsis(normalizer *n, const char *s, size_t len)
     return 1;
 }
 
-/* Tries each rule in turn; what no rule takes is said as written. */
+/* Tries each rule in turn, recording the one that takes the word; what no rule takes is
+ * said as written (and, for capitals, why). */
 static void say_core(normalizer *n, const char *s, size_t len)
 {
-    static int (*const rules[])(normalizer *, const char *, size_t) = {
-        say_inner_ellipsis, say_url, say_reference, say_repository_reference, say_number,
-        say_unit, say_version, say_ticket, say_code, say_operator, say_slashed, say_dotted,
-        say_compound, say_word,
+    static const struct rule {
+        int (*say)(normalizer *, const char *, size_t);
+        const char *decision;
+    } rules[] = {
+        { say_inner_ellipsis, "ellipsis: a pause" },
+        { say_url, "URL: the site" },
+        { say_hash, "hash: its first 7 characters one by one" },
+        { say_option, "option: its dashes said" },
+        { say_reference, "reference number: digit by digit from 3 digits" },
+        { say_repository_reference, "repository reference" },
+        { say_number, "number with a unit or multiplier" },
+        { say_unit, "unit, in words" },
+        { say_version, "version: its separators said" },
+        { say_ticket, "ticket key" },
+        { say_code, "code: its digits one by one" },
+        { say_operator, "operator" },
+        { say_slashed, "path or slashed words" },
+        { say_dotted, "dotted name: its parts" },
+        { say_compound, "hyphenated: its parts" },
+        { say_word, "identifier: its parts" },
     };
     if (len == 0)
         return;
     for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) {
         mark m = mark_here(n);
-        if (rules[i](n, s, len))
+        size_t outer = n->current;
+        n->current = decide(n, s, len, rules[i].decision);
+        int taken = rules[i].say(n, s, len);
+        n->current = outer;
+        if (taken)
             return;
         rollback(n, m);
     }
-    say(n, s, len);
+    if (!say_acronym(n, s, len, 0))   /* records why capitals stay as written */
+        say(n, s, len);
 }
 
 /* ---- words in their sentence -------------------------------------------------------- */
@@ -1213,9 +1526,14 @@ static void say_chunk(normalizer *n, size_t index)
     n->source_length = len;
     n->said_reference = 0;
     if (c->is_match) {
+        decide(n, s, len, "lexicon entry");
         say_replacement(n, &c->hit);
         remember_word(n, s, len, "", 0);
         n->after_number = 0;
+        return;
+    }
+    if (!n->english) {   /* another language: its voice reads the text its own way */
+        say(n, s, len);
         return;
     }
     split_word(s, len, &open, &close);
@@ -1482,6 +1800,39 @@ static re_status join(const normalizer *n, re_spoken *out)
     return RE_OK;
 }
 
+/* Orders a before b: by place in the text, a word before its parts. */
+static int decision_order(const void *a, const void *b)
+{
+    const re_spoken_decision *x = a, *y = b;
+    if (x->text_offset != y->text_offset)
+        return x->text_offset < y->text_offset ? -1 : 1;
+    if (x->text_length != y->text_length)
+        return x->text_length > y->text_length ? -1 : 1;
+    return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* The decisions still standing, in the order of the text, into out. */
+static re_status keep_decisions(const normalizer *n, re_spoken *out)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < n->decision_count; i++)
+        kept += n->decisions[i].what != NULL;
+    if (kept == 0)
+        return RE_OK;
+    out->decisions = malloc(kept * sizeof *out->decisions);
+    if (!out->decisions) {
+        re_spoken_free(out);
+        return RE_ERR_NOMEM;
+    }
+    for (size_t i = 0; i < n->decision_count; i++)
+        if (n->decisions[i].what)
+            out->decisions[out->decision_count++] = (re_spoken_decision){
+                n->decisions[i].offset, n->decisions[i].length, n->decisions[i].what,
+                out->decision_count };
+    qsort(out->decisions, out->decision_count, sizeof *out->decisions, decision_order);
+    return RE_OK;
+}
+
 static int text_valid(const char *text, size_t len)
 {
     size_t bad;
@@ -1497,60 +1848,47 @@ static int text_valid(const char *text, size_t len)
     return 1;
 }
 
-re_status re_normalize_spans(const re_lexicon *lexicon, const char *text, re_spoken *out)
+int re_normalize_voice_is_english(const char *engine_voice)
+{
+    if (!engine_voice)
+        return 1;
+    const char *name = strrchr(engine_voice, '/');   /* "gmw/en-US" */
+    name = name ? name + 1 : engine_voice;
+    size_t len = strcspn(name, "+");                 /* "en-gb+f3": the variant aside */
+    static const char *const mbrola_english[] = { "mb-en1", "mb-us1", "mb-us2", "mb-us3", NULL };
+    if (in_list_fold(name, len, mbrola_english) || equals_fold(name, len, "english"))
+        return 1;
+    if (len > 6 && equals_fold(name, 3, "mb-") && equals_fold(name + len - 3, 3, "-en"))
+        return 1;   /* mb-de1-en: an MBROLA voice of another language speaking English */
+    return len >= 2 && (name[0] == 'e' || name[0] == 'E') && (name[1] == 'n' || name[1] == 'N')
+           && (len == 2 || name[2] == '-' || name[2] == '_');
+}
+
+re_status re_normalize_spans_for(const re_lexicon *lexicon, const char *text,
+                                 const char *engine_voice, re_spoken *out)
 {
     if (!out)
         return RE_ERR_INVALID;
     memset(out, 0, sizeof *out);
     if (!text || !text_valid(text, strlen(text)))
         return RE_ERR_INVALID;
-    normalizer n = { .lexicon = lexicon, .text = text, .len = strlen(text), .sentence_start = 1 };
+    normalizer n = { .lexicon = lexicon, .text = text, .len = strlen(text), .sentence_start = 1,
+                     .current = SIZE_MAX, .english = re_normalize_voice_is_english(engine_voice) };
     cut(&n);
     say_all(&n);
     re_status status = n.nomem ? RE_ERR_NOMEM : join(&n, out);
+    if (status == RE_OK)
+        status = keep_decisions(&n, out);
+    free(n.decisions);
     free(n.chunks);
     free(n.arena);
     free(n.pieces);
     return status;
 }
 
-re_status re_normalize_literal(const char *text, re_spoken *out)
+re_status re_normalize_spans(const re_lexicon *lexicon, const char *text, re_spoken *out)
 {
-    if (!out)
-        return RE_ERR_INVALID;
-    memset(out, 0, sizeof *out);
-    if (!text || !text_valid(text, strlen(text)))
-        return RE_ERR_INVALID;
-    joined j = { 0 };
-    put_byte(&j, ' ');
-    j.len = 0;   /* an empty text is "" */
-    if (j.text)
-        j.text[0] = '\0';
-    size_t len = strlen(text);
-    for (size_t i = 0; i < len && !j.nomem;) {
-        int blank = re_is_blank(text[i]);
-        size_t end = i, start = j.len;
-        while (end < len && re_is_blank(text[end]) == blank)
-            end++;
-        if (blank)
-            put(&j, ' ');
-        for (size_t k = i; !blank && k < end; k++)
-            put(&j, text[k]);
-        piece word = { .kind = blank ? PIECE_SPACE : PIECE_TEXT, .source = i,
-                       .source_length = end - i };
-        add_span(&j, start, &word);
-        i = end;
-    }
-    if (j.nomem) {
-        free(j.text);
-        free(j.spans);
-        return RE_ERR_NOMEM;
-    }
-    out->text = j.text;
-    out->text_flags = RE_TEXT_PLAIN;
-    out->spans = j.spans;
-    out->span_count = j.span_count;
-    return RE_OK;
+    return re_normalize_spans_for(lexicon, text, NULL, out);
 }
 
 void re_spoken_free(re_spoken *spoken)
@@ -1559,6 +1897,7 @@ void re_spoken_free(re_spoken *spoken)
         return;
     free(spoken->text);
     free(spoken->spans);
+    free(spoken->decisions);
     memset(spoken, 0, sizeof *spoken);
 }
 
@@ -1576,5 +1915,6 @@ re_status re_normalize(const re_lexicon *lexicon, const char *text, char **spoke
     *spoken = result.text;
     *text_flags = result.text_flags;
     free(result.spans);
+    free(result.decisions);
     return RE_OK;
 }

@@ -304,6 +304,19 @@ static entry_verdict read_entry(int fd, const struct stat *st, const re_cache_ke
     return ENTRY_VALID;
 }
 
+re_status re_cache_entry_read(int fd, const re_cache_key *key, unsigned sample_rate,
+                              re_speech *out, int *valid)
+{
+    memset(out, 0, sizeof *out);
+    *valid = 0;
+    struct stat st;
+    if (fstat(fd, &st) != 0 || lseek(fd, 0, SEEK_SET) != 0)
+        return RE_OK;
+    entry_verdict verdict = read_entry(fd, &st, key, sample_rate, out);
+    *valid = verdict == ENTRY_VALID;
+    return verdict == ENTRY_NOMEM ? RE_ERR_NOMEM : RE_OK;
+}
+
 /* Removes path if it is still the file we read (another process may have just renamed a good
  * entry over the bad one). Best effort. */
 static void remove_if_same(const char *path, const struct stat *read_st)
@@ -496,13 +509,34 @@ static int write_entry(int fd, const re_cache_key *key, unsigned sample_rate,
     return error;
 }
 
-re_status re_cache_put(re_cache *cache, const re_cache_key *key, unsigned sample_rate,
-                       const re_speech *speech, re_diagnostics *diag)
+/* speech is what the engine could have made: arrays present where counted, known events. */
+static int speech_is_storable(const re_speech *speech)
 {
     int valid = (!speech->frames || speech->pcm) && (!speech->event_count || speech->events);
     for (size_t i = 0; valid && i < speech->event_count; i++)
         valid = speech->events[i].type == RE_EVENT_SENTENCE || speech->events[i].type == RE_EVENT_WORD;
-    if (!valid) {
+    return valid;
+}
+
+re_status re_cache_entry_write(int fd, const re_cache_key *key, unsigned sample_rate,
+                               const re_speech *speech)
+{
+    if (!speech_is_storable(speech)) {
+        close(fd);
+        return RE_ERR_INVALID;
+    }
+    if (entry_size(speech->frames, speech->event_count) == 0) {
+        close(fd);
+        return RE_ERR_LIMIT;
+    }
+    int error = write_entry(fd, key, sample_rate, speech);
+    return error == 0 ? RE_OK : error == ENOMEM ? RE_ERR_NOMEM : RE_ERR_WRITE;
+}
+
+re_status re_cache_put(re_cache *cache, const re_cache_key *key, unsigned sample_rate,
+                       const re_speech *speech, re_diagnostics *diag)
+{
+    if (!speech_is_storable(speech)) {
         re_diag_add(diag, cache->dir, 0, 0, "invalid speech to store");
         return RE_ERR_INVALID;
     }

@@ -2,6 +2,7 @@
 (ffmpeg/ffprobe, mpg123, mutagen, sox, python's wave module) what it wrote."""
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -114,6 +115,8 @@ ALLOWED_SKIPS = {
     "root-mount": "needs root and mount -t tmpfs (CI has both)",
     "unprivileged-user": "cannot run the program as an unprivileged user from this folder",
     "root-mknod": "needs root to make a device node (mknod) in a temporary folder",
+    "chromium": "needs chromium and chromedriver (Debian packages chromium, chromium-driver; "
+                "scripts/setup --test installs them)",
 }
 
 
@@ -148,3 +151,123 @@ def main():
     suite = unittest.defaultTestLoader.loadTestsFromModule(sys.modules["__main__"])
     result = unittest.TextTestRunner(verbosity=2).run(suite)
     sys.exit(judge(result, os.path.basename(sys.argv[0])))
+
+
+class NginxDav:
+    """A real nginx (Debian's nginx-light, WebDAV PUT) on 127.0.0.1 and a free port, run as the
+    test's user with every path (config, pid, logs, temporary bodies, the stored objects) in
+    `folder`. Locations: /cache/ stores what is PUT and serves it back; /broken/ answers 500
+    to everything; /readonly/ serves GET but refuses PUT (403); /private/ is /cache/ behind
+    basic auth (user "fleet", password "s3cret-pw")."""
+
+    USER, PASSWORD = "fleet", "s3cret-pw"
+
+    def __init__(self, folder):
+        import socket
+        self.folder = folder
+        self.root = os.path.join(folder, "www")
+        for sub in ("www/cache", "www/readonly", "www/private", "body", "logs"):
+            os.makedirs(os.path.join(folder, sub), exist_ok=True)
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            self.port = s.getsockname()[1]
+        with open(os.path.join(folder, "htpasswd"), "w", encoding="utf-8") as f:
+            f.write(f"{self.USER}:{{PLAIN}}{self.PASSWORD}\n")
+        user = "user root root;\n" if os.geteuid() == 0 else ""
+        temp = "".join(f"  {kind}_temp_path {folder}/body;\n"
+                       for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"))
+        dav = "dav_methods PUT; create_full_put_path on; dav_access user:rw group:r all:r;"
+        config = (f"{user}worker_processes 1;\npid {folder}/nginx.pid;\n"
+                  f"error_log {folder}/logs/error.log warn;\n"
+                  "events { worker_connections 256; }\n"
+                  "http {\n"
+                  f"  access_log {folder}/logs/access.log;\n{temp}"
+                  "  default_type application/octet-stream;\n  client_max_body_size 1g;\n"
+                  f"  server {{\n    listen 127.0.0.1:{self.port};\n    root {self.root};\n"
+                  f"    location /cache/ {{ {dav} }}\n"
+                  "    location /broken/ { return 500; }\n"
+                  "    location /readonly/ { limit_except GET HEAD { deny all; } }\n"
+                  f"    location /private/ {{ {dav} auth_basic cache; "
+                  f"auth_basic_user_file {folder}/htpasswd; }}\n"
+                  "  }\n}\n")
+        self.config = os.path.join(folder, "nginx.conf")
+        with open(self.config, "w", encoding="utf-8") as f:
+            f.write(config)
+        self.process = None
+
+    def url(self, location="cache"):
+        return f"http://127.0.0.1:{self.port}/{location}"
+
+    def start(self):
+        import socket
+        import time
+        import shutil
+        nginx = shutil.which("nginx") or "/usr/sbin/nginx"   # /usr/sbin: not on every user's PATH
+        self.process = subprocess.Popen(
+            [nginx, "-p", self.folder, "-c", self.config, "-e", f"{self.folder}/logs/error.log",
+             "-g", "daemon off; master_process on;"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+        for _ in range(500):
+            if self.process.poll() is not None:
+                raise RuntimeError("nginx did not start: " + self.process.stderr.read().decode())
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=0.2):
+                    return self
+            except OSError:
+                time.sleep(0.02)
+        raise RuntimeError("nginx did not listen")
+
+    def signal(self, sig):
+        """Sends sig to nginx's own process group (its master and worker)."""
+        os.killpg(self.process.pid, sig)
+
+    def stop(self):
+        import signal
+        if self.process:
+            for sig in (signal.SIGCONT, signal.SIGKILL):
+                try:
+                    self.signal(sig)
+                except ProcessLookupError:   # already gone (a test killed it)
+                    pass
+            self.process.wait(timeout=30)
+        self.process = None
+
+    def requests(self, method):
+        """How many requests of this method the access log holds."""
+        try:
+            with open(os.path.join(self.folder, "logs", "access.log"), encoding="utf-8") as f:
+                return sum(1 for line in f if f'"{method} ' in line)
+        except FileNotFoundError:
+            return 0
+
+    def objects(self, location="cache"):
+        """Relative paths of the stored objects under a location."""
+        base = os.path.join(self.root, location)
+        found = []
+        for folder, _, files in os.walk(base):
+            found += [os.path.relpath(os.path.join(folder, f), base) for f in files]
+        return sorted(found)
+
+
+def explained(stdout):
+    """[(place, spoken text, phonemes, [(depth, word, decision)])] from explain's output: a
+    place line, the phonemes indented by 4, then one "- WORD: decision" line per word a rule
+    took, a part of a word indented 2 more under it."""
+    lines = stdout.split("\n")
+    assert lines[-1] == "", "output ends with a newline"
+    out = []
+    i = 0
+    while i < len(lines) - 1:
+        m = re.match(r"^(.+?:\d+:\d+): (.*)$", lines[i])
+        assert m, lines[i]
+        assert lines[i + 1].startswith("    ") and lines[i + 1].strip(), lines[i + 1]
+        assert not lines[i + 1].startswith("    - "), lines[i + 1]
+        decisions = []
+        i += 2
+        while i < len(lines) - 1 and lines[i].startswith("    "):
+            d = re.match(r"^    ((?:  )*)- (.+?): ([a-zA-Z].*)$", lines[i])
+            assert d, lines[i]
+            decisions.append((len(d.group(1)) // 2, d.group(2), d.group(3)))
+            i += 1
+        out.append((m.group(1), m.group(2), lines[i - len(decisions) - 1][4:], decisions))
+    return out

@@ -89,6 +89,19 @@ class Batch(Case):
             cold = json.load(f)
         self.assertEqual([cold[k] for k in ("rendered", "up_to_date", "failed", "not_run")], [5, 0, 0, 0])
         self.assertEqual([warm[k] for k in ("rendered", "up_to_date", "failed", "not_run")], [0, 5, 0, 0])
+        # a file the sidecar lists, edited since: not up to date (the feed would refuse it)
+        vtt = os.path.join(out, "ep1.vtt")
+        with open(vtt, encoding="utf-8") as f:
+            rendered_vtt = f.read()
+        write(vtt, rendered_vtt + "\nNOTE edited by hand\n")
+        res = self.batch("-O", out, "--cache", cache, "--report", self.path("touched.json"), self.scripts)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        with open(self.path("touched.json"), encoding="utf-8") as f:
+            touched = {os.path.basename(e["script"]): e["status"] for e in json.load(f)["episodes"]}
+        self.assertEqual(touched["ep1.txt"], "rendered")
+        self.assertEqual(touched["ep2.txt"], "up-to-date")
+        with open(vtt, encoding="utf-8") as f:
+            self.assertEqual(f.read(), rendered_vtt)
         # outputs gone but cache warm: re-rendered from the cache alone, same bytes
         out2 = self.path("out2")
         res = self.batch("-O", out2, "--cache", cache, "--report", self.path("cached.json"), self.scripts)

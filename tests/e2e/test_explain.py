@@ -3,9 +3,10 @@ is given after the lexicon and normalization and the phonemes espeak-ng will use
 lexicon sources take precedence in the documented order and their errors name FILE:LINE:COL."""
 import os
 import re
+import subprocess
 import unittest
 
-from common import SRC, Case, main, run, write
+from common import SRC, Case, explained, main, run, write
 
 HEAD = "---\ntitle: Test\n---\n"
 
@@ -32,15 +33,7 @@ def explain(args, **kw):
 
 def entries(stdout):
     """[(place, spoken text, phonemes)] from explain's output."""
-    lines = stdout.split("\n")
-    assert lines[-1] == "", "output ends with a newline"
-    out = []
-    for i in range(0, len(lines) - 1, 2):
-        m = re.match(r"^(.+?:\d+:\d+): (.*)$", lines[i])
-        assert m, lines[i]
-        assert lines[i + 1].startswith("    ") and lines[i + 1].strip(), lines[i + 1]
-        out.append((m.group(1), m.group(2), lines[i + 1][4:]))
-    return out
+    return [e[:3] for e in explained(stdout)]
 
 
 class Explain(Case):
@@ -53,11 +46,11 @@ class Explain(Case):
     def script(self, text, name="ep.txt"):
         return write(self.path(name), text)
 
-    def explain_ok(self, *args):
+    def explain_ok(self, *args, decisions=False):
         res = explain(list(args), cwd=self.tmp)
         self.assertEqual(res.returncode, 0, res.stderr)
         self.assertEqual(res.stderr, "")
-        return entries(res.stdout)
+        return explained(res.stdout) if decisions else entries(res.stdout)
 
     def test_briefing_places_text_and_phonemes(self):
         self.script(BRIEFING)
@@ -69,7 +62,8 @@ class Explain(Case):
         self.assertEqual(said["ep.txt:6:1"], "Welcome back. It's March 3rd, 2026, and 3 people "
                          "shipped 12 changes in 1.5 days.")
         self.assertIn("The JIT Compiler rewrite", said["ep.txt:8:1"])   # JIT: a lexicon word
-        self.assertIn("P.R two zero one five four four, with follow-ups in P.R.'s two zero one "
+        # PR is in the dictionary (wamerican lists it), so the engine says it, letter by letter
+        self.assertIn("PR two zero one five four four, with follow-ups in P.R.'s two zero one "
                       "five six zero, two zero one five six one and two zero one five nine zero.",
                       said["ep.txt:8:1"])
         self.assertIn("issue one eight seven zero zero four", said["ep.txt:8:1"])
@@ -95,6 +89,44 @@ class Explain(Case):
         got = self.explain_ok("ep.txt")
         self.assertEqual(got[0][2], "p,i:;'A@ w'Vn 'eIt n'aIn s'Ev@n f'aIv n'aIn_:_: and n'Ik@L t'u:")
         self.assertEqual(got[1][2], "sw'0p ,eIb'i:; In s'i: pl'Vs pl'Vs")
+
+    def test_decisions_word_by_word(self):
+        self.script(HEAD + "HEAD moved to 12d655d4561; OPENSSL_INIT_LOAD needs --silent now.\n\n"
+                    "Plain words only here.\n")
+        got = self.explain_ok("ep.txt", decisions=True)
+        self.assertEqual(got[0][1], "HEAD moved to one two D six five five D; OPEN S.S.L INIT "
+                                    "LOAD needs dash dash silent now.")
+        self.assertEqual(got[0][3], [
+            (0, "HEAD", "dictionary word, as the engine says it"),
+            (0, "12d655d4561", "hash: its first 7 characters one by one"),
+            (0, "OPENSSL_INIT_LOAD", "identifier: its parts"),
+            (1, "OPENSSL", "capitals, not in the dictionary: dictionary words and acronyms"),
+            (2, "OPEN", "dictionary word, as the engine says it"),
+            (2, "SSL", "capitals, not in the dictionary: spelled"),
+            (1, "INIT", "capitals, not in the dictionary but pronounceable: as written"),
+            (1, "LOAD", "dictionary word, as the engine says it"),
+            (0, "--silent", "option: its dashes said"),
+        ])
+        # HEAD is said as espeak-ng says the word, not spelled
+        self.assertTrue(got[0][2].startswith("h'Ed "), got[0][2])
+        self.assertEqual(got[1][3], [])   # ordinary prose: nothing decided
+
+    def test_other_language_voice_gets_the_lexicon_only(self):
+        # The rules are English; a German voice is given the script's text (the lexicon
+        # still applies) and says it as plain espeak-ng -v de does.
+        os.mkdir(self.path("voices"))
+        write(self.path("voices", "german.voice"), "voice = de\n")
+        text = "HEAD ist 12d655d4561 und --silent."
+        self.script(HEAD + f"[voice german] {text}\n\n{text}\n\n[voice german] NCCL2 ist da.\n")
+        got = self.explain_ok("ep.txt", "--voices", "voices", decisions=True)
+        self.assertEqual(got[0][1], text)
+        self.assertEqual(got[0][3], [])
+        judge = subprocess.run(["espeak-ng", "-q", "-x", "-v", "de", text], capture_output=True,
+                               text=True, check=True).stdout.strip()
+        self.assertEqual(got[0][2], judge)
+        self.assertEqual(got[1][1], "HEAD ist one two D six five five D und dash dash silent.")
+        self.assertEqual(got[2][1], "nickel 2 ist da.")
+        self.assertEqual(got[2][3], [(0, "NCCL", "lexicon entry")])
 
     def test_lexicon_option_and_precedence(self):
         write(self.path("a.lexicon"), "# team words\nFlashAttn = flash attention\nNCCL = en cee cee el\n"

@@ -518,7 +518,7 @@ class Faults(Case):
                     at_rest = {n: b for n, b in files(folder).items() if not n.startswith(".")}
                     if at_rest not in (sets["old"], sets["new"]):
                         checked = subprocess.run([BIN, "check", os.path.join(folder, "ep.mp3"),
-                                                  os.path.join(folder, "ep.md")], capture_output=True,
+                                                  os.path.join(folder, "ep.html")], capture_output=True,
                                                  text=True, env=env)
                         self.assertNotEqual(checked.returncode, 0, "a mixed set that check calls fine")
                     res = render(folder, new_text)

@@ -10,8 +10,10 @@ import shutil
 import subprocess
 import tempfile
 import unittest
+import uuid
 import xml.etree.ElementTree as ET
 from datetime import datetime
+from html.parser import HTMLParser
 
 from common import BIN, Case, ffmpeg_samples, listing, main, run, write
 
@@ -33,12 +35,15 @@ SCRIPTS = {
 }
 ORDER = ["c", "b café", "a"]   # newest first
 
+# podcast:guid of BASE + feed.xml, as the Podcasting 2.0 namespace defines it
+GUID = str(uuid.uuid5(uuid.UUID("ead4c236-bf58-58c6-a2c6-a6b28d128cb6"), "cdn.example.org/pod/feed.xml"))
 SHOW = ("# the channel\n"
         "description: Small episodes for the feed test.\n"
-        "image: https://cdn.example.org/pod/cover.jpg\n"
-        "category: Technology > Software How-To\n"
+        "image: cover.png\n"
+        "category: Education > How To\n"
         "explicit: false\n"
-        "owner_email: team@example.org\n")
+        "owner_email: team@example.org\n"
+        f"guid: {GUID}\n")
 
 
 
@@ -62,16 +67,14 @@ class Feed(Case):
         os.mkdir(cls.out)
         for name, (front, body) in SCRIPTS.items():
             script = write(os.path.join(cls.dir, name + ".txt"), "---\n" + front + "---\n" + body)
-            res = run([script, "-o", os.path.join(cls.out, name + ".mp3"), "-q"])
+            extra = ["--srt", "--transcript-json"] if name == "a" else []
+            res = run([script, "-o", os.path.join(cls.out, name + ".mp3"), "-q"] + extra)
             assert res.returncode == 0, res.stderr
-        # transcripts and chapters are found by name; make sure each kind is present somewhere
-        for fname, text in [("a.vtt", "WEBVTT\n"), ("a.srt", "1\n"), ("a.transcript.json", "{}"),
-                            ("a.chapters.json", "{}")]:
-            if not os.path.exists(os.path.join(cls.out, fname)):
-                write(os.path.join(cls.out, fname), text)
-        for stale in ("c.vtt", "c.srt", "c.transcript.json", "c.chapters.json"):
-            if os.path.exists(os.path.join(cls.out, stale)):
-                os.unlink(os.path.join(cls.out, stale))
+        # cover art made by ffmpeg: a 1400 px square RGB PNG
+        res = subprocess.run(["ffmpeg", "-loglevel", "error", "-f", "lavfi", "-i",
+                              "color=c=blue:s=1400x1400", "-frames:v", "1", "-pix_fmt", "rgb24",
+                              os.path.join(cls.out, "cover.png")], capture_output=True, text=True)
+        assert res.returncode == 0, res.stderr
         write(os.path.join(cls.out, "show.txt"), SHOW)
         write(os.path.join(cls.out, "other.json"), '{"not": "a sidecar"}')
         cls.feed = os.path.join(cls.out, "feed.xml")
@@ -104,11 +107,11 @@ class Feed(Case):
         self.assertEqual(channel.findtext("description"), "Small episodes for the feed test.")
         self.assertEqual(channel.findtext("language"), "en-us")
         self.assertEqual(channel.findtext(f"{{{ITUNES}}}author"), "The team")
-        self.assertEqual(channel.find(f"{{{ITUNES}}}image").get("href"),
-                         "https://cdn.example.org/pod/cover.jpg")
+        self.assertEqual(channel.find(f"{{{ITUNES}}}image").get("href"), BASE + "cover.png")
         cat = channel.find(f"{{{ITUNES}}}category")
-        self.assertEqual(cat.get("text"), "Technology")
-        self.assertEqual(cat.find(f"{{{ITUNES}}}category").get("text"), "Software How-To")
+        self.assertEqual(cat.get("text"), "Education")
+        self.assertEqual(cat.find(f"{{{ITUNES}}}category").get("text"), "How To")
+        self.assertEqual(channel.findtext(f"{{{PODCAST}}}guid"), GUID)
         self.assertEqual(channel.findtext(f"{{{ITUNES}}}explicit"), "false")
         self.assertEqual(channel.find(f"{{{ITUNES}}}owner").findtext(f"{{{ITUNES}}}email"),
                          "team@example.org")
@@ -132,7 +135,7 @@ class Feed(Case):
             self.assertEqual(item.findtext(f"{{{ITUNES}}}episode"), str(side["episode"]))
             guid = item.find("guid")
             self.assertEqual(guid.get("isPermaLink"), "false")
-            self.assertEqual(guid.text, "render-episode:Feed Test:" + name)
+            self.assertEqual(guid.text, str(uuid.uuid5(uuid.UUID(GUID), name)))
             when = email.utils.parsedate_to_datetime(item.findtext("pubDate"))
             iso = side["published"]
             expected = datetime.fromisoformat(iso + "T00:00:00+00:00" if len(iso) == 10
@@ -157,8 +160,9 @@ class Feed(Case):
         chapters = by_name["a"].find(f"{{{PODCAST}}}chapters")
         self.assertEqual(chapters.get("url"), BASE + "a.chapters.json")
         self.assertEqual(chapters.get("type"), "application/json+chapters")
-        self.assertEqual(by_name["c"].findall(f"{{{PODCAST}}}transcript"), [])
-        self.assertIsNone(by_name["c"].find(f"{{{PODCAST}}}chapters"))
+        self.assertEqual([t.get("url") for t in by_name["c"].findall(f"{{{PODCAST}}}transcript")],
+                         [BASE + "c.vtt"])
+        self.assertIsNone(by_name["c"].find(f"{{{PODCAST}}}chapters"))   # no headings
 
     def test_check_accepts_every_item(self):
         for name in SCRIPTS:
@@ -180,7 +184,8 @@ class Feed(Case):
         self.assertEqual(res.returncode, 1, res.stdout + res.stderr)
 
     def test_same_inputs_same_bytes(self):
-        again = self.path("again.xml")
+        os.mkdir(self.path("again"))
+        again = self.path("again", "feed.xml")   # the name is in atom:link rel="self"
         res = run(["feed", self.out, "--base-url", BASE.rstrip("/"), "-o", again, "-q"])
         self.assertEqual(res.returncode, 0, res.stderr)
         self.assertEqual(res.stdout, "")
@@ -226,7 +231,7 @@ class Feed(Case):
                       "add `description: ...`", res.stderr)
 
     def test_episode_without_audio_is_left_out_with_a_warning(self):
-        folder = self.copy_out("a.mp3", "a.json", "c.json", "show.txt")
+        folder = self.copy_out("a.mp3", "a.json", "c.json", "show.txt", "cover.png")
         res = run(["feed", folder, "--base-url", BASE])
         self.assertEqual(res.returncode, 0, res.stderr)
         self.assertIn("c.json: warning: c.mp3 is missing; not in the feed", res.stderr)
@@ -239,7 +244,7 @@ class Feed(Case):
         for raw, shown in ((b"a\x1b", "a\\u001B"), (b"a\x01", "a\\u0001"), (b"a\xff", "a\\xFF"),
                            ("a\ufffe".encode(), "a\\uFFFE")):
             with self.subTest(name=shown):
-                folder = self.copy_out("a.mp3", "a.json", "show.txt")
+                folder = self.copy_out("a.mp3", "a.json", "show.txt", "cover.png")
                 for ext in (b".mp3", b".json"):
                     os.rename(os.path.join(folder.encode(), b"a" + ext), os.path.join(folder.encode(), raw + ext))
                 res = subprocess.run([BIN, "feed", folder, "--base-url", BASE], capture_output=True,
@@ -269,7 +274,8 @@ class Feed(Case):
 
 
 class Page(Case):
-    """`render --page` writes ep.md, the show notes, which `check` confirms."""
+    """`render --page` writes ep.html, the episode page, and `--page-md` ep.md, the show notes
+    in Markdown; `check` confirms both."""
 
     def test_page_shape_and_check(self):
         script = write(self.path("ep.txt"),
@@ -278,8 +284,9 @@ class Page(Case):
                        "# Welcome\n\nThe duration: forty seconds, they said.\n\n"
                        "# Second part\n\n[voice guest] A guest speaks.\n")
         mp3 = self.path("ep.mp3")
-        res = run([script, "-o", mp3, "--page", "-q"])
+        res = run([script, "-o", mp3, "--page-md", "-q"])
         self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertFalse(os.path.exists(self.path("ep.html")))
         with open(self.path("ep.md"), encoding="utf-8") as f:
             page = f.read()
         with open(self.path("ep.json"), encoding="utf-8") as f:
@@ -300,6 +307,100 @@ class Page(Case):
         res = run(["check", mp3, self.path("ep.md")])
         self.assertEqual(res.returncode, 0, res.stdout + res.stderr)
         self.assertEqual(len(re.findall(r"ep\.md:\d+: ", res.stdout)), 2, res.stdout)
+
+    def test_html_page(self):
+        """The HTML page, read back by python's html.parser (not ours): lang, title, the
+        player and its track, the duration, chapter links as media fragments, one span per
+        WebVTT cue, the speakers, the disclosure; escaped text; and `check` confirms it."""
+        script = write(self.path("ep.txt"),
+                       "---\ntitle: <b>Page</b> & \"more\" – café\nshow: Feed Test\n"
+                       "language: en-gb\npublished: 2026-11-30T09:00:00Z\n"
+                       "summary: What the duration: 5 seconds is </script>.\n---\n"
+                       "# Welcome\n\nDuration: 9 seconds, they said.\n\n"
+                       "# Second part\n\n[voice guest] A guest speaks. Then a second sentence.\n")
+        mp3 = self.path("ep.mp3")
+        res = run([script, "-o", mp3, "--page", "-q"])
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertFalse(os.path.exists(self.path("ep.md")))
+        with open(self.path("ep.html"), encoding="utf-8") as f:
+            html = f.read()
+        with open(self.path("ep.json"), encoding="utf-8") as f:
+            side = json.load(f)
+        with open(self.path("ep.vtt"), encoding="utf-8") as f:
+            vtt_ids = re.findall(r"^(\d+)\n\d\d:", f.read(), re.M)
+        page = PageReader()
+        page.feed(html)
+        page.close()
+        self.assertTrue(html.startswith("<!DOCTYPE html>"))
+        self.assertEqual(page.first["html"]["lang"], "en-gb")
+        self.assertEqual(page.text_of["title"], '<b>Page</b> & "more" – café')
+        self.assertEqual(page.text_of["h1"], '<b>Page</b> & "more" – café')
+        self.assertIn("<h1>&lt;b&gt;Page&lt;/b&gt; &amp; ", html)   # escaped by the serializer
+        self.assertEqual(page.first["audio"]["src"], "ep.mp3")
+        self.assertEqual(page.first["track"]["src"], "ep.vtt")
+        self.assertEqual(page.first["track"]["srclang"], "en-gb")
+        self.assertIn("Duration: " + side["duration"], page.text)
+        self.assertEqual(page.first["time_duration"]["datetime"], side["duration"])
+        starts = [c["start_ms"] for c in side["chapters"]]
+        hrefs = [a["href"] for a in page.links if a.get("data-start")]
+        self.assertEqual(hrefs, [f"ep.mp3#t={ms // 1000}.{ms % 1000:03d}" for ms in starts])
+        self.assertEqual([c["id"] for c in page.cues], ["cue-" + i for i in vtt_ids])
+        self.assertGreaterEqual(len(vtt_ids), 3)
+        self.assertIn("Voices: Host, Guest", page.text)
+        self.assertIn("The voices in this episode are synthetic", page.text)
+        self.assertIn("Guest:", page.text)
+        self.assertEqual(page.scripts, 2)   # the JSON-LD and the player's script, nothing fetched
+        self.assertEqual(page.external, [])
+        ld = json.loads(page.ld_json)
+        self.assertEqual(ld["duration"], side["duration"])
+        self.assertEqual(ld["summary" if "summary" in ld else "description"],
+                         "What the duration: 5 seconds is </script>.")
+        res = run(["check", mp3, self.path("ep.html")])
+        self.assertEqual(res.returncode, 0, res.stdout + res.stderr)
+        # its own three claims only: the Duration line and the two JSON-LD durations; the
+        # script's "Duration: 9 seconds" and "duration: 5 seconds" are not claims
+        self.assertEqual(len(re.findall(r"ep\.html:\d+: ", res.stdout)), 3, res.stdout)
+
+
+class PageReader(HTMLParser):
+    """What the tests read from a page: attributes of the first element of each kind, the
+    text of title and h1, all visible text, links, cue spans, scripts."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.first, self.text_of, self.links, self.cues, self.external = {}, {}, [], [], []
+        self.scripts, self.ld_json, self.text, self._open, self._in_script = 0, "", "", [], None
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        key = "time_duration" if tag == "time" and a.get("datetime", "").startswith("P") else tag
+        self.first.setdefault(key, a)
+        if tag == "a":
+            self.links.append(a)
+        if tag == "span" and "cue" in a.get("class", "").split():
+            self.cues.append(a)
+        if tag in ("script", "link", "img", "iframe") and not (a.get("src") or a.get("href")
+                                                                 or "data:").startswith("data:"):
+            self.external.append(a)
+        if tag == "script":
+            self.scripts += 1
+            self._in_script = a.get("type", "")
+        if tag in ("title", "h1"):
+            self._open.append(tag)
+
+    def handle_endtag(self, tag):
+        if tag == "script":
+            self._in_script = None
+        if self._open and self._open[-1] == tag:
+            self._open.pop()
+
+    def handle_data(self, data):
+        if self._in_script == "application/ld+json":
+            self.ld_json += data
+        elif self._in_script is None:
+            self.text += data
+            for tag in self._open:
+                self.text_of[tag] = self.text_of.get(tag, "") + data
 
 
 if __name__ == "__main__":

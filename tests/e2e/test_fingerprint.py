@@ -168,7 +168,7 @@ class Fingerprint(Case):
 
     def test_options_that_change_outputs(self):
         for extra in (["-b", "96"], ["--quality", "7"], ["--serial-encode"], ["--srt"],
-                      ["--transcript-json"], ["--page"], ["--loudness", "-18"], ["--loudness", "off"],
+                      ["--transcript-json"], ["--page"], ["--page-md"], ["--loudness", "-18"], ["--loudness", "off"],
                       ["--true-peak", "-2"], ["--no-default-lexicon"]):
             with self.subTest(option=" ".join(extra)):
                 self.case("opt" + "".join(extra), extra=extra, changes_output=True)

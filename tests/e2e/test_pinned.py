@@ -9,7 +9,7 @@ the feed and what the commands print must all come out exactly as recorded.
 What is rendered: samples/weekly-briefing.txt and the scripts in tests/data/pinned/
 (interview: two speakers, chapters, pauses, a non-ASCII title; release-notes: technical
 text and full front matter; short: no headings; long: several chapters and its own
-`lexicon:`), each with `--srt --transcript-json --page --no-cache -q`, one of them also to
+`lexicon:`), each with `--srt --transcript-json --page --page-md --no-cache -q`, one of them also to
 a .wav, then `feed` over the folder with tests/data/pinned/show.txt as its show.txt.
 
 What is compared (the manifest), with only these normalizations:
@@ -20,7 +20,7 @@ What is compared (the manifest), with only these normalizations:
 - WAV: sha256 and count of the PCM frames read by python's wave module, and its format.
 - Sidecars (NAME.json): the file's own text with the `generator` and `inputs_sha256`
   members removed wherever they appear (they name the program version and hash it).
-- Every other file (.chapters.json, .vtt, .srt, .transcript.json, .md, feed.xml) and each
+- Every other file (.chapters.json, .vtt, .srt, .transcript.json, .md, .html, feed.xml) and each
   command's stdout/stderr: the text itself, with the temporary folder written as $TMP.
   The feed has no wall-clock time (lastBuildDate is the newest episode's pubDate), so
   nothing is dropped from it.
@@ -64,7 +64,7 @@ SCRIPTS = {
 }
 EXTRA_INPUTS = ["tests/data/pinned/long.lexicon"]   # found by long.txt's `lexicon:` key
 WAV = ("short-wav", "short")                        # also rendered to short-wav.wav
-RENDER_OPTIONS = ["--srt", "--transcript-json", "--page", "--no-cache", "-q"]
+RENDER_OPTIONS = ["--srt", "--transcript-json", "--page", "--page-md", "--no-cache", "-q"]
 DROPPED_SIDECAR_KEYS = ("generator", "inputs_sha256")
 DROPPED_ID3_FRAMES = ("TSSE",)
 TMP_MARK = "$TMP"
@@ -216,7 +216,7 @@ def build_manifest(tmp):
             manifest[fname + ": pcm"] = wav_pcm(path)
         elif fname.endswith(".json") and not fname.endswith((".chapters.json", ".transcript.json")):
             manifest[fname] = lines(sidecar_text(text_of(path, tmp)))
-        elif fname.endswith((".json", ".vtt", ".srt", ".md", ".xml")):
+        elif fname.endswith((".json", ".vtt", ".srt", ".md", ".html", ".xml")):
             manifest[fname] = lines(text_of(path, tmp))
         else:
             with open(path, "rb") as f:
@@ -291,7 +291,7 @@ class Pinned(Case):
         keys = set(self.expected)
         for name in SCRIPTS:
             for suffix in (".mp3: pcm", ".mp3: id3", ".mp3: stream after ID3", ".json", ".vtt", ".srt",
-                           ".transcript.json", ".md"):
+                           ".transcript.json", ".md", ".html"):
                 self.assertIn(name + suffix, keys)
         for key in ("interview.chapters.json", "long.chapters.json", "weekly-briefing.chapters.json",
                     "short-wav.wav: pcm", "feed.xml"):

@@ -1,6 +1,7 @@
 """End to end: scripts become MP3/WAV files whose length, tags, chapters and pauses are
 judged by ffmpeg, mpg123, mutagen and python's wave module, never by our own reader."""
 import array
+import hashlib
 import json
 import os
 import re
@@ -87,9 +88,17 @@ class SampleEpisode(Case):
         self.assertNotIn(self.dir, self.sidecar_text)
         self.assertNotIn(SRC, self.sidecar_text)
         self.assertEqual(list(s.keys()), [
-            "title", "show", "published", "summary", "author", "language", "episode", "duration",
-            "duration_ms", "samples", "sample_rate", "bytes", "format", "chapters", "loudness",
-            "voices", "engine", "encoder", "generator", "inputs_sha256"])   # no render time
+            "title", "show", "published", "summary", "author", "language", "episode", "season",
+            "guid", "duration", "duration_ms", "samples", "sample_rate", "bytes", "format",
+            "chapters", "loudness", "voices", "engine", "encoder", "generator", "inputs_sha256",
+            "files"])   # no render time
+        # every other file this render wrote, with what sha256sum-like tools say of it
+        names = [f["name"] for f in s["files"]]
+        self.assertEqual(names[0], os.path.basename(self.mp3))
+        for f in s["files"]:
+            with open(os.path.join(os.path.dirname(self.mp3), f["name"]), "rb") as fh:
+                data = fh.read()
+            self.assertEqual((f["bytes"], f["sha256"]), (len(data), hashlib.sha256(data).hexdigest()))
 
     def test_id3_tags_read_back_by_mutagen(self):
         t = mutagen_tags(self.mp3)
@@ -319,7 +328,7 @@ class BadInput(Case):
 
     def test_no_output_may_replace_the_script(self):
         script = write(self.path("notes.md"), HEAD + "Fine.\n")
-        res = run([script, "-o", self.path("notes.mp3"), "--page"])     # notes.md would be the page
+        res = run([script, "-o", self.path("notes.mp3"), "--page-md"])  # notes.md would be the page
         self.assertEqual(res.returncode, 2)
         self.assertIn("overwrite the script", res.stderr)
         with open(script, encoding="utf-8") as f:

@@ -119,6 +119,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             FUZZ_ASSERT(text_at <= strlen(text));
         }
         FUZZ_ASSERT(spoken_at == strlen(spoken.text));
+        /* Each decision names a non-empty piece of the text, in the text's order. */
+        for (size_t i = 0; i < spoken.decision_count; i++) {
+            const re_spoken_decision *d = &spoken.decisions[i];
+            FUZZ_ASSERT(d->what != NULL && d->text_length > 0);
+            FUZZ_ASSERT(d->text_offset + d->text_length <= strlen(text));
+            FUZZ_ASSERT(i == 0 || d->text_offset >= spoken.decisions[i - 1].text_offset);
+        }
+        FUZZ_ASSERT((spoken.decisions == NULL) == (spoken.decision_count == 0));
         /* The plain call says the same. */
         char *again = NULL;
         unsigned flags = 0;

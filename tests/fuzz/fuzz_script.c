@@ -5,6 +5,7 @@
 #include "fuzz.h"
 #include "script.h"
 #include "utf8.h"
+#include "voice.h"
 
 static void check_speech_text(const char *text)
 {
@@ -103,6 +104,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             FUZZ_ASSERT((*c >= 0x20 || *c == '\t') && *c != 0x7F
                         && !(c[0] == 0xC2 && c[1] >= 0x80 && c[1] <= 0x9F));
     }
+    /* The partial parse (prepare.c checks its voices with the parse errors): the same verdict
+     * and messages; what it hands out on failure is freed cleanly and names only valid
+     * profile names. */
+    re_diagnostics again;
+    re_diagnostics_init(&again, RE_DIAG_DEFAULT_LIMIT);
+    re_episode *partial = NULL;
+    re_status partial_status = re_script_parse_partial("fuzz.txt", (const char *)data, size,
+                                                       &partial, &again);
+    FUZZ_ASSERT(partial_status == status && again.count == diag.count);
+    FUZZ_ASSERT(status != RE_OK || partial);
+    for (size_t i = 0; partial && i < partial->voice_ref_count; i++)
+        FUZZ_ASSERT(re_voice_name_valid(partial->voice_refs[i].name));
+    re_episode_free(partial);
+    re_diagnostics_free(&again);
     re_episode_free(ep);
     re_diagnostics_free(&diag);
     return 0;

@@ -144,7 +144,27 @@ def normalize_seeds():
             put(d, lexicon + b"\0" + text.encode(), "n")
 
 
+def publish_seeds():
+    """fuzz_publish: a byte choosing the parser (0 show file, 1 sidecar), then the file."""
+    d = seed_dir("fuzz_publish")
+    put(d, b"\0" + read(os.path.join(SRC, "tests", "data", "pinned", "show.txt")), "show")
+    put(d, b"\0title: T\ndescription: D\nimage: cover.jpg\ncategory: Leisure > Home & Garden\n"
+           b"explicit: true\nguid: 917393e3-1b1e-5cef-ace4-edaa54e1f810\nlocked: yes\n"
+           b"medium: audiobook\ndisclosure: false\nowner_email: a@b.org\n", "show-all")
+    put(d, b"\0category: Technology > Software How-To\nguid: x\nlocked: maybe\nimage: ../c.jpg\n",
+        "show-errors")
+    put(d, b"\1" + ('{"title": "T", "language": "en-us", "season": 2, "guid": "urn:x", '
+                    '"samples": 22050, "sample_rate": 22050, "bytes": 10, "format": "mp3", '
+                    '"voices": [{"speaker": "Host", "role": "host"}, {"speaker": "G"}], '
+                    '"generator": "render-episode 0.1.0", "files": [{"name": "ep.mp3", '
+                    '"bytes": 10, "sha256": "' + "a" * 64 + '"}]}').encode(), "sidecar")
+    put(d, b"\1" + ('{"title": "T", "samples": 1, "sample_rate": 1, "bytes": 1, "format": "mp3", '
+                    '"generator": "render-episode", "files": [{"name": "../x", "bytes": -1, '
+                    '"sha256": "zz"}], "voices": [{"role": 3}]}').encode(), "sidecar-errors")
+
+
 def main():
+    publish_seeds()
     normalize_seeds()
     script_seeds()
     voice_seeds()

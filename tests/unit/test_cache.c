@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -780,6 +781,65 @@ static void measure_cost(const char *root)
 /* File scope, so that forked children that _exit still reach it (no false leak). */
 static char *test_root;
 
+/* The entry format without the folder (what the remote cache stores): the bytes written to a
+ * memfd are the bytes of the local file, and the same checks hold when they are read back. */
+static void test_entry_codec(const char *root)
+{
+    char *dir = NULL;
+    CHECK(asprintf(&dir, "%s/codec", root) > 0);
+    re_cache *cache = NULL;
+    CHECK_INT(re_cache_open(dir, &cache), RE_OK);
+    re_cache_key key = key_of("Codec."), other = key_of("Other.");
+    re_speech speech = make_speech(5, 4000, 9), got;
+    CHECK_INT(re_cache_put(cache, &key, RATE, &speech, NULL), RE_OK);
+
+    int fd = memfd_create("test-entry", MFD_CLOEXEC);
+    CHECK(fd >= 0);
+    CHECK_INT(re_cache_entry_write(dup(fd), &key, RATE, &speech), RE_OK);
+    long long size = lseek(fd, 0, SEEK_END);
+    char *path = entry_file(dir, &key);
+    CHECK_INT(size, file_size(path));
+    unsigned char *mem = malloc((size_t)size), *disk = malloc((size_t)size);
+    FILE *f = fopen(path, "rb");
+    CHECK(mem && disk && f && pread(fd, mem, (size_t)size, 0) == size
+          && fread(disk, 1, (size_t)size, f) == (size_t)size);
+    CHECK(memcmp(mem, disk, (size_t)size) == 0);   /* the same bytes as the local file */
+    if (f)
+        fclose(f);
+
+    int valid = 0;
+    CHECK_INT(re_cache_entry_read(fd, &key, RATE, &got, &valid), RE_OK);
+    CHECK_INT(valid, 1);
+    CHECK(speech_equal(&got, &speech));
+    re_speech_free(&got);
+    CHECK_INT(re_cache_entry_read(fd, &other, RATE, &got, &valid), RE_OK);   /* foreign */
+    CHECK_INT(valid, 0);
+    CHECK(got.pcm == NULL && got.events == NULL);
+    CHECK_INT(re_cache_entry_read(fd, &key, RATE + 1, &got, &valid), RE_OK);  /* other rate */
+    CHECK_INT(valid, 0);
+    unsigned char flipped = mem[size / 2] ^ 0x10;                               /* corrupt */
+    CHECK(pwrite(fd, &flipped, 1, size / 2) == 1);
+    CHECK_INT(re_cache_entry_read(fd, &key, RATE, &got, &valid), RE_OK);
+    CHECK_INT(valid, 0);
+    CHECK(pwrite(fd, &mem[size / 2], 1, size / 2) == 1 && ftruncate(fd, size - 1) == 0);  /* truncated */
+    CHECK_INT(re_cache_entry_read(fd, &key, RATE, &got, &valid), RE_OK);
+    CHECK_INT(valid, 0);
+    CHECK(ftruncate(fd, 0) == 0);                                               /* empty */
+    CHECK_INT(re_cache_entry_read(fd, &key, RATE, &got, &valid), RE_OK);
+    CHECK_INT(valid, 0);
+    close(fd);
+
+    re_speech bad = speech;   /* malformed speech is refused, and the fd still closed */
+    bad.pcm = NULL;
+    CHECK_INT(re_cache_entry_write(open("/dev/null", O_WRONLY), &key, RATE, &bad), RE_ERR_INVALID);
+    re_speech_free(&speech);
+    free(mem);
+    free(disk);
+    free(path);
+    free(dir);
+    re_cache_free(cache);
+}
+
 int main(void)
 {
     test_root = temp_root();
@@ -792,6 +852,7 @@ int main(void)
     test_round_trip(test_root);
     test_corruption(test_root);
     test_put_failures(test_root);
+    test_entry_codec(test_root);
     test_prune(test_root);
     test_concurrent(test_root);
     measure_cost(test_root);

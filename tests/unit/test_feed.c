@@ -13,7 +13,9 @@
 
 #include "testkit.h"
 #include "check.h"
+#include "disclosure.h"
 #include "feed.h"
+#include "sha256.h"
 
 /* ---- helpers ------------------------------------------------------------------------------ */
 
@@ -139,14 +141,30 @@ static void test_urls(void)
     CHECK(!re_feed_base_url_ok("https://example.org/\"x", NULL));
     CHECK(!re_feed_base_url_ok("https://exämple.org/", NULL));
 
-    re_feed_episode e = { .stem = "ep1", .show = "Weekly" };
-    char *g = re_feed_guid(&e, "Channel");
-    CHECK_STR(g, "render-episode:Weekly:ep1");
+    /* podcast:guid: the namespace's own examples (docs/1.0.md#guid); scheme and trailing
+     * slashes do not count */
+    char uuid[RE_UUID_TEXT_SIZE];
+    re_feed_podcast_guid("https://mp3s.nashownotes.com/pc20rss.xml", uuid);
+    CHECK_STR(uuid, "917393e3-1b1e-5cef-ace4-edaa54e1f810");
+    re_feed_podcast_guid("http://podnews.net/rss//", uuid);
+    CHECK_STR(uuid, "9b024349-ccf0-5f69-a609-6b82873eab3c");
+    CHECK(re_uuid_valid("917393e3-1b1e-5cef-ace4-edaa54e1f810"));
+    CHECK(!re_uuid_valid("917393e3-1b1e-5cef-ace4-edaa54e1f81"));
+    CHECK(!re_uuid_valid("917393e3x1b1e-5cef-ace4-edaa54e1f810"));
+    CHECK(!re_uuid_valid("917393e3-1b1e-5cef-ace4-edaa54e1f8100"));
+    CHECK_INT(re_uuid5("not a uuid", "x", uuid), RE_ERR_INVALID);
+
+    /* item guids: UUIDv5 of the stem in the channel's namespace, or the script's own */
+    re_feed_episode e = { .stem = "ep2" };
+    char *g = re_feed_item_guid(&e, "11111111-2222-5333-8444-555555555555");
+    CHECK_STR(g, "f62f46b8-7dfa-56f6-83d6-35ab6ccabb3e");   /* python3 uuid.uuid5 */
     free(g);
-    e.show = NULL;
-    g = re_feed_guid(&e, "Channel");
-    CHECK_STR(g, "render-episode:Channel:ep1");
+    e.guid = "my-own-guid";
+    g = re_feed_item_guid(&e, "11111111-2222-5333-8444-555555555555");
+    CHECK_STR(g, "my-own-guid");
     free(g);
+    e.guid = NULL;
+    CHECK(re_feed_item_guid(&e, "nope") == NULL);
 }
 
 /* ---- the show file ------------------------------------------------------------------------ */
@@ -162,7 +180,7 @@ static void test_show_valid(void)
         "language: en-GB\n"
         "link: https://example.org/\n"
         "image: https://example.org/cover.jpg?v=2\n"
-        "category: Technology > Software How-To\n"
+        "category: Leisure > Home & Garden\n"
         "explicit: false\n"
         "owner_name:   Ada   \n"
         "owner_email: ada@example.org\n"
@@ -179,8 +197,8 @@ static void test_show_valid(void)
     CHECK_STR(s.language, "en-GB");
     CHECK_STR(s.link, "https://example.org/");
     CHECK_STR(s.image, "https://example.org/cover.jpg?v=2");
-    CHECK_STR(s.category, "Technology");
-    CHECK_STR(s.subcategory, "Software How-To");
+    CHECK_STR(s.category, "Leisure");
+    CHECK_STR(s.subcategory, "Home & Garden");
     CHECK_INT(s.explicit_content, 0);
     CHECK_STR(s.owner_name, "Ada");
     CHECK_STR(s.owner_email, "ada@example.org");
@@ -198,8 +216,49 @@ static void test_show_valid(void)
     re_show_init(&s);
     CHECK_INT(re_show_parse("empty.txt", "", 0, &s, &d), RE_OK);
     CHECK(s.title == NULL && s.explicit_content == -1);
+    CHECK(s.guid == NULL && s.medium == NULL && s.locked == -1 && s.disclosure == 1);
     CHECK_INT(d.count, 0);
+
+    /* Podcasting 2.0 keys and a local image */
+    const char *p20 = "guid: 917393E3-1b1e-5cef-ace4-edaa54e1f810\nlocked: yes\nmedium: audiobook\n"
+                      "disclosure: false\nimage: cover art.png\ncategory: TV & Film > After Shows\n";
+    CHECK_INT(re_show_parse("p20.txt", p20, strlen(p20), &s, &d), RE_OK);
+    dump(&d);
+    CHECK_STR(s.guid, "917393E3-1b1e-5cef-ace4-edaa54e1f810");
+    CHECK_INT(s.locked, 1);
+    CHECK_STR(s.medium, "audiobook");
+    CHECK_INT(s.disclosure, 0);
+    CHECK_STR(s.image, "cover art.png");
+    CHECK_STR(s.subcategory, "After Shows");
+    re_show_free(&s);
     re_diagnostics_free(&d);
+
+    /* each refused alone, with its reason */
+    static const struct { const char *line, *message; } refused[] = {
+        { "category: Technology > Software How-To", "is not one of Apple's subcategories" },
+        { "category: Podcasting", "is not one of Apple's categories" },
+        { "category: technology", "is not one of Apple's categories" },
+        { "guid: render-episode:Show:ep1", "is not a UUID" },
+        { "locked: true", "locked must be yes or no" },
+        { "medium: radio", "medium 'radio' is not one of" },
+        { "medium: podcastL", "is not one of" },
+        { "disclosure: off", "disclosure must be true or false" },
+        { "image: ../cover.jpg", "neither an http(s) URL nor the name of a file" },
+        { "image: art/cover.jpg", "neither an http(s) URL nor the name of a file" },
+        { "image: .cover.jpg", "neither an http(s) URL nor the name of a file" },
+        { "image: ftp://e.org/c.jpg", "must start with http:// or https://" },
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        re_show_init(&s);
+        re_diagnostics_init(&d, 50);
+        CHECK_INT(re_show_parse("one.txt", refused[i].line, strlen(refused[i].line), &s, &d),
+                  RE_ERR_INPUT);
+        CHECK(d.count == 1 && strstr(d.items[0].message, refused[i].message));
+        if (d.count != 1 || !strstr(d.items[0].message, refused[i].message))
+            dump(&d);
+        re_show_free(&s);
+        re_diagnostics_free(&d);
+    }
 }
 
 static void test_show_errors(void)
@@ -403,6 +462,16 @@ static void add_episode(re_feed *feed, const char *name, const char *show, const
     CHECK(e.title == NULL);
 }
 
+/* What Apple and Podcast Index require, so that a test of other values passes; the remote
+ * image adds one warning (not checked). */
+static void publishable(re_feed *feed)
+{
+    feed->show.image = strdup("https://e.org/c.jpg");
+    feed->show.category = strdup("Technology");
+    feed->show.explicit_content = 0;
+    feed->show.guid = strdup("11111111-2222-5333-8444-555555555555");
+}
+
 static void test_channel_defaults(void)
 {
     re_feed feed;
@@ -413,12 +482,20 @@ static void test_channel_defaults(void)
     add_episode(&feed, "a.json", "Weekly", "Ada", "en-us");
     add_episode(&feed, "b.json", NULL, "Ada", NULL);
     feed.show.description = strdup("D");
+    publishable(&feed);
     CHECK_INT(re_feed_complete_channel(&feed, "https://e.org/p", "dir/show.txt", &err, &warn), RE_OK);
     CHECK_STR(feed.show.title, "Weekly");
     CHECK_STR(feed.show.author, "Ada");
     CHECK_STR(feed.show.language, "en-us");
     CHECK_STR(feed.show.link, "https://e.org/p/");
-    CHECK_INT(err.count + warn.count, 0);
+    CHECK_STR(feed.feed_url, "https://e.org/p/feed.xml");
+    CHECK_STR(feed.channel_guid, "11111111-2222-5333-8444-555555555555");
+    CHECK_STR(feed.image_url, "https://e.org/c.jpg");
+    CHECK(feed.missing == NULL);
+    CHECK_INT(err.count, 0);
+    CHECK(warn.count == 1 && has_message(&warn, 0, 0, "the image is a remote URL, not checked"));
+    re_diagnostics_free(&warn);
+    re_diagnostics_init(&warn, 50);
     re_feed_free(&feed);
 
     /* the show file wins; differing episodes are then no problem */
@@ -430,16 +507,20 @@ static void test_channel_defaults(void)
     feed.show.language = strdup("fr");
     feed.show.author = strdup("Me");
     feed.show.link = strdup("https://site.example/");
+    publishable(&feed);
     CHECK_INT(re_feed_complete_channel(&feed, "https://e.org/p", "show.txt", &err, &warn), RE_OK);
     CHECK_STR(feed.show.title, "T");
     CHECK_STR(feed.show.link, "https://site.example/");
-    CHECK_INT(err.count + warn.count, 0);
+    CHECK_INT(err.count + warn.count, 1);
     re_feed_free(&feed);
+    re_diagnostics_free(&warn);
+    re_diagnostics_init(&warn, 50);
 
     /* differing shows and languages, no description: errors naming what to add */
     re_feed_init(&feed);
     add_episode(&feed, "a.json", "One", "Ada", "en-us");
     add_episode(&feed, "b.json", "Two", "Bob", "de");
+    publishable(&feed);
     CHECK_INT(re_feed_complete_channel(&feed, "https://e.org/p", "dir/show.txt", &err, &warn),
               RE_ERR_INPUT);
     CHECK_INT(err.count, 3);
@@ -447,7 +528,7 @@ static void test_channel_defaults(void)
     CHECK(has_message(&err, 0, 0, "no description: add `description: ...`"));
     CHECK(has_message(&err, 0, 0, "different languages"));
     CHECK(err.count > 0 && strcmp(err.items[0].file, "dir/show.txt") == 0);
-    CHECK_INT(warn.count, 1);
+    CHECK_INT(warn.count, 2);
     CHECK(has_message(&warn, 0, 0, "different authors"));
     CHECK(feed.show.author == NULL);
     re_feed_free(&feed);
@@ -459,11 +540,61 @@ static void test_channel_defaults(void)
     re_feed_init(&feed);
     add_episode(&feed, "a.json", NULL, NULL, NULL);
     feed.show.description = strdup("D");
+    publishable(&feed);
     CHECK_INT(re_feed_complete_channel(&feed, "https://e.org/p", "show.txt", &err, &warn),
               RE_ERR_INPUT);
     CHECK(has_message(&err, 0, 0, "no title: add `title: ...`"));
     CHECK(has_message(&err, 0, 0, "no language: add `language: ...`"));
     CHECK_INT(err.count, 2);
+    re_feed_free(&feed);
+    re_diagnostics_free(&err);
+    re_diagnostics_free(&warn);
+
+    /* nothing of what Apple and Podcast Index require: one message naming each, with the
+     * line to add (the guid computed from the feed's URL); --draft makes it a warning */
+    for (int draft = 0; draft <= 1; draft++) {
+        re_diagnostics_init(&err, 50);
+        re_diagnostics_init(&warn, 50);
+        re_feed_init(&feed);
+        add_episode(&feed, "a.json", "S", NULL, "en-us");
+        feed.show.description = strdup("D");
+        feed.feed_name = "rss.xml";
+        feed.draft = draft;
+        CHECK_INT(re_feed_complete_channel(&feed, "https://e.org/p//", "show.txt", &err, &warn),
+                  draft ? RE_OK : RE_ERR_INPUT);
+        re_diagnostics *said = draft ? &warn : &err;
+        CHECK_INT(said->count, 1);
+        CHECK(has_message(said, 0, 0, "the channel has no image, category, explicit, guid, "
+                                      "which Apple Podcasts and Podcast Index require"));
+        /* python3: uuid.uuid5(UUID('ead4c236-...'), 'e.org/p/rss.xml') */
+        CHECK(has_message(said, 0, 0, "\n    guid: 985fbba3-1b5b-5feb-8abb-c0011f688103"));
+        CHECK(has_message(said, 0, 0, "\n    explicit: false"));
+        CHECK_INT(err.count + warn.count, 1);
+        if (draft) {
+            CHECK_STR(feed.missing, "image, category, explicit, guid");
+            CHECK_STR(feed.channel_guid, "985fbba3-1b5b-5feb-8abb-c0011f688103");
+        }
+        re_feed_free(&feed);
+        re_diagnostics_free(&err);
+        re_diagnostics_free(&warn);
+    }
+
+    /* Apple's limits on the description */
+    re_diagnostics_init(&err, 50);
+    re_diagnostics_init(&warn, 50);
+    re_feed_init(&feed);
+    add_episode(&feed, "a.json", "S", NULL, "en-us");
+    publishable(&feed);
+    feed.show.description = calloc(1, 4002);
+    memset(feed.show.description, 'x', 4001);
+    CHECK_INT(re_feed_complete_channel(&feed, "https://e.org/p", "show.txt", &err, &warn),
+              RE_ERR_INPUT);
+    CHECK(err.count == 1 && has_message(&err, 0, 0, "the description is longer than Apple's "
+                                                    "limit of 4000 bytes (4001 bytes)"));
+    feed.show.description[4000] = '\0';
+    re_diagnostics_free(&err);
+    re_diagnostics_init(&err, 50);
+    CHECK_INT(re_feed_complete_channel(&feed, "https://e.org/p", "show.txt", &err, &warn), RE_OK);
     re_feed_free(&feed);
     re_diagnostics_free(&err);
     re_diagnostics_free(&warn);
@@ -528,6 +659,11 @@ static void test_write(void)
     feed.show.subcategory = strdup("Software How-To");
     feed.show.explicit_content = 0;
     feed.show.owner_email = strdup("ada@example.org");
+    feed.show.locked = 0;
+    feed.show.medium = strdup("audiobook");
+    feed.feed_url = strdup("https://cdn.example.org/pod/feed.xml");
+    feed.image_url = strdup("https://example.org/c.jpg");
+    strcpy(feed.channel_guid, "11111111-2222-5333-8444-555555555555");
 
     re_diagnostics d;
     re_diagnostics_init(&d, 50);
@@ -536,7 +672,9 @@ static void test_write(void)
     char *json = sidecar("Épisode <1> & \\\"all\\\"", "\"Weekly\"", "\"2026-11-23\"", "1",
                          "33076", "4000", "mp3");
     CHECK_INT(read_episode("ep 1.json", json, &e, &kind, &d), RE_OK);
-    e.assets = RE_ASSET_VTT | RE_ASSET_SRT | RE_ASSET_TRANSCRIPT_JSON | RE_ASSET_CHAPTERS;
+    e.assets = RE_ASSET_VTT | RE_ASSET_SRT | RE_ASSET_TRANSCRIPT_JSON | RE_ASSET_CHAPTERS
+               | RE_ASSET_PAGE;
+    e.season = 3;
     CHECK_INT(re_feed_add(&feed, &e), RE_OK);
     free(json);
     json = sidecar("Two", "null", "\"2026-11-30T09:00:00Z\"", "0", "66150", "8000", "mp3");
@@ -579,6 +717,14 @@ static void test_write(void)
     CHECK(attr_is(cat, "text", "Technology"));
     CHECK(attr_is(child(cat, "category", RE_ITUNES_NS), "text", "Software How-To"));
     CHECK(text_is(child(ch, "explicit", RE_ITUNES_NS), "false"));
+    CHECK(text_is(child(ch, "guid", RE_PODCAST_NS), "11111111-2222-5333-8444-555555555555"));
+    CHECK(text_is(child(ch, "medium", RE_PODCAST_NS), "audiobook"));
+    CHECK(text_is(child(ch, "locked", RE_PODCAST_NS), "no"));
+    CHECK(attr_is(child(ch, "locked", RE_PODCAST_NS), "owner", "ada@example.org"));
+    CHECK(text_is(child(ch, "txt", RE_PODCAST_NS), RE_DISCLOSURE_TEXT));
+    CHECK(attr_is(child(ch, "txt", RE_PODCAST_NS), "purpose", "disclosure"));
+    const xmlNode *self = child(ch, "link", "http://www.w3.org/2005/Atom");
+    CHECK(attr_is(self, "href", "https://cdn.example.org/pod/feed.xml") && attr_is(self, "rel", "self"));
     const xmlNode *owner = child(ch, "owner", RE_ITUNES_NS);
     CHECK(text_is(child(owner, "name", RE_ITUNES_NS), "Ada & Bob"));
     CHECK(text_is(child(owner, "email", RE_ITUNES_NS), "ada@example.org"));
@@ -592,15 +738,23 @@ static void test_write(void)
     /* newest first */
     CHECK(text_is(child(items[0], "title", NULL), "Two"));
     CHECK(text_is(child(items[0], "pubDate", NULL), "Mon, 30 Nov 2026 09:00:00 +0000"));
-    CHECK(text_is(child(items[0], "guid", NULL), "render-episode:" "Café & <Friends> \"quoted\" "
-                  "'single' ]]> 日本語 — ✓:ep2"));
+    CHECK(text_is(child(items[0], "guid", NULL), "f62f46b8-7dfa-56f6-83d6-35ab6ccabb3e"));
+    CHECK(child(items[0], "link", NULL) == NULL);
+    CHECK(child(items[0], "season", RE_ITUNES_NS) == NULL);
+    CHECK(child(items[0], "episode", RE_PODCAST_NS) == NULL);
     CHECK(child(items[0], "episode", RE_ITUNES_NS) == NULL);
     CHECK(child(items[0], "transcript", RE_PODCAST_NS) == NULL);
     const xmlNode *first = items[1];
     CHECK(text_is(child(first, "title", NULL), "Épisode <1> & \"all\""));
     CHECK(text_is(child(first, "description", NULL), "Sum & more"));
     const xmlNode *guid = child(first, "guid", NULL);
-    CHECK(text_is(guid, "render-episode:Weekly:ep 1") && attr_is(guid, "isPermaLink", "false"));
+    CHECK(text_is(guid, "b14b3832-a605-5639-b9dc-4611812006e5") && attr_is(guid, "isPermaLink", "false"));
+    CHECK(text_is(child(first, "link", NULL), "https://cdn.example.org/pod/ep%201.html"));
+    CHECK(text_is(child(first, "author", RE_ITUNES_NS), "The team"));
+    CHECK(text_is(child(first, "episodeType", RE_ITUNES_NS), "full"));
+    CHECK(text_is(child(first, "season", RE_ITUNES_NS), "3"));
+    CHECK(text_is(child(first, "season", RE_PODCAST_NS), "3"));
+    CHECK(text_is(child(first, "episode", RE_PODCAST_NS), "1"));
     CHECK(text_is(child(first, "pubDate", NULL), "Mon, 23 Nov 2026 00:00:00 +0000"));
     const xmlNode *enc = child(first, "enclosure", NULL);
     CHECK(attr_is(enc, "url", "https://cdn.example.org/pod/ep%201.mp3"));
@@ -676,14 +830,72 @@ static void put(const char *dir, const char *name, const char *text, size_t len)
     free(path);
 }
 
-static void put_sidecar(const char *dir, const char *name, const char *published, size_t bytes,
-                        const char *format)
+/* A sidecar whose "files" lists the named files (NULL-terminated) as they are now in dir;
+ * listed == NULL writes a sidecar of an older version, without the list. */
+static void put_sidecar_listing(const char *dir, const char *name, const char *published,
+                                size_t bytes, const char *format, const char *const *listed)
 {
     char b[32];
     snprintf(b, sizeof b, "%zu", bytes);
     char *json = sidecar(name, "\"Weekly\"", published, "3", "22050", b, format);
-    put(dir, name, json, strlen(json));
+    char *list = strdup("");
+    for (size_t i = 0; listed && listed[i]; i++) {
+        char *path = NULL, *data = NULL, *more = NULL;
+        size_t len = 0;
+        CHECK(asprintf(&path, "%s/%s", dir, listed[i]) > 0);
+        FILE *f = fopen(path, "rb");
+        CHECK(f != NULL);
+        FILE *m = open_memstream(&data, &len);
+        int c;
+        while (f && (c = fgetc(f)) != EOF)
+            fputc(c, m);
+        fclose(m);
+        if (f)
+            fclose(f);
+        unsigned char digest[RE_SHA256_SIZE];
+        char hex[RE_SHA256_HEX_SIZE];
+        re_sha256(data, len, digest);
+        re_sha256_hex(digest, hex);
+        CHECK(asprintf(&more, "%s%s{\"name\": \"%s\", \"bytes\": %zu, \"sha256\": \"%s\"}", list,
+                       i ? ", " : "", listed[i], len, hex) > 0);
+        free(list);
+        list = more;
+        free(data);
+        free(path);
+    }
+    /* the object ends "...0.1.0\"\n}\n": the list goes in before its "\n}" */
+    char *end = strrchr(json, '}'), *full = NULL;
+    if (listed)
+        CHECK(asprintf(&full, "%.*s,\n  \"files\": [%s]\n}\n", (int)(end - json - 1), json,
+                       list) > 0);
+    else
+        full = strdup(json);
+    put(dir, name, full, strlen(full));
+    free(full);
+    free(list);
     free(json);
+}
+
+static void put_sidecar(const char *dir, const char *name, const char *published, size_t bytes,
+                        const char *format)
+{
+    char audio[64];
+    snprintf(audio, sizeof audio, "%.*s.%s", (int)(strlen(name) - 5), name, format);
+    const char *const listed[] = { audio, NULL };
+    char *path = NULL;
+    struct stat st;
+    CHECK(asprintf(&path, "%s/%s", dir, audio) > 0);
+    int there = stat(path, &st) == 0;
+    free(path);
+    put_sidecar_listing(dir, name, published, bytes, format, there ? listed : NULL);
+}
+
+static void unlink_in(const char *dir, const char *name)
+{
+    char *path = NULL;
+    CHECK(asprintf(&path, "%s/%s", dir, name) > 0);
+    CHECK(unlink(path) == 0);
+    free(path);
 }
 
 static void remove_tree(const char *dir)
@@ -700,16 +912,22 @@ static void test_scan(void)
     CHECK(mkdtemp(dir) != NULL);
     char audio[1000];
     memset(audio, 0xAA, sizeof audio);
-    put_sidecar(dir, "new.json", "\"2026-11-30T09:00:00Z\"", 1000, "mp3");
     put(dir, "new.mp3", audio, 1000);
     put(dir, "new.vtt", "WEBVTT\n", 7);
     put(dir, "new.chapters.json", "{\"version\": \"1.2.0\", \"chapters\": []}", 36);
-    put_sidecar(dir, "old.json", "\"2026-11-01\"", 500, "mp3");
+    put(dir, "new.html", "<p>page</p>", 11);
+    const char *const new_files[] = { "new.mp3", "new.vtt", "new.chapters.json", "new.html", NULL };
+    put_sidecar_listing(dir, "new.json", "\"2026-11-30T09:00:00Z\"", 1000, "mp3", new_files);
+    put(dir, "new.srt", "1\n", 2);   /* left by an earlier render: not linked */
     put(dir, "old.mp3", audio, 500);
     put(dir, "old.srt", "1\n", 2);
     put(dir, "old.transcript.json", "{}", 2);
-    put_sidecar(dir, "undated.json", "null", 10, "mp3");
+    put(dir, "old.vtt", "WEBVTT\n", 7);
+    const char *const old_files[] = { "old.mp3", "old.srt", "old.transcript.json", "old.vtt", NULL };
+    put_sidecar_listing(dir, "old.json", "\"2026-11-01\"", 500, "mp3", old_files);
+    unlink_in(dir, "old.vtt");        /* written, then gone: not linked */
     put(dir, "undated.mp3", audio, 10);
+    put_sidecar_listing(dir, "undated.json", "null", 10, "mp3", NULL);   /* an older version */
     put_sidecar(dir, "gone.json", "\"2026-12-01\"", 10, "mp3");          /* no gone.mp3 */
     put_sidecar(dir, "speech.json", "\"2026-12-01\"", 10, "wav");        /* a WAV render */
     put(dir, "speech.wav", audio, 10);
@@ -728,18 +946,36 @@ static void test_scan(void)
     CHECK_INT(feed.count, 3);
     if (feed.count == 3) {
         CHECK_STR(feed.episodes[0].stem, "new");
-        CHECK_INT(feed.episodes[0].assets, RE_ASSET_VTT | RE_ASSET_CHAPTERS);
+        CHECK_INT(feed.episodes[0].assets, RE_ASSET_VTT | RE_ASSET_CHAPTERS | RE_ASSET_PAGE);
         CHECK_INT(feed.episodes[0].bytes, 1000);
         CHECK_STR(feed.episodes[1].stem, "old");
         CHECK_INT(feed.episodes[1].assets, RE_ASSET_SRT | RE_ASSET_TRANSCRIPT_JSON);
         CHECK_STR(feed.episodes[2].stem, "undated");
+        CHECK_INT(feed.episodes[2].assets, 0);
     }
-    CHECK_INT(warn.count, 2);
+    CHECK_INT(warn.count, 5);
     CHECK(has_message(&warn, 0, 0, "gone.mp3 is missing"));
     CHECK(has_message(&warn, 0, 0, "no \"published\" date"));
+    CHECK(has_message(&warn, 0, 0, "new.srt was not written by the render that made new.mp3"));
+    CHECK(has_message(&warn, 0, 0, "old.vtt, which the render wrote, is gone"));
+    CHECK(has_message(&warn, 0, 0, "written by an older render-episode"));
+    if (warn.count != 5)
+        dump(&warn);
     re_feed_free(&feed);
     re_diagnostics_free(&err);
     re_diagnostics_free(&warn);
+
+    /* a transcript changed after the render is stale: an error, never linked */
+    put(dir, "new.vtt", "WEBVTT\n\n", 8);
+    re_feed_init(&feed);
+    re_diagnostics_init(&err, 50);
+    re_diagnostics_init(&warn, 50);
+    CHECK_INT(re_feed_scan(&feed, dir, &err, &warn), RE_ERR_INPUT);
+    CHECK(err.count == 1 && has_message(&err, 0, 0, "new.vtt is not what the render wrote"));
+    re_feed_free(&feed);
+    re_diagnostics_free(&err);
+    re_diagnostics_free(&warn);
+    put(dir, "new.vtt", "WEBVTT\n", 7);
 
     /* a stale sidecar and a broken JSON file: errors, everything reported */
     put(dir, "old.mp3", audio, 499);

@@ -449,7 +449,8 @@ static void test_shipped_default(void)
     re_lexicon_create(&lex);
     CHECK_INT(re_lexicon_load(lex, path, &d), RE_OK);
     print_diags(&d);
-    CHECK(re_lexicon_size(lex) > 50);
+    /* 43 entries since capitals that are dictionary words need none (normalize.h) */
+    CHECK(re_lexicon_size(lex) >= 40);
     CHECK_STR(said_at(lex, "NCCL2", 0, NULL), "nickel");
     CHECK_STR(said_at(lex, "CUDA", 0, NULL), "CUDA");
     re_lexicon_free(lex);

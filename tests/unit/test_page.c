@@ -21,15 +21,17 @@ static char *page_of(const re_render_facts *facts, const re_transcript *t, re_st
     return buf;
 }
 
-/* The claims `check` finds in the page, judged against `samples`; returns how many hold. */
-static size_t claims_holding(const char *page, uint64_t samples, size_t *count)
+/* The claims `check` finds in the page (named `name`, whose suffix says its format),
+ * judged against `samples`; returns how many hold. */
+static size_t claims_holding_in(const char *name, const char *page, uint64_t samples,
+                                size_t *count)
 {
     re_claim_list claims;
     re_claim_list_init(&claims);
     re_diagnostics diag, notes;
     re_diagnostics_init(&diag, 50);
     re_diagnostics_init(&notes, 50);
-    CHECK_INT(re_claims_extract("ep.md", page, strlen(page), RE_FILE_AUTO, "ep.mp3", &claims,
+    CHECK_INT(re_claims_extract(name, page, strlen(page), RE_FILE_AUTO, "ep.mp3", &claims,
                                 &diag, &notes), RE_OK);
     re_mp3_measurement m = { .samples = samples, .sample_rate = RATE, .channels = 1 };
     size_t ok = 0;
@@ -45,6 +47,11 @@ static size_t claims_holding(const char *page, uint64_t samples, size_t *count)
     re_diagnostics_free(&diag);
     re_diagnostics_free(&notes);
     return ok;
+}
+
+static size_t claims_holding(const char *page, uint64_t samples, size_t *count)
+{
+    return claims_holding_in("ep.md", page, samples, count);
 }
 
 static void test_full_page(void)
@@ -161,10 +168,74 @@ static void test_errors(void)
     }
 }
 
+static char *html_page_of(const re_render_facts *facts, const re_transcript *t, re_status *st)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    *st = re_page_write_html(f, facts, t, "ep one.mp3", "ep one.vtt");
+    fclose(f);
+    return buf;
+}
+
+/* The HTML page of the same hostile facts: escaped by the serializer, the script's words
+ * after "duration" guarded, and `check` finds exactly its own three claims, all true. */
+static void test_html_page(void)
+{
+    re_episode ep = {
+        .title = "Café </script> <b>Chapters</b>",
+        .summary = "What the duration: 5 seconds & <more>",
+        .show = "render-episode Weekly",
+        .published = "2026-11-30T09:00:00Z",
+        .language = "de-CH",
+        .episode_number = 1,
+    };
+    re_chapter_mark chapters[] = {
+        { "Welcome", 0, RATE * 65 },
+        { "Audio duration: PT1S", RATE * 65 + 1, RATE * 3723 },
+    };
+    re_cue cues[] = {
+        { 0, RATE / 2, "Host", "It's November 30th." },
+        { RATE * 66, RATE * 67, "Duration", "- The duration: 45 seconds." },
+    };
+    re_transcript t = { RATE, cues, 2, 2 };
+    re_render_facts facts = { .episode = &ep, .samples = (uint64_t)RATE * 3723, .sample_rate = RATE,
+                              .chapters = chapters, .chapter_count = 2 };
+    re_status st;
+    char *page = html_page_of(&facts, &t, &st);
+    CHECK_INT(st, RE_OK);
+    const char *start = "<!DOCTYPE html>\n<html lang=\"de-CH\">";
+    CHECK(strncmp(page, start, strlen(start)) == 0);
+    CHECK(strstr(page, "<h1>Café &lt;/script&gt; &lt;b&gt;Chapters&lt;/b&gt;</h1>") != NULL);
+    CHECK(strstr(page, "\"name\": \"Café <\\/script> <b>Chapters<\\/b>\"") != NULL);
+    CHECK(strstr(page, "Duration: <time datetime=\"PT1H2M3S\">PT1H2M3S</time> (1 h 2 min 3 s)")
+          != NULL);
+    CHECK(strstr(page, "href=\"ep%20one.mp3#t=65.000\" data-start=\"65.000\"") != NULL);
+    CHECK(strstr(page, "Audio duration&#58; PT1S") != NULL);
+    CHECK(strstr(page, "<b class=\"speaker\">Duration&#58;</b>") != NULL);
+    CHECK(strstr(page, "id=\"cue-2\" data-start=\"66.000\" data-end=\"67.000\"") != NULL);
+    CHECK(strstr(page, "src=\"ep%20one.vtt\" srclang=\"de-CH\"") != NULL);
+    size_t count = 0;
+    CHECK_INT(claims_holding_in("ep.html", page, facts.samples, &count), 3);
+    CHECK_INT(count, 3);
+    free(page);
+
+    FILE *null = fopen("/dev/null", "w");
+    CHECK_INT(re_page_write_html(null, &facts, &t, NULL, "ep.vtt"), RE_ERR_INVALID);
+    CHECK_INT(re_page_write_html(null, &facts, &t, "ep.mp3", NULL), RE_ERR_INVALID);
+    fclose(null);
+    FILE *full = fopen("/dev/full", "w");
+    if (full) {
+        CHECK_INT(re_page_write_html(full, &facts, &t, "ep.mp3", "ep.vtt"), RE_ERR_WRITE);
+        fclose(full);
+    }
+}
+
 int main(void)
 {
     test_full_page();
     test_minimal_page();
     test_errors();
+    test_html_page();
     return check_finish("test_page");
 }

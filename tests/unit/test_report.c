@@ -27,7 +27,8 @@ static void make_batch(void)
                                       .state = RE_EPISODE_RENDERED, .seconds = 1.25 };
     episodes[0].result = (re_render_result){ .samples = 3824683, .sample_rate = 22050,
                                              .bytes = 1393664, .duration = "PT2M53S",
-                                             .segments_synthesized = 3, .segments_cached = 2 };
+                                             .segments_synthesized = 3, .segments_cached = 2,
+                                             .segments_remote = 1 };
     episodes[1] = (re_batch_episode){ .script = HOSTILE, .name = "hostile", .output = "out/<b>.mp3",
                                       .state = RE_EPISODE_UP_TO_DATE, .seconds = 0.004 };
     episodes[1].result = (re_render_result){ .samples = 22049, .sample_rate = 22050, .bytes = 512,
@@ -117,7 +118,7 @@ static void test_json(void)
     }
     for (size_t i = 0; i < 5; i++) {
         json_t *e = json_array_get(list, i);
-        CHECK_INT(json_object_size(e), 10);
+        CHECK_INT(json_object_size(e), 11);
         CHECK_STR(str(e, "script"), episodes[i].script);
         CHECK_STR(str(e, "output"), episodes[i].output);
         CHECK_STR(str(e, "status"), re_episode_state_name(episodes[i].state));
@@ -131,6 +132,7 @@ static void test_json(void)
     CHECK_INT(num(e, "bytes"), 1393664);
     CHECK_INT(num(e, "segments_synthesized"), 3);
     CHECK_INT(num(e, "segments_cached"), 2);
+    CHECK_INT(num(e, "segments_remote"), 1);
     e = json_array_get(list, 1);   /* up to date: its outputs' facts */
     CHECK_STR(str(e, "duration"), "PT1S");
     CHECK_INT(num(e, "duration_ms"), 999);

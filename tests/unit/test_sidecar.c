@@ -18,8 +18,8 @@
 #define SAMPLES 3824683u   /* 173.455 s: 173455 ms, PT2M53S */
 #define DIGEST "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 
-static re_voice_profile host = { "host", "en-us", "Host", 175, 50, 50, 100, 0, 400, 800 };
-static re_voice_profile guest = { "guest", "en-gb+f3", "Gäst \"2\"", 190, 61, 42, 120, 20, 350, 1200 };
+static re_voice_profile host = { "host", "en-us", "Host", 175, 50, 50, 100, 0, 400, 800, NULL };
+static re_voice_profile guest = { "guest", "en-gb+f3", "Gäst \"2\"", 190, 61, 42, 120, 20, 350, 1200, NULL };
 
 static re_episode full_episode(void)
 {
@@ -33,6 +33,8 @@ static re_episode full_episode(void)
         .language = "en-us",
         .voice = "host",
         .episode_number = 7,
+        .season = 2,
+        .guid = "urn:example:weekly-7",
         .lexicon = "/home/someone/scripts/words.lexicon",  /* a path: never written */
     };
     return ep;
@@ -159,9 +161,10 @@ static void test_written_json(void)
     }
     /* the keys of sidecar.h, in its order (where "loudness" goes: see the report) */
     CHECK_STR(keys_of(root, "loudness"),
-              "title show published summary author language episode duration duration_ms samples "
-              "sample_rate bytes format chapters voices engine encoder generator inputs_sha256");
-    CHECK_INT(json_object_size(root), 20);
+              "title show published summary author language episode season guid duration "
+              "duration_ms samples sample_rate bytes format chapters voices engine encoder "
+              "generator inputs_sha256 files");
+    CHECK_INT(json_object_size(root), 23);
     CHECK(json_is_object(json_object_get(root, "loudness")));
 
     CHECK_STR(string(root, "title"), "Weekly Briefing – Café \"Chapters\" <&>");
@@ -171,6 +174,9 @@ static void test_written_json(void)
     CHECK_STR(string(root, "author"), "The render-episode team");
     CHECK_STR(string(root, "language"), "en-us");
     CHECK_INT(integer(root, "episode"), 7);
+    CHECK_INT(integer(root, "season"), 2);
+    CHECK_STR(string(root, "guid"), "urn:example:weekly-7");
+    CHECK(json_is_array(json_object_get(root, "files")));
     CHECK_STR(string(root, "duration"), "PT2M53S");
     CHECK_INT(integer(root, "duration_ms"), 173455);
     CHECK_INT(integer(root, "samples"), SAMPLES);
@@ -206,8 +212,10 @@ static void test_written_json(void)
     list = json_object_get(root, "voices");
     CHECK(json_is_array(list) && json_array_size(list) == 2);
     json_t *v = json_array_get(list, 1);
-    CHECK_STR(keys_of(v, NULL), "name speaker voice rate pitch range volume word_gap "
+    CHECK_STR(keys_of(v, NULL), "name speaker role voice rate pitch range volume word_gap "
                                 "sentence_pause paragraph_pause");
+    CHECK_STR(string(v, "role"), "guest");                         /* not the default voice */
+    CHECK_STR(string(json_array_get(list, 0), "role"), "host");    /* the default voice */
     CHECK_STR(string(v, "name"), "guest");
     CHECK_STR(string(v, "speaker"), "Gäst \"2\"");
     CHECK_STR(string(v, "voice"), "en-gb+f3");
@@ -337,6 +345,16 @@ static void test_round_trip(void)
         .engine = "espeak-ng 1.51", .encoder = "LAME", .inputs_sha256 = DIGEST,
         .loudness = &measured,
     };
+    re_sidecar_file files[2] = {
+        { "ep.mp3", 1393664, "" },
+        { "ep.vtt", 7, "" },
+    };
+    unsigned char digest[RE_SHA256_SIZE];
+    re_sha256("WEBVTT\n", 7, digest);
+    re_sha256_hex(digest, files[1].sha256);
+    memset(files[0].sha256, 'a', RE_SHA256_HEX_SIZE - 1);
+    facts.files = files;
+    facts.file_count = 2;
     re_status st;
     char *text = written(&facts, &st);
     re_diagnostics d;
@@ -361,6 +379,33 @@ static void test_round_trip(void)
     CHECK_INT(s.bytes, 1393664);
     CHECK_STR(s.format, "mp3");
     CHECK_STR(s.inputs_sha256, DIGEST);
+    CHECK_INT(s.season, 2);
+    CHECK_STR(s.guid, "urn:example:weekly-7");
+    CHECK_INT(s.person_count, 2);
+    if (s.person_count == 2) {
+        CHECK_STR(s.persons[0].speaker, "Host");
+        CHECK_STR(s.persons[0].role, "host");
+        CHECK_STR(s.persons[1].role, "guest");
+    }
+    CHECK_INT(s.has_files, 1);
+    CHECK_INT(s.file_count, 2);
+    const re_sidecar_file *vtt = re_sidecar_file_find(&s, "ep.vtt");
+    CHECK(vtt && vtt->bytes == 7 && strcmp(vtt->sha256, files[1].sha256) == 0);
+    CHECK(re_sidecar_file_find(&s, "ep.srt") == NULL);
+    /* the file on disk against its entry: same, changed, gone */
+    char vtt_path[] = "/tmp/re-test-sidecar-XXXXXX";
+    int vtt_fd = mkstemp(vtt_path);
+    CHECK(vtt_fd >= 0 && write(vtt_fd, "WEBVTT\n", 7) == 7);
+    close(vtt_fd);
+    if (vtt) {
+        CHECK_INT(re_sidecar_file_match(vtt_path, vtt), RE_SIDECAR_MATCH);
+        FILE *f = fopen(vtt_path, "wb");
+        fputs("WEBVTX\n", f);   /* same size, other bytes */
+        fclose(f);
+        CHECK_INT(re_sidecar_file_match(vtt_path, vtt), RE_SIDECAR_CHANGED);
+        unlink(vtt_path);
+        CHECK_INT(re_sidecar_file_match(vtt_path, vtt), RE_SIDECAR_GONE);
+    }
     re_sidecar_free(&s);
     CHECK(s.title == NULL);
 

@@ -27,9 +27,9 @@ int main(void)
         if (keys[0]) strcat(keys, " ");
         strcat(keys, json_object_iter_key(it));
     }
-    CHECK_STR(keys, "title show published summary author language episode duration duration_ms "
-                    "samples sample_rate bytes format chapters loudness voices engine encoder "
-                    "generator inputs_sha256");
+    CHECK_STR(keys, "title show published summary author language episode season guid duration "
+                    "duration_ms samples sample_rate bytes format chapters loudness voices engine "
+                    "encoder generator inputs_sha256 files");
     json_decref(root);
     free(buf);
 

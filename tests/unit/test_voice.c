@@ -50,6 +50,7 @@ static void test_full_profile(void)
                        "\r\n"
                        "voice = en-gb+f3\r\n"
                        "  speaker   =  Dr. Ada  L\xC3\xB3pez \r\n"
+                       "role = co-host\n"
                        "rate=450\n"
                        "pitch = 0\n"
                        "   # indented comment\n"
@@ -64,6 +65,7 @@ static void test_full_profile(void)
     CHECK_STR(p.name, "x");
     CHECK_STR(p.engine_voice, "en-gb+f3");
     CHECK_STR(p.speaker, "Dr. Ada  L\xC3\xB3pez");
+    CHECK_STR(p.role, "co-host");
     CHECK_INT(p.rate, 450);
     CHECK_INT(p.pitch, 0);
     CHECK_INT(p.range, 99);
@@ -83,6 +85,7 @@ static void test_defaults(void)
 
     CHECK_INT(parse("voice = en-us\n", &p, &d), RE_OK);
     CHECK_STR(p.speaker, "x");
+    CHECK(p.role == NULL);   /* the sidecar decides: host for the default voice, else guest */
     CHECK_INT(p.rate, 175);
     CHECK_INT(p.pitch, 50);
     CHECK_INT(p.range, 50);
@@ -119,7 +122,7 @@ static void test_errors(void)
     expect_error("voice = en-us\nrate = -\n", 2, 8, "whole number");
     expect_error("voice = en-us\nrate =\n", 2, 1, "key 'rate' has no value");
     expect_error("voice = en-us\n  ratee = 170\n", 2, 3,
-                 "unknown key 'ratee' (known keys: voice, speaker, rate");
+                 "unknown key 'ratee' (known keys: voice, speaker, role, rate");
     expect_error("voice = en-us\nrate = 170\nrate = 171\n", 3, 1,
                  "duplicate key 'rate' (first set on line 2)");
     expect_error("voice = en-us\nrate 170\n", 2, 1, "expected 'key = value', got 'rate 170'");
@@ -127,6 +130,8 @@ static void test_errors(void)
     expect_error("voice = en us\n", 1, 9, "voice 'en us' is not an espeak-ng voice name");
     expect_error("voice = en-us;rm\n", 1, 9, "not an espeak-ng voice name");
     expect_error("speaker = Host\n", 0, 0, "the profile has no 'voice' key");
+    expect_error("voice = en-us\nrole = Host\n", 2, 8, "role 'Host' is not one of: host, co-host");
+    expect_error("voice = en-us\nrole = producer\n", 2, 8, "role 'producer' is not one of");
     expect_error("", 0, 0, "no 'voice' key");
     expect_error("voice = en-us\nspeaker = a\x01z\n", 2, 12, "control character U+0001");
     expect_error("voice = en-us\r\r\n", 1, 14, "carriage return");

@@ -200,6 +200,11 @@ typedef struct re_check_report {
     size_t file_count;
     re_diagnostics errors;      /* inputs that could not be read, parsed or rewritten */
     re_diagnostics warnings;    /* truncated MP3, no LAME tag, feed without this MP3, ... */
+    /* Files published beside the MP3 by name (NAME.vtt, .srt, .transcript.json,
+     * .chapters.json, .html, .md) that its sidecar does not list as written by the render
+     * that made it: each one a failure, with a message in errors (one it lists whose bytes
+     * changed since is a warning). Judged only when the sidecar has a "files" list. */
+    size_t strays;
 } re_check_report;
 
 /* Measures, extracts, judges and (with opt->fix) rewrites. Returns RE_OK when every input

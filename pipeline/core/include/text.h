@@ -24,4 +24,9 @@ void re_trim(const char **s, size_t *len);
  * then `-` and 1-8 letters or digits, repeated ("en", "en-us", "pt-BR", "zh-Hant-TW"). */
 int re_language_valid(const char *s, size_t len);
 
+/* The edit (Levenshtein) distance from a[0..a_len) to the string b, with a's ASCII capitals
+ * read as small letters (b is a lowercase name): what "did you mean" suggestions measure.
+ * SIZE_MAX when either is 64 bytes or longer. */
+size_t re_edit_distance(const char *a, size_t a_len, const char *b);
+
 #endif

@@ -14,11 +14,21 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "artwork.h"
 #include "datetime.h"
 #include "status.h"
 
 #define RE_ITUNES_NS "http://www.itunes.com/dtds/podcast-1.0.dtd"
 #define RE_PODCAST_NS "https://podcastindex.org/namespace/1.0"
+#define RE_ATOM_NS "http://www.w3.org/2005/Atom"
+
+/* podcast:guid is a UUIDv5 in this namespace of the feed's URL without its scheme and
+ * trailing slashes (the Podcasting 2.0 namespace, docs/1.0.md#guid). */
+#define RE_PODCAST_GUID_NAMESPACE "ead4c236-bf58-58c6-a2c6-a6b28d128cb6"
+#define RE_UUID_TEXT_SIZE 37                  /* 36 characters and a NUL */
+
+/* Apple's limits, checked before a directory finds them. */
+#define RE_APPLE_DESCRIPTION_MAX 4000         /* bytes of a channel or item description */
 
 #define RE_SHOW_FILE_NAME "show.txt"          /* looked for in the episodes' folder */
 #define RE_SHOW_MAX_SIZE (1u << 20)           /* bytes */
@@ -33,19 +43,24 @@ typedef struct re_show {
     char *author;
     char *language;        /* BCP 47, like the script's `language` */
     char *link;            /* http(s) URL of the show's web site */
-    char *image;           /* http(s) URL of the cover art */
-    char *category;        /* itunes:category text ... */
-    char *subcategory;     /* ... and its one nested category (from "Technology > Podcasting") */
+    char *image;           /* http(s) URL of the cover art, or a file name in the folder */
+    char *category;        /* itunes:category text, from Apple's list ... */
+    char *subcategory;     /* ... and its one nested category (from "Leisure > Hobbies") */
     char *owner_name;
     char *owner_email;
+    char *guid;            /* podcast:guid, a UUID, pinned once */
+    char *medium;          /* podcast:medium; NULL is podcast */
     int explicit_content;  /* -1 not given, 0 false, 1 true */
+    int locked;            /* podcast:locked: -1 not given, 0 no, 1 yes */
+    int disclosure;        /* podcast:txt saying the voices are synthetic: 1 (default) or 0 */
 } re_show;
 
 void re_show_init(re_show *show);
 void re_show_free(re_show *show);
 
 /* Parses a show file held in memory: UTF-8 `key: value` lines (keys: title, description,
- * author, language, link, image, category, explicit, owner_name, owner_email), blank lines
+ * author, language, link, image, category, explicit, owner_name, owner_email, guid, locked,
+ * medium, disclosure), blank lines
  * and `#` comment lines. `file` names it in diagnostics. An unknown or duplicate key, a line
  * that is not `key: value`, an empty or invalid value, invalid UTF-8 or a control character
  * is an error at FILE:LINE:COL; all of them are reported (up to the diagnostics limit) and
@@ -60,13 +75,21 @@ re_status re_show_load(const char *path, re_show *show, re_diagnostics *diag);
 
 /* ---- episodes ----------------------------------------------------------------------------- */
 
-/* Files published beside an episode's MP3, found by name (STEM + suffix). */
+/* Files published beside an episode's MP3 (STEM + suffix), linked only when the sidecar lists
+ * them as written by the same render and they are still those bytes. */
 typedef enum re_feed_asset {
     RE_ASSET_VTT = 1 << 0,              /* STEM.vtt              text/vtt */
     RE_ASSET_SRT = 1 << 1,              /* STEM.srt              application/x-subrip */
     RE_ASSET_TRANSCRIPT_JSON = 1 << 2,  /* STEM.transcript.json  application/json */
-    RE_ASSET_CHAPTERS = 1 << 3          /* STEM.chapters.json    application/json+chapters */
+    RE_ASSET_CHAPTERS = 1 << 3,         /* STEM.chapters.json    application/json+chapters */
+    RE_ASSET_PAGE = 1 << 4              /* STEM.html             the item's <link> */
 } re_feed_asset;
+
+/* One voice of an episode: podcast:person. */
+typedef struct re_feed_person {
+    char *name;
+    char *role;
+} re_feed_person;
 
 
 /* One episode, from its sidecar STEM.json. Strings are owned; NULL when the sidecar has null
@@ -79,6 +102,10 @@ typedef struct re_feed_episode {
     char *show, *summary, *author, *language;
     char *published;        /* ISO 8601 as in the sidecar */
     long number;            /* `episode`; -1 when absent */
+    long season;            /* `season`; -1 when absent */
+    char *guid;             /* the script's `guid:`; NULL: derived (re_feed_item_guid) */
+    re_feed_person *persons;   /* distinct speakers with their roles */
+    size_t person_count;
     uint64_t samples;
     unsigned sample_rate;
     uint64_t bytes;         /* the sidecar's `bytes`; re_feed_scan checks it is the file size */
@@ -86,6 +113,9 @@ typedef struct re_feed_episode {
     int64_t instant_ms;     /* ... and is this many ms after 1970-01-01T00:00:00Z ... */
     char pub_date[RE_RFC822_MAX];   /* ... written as RFC 822 ("" when not dated) */
     unsigned assets;        /* re_feed_asset bits */
+    int has_files;          /* the sidecar lists the files its render wrote */
+    struct re_sidecar_file *files;   /* those (owned) */
+    size_t file_count;
 } re_feed_episode;
 
 void re_feed_episode_free(re_feed_episode *episode);
@@ -118,6 +148,15 @@ typedef struct re_feed {
     re_show show;                 /* the channel; filled by re_show_load / the caller */
     re_feed_episode *episodes;    /* newest first after re_feed_scan */
     size_t count, capacity;
+    /* set by the caller before re_feed_complete_channel: */
+    const char *dir;              /* the folder (a local image is read there); NULL: "." */
+    const char *feed_name;        /* the feed's file name under the base URL; NULL: feed.xml */
+    int draft;                    /* write even when a required channel value is missing */
+    /* set by re_feed_complete_channel: */
+    char *feed_url;               /* atom:link rel=self */
+    char channel_guid[RE_UUID_TEXT_SIZE];   /* the show's guid, or computed (a draft) */
+    char *missing;                /* a draft: what it lacks ("image, category"), else NULL */
+    char *image_url;              /* the artwork's URL (a local file's under the base URL) */
 } re_feed;
 
 void re_feed_init(re_feed *feed);
@@ -137,11 +176,15 @@ re_status re_feed_scan(re_feed *feed, const char *dir, re_diagnostics *errors,
                        re_diagnostics *warnings);
 
 /* Fills what the show file left out: title from the episodes' common `show`, language and
- * author from their common values, link = base_url with exactly one trailing '/'. Errors
- * name what to add to the show file, `show_file` (the path to mention): no title (none or
- * different shows), no description, no language (none or different ones). A differing
- * author leaves the channel without one, with a warning. RE_ERR_INPUT when a required value
- * is missing. */
+ * author from their common values, link = base_url with exactly one trailing '/', the feed's
+ * URL and the channel guid. Errors name what to add to the show file, `show_file` (the path
+ * to mention): no title (none or different shows), no description, no language (none or
+ * different ones); a description or an episode's summary over Apple's 4,000 bytes or with
+ * blanks at either end; a local image that is not a 1400..3000 px square RGB JPEG or PNG.
+ * What Apple and Podcast Index require (image, category, explicit, guid) is one error naming
+ * each missing value and the line to add; with feed->draft it is a warning and the feed is
+ * marked a draft (feed->missing). A differing author leaves the channel without one, and a
+ * remote image is not checked, each with a warning. RE_ERR_INPUT when something is wrong. */
 re_status re_feed_complete_channel(re_feed *feed, const char *base_url, const char *show_file,
                                    re_diagnostics *errors, re_diagnostics *warnings);
 
@@ -161,8 +204,21 @@ int re_feed_base_url_ok(const char *url, const char **why);
  * exactly one '/' between them. Malloc'ed; NULL when out of memory. */
 char *re_feed_url(const char *base_url, const char *file_name);
 
-/* The item's guid: "render-episode:" + show + ":" + stem, where show is the episode's own
- * `show`, or the channel title when it has none. Malloc'ed; NULL when out of memory. */
-char *re_feed_guid(const re_feed_episode *episode, const char *channel_title);
+/* The item's guid: the script's `guid:` when it has one, else the UUIDv5 of the file stem in
+ * the namespace of the channel's guid. Malloc'ed; NULL when out of memory or when
+ * channel_guid is not a UUID. */
+char *re_feed_item_guid(const re_feed_episode *episode, const char *channel_guid);
+
+/* UUIDv5 (RFC 4122, SHA-1) of `name` in the namespace given as UUID text, written as 36
+ * lowercase characters. RE_ERR_INVALID when namespace_text is not a UUID. */
+re_status re_uuid5(const char *namespace_text, const char *name, char out[RE_UUID_TEXT_SIZE]);
+
+/* 1 when text is a UUID: 8-4-4-4-12 hex digits. */
+int re_uuid_valid(const char *text);
+
+/* podcast:guid of the feed at `feed_url`: re_uuid5 of RE_PODCAST_GUID_NAMESPACE and the URL
+ * without its scheme ("https://") and trailing slashes. */
+void re_feed_podcast_guid(const char *feed_url, char out[RE_UUID_TEXT_SIZE]);
+
 
 #endif

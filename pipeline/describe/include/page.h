@@ -1,7 +1,8 @@
-/* page.h - the episode page: show notes in Markdown (ep.md beside ep.mp3) in the shape of a
- * published episode page - title, summary, `Duration: PT…`, an overview list, chapters with
- * their start times, the transcript - whose two duration lines `render-episode check`
- * confirms. Pure: writes to a stream; the format is in docs/feed.md. */
+/* page.h - the episode page, in HTML (ep.html beside ep.mp3: `--page`) or as show notes in
+ * Markdown (ep.md: `--page-md`): title, summary, the duration, chapters with their start
+ * times, the transcript; the HTML page also the player, the speakers and the synthetic-voice
+ * note. `render-episode check` confirms its duration claims. Pure: writes to a stream; the
+ * formats are in docs/feed.md. */
 #ifndef RE_PAGE_H
 #define RE_PAGE_H
 
@@ -20,5 +21,20 @@
  * Cues must use the same sample rate as facts. RE_ERR_INVALID for missing facts (no episode
  * or title, rate 0), RE_ERR_WRITE when the stream fails. */
 re_status re_page_write(FILE *out, const re_render_facts *facts, const re_transcript *transcript);
+
+/* Writes the HTML page for the same facts and transcript (the voices name the speakers):
+ * an HTML5 document with `lang` from the script's language, built as a libxml2 tree and
+ * serialized by libxml2 (every text escaped there), with a small inline style and script and
+ * no other resource than the two files it names, relative to the page: audio_name (the
+ * player's source and a download link) and vtt_name (the player's <track>, whose cue
+ * identifiers 1..N are the transcript spans cue-1..cue-N the script highlights). Readable
+ * without the script: chapter links are media fragments (`ep.mp3#t=65.123`) that the script
+ * turns into seeks. Its duration claims for `check` are the `Duration:` line (ISO 8601, and
+ * the same whole seconds in words) and the JSON-LD `duration`s; a colon after "duration" in
+ * the script's text is written `&#58;`. RE_ERR_INVALID as above or without names,
+ * RE_ERR_NOMEM, RE_ERR_WRITE. */
+re_status re_page_write_html(FILE *out, const re_render_facts *facts,
+                             const re_transcript *transcript, const char *audio_name,
+                             const char *vtt_name);
 
 #endif

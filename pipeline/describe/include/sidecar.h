@@ -1,13 +1,15 @@
 /* sidecar.h - the describe stage: OUT.json beside every output, the facts of one render.
  *
- * Keys, in this order: title, show, published, summary, author, language, episode, duration
+ * Keys, in this order: title, show, published, summary, author, language, episode, season,
+ * guid, duration
  * (ISO 8601), duration_ms, samples, sample_rate, bytes, format, chapters [{title, start_ms,
  * end_ms}], loudness {integrated_lufs, range_lu, true_peak_dbtp (measured on the output file;
  * null for silence), target_lufs, ceiling_dbtp, gain_db (null when normalization is off),
- * met}, voices [{name, speaker, voice, rate, pitch, range, volume, word_gap, sentence_pause,
- * paragraph_pause}], engine, encoder, generator, inputs_sha256 (what the outputs were made
- * from: program, engine, encoder, options, script bytes, profile values). Absent metadata is
- * null.
+ * met}, voices [{name, speaker, role, voice, rate, pitch, range, volume, word_gap,
+ * sentence_pause, paragraph_pause}], engine, encoder, generator, inputs_sha256 (what the
+ * outputs were made from: program, engine, encoder, options, script bytes, profile values),
+ * files [{name, bytes, sha256}] (every other file this render wrote, the audio first: what a
+ * feed may link and check may trust beside the audio). Absent metadata is null.
  * No absolute paths, no timestamps: identical inputs give identical bytes.
  *
  * This module is the schema's one owner: it writes sidecars (re_sidecar_write) and reads them
@@ -22,8 +24,27 @@
 #include "assemble.h"
 #include "loudness.h"
 #include "script.h"
+#include "sha256.h"
 #include "status.h"
 #include "voice.h"
+
+/* One file a render wrote beside its sidecar: its name in the folder (no path), size and
+ * SHA-256. */
+typedef struct re_sidecar_file {
+    char *name;
+    uint64_t bytes;
+    char sha256[RE_SHA256_HEX_SIZE];
+} re_sidecar_file;
+
+/* A voice of the episode as the sidecar lists it: its display name and its podcast:person
+ * role (the profile's `role`, else host for the episode's default voice, guest otherwise). */
+typedef struct re_sidecar_person {
+    char *speaker;
+    char *role;
+} re_sidecar_person;
+
+/* The role a voice gets in the sidecar (see re_sidecar_person). */
+const char *re_sidecar_role(const re_voice_profile *voice, const char *default_voice);
 
 typedef struct re_render_facts {
     const re_episode *episode;
@@ -40,6 +61,8 @@ typedef struct re_render_facts {
     const char *inputs_sha256;         /* digest of everything the outputs were made from */
     const re_loudness *loudness;       /* measured on the output file */
     const re_loudness_plan *loudness_plan;  /* NULL when normalization is off */
+    const re_sidecar_file *files;      /* what the render wrote, the sidecar aside */
+    size_t file_count;
 } re_render_facts;
 
 /* Writes the sidecar as UTF-8 JSON with a final newline. RE_ERR_WRITE if the stream fails. */
@@ -75,12 +98,19 @@ typedef struct re_sidecar {
     int dated;                 /* ... when given, and then ... */
     int64_t published_ms;      /* ... this many ms after 1970-01-01T00:00:00Z */
     long episode;              /* -1 when null */
+    long season;               /* -1 when null or absent */
+    char *guid;                /* the script's `guid:` */
     char *duration;            /* ISO 8601 as written */
     uint64_t samples;
     unsigned sample_rate;      /* >= 1 */
     uint64_t bytes;            /* of the audio file it describes */
     char *format;              /* "mp3", "wav", ... never NULL */
     char *inputs_sha256;       /* what the outputs were made from */
+    re_sidecar_person *persons;   /* the voices, in order */
+    size_t person_count;
+    int has_files;             /* the sidecar lists the files the render wrote ... */
+    re_sidecar_file *files;    /* ... these (a sidecar of an older version has no list) */
+    size_t file_count;
 } re_sidecar;
 
 /* What a JSON file turned out to be. */
@@ -111,6 +141,23 @@ re_status re_sidecar_load(const char *path, const char *format, re_sidecar *side
                           re_sidecar_found *found, re_diagnostics *diag);
 
 void re_sidecar_free(re_sidecar *sidecar);
+
+/* The entry of `name` in the sidecar's list of written files, or NULL. */
+const re_sidecar_file *re_sidecar_file_find(const re_sidecar *sidecar, const char *name);
+
+/* Whether the file at `path` is still the one the sidecar's entry describes. */
+typedef enum re_sidecar_match {
+    RE_SIDECAR_MATCH,      /* same size and SHA-256 */
+    RE_SIDECAR_CHANGED,    /* there, but other bytes */
+    RE_SIDECAR_GONE        /* missing or not a regular file */
+} re_sidecar_match;
+
+/* Compares the file at `path` with `entry` (reads it whole when the size matches). */
+re_sidecar_match re_sidecar_file_match(const char *path, const re_sidecar_file *entry);
+
+/* Hashes the open file `fd` from its start (pread; the offset is not moved): *bytes and hex.
+ * RE_ERR_READ when it cannot be read. */
+re_status re_sidecar_file_digest(int fd, uint64_t *bytes, char hex[RE_SHA256_HEX_SIZE]);
 
 /* Podcasting 2.0 JSON chapters (ep.chapters.json): {"version": "1.2.0", "chapters":
  * [{"startTime": seconds, "title": ...}]}, in order; times from the same milliseconds as the

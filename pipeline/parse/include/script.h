@@ -67,6 +67,8 @@ typedef struct re_episode {
     char *language;       /* default "en-us" */
     char *voice;          /* default profile name, default "host" */
     long episode_number;  /* -1 when absent */
+    long season;          /* `season:` 1..999999; -1 when absent */
+    char *guid;           /* `guid:` the feed item's guid, overriding the derived one; NULL */
     unsigned voice_line;  /* line of the `voice:` key, 0 when defaulted */
     char *lexicon;        /* the `lexicon:` value as written (a path), NULL when absent */
     unsigned lexicon_line, lexicon_col;
@@ -83,6 +85,13 @@ typedef struct re_episode {
  * diagnostics limit) is in diag and *out is NULL. */
 re_status re_script_parse(const char *file, const char *buf, size_t len, re_episode **out,
                           re_diagnostics *diag);
+
+/* re_script_parse, but on RE_ERR_INPUT *out may still hold the episode as far as it was
+ * read (NULL when the text could not be decoded), so that the profiles it names
+ * (voice_refs) are checked in the same run and their errors reported with the parse errors
+ * (re_episode_check_voices). Such an episode is incomplete: never render it; free it. */
+re_status re_script_parse_partial(const char *file, const char *buf, size_t len,
+                                  re_episode **out, re_diagnostics *diag);
 
 /* Reads `path` (at most max_size bytes, else RE_ERR_LIMIT with a diagnostic) and parses it.
  * Read failures are RE_ERR_READ with a diagnostic naming the path and the reason. */

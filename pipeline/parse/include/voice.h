@@ -3,6 +3,8 @@
  * A profile is a file NAME.voice of `key = value` lines (`#` starts a comment line):
  *   voice            espeak-ng voice name, e.g. en-us, en-gb+f3      (required)
  *   speaker          display name for transcripts                      (default: NAME)
+ *   role             the speaker's role in the feed's podcast:person, one of RE_VOICE_ROLES
+ *                    (default: host for the episode's default voice, else guest)
  *   rate             words per minute, 80..450                          (default 175)
  *   pitch            0..99                                              (default 50)
  *   range            pitch range, 0..99                                 (default 50)
@@ -18,6 +20,9 @@
 
 #include "status.h"
 
+/* The cast roles of the Podcast Taxonomy that a profile's `role` may name. */
+#define RE_VOICE_ROLES "host, co-host, guest, guest host, narrator, announcer, voice actor, reporter"
+
 typedef struct re_voice_profile {
     char *name;              /* profile name, e.g. "host" */
     char *engine_voice;      /* espeak-ng voice name */
@@ -29,6 +34,7 @@ typedef struct re_voice_profile {
     int word_gap_ms;
     int sentence_pause_ms;
     int paragraph_pause_ms;
+    char *role;              /* one of RE_VOICE_ROLES; NULL when not given */
 } re_voice_profile;
 
 /* Parses one profile named `name` from buf[0..len) read from `file`. On success *out holds
@@ -70,6 +76,13 @@ re_status re_voice_set_find(re_voice_set *set, const char *name, const re_voice_
 /* The search path for messages: the folders joined with ", ", or "no folders". Owned by the
  * set; valid until the next re_voice_set_add_dir. */
 const char *re_voice_set_search_path(const re_voice_set *set);
+
+/* The profile in the search path whose name is nearest to `name` (at most 2 edits, capitals
+ * read as small letters; ties by byte order), for a "did you mean" after an unknown one:
+ * written to out (RE_VOICE_NAME_MAX + 1 bytes), "" when none is near. Folders that cannot
+ * be read are passed over. RE_ERR_NOMEM. */
+#define RE_VOICE_NAME_MAX 64
+re_status re_voice_set_nearest(const re_voice_set *set, const char *name, char *out);
 
 /* The file a profile got by re_voice_set_get was read from (owned by the set), or NULL. */
 const char *re_voice_set_file(const re_voice_set *set, const char *name);

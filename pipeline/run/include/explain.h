@@ -7,6 +7,7 @@
 
 #include <signal.h>
 
+#include "normalize.h"
 #include "prepare.h"
 #include "status.h"
 
@@ -14,8 +15,11 @@
 typedef struct re_explained_item {
     const char *file;          /* the script, as named */
     unsigned line, col;        /* where the item starts */
+    const char *text;          /* the item's text, as in the script */
     const char *spoken;        /* the text as the engine is given it */
     const char *phonemes;
+    const re_spoken_decision *decisions;  /* what the rules decided, for words of `text` */
+    size_t decision_count;                /* (normalize.h) */
 } re_explained_item;
 
 /* Called per SPEECH item in script order; a status other than RE_OK stops re_explain,

@@ -55,8 +55,8 @@ const re_voice_profile *re_prepared_item_profile(const re_prepared *prepared,
                                                  const re_item *item, re_voice_profile *scratch,
                                                  char voice_buf[RE_ITEM_VOICE_MAX]);
 
-/* The spoken text of a SPEECH item: through the lexicon and the rules, or, in a [lang] span,
- * as written (normalize.h's re_normalize_literal: the rules are English). */
+/* The spoken text of a SPEECH item for the voice it is spoken with (normalize.h's
+ * re_normalize_spans_for: the lexicon, and the rules only for an English voice). */
 re_status re_prepared_item_spoken(const re_prepared *prepared, const re_item *item,
                                   re_spoken *out);
 

@@ -29,6 +29,7 @@ typedef struct re_render_progress {
 } re_render_progress;
 
 struct re_engine;
+struct re_remote_state;
 
 typedef struct re_render_options {
     const char *script_path;
@@ -41,8 +42,14 @@ typedef struct re_render_options {
     unsigned jobs;                     /* speech processes at once, >= 1 */
     int write_srt;                     /* also OUT.srt */
     int write_transcript_json;         /* also OUT.transcript.json (Podcasting 2.0) */
-    int write_page;                    /* also OUT.md, a show-notes page */
+    int write_page;                    /* also OUT.html, the episode page */
+    int write_page_md;                 /* also OUT.md, the page as Markdown show notes */
     const char *cache_dir;             /* segment cache folder, or NULL for none */
+    const char *cache_url;             /* remote segment cache under it (remote.h), or NULL */
+    unsigned cache_timeout_ms;         /* per remote request, 0 = the default */
+    const char *cache_token;           /* bearer token for the remote, or NULL; never shown */
+    const char *cache_netrc;           /* netrc file for the remote, or NULL for ~/.netrc */
+    struct re_remote_state *remote_state;  /* shared by a run's processes, or NULL */
     const char *const *lexicon_paths;  /* --lexicon files, applied in order after the others */
     size_t lexicon_path_count;
     int no_default_lexicon;            /* leave out the shipped voices/default.lexicon */
@@ -68,6 +75,7 @@ typedef struct re_render_result {
     char duration[32];                 /* ISO 8601 */
     size_t segments_synthesized;       /* speech segments the engine spoke this time */
     size_t segments_cached;            /* speech segments taken from the segment cache */
+    size_t segments_remote;            /* of those, found in the remote cache (not locally) */
     int up_to_date;                    /* skipped: outputs exist and were made from these inputs */
     re_loudness loudness;              /* measured on the output file (not when up to date) */
     int loudness_normalized;

@@ -9,7 +9,8 @@
 #include "status.h"
 
 /* {"episodes": [{script, output, status ("rendered" | "up-to-date" | "failed" | "not-run"), error,
- *  duration, duration_ms, bytes, seconds, segments_synthesized, segments_cached}],
+ *  duration, duration_ms, bytes, seconds, segments_synthesized, segments_cached,
+ *  segments_remote}],
  *  "rendered": n, "up_to_date": n, "failed": n, "not_run": n} */
 re_status re_report_write_json(FILE *out, const re_batch *batch);
 

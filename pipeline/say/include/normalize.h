@@ -6,25 +6,37 @@
  * (a "word" is a run of non-blanks, with wrapping brackets, quotes and sentence punctuation
  * kept around it). Each rule is overridden by a lexicon entry for the same word, since the
  * lexicon goes first: `GEMM = GEMM` keeps a word from being spelled. The rules are English
- * and conservative: ordinary prose ("3 people", "in 2026", "1.5 seconds") is left as it is.
+ * (re_normalize_spans_for leaves them out for a voice of another language) and conservative:
+ * ordinary prose ("3 people", "in 2026", "1.5 seconds") is left as it is, and a word of the
+ * dictionary (words.h: Debian's wamerican list and espeak-ng's English dictionary, compiled
+ * in) is never changed, in any capitalization: the engine says HEAD as the word.
  *
  *   reference numbers   after PR, PRs, issue(s), bug(s), ticket(s), commit(s), pull request(s),
  *                       and after `#`: three or more digits are read digit by digit
- *                       ("PR 189759" -> "P.R one eight nine seven five nine", "#120345" ->
+ *                       ("PR 189759" -> "PR one eight nine seven five nine", "#120345" ->
  *                       "number one two zero three four five"); lists and ranges go on
  *                       ("PRs 1001, 1002 and 1003", "189771 through 189841", "1001-1003")
+ *   hashes              7-40 of 0-9a-f with a digit and a letter: the first 7 one by one
+ *                       (12d655d4561 -> "one two D six five five D")
+ *   options             --silent -> "dash dash silent", -v -> "dash v"
  *   versions            v2.1.0 -> "version 2 point 1 point 0"; 2.1.0 -> "2 point 1 point 0";
- *                       after a product name, 3.12 -> "3 point 12" and 1.05 -> "1 point zero 5"
- *                       (not before a unit or amount: "1.25 million" stays)
+ *                       separators said: 3.25.0-3 -> "... dash 3", +deb12u1 -> "plus deb 12
+ *                       u 1", ~rc1 -> "tilde R.C 1"; after a product name, 3.12 -> "3 point
+ *                       12" and 1.05 -> "1 point zero 5" (not before an amount: "1.25 million")
  *   file names          render.c -> "render dot C", README.md -> "README dot M.D",
  *                       src/main.py -> "src slash main dot pie"
  *   identifiers         AOTAutograd -> "A.O.T Autograd", save_for_backward -> "save for
  *                       backward", torch.nn.Module, std::vector -> "std vector"; each part is
- *                       looked up in the lexicon too
- *   acronyms            two to four capitals are spelled as dotted letters (CI -> "C.I",
- *                       PRs -> "P.R.'s"); longer ones only when they are not pronounceable
- *                       (NVGEMM -> "N.V.G.E.M.M", but WARNING stays); Roman numerals stay
- *   URLs                https://github.com/pytorch/pytorch/pull/1 -> "github dot com"
+ *                       looked up in the lexicon and decided as words in capitals are
+ *   capitals            a dictionary word stays (HEAD, INFO, API); others are read as
+ *                       dictionary words and short acronyms when they can be (OPENSSL ->
+ *                       "OPEN S.S.L"), else 2-4 are spelled (NCCL -> "N.C.C.L", PRs ->
+ *                       "P.R.'s"), longer ones when not pronounceable (NVGEMM); Roman numerals
+ *                       stay
+ *   URLs                the site, plus "pull request N", "issue N", "merge request N" or
+ *                       "commit" and a hash's first 7 characters for those paths:
+ *                       https://github.com/pytorch/pytorch/pull/1 -> "github dot com pull
+ *                       request 1"; any other path: the site alone
  *   operators           C++ -> "C plus plus", C# -> "C sharp", a->b -> "a arrow b",
  *                       a lone -> or => -> "to"
  *   numbers with units  3.5 ms -> "3.5 milliseconds", 1 ms -> "1 millisecond", 2x -> "2 times",
@@ -42,7 +54,9 @@
 #include "status.h"
 
 /* Bumped whenever a rule changes what is said: part of any cache key built on the input. */
-#define RE_NORMALIZE_RULES_VERSION 2   /* 2: the engine-input cuts (issue 14) */
+#define RE_NORMALIZE_RULES_VERSION 4   /* 2: the engine-input cuts; 3: the dictionary decides
+                                        * capitals; hashes, options, revisions, URL tails;
+                                        * 4: both (issue 14) */
 
 /* How the engine is to read a spoken text (the synth stage takes these flags). Never as SSML. */
 #define RE_TEXT_PLAIN 0u      /* every character is text, [[ included */
@@ -77,21 +91,38 @@ typedef struct re_spoken_span {
     size_t text_offset, text_length;
 } re_spoken_span;
 
+/* What a rule decided for a word, or a part of one, of the original text: for `explain`. */
+typedef struct re_spoken_decision {
+    size_t text_offset, text_length;
+    const char *what;          /* static text, e.g. "dictionary word, as the engine says it" */
+    size_t order;              /* the order it was made in (ties in place: the word first) */
+} re_spoken_decision;
+
 typedef struct re_spoken {
     char *text;                /* as re_normalize's *spoken */
     unsigned text_flags;       /* as re_normalize's *text_flags */
     re_spoken_span *spans;     /* in order, covering all of text; adjacent, never overlapping */
     size_t span_count;
+    re_spoken_decision *decisions;  /* in the order of the text, a word before its parts; */
+    size_t decision_count;          /* words no rule touched (ordinary prose) have none */
 } re_spoken;
 
 /* re_normalize with the map of spans. Release *out with re_spoken_free (also after a
  * failure, when it is empty). */
 re_status re_normalize_spans(const re_lexicon *lexicon, const char *text, re_spoken *out);
-/* The text said as written, for a span in another language than the rules' English ([lang
- * TAG], script.h): no lexicon, no rule, only the cuts that keep the engine alive (above) and
- * one span per word and per blank. Plain text: brackets are characters. As re_normalize_spans
- * otherwise (RE_ERR_INVALID, RE_ERR_NOMEM; release with re_spoken_free). */
-re_status re_normalize_literal(const char *text, re_spoken *out);
+
+/* re_normalize_spans for a text the espeak-ng voice `engine_voice` (a profile's `voice`, e.g.
+ * "en-gb+f3", "de"; NULL: English) will speak. The rules are English: for a voice of another
+ * language only the lexicon applies, and the rest is given to the engine as written, which
+ * reads it its own way (a German voice reading "one eight nine" or "dash dash" would say
+ * English words with German sounds). */
+re_status re_normalize_spans_for(const re_lexicon *lexicon, const char *text,
+                                 const char *engine_voice, re_spoken *out);
+
+/* 1 when `engine_voice` speaks English: "en", "en-*" or "en_*" before any "+variant" (after
+ * any "folder/"), "english", or an MBROLA voice speaking English (mb-en1, mb-us1..3,
+ * mb-de1-en); NULL counts as English. */
+int re_normalize_voice_is_english(const char *engine_voice);
 void re_spoken_free(re_spoken *spoken);
 
 #endif

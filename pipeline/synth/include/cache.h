@@ -108,6 +108,23 @@ re_status re_cache_get(re_cache *cache, const re_cache_key *key, unsigned sample
 re_status re_cache_put(re_cache *cache, const re_cache_key *key, unsigned sample_rate,
                        const re_speech *speech, re_diagnostics *diag);
 
+/* The entry format without the folder, for other stores of the same entries (remote.h): an
+ * entry is the same bytes wherever it is kept, and is checked the same way wherever it comes
+ * from.
+ *
+ * re_cache_entry_write writes the entry for (key, speech at sample_rate) to fd from its
+ * current position and closes fd, also on failure: RE_OK, RE_ERR_WRITE, RE_ERR_NOMEM,
+ * RE_ERR_LIMIT (too large), RE_ERR_INVALID (malformed speech).
+ *
+ * re_cache_entry_read reads fd (a regular file or memfd holding exactly one entry; read from
+ * its start) with every check re_cache_get makes: *valid = 1 and *out filled (owned by the
+ * caller) for a whole entry of this key at this rate, else *valid = 0 and *out empty. RE_OK,
+ * or RE_ERR_NOMEM. fd stays open. */
+re_status re_cache_entry_write(int fd, const re_cache_key *key, unsigned sample_rate,
+                               const re_speech *speech);
+re_status re_cache_entry_read(int fd, const re_cache_key *key, unsigned sample_rate,
+                              re_speech *out, int *valid);
+
 /* What the folder holds. Only names the cache writes are counted; other files are left
  * alone. Sizes are file sizes (st_size). */
 typedef struct re_cache_usage {

@@ -1,0 +1,145 @@
+/* folder_index.c - index.html of a folder of episodes, newest first (see folder_index.h). */
+#define _GNU_SOURCE
+#include "folder_index.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "duration.h"
+#include "files.h"
+#include "html_tree.h"
+#include "page_text.h"
+#include "output.h"
+
+static const char index_style[] =
+    "body{font-family:system-ui,sans-serif;line-height:1.5;max-width:42em;margin:0 auto;"
+    "padding:1em;color:#222;background:#fff}"
+    ".meta{color:#555}"
+    "ol.episodes{list-style:none;padding:0}"
+    "ol.episodes h2{margin-bottom:.2em;font-size:1.2em}";
+
+static void build_episode(html_builder *b, xmlNodePtr list, const re_feed_episode *ep,
+                          int has_page)
+{
+    xmlNodePtr item = html_element(b, list, "li", NULL);
+    xmlNodePtr article = html_element(b, item, "article", NULL);
+    xmlNodePtr heading = html_element(b, article, "h2", NULL);
+    xmlNodePtr link = html_text_element(b, heading, "a", NULL, ep->title);
+    char *page = NULL;
+    if (has_page && asprintf(&page, "%s.html", ep->stem) < 0) {
+        b->failed = 1;
+        return;
+    }
+    html_attribute(b, link, "href", page ? page : ep->audio_name);
+    free(page);
+
+    xmlNodePtr meta = html_element(b, article, "p", "meta");
+    const char *sep = "";
+    if (ep->published) {
+        xmlNodePtr time = html_text_element(b, meta, "time", NULL, ep->published);
+        html_attribute(b, time, "datetime", ep->published);
+        sep = " · ";
+    }
+    if (ep->number >= 0) {
+        char number[48];
+        snprintf(number, sizeof number, "%sEpisode %ld", sep, ep->number);
+        html_raw_text(b, meta, number, strlen(number));
+        sep = " · ";
+    }
+    uint64_t seconds = re_samples_to_seconds(ep->samples, ep->sample_rate);
+    char iso[RE_DURATION_ISO_MAX], human[96];
+    re_duration_format_iso(seconds, iso);
+    page_duration_words(seconds, human, sizeof human);
+    html_raw_text(b, meta, sep, strlen(sep));
+    xmlNodePtr time = html_text_element(b, meta, "time", NULL, human);
+    html_attribute(b, time, "datetime", iso);
+    if (ep->summary && *ep->summary)
+        html_text_element(b, article, "p", "summary", ep->summary);
+}
+
+re_status re_folder_index_write(FILE *out, const re_feed *feed, const unsigned char *has_page,
+                                const char *feed_name)
+{
+    const re_show *show = &feed->show;
+    if (!out || !show->title || (feed->count > 0 && !feed->episodes))
+        return RE_ERR_INVALID;
+    html_builder b;
+    if (html_document_new(&b, show->language ? show->language : "en-us") != RE_OK)
+        return RE_ERR_NOMEM;
+    xmlNodePtr head = html_element(&b, b.root, "head", NULL);
+    xmlNodePtr meta = html_element(&b, head, "meta", NULL);
+    html_attribute(&b, meta, "charset", "utf-8");
+    meta = html_element(&b, head, "meta", NULL);
+    html_attribute(&b, meta, "name", "viewport");
+    html_attribute(&b, meta, "content", "width=device-width, initial-scale=1");
+    html_text_element(&b, head, "title", NULL, show->title);
+    xmlNodePtr icon = html_element(&b, head, "link", NULL);   /* no request for /favicon.ico */
+    html_attribute(&b, icon, "rel", "icon");
+    html_attribute(&b, icon, "href", "data:,");
+    if (feed_name) {
+        xmlNodePtr alternate = html_element(&b, head, "link", NULL);
+        html_attribute(&b, alternate, "rel", "alternate");
+        html_attribute(&b, alternate, "type", "application/rss+xml");
+        html_attribute(&b, alternate, "title", show->title);
+        html_attribute(&b, alternate, "href", feed_name);
+    }
+    meta = html_element(&b, head, "meta", NULL);
+    html_attribute(&b, meta, "name", "generator");
+    html_attribute(&b, meta, "content", "render-episode " RE_VERSION);
+    xmlNodePtr style = html_element(&b, head, "style", NULL);
+    html_raw_text(&b, style, index_style, strlen(index_style));
+
+    xmlNodePtr content = html_element(&b, html_element(&b, b.root, "body", NULL), "main", NULL);
+    html_text_element(&b, content, "h1", NULL, show->title);
+    if (show->description)
+        html_text_element(&b, content, "p", "description", show->description);
+    if (feed_name) {
+        xmlNodePtr p = html_element(&b, content, "p", "feed");
+        xmlNodePtr link = html_text_element(&b, p, "a", NULL, "Subscribe: the podcast feed (RSS)");
+        html_attribute(&b, link, "href", feed_name);
+    }
+    xmlNodePtr list = html_element(&b, content, "ol", "episodes");
+    for (size_t i = 0; i < feed->count && !b.failed; i++)
+        build_episode(&b, list, &feed->episodes[i], has_page && has_page[i]);
+    return html_document_write(&b, out);
+}
+
+re_status re_folder_index_publish(const re_feed *feed, const char *dir, const char *feed_name,
+                                  re_diagnostics *diag)
+{
+    char *target = re_path_join(dir, RE_FOLDER_INDEX_NAME);
+    unsigned char *has_page = calloc(feed->count ? feed->count : 1, 1);
+    re_status status = target && has_page ? RE_OK : RE_ERR_NOMEM;
+    for (size_t i = 0; status == RE_OK && i < feed->count; i++) {
+        char *name = NULL;
+        if (asprintf(&name, "%s.html", feed->episodes[i].stem) < 0) {
+            status = RE_ERR_NOMEM;
+            break;
+        }
+        char *path = re_path_join(dir, name);
+        struct stat st;
+        has_page[i] = path && stat(path, &st) == 0 && S_ISREG(st.st_mode);
+        status = path ? RE_OK : RE_ERR_NOMEM;
+        free(path);
+        free(name);
+    }
+    re_output *out = NULL;
+    if (status == RE_OK)
+        status = re_output_open(target, &out, diag);
+    if (status == RE_OK) {
+        status = re_folder_index_write(re_output_stream(out), feed, has_page, feed_name);
+        if (status == RE_OK) {
+            status = re_output_commit(out, diag);
+        } else {
+            re_output_discard(out);
+            re_diag_add(diag, target, 0, 0, "cannot write the index: %s", re_strerror(status));
+        }
+    } else if (status == RE_ERR_NOMEM) {
+        re_diag_add(diag, target ? target : dir, 0, 0, "out of memory");
+    }
+    free(has_page);
+    free(target);
+    return status;
+}

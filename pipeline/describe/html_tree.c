@@ -1,0 +1,106 @@
+/* html_tree.c - HTML documents as libxml2 trees, serialized by libxml2 (see html_tree.h). */
+#include "html_tree.h"
+
+#include <string.h>
+
+#include <libxml/HTMLtree.h>
+#include <libxml/xmlIO.h>
+
+#include "page_text.h"
+
+static void add_child(html_builder *b, xmlNodePtr parent, xmlNodePtr child)
+{
+    if (b->failed || !child || !parent || !xmlAddChild(parent, child)) {
+        xmlFreeNode(child);
+        b->failed = 1;
+    }
+}
+
+re_status html_document_new(html_builder *b, const char *lang)
+{
+    b->failed = 0;
+    b->root = NULL;
+    b->doc = htmlNewDocNoDtD(NULL, NULL);
+    if (!b->doc)
+        return RE_ERR_NOMEM;
+    b->root = xmlNewDocNode(b->doc, NULL, BAD_CAST "html", NULL);
+    if (!b->root || !xmlCreateIntSubset(b->doc, BAD_CAST "html", NULL, NULL)) {
+        xmlFreeNode(b->root);
+        xmlFreeDoc(b->doc);
+        b->doc = NULL;
+        b->root = NULL;
+        return RE_ERR_NOMEM;
+    }
+    xmlDocSetRootElement(b->doc, b->root);
+    html_attribute(b, b->root, "lang", lang);
+    return b->failed ? RE_ERR_NOMEM : RE_OK;
+}
+
+re_status html_document_write(html_builder *b, FILE *out)
+{
+    /* A UTF-8 buffer without a converter: libxml2's "HTML" output encoding would turn every
+     * non-ASCII character into an entity, inside <script> too. */
+    xmlOutputBufferPtr buf = b->failed || !b->doc ? NULL : xmlAllocOutputBuffer(NULL);
+    if (buf)
+        htmlDocContentDumpFormatOutput(buf, b->doc, "UTF-8", 1);
+    xmlFreeDoc(b->doc);
+    b->doc = NULL;
+    b->root = NULL;
+    const xmlChar *mem = buf && buf->error == 0 ? xmlOutputBufferGetContent(buf) : NULL;
+    size_t size = mem ? xmlOutputBufferGetSize(buf) : 0;
+    size_t wrote = size > 0 ? fwrite(mem, 1, size, out) : 0;
+    if (buf)
+        xmlOutputBufferClose(buf);
+    if (size == 0)
+        return RE_ERR_NOMEM;
+    return wrote != size || ferror(out) || fflush(out) == EOF ? RE_ERR_WRITE : RE_OK;
+}
+
+void html_attribute(html_builder *b, xmlNodePtr node, const char *name, const char *value)
+{
+    if (!b->failed && (!node || !xmlNewProp(node, BAD_CAST name, BAD_CAST value)))
+        b->failed = 1;
+}
+
+xmlNodePtr html_element(html_builder *b, xmlNodePtr parent, const char *name,
+                        const char *class_name)
+{
+    if (b->failed)
+        return NULL;
+    xmlNodePtr node = xmlNewDocNode(b->doc, NULL, BAD_CAST name, NULL);
+    add_child(b, parent, node);
+    if (b->failed)
+        return NULL;
+    if (class_name)
+        html_attribute(b, node, "class", class_name);
+    return node;
+}
+
+void html_raw_text(html_builder *b, xmlNodePtr parent, const char *s, size_t n)
+{
+    if (!b->failed && n > 0)
+        add_child(b, parent, xmlNewDocTextLen(b->doc, BAD_CAST s, (int)n));
+}
+
+void html_text(html_builder *b, xmlNodePtr parent, const char *s)
+{
+    size_t from = 0, n = strlen(s);
+    for (size_t i = 0; i < n && !b->failed; i++) {
+        if (s[i] != ':' || !page_ends_with_duration(s, i))
+            continue;
+        html_raw_text(b, parent, s + from, i - from);
+        if (!b->failed)
+            add_child(b, parent, xmlNewCharRef(b->doc, BAD_CAST "&#58;"));
+        from = i + 1;
+    }
+    html_raw_text(b, parent, s + from, n - from);
+}
+
+xmlNodePtr html_text_element(html_builder *b, xmlNodePtr parent, const char *name,
+                             const char *class_name, const char *s)
+{
+    xmlNodePtr node = html_element(b, parent, name, class_name);
+    if (node)
+        html_text(b, node, s);
+    return node;
+}

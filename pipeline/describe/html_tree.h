@@ -1,0 +1,51 @@
+/* html_tree.h - the HTML documents of the describe stage (the episode page, the folder's
+ * index) are built as a libxml2 tree and written by libxml2's serializer, which does every
+ * escape. These helpers keep the building readable: each call appends to a parent, and the
+ * first allocation failure turns every later call into a no-op, reported once at the end.
+ *
+ * Life cycle: html_document_new -> html_element / html_text ... -> html_document_write
+ * (which frees the document in every case). */
+#ifndef RE_HTML_TREE_H
+#define RE_HTML_TREE_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include <libxml/tree.h>
+
+#include "status.h"
+
+typedef struct html_builder {
+    xmlDocPtr doc;
+    xmlNodePtr root;   /* <html lang=...> */
+    int failed;        /* an allocation failed: every later call does nothing */
+} html_builder;
+
+/* An HTML5 document (<!DOCTYPE html>) whose root is <html lang="lang">. RE_ERR_NOMEM. */
+re_status html_document_new(html_builder *b, const char *lang);
+
+/* Writes the document as UTF-8 (no character turned into an entity but the ones that must
+ * be), indented by libxml2's formatter, and frees it. RE_ERR_NOMEM when anything failed to
+ * build, RE_ERR_WRITE when the stream fails. */
+re_status html_document_write(html_builder *b, FILE *out);
+
+/* A new element at the end of parent, with class="class_name" unless that is NULL. NULL
+ * (and nothing done) once anything failed. */
+xmlNodePtr html_element(html_builder *b, xmlNodePtr parent, const char *name,
+                        const char *class_name);
+void html_attribute(html_builder *b, xmlNodePtr node, const char *name, const char *value);
+
+/* Text appended to parent as it is (the serializer escapes it; inside <script> and <style>
+ * it is written raw, so it must not contain "</"). */
+void html_raw_text(html_builder *b, xmlNodePtr parent, const char *s, size_t n);
+
+/* Text from a script or a sidecar: as html_raw_text, but a colon right after the word
+ * "duration" is written as the character reference &#58;, so that the only duration
+ * claims `check` finds in the document are the ones it states itself. */
+void html_text(html_builder *b, xmlNodePtr parent, const char *s);
+
+/* html_element with html_text inside. */
+xmlNodePtr html_text_element(html_builder *b, xmlNodePtr parent, const char *name,
+                             const char *class_name, const char *s);
+
+#endif

@@ -1,0 +1,17 @@
+/* artwork.h - a podcast's cover art checked against what Apple Podcasts requires: a JPEG or
+ * PNG, RGB, square, RE_ARTWORK_MIN_PX..RE_ARTWORK_MAX_PX. Only the file's header is read
+ * (libpng's png_read_info, libjpeg-turbo's jpeg_read_header): no pixel is decoded. */
+#ifndef RE_ARTWORK_H
+#define RE_ARTWORK_H
+
+#include "status.h"
+
+#define RE_ARTWORK_MIN_PX 1400
+#define RE_ARTWORK_MAX_PX 3000
+
+/* RE_OK, or RE_ERR_INPUT with one message at `path` saying what is wrong (it cannot be read,
+ * is neither a PNG nor a JPEG by its signature, has the wrong size, or is grey, indexed or
+ * CMYK); RE_ERR_NOMEM. */
+re_status re_artwork_check(const char *path, re_diagnostics *diag);
+
+#endif

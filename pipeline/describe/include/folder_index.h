@@ -1,0 +1,30 @@
+/* folder_index.h - index.html for a folder of published episodes (written by `feed` beside
+ * the feed): the show's title and description, a link to the feed, and every episode newest
+ * first (the feed's order) with its date, number, length, summary and a link to its page
+ * (STEM.html) when it has one, else to its audio. Built like the episode page (a libxml2
+ * tree, libxml2's serializer). It states no `Duration:` line: `check MP3 index.html` would
+ * judge every episode's against one MP3; lengths are <time datetime="PT…"> elements. */
+#ifndef RE_FOLDER_INDEX_H
+#define RE_FOLDER_INDEX_H
+
+#include <stdio.h>
+
+#include "feed.h"
+#include "status.h"
+
+#define RE_FOLDER_INDEX_NAME "index.html"
+
+/* Writes the index of feed's episodes (in feed order). has_page[i] says whether episode i
+ * has STEM.html (NULL: none has). feed_name, when not NULL, is the feed's file name in the
+ * same folder, linked as the show's feed. Pure. RE_ERR_INVALID without a channel title,
+ * RE_ERR_NOMEM, RE_ERR_WRITE. */
+re_status re_folder_index_write(FILE *out, const re_feed *feed, const unsigned char *has_page,
+                                const char *feed_name);
+
+/* Writes DIR/index.html atomically (core/output.h): finds which episodes have a STEM.html
+ * beside their audio, then re_folder_index_write. Errors are reported to diag naming the
+ * file. */
+re_status re_folder_index_publish(const re_feed *feed, const char *dir, const char *feed_name,
+                                  re_diagnostics *diag);
+
+#endif

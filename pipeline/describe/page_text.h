@@ -1,0 +1,19 @@
+/* page_text.h - what the Markdown and the HTML episode pages share: the guard that keeps the
+ * script's own words from reading as duration claims, and chapter start times as a clock. */
+#ifndef RE_PAGE_TEXT_H
+#define RE_PAGE_TEXT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Whether s[0..end) ends with the word "duration" (any case) and optional blanks: a colon
+ * written next would make `render-episode check` read what follows as a duration claim. */
+int page_ends_with_duration(const char *s, size_t end);
+
+/* "2 min 53 s", "1 h 0 min 5 s", "45 s": a whole number of seconds in words. */
+void page_duration_words(uint64_t seconds, char *buf, size_t size);
+
+/* "1:05" or "1:02:03" for a time in ms (whole seconds, rounded down). */
+void page_clock_text(uint64_t ms, char *buf, size_t size);
+
+#endif

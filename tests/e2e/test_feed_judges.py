@@ -1,0 +1,326 @@
+"""End to end: a folder rendered from scripts no other test uses becomes a feed that the
+judges we did not write read back field by field: python3-feedparser, Podcast Index's own
+parser (npm podcast-partytime, tests/js), xmllint; the channel guid is the UUIDv5 that
+python's uuid module computes; `check` accepts every item; nothing stale is ever linked;
+what Apple requires is enforced (one message, --draft), cover art is checked."""
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import unittest
+import uuid
+
+import feedparser
+
+from common import Case, ffmpeg_samples, listing, main, run, write
+
+BASE = "https://media.example.net/allotment/"
+PODCAST_NAMESPACE = uuid.UUID("ead4c236-bf58-58c6-a2c6-a6b28d128cb6")
+CHANNEL_GUID = str(uuid.uuid5(PODCAST_NAMESPACE, "media.example.net/allotment/feed.xml"))
+DISCLOSURE_WORDS = "voices in this episode are synthetic"
+
+SCRIPTS = {
+    "garden-01": ("title: Compost & Clay — Spring Beds\nshow: Allotment Notes\n"
+                  "published: 2026-03-02T07:00:00+01:00\nsummary: Turning heavy clay into a "
+                  "bed before the frost lifts & the rain.\nauthor: Allotment crew\nlanguage: en-gb\n"
+                  "episode: 1\nseason: 2\n",
+                  "# Beds\n\nClay holds water. Compost opens it up.\n\n"
+                  "# Visitors\n\n[voice guest] I brought leaf mould from the orchard.\n"),
+    "market-02": ("title: Market Day\nshow: Allotment Notes\npublished: 2026-03-09\n"
+                  "summary: Selling the first radishes.\nauthor: Allotment crew\n"
+                  "language: en-gb\nepisode: 2\nseason: 2\nguid: urn:allotment:market-2\n",
+                  "The stall opens at eight.\n\n[voice cohost] And the radishes sell out by "
+                  "nine.\n"),
+}
+ORDER = ["market-02", "garden-01"]    # newest first
+
+SHOW = ("title: Allotment Notes\n"
+        "description: Short notes from a community allotment, read by synthetic voices.\n"
+        "author: Allotment crew\n"
+        "image: cover.jpg\n"
+        "category: Leisure > Home & Garden\n"
+        "explicit: false\n"
+        "owner_email: crew@example.net\n"
+        f"guid: {CHANNEL_GUID}\n"
+        "locked: yes\n"
+        "medium: podcast\n")
+
+
+def make_image(path, size, pix_fmt):
+    """Cover art made by ffmpeg (not by us)."""
+    res = subprocess.run(["ffmpeg", "-loglevel", "error", "-y", "-f", "lavfi", "-i",
+                          f"color=c=green:s={size}", "-frames:v", "1", "-pix_fmt", pix_fmt, path],
+                         capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+
+
+def partytime(feed_path):
+    """What podcast-partytime reads, as JSON. A judge, not optional: scripts/setup --test
+    installs node and npm, and ctest's fixture setup.npm_judges installs the parser into
+    BUILD/js from tests/js/package-lock.json (RE_JS_DIR names that folder)."""
+    js = os.environ.get("RE_JS_DIR", "")
+    script = os.path.join(js, "partytime.js")
+    assert shutil.which("node"), "node is missing: run scripts/setup --test"
+    assert os.path.isdir(os.path.join(js, "node_modules", "podcast-partytime")), (
+        f"podcast-partytime is not installed in RE_JS_DIR={js!r}: run ctest (its fixture "
+        "setup.npm_judges runs npm ci there)")
+    res = subprocess.run(["node", script, feed_path], capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    return json.loads(res.stdout)
+
+
+class Publish(Case):
+    @classmethod
+    def setUpClass(cls):
+        cls.dir = tempfile.mkdtemp(prefix="re-judges-")
+        cls.out = os.path.join(cls.dir, "out")
+        voices = os.path.join(cls.dir, "voices")
+        os.mkdir(cls.out)
+        os.mkdir(voices)
+        write(os.path.join(voices, "cohost.voice"),
+              "voice = en-gb\nspeaker = Priya Natarajan\nrole = co-host\nrate = 180\n")
+        for name, (front, body) in SCRIPTS.items():
+            script = write(os.path.join(cls.dir, name + ".txt"), "---\n" + front + "---\n" + body)
+            res = run([script, "-o", os.path.join(cls.out, name + ".mp3"), "--voices", voices,
+                       "--srt", "--transcript-json", "-q"])
+            assert res.returncode == 0, res.stderr
+        make_image(os.path.join(cls.out, "cover.jpg"), "1500x1500", "yuvj420p")
+        write(os.path.join(cls.out, "show.txt"), SHOW)
+        cls.res = run(["feed", cls.out, "--base-url", BASE])
+        cls.feed = os.path.join(cls.out, "feed.xml")
+        cls.sidecars = {}
+        for name in SCRIPTS:
+            with open(os.path.join(cls.out, name + ".json"), encoding="utf-8") as f:
+                cls.sidecars[name] = json.load(f)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.dir, ignore_errors=True)
+
+    def test_written_without_a_word(self):
+        self.assertEqual(self.res.returncode, 0, self.res.stderr)
+        self.assertEqual(self.res.stderr, "")
+        self.assertEqual(self.res.stdout, self.feed + ": 2 episodes\n")
+
+    def test_xmllint_well_formed(self):
+        res = subprocess.run(["xmllint", "--noout", self.feed], capture_output=True, text=True)
+        self.assertEqual(res.returncode, 0, res.stderr)
+
+    def test_feedparser_reads_every_field(self):
+        d = feedparser.parse(self.feed)
+        self.assertFalse(d.bozo, d.get("bozo_exception"))
+        f = d.feed
+        self.assertEqual(f.title, "Allotment Notes")
+        self.assertEqual(f.subtitle, "Short notes from a community allotment, read by synthetic "
+                                     "voices.")
+        self.assertEqual(f.language, "en-gb")
+        self.assertEqual(f.image.href, BASE + "cover.jpg")
+        self.assertEqual([t.term for t in f.tags], ["Leisure", "Home & Garden"])
+        self.assertIsNot(f.get("itunes_explicit"), True)
+        self.assertEqual(f.author_detail.email, "crew@example.net")
+        self.assertIn({"href": BASE + "feed.xml", "rel": "self", "type": "application/rss+xml"},
+                      [dict(l) for l in f.links])
+        self.assertEqual(f.podcast_guid, CHANNEL_GUID)
+        self.assertEqual(f.podcast_medium, "podcast")
+        self.assertEqual(f.podcast_locked, {"owner": "crew@example.net"})
+        self.assertEqual(f.podcast_txt, {"purpose": "disclosure"})
+        self.assertEqual([e.title for e in d.entries],
+                         [self.sidecars[n]["title"] for n in ORDER])
+        for e, name in zip(d.entries, ORDER):
+            side = self.sidecars[name]
+            mp3 = os.path.join(self.out, name + ".mp3")
+            self.assertEqual(e.summary, side["summary"])
+            self.assertEqual(e.author, "Allotment crew")
+            self.assertEqual(e.itunes_episodetype, "full")
+            self.assertEqual(e.itunes_episode, str(side["episode"]))
+            self.assertEqual(e.itunes_season, "2")
+            self.assertEqual(e.podcast_season, "2")
+            self.assertEqual(e.podcast_episode, str(side["episode"]))
+            enc = e.enclosures[0]
+            self.assertEqual(enc.href, BASE + name + ".mp3")
+            self.assertEqual(int(enc.length), os.path.getsize(mp3))
+            rate = side["sample_rate"]
+            self.assertEqual(int(e.itunes_duration), (2 * ffmpeg_samples(mp3) + rate) // (2 * rate))
+            html = name + ".html" in [x["name"] for x in side["files"]]
+            self.assertEqual(e.get("link"), BASE + name + ".html" if html else None)
+        self.assertEqual(d.entries[0].id, "urn:allotment:market-2")
+        self.assertEqual(d.entries[1].id, str(uuid.uuid5(uuid.UUID(CHANNEL_GUID), "garden-01")))
+
+    def test_partytime_reads_every_field(self):
+        feed = partytime(self.feed)
+        self.assertEqual(feed["title"], "Allotment Notes")
+        self.assertEqual(feed["guid"], CHANNEL_GUID)
+        self.assertIs(feed["locked"], True)
+        self.assertEqual(feed["podcastOwner"], "crew@example.net")
+        self.assertEqual(feed["medium"], "podcast")
+        self.assertEqual(len(feed["podcastTxt"]), 1)
+        self.assertEqual(feed["podcastTxt"][0]["purpose"], "disclosure")
+        self.assertIn(DISCLOSURE_WORDS, feed["podcastTxt"][0]["value"])
+        self.assertEqual(feed["itunesImage"], BASE + "cover.jpg")
+        self.assertEqual(feed["itunesCategory"], ["Leisure > Home & Garden"])
+        self.assertIs(feed["explicit"], False)
+        self.assertEqual(feed["pubsub"]["self"], BASE + "feed.xml")
+        self.assertEqual(feed["owner"]["email"], "crew@example.net")
+        items = feed["items"]
+        self.assertEqual([i["title"] for i in items], [self.sidecars[n]["title"] for n in ORDER])
+        people = {n: {(p["name"], p["role"].lower()) for p in i["podcastPeople"]}
+                  for n, i in zip(ORDER, items)}
+        self.assertEqual(people["garden-01"], {("Host", "host"), ("Guest", "guest")})
+        self.assertEqual(people["market-02"], {("Host", "host"), ("Priya Natarajan", "co-host")})
+        for item, name in zip(items, ORDER):
+            side = self.sidecars[name]
+            mp3 = os.path.join(self.out, name + ".mp3")
+            self.assertEqual(item["enclosure"]["url"], BASE + name + ".mp3")
+            self.assertEqual(item["enclosure"]["length"], os.path.getsize(mp3))
+            rate = side["sample_rate"]
+            self.assertEqual(item["duration"], (2 * ffmpeg_samples(mp3) + rate) // (2 * rate))
+            self.assertEqual(item["author"], "Allotment crew")
+            self.assertEqual(item["itunesEpisode"], side["episode"])
+            self.assertEqual(item["itunesSeason"], 2)
+            self.assertEqual(item["itunesEpisodeType"], "full")
+            self.assertEqual(item["podcastSeason"]["number"], 2)
+            self.assertEqual(item["podcastEpisode"]["number"], side["episode"])
+            urls = sorted(t["url"] for t in item["podcastTranscripts"])
+            self.assertEqual(urls, sorted(BASE + name + s for s in (".srt", ".transcript.json",
+                                                                    ".vtt")))
+        self.assertEqual(items[1]["podcastChapters"]["url"], BASE + "garden-01.chapters.json")
+        self.assertNotIn("podcastChapters", items[0])     # market-02 has no headings
+        self.assertEqual(items[0]["guid"], "urn:allotment:market-2")
+        self.assertEqual(items[1]["guid"], str(uuid.uuid5(uuid.UUID(CHANNEL_GUID), "garden-01")))
+
+    def test_check_accepts_the_feed_and_the_files_beside_each_mp3(self):
+        for name in SCRIPTS:
+            mp3 = os.path.join(self.out, name + ".mp3")
+            res = run(["check", mp3, self.feed])
+            self.assertEqual(res.returncode, 0, res.stdout + res.stderr)
+            self.assertRegex(res.stdout, r"itunes:duration: .*OK")
+
+    def copy_out(self):
+        folder = os.path.join(tempfile.mkdtemp(prefix="copy-", dir=self.path()), "out")
+        shutil.copytree(self.out, folder)
+        os.unlink(os.path.join(folder, "feed.xml"))
+        return folder
+
+    def test_missing_guid_names_the_line_to_add(self):
+        folder = self.copy_out()
+        write(os.path.join(folder, "show.txt"), SHOW.replace(f"guid: {CHANNEL_GUID}\n", "")
+              .replace("explicit: false\n", ""))
+        res = run(["feed", folder, "--base-url", BASE])
+        self.assertEqual(res.returncode, 2)
+        self.assertEqual(res.stderr.count("not ready to publish"), 1, res.stderr)
+        self.assertIn("the channel has no explicit, guid,", res.stderr)
+        self.assertIn(f"\n    guid: {CHANNEL_GUID}   (podcast:guid of {BASE}feed.xml", res.stderr)
+        self.assertNotIn("feed.xml", listing(folder))
+
+    def test_draft(self):
+        folder = self.copy_out()
+        write(os.path.join(folder, "show.txt"),
+              "description: Notes.\nauthor: Allotment crew\n")
+        res = run(["feed", folder, "--base-url", BASE])
+        self.assertEqual(res.returncode, 2)
+        self.assertIn("the channel has no image, category, explicit, guid, which Apple Podcasts "
+                      "and Podcast Index require", res.stderr)
+        res = run(["feed", folder, "--base-url", BASE, "--draft"])
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertIn("warning: a draft feed (--draft)", res.stderr)
+        with open(os.path.join(folder, "feed.xml"), encoding="utf-8") as f:
+            text = f.read()
+        self.assertIn("<!-- DRAFT, not ready to publish (written by render-episode feed as a "
+                      "draft): the channel has no image, category, explicit, guid -->", text)
+        lint = subprocess.run(["xmllint", "--noout", os.path.join(folder, "feed.xml")],
+                              capture_output=True, text=True)
+        self.assertEqual(lint.returncode, 0, lint.stderr)
+        d = feedparser.parse(os.path.join(folder, "feed.xml"))
+        self.assertFalse(d.bozo)
+        self.assertEqual(d.feed.podcast_guid, CHANNEL_GUID)   # computed from the URL
+
+    def test_cover_art_is_checked(self):
+        cases = [("1000x1000", "rgb24", "cover.png", "is 1000x1000 px"),
+                 ("1500x1400", "rgb24", "cover.png", "is 1500x1400 px"),
+                 ("1500x1500", "gray", "cover.png", "is a PNG that is not in RGB colour"),
+                 ("3002x3002", "yuvj420p", "cover.jpg", "is 3002x3002 px")]
+        for size, pix, name, message in cases:
+            with self.subTest(size=size, pix=pix):
+                folder = self.copy_out()
+                make_image(os.path.join(folder, name), size, pix)
+                write(os.path.join(folder, "show.txt"),
+                      SHOW.replace("image: cover.jpg", "image: " + name))
+                res = run(["feed", folder, "--base-url", BASE])
+                self.assertEqual(res.returncode, 2, res.stderr)
+                self.assertIn(os.path.join(folder, name) + ": the cover art " + message,
+                              res.stderr)
+                shutil.rmtree(folder)
+        folder = self.copy_out()
+        write(os.path.join(folder, "cover.jpg"), "not a picture, whatever its name says\n")
+        res = run(["feed", folder, "--base-url", BASE])
+        self.assertEqual(res.returncode, 2, res.stderr)
+        self.assertIn(os.path.join(folder, "cover.jpg") + ": the cover art must be a JPEG or PNG",
+                      res.stderr)
+        folder = self.copy_out()
+        write(os.path.join(folder, "show.txt"), SHOW.replace(
+            "image: cover.jpg", "image: https://images.example.net/cover.jpg"))
+        res = run(["feed", folder, "--base-url", BASE])
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertIn("warning: the image is a remote URL, not checked", res.stderr)
+
+    def test_apple_description_limit(self):
+        folder = self.copy_out()
+        write(os.path.join(folder, "show.txt"),
+              SHOW.replace("description: Short notes", "description: " + "x" * 4000))
+        res = run(["feed", folder, "--base-url", BASE])
+        self.assertEqual(res.returncode, 2)
+        self.assertIn("longer than Apple's limit of 4000 bytes", res.stderr)
+
+
+class NothingStale(Case):
+    """Render with --srt --transcript-json, edit, render again without them: the feed links
+    only what the second render wrote, and check says the old files do not belong."""
+
+    def test_old_companions_are_never_linked(self):
+        out = self.path("out")
+        os.mkdir(out)
+        script = self.path("ep.txt")
+        write(script, "---\ntitle: Seeds\nlanguage: en-gb\npublished: 2026-04-01\n---\n"
+                      "# One\n\nSow the beans in April.\n")
+        mp3 = os.path.join(out, "ep.mp3")
+        res = run([script, "-o", mp3, "--srt", "--transcript-json", "-q"])
+        self.assertEqual(res.returncode, 0, res.stderr)
+        write(script, "---\ntitle: Seeds\nlanguage: en-gb\npublished: 2026-04-01\n---\n"
+                      "# One\n\nSow the broad beans in late March instead.\n")
+        res = run([script, "-o", mp3, "-q"])
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertIn("ep.srt", listing(out))                 # yesterday's, still there
+        write(os.path.join(out, "show.txt"), SHOW.replace("image: cover.jpg\n",
+                                                          "image: https://e.net/c.jpg\n"))
+        res = run(["feed", out, "--base-url", BASE])
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertIn("ep.srt was not written by the render that made ep.mp3", res.stderr)
+        self.assertIn("ep.transcript.json was not written by the render", res.stderr)
+        d = feedparser.parse(os.path.join(out, "feed.xml"))
+        self.assertFalse(d.bozo)
+        text = open(os.path.join(out, "feed.xml"), encoding="utf-8").read()
+        self.assertIn(BASE + "ep.vtt", text)
+        self.assertNotIn("ep.srt", text)
+        self.assertNotIn("ep.transcript.json", text)
+        feed = partytime(os.path.join(out, "feed.xml"))
+        self.assertEqual([t["url"] for t in feed["items"][0]["podcastTranscripts"]],
+                         [BASE + "ep.vtt"])
+        res = run(["check", mp3])
+        self.assertEqual(res.returncode, 1, res.stdout + res.stderr)
+        self.assertIn(os.path.join(out, "ep.srt") + ": does not belong to ep.mp3", res.stderr)
+        self.assertIn(os.path.join(out, "ep.transcript.json") + ": does not belong to ep.mp3",
+                      res.stderr)
+        # a file the render wrote, changed since: the feed refuses it, check says so
+        with open(os.path.join(out, "ep.vtt"), "a", encoding="utf-8") as f:
+            f.write("\n")
+        res = run(["feed", out, "--base-url", BASE, "-o", self.path("f2.xml")])
+        self.assertEqual(res.returncode, 2)
+        self.assertIn("ep.vtt is not what the render wrote", res.stderr)
+        res = run(["check", mp3])
+        self.assertIn(os.path.join(out, "ep.vtt") + ": warning: changed since the render that "
+                      "made ep.mp3", res.stderr)
+
+
+if __name__ == "__main__":
+    main()

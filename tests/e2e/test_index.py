@@ -1,0 +1,124 @@
+"""End to end: `feed` also writes OUTDIR/index.html, the folder's page: read back by python's
+html.parser (not ours), it lists every episode newest first (the feed's order), links each
+to its page where it has one (`--page`) and to its audio otherwise, percent-encoded by the
+serializer, states each length as <time datetime="PT…"> equal to the sidecar's, links the
+feed, and escapes the show's text. With `-o -` (the feed on standard output) nothing is
+written into the folder."""
+import json
+import os
+import re
+import subprocess
+import urllib.parse
+from html.parser import HTMLParser
+
+from common import Case, listing, main, run, write
+from test_feed import SHOW   # the channel the feed test publishes (kept valid there)
+
+BASE = "https://cdn.example.org/pod/"
+EPISODES = {   # name: (published, with --page)
+    "old": ("2026-11-02", True),
+    "mid café": ("2026-11-09T08:30:00+01:00", False),
+    "new": ("2026-11-16T08:00:00Z", True),
+}
+ORDER = ["new", "mid café", "old"]
+
+
+class IndexReader(HTMLParser):
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.lang, self.title, self.items, self.feed_links = None, "", [], []
+        self._in, self._h2 = [], False
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "html":
+            self.lang = a.get("lang")
+        if tag == "li":
+            self.items.append({"href": None, "times": [], "title": ""})
+        if tag == "h2":
+            self._h2 = True
+        if tag == "a" and self._h2 and self.items:
+            self.items[-1]["href"] = a.get("href")
+        elif tag == "a":
+            self.feed_links.append(a.get("href"))
+        if tag == "link" and a.get("rel") == "alternate":
+            self.feed_links.append(a.get("href"))
+        if tag == "time" and self.items:
+            self.items[-1]["times"].append(a.get("datetime"))
+        self._in.append(tag)
+
+    def handle_endtag(self, tag):
+        if tag == "h2":
+            self._h2 = False
+        if self._in and self._in[-1] == tag:
+            self._in.pop()
+
+    def handle_data(self, data):
+        if self._h2 and self.items:
+            self.items[-1]["title"] += data
+        if self._in and self._in[-1] == "title":
+            self.title += data
+
+
+class Index(Case):
+    def render_folder(self):
+        out = self.path("out")
+        os.mkdir(out)
+        for name, (published, page) in EPISODES.items():
+            script = write(self.path(name + ".txt"),
+                           f"---\ntitle: {name.title()} <&> episode\nshow: Feed Test\n"
+                           f"published: {published}\n---\nThe {name} episode.\n")
+            extra = ["--page"] if page else []
+            res = run([script, "-o", os.path.join(out, name + ".mp3"), "-q", *extra])
+            self.assertEqual(res.returncode, 0, res.stderr)
+        write(os.path.join(out, "show.txt"), SHOW)
+        # the feed test's show file; cover art it names as a local file is made by ffmpeg
+        for image in re.findall(r"^image: *(\S+)$", SHOW, re.M):
+            if "://" not in image:
+                res = subprocess.run(["ffmpeg", "-loglevel", "error", "-f", "lavfi", "-i",
+                                      "color=c=blue:s=1400x1400", "-frames:v", "1", "-pix_fmt",
+                                      "rgb24", os.path.join(out, image)],
+                                     capture_output=True, text=True)
+                self.assertEqual(res.returncode, 0, res.stderr)
+        return out
+
+    def test_index_newest_first_with_links_and_lengths(self):
+        out = self.render_folder()
+        res = run(["feed", out, "--base-url", BASE])
+        self.assertEqual(res.returncode, 0, res.stderr)
+        with open(os.path.join(out, "index.html"), encoding="utf-8") as f:
+            html = f.read()
+        self.assertTrue(html.startswith("<!DOCTYPE html>"))
+        page = IndexReader()
+        page.feed(html)
+        page.close()
+        self.assertEqual(page.lang, "en-us")
+        self.assertEqual(page.title, "Feed Test")
+        self.assertIn("feed.xml", page.feed_links)
+        self.assertEqual([i["title"] for i in page.items],
+                         [f"{n.title()} <&> episode" for n in ORDER])
+        for item, name in zip(page.items, ORDER):
+            with self.subTest(episode=name):
+                with open(os.path.join(out, name + ".json"), encoding="utf-8") as f:
+                    side = json.load(f)
+                target = name + (".html" if EPISODES[name][1] else ".mp3")
+                self.assertEqual(urllib.parse.unquote(item["href"]), target)
+                self.assertTrue(os.path.exists(os.path.join(out, urllib.parse.unquote(item["href"]))))
+                self.assertNotIn(" ", item["href"])   # percent-encoded
+                self.assertEqual(item["times"][-1], side["duration"])
+                self.assertEqual(item["times"][0], side["published"])
+        # the index names several episodes' lengths, none as a `Duration:` claim
+        res = run(["check", os.path.join(out, "new.mp3"), os.path.join(out, "index.html")])
+        self.assertIn("no duration claim", res.stdout + res.stderr)
+
+    def test_feed_on_standard_output_writes_no_index(self):
+        out = self.render_folder()
+        before = listing(out)
+        res = run(["feed", out, "--base-url", BASE, "-o", "-"])
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertTrue(res.stdout.startswith("<?xml"))
+        self.assertEqual(listing(out), before)
+
+
+if __name__ == "__main__":
+    main()

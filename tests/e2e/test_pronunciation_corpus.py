@@ -1,0 +1,143 @@
+"""The pronunciation corpus: 300+ tokens taken from real release notes, changelogs and security
+advisories (tests/data/pronunciation/corpus.tsv, each citing its file under /usr/share/doc),
+each said alone as a paragraph and checked through `render-episode explain`:
+
+- the text the engine is given is the expected spoken form of docs/pronunciation.md's rules;
+- the decision explain shows for it names the rule that took it;
+- "never worse than espeak-ng": for every ordinary English word and every dictionary word in
+  capitals, our phonemes are exactly plain espeak-ng's for the same word
+  (`espeak-ng -q -x -v VOICE WORD`, the espeak-ng program as judge), in every English voice;
+- rendered, the transcripts show the script's own tokens, not what the engine was given
+  (ffmpeg re-reads the WebVTT file)."""
+import os
+import re
+import subprocess
+
+from common import SRC, Case, explained, main, run, write
+
+CORPUS = os.path.join(SRC, "tests", "data", "pronunciation", "corpus.tsv")
+# Every English espeak-ng 1.51 voice that needs no MBROLA.
+VOICES = ("en-us", "en-gb", "en-gb-scotland", "en-gb-x-gbclan", "en-gb-x-gbcwmd", "en-gb-x-rp",
+          "en-029")
+
+# The decision explain prints for a token of each category (its first, outermost one).
+DECISION = {
+    "url": r"URL: the site",
+    "cve": r"ticket key$",
+    "version": r"version: its separators said$",
+    "hash": r"hash: its first 7 characters one by one$",
+    "option": r"option: its dashes said$",
+    "constant": r"identifier: its parts$",
+    "capitals": r"dictionary word, as the engine says it$",
+    "acronym": r"capitals, not in the dictionary",
+    "lexicon": r"lexicon entry$",
+}
+
+
+def corpus():
+    rows = []
+    with open(CORPUS, encoding="utf-8") as f:
+        for line in f:
+            if line.startswith("#") or not line.strip():
+                continue
+            token, said, category, source = line.rstrip("\n").split("\t")
+            rows.append((token, said, category, source))
+    return rows
+
+
+def engine_phonemes(word, voice):
+    return subprocess.run(["espeak-ng", "-q", "-x", "-v", voice, word], capture_output=True,
+                          text=True, check=True).stdout.strip()
+
+
+class PronunciationCorpus(Case):
+    @classmethod
+    def setUpClass(cls):
+        cls.rows = corpus()
+        cls.results = {}
+
+    def explain_corpus(self, voice):
+        if voice in self.results:
+            return self.results[voice]
+        os.makedirs(self.path("voices"), exist_ok=True)
+        write(self.path("voices", "corpus.voice"), f"voice = {voice}\n")
+        body = "\n\n".join(token for token, _, _, _ in self.rows)
+        write(self.path("ep.txt"), "---\ntitle: Corpus\nvoice: corpus\n---\n" + body + "\n")
+        res = run(["explain", "--voices", "voices", "ep.txt"], cwd=self.tmp)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertEqual(res.stderr, "")
+        got = explained(res.stdout)
+        self.assertEqual(len(got), len(self.rows))
+        self.results[voice] = got
+        return got
+
+    def test_corpus_is_real_and_large(self):
+        self.assertGreaterEqual(len(self.rows), 300)
+        self.assertEqual(len({t for t, _, _, _ in self.rows}), len(self.rows), "no duplicates")
+        categories = {c for _, _, c, _ in self.rows}
+        self.assertEqual(categories, set(DECISION) | {"word"})
+        for token, _, _, source in self.rows:
+            self.assertRegex(source, r"^[a-z0-9.+-]+/(changelog|NEWS)[A-Za-z.]*\.gz:\d+$", token)
+            path, line = source.rsplit(":", 1)
+            path = os.path.join("/usr/share/doc", path)
+            if os.path.exists(path):   # the packages of the cited files are installed here
+                import gzip
+                with gzip.open(path, "rt", encoding="utf-8", errors="replace") as f:
+                    text = f.read().split("\n")[int(line) - 1]
+                self.assertIn(token, text, source)
+
+    def test_spoken_forms_and_decisions(self):
+        got = self.explain_corpus("en-us")
+        for (token, said, category, source), (place, spoken, _, decisions) in zip(self.rows, got):
+            with self.subTest(token=token, source=source):
+                self.assertEqual(spoken, said, place)
+                if category == "word":
+                    self.assertEqual(decisions, [], "ordinary words: no rule takes them")
+                else:
+                    self.assertTrue(decisions, token)
+                    depth, word, what = decisions[0]
+                    self.assertEqual(depth, 0)
+                    self.assertRegex(what, DECISION[category])
+                    # the outermost decisions cover the token (a lexicon word inside a
+                    # constant, CURLKHMATCH_OK, is one of them)
+                    self.assertEqual("".join(w for d, w, _ in decisions if d == 0), token)
+
+    def test_never_worse_than_espeak_ng(self):
+        words = [(i, t) for i, (t, _, c, _) in enumerate(self.rows) if c in ("word", "capitals")]
+        self.assertGreaterEqual(len(words), 150)
+        for voice in VOICES:
+            got = self.explain_corpus(voice)
+            for i, token in words:
+                with self.subTest(voice=voice, token=token):
+                    self.assertEqual(got[i][1], token)
+                    self.assertEqual(got[i][2], engine_phonemes(token, voice))
+
+    def test_hashes_are_not_numbers(self):
+        # Whatever the voice, no hash is read as a quantity ("twelve", "hundred").
+        got = self.explain_corpus("en-gb")
+        for (token, _, category, _), (_, _, phonemes, _) in zip(self.rows, got):
+            if category == "hash":
+                with self.subTest(token=token):
+                    self.assertNotRegex(phonemes, r"h'VndrI2d|T'aUz@nd|tw'Elv|'Ilev@n|t'En")
+
+    def test_transcripts_keep_the_scripts_tokens(self):
+        # A paragraph of corpus tokens of every rule, rendered: the cues, re-read by ffmpeg,
+        # are exactly the script's text (whitespace aside), so each token is there as written.
+        picked = {}
+        for token, _, category, _ in self.rows:
+            if category != "word" and len(picked.get(category, [])) < 2:
+                picked.setdefault(category, []).append(token)
+        tokens = [t for c in sorted(picked) for t in picked[c]]
+        text = "Today: " + ", ".join(tokens) + "."
+        write(self.path("r.txt"), "---\ntitle: Tokens\n---\n" + text + "\n")
+        res = run([self.path("r.txt"), "-o", self.path("r.mp3"), "-q"], cwd=self.tmp)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        out = subprocess.run(["ffmpeg", "-v", "error", "-i", self.path("r.vtt"), "-f", "srt", "-"],
+                             capture_output=True, text=True, check=True).stdout
+        cues = [re.sub(r"<[^>]*>", "", b.split("\n", 2)[2]) for b in out.strip().split("\n\n")]
+        self.assertGreater(len(cues), 1)
+        self.assertEqual(" ".join(" ".join(cues).split()), text)
+
+
+if __name__ == "__main__":
+    main()
