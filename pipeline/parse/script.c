@@ -40,6 +40,9 @@ typedef struct paragraph {
     int pending_space;
     size_t speech_bytes;
     int has_speech, has_pause;
+    char lang[RE_SCRIPT_MAX_LANGUAGE + 1];  /* the open [lang TAG] span's TAG, "" = none */
+    unsigned lang_line, lang_col;
+    int lang_has_text;           /* the open span has text so far */
     re_item *pieces;
     size_t piece_count, piece_cap;
 } paragraph;
@@ -166,6 +169,7 @@ static void push_item(parser *p, re_item item)
 
     if (!grow((void **)&ep->items, &p->item_cap, ep->item_count, sizeof *ep->items)) {
         free(item.text);
+        free(item.language);
         p->err.nomem = 1;
         return;
     }
@@ -463,11 +467,13 @@ static void add_piece(parser *p, re_item item)
                      RE_SCRIPT_MAX_SEGMENTS);
         p->halted = 1;
         free(item.text);
+        free(item.language);
         return;
     }
     if (!grow((void **)&para->pieces, &para->piece_cap, para->piece_count,
               sizeof *para->pieces)) {
         free(item.text);
+        free(item.language);
         p->err.nomem = 1;
         return;
     }
@@ -487,10 +493,18 @@ static void finish_piece(parser *p)
         p->err.nomem = 1;
         return;
     }
+    char *language = NULL;
+    if (para->lang[0] && !(language = strdup(para->lang))) {
+        free(text);
+        p->err.nomem = 1;
+        return;
+    }
     para->speech_bytes += para->text.len;
     para->has_speech = 1;
+    para->lang_has_text |= para->lang[0] != '\0';
     para->text.len = 0;
-    add_piece(p, (re_item){ RE_ITEM_SPEECH, para->piece_line, para->piece_col, text, NULL, 0 });
+    add_piece(p, (re_item){ RE_ITEM_SPEECH, para->piece_line, para->piece_col, text, NULL, 0,
+                            language });
 }
 
 static void add_text(parser *p, const char *s, size_t n, unsigned line, unsigned col)
@@ -518,7 +532,7 @@ static void add_pause(parser *p, uint64_t us, unsigned line, unsigned col)
     p->pause_total_us += us;
     finish_piece(p);
     p->para.has_pause = 1;
-    add_piece(p, (re_item){ RE_ITEM_PAUSE, line, col, NULL, NULL, us });
+    add_piece(p, (re_item){ RE_ITEM_PAUSE, line, col, NULL, NULL, us, NULL });
 }
 
 /* ---- directives ------------------------------------------------------------------------- */
@@ -658,6 +672,106 @@ static size_t parse_voice(parser *p, const char *s, size_t len, unsigned line, u
     return close + 1;
 }
 
+/* 1 for a language tag as espeak-ng names its voices: a letter, then letters, digits and
+ * '-' ("de", "pt-br", "cmn", "en-GB-scotland"), at most RE_SCRIPT_MAX_LANGUAGE. */
+static int language_tag(const char *s, size_t len)
+{
+    if (len == 0 || len > RE_SCRIPT_MAX_LANGUAGE || !re_is_letter(s[0]))
+        return 0;
+    for (size_t i = 1; i < len; i++)
+        if (!re_is_alnum(s[i]) && s[i] != '-')
+            return 0;
+    return 1;
+}
+
+/* After an error in a [lang ...] directive, a span all the same (when none is open), so that
+ * its [/lang] is no second error. */
+static void open_failed_span(parser *p, const char *s, size_t len, unsigned line, unsigned col)
+{
+    paragraph *para = &p->para;
+
+    if (para->lang[0] || !memchr(s, ']', len))
+        return;
+    finish_piece(p);
+    strcpy(para->lang, "?");
+    para->lang_line = line;
+    para->lang_col = col;
+    para->lang_has_text = 1;
+}
+
+/* [lang TAG]: the text up to [/lang] is spoken with espeak-ng's voice TAG (format 1.1). */
+static size_t parse_lang(parser *p, const char *s, size_t len, unsigned line, unsigned col)
+{
+    char q[QUOTE_SIZE], q2[QUOTE_SIZE];
+    paragraph *para = &p->para;
+    size_t start = skip_blanks(s, len, 5), end = start;   /* 5: past "[lang" */
+
+    while (end < len && !re_is_line_blank(s[end]) && s[end] != ']')
+        end++;
+    size_t close = skip_blanks(s, len, end);
+    size_t used = close < len && s[close] == ']' ? close + 1 : directive_extent(s, len);
+    int well_formed = close < len && s[close] == ']' && end > start;
+    para->started = 1;
+    if (!well_formed)
+        parse_error(&p->err, line, col, "malformed language span '%s': write [lang TAG]...[/lang], "
+                 "e.g. [lang de]Guten Tag[/lang]", quote(q, s, used));
+    else if (!language_tag(s + start, end - start))
+        parse_error(&p->err, line, col, "invalid language tag '%s' (an espeak-ng voice name: a "
+                 "letter, then letters, digits and '-', at most %u)",
+                 quote(q, s + start, end - start), RE_SCRIPT_MAX_LANGUAGE);
+    if (!well_formed || !language_tag(s + start, end - start)) {
+        open_failed_span(p, s, len, line, col);
+        return used;
+    }
+    if (para->lang[0]) {
+        parse_error(&p->err, line, col, "'%s' is inside the [lang %s] span opened at %u:%u: spans "
+                 "do not nest; close it with [/lang] first", quote(q, s, close + 1),
+                 quote(q2, para->lang, strlen(para->lang)), para->lang_line, para->lang_col);
+        return close + 1;
+    }
+    finish_piece(p);
+    memcpy(para->lang, s + start, end - start);
+    para->lang[end - start] = '\0';
+    para->lang_line = line;
+    para->lang_col = col;
+    para->lang_has_text = 0;
+    return close + 1;
+}
+
+/* The end of a [lang] span's text: an error when it has none, which would say nothing. */
+static void close_lang(parser *p)
+{
+    char q[QUOTE_SIZE];
+    paragraph *para = &p->para;
+
+    finish_piece(p);
+    if (!para->lang_has_text)
+        parse_error(&p->err, para->lang_line, para->lang_col, "the [lang %s] span has no text",
+                 quote(q, para->lang, strlen(para->lang)));
+    para->lang[0] = '\0';
+}
+
+static size_t parse_lang_end(parser *p, const char *s, size_t len, unsigned line, unsigned col)
+{
+    char q[QUOTE_SIZE];
+    size_t close = skip_blanks(s, len, 6);   /* 6: past "[/lang" */
+
+    p->para.started = 1;
+    if (close == len || s[close] != ']') {
+        size_t used = directive_extent(s, len);
+        parse_error(&p->err, line, col, "malformed '%s': write [/lang] to end a language span",
+                 quote(q, s, used));
+        return used;
+    }
+    if (!p->para.lang[0]) {
+        parse_error(&p->err, line, col, "'[/lang]' closes no span: there is no [lang TAG] open "
+                 "before it in this paragraph; write \\[ for a literal '['");
+        return close + 1;
+    }
+    close_lang(p);
+    return close + 1;
+}
+
 /* 1 if s (starting with '[') names `word` (compared with `cmp`) followed by the end, a
  * blank or ']' - or, for pause, something a mistyped duration starts with. */
 static int names_directive(const char *s, size_t len, const char *word,
@@ -684,11 +798,19 @@ static size_t directive(parser *p, const char *s, size_t len, unsigned line, uns
     }
     if (names_directive(s, len, "voice", strncmp))
         return parse_voice(p, s, len, line, col);
+    if (names_directive(s, len, "lang", strncmp))
+        return parse_lang(p, s, len, line, col);
+    if (names_directive(s, len, "/lang", strncmp))
+        return parse_lang_end(p, s, len, line, col);
     if (names_directive(s, len, "pause", strncasecmp)
-        || names_directive(s, len, "voice", strncasecmp)) {
+        || names_directive(s, len, "voice", strncasecmp)
+        || names_directive(s, len, "lang", strncasecmp)
+        || names_directive(s, len, "/lang", strncasecmp)) {
         size_t used = directive_extent(s, len);
         parse_error(&p->err, line, col, "'%s': directive names are lowercase ([pause ...], "
-                 "[voice ...]); write \\[ for a literal '['", quote(q, s, used));
+                 "[voice ...], [lang ...], [/lang]); write \\[ for a literal '['", quote(q, s, used));
+        if (names_directive(s, len, "lang", strncasecmp))
+            open_failed_span(p, s, len, line, col);
         return used;
     }
     return 0;
@@ -696,58 +818,10 @@ static size_t directive(parser *p, const char *s, size_t len, unsigned line, uns
 
 /* ---- body ------------------------------------------------------------------------------- */
 
-/* 1 for characters of scripts written without spaces between words (CJK ideographs and
- * their punctuation, kana, Bopomofo, Yi, Thai, Lao, Myanmar, Khmer): each ends a word, so
- * a sentence in Chinese is not one long "word". espeak-ng reads them one by one. */
-static int unspaced_script(uint32_t cp)
-{
-    return (cp >= 0x0E00 && cp <= 0x0EFF) || (cp >= 0x1000 && cp <= 0x109F)
-           || (cp >= 0x1780 && cp <= 0x17FF) || (cp >= 0x2E80 && cp <= 0x2FDF)
-           || (cp >= 0x3000 && cp <= 0x31FF) || (cp >= 0x3400 && cp <= 0x4DBF)
-           || (cp >= 0x4E00 && cp <= 0x9FFF) || (cp >= 0xA000 && cp <= 0xA4CF)
-           || (cp >= 0xF900 && cp <= 0xFAFF) || (cp >= 0x20000 && cp <= 0x3FFFF);
-}
-
-/* A word being read: where it starts in its line and how many characters it has so far.
- * A word never spans two lines (they are joined with a space) or a pause. */
-typedef struct word {
-    size_t start;
-    size_t chars;
-} word;
-
-/* Ends the word (if any) at line[end]; one that is too long is an error at its start. */
-static void end_word(parser *p, word *w, const char *line, size_t end, unsigned number)
-{
-    char q[QUOTE_SIZE];
-
-    if (w->chars > RE_SCRIPT_MAX_WORD)
-        parse_error(&p->err, number, (unsigned)w->start + 1, "a word of %zu characters is too long to "
-                 "speak (the limit is %u): '%s'; add spaces or leave it out", w->chars,
-                 RE_SCRIPT_MAX_WORD, quote(q, line + w->start, end - w->start));
-    w->chars = 0;
-}
-
-/* Counts the character that starts at line[i] (a byte that is not a continuation byte). */
-static void word_char(parser *p, word *w, const char *line, size_t len, size_t i,
-                      unsigned number)
-{
-    uint32_t cp = (unsigned char)line[i];
-
-    if (cp >= 0x80)
-        re_utf8_decode(line + i, line + len, &cp);
-    if (unspaced_script(cp)) {
-        end_word(p, w, line, i, number);
-        return;
-    }
-    if (w->chars++ == 0)
-        w->start = i;
-}
-
 /* Reads one line of paragraph text from column i (its first non-blank). */
 static void paragraph_line(parser *p, const char *line, size_t len, size_t i, unsigned number)
 {
     paragraph *para = &p->para;
-    word w = { 0, 0 };
 
     if (!para->open) {
         para->open = 1;
@@ -759,27 +833,20 @@ static void paragraph_line(parser *p, const char *line, size_t len, size_t i, un
         char c = line[i];
         size_t used = 0;
         if (re_is_line_blank(c)) {
-            end_word(p, &w, line, i, number);
             para->pending_space = 1;
             used = 1;
         } else if (c == '\\' && i + 1 < len && line[i + 1] == '[') {
-            word_char(p, &w, line, len, i, number);
             add_text(p, "[", 1, number, (unsigned)i + 1);
             used = 2;
         } else if (c == '[') {
             used = directive(p, line + i, len - i, number, (unsigned)i + 1);
-            if (used > 0)
-                end_word(p, &w, line, i, number);
         }
         if (used == 0) {
-            if (((unsigned char)c & 0xC0) != 0x80)
-                word_char(p, &w, line, len, i, number);
             add_text(p, &c, 1, number, (unsigned)i + 1);
             used = 1;
         }
         i += used;
     }
-    end_word(p, &w, line, i < len ? i : len, number);
 }
 
 /* A heading waits for the next audio; one still waiting has none, which is an error. */
@@ -800,7 +867,7 @@ static void flush_chapter(parser *p)
     if (!p->chapter)
         return;
     push_item(p, (re_item){ RE_ITEM_CHAPTER, p->chapter_line, p->chapter_col, p->chapter,
-                            NULL, 0 });
+                            NULL, 0, NULL });
     p->chapter = NULL;
 }
 
@@ -860,7 +927,7 @@ static void emit_paragraph(parser *p, unsigned ended_by)
     if (para->has_speech) {
         if (p->last_voice && !p->pause_since_speech)
             push_item(p, (re_item){ RE_ITEM_BREAK, p->last_end_line, 1, NULL,
-                                    p->last_voice, 0 });
+                                    p->last_voice, 0, NULL });
         voice = paragraph_voice(p);
         p->last_voice = voice;
         p->last_end_line = ended_by;
@@ -885,6 +952,13 @@ static void end_paragraph(parser *p, unsigned ended_by)
 
     if (!para->open)
         return;
+    if (para->lang[0]) {
+        parse_error(&p->err, para->lang_line, para->lang_col, "the [lang %s] span is not closed: "
+                 "end it with [/lang] in the same paragraph (a span never crosses a blank line "
+                 "or a heading)", quote(q, para->lang, strlen(para->lang)));
+        para->lang_has_text = 1;   /* one error for it is enough */
+        close_lang(p);
+    }
     finish_piece(p);
     if (para->voice[0] && !para->has_speech && !para->has_pause)
         parse_error(&p->err, para->voice_line, para->voice_col, "'[voice %s]' is alone in its paragraph: "
@@ -971,8 +1045,10 @@ void re_episode_free(re_episode *episode)
 {
     if (!episode)
         return;
-    for (size_t i = 0; i < episode->item_count; i++)
+    for (size_t i = 0; i < episode->item_count; i++) {
         free(episode->items[i].text);
+        free(episode->items[i].language);
+    }
     for (size_t i = 0; i < episode->voice_count; i++)
         free(episode->voices[i]);
     for (size_t i = 0; i < episode->voice_ref_count; i++)

@@ -21,11 +21,11 @@ static re_status explain_item(const re_prepared *p, re_engine *engine, const re_
 {
     re_spoken spoken;
     char *phonemes = NULL;
+    re_voice_profile scratch;
+    char voice[RE_ITEM_VOICE_MAX];
     size_t from = diag->count;
-    const re_voice_profile *profile = re_prepared_profile(p, item->voice);
-    re_status status = re_normalize_spans_for(p->lexicon, item->text,
-                                              profile ? profile->engine_voice : NULL,
-                                              &spoken);
+    const re_voice_profile *profile = re_prepared_item_profile(p, item, &scratch, voice);
+    re_status status = re_prepared_item_spoken(p, item, &spoken);
     if (status == RE_OK)
         status = re_engine_phonemes(engine, spoken.text, spoken.text_flags, profile, &phonemes,
                                     diag);

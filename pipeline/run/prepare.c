@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "files.h"
+#include "writing.h"
 
 static re_status open_voice_set(const re_episode_sources *src, re_prepared *p)
 {
@@ -32,6 +33,140 @@ static re_status resolve_profiles(const re_episode_sources *src, re_prepared *p,
     return status;
 }
 
+/* Appends item to items (grown), 0 when out of memory (then the item's strings are freed). */
+static int append_item(re_item **items, size_t *count, size_t *capacity, re_item item)
+{
+    if (re_array_grow(items, capacity, *count, sizeof **items) != RE_OK) {
+        free(item.text);
+        free(item.language);
+        return 0;
+    }
+    (*items)[(*count)++] = item;
+    return 1;
+}
+
+/* Between two pieces of one paragraph in different voices (a [lang] span or another writing
+ * system), the silence the engine would make there: its comma pause (about 160 ms at the
+ * default rate, DESIGN.md), or the profile's sentence pause after a sentence's end. Each
+ * piece is spoken anew and its own silences at both ends are trimmed, so without it the
+ * words would touch. */
+#define RE_PIECE_GAP_MS 160
+
+static int ends_sentence(const char *text)
+{
+    static const char *const ends[] = { ".", "!", "?", "\xE3\x80\x82", "\xEF\xBC\x81",
+                                        "\xEF\xBC\x9F", "\xE2\x80\xA6" };   /* 。！？… */
+    size_t len = strlen(text);
+    for (size_t i = 0; i < sizeof ends / sizeof ends[0]; i++) {
+        size_t n = strlen(ends[i]);
+        if (len >= n && memcmp(text + len - n, ends[i], n) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* append_item, with the gap before a SPEECH piece that follows another directly. */
+static int add_item(const re_prepared *p, re_item **items, size_t *count, size_t *capacity,
+                    re_item item)
+{
+    const re_item *last = *count ? &(*items)[*count - 1] : NULL;
+    if (item.kind == RE_ITEM_SPEECH && last && last->kind == RE_ITEM_SPEECH) {
+        const re_voice_profile *profile = re_prepared_profile(p, last->voice);
+        unsigned ms = profile && ends_sentence(last->text) ? (unsigned)profile->sentence_pause_ms
+                                                           : RE_PIECE_GAP_MS;
+        re_item gap = { RE_ITEM_PAUSE, item.line, item.col, NULL, NULL, (uint64_t)ms * 1000,
+                        NULL };
+        if (ms > 0 && !append_item(items, count, capacity, gap)) {
+            free(item.text);
+            free(item.language);
+            return 0;
+        }
+    }
+    return append_item(items, count, capacity, item);
+}
+
+/* The pieces of a SPEECH item: its text cut where the writing system changes to one its
+ * voice does not read (writing.h), each in a voice that does; text no voice reads is left
+ * out with a warning at the item. 0 when out of memory. */
+static int split_item(const re_prepared *p, const re_voice_profile *profile, re_item *item,
+                      re_item **items, size_t *count, size_t *capacity, re_diagnostics *diag)
+{
+    re_writing_run runs[RE_WRITING_MAX_RUNS];
+    size_t run_count;
+    re_writing_runs(item->text, profile->engine_voice, runs, &run_count);
+    if (run_count == 1)
+        return add_item(p, items, count, capacity, *item);
+    int ok = 1;
+    for (size_t r = 0; r < run_count && ok; r++) {
+        const char *s = item->text + runs[r].offset;
+        size_t len = runs[r].length;
+        while (len && s[0] == ' ')
+            s++, len--;
+        while (len && s[len - 1] == ' ')
+            len--;
+        if (len == 0)
+            continue;
+        if (runs[r].voice && strcmp(runs[r].voice, RE_WRITING_NO_VOICE) == 0) {
+            char quoted[64];
+            size_t cut = len < 40 ? len : 40;
+            while (cut > 0 && cut < len && ((unsigned char)s[cut] & 0xC0) == 0x80)
+                cut--;   /* whole characters */
+            snprintf(quoted, sizeof quoted, "%.*s%s", (int)cut, s, cut < len ? "..." : "");
+            ok = re_diag_add(diag, p->episode->file, item->line, item->col, "warning: '%s' is "
+                             "left out: espeak-ng has no voice for %s text", quoted,
+                             runs[r].script) == RE_OK;
+            continue;
+        }
+        re_item piece = *item;
+        piece.text = strndup(s, len);
+        piece.language = runs[r].voice ? strdup(runs[r].voice) : NULL;
+        ok = piece.text && (piece.language || !runs[r].voice)
+             && add_item(p, items, count, capacity, piece);
+        if (!ok) {
+            free(piece.text);
+            free(piece.language);
+        }
+    }
+    free(item->text);
+    return ok;
+}
+
+/* Text in another writing system than its voice's is spoken by a voice for it: the SPEECH
+ * items outside [lang] spans are split where it changes (writing.h), while the episode stays
+ * within its segment limit; a gap goes between pieces that follow each other directly. */
+static re_status split_writing_systems(re_prepared *p, re_diagnostics *diag)
+{
+    re_episode *ep = p->episode;
+    re_item *items = NULL;
+    size_t count = 0, capacity = 0, segments = 0;
+    for (size_t i = 0; i < ep->item_count; i++)
+        segments += ep->items[i].kind == RE_ITEM_SPEECH || ep->items[i].kind == RE_ITEM_PAUSE;
+    int ok = 1;
+    size_t i = 0;
+    for (; i < ep->item_count && ok; i++) {
+        re_item *item = &ep->items[i];
+        const re_voice_profile *profile = item->kind == RE_ITEM_SPEECH && !item->language
+                                          ? re_prepared_profile(p, item->voice) : NULL;
+        if (profile && segments + 2 * RE_WRITING_MAX_RUNS <= RE_SCRIPT_MAX_SEGMENTS) {
+            size_t before = count;
+            ok = split_item(p, profile, item, &items, &count, &capacity, diag);
+            segments += count - before - 1;
+        } else {
+            ok = add_item(p, &items, &count, &capacity, *item);
+        }
+        item->text = NULL;   /* moved (or freed) */
+        item->language = NULL;
+    }
+    for (; i < ep->item_count; i++) {   /* after running out of memory: free the rest */
+        free(ep->items[i].text);
+        free(ep->items[i].language);
+    }
+    free(ep->items);
+    ep->items = items;
+    ep->item_count = count;
+    return ok ? RE_OK : RE_ERR_NOMEM;
+}
+
 re_status re_prepare(const re_episode_sources *src, re_prepared *p, re_diagnostics *diag)
 {
     memset(p, 0, sizeof *p);
@@ -51,6 +186,8 @@ re_status re_prepare(const re_episode_sources *src, re_prepared *p, re_diagnosti
     }
     if (status == RE_OK)
         status = resolve_profiles(src, p, diag);
+    if (status == RE_OK)
+        status = split_writing_systems(p, diag);
     if (status != RE_OK)
         return status;
     const re_episode *ep = p->episode;
@@ -82,6 +219,31 @@ static const re_item *first_use(const re_episode *ep, const char *voice)
     return NULL;
 }
 
+const re_voice_profile *re_prepared_item_profile(const re_prepared *p, const re_item *item,
+                                                 re_voice_profile *scratch,
+                                                 char voice_buf[RE_ITEM_VOICE_MAX])
+{
+    const re_voice_profile *profile = re_prepared_profile(p, item->voice);
+    if (!profile || !item->language)
+        return profile;
+    const char *variant = strchr(profile->engine_voice, '+');
+    if (strchr(item->language, '+') || !variant)
+        variant = "";
+    snprintf(voice_buf, RE_ITEM_VOICE_MAX, "%s%s", item->language, variant);
+    *scratch = *profile;
+    scratch->engine_voice = voice_buf;
+    return scratch;
+}
+
+re_status re_prepared_item_spoken(const re_prepared *p, const re_item *item, re_spoken *out)
+{
+    re_voice_profile scratch;
+    char voice[RE_ITEM_VOICE_MAX];
+    const re_voice_profile *profile = re_prepared_item_profile(p, item, &scratch, voice);
+    return re_normalize_spans_for(p->lexicon, item->text, profile ? profile->engine_voice : NULL,
+                                  out);
+}
+
 re_status re_prepared_check_engine(const re_prepared *p, re_engine *engine, re_diagnostics *diag)
 {
     for (size_t i = 0; i < p->episode->voice_count; i++) {
@@ -95,7 +257,35 @@ re_status re_prepared_check_engine(const re_prepared *p, re_engine *engine, re_d
             return status;
         }
     }
-    return RE_OK;
+    /* Each engine voice of a [lang] span once: at most one per voice profile and language. */
+    char (*checked)[RE_ITEM_VOICE_MAX] = NULL;
+    size_t checked_count = 0, checked_capacity = 0;
+    re_status status = RE_OK;
+    for (size_t i = 0; status == RE_OK && i < p->episode->item_count; i++) {
+        const re_item *item = &p->episode->items[i];
+        re_voice_profile scratch;
+        char voice[RE_ITEM_VOICE_MAX];
+        if (item->kind != RE_ITEM_SPEECH || !item->language)
+            continue;
+        const re_voice_profile *profile = re_prepared_item_profile(p, item, &scratch, voice);
+        size_t k = 0;
+        while (k < checked_count && strcmp(checked[k], voice) != 0)
+            k++;
+        if (k < checked_count)
+            continue;
+        status = re_array_grow(&checked, &checked_capacity, checked_count, sizeof *checked);
+        if (status != RE_OK)
+            break;
+        memcpy(checked[checked_count++], voice, sizeof voice);
+        size_t from = diag->count;
+        status = re_engine_check_voice(engine, profile, diag);
+        if (status != RE_OK) {
+            re_diag_prefix(diag, from, "[lang %s]: ", item->language);
+            re_diag_place(diag, from, p->episode->file, item->line, item->col);
+        }
+    }
+    free(checked);
+    return status;
 }
 
 void re_prepared_free(re_prepared *p)

@@ -116,10 +116,11 @@ static re_status start_item(speech_scheduler *s, size_t i, re_diagnostics *diag)
 {
     const re_item *item = &s->episode->items[i];
     speech_slot *slot = &s->slots[i];
-    const re_voice_profile *profile = re_prepared_profile(s->plan.prepared, item->voice);
-    re_status status = re_normalize_spans_for(s->plan.prepared->lexicon, item->text,
-                                              profile ? profile->engine_voice : NULL,
-                                              &s->spoken[i]);
+    re_voice_profile scratch;
+    char voice[RE_ITEM_VOICE_MAX];
+    const re_voice_profile *profile = re_prepared_item_profile(s->plan.prepared, item, &scratch,
+                                                               voice);
+    re_status status = re_prepared_item_spoken(s->plan.prepared, item, &s->spoken[i]);
     if (status != RE_OK)
         return status;
     const char *text = s->spoken[i].text;

@@ -1630,6 +1630,7 @@ typedef struct joined {
     char *text;
     size_t len, capacity;
     size_t word_chars;          /* characters since the last space */
+    size_t letter_chain;        /* single letters, each with its dot, in a row ("a.b. c.") */
     int phonemes;               /* the text holds lexicon [[...]] spans (RE_TEXT_PHONEMES) */
     int in_phonemes;            /* between [[ and ]] */
     size_t next_span_chars;     /* length of the [[...]] span about to be put, for splitting */
@@ -1665,27 +1666,73 @@ static size_t span_chars(const char *s, size_t len, size_t k)
 _Static_assert(RE_LEXICON_PHONEMES_MAX <= RE_NORMALIZE_MAX_WORD,
                "a phoneme span is never split, so it must fit in a word");
 
-/* Appends a byte; a word that would pass RE_NORMALIZE_MAX_WORD characters is split with a
- * space: anywhere outside a [[phoneme]] span, including just before its [[ (counting the
- * span's length), beside a bracket of the text and just after a span's ]], never inside one
- * (its closing ]] included) nor between the two [ that open it. Only a text with lexicon
- * phonemes has spans (join has split the text's own brackets apart); in any other, brackets
- * are plain characters. A space never makes a [[ or a ]], so no split makes or breaks one. */
+/* A letter as the engine's abbreviation joining sees it: an ASCII letter or any other
+ * character outside ASCII (é, ж, α chain like a, b, c: measured). */
+static int chain_letter(char c)
+{
+    return re_is_letter(c) || (unsigned char)c >= 0x80;
+}
+
+/* The last byte of the character before the last one of j's text (a space at the start). */
+static char byte_before_last_char(const joined *j)
+{
+    size_t k = j->len;
+    if (k == 0)
+        return ' ';
+    k--;
+    while (k > 0 && ((unsigned char)j->text[k] & 0xC0) == 0x80)
+        k--;
+    return k ? j->text[k - 1] : ' ';
+}
+
+static void put_space(joined *j)
+{
+    char before = j->len ? j->text[j->len - 1] : ' ';
+    put_byte(j, ' ');
+    j->word_chars = 0;
+    if (before != '.')
+        j->letter_chain = 0;
+}
+
+/* Appends a byte; keeps what the engine receives within what espeak-ng 1.51 is measured to
+ * survive (docs/robustness.md), never inside a [[phoneme]] span:
+ * - a word that would pass RE_NORMALIZE_MAX_WORD characters is split with a space: anywhere
+ *   outside a span, including just before its [[ (counting the span's length), beside a
+ *   bracket of the text and just after a span's ]], never inside one (its closing ]]
+ *   included) nor between the two [ that open it;
+ * - the engine joins single letters that each have a dot ("a.b.c.", "q.z. q.z.", across
+ *   spaces) into one abbreviation and aborts on long ones: the dot of the letter after
+ *   RE_NORMALIZE_MAX_LETTER_CHAIN of them becomes a space, which ends the abbreviation.
+ * Only a text with lexicon phonemes has spans (join has split the text's own brackets apart);
+ * in any other, brackets are plain characters. A space never makes a [[ or a ]], so no split
+ * makes or breaks one. */
 static void put(joined *j, char c)
 {
     int starts_char = ((unsigned char)c & 0xC0) != 0x80;
     char before = j->len ? j->text[j->len - 1] : ' ';
     if (c == ' ') {
-        j->word_chars = 0;
-    } else if (starts_char) {
+        put_space(j);
+        return;
+    }
+    if (starts_char && !j->in_phonemes) {
+        char earlier = byte_before_last_char(j);
+        if (c == '.' && chain_letter(before) && (earlier == ' ' || earlier == '.')) {
+            if (++j->letter_chain > RE_NORMALIZE_MAX_LETTER_CHAIN) {
+                put_space(j);
+                j->letter_chain = 0;
+                return;
+            }
+        } else if (!(chain_letter(c) && (before == ' ' || before == '.')) && c != '.') {
+            j->letter_chain = 0;
+        }
+    }
+    if (starts_char) {
         /* in plain text a bracket is only a character: any run may be split anywhere */
         int opening = j->phonemes && c == '[' && before != '[' && !j->in_phonemes;
         size_t need = opening ? j->next_span_chars : 1;
         int splittable = !j->in_phonemes && !(j->phonemes && c == '[' && before == '[');
-        if (splittable && j->word_chars > 0 && j->word_chars + need > RE_NORMALIZE_MAX_WORD) {
-            put_byte(j, ' ');
-            j->word_chars = 0;
-        }
+        if (splittable && j->word_chars > 0 && j->word_chars + need > RE_NORMALIZE_MAX_WORD)
+            put_space(j);
         j->word_chars++;
         if (j->phonemes && c == '[' && before == '[' && !j->in_phonemes)
             j->in_phonemes = 1;

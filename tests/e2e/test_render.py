@@ -279,8 +279,6 @@ class BadInput(Case):
         (b"---\ntitle: t\n---\nHello \x01 there.\n", "4:7", "control"),
         (b"---\ntitle: t\n---\n// only a comment\n", None, "spoken"),
         (b"---\ntitle: t\npublished: 2023-02-29\n---\nHi.\n", "3:", "published"),
-        # the input that crashes espeak-ng 1.51 is refused before it reaches the engine
-        (b"---\ntitle: t\n---\nOne.\n\n" + b"s'" * 120 + b"\n", "6:1", "too long"),
     ]
 
     def test_each_bad_input(self):
@@ -302,7 +300,8 @@ class BadInput(Case):
     def test_existing_output_survives_a_failed_render(self):
         out = write(self.path("ep.mp3"), "yesterday's episode")
         write(self.path("ep.json"), "yesterday's sidecar")
-        script = write(self.path("bad.txt"), HEAD + "Fine.\n\n" + "s'" * 120 + "\n")
+        # (an engine crash is tested the same way in test_long_tokens.py, with an injected abort)
+        script = write(self.path("bad.txt"), HEAD + "Fine.\n\nThen [pause 11min] this.\n")
         res = run([script, "-o", out])
         self.assertEqual(res.returncode, 2)
         with open(out, encoding="utf-8") as f:

@@ -1,7 +1,8 @@
 /* fuzz_normalize.c - what is said instead of what is written: the lexicon parser and the
  * normalization rules, whose output goes to the engine. Input: a lexicon source, a NUL byte,
  * then a text. The spoken text keeps normalize.h's promises (valid UTF-8, no control
- * character, no run without a space longer than RE_NORMALIZE_MAX_WORD characters) and the
+ * character, no run without a space longer than RE_NORMALIZE_MAX_WORD characters, no run of
+ * more than RE_NORMALIZE_MAX_LETTER_CHAIN dotted single letters) and the
  * spans map all of it back into the text. */
 #include <string.h>
 
@@ -14,22 +15,11 @@
 #define FUZZ_WORD_SLACK 0   /* -DFUZZ_WORD_SLACK=N: look past a known overrun for other findings */
 #endif
 
-/* The word rule of script.h (a script's words), restated: characters of scripts written
- * without spaces end a word. */
-static int unspaced(uint32_t cp)
-{
-    return (cp >= 0x0E00 && cp <= 0x0EFF) || (cp >= 0x1000 && cp <= 0x109F)
-           || (cp >= 0x1780 && cp <= 0x17FF) || (cp >= 0x2E80 && cp <= 0x2FDF)
-           || (cp >= 0x3000 && cp <= 0x31FF) || (cp >= 0x3400 && cp <= 0x4DBF)
-           || (cp >= 0x4E00 && cp <= 0x9FFF) || (cp >= 0xA000 && cp <= 0xA4CF)
-           || (cp >= 0xF900 && cp <= 0xFAFF) || (cp >= 0x20000 && cp <= 0x3FFFF);
-}
-
 /* 1 for valid UTF-8 without control characters; *script_like is set when it could be a
- * SPEECH item's text too (no word over the script limit, no TAB). */
+ * SPEECH item's text too (no TAB: the parser makes blanks spaces; words of any length). */
 static int clean_text(const char *s, size_t len, int *script_like)
 {
-    size_t bad, word = 0;
+    size_t bad;
     const char *why;
     *script_like = 0;
     if (!re_utf8_check(s, len, &bad, &why))
@@ -40,13 +30,34 @@ static int clean_text(const char *s, size_t len, int *script_like)
         i += re_utf8_decode(s + i, s + len, &cp);
         if (re_utf8_is_control(cp) || cp == '\n')
             return 0;
-        if (cp == ' ' || unspaced(cp))
-            word = 0;
-        else if (++word > 64 || cp == '\t')
+        if (cp == '\t')
             like = 0;
     }
     *script_like = like;
     return 1;
+}
+
+/* Single letters that each have a dot, in a row with only spaces between ("a.b. c."): what
+ * espeak-ng joins into one abbreviation. A letter is an ASCII letter or any non-ASCII
+ * character. */
+static size_t longest_letter_chain(const char *s, size_t len)
+{
+    size_t longest = 0, run = 0;
+    for (size_t i = 0; i < len;) {
+        unsigned char c = (unsigned char)s[i];
+        size_t n = c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+        int letter = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c >= 0x80;
+        if (letter && (i == 0 || s[i - 1] == ' ' || s[i - 1] == '.') && i + n < len
+            && s[i + n] == '.') {
+            longest = ++run > longest ? run : longest;
+            i += n + 1;
+            continue;
+        }
+        if ((c != ' ' && c != '.') || (c == ' ' && (i == 0 || s[i - 1] != '.')))
+            run = 0;
+        i += n;
+    }
+    return longest;
 }
 
 static void check_spoken(const char *spoken)
@@ -60,6 +71,7 @@ static void check_spoken(const char *spoken)
         run = cp == ' ' ? 0 : run + 1;
         FUZZ_ASSERT(run <= RE_NORMALIZE_MAX_WORD + FUZZ_WORD_SLACK);
     }
+    FUZZ_ASSERT(longest_letter_chain(spoken, len) <= RE_NORMALIZE_MAX_LETTER_CHAIN);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -7,16 +7,6 @@
 #include "utf8.h"
 #include "voice.h"
 
-/* The word rule of docs/robustness.md, restated independently of script.c. */
-static int unspaced(uint32_t cp)
-{
-    return (cp >= 0x0E00 && cp <= 0x0EFF) || (cp >= 0x1000 && cp <= 0x109F)
-           || (cp >= 0x1780 && cp <= 0x17FF) || (cp >= 0x2E80 && cp <= 0x2FDF)
-           || (cp >= 0x3000 && cp <= 0x31FF) || (cp >= 0x3400 && cp <= 0x4DBF)
-           || (cp >= 0x4E00 && cp <= 0x9FFF) || (cp >= 0xA000 && cp <= 0xA4CF)
-           || (cp >= 0xF900 && cp <= 0xFAFF) || (cp >= 0x20000 && cp <= 0x3FFFF);
-}
-
 static void check_speech_text(const char *text)
 {
     size_t len = strlen(text), bad;
@@ -24,19 +14,12 @@ static void check_speech_text(const char *text)
     FUZZ_ASSERT(len > 0 && len <= RE_SCRIPT_MAX_PARAGRAPH);
     FUZZ_ASSERT(re_utf8_check(text, len, &bad, &why));
     FUZZ_ASSERT(text[0] != ' ' && text[len - 1] != ' ');
-    size_t word = 0;
     for (size_t i = 0; i < len;) {
         uint32_t cp;
         i += re_utf8_decode(text + i, text + len, &cp);
         FUZZ_ASSERT(!re_utf8_is_control(cp) && cp != '\n' && cp != '\t' && cp != '\r');
-        if (cp == ' ') {
+        if (cp == ' ')
             FUZZ_ASSERT(text[i] != ' ');   /* blanks are collapsed */
-            word = 0;
-        } else if (unspaced(cp)) {
-            word = 0;
-        } else {
-            FUZZ_ASSERT(++word <= RE_SCRIPT_MAX_WORD);
-        }
     }
 }
 
@@ -66,12 +49,18 @@ static void check_episode(const re_episode *ep)
         case RE_ITEM_SPEECH:
             check_speech_text(it->text);
             FUZZ_ASSERT(known_voice(ep, it->voice));
+            if (it->language) {   /* a [lang TAG] span: TAG as script.h allows */
+                size_t n = strlen(it->language);
+                FUZZ_ASSERT(n > 0 && n <= RE_SCRIPT_MAX_LANGUAGE);
+                FUZZ_ASSERT(strspn(it->language, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                                 "0123456789-") == n);
+            }
             segments++;
             speech++;
             break;
         case RE_ITEM_PAUSE:
             FUZZ_ASSERT(it->pause_us >= RE_PAUSE_MIN_US && it->pause_us <= RE_PAUSE_MAX_US);
-            FUZZ_ASSERT(!it->text);
+            FUZZ_ASSERT(!it->text && !it->language);
             pauses += it->pause_us;
             segments++;
             break;

@@ -52,6 +52,8 @@ def script_seeds():
     put(d, "---\ntitle: T\n---\n" + "中文没有空格。" * 20 + " " + "w" * 64 + "\n", "words")
     put(d, "---\ntitle: T\n---\n" + " ".join(["e.g."] * 50) + "\n", "abbrev")
     put(d, "---\ntitle: T\n---\nA [Pause 1s] [voice] [pause] [pause 1.0000001s] [pause 10min]\n", "errors")
+    put(d, "---\ntitle: T\n---\nSay [lang de]Guten [pause 1s] Tag[/lang] \\[lang x] and \u041f\u0440\u0438 "
+        "\u65e5\u672c.\n\n[lang fr]a [lang de]b[/lang] [/lang] [Lang x]c[/lang] [lang]d\n", "lang")
 
 
 def voice_seeds():

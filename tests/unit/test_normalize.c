@@ -515,6 +515,104 @@ static int only_lexicon_spans(const char *s)
     return only_lexicon_spans_of(s, "[[gl'u:]]");
 }
 
+/* The longest run of single letters that each have a dot, with only spaces between ("a.b.c.",
+ * "q.z. q.z."): what espeak-ng 1.51 joins into one abbreviation. A letter is an ASCII letter
+ * or any character outside ASCII. */
+static size_t longest_letter_chain(const char *s)
+{
+    size_t longest = 0, run = 0, i = 0, n = strlen(s);
+    while (i < n) {
+        unsigned char c = (unsigned char)s[i];
+        size_t len = c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+        int letter = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c >= 0x80;
+        int single = letter && (i == 0 || s[i - 1] == ' ' || s[i - 1] == '.');
+        if (single && i + len < n && s[i + len] == '.') {
+            run++;
+            longest = run > longest ? run : longest;
+            i += len + 1;
+            continue;
+        }
+        if (c != ' ' && c != '.')
+            run = 0;
+        else if (c == ' ' && (i == 0 || s[i - 1] != '.'))
+            run = 0;
+        i += len;
+    }
+    return longest;
+}
+
+/* Whether the spans cover the spoken text in order and each points inside `text`. */
+static int spans_cover(const re_spoken *s, const char *text)
+{
+    size_t at = 0;
+    for (size_t i = 0; i < s->span_count; i++) {
+        if (s->spans[i].spoken_offset != at
+            || s->spans[i].text_offset + s->spans[i].text_length > strlen(text))
+            return 0;
+        at += s->spans[i].spoken_length;
+    }
+    return at == strlen(s->text);
+}
+
+/* No token of any length is refused; what the engine receives is cut into pieces it survives
+ * (measured, docs/robustness.md), and every piece maps back to the script's whole token. */
+static void test_engine_safe_pieces(void)
+{
+    char dotted[65] = "";
+    for (int i = 0; i < 32; i++) {
+        dotted[2 * i] = (char)('a' + i % 26);
+        dotted[2 * i + 1] = '.';
+    }
+    char text[400];
+    snprintf(text, sizeof text, "%s %s %s", dotted, dotted, dotted);
+    re_spoken s;
+    CHECK_INT(re_normalize_spans(NULL, text, &s), RE_OK);
+    CHECK(longest_letter_chain(text) == 96);
+    CHECK(longest_letter_chain(s.text) <= RE_NORMALIZE_MAX_LETTER_CHAIN);
+    CHECK(longest_word(s.text) <= RE_NORMALIZE_MAX_WORD);
+    CHECK(spans_cover(&s, text));
+    re_spoken_free(&s);
+    /* "q.z. " 60 times: joined across spaces by the engine, cut every 16 letters. */
+    text[0] = '\0';
+    for (int i = 0; i < 60; i++)
+        strcat(text, i ? " q.z." : "q.z.");
+    CHECK_INT(re_normalize_spans(NULL, text, &s), RE_OK);
+    CHECK(longest_letter_chain(s.text) <= RE_NORMALIZE_MAX_LETTER_CHAIN);
+    re_spoken_free(&s);
+    /* Where the cut falls, on a lexicon replacement (said as written, whatever the rules):
+     * the dot of the 17th letter becomes a space, across the text's own words too. */
+    re_lexicon *lex = NULL;
+    re_diagnostics d;
+    re_diagnostics_init(&d, 0);
+    re_lexicon_create(&lex);
+    const char *entry = "ZQDOTS = a.b.c.d.e.f.g.h.i.j. k.l.m.n.o.p.q.r.s.t.\n";
+    CHECK_INT(re_lexicon_parse(lex, "dots.lexicon", entry, strlen(entry), &d), RE_OK);
+    CHECK_INT(re_normalize_spans(lex, "See ZQDOTS ZQDOTS now.", &s), RE_OK);
+    CHECK_STR(s.text, "See a.b.c.d.e.f.g.h.i.j. k.l.m.n.o.p.q r.s.t. a.b.c.d.e.f.g.h.i.j. "
+                      "k.l.m.n o.p.q.r.s.t. now.");
+    CHECK_INT(longest_letter_chain(s.text), RE_NORMALIZE_MAX_LETTER_CHAIN);
+    CHECK(spans_cover(&s, "See ZQDOTS ZQDOTS now."));
+    re_spoken_free(&s);
+    re_lexicon_free(lex);
+    re_diagnostics_free(&d);
+    /* A 300-character token: several pieces, all of them the script's token in the map. */
+    memset(text, 'x', 300);
+    strcpy(text + 300, " end.");
+    CHECK_INT(re_normalize_spans(NULL, text, &s), RE_OK);
+    CHECK(longest_word(s.text) <= RE_NORMALIZE_MAX_WORD);
+    CHECK(spans_cover(&s, text));
+    size_t covered = 0;
+    for (size_t i = 0; i < s.span_count; i++)
+        if (s.spans[i].text_offset == 0 && s.spans[i].text_length == 300)
+            covered += s.spans[i].spoken_length;
+    CHECK(covered >= 300 + 300 / RE_NORMALIZE_MAX_WORD);
+    re_spoken_free(&s);
+    /* Short abbreviations and ordinary dotted names are left as they are. */
+    CHECK_INT(re_normalize_spans(NULL, "e.g. i.e. a.k.a. U.S.A.", &s), RE_OK);
+    CHECK_STR(s.text, "e.g. i.e. a.k.a. U.S.A.");
+    re_spoken_free(&s);
+}
+
 static void test_word_length(void)
 {
     char text[200], replacement[100], entry[128], expected[300];
@@ -600,7 +698,8 @@ static void test_random_texts(void)
                  && re_utf8_check(a, strlen(a), &bad, &why) && (fa == RE_TEXT_PLAIN || only_lexicon_spans(a));
         for (size_t i = 0; ok && a[i]; i++)
             ok = (unsigned char)a[i] >= 0x20 && a[i] != 0x7F;
-        ok = ok && longest_word(a) <= RE_NORMALIZE_MAX_WORD;
+        ok = ok && longest_word(a) <= RE_NORMALIZE_MAX_WORD
+             && longest_letter_chain(a) <= RE_NORMALIZE_MAX_LETTER_CHAIN;
         check_count++;
         if (!ok) {
             check_failures++;
@@ -690,6 +789,7 @@ int main(void)
     test_bad_input();
     test_random_texts();
     test_word_length();
+    test_engine_safe_pieces();
     test_engine_phonemes();
     re_lexicon_free(shipped);
     re_lexicon_free(custom);

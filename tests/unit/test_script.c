@@ -87,7 +87,7 @@ static void check_kinds(const re_episode *ep, const char *kinds)
 
 static const re_item *item(const re_episode *ep, size_t i)
 {
-    static const re_item none = { RE_ITEM_SPEECH, 0, 0, NULL, NULL, 0 };
+    static const re_item none = { RE_ITEM_SPEECH, 0, 0, NULL, NULL, 0, NULL };
 
     if (!ep || i >= ep->item_count)
         return &none;
@@ -652,102 +652,90 @@ static void test_line_limit(void)
     free(b.data);
 }
 
-static void test_word_limit(void)
+/* No word is refused for its length (issue 14): the item keeps the script's word whole; the
+ * normalizer splits what the engine receives (test_normalize.c). */
+static void test_long_words_kept(void)
 {
+    static const char *const words[] = {
+        "https://github.com/pytorch/pytorch/pull/189759/files#diff-0123456789abcdef0123456789abcdef0123456789abcdef",
+        "12d655d4561a0b9c8e7f6a5b4c3d2e1f0a9b8c7d",
+        "a.b.c.d.e.f.g.h.i.j.k.l.m.n.o.p.q.r.s.t.u.v.w.x.y.z.a.b.c.d.e.f.",
+        "torch.nn.functional.scaled_dot_product_attention_with_a_very_long_tail_name",
+    };
     big b = { 0 };
-
-    /* 64 characters: spoken; 65: an error at the word's first byte, quoting it. */
-    big_str(&b, FM "Say ");
-    big_repeat(&b, "w", RE_SCRIPT_MAX_WORD);
-    big_str(&b, " now.\n");
-    re_episode *ep = parse_ok(b.data);
-    check_kinds(ep, "S");
-    re_episode_free(ep);
-    b.len = 0;
-    big_str(&b, FM "Say ");
-    big_repeat(&b, "w", RE_SCRIPT_MAX_WORD + 1);
-    big_str(&b, " now.\n");
-    expect_error(b.data, 4, 5, "a word of 65 characters is too long to speak (the limit is 64): "
-                 "'wwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwww...'");
-
-    /* The word that aborts espeak-ng 1.51 never reaches it. */
+    for (size_t w = 0; w < sizeof words / sizeof words[0]; w++) {
+        b.len = 0;
+        big_str(&b, FM "See ");
+        big_str(&b, words[w]);
+        big_str(&b, " now.\n");
+        re_episode *ep = parse_ok(b.data);
+        check_kinds(ep, "S");
+        CHECK(strstr(ep->items[0].text, words[w]) != NULL);
+        re_episode_free(ep);
+    }
+    /* 240 characters of the word that aborts espeak-ng 1.51 whole, and 264 with U+00A0. */
     b.len = 0;
     big_str(&b, FM "One.\n\n");
     big_repeat(&b, "s'", 120);
     big_str(&b, "\n");
-    expect_error(b.data, 6, 1, "a word of 240 characters");
-
-    /* Characters, not bytes: 64 x e-acute (128 bytes) is fine, 65 is not. */
-    b.len = 0;
-    big_str(&b, FM);
-    big_repeat(&b, "\xC3\xA9", RE_SCRIPT_MAX_WORD);
-    big_str(&b, "\n");
-    ep = parse_ok(b.data);
+    re_episode *ep = parse_ok(b.data);
+    check_kinds(ep, "SBS");
+    CHECK_INT(strlen(ep->items[2].text), 240);
     re_episode_free(ep);
-    b.len = 0;
-    big_str(&b, FM "a\tb ");
-    big_repeat(&b, "\xC3\xA9", RE_SCRIPT_MAX_WORD + 1);
-    big_str(&b, "\n");
-    expect_error(b.data, 4, 5, "a word of 65 characters");
-
-    /* Lines, blanks and pauses end words; \[ is one character; so is a stray '['. */
-    b.len = 0;
-    big_str(&b, FM);
-    big_repeat(&b, "x", 60);
-    big_str(&b, "\n");
-    big_repeat(&b, "y", 60);
-    big_str(&b, "[pause 1s]");
-    big_repeat(&b, "z", 60);
-    big_str(&b, "\n");
-    big_repeat(&b, "\\[", 32);
-    big_repeat(&b, "[", 32);
-    big_str(&b, "\n");
-    ep = parse_ok(b.data);
-    check_kinds(ep, "SPS");
-    re_episode_free(ep);
-    b.len = 0;
-    big_str(&b, FM "x ");
-    big_repeat(&b, "\\[", 33);
-    big_repeat(&b, "[", 32);
-    big_str(&b, "\n");
-    expect_error(b.data, 4, 3, "a word of 65 characters");
-
-    /* Scripts written without spaces: each character ends a word. */
-    b.len = 0;
-    big_str(&b, FM);
-    for (int i = 0; i < 400; i++)
-        big_str(&b, i % 2 ? "\xE4\xB8\xAD" : "\xE0\xB8\x81");     /* U+4E2D, U+0E01 */
-    big_repeat(&b, "s's's's's's's's's's's's's's's's'\xE3\x80\x80", 8); /* U+3000 */
-    big_str(&b, "\n");
-    ep = parse_ok(b.data);
-    check_kinds(ep, "S");
-    re_episode_free(ep);
-    /* ... but other spaces do not: U+00A0 is part of the word. */
     b.len = 0;
     big_str(&b, FM);
     big_repeat(&b, "s's's's's's's's's's's's's's's's'\xC2\xA0", 8);
     big_str(&b, "\n");
-    expect_error(b.data, 4, 1, "a word of 264 characters");
-
-    /* Every long word is reported; a word in a heading or comment is not spoken. */
+    ep = parse_ok(b.data);
+    check_kinds(ep, "S");
+    re_episode_free(ep);
+    /* \[ is still one '[' of the text. */
     b.len = 0;
-    big_str(&b, FM "# ");
-    big_repeat(&b, "h", 100);
-    big_str(&b, "\n// ");
-    big_repeat(&b, "c", 100);
-    big_str(&b, "\nOK ");
-    big_repeat(&b, "a", 70);
-    big_str(&b, " and ");
-    big_repeat(&b, "b", 80);
+    big_str(&b, FM "x ");
+    big_repeat(&b, "\\[", 33);
     big_str(&b, "\n");
-    re_episode *none = (re_episode *)1;
-    re_diagnostics d;
-    CHECK_INT(parse(b.data, &none, &d), RE_ERR_INPUT);
-    CHECK_INT(d.count, 2);
-    CHECK(has_diag(&d, 6, 4, "a word of 70 characters"));
-    CHECK(has_diag(&d, 6, 79, "a word of 80 characters"));
-    re_diagnostics_free(&d);
+    ep = parse_ok(b.data);
+    CHECK_INT(strlen(ep->items[0].text), 2 + 33);
+    re_episode_free(ep);
     free(b.data);
+}
+
+/* Format 1.1: [lang TAG]...[/lang] makes its text a SPEECH item of its own with the TAG;
+ * \[lang stays text. */
+static void test_lang_spans(void)
+{
+    re_episode *ep = parse_ok(FM "The German [lang de]Guten Morgen,\n wie geht's?[/lang] ends.\n\n"
+                              "[lang pt-br]Olá [pause 300ms] mundo[/lang]\n\n"
+                              "Literal \\[lang de] and \\[/lang] text.\n");
+    check_kinds(ep, "SSSBSPSBS");
+    CHECK_STR(item(ep, 0)->text, "The German");
+    CHECK(item(ep, 0)->language == NULL);
+    CHECK_STR(item(ep, 1)->text, "Guten Morgen, wie geht's?");
+    CHECK_STR(item(ep, 1)->language ? item(ep, 1)->language : "", "de");
+    CHECK_INT(item(ep, 1)->line, 4);
+    CHECK_INT(item(ep, 1)->col, 21);
+    CHECK_STR(item(ep, 2)->text, "ends.");
+    CHECK(item(ep, 2)->language == NULL);
+    CHECK_STR(item(ep, 4)->language ? item(ep, 4)->language : "", "pt-br");
+    CHECK_STR(item(ep, 6)->text, "mundo");
+    CHECK_STR(item(ep, 6)->language ? item(ep, 6)->language : "", "pt-br");
+    CHECK_STR(item(ep, 8)->text, "Literal [lang de] and [/lang] text.");
+    CHECK(item(ep, 8)->language == NULL);
+    CHECK_STR(item(ep, 1)->voice, item(ep, 0)->voice);   /* the paragraph's profile */
+    re_episode_free(ep);
+
+    expect_error(FM "A [lang de]eins [lang fr]deux[/lang] drei.\n", 4, 17,
+                 "'[lang fr]' is inside the [lang de] span opened at 4:3: spans do not nest");
+    expect_error(FM "B [/lang] here.\n", 4, 3, "'[/lang]' closes no span");
+    expect_error(FM "C [lang de]offen\n\nweiter.\n", 4, 3,
+                 "the [lang de] span is not closed: end it with [/lang] in the same paragraph");
+    expect_error(FM "C [lang de]offen\n# Heading\nText.\n", 4, 3, "the [lang de] span is not closed");
+    expect_error(FM "D [lang ++]x[/lang] y.\n", 4, 3, "invalid language tag '++'");
+    expect_error(FM "E [lang de][/lang] y.\n", 4, 3, "the [lang de] span has no text");
+    expect_error(FM "F [LANG de]y[/lang].\n", 4, 3, "directive names are lowercase");
+    expect_error(FM "G [lang de x]z[/lang].\n", 4, 3, "malformed language span '[lang de x]'");
+    expect_error(FM "H [lang]z[/lang].\n", 4, 3, "malformed language span '[lang]'");
+    expect_error(FM "I [lang de]z[/lang.\n", 4, 3, "the [lang de] span is not closed");
 }
 
 static void test_segment_limit(void)
@@ -1048,7 +1036,8 @@ int main(void)
     test_voices();
     test_paragraph_limit();
     test_line_limit();
-    test_word_limit();
+    test_long_words_kept();
+    test_lang_spans();
     test_segment_limit();
     test_chapter_and_voice_limits();
     test_pause_total_limit();

@@ -1,10 +1,10 @@
 /* script.h - the episode script parser: text in, an episode (metadata + items) out.
  *
- * The format (version 1) is documented in README.md; in short: front matter between `---`
+ * The format (version 1.1) is documented in README.md; in short: front matter between `---`
  * lines, `#`..`######` headings start chapters, blank lines separate paragraphs, `[pause 800ms]`
  * and `[pause 1.5s]` insert exact silence, a paragraph starting with `[voice NAME]` is spoken
- * by that profile, lines starting with `//` are comments, `\[` is a literal `[`, and all other
- * text is literal. Pure: no I/O except re_script_load, no engine, no voice lookup. */
+ * by that profile, `[lang TAG]...[/lang]` (1.1) is spoken by espeak-ng's voice TAG, lines
+ * starting with `//` are comments, `\[` is a literal `[`, and all other text is literal. Pure: no I/O except re_script_load, no engine, no voice lookup. */
 #ifndef RE_SCRIPT_H
 #define RE_SCRIPT_H
 
@@ -23,15 +23,11 @@
  * FILE:LINE:COL that crosses it. */
 #define RE_SCRIPT_MAX_LINE 16384u            /* bytes in one line */
 #define RE_SCRIPT_MAX_PARAGRAPH 10000u       /* bytes of spoken text in one paragraph */
-#define RE_SCRIPT_MAX_WORD 64u               /* characters in one spoken word: a run without
-                                              * a space or tab; characters of scripts written
-                                              * without spaces (CJK, kana, Thai, ...) end a
-                                              * word. espeak-ng 1.51 aborts on some words of
-                                              * 136 characters and more */
 #define RE_SCRIPT_MAX_SEGMENTS 10000u        /* SPEECH and PAUSE items: one engine process
                                               * per speech segment */
 #define RE_SCRIPT_MAX_CHAPTERS 255u          /* an ID3 CTOC frame lists at most 255 */
 #define RE_SCRIPT_MAX_VOICES 64u             /* distinct voice profiles that speak */
+#define RE_SCRIPT_MAX_LANGUAGE 40u           /* characters of a [lang TAG]'s TAG */
 #define RE_EPISODE_MAX_US (12ULL * 3600 * 1000000) /* audio of one episode: 12 hours (a WAV
                                               * file ends at 13.5 h of 22.05 kHz mono).
                                               * The parser holds the script's own pauses to
@@ -52,6 +48,8 @@ typedef struct re_item {
                            * characters, never empty; CHAPTER: the title; otherwise NULL */
     const char *voice;    /* SPEECH, BREAK: profile name (points into the episode's storage) */
     uint64_t pause_us;    /* PAUSE only */
+    char *language;       /* SPEECH in a [lang TAG] span: the espeak-ng voice (language) TAG
+                           * to speak it with instead of the profile's (format 1.1); else NULL */
 } re_item;
 
 /* A place in the script that names a voice profile (the `voice:` key or a `[voice NAME]`),

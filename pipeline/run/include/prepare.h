@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "lexicon.h"
+#include "normalize.h"
 #include "script.h"
 #include "status.h"
 #include "synth.h"
@@ -45,9 +46,24 @@ re_status re_prepare(const re_episode_sources *sources, re_prepared *out, re_dia
 /* The profile of a voice the episode names (NULL for one it does not). */
 const re_voice_profile *re_prepared_profile(const re_prepared *prepared, const char *voice);
 
+/* What a SPEECH item is spoken with: its paragraph's profile, or, for text in a [lang TAG]
+ * span, a copy of it in `scratch` whose engine voice is TAG with the profile's variant
+ * ("en-gb+f3" and [lang de] give "de+f3"), written into voice_buf. The copy borrows the
+ * profile's other strings: valid while `prepared` and voice_buf are. */
+#define RE_ITEM_VOICE_MAX 128
+const re_voice_profile *re_prepared_item_profile(const re_prepared *prepared,
+                                                 const re_item *item, re_voice_profile *scratch,
+                                                 char voice_buf[RE_ITEM_VOICE_MAX]);
+
+/* The spoken text of a SPEECH item for the voice it is spoken with (normalize.h's
+ * re_normalize_spans_for: the lexicon, and the rules only for an English voice). */
+re_status re_prepared_item_spoken(const re_prepared *prepared, const re_item *item,
+                                  re_spoken *out);
+
 /* Checks that the engine has every profile's engine voice (in a child, like speech). A
  * missing one is reported at the first paragraph that speaks with it: "voice profile 'NAME':
- * why". RE_ERR_INTERRUPTED is returned without a message. */
+ * why"; a [lang TAG] the engine has no voice for, at its span: "[lang TAG]: why".
+ * RE_ERR_INTERRUPTED is returned without a message. */
 re_status re_prepared_check_engine(const re_prepared *prepared, re_engine *engine,
                                    re_diagnostics *diag);
 

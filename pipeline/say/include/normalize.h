@@ -54,18 +54,25 @@
 #include "status.h"
 
 /* Bumped whenever a rule changes what is said: part of any cache key built on the input. */
-#define RE_NORMALIZE_RULES_VERSION 3   /* 3: the dictionary decides capitals; hashes, options,
-                                        * revisions, URL tails (issue 14 item 5) */
+#define RE_NORMALIZE_RULES_VERSION 4   /* 2: the engine-input cuts; 3: the dictionary decides
+                                        * capitals; hashes, options, revisions, URL tails;
+                                        * 4: both (issue 14) */
 
 /* How the engine is to read a spoken text (the synth stage takes these flags). Never as SSML. */
 #define RE_TEXT_PLAIN 0u      /* every character is text, [[ included */
 #define RE_TEXT_PHONEMES 1u   /* [[...]] spans are espeak-ng phoneme mnemonics: only for texts
                                * whose every other [[ has been escaped by the caller */
 
-/* No word of a spoken text (a run without a space) is longer than this many characters: a
- * longer one, which only a lexicon replacement running into a long word can make, is split
- * with a space, as espeak-ng aborts on some very long words. Script words are at most 64. */
+/* What the engine receives stays within what espeak-ng 1.51 is measured to survive
+ * (docs/robustness.md): no word of a spoken text (a run without a space) is longer than
+ * RE_NORMALIZE_MAX_WORD characters, a longer one being split with a space (the engine aborts
+ * on some words of 136 characters), and no more than RE_NORMALIZE_MAX_LETTER_CHAIN single
+ * letters that each have a dot follow one another ("a.b.c.", "q.z. q.z.": the engine joins
+ * them across spaces into one abbreviation and aborts on long ones); the dot of the next is
+ * made a space. So no script word of any length is refused; the span map (below) still
+ * points every piece at the script's word. */
 #define RE_NORMALIZE_MAX_WORD 64
+#define RE_NORMALIZE_MAX_LETTER_CHAIN 16
 
 /* Normalizes `text` (valid UTF-8 without control characters, e.g. a SPEECH item's text) with
  * `lexicon` (may be NULL: rules only). *spoken (malloc'ed, owned by the caller) is the text to
