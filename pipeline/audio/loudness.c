@@ -1061,6 +1061,106 @@ re_status re_loudness_peaks_mp3_fd(int fd, re_loudness *out, re_diagnostics *dia
     return RE_OK;
 }
 
+/* Where a mono MP3 passes a ceiling (issue 18's local retry): one decoder from the start, a
+ * peak finder whose bar is the ceiling (so quiet audio only passes through its ring), checked
+ * every OVER_BLOCK samples; spots closer than OVER_MERGE_S are one. */
+#define OVER_BLOCK 64
+#define OVER_MERGE_S 0.1
+
+typedef struct over_feed {
+    interpolator ip;
+    peak_finder pf;
+    float bar;
+    uint64_t at, merge;
+    re_loudness_spot *spots;
+    size_t capacity, count;
+} over_feed;
+
+static void over_note(over_feed *f, uint64_t first, uint64_t last)
+{
+    double peak = db_of(fmax(f->pf.true_peak, f->pf.sample_peak));
+    f->pf.true_peak = f->pf.sample_peak = f->bar;
+    if (f->count > 0 && f->count <= f->capacity
+        && first <= f->spots[f->count - 1].last + f->merge) {
+        re_loudness_spot *s = &f->spots[f->count - 1];
+        s->last = last;
+        s->peak_dbtp = fmax(s->peak_dbtp, peak);
+        return;
+    }
+    if (f->count < f->capacity)
+        f->spots[f->count] = (re_loudness_spot){ first, last, peak };
+    f->count++;
+}
+
+static int over_block(void *user, const re_mp3_block *b)
+{
+    over_feed *f = user;
+    if (b->new_format)
+        return 0;
+    const float *x = (const float *)(const void *)b->pcm;
+    size_t n = b->bytes / sizeof(float);
+    for (size_t i = 0; i < n; i += OVER_BLOCK) {
+        size_t m = n - i < OVER_BLOCK ? n - i : OVER_BLOCK;
+        peaks_feed(&f->pf, &f->ip, x + i, m, 1);
+        if (f->pf.true_peak > f->bar || f->pf.sample_peak > f->bar) {
+            /* an interval is measured FIR_HALF samples after it: the spot is in these */
+            uint64_t end = f->at + i + m;
+            over_note(f, end > m + FIR_TAPS ? end - m - FIR_TAPS : 0, end);
+        }
+    }
+    f->at += n;
+    return 0;
+}
+
+re_status re_loudness_overshoots_mp3_fd(int fd, double ceiling_dbtp, re_loudness_spot *spots,
+                                        size_t capacity, size_t *count, re_diagnostics *diag)
+{
+    if (fd < 0 || !count || (capacity && !spots) || !isfinite(ceiling_dbtp))
+        return RE_ERR_INVALID;
+    *count = 0;
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        re_diag_add(diag, NULL, 0, 0, "cannot read the MP3: %s", strerror(errno));
+        return RE_ERR_READ;
+    }
+    re_mp3_source src = { .fd = fd, .pos = 0, .size = st.st_size, .error = 0 };
+    mpg123_handle *mh = NULL;
+    re_status status = re_mp3_decoder_open(MPG123_ENC_FLOAT_32, &src, &mh, diag);
+    if (status != RE_OK)
+        return status;
+    re_mp3_format fmt;
+    over_feed *f = calloc(1, sizeof *f);
+    if (!f)
+        status = RE_ERR_NOMEM;
+    else if (re_mp3_decoder_format(mh, MPG123_ENC_FLOAT_32, &fmt) != RE_MP3_FORMAT_OK
+             || fmt.channels != 1) {
+        re_diag_add(diag, NULL, 0, 0, "not a mono MP3");
+        status = RE_ERR_FORMAT;
+    }
+    if (status == RE_OK) {
+        make_interpolator(&f->ip);
+        f->bar = (float)pow(10.0, ceiling_dbtp / 20.0);
+        f->pf.true_peak = f->pf.sample_peak = f->bar;
+        f->merge = (uint64_t)(OVER_MERGE_S * (double)fmt.rate);
+        f->spots = spots;
+        f->capacity = capacity;
+        if (re_mp3_decoder_each(mh, over_block, f) == RE_MP3_END_ERROR) {
+            re_diag_add(diag, NULL, 0, 0, "damaged MP3: %s", mpg123_strerror(mh));
+            status = src.error ? RE_ERR_READ : RE_ERR_FORMAT;
+        }
+    }
+    if (status == RE_OK) {
+        peak_finish(&f->pf, &f->ip);
+        if (f->pf.true_peak > f->bar || f->pf.sample_peak > f->bar)
+            over_note(f, f->at > FIR_TAPS ? f->at - FIR_TAPS : 0, f->at);
+        *count = f->count;
+    }
+    free(f);
+    mpg123_close(mh);
+    mpg123_delete(mh);
+    return status;
+}
+
 re_status re_loudness_measure_mp3(const char *path, re_loudness *out, re_diagnostics *diag)
 {
     if (!path || !out)

@@ -140,8 +140,11 @@ static int cli_render(int argc, char **argv)
         fprintf(stderr, "render-episode: interrupted; nothing was written\n");
     else if (status != RE_OK && diag.count == 0)
         fprintf(stderr, "render-episode: %s: %s\n", script, re_strerror(status));
-    if (status == RE_OK && s.timings)
+    if (status == RE_OK && s.timings) {
         cli_print_timings(output, result.steps, NULL);
+        fprintf(stderr, "  encodes: %u whole, %u local\n", result.encodes_whole,
+                result.encodes_local);
+    }
     if (status == RE_OK) {
         uint64_t ms = re_samples_to_ms(result.samples, result.sample_rate);   /* the project's rule */
         printf("%s: %s, %llu.%03llu s, %llu bytes, %.1f LUFS, %.1f dBTP\n", output, result.duration,

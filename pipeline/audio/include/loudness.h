@@ -199,4 +199,16 @@ re_status re_loudness_measure_mp3_fd(int fd, re_loudness *out, re_diagnostics *d
  * are what encoding changes. */
 re_status re_loudness_peaks_mp3_fd(int fd, re_loudness *out, re_diagnostics *diag);
 
+/* Where an open mono MP3's decoded true peak passes ceiling_dbtp (issue 18: the local retry):
+ * spots of gapless sample positions [first, last) that hold every interval over it (to within
+ * 64 + 16 samples before), spots under 0.1 s apart merged, with the largest peak of each.
+ * Writes at most `capacity`; *count is how many there are (more than capacity: some left
+ * out). One decoder from the start; the file offset is left alone. */
+typedef struct re_loudness_spot {
+    uint64_t first, last;
+    double peak_dbtp;
+} re_loudness_spot;
+re_status re_loudness_overshoots_mp3_fd(int fd, double ceiling_dbtp, re_loudness_spot *spots,
+                                        size_t capacity, size_t *count, re_diagnostics *diag);
+
 #endif

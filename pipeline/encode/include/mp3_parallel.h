@@ -30,6 +30,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "mp3.h"
 #include "status.h"
@@ -102,5 +103,20 @@ re_status re_mp3_encode_fd_tuned(FILE *out, int pcm_fd, uint64_t frames, unsigne
                                  const re_mp3_parallel_tuning *tuning,
                                  re_mp3_parallel_stats *stats, volatile sig_atomic_t *stop,
                                  re_diagnostics *diag);
+
+/* Issue 18's local retry: after the samples of pcm_fd changed in `ranges` (each [first, last)
+ * sample, sorted, disjoint), re-encodes only the frames around each range and splices them
+ * into the MP3 already in `out` (which re_mp3_encode_fd wrote from the same settings, with
+ * its LAME tag frame at byte audio_at, after an ID3 tag of that length), in place: CBR
+ * frames keep their lengths, so the file keeps its size, frame count and gapless length; the
+ * tag's music CRC and its own CRC are computed again. Each range costs its own frames and
+ * about 70-120 more of encoding (the new encoder starts on LAME's padding cycle, primed, with
+ * 28 frames searched for each switch), more if it needs longer to find a switch out. The result depends only on the file and the samples: deterministic.
+ * Any failure (RE_ERR_ENCODER: no splice point, RE_ERR_FORMAT: not such a file) may leave the
+ * file part-patched: the caller then encodes the whole again. */
+re_status re_mp3_patch_fd(FILE *out, off_t audio_at, int pcm_fd, uint64_t frames,
+                          unsigned sample_rate, const re_mp3_settings *settings,
+                          const uint64_t (*ranges)[2], size_t range_count,
+                          volatile sig_atomic_t *stop, re_diagnostics *diag);
 
 #endif
