@@ -657,7 +657,7 @@ static double spool_window_peak(int fd, uint64_t a, uint64_t b)
 }
 
 /* Test hook (documented in docs/loudness.md): RE_TEST_OVERSHOOT="SECONDS:DB" turns the
- * leveled samples within 50 ms of SECONDS up, before the first encode, until their sample
+ * leveled samples within 40 ms of SECONDS up, before the first encode, until their sample
  * peak is DB above the true-peak ceiling (nothing if they are silent), so that a short
  * episode passes the ceiling there and takes the retry. Tests only: nothing else reads it. */
 static re_status test_overshoot(render *r)
