@@ -1055,7 +1055,7 @@ re_status re_mp3_encode_fd_tuned(FILE *out, int pcm_fd, uint64_t frames, unsigne
  * frame borrows), new -> old after it (where the new encoder left room for what the old
  * frame borrows; preferably a frame both made alike). CBR frames keep their lengths, so the
  * new frames replace a byte range in place. */
-#define PATCH_BEFORE 3        /* frames between the switch in and the first changed sample's */
+#define PATCH_BEFORE 6        /* frames from the switch in to the first changed one (look-ahead) */
 #define PATCH_AFTER 3         /* frames after the last changed sample's (+ codec delays) */
 #define PATCH_DELAYS 1105     /* LAME's encoder delay (576) + the decoder's (529) */
 #define PATCH_SEARCH 28       /* frames searched for each switch */
@@ -1294,7 +1294,8 @@ re_status re_mp3_patch_fd(FILE *out, off_t audio_at, int pcm_fd, uint64_t frames
     size_t x = jb.fmt.side_len;
     if (status == RE_OK)
         status = pread_all(fd, buf, jb.fmt.tag_frame_len, audio_at);
-    if (status == RE_OK && (x + LAME_TAG_END > jb.fmt.tag_frame_len || memcmp(buf + x, "Info", 4) != 0))
+    if (status == RE_OK
+        && (x + LAME_TAG_END > jb.fmt.tag_frame_len || memcmp(buf + x, "Info", 4) != 0))
         status = RE_ERR_FORMAT;
     if (status == RE_OK) {
         put_be(buf + x + LAME_MUSIC_CRC, crc, 2);

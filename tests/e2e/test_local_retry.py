@@ -64,7 +64,7 @@ class LocalRetry(Case):
     def render(self, name, *extra, hook=None):
         script = write(self.path("ep.txt"), SCRIPT)
         out = self.path(name + ".mp3")
-        res = run([script, "-o", out, "--timings", *extra], env={HOOK: hook} if hook else {HOOK: ""})
+        res = run([script, "-o", out, "--timings", *extra], env={HOOK: hook or ""})
         self.assertEqual(res.returncode, 0, res.stderr)
         m = ENCODES.search(res.stderr)
         self.assertIsNotNone(m, res.stderr)

@@ -111,7 +111,8 @@ re_status re_mp3_encode_fd_tuned(FILE *out, int pcm_fd, uint64_t frames, unsigne
  * frames keep their lengths, so the file keeps its size, frame count and gapless length; the
  * tag's music CRC and its own CRC are computed again. Each range costs its own frames and
  * about 70-120 more of encoding (the new encoder starts on LAME's padding cycle, primed, with
- * 28 frames searched for each switch), more if it needs longer to find a switch out. The result depends only on the file and the samples: deterministic.
+ * 28 frames searched for each switch), more if it needs longer to find a switch out. The
+ * result depends only on the file and the samples: deterministic.
  * Any failure (RE_ERR_ENCODER: no splice point, RE_ERR_FORMAT: not such a file) may leave the
  * file part-patched: the caller then encodes the whole again. */
 re_status re_mp3_patch_fd(FILE *out, off_t audio_at, int pcm_fd, uint64_t frames,
