@@ -25,12 +25,15 @@ struct re_assembler {
 };
 
 /* A stretch [begin, end) of a segment (at the speech rate) replaced by `insert` samples of
- * silence (at the stream's rate); `out` is where that silence starts in the segment's output,
- * the sound before it having been resampled stretch by stretch (plan_output). */
+ * silence (at the stream's rate). The sound before it, from the previous cut's end, is
+ * written as sound[lead .. lead + sound_len) (resampled; NULL: the segment's own samples,
+ * rates equal), and `out` is where the silence starts in the segment's output. */
 typedef struct cut {
     size_t begin, end;
     size_t insert;
     uint64_t out;
+    int16_t *sound;
+    size_t lead, sound_len;
 } cut;
 
 uint64_t re_us_to_frames(uint64_t us, unsigned rate)
@@ -179,7 +182,7 @@ static size_t plan_cuts(const re_speech *speech, size_t first, size_t last, size
             peak = abs(speech->pcm[i]);
     size_t n = 0;
     size_t previous = first;   /* the previous sentence's start: a pause is never before it */
-    cuts[n++] = (cut){ 0, first, 0, 0 };
+    cuts[n++] = (cut){ 0, first, 0, 0, NULL, 0, 0 };
     for (size_t i = 0; i < speech->event_count; i++) {
         const re_speech_event *ev = &speech->events[i];
         size_t b, e;
@@ -193,24 +196,47 @@ static size_t plan_cuts(const re_speech *speech, size_t first, size_t last, size
             continue;
         if (b < cuts[n - 1].end)   /* the same gap named twice, or events out of order */
             continue;
-        cuts[n++] = (cut){ b, e, sentence_gap, 0 };
+        cuts[n++] = (cut){ b, e, sentence_gap, 0, NULL, 0, 0 };
     }
-    cuts[n++] = (cut){ last + 1, speech->frames, 0, 0 };
+    cuts[n++] = (cut){ last + 1, speech->frames, 0, 0, NULL, 0, 0 };
     return n;
 }
 
-/* Where each cut's silence starts in the segment's output: the sound between two cuts is
- * resampled on its own to re_resample_length samples (equal rates: the same count). */
-static void plan_output(cut *cuts, size_t n, unsigned in_rate, unsigned out_rate)
+/* Resamples the sound before each cut (resample.h) and says where each cut's silence starts
+ * in the segment's output. A resampled stretch can begin or end with samples that round to
+ * zero: they are dropped, so that a pause, measured from the last sound to the next, is still
+ * exactly its samples at the stream's rate. Equal rates: the stretches as they are. */
+static re_status resample_stretches(const re_assembler *a, const re_speech *speech, cut *cuts,
+                                    size_t n)
 {
     uint64_t out = 0;
     size_t pos = 0;
     for (size_t i = 0; i < n; i++) {
-        out += re_resample_length(cuts[i].begin - pos, in_rate, out_rate);
+        size_t len = cuts[i].begin - pos;
+        cuts[i].sound_len = len;
+        if (a->speech_rate != a->rate && len > 0) {
+            size_t out_len = (size_t)re_resample_length(len, a->speech_rate, a->rate);
+            cuts[i].sound = malloc((out_len ? out_len : 1) * sizeof *cuts[i].sound);
+            if (!cuts[i].sound)
+                return RE_ERR_NOMEM;
+            re_status status = re_resample_mono16(speech->pcm + pos, len, a->speech_rate, a->rate,
+                                                  cuts[i].sound);
+            if (status != RE_OK)
+                return status;
+            size_t lead = 0, end = out_len;
+            while (lead < end && cuts[i].sound[lead] == 0)
+                lead++;
+            while (end > lead && cuts[i].sound[end - 1] == 0)
+                end--;
+            cuts[i].lead = lead;
+            cuts[i].sound_len = end - lead;
+        }
+        out += cuts[i].sound_len;
         cuts[i].out = out;
         out += cuts[i].insert;
         pos = cuts[i].end;
     }
+    return RE_OK;
 }
 
 /* Where sample x of the segment lands in the segment's output; a sample inside a cut moves
@@ -220,8 +246,11 @@ static uint64_t map_sample(const cut *cuts, size_t n, uint64_t x, unsigned in_ra
 {
     uint64_t pos = 0, out = 0;   /* the start of the current stretch of sound, in and out */
     for (size_t i = 0; i < n; i++) {
-        if (x < cuts[i].begin)
-            return out + re_resample_length(x - pos, in_rate, out_rate);
+        if (x < cuts[i].begin) {
+            uint64_t at = re_resample_length(x - pos, in_rate, out_rate);
+            at = at > cuts[i].lead ? at - cuts[i].lead : 0;
+            return out + (at < cuts[i].sound_len ? at : cuts[i].sound_len);
+        }
         if (x < cuts[i].end)
             return cuts[i].out + cuts[i].insert;
         pos = cuts[i].end;
@@ -292,22 +321,6 @@ static re_status keep_sentences(re_assembler *a, const re_speech *speech, const 
     return RE_OK;
 }
 
-/* A stretch of speech at the speech rate, written at the stream's rate. */
-static re_status write_sound(re_assembler *a, const int16_t *pcm, size_t n, re_diagnostics *diag)
-{
-    if (a->speech_rate == a->rate || n == 0)
-        return write_frames(a, pcm, n, diag);
-    size_t out_n = (size_t)re_resample_length(n, a->speech_rate, a->rate);
-    int16_t *out = malloc(out_n * sizeof *out);
-    if (!out)
-        return RE_ERR_NOMEM;
-    re_status status = re_resample_mono16(pcm, n, a->speech_rate, a->rate, out);
-    if (status == RE_OK)
-        status = write_frames(a, out, out_n, diag);
-    free(out);
-    return status;
-}
-
 re_status re_assembler_add_speech(re_assembler *a, const re_speech *speech,
                                   unsigned sentence_pause_ms, re_diagnostics *diag)
 {
@@ -324,25 +337,29 @@ re_status re_assembler_add_speech(re_assembler *a, const re_speech *speech,
     }
     last--;   /* index of the last sound */
 
-    cut *cuts = malloc((speech->event_count + 2) * sizeof *cuts);
+    cut *cuts = calloc(speech->event_count + 2, sizeof *cuts);
     if (!cuts)
         return RE_ERR_NOMEM;
     size_t sentence_gap = (size_t)re_us_to_frames((uint64_t)sentence_pause_ms * 1000, a->rate);
     size_t min_gap = a->speech_rate / 100;   /* 10 ms: shorter zero runs are stops inside words */
     size_t n = plan_cuts(speech, first, last, sentence_gap, min_gap, a->speech_rate, cuts);
-    plan_output(cuts, n, a->speech_rate, a->rate);
 
     uint64_t base = a->frames;
-    re_status status = keep_events(a, speech, cuts, n, base);
+    re_status status = resample_stretches(a, speech, cuts, n);
+    if (status == RE_OK)
+        status = keep_events(a, speech, cuts, n, base);
     if (status == RE_OK)
         status = keep_sentences(a, speech, cuts, n, base);
     size_t pos = 0;
     for (size_t i = 0; status == RE_OK && i < n; i++) {
-        status = write_sound(a, speech->pcm + pos, cuts[i].begin - pos, diag);
+        const int16_t *sound = cuts[i].sound ? cuts[i].sound + cuts[i].lead : speech->pcm + pos;
+        status = write_frames(a, sound, cuts[i].sound_len, diag);
         if (status == RE_OK)
             status = re_assembler_add_silence(a, cuts[i].insert, diag);
         pos = cuts[i].end;
     }
+    for (size_t i = 0; i < n; i++)
+        free(cuts[i].sound);
     free(cuts);
     a->segments++;
     return status;

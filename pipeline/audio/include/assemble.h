@@ -14,8 +14,9 @@
  * Two rates: speech comes at the engine's (the speech rate, as the cache keeps it); the stream
  * is at the episode's. When they differ, the silences are found and cut at the speech rate,
  * where the engine's silence is exact zeros, and each stretch of sound between two cuts is
- * resampled on its own (resample.h); every pause is then counted in samples of the episode's
- * rate, so it stays exact, and events move with the sound they belong to (rounded to the
+ * resampled on its own (resample.h), samples at its two ends that round to zero dropped;
+ * every pause is then counted in samples of the episode's rate, so it stays exact from the
+ * last sound to the next, and events move with the sound they belong to (rounded to the
  * nearest output sample). Resampling whole segments instead would smear the engine's zeros
  * (no exact trim) and make pauses a rounded product of two rates.
  *
