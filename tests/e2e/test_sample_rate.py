@@ -122,6 +122,21 @@ class Rates(Case):
             self.assertEqual(later["segments_synthesized"], 0)
             self.assertEqual(later["segments_cached"], reports[0]["segments_synthesized"])
 
+    def test_batch_renders_again_when_the_rate_changes(self):
+        folder, out = self.path("scripts"), self.path("out")
+        os.mkdir(folder)
+        write(os.path.join(folder, "a.txt"), HEAD + "A short episode for the up-to-date check.\n")
+        statuses = []
+        for rate in ("22050", "44100", "44100"):
+            report = self.path("report.json")
+            res = run(["batch", "-O", out, "--cache", self.path("cache"), "-r", rate, "--report",
+                       report, folder])
+            self.assertEqual(res.returncode, 0, res.stderr)
+            statuses.append(sidecar(report)["episodes"][0]["status"])
+            self.assertEqual(int(ffprobe(os.path.join(out, "a.mp3"), "-show_streams")["streams"][0]["sample_rate"]),
+                             int(rate))
+        self.assertEqual(statuses, ["rendered", "rendered", "up-to-date"])
+
     def test_same_bytes_for_any_jobs_and_cache_at_48000(self):
         outs = []
         for name, extra in (("cold", ["-j", "1"]), ("warm", ["-j", "2"]), ("none", ["-j", "2", "--no-cache"])):
