@@ -6,8 +6,9 @@
  * clipped to int16 by soxr). A stretch is converted on its own, as if it were surrounded by
  * digital silence: its output is exactly re_resample_length(frames) samples, aligned so that
  * input sample 0 and output sample 0 are at the same time (soxr removes its filter's delay).
- * The filter's ringing beyond the stretch's two ends is cut off; this program cuts stretches
- * only where the sound starts or stops, so what is lost is below -90 dBFS in practice.
+ * The filter's ringing beyond the stretch's two ends (what it would put into the silence
+ * around the stretch) is cut off; the assembler cuts stretches only where the engine's sound
+ * starts or stops, so that ringing would have been the smallest part of the signal.
  *
  * Users: the assembler converts each stretch of speech between two pauses from the engine's
  * rate to the episode's (assemble.h); sound inserts, intro, outro and music will too. */
