@@ -17,19 +17,13 @@ uint64_t re_resample_length(uint64_t frames, unsigned in_rate, unsigned out_rate
     return (frames * out_rate + in_rate / 2) / in_rate;
 }
 
-re_status re_resample_mono16(const int16_t *in, size_t frames, unsigned in_rate,
-                             unsigned out_rate, int16_t *out)
+/* The recipe, from samples of `in_type` to int16. */
+static re_status convert(const void *in, soxr_datatype_t in_type, size_t frames, unsigned in_rate,
+                         unsigned out_rate, int16_t *out)
 {
-    if (in_rate == 0 || out_rate == 0)
-        return RE_ERR_INVALID;
     size_t want = (size_t)re_resample_length(frames, in_rate, out_rate);
-    if (in_rate == out_rate || frames == 0) {
-        if (want)
-            memcpy(out, in, want * sizeof *out);
-        return RE_OK;
-    }
     /* No dither: soxr's TPDF dither would add noise to what is digital silence around speech. */
-    soxr_io_spec_t io = soxr_io_spec(SOXR_INT16_I, SOXR_INT16_I);
+    soxr_io_spec_t io = soxr_io_spec(in_type, SOXR_INT16_I);
     io.flags |= SOXR_NO_DITHER;
     soxr_quality_spec_t quality = soxr_quality_spec(SOXR_HQ, SOXR_LINEAR_PHASE);
     soxr_runtime_spec_t runtime = soxr_runtime_spec(1);
@@ -38,9 +32,32 @@ re_status re_resample_mono16(const int16_t *in, size_t frames, unsigned in_rate,
                                       &io, &quality, &runtime);
     if (error)
         return strstr(error, "alloc") ? RE_ERR_NOMEM : RE_ERR_INVALID;
-    if (done < want)   /* soxr may end a sample short of the rounded length: silence follows */
+    if (done < want)   /* never seen: soxr gives the rounded length; silence if it did not */
         memset(out + done, 0, (want - done) * sizeof *out);
     return RE_OK;
+}
+
+re_status re_resample_mono16(const int16_t *in, size_t frames, unsigned in_rate,
+                             unsigned out_rate, int16_t *out)
+{
+    if (in_rate == 0 || out_rate == 0)
+        return RE_ERR_INVALID;
+    if (in_rate == out_rate || frames == 0) {
+        if (frames && in_rate == out_rate)
+            memcpy(out, in, frames * sizeof *out);
+        return RE_OK;
+    }
+    return convert(in, SOXR_INT16_I, frames, in_rate, out_rate, out);
+}
+
+re_status re_resample_float_mono16(const float *in, size_t frames, unsigned in_rate,
+                                   unsigned out_rate, int16_t *out)
+{
+    if (in_rate == 0 || out_rate == 0)
+        return RE_ERR_INVALID;
+    if (frames == 0)
+        return RE_OK;
+    return convert(in, SOXR_FLOAT32_I, frames, in_rate, out_rate, out);
 }
 
 const char *re_resample_library_version(void)

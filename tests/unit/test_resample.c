@@ -63,6 +63,35 @@ static void silence_and_copy(void)
     CHECK_INT(re_resample_mono16(ramp, 10, 0, 44100, out), RE_ERR_INVALID);
 }
 
+/* Floats (what libsndfile gives for any file) to 16-bit: equal rates round and clip; a 1 kHz
+ * tone at 44100 down to 22050 matches the tone computed at 22050 within 2 LSB. */
+static void from_float(void)
+{
+    float few[4] = { 0.5f, -0.25f, 1.5f, -2.0f };
+    int16_t out4[4];
+    CHECK_INT(re_resample_float_mono16(few, 4, 22050, 22050, out4), RE_OK);
+    CHECK(abs(out4[0] - 16384) <= 1 && abs(out4[1] + 8192) <= 1);
+    CHECK_INT(out4[2], 32767);
+    CHECK_INT(out4[3], -32768);
+    enum { N = 44100 };
+    float *in = malloc(N * sizeof *in);
+    size_t out_n = (size_t)re_resample_length(N, 44100, 22050);
+    int16_t *out = malloc(out_n * sizeof *out);
+    for (size_t i = 0; i < N; i++)
+        in[i] = (float)(0.5 * sin(2 * M_PI * 1000.0 * (double)i / 44100.0));
+    CHECK_INT(out_n, 22050);
+    CHECK_INT(re_resample_float_mono16(in, N, 44100, 22050, out), RE_OK);
+    long worst = 0;
+    for (size_t i = 1000; i + 1000 < out_n; i++) {
+        long diff = labs(lrint(16384.0 * sin(2 * M_PI * 1000.0 * (double)i / 22050.0)) - out[i]);
+        if (diff > worst)
+            worst = diff;
+    }
+    CHECK(worst <= 2);
+    free(in);
+    free(out);
+}
+
 /* Speech at 22050 assembled at 44100: [sound][100 ms of engine zeros, a sentence][sound];
  * the gap becomes the profile's pause counted at 44100, the stream starts and ends with sound. */
 static void assembled_at_another_rate(void)
@@ -118,6 +147,7 @@ int main(void)
     lengths();
     tone();
     silence_and_copy();
+    from_float();
     assembled_at_another_rate();
     return check_finish("test_resample");
 }

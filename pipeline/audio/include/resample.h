@@ -34,6 +34,12 @@ uint64_t re_resample_length(uint64_t frames, unsigned in_rate, unsigned out_rate
 re_status re_resample_mono16(const int16_t *in, size_t frames, unsigned in_rate,
                              unsigned out_rate, int16_t *out);
 
+/* The same recipe from mono float samples (-1..1, as libsndfile's sf_readf_float gives any
+ * file: a sound insert, after mixing its channels down) to 16-bit; soxr rounds to nearest and
+ * clips, no dither. Equal rates: still converted (rounded and clipped), not copied. */
+re_status re_resample_float_mono16(const float *in, size_t frames, unsigned in_rate,
+                                   unsigned out_rate, int16_t *out);
+
 /* "libsoxr 0.1.3" for -V. */
 const char *re_resample_library_version(void);
 
