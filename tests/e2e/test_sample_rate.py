@@ -32,6 +32,13 @@ def sidecar(path):
         return json.load(f)
 
 
+def vtt_starts_ms(path):
+    """The start of every cue of a WebVTT file, in ms."""
+    with open(path, encoding="utf-8") as f:
+        starts = re.findall(r"(\d+):(\d\d):(\d\d)\.(\d\d\d) -->", f.read())
+    return [((int(h) * 60 + int(m)) * 60 + int(s)) * 1000 + int(ms) for h, m, s, ms in starts]
+
+
 def vtt_end_ms(path):
     """The end of the last cue of a WebVTT file, in ms."""
     with open(path, encoding="utf-8") as f:
@@ -68,11 +75,21 @@ class Rates(Case):
                 self.assertEqual(check.returncode, 0, check.stdout + check.stderr)
                 self.assertIn(f"sample_rate: claimed {rate}, measured {rate}: OK", check.stdout)
 
-    def test_same_length_in_seconds_at_every_rate(self):
-        # the same speech resampled: the durations agree to the rounding of each stretch
-        ms = [self.render(SAMPLE, self.path(f"d{rate}.mp3"), "-r", str(rate))["duration_ms"]
-              for rate in (22050, 44100, 48000)]
+    def test_same_times_in_seconds_at_every_rate(self):
+        # the same speech resampled: durations, chapters and cue times agree to the rounding of
+        # each stretch of sound (a few samples)
+        sides = [self.render(SAMPLE, self.path(f"d{rate}.mp3"), "-r", str(rate))
+                 for rate in (22050, 44100, 48000)]
+        ms = [side["duration_ms"] for side in sides]
         self.assertLessEqual(max(ms) - min(ms), 2, ms)
+        for side in sides[1:]:
+            for a, b in zip(side["chapters"], sides[0]["chapters"]):
+                self.assertLessEqual(abs(a["start_ms"] - b["start_ms"]), 2)
+        cues = [vtt_starts_ms(self.path(f"d{rate}.vtt")) for rate in (22050, 44100, 48000)]
+        self.assertGreater(len(cues[0]), 5)
+        for other in cues[1:]:
+            self.assertEqual(len(other), len(cues[0]))
+            self.assertLessEqual(max(abs(a - b) for a, b in zip(other, cues[0])), 2)
 
     def test_loudness_on_target_at_44100(self):
         out = self.path("loud.mp3")
