@@ -351,7 +351,8 @@ static int finish_remote(cli_render_settings *s)
  * checks then, naming the output. */
 static int check_bitrate(const cli_render_settings *s)
 {
-    if (!s->options.sample_rate || !s->options.mp3.bitrate_kbps)
+    const char *format = s->options.output_path ? re_render_format_of(s->options.output_path) : NULL;
+    if (!s->options.sample_rate || !s->options.mp3.bitrate_kbps || (format && strcmp(format, "wav") == 0))
         return 0;
     re_diagnostics diag;
     re_diagnostics_init(&diag, RE_DIAG_DEFAULT_LIMIT);

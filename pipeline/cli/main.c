@@ -121,6 +121,7 @@ static int cli_render(int argc, char **argv)
         free(default_output);
         return cli_usage_error("the output name must end in .mp3 or .wav: '%s'", output);
     }
+    s.options.output_path = output;   /* a WAV has no bitrate to check */
     if (cli_render_settings_finish(&s) != 0) {
         free(default_output);
         return RE_EXIT_USAGE;

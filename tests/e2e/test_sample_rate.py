@@ -210,6 +210,12 @@ class Rates(Case):
                 self.assertIn(words, res.stderr)
                 self.assertFalse(os.path.exists(self.path("u.mp3")))
 
+    def test_a_wav_has_no_bitrate_to_refuse(self):
+        script = write(self.path("w.txt"), HEAD + "A WAV at 48 kHz.\n")
+        side = self.render(script, self.path("w.wav"), "-r", "48000", "-b", "48")
+        with wave.open(self.path("w.wav"), "rb") as w:
+            self.assertEqual((w.getframerate(), w.getnframes()), (48000, side["samples"]))
+
     def test_lowest_bitrate_per_rate_keeps_the_tag(self):
         script = write(self.path("l.txt"), HEAD + "The lowest bitrate that keeps the tag.\n")
         for rate, kbps in ((22050, 56), (44100, 56), (48000, 64)):
