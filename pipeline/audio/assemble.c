@@ -6,9 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "resample.h"
 
 struct re_assembler {
-    unsigned rate;
+    unsigned speech_rate;       /* what add_speech is given */
+    unsigned rate;              /* of the stream */
     re_spool *spool;
     re_loudness_meter *meter;   /* fed everything written, when attached */
     int reading;
@@ -22,10 +24,16 @@ struct re_assembler {
     size_t sentence_count, sentence_capacity;
 };
 
-/* A stretch [begin, end) of a segment replaced by `insert` samples of silence. */
+/* A stretch [begin, end) of a segment (at the speech rate) replaced by `insert` samples of
+ * silence (at the stream's rate). The sound before it, from the previous cut's end, is
+ * written as sound[lead .. lead + sound_len) (resampled; NULL: the segment's own samples,
+ * rates equal), and `out` is where the silence starts in the segment's output. */
 typedef struct cut {
     size_t begin, end;
     size_t insert;
+    uint64_t out;
+    int16_t *sound;
+    size_t lead, sound_len;
 } cut;
 
 uint64_t re_us_to_frames(uint64_t us, unsigned rate)
@@ -33,12 +41,16 @@ uint64_t re_us_to_frames(uint64_t us, unsigned rate)
     return (us * rate + 500000) / 1000000;
 }
 
-re_status re_assembler_create(unsigned sample_rate, re_assembler **out, re_diagnostics *diag)
+re_status re_assembler_create(unsigned speech_rate, unsigned sample_rate, re_assembler **out,
+                              re_diagnostics *diag)
 {
     *out = NULL;
+    if (speech_rate == 0 || sample_rate == 0)
+        return RE_ERR_INVALID;
     re_assembler *a = calloc(1, sizeof *a);
     if (!a)
         return RE_ERR_NOMEM;
+    a->speech_rate = speech_rate;
     a->rate = sample_rate;
     re_status status = re_spool_create(sample_rate, &a->spool, diag);
     if (status != RE_OK) {
@@ -170,7 +182,7 @@ static size_t plan_cuts(const re_speech *speech, size_t first, size_t last, size
             peak = abs(speech->pcm[i]);
     size_t n = 0;
     size_t previous = first;   /* the previous sentence's start: a pause is never before it */
-    cuts[n++] = (cut){ 0, first, 0 };
+    cuts[n++] = (cut){ 0, first, 0, 0, NULL, 0, 0 };
     for (size_t i = 0; i < speech->event_count; i++) {
         const re_speech_event *ev = &speech->events[i];
         size_t b, e;
@@ -184,27 +196,67 @@ static size_t plan_cuts(const re_speech *speech, size_t first, size_t last, size
             continue;
         if (b < cuts[n - 1].end)   /* the same gap named twice, or events out of order */
             continue;
-        cuts[n++] = (cut){ b, e, sentence_gap };
+        cuts[n++] = (cut){ b, e, sentence_gap, 0, NULL, 0, 0 };
     }
-    cuts[n++] = (cut){ last + 1, speech->frames, 0 };
+    cuts[n++] = (cut){ last + 1, speech->frames, 0, 0, NULL, 0, 0 };
     return n;
+}
+
+/* Resamples the sound before each cut (resample.h) and says where each cut's silence starts
+ * in the segment's output. A resampled stretch can begin or end with samples that round to
+ * zero: they are dropped, so that a pause, measured from the last sound to the next, is still
+ * exactly its samples at the stream's rate. Equal rates: the stretches as they are. */
+static re_status resample_stretches(const re_assembler *a, const re_speech *speech, cut *cuts,
+                                    size_t n)
+{
+    uint64_t out = 0;
+    size_t pos = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t len = cuts[i].begin - pos;
+        cuts[i].sound_len = len;
+        if (a->speech_rate != a->rate && len > 0) {
+            size_t out_len = (size_t)re_resample_length(len, a->speech_rate, a->rate);
+            cuts[i].sound = malloc((out_len ? out_len : 1) * sizeof *cuts[i].sound);
+            if (!cuts[i].sound)
+                return RE_ERR_NOMEM;
+            re_status status = re_resample_mono16(speech->pcm + pos, len, a->speech_rate, a->rate,
+                                                  cuts[i].sound);
+            if (status != RE_OK)
+                return status;
+            size_t lead = 0, end = out_len;
+            while (lead < end && cuts[i].sound[lead] == 0)
+                lead++;
+            while (end > lead && cuts[i].sound[end - 1] == 0)
+                end--;
+            cuts[i].lead = lead;
+            cuts[i].sound_len = end - lead;
+        }
+        out += cuts[i].sound_len;
+        cuts[i].out = out;
+        out += cuts[i].insert;
+        pos = cuts[i].end;
+    }
+    return RE_OK;
 }
 
 /* Where sample x of the segment lands in the segment's output; a sample inside a cut moves
  * to the end of the silence that replaces it, i.e. to the next sound. */
-static uint64_t map_sample(const cut *cuts, size_t n, uint64_t x)
+static uint64_t map_sample(const cut *cuts, size_t n, uint64_t x, unsigned in_rate,
+                           unsigned out_rate)
 {
-    int64_t offset = 0;
+    uint64_t pos = 0, out = 0;   /* the start of the current stretch of sound, in and out */
     for (size_t i = 0; i < n; i++) {
-        if (x >= cuts[i].end) {
-            offset += (int64_t)cuts[i].insert - (int64_t)(cuts[i].end - cuts[i].begin);
-        } else if (x >= cuts[i].begin) {
-            return (uint64_t)((int64_t)cuts[i].begin + offset + (int64_t)cuts[i].insert);
-        } else {
-            break;
+        if (x < cuts[i].begin) {
+            uint64_t at = re_resample_length(x - pos, in_rate, out_rate);
+            at = at > cuts[i].lead ? at - cuts[i].lead : 0;
+            return out + (at < cuts[i].sound_len ? at : cuts[i].sound_len);
         }
+        if (x < cuts[i].end)
+            return cuts[i].out + cuts[i].insert;
+        pos = cuts[i].end;
+        out = cuts[i].out + cuts[i].insert;
     }
-    return (uint64_t)((int64_t)x + offset);
+    return out + re_resample_length(x - pos, in_rate, out_rate);
 }
 
 static int reserve(void **items, size_t *capacity, size_t need, size_t size);
@@ -218,7 +270,7 @@ static re_status keep_events(re_assembler *a, const re_speech *speech, const cut
     for (size_t i = 0; i < speech->event_count; i++) {
         const re_speech_event *ev = &speech->events[i];
         a->events[a->event_count++] = (re_timed_event){
-            ev->type, base + map_sample(cuts, n, ev->sample), ev->text_pos, ev->length, a->segments };
+            ev->type, base + map_sample(cuts, n, ev->sample, a->speech_rate, a->rate), ev->text_pos, ev->length, a->segments };
     }
     return RE_OK;
 }
@@ -252,16 +304,13 @@ static re_status keep_sentences(re_assembler *a, const re_speech *speech, const 
         const re_speech_event *ev = &speech->events[i];
         if (ev->type != RE_EVENT_SENTENCE)
             continue;
-        uint64_t start = map_sample(cuts, n, ev->sample);
+        uint64_t start = map_sample(cuts, n, ev->sample, a->speech_rate, a->rate);
         uint64_t end = start;
-        int64_t offset = 0;
         for (size_t c = 0; c < n; c++) {
-            uint64_t out_begin = (uint64_t)((int64_t)cuts[c].begin + offset);
-            if (cuts[c].begin > ev->sample && out_begin > start) {
-                end = out_begin;
+            if (cuts[c].begin > ev->sample && cuts[c].out > start) {
+                end = cuts[c].out;
                 break;
             }
-            offset += (int64_t)cuts[c].insert - (int64_t)(cuts[c].end - cuts[c].begin);
         }
         a->sentences[a->sentence_count++] = (re_sentence_span){ a->segments, ev->text_pos,
                                                                 base + start, base + end };
@@ -288,24 +337,29 @@ re_status re_assembler_add_speech(re_assembler *a, const re_speech *speech,
     }
     last--;   /* index of the last sound */
 
-    cut *cuts = malloc((speech->event_count + 2) * sizeof *cuts);
+    cut *cuts = calloc(speech->event_count + 2, sizeof *cuts);
     if (!cuts)
         return RE_ERR_NOMEM;
     size_t sentence_gap = (size_t)re_us_to_frames((uint64_t)sentence_pause_ms * 1000, a->rate);
-    size_t min_gap = a->rate / 100;   /* 10 ms: shorter zero runs are stops inside words */
-    size_t n = plan_cuts(speech, first, last, sentence_gap, min_gap, a->rate, cuts);
+    size_t min_gap = a->speech_rate / 100;   /* 10 ms: shorter zero runs are stops inside words */
+    size_t n = plan_cuts(speech, first, last, sentence_gap, min_gap, a->speech_rate, cuts);
 
     uint64_t base = a->frames;
-    re_status status = keep_events(a, speech, cuts, n, base);
+    re_status status = resample_stretches(a, speech, cuts, n);
+    if (status == RE_OK)
+        status = keep_events(a, speech, cuts, n, base);
     if (status == RE_OK)
         status = keep_sentences(a, speech, cuts, n, base);
     size_t pos = 0;
     for (size_t i = 0; status == RE_OK && i < n; i++) {
-        status = write_frames(a, speech->pcm + pos, cuts[i].begin - pos, diag);
+        const int16_t *sound = cuts[i].sound ? cuts[i].sound + cuts[i].lead : speech->pcm + pos;
+        status = write_frames(a, sound, cuts[i].sound_len, diag);
         if (status == RE_OK)
             status = re_assembler_add_silence(a, cuts[i].insert, diag);
         pos = cuts[i].end;
     }
+    for (size_t i = 0; i < n; i++)
+        free(cuts[i].sound);
     free(cuts);
     a->segments++;
     return status;

@@ -141,7 +141,10 @@ void cli_print_timings(const char *title, const re_step_time steps[RE_STEPS],
 }
 
 const char cli_render_options_help[] =
-    "  -b, --bitrate KBPS       MP3 CBR bitrate (default 64; 56..160 at 22050 Hz)\n"
+    "  -r, --sample-rate HZ     output rate 22050, 44100 or 48000 (default: the script's\n"
+    "                           sample_rate:, else 22050); speech is resampled with libsoxr\n"
+    "  -b, --bitrate KBPS       MP3 CBR bitrate (default 64 at 22050 Hz, 96 at 44100/48000;\n"
+    "                           lowest: 56 at 22050/44100 Hz, 64 at 48000 Hz)\n"
     "      --quality N          LAME quality 0 (best) .. 9 (fastest) (default: LAME's)\n"
     "      --serial-encode      one MP3 encoder instead of one per core (other bytes, same audio)\n"
     "      --voices DIR         also look for voice profiles in DIR, first (repeatable)\n"
@@ -170,7 +173,7 @@ const char cli_render_options_help[] =
 void cli_render_settings_init(cli_render_settings *s)
 {
     memset(s, 0, sizeof *s);
-    s->options.mp3 = (re_mp3_settings){ RE_MP3_DEFAULT_BITRATE, -1 };
+    s->options.mp3 = (re_mp3_settings){ 0, -1 };   /* bitrate: the rate's default (render.h) */
     s->options.loudness_target = RE_LOUDNESS_DEFAULT_TARGET;
     s->options.true_peak = RE_LOUDNESS_DEFAULT_CEILING;
     s->max_size = RE_SCRIPT_DEFAULT_MAX_SIZE;
@@ -187,6 +190,15 @@ int cli_render_option(int argc, char **argv, int *i, cli_render_settings *s)
         if (!(v = cli_option_value(argc, argv, i, "--bitrate")) || cli_parse_number("--bitrate", v, 8, 320, &n))
             return -1;
         s->options.mp3.bitrate_kbps = (int)n;
+    } else if (cli_is_option(arg, "-r", "--sample-rate")) {
+        if (!(v = cli_option_value(argc, argv, i, "--sample-rate"))
+            || cli_parse_number("--sample-rate", v, 22050, 48000, &n))
+            return -1;
+        if (!re_rate_supported((unsigned)n)) {
+            cli_usage_error("--sample-rate must be 22050, 44100 or 48000, not '%s'", v);
+            return -1;
+        }
+        s->options.sample_rate = (unsigned)n;
     } else if (cli_is_option(arg, NULL, "--quality")) {
         if (!(v = cli_option_value(argc, argv, i, "--quality")) || cli_parse_number("--quality", v, 0, 9, &n))
             return -1;
@@ -334,8 +346,27 @@ static int finish_remote(cli_render_settings *s)
     return 0;
 }
 
+/* A bitrate LAME cannot use at the rate asked for, or too low for its tag, is a usage error
+ * before any work. Without --sample-rate a script may still choose its rate: the render
+ * checks then, naming the output. */
+static int check_bitrate(const cli_render_settings *s)
+{
+    const char *format = s->options.output_path ? re_render_format_of(s->options.output_path) : NULL;
+    if (!s->options.sample_rate || !s->options.mp3.bitrate_kbps || (format && strcmp(format, "wav") == 0))
+        return 0;
+    re_diagnostics diag;
+    re_diagnostics_init(&diag, RE_DIAG_DEFAULT_LIMIT);
+    re_status status = re_mp3_check_settings(s->options.sample_rate, &s->options.mp3, &diag);
+    if (status != RE_OK)
+        cli_usage_error("--bitrate: %s", cli_first_message(&diag, status));
+    re_diagnostics_free(&diag);
+    return status == RE_OK ? 0 : -1;
+}
+
 int cli_render_settings_finish(cli_render_settings *s)
 {
+    if (check_bitrate(s) != 0)
+        return -1;
     if (s->options.loudness_off && s->true_peak_given) {
         cli_usage_error("%s", "--true-peak has no effect with --loudness off");
         return -1;

@@ -23,6 +23,7 @@
 #include <nettle/version.h>
 #include <png.h>
 #include <sndfile.h>
+#include <soxr.h>
 
 #include "cli.h"
 #include "duration.h"
@@ -120,6 +121,7 @@ static int cli_render(int argc, char **argv)
         free(default_output);
         return cli_usage_error("the output name must end in .mp3 or .wav: '%s'", output);
     }
+    s.options.output_path = output;   /* a WAV has no bitrate to check */
     if (cli_render_settings_finish(&s) != 0) {
         free(default_output);
         return RE_EXIT_USAGE;
@@ -230,6 +232,8 @@ static void print_version(void)
     int major = 0, minor = 0, patch = 0;
     ebur128_get_version(&major, &minor, &patch);
     printf("libebur128 %d.%d.%d\n", major, minor, patch);
+    const char *soxr = soxr_version();   /* "libsoxr-0.1.3" */
+    printf("libsoxr %s\n", strncmp(soxr, "libsoxr-", 8) == 0 ? soxr + 8 : soxr);
     long xml = strtol(xmlParserVersion, NULL, 10);   /* "20914" */
     printf("libxml2 %ld.%ld.%ld\n", xml / 10000, xml / 100 % 100, xml % 100);
     printf("jansson %s\n", jansson_version_str());

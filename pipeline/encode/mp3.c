@@ -215,6 +215,11 @@ static re_status check_settings(unsigned sample_rate, const re_mp3_settings *set
     return RE_ERR_ENCODER;
 }
 
+int re_mp3_default_bitrate(unsigned sample_rate)
+{
+    return sample_rate <= 24000 ? RE_MP3_DEFAULT_BITRATE : 96;
+}
+
 re_status re_mp3_check_settings(unsigned sample_rate, const re_mp3_settings *settings,
                                 re_diagnostics *diag)
 {

@@ -19,7 +19,7 @@
 
 static const char *const front_matter_keys[] = {
     "title", "show", "published", "summary", "author", "language", "voice", "episode", "lexicon",
-    "season", "guid",
+    "season", "guid", "sample_rate",
 };
 #define FRONT_MATTER_KEY_COUNT (sizeof front_matter_keys / sizeof front_matter_keys[0])
 
@@ -325,6 +325,23 @@ static void set_guid(parser *p, const char *value, size_t len, unsigned line, un
         set_text_field(p, &p->ep->guid, value, len);
 }
 
+/* The episode's output rate, one of the rates the program renders at. */
+static void set_sample_rate(parser *p, const char *value, size_t len, unsigned line,
+                            unsigned col)
+{
+    char q[QUOTE_SIZE];
+    unsigned long rate = 0;
+    size_t i = 0;
+
+    for (; i < len && re_is_digit(value[i]) && rate < 1000000; i++)
+        rate = rate * 10 + (unsigned long)(value[i] - '0');
+    if (i < len || !(rate == 22050 || rate == 44100 || rate == 48000))
+        parse_error(&p->err, line, col, "sample_rate must be 22050, 44100 or 48000, got '%s'",
+                 quote(q, value, len));
+    else
+        p->ep->sample_rate = (unsigned)rate;
+}
+
 static void set_voice(parser *p, const char *value, size_t len, unsigned line, unsigned col)
 {
     char q[QUOTE_SIZE], name[PROFILE_NAME_MAX + 1];
@@ -362,6 +379,7 @@ static void set_key(parser *p, int key, const char *value, size_t len, unsigned 
     case 7: set_episode_number(p, value, len, line, col); break;
     case 9: set_season(p, value, len, line, col); break;
     case 10: set_guid(p, value, len, line, col); break;
+    case 11: set_sample_rate(p, value, len, line, col); break;
     default:   /* lexicon: a path, resolved against the script's folder when the lexicon loads */
         free(ep->lexicon);
         ep->lexicon = strndup(value, len);
@@ -383,7 +401,7 @@ static void unknown_key(parser *p, const char *key, size_t len, unsigned line, u
                  quote(q, key, len), near);
     else
         parse_error(&p->err, line, col, "unknown front-matter key '%s' (known keys: title, show, "
-                 "published, summary, author, language, voice, episode, season, guid, lexicon)", quote(q, key, len));
+                 "published, summary, author, language, voice, episode, season, guid, lexicon, sample_rate)", quote(q, key, len));
 }
 
 static void front_matter_line(parser *p, const char *line, size_t len, unsigned number)

@@ -41,6 +41,8 @@ typedef struct render {
     re_prepared prepared;                /* script, profiles, lexicon */
     const re_episode *episode;           /* prepared.episode */
     re_engine *engine;
+    unsigned rate;                       /* of the episode (the engine's may differ) */
+    re_mp3_settings mp3;                 /* the options', with the bitrate for the rate */
     speech_scheduler *speech;
     re_assembler *assembler;
     output_choice choice;                /* which files are written */
@@ -163,18 +165,29 @@ static re_status start_engine(render *r)
     return RE_OK;
 }
 
+/* The command line's rate wins over the script's; neither: RE_RATE_DEFAULT, whatever the
+ * engine's rate (speech is resampled to it, assemble.h). */
+static void choose_rate(render *r)
+{
+    r->rate = r->opt->sample_rate ? r->opt->sample_rate
+            : r->episode->sample_rate ? r->episode->sample_rate : RE_RATE_DEFAULT;
+    r->mp3 = r->opt->mp3;
+    if (r->mp3.bitrate_kbps == 0)
+        r->mp3.bitrate_kbps = re_mp3_default_bitrate(r->rate);
+}
+
 static re_status check_encoder(render *r)
 {
-    unsigned rate = re_engine_sample_rate(r->engine);
+    unsigned rate = r->rate;
     if (strcmp(r->format, "wav") == 0) {
         re_wav_describe(rate, r->encoder, sizeof r->encoder);
         return RE_OK;
     }
     size_t from = r->diag->count;
-    re_status status = re_mp3_check_settings(rate, &r->opt->mp3, r->diag);
+    re_status status = re_mp3_check_settings(rate, &r->mp3, r->diag);
     if (status != RE_OK)
         return place(r, status, from, r->opt->output_path, 0, 0);
-    re_mp3_describe(rate, &r->opt->mp3, r->encoder, sizeof r->encoder);
+    re_mp3_describe(rate, &r->mp3, r->encoder, sizeof r->encoder);
     return RE_OK;
 }
 
@@ -252,7 +265,7 @@ static void report(render *r, re_render_phase phase, size_t done, size_t total)
     if (!r->opt->progress)
         return;
     re_render_progress p = { phase, done, total, re_assembler_frames(r->assembler),
-                             re_engine_sample_rate(r->engine) };
+                             r->rate };
     r->opt->progress(r->opt->progress_context, &p);
 }
 
@@ -318,9 +331,10 @@ static int has_sound(const render *r)
 static re_status speak_all(render *r)
 {
     const re_episode *ep = r->episode;
-    unsigned rate = re_engine_sample_rate(r->engine);
+    unsigned rate = r->rate;
     size_t from = r->diag->count;
-    re_status status = re_assembler_create(rate, &r->assembler, r->diag);
+    re_status status = re_assembler_create(re_engine_sample_rate(r->engine), rate, &r->assembler,
+                                           r->diag);
     if (status != RE_OK)
         return place(r, status, from, r->opt->output_path, 0, 0);
     status = re_loudness_meter_create_planning(rate, &r->pass1_meter);   /* pass 1 of loudness */
@@ -382,7 +396,7 @@ static void describe_facts(render *r)
     const re_chapter_mark *chapters = re_assembler_chapters(r->assembler, &chapter_count);
     r->facts = (re_render_facts){
         .episode = r->episode, .samples = re_assembler_frames(r->assembler),
-        .sample_rate = re_engine_sample_rate(r->engine), .format = r->format,
+        .sample_rate = r->rate, .format = r->format,
         .chapters = chapters, .chapter_count = chapter_count,
         .voices = r->prepared.profiles, .voice_count = r->episode->voice_count,
         .engine = r->engine_name, .encoder = r->encoder, .inputs_sha256 = r->inputs_sha256,
@@ -412,8 +426,8 @@ static re_status encode_mp3(render *r, re_spool *input)
     report(r, RE_PHASE_ENCODE, 0, (size_t)re_spool_frames(input));
     size_t from = r->diag->count;
     status = re_mp3_encode_fd_tuned(re_output_stream(r->audio), re_spool_fd(input),
-                                    re_spool_frames(input), re_engine_sample_rate(r->engine),
-                                    &r->opt->mp3, tag, tag_len, workers, &tuning, NULL,
+                                    re_spool_frames(input), r->rate,
+                                    &r->mp3, tag, tag_len, workers, &tuning, NULL,
                                     r->opt->stop, r->diag);
     free(tag);
     r->id3_len = tag_len;
@@ -435,7 +449,7 @@ static re_status encode_wav(render *r, re_spool *input)
     re_status status = pcm ? re_spool_rewind(input, r->diag) : RE_ERR_NOMEM;
     if (status == RE_OK)
         status = re_wav_writer_create(fileno(re_output_stream(r->audio)),
-                                      re_engine_sample_rate(r->engine), &tags, &wav, r->diag);
+                                      r->rate, &tags, &wav, r->diag);
     uint64_t total = re_spool_frames(input), done = 0;
     while (status == RE_OK) {
         size_t got;
@@ -501,7 +515,7 @@ static re_status write_extras(render *r)
 static re_status loudness_pass(render *r, re_spool *input, re_loudness *measured)
 {
     size_t from = r->diag->count;
-    re_status status = re_spool_measure(input, re_engine_sample_rate(r->engine), r->opt->stop,
+    re_status status = re_spool_measure(input, r->rate, r->opt->stop,
                                         measured, r->diag);
     return place(r, status, from, r->opt->output_path, 0, 0);
 }
@@ -514,13 +528,13 @@ static re_status level_into(render *r, re_loudness *measured)
     re_spool_free(r->leveled);
     r->leveled = NULL;
     size_t from = r->diag->count;
-    re_status status = re_leveler_create(re_engine_sample_rate(r->engine), r->plan.gain_db,
+    re_status status = re_leveler_create(r->rate, r->plan.gain_db,
                                          r->plan.limiter_ceiling_dbtp, &lv);
     if (status == RE_OK)
-        status = re_spool_create(re_engine_sample_rate(r->engine), &r->leveled, r->diag);
+        status = re_spool_create(r->rate, &r->leveled, r->diag);
     if (status == RE_OK)
         status = re_spool_level(re_assembler_spool(r->assembler), lv, r->leveled,
-                                re_engine_sample_rate(r->engine), measured, r->opt->stop, r->diag);
+                                r->rate, measured, r->opt->stop, r->diag);
     if (status == RE_OK)   /* a failure here was never reported beyond its status: kept so */
         status = re_spool_finish(r->leveled, NULL);
     re_leveler_free(lv);
@@ -890,8 +904,10 @@ re_status re_render(const re_render_options *options, re_render_result *result,
     re_status status = load_script(&r);
     if (status == RE_OK)
         status = start_engine(&r);
-    if (status == RE_OK)
+    if (status == RE_OK) {
+        choose_rate(&r);
         status = check_encoder(&r);
+    }
     if (status == RE_OK)
         status = digest_inputs(&r);
     if (status == RE_OK && options->skip_unchanged && outputs_up_to_date(&r, result)) {

@@ -13,7 +13,8 @@ from common import BIN, SRC, Case, main, run
 COMMANDS = ["render", "batch", "check", "feed", "cache", "explain"]
 LIBRARIES = {   # -V's name: the Debian package of the shared library
     "espeak-ng": "libespeak-ng1", "LAME": "libmp3lame0", "libsndfile": "libsndfile1",
-    "libmpg123": "libmpg123-0", "libebur128": "libebur128-1", "libxml2": "libxml2",
+    "libmpg123": "libmpg123-0", "libebur128": "libebur128-1", "libsoxr": "libsoxr0",
+    "libxml2": "libxml2",
     "jansson": "libjansson4", "nettle": "libnettle8", "libcurl": "libcurl4",
     "libpng": "libpng16-16", "libjpeg-turbo": "libjpeg62-turbo",
 }

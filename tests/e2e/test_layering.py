@@ -61,7 +61,7 @@ def closure(stages, name):
 
 
 def external_cflags():
-    out = subprocess.run(["pkg-config", "--cflags", "espeak-ng", "sndfile", "libmpg123", "libebur128",
+    out = subprocess.run(["pkg-config", "--cflags", "espeak-ng", "sndfile", "libmpg123", "libebur128", "soxr",
                           "libxml-2.0", "jansson", "nettle"], capture_output=True, text=True, check=True)
     return out.stdout.split()
 

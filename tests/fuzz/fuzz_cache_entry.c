@@ -103,7 +103,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     re_diagnostics diag;
     re_diagnostics_init(&diag, 4);
     re_assembler *a = NULL;
-    FUZZ_ASSERT(re_assembler_create(RATE, &a, &diag) == RE_OK);
+    FUZZ_ASSERT(re_assembler_create(RATE, RATE, &a, &diag) == RE_OK);
     FUZZ_ASSERT(re_assembler_add_speech(a, &speech, 350, &diag) == RE_OK);
     FUZZ_ASSERT(re_assembler_finish(a, &diag) == RE_OK);
     size_t sentence_count, event_count;

@@ -33,7 +33,7 @@ int main(void)
     re_assembler *a;
     re_diagnostics diag;
     re_diagnostics_init(&diag, 0);
-    CHECK_INT(re_assembler_create(RATE, &a, &diag), RE_OK);
+    CHECK_INT(re_assembler_create(RATE, RATE, &a, &diag), RE_OK);
     re_speech s = fake_speech();
     CHECK_INT(re_assembler_mark_chapter(a, "One"), RE_OK);
     CHECK_INT(re_assembler_add_speech(a, &s, 40, &diag), RE_OK);

@@ -1,7 +1,7 @@
 /* assemble.h - joins spoken segments and exact silences into one PCM stream and keeps the
  * timeline (where every segment, sentence, word and chapter starts, in samples).
  *
- * The stream goes to a spool file (spool.h) through libsndfile (mono 16-bit at the engine's rate), so
+ * The stream goes to a spool file (spool.h) through libsndfile (mono 16-bit at the episode's rate), so
  * memory stays bounded by one segment however long the episode is; after finish it is read
  * back once, in order, by the encoder. The sample count here is the one number that every
  * duration, TLEN and chapter time is derived from.
@@ -10,6 +10,15 @@
  * and puts its own silence between sentences; add_speech trims the first and replaces the
  * second by the profile's sentence pause, so a pause written in the script, a paragraph pause
  * or a sentence pause is exactly as long as stated, measured from the last sound to the next.
+ *
+ * Two rates: speech comes at the engine's (the speech rate, as the cache keeps it); the stream
+ * is at the episode's. When they differ, the silences are found and cut at the speech rate,
+ * where the engine's silence is exact zeros, and each stretch of sound between two cuts is
+ * resampled on its own (resample.h), samples at its two ends that round to zero dropped;
+ * every pause is then counted in samples of the episode's rate, so it stays exact from the
+ * last sound to the next, and events move with the sound they belong to (rounded to the
+ * nearest output sample). Resampling whole segments instead would smear the engine's zeros
+ * (no exact trim) and make pauses a rounded product of two rates.
  *
  * Life cycle: re_assembler_create -> add_speech / add_silence / mark_chapter in order ->
  * re_assembler_finish -> re_assembler_read until it returns 0 frames -> re_assembler_free. */
@@ -51,14 +60,17 @@ typedef struct re_assembler re_assembler;
 /* The spool's failures are the assembler's (spool.h): RE_ERR_WRITE, RE_ERR_READ with one
  * message with no file in diag, for the caller to place. */
 
-/* Creates the spool in $TMPDIR (or /tmp), already unlinked so it can never be left behind. */
-re_status re_assembler_create(unsigned sample_rate, re_assembler **out, re_diagnostics *diag);
+/* Creates the spool in $TMPDIR (or /tmp), already unlinked so it can never be left behind.
+ * add_speech takes audio at speech_rate; the stream, every silence and every sample number
+ * the assembler gives out are at sample_rate. RE_ERR_INVALID for a rate of 0. */
+re_status re_assembler_create(unsigned speech_rate, unsigned sample_rate, re_assembler **out,
+                              re_diagnostics *diag);
 
 /* Appends a segment's audio after trimming the engine's leading and trailing silence and
  * setting every gap between sentences to sentence_pause_ms. The speech is not modified. */
 re_status re_assembler_add_speech(re_assembler *a, const re_speech *speech,
                                   unsigned sentence_pause_ms, re_diagnostics *diag);
-/* Appends `frames` samples of digital silence. */
+/* Appends `frames` samples (at sample_rate) of digital silence. */
 re_status re_assembler_add_silence(re_assembler *a, uint64_t frames, re_diagnostics *diag);
 /* A chapter starts at the current end of the stream. The title is copied. */
 re_status re_assembler_mark_chapter(re_assembler *a, const char *title);

@@ -21,7 +21,11 @@ typedef struct re_mp3_settings {
     int quality;         /* LAME algorithm quality 0 (best, slowest) .. 9; -1 = LAME's default */
 } re_mp3_settings;
 
-#define RE_MP3_DEFAULT_BITRATE 64
+#define RE_MP3_DEFAULT_BITRATE 64   /* at 22050 Hz; see re_mp3_default_bitrate */
+
+/* The bitrate used when none is asked for: 64 kbps up to 24000 Hz, 96 kbps above (mono; the
+ * issue's choice for 44.1 kHz, and above the lowest bitrate that carries the tag at 48 kHz). */
+int re_mp3_default_bitrate(unsigned sample_rate);
 
 /* Checks that LAME can encode mono at `sample_rate` with these settings AND still write its
  * Xing/LAME tag (at low bitrates it silently drops it, and durations drift). On refusal

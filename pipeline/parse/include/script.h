@@ -69,6 +69,7 @@ typedef struct re_episode {
     long episode_number;  /* -1 when absent */
     long season;          /* `season:` 1..999999; -1 when absent */
     char *guid;           /* `guid:` the feed item's guid, overriding the derived one; NULL */
+    unsigned sample_rate; /* `sample_rate:` 22050, 44100 or 48000; 0 when absent */
     unsigned voice_line;  /* line of the `voice:` key, 0 when defaulted */
     char *lexicon;        /* the `lexicon:` value as written (a path), NULL when absent */
     unsigned lexicon_line, lexicon_col;

@@ -15,6 +15,7 @@
 
 #include "loudness.h"
 #include "mp3.h"
+#include "resample.h"
 #include "status.h"
 
 #define RE_ENGINE_TIMEOUT_MS 120000u   /* per segment: the engine runs ~900x real time */
@@ -36,7 +37,9 @@ typedef struct re_render_options {
     const char *output_path;           /* ends in .mp3 or .wav */
     const char *const *voice_dirs;     /* searched in this order */
     size_t voice_dir_count;
-    re_mp3_settings mp3;
+    re_mp3_settings mp3;               /* bitrate 0: re_mp3_default_bitrate of the rate */
+    unsigned sample_rate;              /* of the output: 22050, 44100, 48000, or 0 for the
+                                        * script's `sample_rate:`, else RE_RATE_DEFAULT */
     size_t max_script_size;            /* bytes */
     unsigned engine_timeout_ms;        /* per segment, 0 = RE_ENGINE_TIMEOUT_MS */
     unsigned jobs;                     /* speech processes at once, >= 1 */

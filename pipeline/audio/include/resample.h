@@ -1,0 +1,46 @@
+/* resample.h - sample-rate conversion with libsoxr, one fixed recipe for the whole program,
+ * so that the same input always gives the same output bytes.
+ *
+ * The recipe: soxr's SOXR_HQ quality (about 20-bit precision, passband to 91 % of the lower
+ * Nyquist frequency, linear phase), one thread, no dither, mono 16-bit in and out (samples
+ * clipped to int16 by soxr). A stretch is converted on its own, as if it were surrounded by
+ * digital silence: its output is exactly re_resample_length(frames) samples, aligned so that
+ * input sample 0 and output sample 0 are at the same time (soxr removes its filter's delay).
+ * The filter's ringing beyond the stretch's two ends (what it would put into the silence
+ * around the stretch) is cut off; the assembler cuts stretches only where the engine's sound
+ * starts or stops, so that ringing would have been the smallest part of the signal.
+ *
+ * Users: the assembler converts each stretch of speech between two pauses from the engine's
+ * rate to the episode's (assemble.h); sound inserts, intro, outro and music will too. */
+#ifndef RE_RESAMPLE_H
+#define RE_RESAMPLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "status.h"
+
+/* The output rates an episode may have (--sample-rate, front matter `sample_rate:`). */
+#define RE_RATE_DEFAULT 22050u
+int re_rate_supported(unsigned rate);   /* 22050, 44100 or 48000 */
+
+/* How many samples `frames` input samples become: frames * out_rate / in_rate, rounded to
+ * nearest (half up). Equal rates: frames. */
+uint64_t re_resample_length(uint64_t frames, unsigned in_rate, unsigned out_rate);
+
+/* Converts in[0..frames) at in_rate into out[0..re_resample_length(frames)) at out_rate (the
+ * caller's buffer). Equal rates copy. RE_ERR_NOMEM, or RE_ERR_INVALID (a rate of 0, or soxr
+ * refusing: never seen for the rates above). Thread-safe: no shared state. */
+re_status re_resample_mono16(const int16_t *in, size_t frames, unsigned in_rate,
+                             unsigned out_rate, int16_t *out);
+
+/* The same recipe from mono float samples (-1..1, as libsndfile's sf_readf_float gives any
+ * file: a sound insert, after mixing its channels down) to 16-bit; soxr rounds to nearest and
+ * clips, no dither. Equal rates: still converted (rounded and clipped), not copied. */
+re_status re_resample_float_mono16(const float *in, size_t frames, unsigned in_rate,
+                                   unsigned out_rate, int16_t *out);
+
+/* "libsoxr 0.1.3" for -V. */
+const char *re_resample_library_version(void);
+
+#endif
