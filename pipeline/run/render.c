@@ -680,7 +680,7 @@ static re_status test_overshoot(render *r)
     double at_s, db;
     if (!hook || sscanf(hook, "%lf:%lf", &at_s, &db) != 2 || !(at_s >= 0) || !(db > 0 && db <= 6))
         return RE_OK;
-    unsigned rate = re_engine_sample_rate(r->engine);
+    unsigned rate = r->rate;
     uint64_t frames = re_spool_frames(r->leveled), t = (uint64_t)(at_s * rate), a, b, ramp;
     if (t >= frames)
         return RE_OK;
@@ -713,7 +713,7 @@ static re_status retry_locally(render *r, int *done)
         return status;
     if (status != RE_OK || count == 0 || count > LOCAL_SPOTS)
         return RE_OK;
-    unsigned rate = re_engine_sample_rate(r->engine);
+    unsigned rate = r->rate;
     uint64_t frames = re_spool_frames(r->leveled);
     uint64_t ranges[LOCAL_SPOTS][2];
     size_t n = 0;
@@ -738,7 +738,7 @@ static re_status retry_locally(render *r, int *done)
     re_diagnostics said;
     re_diagnostics_init(&said, RE_DIAG_DEFAULT_LIMIT);
     status = re_mp3_patch_fd(stream, (off_t)r->id3_len, re_spool_fd(r->leveled), frames, rate,
-                             &r->opt->mp3, (const uint64_t (*)[2])ranges, n, r->opt->stop, &said);
+                             &r->mp3, (const uint64_t (*)[2])ranges, n, r->opt->stop, &said);
     re_diagnostics_free(&said);
     charge(r, RE_STEP_ENCODE);
     if (status == RE_OK)

@@ -199,8 +199,10 @@ class Browser(Case):
         self.addCleanup(self.server.shutdown)
 
         port = free_port()
+        # Chromium's profile and scoped folders go in the test's folder (removed with it).
         self.driver_proc = subprocess.Popen([CHROMEDRIVER, f"--port={port}"],
-                                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                            env=dict(os.environ, TMPDIR=self.path()))
         self.addCleanup(self.stop_driver)
         self.wd = WebDriver(port)
         wait_for(lambda: self.driver_ready(), "chromedriver answering")
