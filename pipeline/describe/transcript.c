@@ -250,6 +250,21 @@ re_status re_transcript_write_vtt(FILE *out, const re_transcript *t)
     return ferror(out) ? RE_ERR_WRITE : RE_OK;
 }
 
+/* SRT has no escapes, and its readers take `<...>` for a tag and drop it (ffmpeg's decoder
+ * drops `<care>`, `<1x>`, `</x>`; it keeps `< care>`): a '<' that such a tag could start (a
+ * non-blank after it, a '>' later) is written with a space after it, so that the cue shows
+ * the script's text, whitespace aside. */
+static int write_srt_text(FILE *out, const char *s)
+{
+    for (; *s; s++) {
+        if (fputc(*s, out) == EOF)
+            return -1;
+        if (*s == '<' && s[1] && s[1] != ' ' && strchr(s + 1, '>') && fputc(' ', out) == EOF)
+            return -1;
+    }
+    return 0;
+}
+
 re_status re_transcript_write_srt(FILE *out, const re_transcript *t)
 {
     for (size_t i = 0; i < t->count; i++) {
@@ -257,8 +272,9 @@ re_status re_transcript_write_srt(FILE *out, const re_transcript *t)
         char start[32], end[32];
         format_time(re_cue_start_ms(t, c), ',', start, sizeof start);
         format_time(re_cue_end_ms(t, c), ',', end, sizeof end);
-        if (fprintf(out, "%s%zu\n%s --> %s\n%s%s%s\n", i ? "\n" : "", i + 1, start, end,
-                    c->speaker ? c->speaker : "", c->speaker ? ": " : "", c->text) < 0)
+        if (fprintf(out, "%s%zu\n%s --> %s\n", i ? "\n" : "", i + 1, start, end) < 0
+            || (c->speaker && (write_srt_text(out, c->speaker) != 0 || fputs(": ", out) == EOF))
+            || write_srt_text(out, c->text) != 0 || fputc('\n', out) == EOF)
             return RE_ERR_WRITE;
     }
     return ferror(out) ? RE_ERR_WRITE : RE_OK;
