@@ -8,6 +8,7 @@
 #include <jansson.h>
 
 #include "duration.h"
+#include "text.h"
 
 void re_transcript_init(re_transcript *t, unsigned sample_rate)
 {
@@ -250,16 +251,30 @@ re_status re_transcript_write_vtt(FILE *out, const re_transcript *t)
     return ferror(out) ? RE_ERR_WRITE : RE_OK;
 }
 
-/* SRT has no escapes, and its readers take `<...>` for a tag and drop it (ffmpeg's decoder
- * drops `<care>`, `<1x>`, `</x>`; it keeps `< care>`): a '<' that such a tag could start (a
- * non-blank after it, a '>' later) is written with a space after it, so that the cue shows
- * the script's text, whitespace aside. */
+/* Whether s (at a '<') starts what ffmpeg's SRT decoder takes for a tag and drops: an
+ * optional '/', then a name of letters, digits, '_' and '/' up to a blank or the '>' that
+ * closes it, with no '<' before that '>' (`<care>`, `</b>`, `<x y=1>`; not `< x>`, `<-b>`). */
+static int srt_tag_like(const char *s)
+{
+    size_t i = 1 + (s[1] == '/'), name = i;
+    while (re_is_alnum(s[i]) || s[i] == '_' || s[i] == '/')
+        i++;
+    if (i == name || (s[i] != ' ' && s[i] != '>'))
+        return 0;
+    while (s[i] && s[i] != '>' && s[i] != '<')
+        i++;
+    return s[i] == '>';
+}
+
+/* SRT has no escapes, and its readers drop what looks like a tag: before such a '<' is read
+ * as one, a space is written after it (`<care>` as `< care>`), so that the cue shows the
+ * script's text, whitespace aside. */
 static int write_srt_text(FILE *out, const char *s)
 {
     for (; *s; s++) {
         if (fputc(*s, out) == EOF)
             return -1;
-        if (*s == '<' && s[1] && s[1] != ' ' && strchr(s + 1, '>') && fputc(' ', out) == EOF)
+        if (*s == '<' && srt_tag_like(s) && fputc(' ', out) == EOF)
             return -1;
     }
     return 0;
