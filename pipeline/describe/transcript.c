@@ -8,6 +8,7 @@
 #include <jansson.h>
 
 #include "duration.h"
+#include "text.h"
 
 void re_transcript_init(re_transcript *t, unsigned sample_rate)
 {
@@ -250,6 +251,35 @@ re_status re_transcript_write_vtt(FILE *out, const re_transcript *t)
     return ferror(out) ? RE_ERR_WRITE : RE_OK;
 }
 
+/* Whether s (at a '<') starts what ffmpeg's SRT decoder takes for a tag and drops: an
+ * optional '/', then a name of letters, digits, '_' and '/' up to a blank or the '>' that
+ * closes it, with no '<' before that '>' (`<care>`, `</b>`, `<x y=1>`; not `< x>`, `<-b>`). */
+static int srt_tag_like(const char *s)
+{
+    size_t i = 1 + (s[1] == '/'), name = i;
+    while (re_is_alnum(s[i]) || s[i] == '_' || s[i] == '/')
+        i++;
+    if (i == name || (s[i] != ' ' && s[i] != '>'))
+        return 0;
+    while (s[i] && s[i] != '>' && s[i] != '<')
+        i++;
+    return s[i] == '>';
+}
+
+/* SRT has no escapes, and its readers drop what looks like a tag: before such a '<' is read
+ * as one, a space is written after it (`<care>` as `< care>`), so that the cue shows the
+ * script's text, whitespace aside. */
+static int write_srt_text(FILE *out, const char *s)
+{
+    for (; *s; s++) {
+        if (fputc(*s, out) == EOF)
+            return -1;
+        if (*s == '<' && srt_tag_like(s) && fputc(' ', out) == EOF)
+            return -1;
+    }
+    return 0;
+}
+
 re_status re_transcript_write_srt(FILE *out, const re_transcript *t)
 {
     for (size_t i = 0; i < t->count; i++) {
@@ -257,8 +287,9 @@ re_status re_transcript_write_srt(FILE *out, const re_transcript *t)
         char start[32], end[32];
         format_time(re_cue_start_ms(t, c), ',', start, sizeof start);
         format_time(re_cue_end_ms(t, c), ',', end, sizeof end);
-        if (fprintf(out, "%s%zu\n%s --> %s\n%s%s%s\n", i ? "\n" : "", i + 1, start, end,
-                    c->speaker ? c->speaker : "", c->speaker ? ": " : "", c->text) < 0)
+        if (fprintf(out, "%s%zu\n%s --> %s\n", i ? "\n" : "", i + 1, start, end) < 0
+            || (c->speaker && (write_srt_text(out, c->speaker) != 0 || fputs(": ", out) == EOF))
+            || write_srt_text(out, c->text) != 0 || fputc('\n', out) == EOF)
             return RE_ERR_WRITE;
     }
     return ferror(out) ? RE_ERR_WRITE : RE_OK;

@@ -1161,6 +1161,64 @@ re_status re_script_load(const char *path, size_t max_size, re_episode **out,
     return status;
 }
 
+/* Past the blanks, line breaks and comment lines that the parser read as one space between
+ * two words of a paragraph: *pos moves on, *line and *line_start follow it. */
+static void skip_joining_space(const char *buf, size_t len, size_t *pos, unsigned *line,
+                               size_t *line_start)
+{
+    for (;;) {
+        *pos = skip_blanks(buf, len, *pos);
+        if (*pos < len && buf[*pos] == '\n') {
+            *line_start = ++*pos;
+            ++*line;
+            size_t i = skip_blanks(buf, len, *pos);
+            if (len - i >= 2 && buf[i] == '/' && buf[i + 1] == '/') {   /* a comment line */
+                const char *nl = memchr(buf + i, '\n', len - i);
+                *pos = nl ? (size_t)(nl - buf) : len;
+            }
+            continue;
+        }
+        return;
+    }
+}
+
+void re_script_locate(const char *buf, size_t len, const re_item *item, size_t offset,
+                      unsigned *line, unsigned *col)
+{
+    *line = item->line;
+    *col = item->col;
+    if (!buf || !item->text || item->line == 0 || item->col == 0)
+        return;
+    size_t bom = re_utf8_bom_length(buf, len);
+    buf += bom;
+    len -= bom;
+    size_t pos = 0, line_start = 0;
+    for (unsigned n = 1; n < item->line; n++) {
+        const char *nl = memchr(buf + pos, '\n', len - pos);
+        if (!nl)
+            return;
+        pos = line_start = (size_t)(nl - buf) + 1;
+    }
+    pos += item->col - 1;
+    unsigned at_line = item->line;
+    const char *text = item->text;
+    for (size_t t = 0; t < offset; t++) {
+        if (text[t] == '\0' || pos >= len)
+            return;
+        if (text[t] == ' ' && (re_is_line_blank(buf[pos]) || buf[pos] == '\n')) {
+            skip_joining_space(buf, len, &pos, &at_line, &line_start);
+        } else if (text[t] == '[' && buf[pos] == '\\' && pos + 1 < len && buf[pos + 1] == '[') {
+            pos += 2;
+        } else if (buf[pos] == text[t]) {
+            pos++;
+        } else {
+            return;   /* not the text this item was read from */
+        }
+    }
+    *line = at_line;
+    *col = (unsigned)(pos - line_start) + 1;
+}
+
 re_status re_episode_check_voices(const re_episode *episode, re_voice_set *voices,
                                   re_diagnostics *diag)
 {

@@ -106,18 +106,23 @@ static int split_item(const re_prepared *p, const re_voice_profile *profile, re_
             len--;
         if (len == 0)
             continue;
+        unsigned line, col;   /* the piece's own place, for its messages */
+        re_script_locate(p->script_bytes, p->script_len, item, (size_t)(s - item->text), &line,
+                         &col);
         if (runs[r].voice && strcmp(runs[r].voice, RE_WRITING_NO_VOICE) == 0) {
             char quoted[64];
             size_t cut = len < 40 ? len : 40;
             while (cut > 0 && cut < len && ((unsigned char)s[cut] & 0xC0) == 0x80)
                 cut--;   /* whole characters */
             snprintf(quoted, sizeof quoted, "%.*s%s", (int)cut, s, cut < len ? "..." : "");
-            ok = re_diag_add(diag, p->episode->file, item->line, item->col, "warning: '%s' is "
+            ok = re_diag_add(diag, p->episode->file, line, col, "warning: '%s' is "
                              "left out: espeak-ng has no voice for %s text", quoted,
                              runs[r].script) == RE_OK;
             continue;
         }
         re_item piece = *item;
+        piece.line = line;
+        piece.col = col;
         piece.text = strndup(s, len);
         piece.language = runs[r].voice ? strdup(runs[r].voice) : NULL;
         ok = piece.text && (piece.language || !runs[r].voice)

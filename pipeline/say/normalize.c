@@ -364,8 +364,12 @@ static const char *caps_decision(caps_reading reading)
  * costs 7; so OPEN + SSL (7) beats OPENS + SL (9) and CURL KH MATCH beats CUR LKH MATCH.
  * Capitals the engine can say as a word (pronounceable) are cut only when they are 9 or more
  * and all words (GETPEERNAME, not GOAWAY); others need a word of 4 or more (not MB ED TLS).
+ * Those others may also start with one letter, said alone, when a word of 4 or more follows
+ * it: FTRUNCATE -> F TRUNCATE, FDATASYNC -> F DATA SYNC (config macros: HAVE_FTRUNCATE); the
+ * letter costs 5, and is never A or I, which the engine would read as words ("a truncate").
  * Fills cuts[] with the end of each piece and returns how many, or 0 for no reading in pieces. */
 #define CAPS_PIECES_MAX 24
+#define CAPS_LETTER_COST 5
 static size_t caps_pieces(const char *s, size_t len, size_t cuts[CAPS_PIECES_MAX])
 {
     if (len < 5 || len > CAPS_PIECES_MAX || !all_of(s, len, re_is_upper) || re_is_word(s, len)
@@ -381,11 +385,17 @@ static size_t caps_pieces(const char *s, size_t len, size_t cuts[CAPS_PIECES_MAX
     int long_word[CAPS_PIECES_MAX + 1];
     best[0] = 0;
     long_word[0] = 0;
+    /* a first piece of one letter (CAPS_LETTER_COST), read on only by a word of 4 or more */
+    int letter_first = !said_as_word && s[0] != 'A' && s[0] != 'I';
     for (size_t i = 1; i <= len; i++) {
-        best[i] = UINT32_MAX;
+        best[i] = i == 1 && letter_first ? CAPS_LETTER_COST : UINT32_MAX;
+        from[i] = 0;
+        long_word[i] = 0;
         for (size_t j = 0; j + 2 <= i; j++) {   /* pieces of 2 or more */
             size_t size = i - j;
             int word = size >= 3 && re_is_word(s + j, size);
+            if (j == 1 && !(word && size >= 4))
+                continue;
             unsigned cost = word ? (size >= 4 ? 2 : 5)
                             : size <= 4 && !said_as_word ? (size == 3 ? 5 : size == 4 ? 6 : 7) : 0;
             if (cost && best[j] != UINT32_MAX && best[j] + cost < best[i]) {
@@ -414,7 +424,10 @@ static int say_caps(normalizer *n, const char *s, size_t len, int constant)
     size_t cuts[CAPS_PIECES_MAX];
     size_t pieces = caps_pieces(s, len, cuts);
     if (pieces) {
-        decide(n, s, len, "capitals, not in the dictionary: dictionary words and acronyms");
+        decide(n, s, len, cuts[0] == 1 ? "capitals, not in the dictionary: a letter, then "
+                                         "dictionary words and acronyms"
+                                       : "capitals, not in the dictionary: dictionary words "
+                                         "and acronyms");
         for (size_t k = 0, at = 0; k < pieces; at = cuts[k++]) {
             if (k)
                 says(n, " ");

@@ -128,6 +128,22 @@ static int latin_letter(uint32_t cp)
            || (cp >= 0x1E00 && cp <= 0x1EFF);
 }
 
+/* The length of the opening quote or bracket that ends text[limit..end), 0 if none. */
+static size_t opening_before(const char *text, size_t limit, size_t end)
+{
+    static const char *const openings[] = {
+        "\"", "'", "(", "[", "{", "\xE2\x80\x9C", "\xE2\x80\x98", "\xE2\x80\x9E",  /* “ ‘ „ */
+        "\xC2\xAB", "\xE2\x80\xB9", "\xE3\x80\x8C", "\xE3\x80\x8E",          /* « ‹ 「 『 */
+        "\xEF\xBC\x88",                                                     /* （ */
+    };
+    for (size_t i = 0; i < sizeof openings / sizeof openings[0]; i++) {
+        size_t n = strlen(openings[i]);
+        if (end - limit >= n && memcmp(text + end - n, openings[i], n) == 0)
+            return n;
+    }
+    return 0;
+}
+
 void re_writing_runs(const char *text, const char *voice, re_writing_run *runs, size_t *count)
 {
     size_t len = strlen(text);
@@ -198,6 +214,16 @@ void re_writing_runs(const char *text, const char *voice, re_writing_run *runs, 
             end += n;
         }
         spans[k].length = end - spans[k].offset;
+    }
+    /* So is opening punctuation right before it ("\"Привет", "«мир", "(東京"): the quote or
+     * bracket starts the span's words, and the cue that shows them. */
+    for (size_t k = 0; k < span_count; k++) {
+        size_t limit = k > 0 ? spans[k - 1].offset + spans[k - 1].length : 0;
+        size_t start = spans[k].offset, n;
+        while ((n = opening_before(text, limit, start)) > 0)
+            start -= n;
+        spans[k].length += spans[k].offset - start;
+        spans[k].offset = start;
     }
     size_t at = 0;
     for (size_t k = 0; k < span_count; k++) {

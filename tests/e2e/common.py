@@ -1,8 +1,10 @@
 """Shared helpers of the end-to-end tests: run the built program, and ask independent tools
 (ffmpeg/ffprobe, mpg123, mutagen, sox, python's wave module) what it wrote."""
+import atexit
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -11,6 +13,15 @@ import unittest
 BIN = os.environ.get("RE_BIN", "")
 SRC = os.environ.get("RE_SOURCE_DIR", os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
+
+# Every temporary file and folder of a test process (the tests' own mkdtemp calls included)
+# goes into one folder removed when the process ends, unless RE_KEEP_TMP is set: left behind,
+# a day of test runs filled the disk (80 GB of /tmp/re-*, mostly segment caches).
+_ROOT = tempfile.mkdtemp(prefix="re-test-")
+os.chmod(_ROOT, 0o755)   # tests that run the program as another user reach their folders
+if not os.environ.get("RE_KEEP_TMP"):
+    atexit.register(shutil.rmtree, _ROOT, ignore_errors=True)
+tempfile.tempdir = _ROOT
 
 # Each test process gets its own segment cache, so tests never share or pollute ~/.cache.
 CACHE_HOME = tempfile.mkdtemp(prefix="re-cache-home-")

@@ -179,7 +179,7 @@ class WritingSystems(Spans):
         out = os.path.join(folder, "ep.mp3")
         res = run([script, "-o", out, "--voices", self.voices])
         self.assertEqual(res.returncode, 0, res.stderr)
-        self.assertIn(f"{script}:7:1: warning: '\u1797\u17b6\u179f\u17b6' is left out: espeak-ng has no "
+        self.assertIn(f"{script}:7:7: warning: '\u1797\u17b6\u179f\u17b6' is left out: espeak-ng has no "
                       "voice for Khmer text", res.stderr)
         with open(os.path.join(folder, "ep.json"), encoding="utf-8") as f:
             self.assertEqual(ffmpeg_samples(out), json.load(f)["samples"])
@@ -188,6 +188,34 @@ class WritingSystems(Spans):
         self.assertIn("Khmer", vtt)
         self.assertIn("then more.", vtt)
         self.assertNotIn("\u1797", vtt)
+
+    def test_a_piece_cut_from_a_paragraph_is_placed_at_its_own_text(self):
+        # Each warning names FILE:LINE:COL of its span, not of the paragraph: on a later line
+        # of it, after a comment line, after blanks, a '\\[' and text of several bytes a
+        # character (columns count bytes, docs/script-format.md).
+        khmer, tibetan = "\u1797\u17b6\u179f\u17b6", "\u0f56\u0f7c\u0f51"
+        lines = ["Intro line.", "// a comment", "  caf\u00e9 \\[x]   then " + khmer + " and",
+                 "// another", "\tmore \u0420\u0443\u0441 then " + tibetan + " end."]
+        text = "---\ntitle: P\nvoice: host\n---\n" + "\n".join(lines) + "\n"
+        folder = self.path("placed")
+        os.mkdir(folder)
+        script = write(os.path.join(folder, "ep.txt"), text)
+        res = run([script, "-o", os.path.join(folder, "ep.mp3"), "--voices", self.voices])
+        self.assertEqual(res.returncode, 0, res.stderr)
+        for number, line, span, name in ((7, lines[2], khmer, "Khmer"),
+                                         (9, lines[4], tibetan, "Tibetan")):
+            col = line.encode().index(span.encode()) + 1
+            self.assertIn(f"{script}:{number}:{col}: warning: '{span}' is left out: espeak-ng "
+                          f"has no voice for {name} text", res.stderr)
+        # explain places every piece where its text starts
+        res = run(["explain", script, "--voices", self.voices])
+        self.assertEqual(res.returncode, 0, res.stderr)
+        places = [l.split(": ", 1) for l in res.stdout.splitlines()
+                  if not l.startswith(" ") and ": " in l]
+        russian = "\u0420\u0443\u0441"
+        self.assertIn([f"{script}:9:{lines[4].encode().index(russian.encode()) + 1}", russian],
+                      places)
+        self.assertIn([f"{script}:7:{lines[2].encode().index(b'and') + 1}", "and more"], places)
 
     def test_a_lang_span_overrides_detection(self):
         text = "---\ntitle: O\nvoice: host\n---\nSay [lang bg]Привет[/lang] now.\n"

@@ -348,6 +348,44 @@ static void test_dictionary_words(void)
         expect_with(NULL, cases[i].text, cases[i].spoken, RE_TEXT_PLAIN, __LINE__);
 }
 
+/* One letter, then a word of 4 or more: the capitals' first piece may be a single letter. */
+static void test_letter_then_word(void)
+{
+    static const struct { const char *text, *spoken; } cases[] = {
+        { "HAVE_FTRUNCATE", "HAVE F TRUNCATE" },
+        { "FTRUNCATE", "F TRUNCATE" },
+        { "FDATASYNC", "F DATA SYNC" },               /* the rest in pieces of its own */
+        { "HAVE_FCLONEFILEAT", "HAVE F CLONE FILE AT" },
+        { "CFLAGS", "C FLAGS" },                      /* not C.F LAGS (9 > 7) */
+        { "CPPFLAGS", "C.P.P FLAGS" },                /* the acronym and a word are cheaper */
+        { "VFORK", "V FORK" },
+        { "OPENSSL", "OPEN S.S.L" },                  /* not O PENS S.L */
+        { "ASTRINGX", "ASTRINGX" },                   /* pronounceable: as before */
+        { "ILENGTHS", "I.L.E.N.G.T.H.S" },            /* never A or I alone: read as words */
+        { "ASTRENGTHS", "A.S.T.R.E.N.G.T.H.S" },
+        { "ABLOCKS", "ABLOCKS" },
+        { "XFAIL", "X FAIL" },
+        { "FSYN", "F.S.Y.N" },                        /* SYN: no word of 4 */
+        { "FSTATAT", "F.S.T.A.T.A.T" },               /* FSTA TAT is cheaper, without a word
+                                                       * of 4: no reading (documented) */
+        { "GETPEERNAME", "GET PEER NAME" },
+        { "MBEDTLS", "M.B.E.D.T.L.S" },               /* M + BEDTLS: no word */
+        { "HTTPS", "H.T.T.P.S" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        expect_with(NULL, cases[i].text, cases[i].spoken, RE_TEXT_PLAIN, __LINE__);
+    re_spoken s;
+    CHECK_INT(re_normalize_spans(NULL, "FTRUNCATE", &s), RE_OK);
+    CHECK_INT(s.decision_count, 2);
+    if (s.decision_count == 2) {
+        CHECK_STR(s.decisions[0].what, "capitals, not in the dictionary: a letter, then "
+                                       "dictionary words and acronyms");
+        CHECK_INT(s.decisions[1].text_offset, 1);
+        CHECK_INT(s.decisions[1].text_length, 8);
+    }
+    re_spoken_free(&s);
+}
+
 static void test_hashes_options_revisions_urls(void)
 {
     SAYS("12d655d4561", "one two D six five five D");
@@ -782,6 +820,7 @@ int main(void)
     test_brackets();
     test_spans();
     test_dictionary_words();
+    test_letter_then_word();
     test_hashes_options_revisions_urls();
     test_decisions();
     test_spans_of_new_rules();

@@ -1021,6 +1021,40 @@ static void test_check_voices(void)
     re_voice_set_free(set);
 }
 
+/* re_script_locate follows the item's text back into the script: line joins, blank runs,
+ * comment lines, `\\[` and a BOM; byte columns; the item's place for a foreign buffer. */
+static void test_locate(void)
+{
+    const char *text = "\xEF\xBB\xBF---\ntitle: T\n---\n"
+                       "  First   caf\xC3\xA9 \\[x]\n"           /* line 4 */
+                       "// a comment\n"
+                       "\tsecond\r\n"                             /* line 6 */
+                       "   text // in a line is text\n";          /* line 7 */
+    re_episode *ep = parse_ok(text);
+    if (!ep)
+        return;
+    const re_item *it = &ep->items[0];
+    CHECK_STR(it->text, "First caf\xC3\xA9 [x] second text // in a line is text");
+    static const struct { const char *at; unsigned line, col; } want[] = {
+        { "First", 4, 3 }, { "caf", 4, 11 }, { "\xC3\xA9", 4, 14 }, { "[x]", 4, 17 },
+        { "x]", 4, 19 }, { " second", 4, 21 }, { "second", 6, 2 }, { "text", 7, 4 },
+        { "// in", 7, 9 }, { "is text", 7, 22 },
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        unsigned line = 0, col = 0;
+        re_script_locate(text, strlen(text), it, (size_t)(strstr(it->text, want[i].at) - it->text),
+                         &line, &col);
+        CHECK_INT(line, want[i].line);
+        CHECK_INT(col, want[i].col);
+    }
+    unsigned line = 0, col = 0;
+    const char *other = "---\ntitle: T\n---\nother words\n";
+    re_script_locate(other, strlen(other), it, 6, &line, &col);
+    CHECK_INT(line, it->line);
+    CHECK_INT(col, it->col);
+    re_episode_free(ep);
+}
+
 int main(void)
 {
     test_front_matter_full();
@@ -1048,5 +1082,6 @@ int main(void)
     test_arguments();
     test_load();
     test_check_voices();
+    test_locate();
     return check_finish("test_script");
 }

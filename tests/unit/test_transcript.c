@@ -158,11 +158,11 @@ static void test_srt(void)
     CHECK_STR(srt,
               "1\n"
               "00:00:00,000 --> 00:00:00,999\n"
-              "Host: Hello & welcome <friends>.\n"
+              "Host: Hello & welcome < friends>.\n"   /* ffmpeg would drop <friends> */
               "\n"
               "2\n"
               "00:01:01,001 --> 00:01:59,999\n"
-              "Guest <b> & co: a --> b, \"quoted\" – café\n"
+              "Guest < b> & co: a --> b, \"quoted\" – café\n"
               "\n"
               "3\n"
               "00:59:59,999 --> 01:00:00,000\n"
@@ -278,7 +278,7 @@ static void test_independent_parsers(void)
 {
     re_transcript t;
     re_transcript_init(&t, RATE);
-    CHECK_INT(re_transcript_add(&t, 0, 22049, "Host", "x < y & z --> w"), RE_OK);
+    CHECK_INT(re_transcript_add(&t, 0, 22049, "Host", "x < y & z --> w <care> <-b> </i> <a x=1>"), RE_OK);
     CHECK_INT(re_transcript_add(&t, at_ms(61001), at_ms(119999), "Guest", "café – \"quoted\""), RE_OK);
     CHECK_INT(re_transcript_add(&t, at_ms(3599999), at_ms(3601500), "Host", "across the hour"), RE_OK);
     const char *times = "0,999\n61001,58998\n3599999,1501\n";
@@ -290,7 +290,7 @@ static void test_independent_parsers(void)
     free(got);
     got = ffmpeg_text(vtt, "srt");
     CHECK_STR(got,
-              "1\n00:00:00,000 --> 00:00:00,999\nx < y & z --> w\n\n"
+              "1\n00:00:00,000 --> 00:00:00,999\nx < y & z --> w <care> <-b> </i> <a x=1>\n\n"
               "2\n00:01:01,001 --> 00:01:59,999\ncafé – \"quoted\"\n\n"
               "3\n00:59:59,999 --> 01:00:01,500\nacross the hour\n\n");
     free(got);
@@ -302,7 +302,7 @@ static void test_independent_parsers(void)
     free(got);
     got = ffmpeg_text(srt, "srt");
     CHECK_STR(got,
-              "1\n00:00:00,000 --> 00:00:00,999\nHost: x < y & z --> w\n\n"
+              "1\n00:00:00,000 --> 00:00:00,999\nHost: x < y & z --> w < care> <-b> < /i> < a x=1>\n\n"
               "2\n00:01:01,001 --> 00:01:59,999\nGuest: café – \"quoted\"\n\n"
               "3\n00:59:59,999 --> 01:00:01,500\nHost: across the hour\n\n");
     free(got);

@@ -51,6 +51,12 @@ static void test_scripts_and_voices(void)
     expect_runs("3.5 \u03bcs and \u03c0 and \u0394t and \u03b2-reduction", "en-us",
                 "3.5 \u03bcs and \u03c0 and \u0394t and \u03b2-reduction|-;");
     expect_runs("Say \u6771 now", "en-us", "Say |-;\u6771|cmn; now|-;");
+    expect_runs("then \"Привет, мир\" in Russian", "en-us",
+                "then |-;\"Привет, мир\"|ru; in Russian|-;");   /* the quotes go with it */
+    expect_runs("say \u00abмир\u00bb, (\u6771\u4eac) and \u201c\u0393\u03b5\u03b9\u03b1\u201d", "en-us",
+                "say |-;\u00abмир\u00bb,|ru; |-;(\u6771\u4eac)|cmn; and |-;"
+                "\u201c\u0393\u03b5\u03b9\u03b1\u201d|el;");
+    expect_runs("a(b)\"мир", "en-us", "a(b)|-;\"мир|ru;");   /* only right before it */
     expect_runs("", "en-us", "|-;");
     expect_runs("日本", "en-us", "日本|cmn;");
 }

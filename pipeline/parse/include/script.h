@@ -103,6 +103,15 @@ re_status re_script_load(const char *path, size_t max_size, re_episode **out, re
 re_status re_episode_check_voices(const re_episode *episode, re_voice_set *voices,
                                   re_diagnostics *diag);
 
+/* Where byte `offset` of SPEECH item's text stands in the script buf[0..len) it was parsed
+ * from: *line and *col (a byte column, as item->col) of that character, found by reading the
+ * script from the item's own place as the parser did (blank runs and line breaks are one
+ * space, comment lines are skipped, `\[` is one '['). For a piece cut from the item (another
+ * writing system), so that its messages point at the piece. The item's own place when the
+ * offset cannot be followed (not the buffer it was parsed from). */
+void re_script_locate(const char *buf, size_t len, const re_item *item, size_t offset,
+                      unsigned *line, unsigned *col);
+
 void re_episode_free(re_episode *episode);
 
 #endif

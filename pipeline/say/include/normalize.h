@@ -54,9 +54,10 @@
 #include "status.h"
 
 /* Bumped whenever a rule changes what is said: part of any cache key built on the input. */
-#define RE_NORMALIZE_RULES_VERSION 4   /* 2: the engine-input cuts; 3: the dictionary decides
+#define RE_NORMALIZE_RULES_VERSION 5   /* 2: the engine-input cuts; 3: the dictionary decides
                                         * capitals; hashes, options, revisions, URL tails;
-                                        * 4: both (issue 14) */
+                                        * 4: both (issue 14); 5: a first letter before a word
+                                        * in capitals (FTRUNCATE -> F TRUNCATE) */
 
 /* How the engine is to read a spoken text (the synth stage takes these flags). Never as SSML. */
 #define RE_TEXT_PLAIN 0u      /* every character is text, [[ included */

@@ -20,7 +20,9 @@
  * voice: their spans get RE_WRITING_NO_VOICE, for the caller to leave out with a warning.
  *
  * A span runs from the first to the last character of its script, with the blanks,
- * punctuation and digits between them; those around it stay with the voice's text. A voice
+ * punctuation and digits between them, the punctuation right after it (up to a blank) and
+ * the opening quotes and brackets right before it ("«мир»"); the rest around it stays with
+ * the voice's text. A voice
  * reads its own script (ru: Cyrillic, uk: Cyrillic, ja: kana and Han, ...) and Latin. Pure. */
 #ifndef RE_WRITING_H
 #define RE_WRITING_H

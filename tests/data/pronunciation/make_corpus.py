@@ -7,7 +7,8 @@ test reads only the TSV).
 Tokens are taken, in file order, from release notes, changelogs and security advisories that
 Debian 12 ships under /usr/share/doc (curl's upstream changelog, Debian changelogs and
 NEWS.Debian files of curl, git, apt, openssl, ffmpeg, gnupg, openssh, systemd; espeak-ng's
-and libxml2's NEWS), each cited as PACKAGE/FILE:LINE. The expected spoken form of each is
+and libxml2's NEWS), each cited as PACKAGE/FILE:LINE; then the hand-picked EXTRA rows from other
+changelogs (configuration macros). The expected spoken form of each is
 written here from the rule table of docs/pronunciation.md, with this file's own code (not the
 program's), and with voices/default.lexicon's entries for whole tokens and parts. Categories:
 
@@ -89,17 +90,23 @@ def dotted(s):
 
 def pieces(s):
     """Capitals that are no word as words (4+ letters cost 2, 3 cost 5) and acronyms (3
-    letters cost 5, 4 cost 6, 2 cost 7), cheapest first; None when the rule does not cut them."""
+    letters cost 5, 4 cost 6, 2 cost 7), cheapest first, possibly after a first letter alone
+    (cost 5; not A or I) that a word of 4+ follows (FTRUNCATE); None when the rule does not
+    cut them."""
     if not (5 <= len(s) <= 24) or is_word(s) or s in ROMAN:
         return None
     as_word = pronounceable(s)
     if as_word and len(s) < 9:
         return None
     best = {0: (0, [], False)}
+    if not as_word and s[0] not in "AI":   # a first letter alone, before a word of 4 or more
+        best[1] = (5, [s[0]], False)
     for i in range(1, len(s) + 1):
         for j in range(0, i - 1):
             piece = s[j:i]
             word = len(piece) >= 3 and is_word(piece)
+            if j == 1 and not (word and len(piece) >= 4):
+                continue
             cost = (2 if len(piece) >= 4 else 5) if word else \
                 {2: 7, 3: 5, 4: 6}.get(len(piece), 0) if not as_word else 0
             if cost and j in best and (i not in best or best[j][0] + cost < best[i][0]):
@@ -207,6 +214,30 @@ PATTERNS = [
     ("capitals", r"(?<![\w-])[A-Z]{2,12}(?![\w'’-])", None),
     ("word", r"(?<![\w'’./-])[a-z]{3,12}(?![\w'’/-])", None),
 ]
+# Added by hand after the picks: configuration macros and build variables whose capitals
+# start with one letter before a word (HAVE_FTRUNCATE -> HAVE F TRUNCATE), from other
+# changelogs and NEWS files of /usr/share/doc, and CPPFLAGS, which stays an acronym and a word.
+EXTRA = [
+    ("constant", "HAVE_FTRUNCATE", "curl/changelog.gz:5923"),
+    ("constant", "HAVE_WORKING_VFORK", "diffutils/changelog.gz:1375"),
+    ("constant", "AC_FUNC_LSTAT", "cscope/changelog.gz:336"),
+    ("constant", "CMAKE_INSTALL_PREFIX", "dbus-bin/NEWS.gz:1867"),
+    ("constant", "DHAVE_CONFIG_H", "coreutils/changelog.gz:4783"),
+    ("constant", "HAVE_WCHAR_H", "binutils/changelog.gz:1332"),
+    ("constant", "HAVE_FCLONEFILEAT", "coreutils/changelog.gz:1286"),
+    ("constant", "HAVE_PSELECT_NO_EINTR", "dirmngr/changelog.gz:6897"),
+    ("constant", "GFORTRAN_FOR_TARGET", "cpp-12/changelog.gz:6446"),
+    ("constant", "DEV_BSIZE", "findutils/changelog.gz:6588"),
+    ("constant", "DCURL_DISABLE_OPENSSL_AUTO_LOAD_CONFIG", "curl/changelog.gz:6797"),
+    ("constant", "BOOT_CFLAGS", "cpp-12/changelog.gz:7610"),
+    ("constant", "DB_BTREE", "apt-transport-https/NEWS.Debian.gz:265"),
+    ("constant", "PTHREAD_MUTEX_RECURSIVE", "dbus-bin/NEWS.gz:3655"),
+    ("constant", "RLIMIT_NOFILE", "dbus-bin/NEWS.gz:456"),
+    ("constant", "LSEEK_SCANTYPE", "coreutils/changelog.gz:3697"),
+    ("acronym", "CFLAGS", "bash/changelog.gz:7348"),
+    ("acronym", "CMAKE", "libevent-2.1-7/changelog.gz:734"),
+    ("acronym", "CPPFLAGS", "cpp-12/changelog.gz:1202"),
+]
 QUOTA = {"url": 28, "cve": 14, "version": 22, "hash": 26, "option": 22, "constant": 22,
          "capitals": 45, "acronym": 30, "word": 120}
 
@@ -248,6 +279,10 @@ def main():
                     said = {"url": url, "cve": cve, "version": version, "hash": hash7,
                             "option": option, "constant": constant}[cat](t)
                 picked.append((cat, t, said, f"{name}:{n}"))
+    for cat, t, src in EXTRA:
+        if t not in seen:
+            seen.add(t)
+            picked.append((cat, t, constant(t) if cat == "constant" else caps(t), src))
     print("# token\texpected spoken form\tcategory\tsource (under /usr/share/doc, FILE:LINE)")
     print("# Made by make_corpus.py (see its docstring); reviewed by hand.")
     for cat, t, said, src in picked:
