@@ -756,6 +756,30 @@ static size_t parse_lang(parser *p, const char *s, size_t len, unsigned line, un
     return close + 1;
 }
 
+/* The length of the run of closing punctuation that s starts with: , . ; : ! ? ) " and the
+ * typographic closers U+201D, U+00BB, U+2026 (not ' or U+2019: an apostrophe, as in 's). */
+static size_t closing_punctuation(const char *s, size_t len)
+{
+    static const char *const closers[] = { "\xE2\x80\x9D", "\xC2\xBB", "\xE2\x80\xA6" };
+    size_t i = 0;
+    for (;;) {
+        if (i < len && strchr(",.;:!?)\"", s[i]) && s[i] != '\0') {
+            i++;
+            continue;
+        }
+        size_t k = 0;
+        for (; k < sizeof closers / sizeof *closers; k++) {
+            size_t n = strlen(closers[k]);
+            if (len - i >= n && memcmp(s + i, closers[k], n) == 0) {
+                i += n;
+                break;
+            }
+        }
+        if (k == sizeof closers / sizeof *closers)
+            return i;
+    }
+}
+
 /* The end of a [lang] span's text: an error when it has none, which would say nothing. */
 static void close_lang(parser *p)
 {
@@ -786,8 +810,15 @@ static size_t parse_lang_end(parser *p, const char *s, size_t len, unsigned line
                  "before it in this paragraph; write \\[ for a literal '['");
         return close + 1;
     }
+    /* Punctuation right after the span ("[lang de]Guten Tag[/lang], everyone") is the span's
+     * own: its voice says it (a comma, a stop: a pause), and no transcript cue starts with it. */
+    size_t end = close + 1;
+    if (p->para.text.len > 0)
+        end += closing_punctuation(s + end, len - end);
+    if (end > close + 1)
+        add_text(p, s + close + 1, end - close - 1, line, col + (unsigned)close + 1);
     close_lang(p);
-    return close + 1;
+    return end;
 }
 
 /* 1 if s (starting with '[') names `word` (compared with `cmp`) followed by the end, a

@@ -724,6 +724,19 @@ static void test_lang_spans(void)
     CHECK_STR(item(ep, 1)->voice, item(ep, 0)->voice);   /* the paragraph's profile */
     re_episode_free(ep);
 
+    /* Closing punctuation right after [/lang] is the span's, so no cue starts with it; an
+     * apostrophe stays with the text after it. */
+    ep = parse_ok(FM "[lang de]Guten Morgen[/lang], everyone. [lang de]Tag[/lang]\u201D. "
+                     "[lang de]M\u00FCller[/lang]'s test.\n");
+    check_kinds(ep, "SSSSS");
+    CHECK_STR(item(ep, 0)->text, "Guten Morgen,");
+    CHECK_STR(item(ep, 1)->text, "everyone.");
+    CHECK_STR(item(ep, 2)->text, "Tag\u201D.");
+    CHECK_STR(item(ep, 3)->text, "M\u00FCller");
+    CHECK_STR(item(ep, 4)->text, "'s test.");
+    re_episode_free(ep);
+    expect_error(FM "E [lang de][/lang], y.\n", 4, 3, "the [lang de] span has no text");
+
     expect_error(FM "A [lang de]eins [lang fr]deux[/lang] drei.\n", 4, 17,
                  "'[lang fr]' is inside the [lang de] span opened at 4:3: spans do not nest");
     expect_error(FM "B [/lang] here.\n", 4, 3, "'[/lang]' closes no span");
