@@ -94,7 +94,7 @@ static int split_item(const re_prepared *p, const re_voice_profile *profile, re_
     re_writing_run runs[RE_WRITING_MAX_RUNS];
     size_t run_count;
     re_writing_runs(item->text, profile->engine_voice, runs, &run_count);
-    if (run_count == 1)
+    if (run_count == 1 && !runs[0].voice)   /* all in the voice's own writing */
         return add_item(p, items, count, capacity, *item);
     int ok = 1;
     for (size_t r = 0; r < run_count && ok; r++) {
