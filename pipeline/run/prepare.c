@@ -172,6 +172,31 @@ static re_status split_writing_systems(re_prepared *p, re_diagnostics *diag)
     return ok ? RE_OK : RE_ERR_NOMEM;
 }
 
+/* The parser gives every heading audio after it; text left out by split_writing_systems may
+ * take all of a chapter's: that is an error at the heading, as in the parser (a chapter of
+ * no length, or of a paragraph pause, is not one). */
+static re_status check_chapters_have_audio(const re_prepared *p, re_diagnostics *diag)
+{
+    const re_episode *ep = p->episode;
+    re_status status = RE_OK;
+    for (size_t i = 0; i < ep->item_count; i++) {
+        if (ep->items[i].kind != RE_ITEM_CHAPTER)
+            continue;
+        size_t k = i + 1;
+        while (k < ep->item_count && ep->items[k].kind != RE_ITEM_CHAPTER
+               && ep->items[k].kind != RE_ITEM_SPEECH && ep->items[k].kind != RE_ITEM_PAUSE)
+            k++;
+        if (k < ep->item_count && ep->items[k].kind != RE_ITEM_CHAPTER)
+            continue;
+        status = re_diag_fail(diag, RE_ERR_INPUT, ep->file, ep->items[i].line, ep->items[i].col,
+                              "chapter '%s' has no audio: all its text was left out (no "
+                              "espeak-ng voice reads it)", ep->items[i].text);
+        if (status == RE_ERR_NOMEM)
+            break;
+    }
+    return status;
+}
+
 re_status re_prepare(const re_episode_sources *src, re_prepared *p, re_diagnostics *diag)
 {
     memset(p, 0, sizeof *p);
@@ -193,6 +218,8 @@ re_status re_prepare(const re_episode_sources *src, re_prepared *p, re_diagnosti
         status = resolve_profiles(src, p, diag);
     if (status == RE_OK)
         status = split_writing_systems(p, diag);
+    if (status == RE_OK)
+        status = check_chapters_have_audio(p, diag);
     if (status != RE_OK)
         return status;
     const re_episode *ep = p->episode;

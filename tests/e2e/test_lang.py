@@ -222,6 +222,19 @@ class WritingSystems(Spans):
         self.assertIn("produced no sound at all", res.stderr)
         self.assertEqual(sorted(os.listdir(folder)), ["ep.txt"])
 
+    def test_a_chapter_whose_text_is_all_left_out_is_bad_input(self):
+        # As in the parser, a heading needs audio after it: a chapter of Lao text alone would
+        # be a chapter of no length at the episode's end (ffprobe: start = end).
+        lao = "\u0eaa\u0eb0\u0e9a\u0eb2"
+        text = f"---\ntitle: C\nvoice: host\n---\n# One\n\nHello there.\n\n# End\n\n{lao}\n"
+        folder = self.path("chapter")
+        os.mkdir(folder)
+        script = write(os.path.join(folder, "ep.txt"), text)
+        res = run([script, "-o", os.path.join(folder, "ep.mp3"), "--voices", self.voices])
+        self.assertEqual(res.returncode, 2, res.stderr)
+        self.assertIn(f"{script}:9:1: chapter 'End' has no audio", res.stderr)
+        self.assertEqual(sorted(os.listdir(folder)), ["ep.txt"])
+
     def test_a_piece_cut_from_a_paragraph_is_placed_at_its_own_text(self):
         # Each warning names FILE:LINE:COL of its span, not of the paragraph: on a later line
         # of it, after a comment line, after blanks, a '\\[' and text of several bytes a
