@@ -138,7 +138,9 @@ static int split_item(const re_prepared *p, const re_voice_profile *profile, re_
 
 /* Text in another writing system than its voice's is spoken by a voice for it: the SPEECH
  * items outside [lang] spans are split where it changes (writing.h), while the episode stays
- * within its segment limit; a gap goes between pieces that follow each other directly. */
+ * within its segment limit; a gap goes between pieces that follow each other directly. A
+ * paragraph break is kept only after speech, as the parser makes them: one around a
+ * paragraph that was all left out would be silence at the start, the end, or twice. */
 static re_status split_writing_systems(re_prepared *p, re_diagnostics *diag)
 {
     re_episode *ep = p->episode;
@@ -146,14 +148,16 @@ static re_status split_writing_systems(re_prepared *p, re_diagnostics *diag)
     size_t count = 0, capacity = 0, segments = 0;
     for (size_t i = 0; i < ep->item_count; i++)
         segments += ep->items[i].kind == RE_ITEM_SPEECH || ep->items[i].kind == RE_ITEM_PAUSE;
-    int ok = 1;
+    int ok = 1, spoken = 0;   /* spoken: SPEECH kept since the last paragraph break */
     size_t i = 0;
     for (; i < ep->item_count && ok; i++) {
         re_item *item = &ep->items[i];
         const re_voice_profile *profile = item->kind == RE_ITEM_SPEECH && !item->language
                                           ? re_prepared_profile(p, item->voice) : NULL;
-        if (profile && segments + 2 * RE_WRITING_MAX_RUNS <= RE_SCRIPT_MAX_SEGMENTS) {
-            size_t before = count;
+        size_t before = count;
+        if (item->kind == RE_ITEM_BREAK && !spoken) {
+            continue;   /* the paragraph before it was all left out: no pause for it */
+        } else if (profile && segments + 2 * RE_WRITING_MAX_RUNS <= RE_SCRIPT_MAX_SEGMENTS) {
             ok = split_item(p, profile, item, &items, &count, &capacity, diag);
             segments += count - before - 1;
         } else {
@@ -161,7 +165,13 @@ static re_status split_writing_systems(re_prepared *p, re_diagnostics *diag)
         }
         item->text = NULL;   /* moved (or freed) */
         item->language = NULL;
+        if (item->kind == RE_ITEM_BREAK)
+            spoken = 0;
+        for (size_t k = before; k < count; k++)
+            spoken |= items[k].kind == RE_ITEM_SPEECH;
     }
+    while (ok && count > 0 && items[count - 1].kind == RE_ITEM_BREAK)
+        count--;   /* before a last paragraph that was all left out */
     for (; i < ep->item_count; i++) {   /* after running out of memory: free the rest */
         free(ep->items[i].text);
         free(ep->items[i].language);

@@ -235,6 +235,18 @@ class WritingSystems(Spans):
         self.assertIn(f"{script}:9:1: chapter 'End' has no audio", res.stderr)
         self.assertEqual(sorted(os.listdir(folder)), ["ep.txt"])
 
+    def test_a_paragraph_left_out_takes_its_pause_with_it(self):
+        # First, last or between two: the episode is the one without that paragraph, with no
+        # paragraph pause at its start or end, nor two in a row (ffmpeg counts the samples).
+        lao = "\u0eaa\u0eb0\u0e9a\u0eb2"
+        head = "---\ntitle: P\nvoice: host\n---\n"
+        plain = self.render("plain", head + "Hello there.\n\nGood bye.\n")[1]
+        for name, body in (("first", f"{lao}\n\nHello there.\n\nGood bye.\n"),
+                           ("middle", f"Hello there.\n\n{lao}\n\nGood bye.\n"),
+                           ("last", f"Hello there.\n\nGood bye.\n\n{lao}\n")):
+            out = self.render(name, head + body)[1]
+            self.assertEqual(ffmpeg_samples(out), ffmpeg_samples(plain), name)
+
     def test_a_piece_cut_from_a_paragraph_is_placed_at_its_own_text(self):
         # Each warning names FILE:LINE:COL of its span, not of the paragraph: on a later line
         # of it, after a comment line, after blanks, a '\\[' and text of several bytes a
