@@ -94,7 +94,7 @@ static int split_item(const re_prepared *p, const re_voice_profile *profile, re_
     re_writing_run runs[RE_WRITING_MAX_RUNS];
     size_t run_count;
     re_writing_runs(item->text, profile->engine_voice, runs, &run_count);
-    if (run_count == 1)
+    if (run_count == 1 && !runs[0].voice)   /* all in the voice's own writing */
         return add_item(p, items, count, capacity, *item);
     int ok = 1;
     for (size_t r = 0; r < run_count && ok; r++) {
@@ -138,7 +138,9 @@ static int split_item(const re_prepared *p, const re_voice_profile *profile, re_
 
 /* Text in another writing system than its voice's is spoken by a voice for it: the SPEECH
  * items outside [lang] spans are split where it changes (writing.h), while the episode stays
- * within its segment limit; a gap goes between pieces that follow each other directly. */
+ * within its segment limit; a gap goes between pieces that follow each other directly. A
+ * paragraph break is kept only after speech, as the parser makes them: one around a
+ * paragraph that was all left out would be silence at the start, the end, or twice. */
 static re_status split_writing_systems(re_prepared *p, re_diagnostics *diag)
 {
     re_episode *ep = p->episode;
@@ -146,14 +148,16 @@ static re_status split_writing_systems(re_prepared *p, re_diagnostics *diag)
     size_t count = 0, capacity = 0, segments = 0;
     for (size_t i = 0; i < ep->item_count; i++)
         segments += ep->items[i].kind == RE_ITEM_SPEECH || ep->items[i].kind == RE_ITEM_PAUSE;
-    int ok = 1;
+    int ok = 1, spoken = 0;   /* spoken: SPEECH kept since the last paragraph break */
     size_t i = 0;
     for (; i < ep->item_count && ok; i++) {
         re_item *item = &ep->items[i];
         const re_voice_profile *profile = item->kind == RE_ITEM_SPEECH && !item->language
                                           ? re_prepared_profile(p, item->voice) : NULL;
-        if (profile && segments + 2 * RE_WRITING_MAX_RUNS <= RE_SCRIPT_MAX_SEGMENTS) {
-            size_t before = count;
+        size_t before = count;
+        if (item->kind == RE_ITEM_BREAK && !spoken) {
+            continue;   /* the paragraph before it was all left out: no pause for it */
+        } else if (profile && segments + 2 * RE_WRITING_MAX_RUNS <= RE_SCRIPT_MAX_SEGMENTS) {
             ok = split_item(p, profile, item, &items, &count, &capacity, diag);
             segments += count - before - 1;
         } else {
@@ -161,7 +165,13 @@ static re_status split_writing_systems(re_prepared *p, re_diagnostics *diag)
         }
         item->text = NULL;   /* moved (or freed) */
         item->language = NULL;
+        if (item->kind == RE_ITEM_BREAK)
+            spoken = 0;
+        for (size_t k = before; k < count; k++)
+            spoken |= items[k].kind == RE_ITEM_SPEECH;
     }
+    while (ok && count > 0 && items[count - 1].kind == RE_ITEM_BREAK)
+        count--;   /* before a last paragraph that was all left out */
     for (; i < ep->item_count; i++) {   /* after running out of memory: free the rest */
         free(ep->items[i].text);
         free(ep->items[i].language);
@@ -170,6 +180,31 @@ static re_status split_writing_systems(re_prepared *p, re_diagnostics *diag)
     ep->items = items;
     ep->item_count = count;
     return ok ? RE_OK : RE_ERR_NOMEM;
+}
+
+/* The parser gives every heading audio after it; text left out by split_writing_systems may
+ * take all of a chapter's: that is an error at the heading, as in the parser (a chapter of
+ * no length, or of a paragraph pause, is not one). */
+static re_status check_chapters_have_audio(const re_prepared *p, re_diagnostics *diag)
+{
+    const re_episode *ep = p->episode;
+    re_status status = RE_OK;
+    for (size_t i = 0; i < ep->item_count; i++) {
+        if (ep->items[i].kind != RE_ITEM_CHAPTER)
+            continue;
+        size_t k = i + 1;
+        while (k < ep->item_count && ep->items[k].kind != RE_ITEM_CHAPTER
+               && ep->items[k].kind != RE_ITEM_SPEECH && ep->items[k].kind != RE_ITEM_PAUSE)
+            k++;
+        if (k < ep->item_count && ep->items[k].kind != RE_ITEM_CHAPTER)
+            continue;
+        status = re_diag_fail(diag, RE_ERR_INPUT, ep->file, ep->items[i].line, ep->items[i].col,
+                              "chapter '%s' has no audio: all its text was left out (no "
+                              "espeak-ng voice reads it)", ep->items[i].text);
+        if (status == RE_ERR_NOMEM)
+            break;
+    }
+    return status;
 }
 
 re_status re_prepare(const re_episode_sources *src, re_prepared *p, re_diagnostics *diag)
@@ -193,6 +228,8 @@ re_status re_prepare(const re_episode_sources *src, re_prepared *p, re_diagnosti
         status = resolve_profiles(src, p, diag);
     if (status == RE_OK)
         status = split_writing_systems(p, diag);
+    if (status == RE_OK)
+        status = check_chapters_have_audio(p, diag);
     if (status != RE_OK)
         return status;
     const re_episode *ep = p->episode;

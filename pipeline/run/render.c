@@ -319,7 +319,7 @@ static const re_item *first_speech(const re_episode *ep)
     for (size_t i = 0; i < ep->item_count; i++)
         if (ep->items[i].kind == RE_ITEM_SPEECH)
             return &ep->items[i];
-    return &ep->items[0];
+    return ep->item_count ? &ep->items[0] : NULL;   /* none: all text was left out */
 }
 
 /* Anything but silence: pauses alone do not make an episode. */
@@ -382,10 +382,11 @@ static re_status speak_all(render *r)
         if (status != RE_OK)
             status = place(r, status, from, r->opt->output_path, 0, 0);
     }
+    const re_item *first = first_speech(ep);
     if (status == RE_OK && !has_sound(r))
-        status = re_diag_fail(r->diag, RE_ERR_INPUT, r->opt->script_path, first_speech(ep)->line,
-                              first_speech(ep)->col, "the script's text produced no sound at all "
-                              "(only punctuation?); nothing to publish");
+        status = re_diag_fail(r->diag, RE_ERR_INPUT, r->opt->script_path, first ? first->line : 0,
+                              first ? first->col : 0, "the script's text produced no sound at all "
+                              "(only punctuation, or text no voice reads?); nothing to publish");
     return status;
 }
 

@@ -189,6 +189,64 @@ class WritingSystems(Spans):
         self.assertIn("then more.", vtt)
         self.assertNotIn("\u1797", vtt)
 
+    def test_a_paragraph_wholly_in_another_writing_system(self):
+        # One span that is the whole paragraph is cut like any other: a Russian paragraph is
+        # spoken by the Russian voice, a Lao one is left out with its warning (both were once
+        # given to the English voice whole).
+        russian, lao = "\u041f\u0440\u0438\u0432\u0435\u0442 \u043c\u0438\u0440", "\u0eaa\u0eb0\u0e9a\u0eb2\u0e8d\u0e94\u0eb5 \u0ea5\u0eb2\u0ea7"
+        text = f"---\ntitle: W\nvoice: host\n---\nIntro.\n\n{russian}\n\n{lao}\n\nOutro.\n"
+        folder = self.path("whole")
+        os.mkdir(folder)
+        script = write(os.path.join(folder, "ep.txt"), text)
+        res = run([script, "-o", os.path.join(folder, "ep.mp3"), "--voices", self.voices])
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertIn(f"{script}:9:1: warning: '{lao}' is left out: espeak-ng has no voice for "
+                      "Lao text", res.stderr)
+        with open(os.path.join(folder, "ep.vtt"), encoding="utf-8") as f:
+            self.assertNotIn("\u0eaa", f.read())
+        res = run(["explain", script, "--voices", self.voices])
+        self.assertEqual(res.returncode, 0, res.stderr)
+        lines = res.stdout.splitlines()
+        said = {l.split(": ", 1)[1]: lines[i + 1].split() for i, l in enumerate(lines)
+                if not l.startswith(" ") and ": " in l}
+        self.assertEqual(said[russian], espeak_phonemes("ru", russian))
+
+    def test_a_script_of_text_no_voice_reads_is_bad_input(self):
+        # Every word left out: no sound, a clear error (exit 2), nothing written, no crash.
+        text = "---\ntitle: L\nvoice: host\n---\n\u0eaa\u0eb0\u0e9a\u0eb2\u0e8d \ua000\ua001\n"
+        folder = self.path("nothing")
+        os.mkdir(folder)
+        script = write(os.path.join(folder, "ep.txt"), text)
+        res = run([script, "-o", os.path.join(folder, "ep.mp3"), "--voices", self.voices])
+        self.assertEqual(res.returncode, 2, res.stderr)
+        self.assertIn("produced no sound at all", res.stderr)
+        self.assertEqual(sorted(os.listdir(folder)), ["ep.txt"])
+
+    def test_a_chapter_whose_text_is_all_left_out_is_bad_input(self):
+        # As in the parser, a heading needs audio after it: a chapter of Lao text alone would
+        # be a chapter of no length at the episode's end (ffprobe: start = end).
+        lao = "\u0eaa\u0eb0\u0e9a\u0eb2"
+        text = f"---\ntitle: C\nvoice: host\n---\n# One\n\nHello there.\n\n# End\n\n{lao}\n"
+        folder = self.path("chapter")
+        os.mkdir(folder)
+        script = write(os.path.join(folder, "ep.txt"), text)
+        res = run([script, "-o", os.path.join(folder, "ep.mp3"), "--voices", self.voices])
+        self.assertEqual(res.returncode, 2, res.stderr)
+        self.assertIn(f"{script}:9:1: chapter 'End' has no audio", res.stderr)
+        self.assertEqual(sorted(os.listdir(folder)), ["ep.txt"])
+
+    def test_a_paragraph_left_out_takes_its_pause_with_it(self):
+        # First, last or between two: the episode is the one without that paragraph, with no
+        # paragraph pause at its start or end, nor two in a row (ffmpeg counts the samples).
+        lao = "\u0eaa\u0eb0\u0e9a\u0eb2"
+        head = "---\ntitle: P\nvoice: host\n---\n"
+        plain = self.render("plain", head + "Hello there.\n\nGood bye.\n")[1]
+        for name, body in (("first", f"{lao}\n\nHello there.\n\nGood bye.\n"),
+                           ("middle", f"Hello there.\n\n{lao}\n\nGood bye.\n"),
+                           ("last", f"Hello there.\n\nGood bye.\n\n{lao}\n")):
+            out = self.render(name, head + body)[1]
+            self.assertEqual(ffmpeg_samples(out), ffmpeg_samples(plain), name)
+
     def test_a_piece_cut_from_a_paragraph_is_placed_at_its_own_text(self):
         # Each warning names FILE:LINE:COL of its span, not of the paragraph: on a later line
         # of it, after a comment line, after blanks, a '\\[' and text of several bytes a
