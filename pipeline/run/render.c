@@ -679,7 +679,8 @@ static re_status test_overshoot(render *r)
 {
     const char *hook = getenv("RE_TEST_OVERSHOOT");
     double at_s, db;
-    if (!hook || sscanf(hook, "%lf:%lf", &at_s, &db) != 2 || !(at_s >= 0) || !(db > 0 && db <= 6))
+    if (!hook || sscanf(hook, "%lf:%lf", &at_s, &db) != 2
+        || !(at_s >= 0 && at_s <= (double)RE_EPISODE_MAX_US / 1e6) || !(db > 0 && db <= 6))
         return RE_OK;
     unsigned rate = r->rate;
     uint64_t frames = re_spool_frames(r->leveled), t = (uint64_t)(at_s * rate), a, b, ramp;
