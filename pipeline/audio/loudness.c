@@ -825,6 +825,18 @@ static int feed_block(void *user, const re_mp3_block *b)
     return f->status != RE_OK;
 }
 
+/* A float decoder of the MP3 open on fd, read from its start. */
+static re_status open_mp3_fd(int fd, re_mp3_source *src, mpg123_handle **mh, re_diagnostics *diag)
+{
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        re_diag_add(diag, NULL, 0, 0, "cannot read the MP3: %s", strerror(errno));
+        return RE_ERR_READ;
+    }
+    *src = (re_mp3_source){ .fd = fd, .pos = 0, .size = st.st_size, .error = 0 };
+    return re_mp3_decoder_open(MPG123_ENC_FLOAT_32, src, mh, diag);
+}
+
 static re_status decode_into_meter(mpg123_handle *mh, const re_mp3_source *src, meter_kind kind,
                                    re_loudness *out, re_diagnostics *diag)
 {
@@ -871,14 +883,9 @@ static re_status measure_mp3_fd(int fd, meter_kind kind, re_loudness *out, re_di
     if (!out || fd < 0)
         return RE_ERR_INVALID;
     memset(out, 0, sizeof *out);
-    struct stat st;
-    if (fstat(fd, &st) != 0) {
-        re_diag_add(diag, NULL, 0, 0, "cannot read the MP3: %s", strerror(errno));
-        return RE_ERR_READ;
-    }
-    re_mp3_source src = { .fd = fd, .pos = 0, .size = st.st_size, .error = 0 };
+    re_mp3_source src;
     mpg123_handle *mh = NULL;
-    re_status status = re_mp3_decoder_open(MPG123_ENC_FLOAT_32, &src, &mh, diag);
+    re_status status = open_mp3_fd(fd, &src, &mh, diag);
     if (status != RE_OK)
         return status;
     status = decode_into_meter(mh, &src, kind, out, diag);
@@ -1118,14 +1125,9 @@ re_status re_loudness_overshoots_mp3_fd(int fd, double ceiling_dbtp, re_loudness
     if (fd < 0 || !count || (capacity && !spots) || !isfinite(ceiling_dbtp))
         return RE_ERR_INVALID;
     *count = 0;
-    struct stat st;
-    if (fstat(fd, &st) != 0) {
-        re_diag_add(diag, NULL, 0, 0, "cannot read the MP3: %s", strerror(errno));
-        return RE_ERR_READ;
-    }
-    re_mp3_source src = { .fd = fd, .pos = 0, .size = st.st_size, .error = 0 };
+    re_mp3_source src;
     mpg123_handle *mh = NULL;
-    re_status status = re_mp3_decoder_open(MPG123_ENC_FLOAT_32, &src, &mh, diag);
+    re_status status = open_mp3_fd(fd, &src, &mh, diag);
     if (status != RE_OK)
         return status;
     re_mp3_format fmt;

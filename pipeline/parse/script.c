@@ -275,8 +275,9 @@ static void set_published(parser *p, const char *value, size_t len, unsigned lin
         set_text_field(p, &p->ep->published, value, len);
 }
 
-static void set_episode_number(parser *p, const char *value, size_t len, unsigned line,
-                               unsigned col)
+/* A whole number key (episode, season) within lowest..EPISODE_MAX, or an error naming it. */
+static void set_whole_number(parser *p, const char *key, long lowest, long *field, const char *value,
+                             size_t len, unsigned line, unsigned col)
 {
     char q[QUOTE_SIZE];
     long number = 0;
@@ -286,28 +287,11 @@ static void set_episode_number(parser *p, const char *value, size_t len, unsigne
         if (number <= EPISODE_MAX)
             number = number * 10 + (value[i] - '0');
     }
-    if (i < len || number > EPISODE_MAX)
-        parse_error(&p->err, line, col, "episode must be a whole number 0..999999, got '%s'",
-                 quote(q, value, len));
+    if (i < len || number < lowest || number > EPISODE_MAX)
+        parse_error(&p->err, line, col, "%s must be a whole number %ld..%ld, got '%s'", key, lowest,
+                 (long)EPISODE_MAX, quote(q, value, len));
     else
-        p->ep->episode_number = number;
-}
-
-static void set_season(parser *p, const char *value, size_t len, unsigned line, unsigned col)
-{
-    char q[QUOTE_SIZE];
-    long number = 0;
-    size_t i = 0;
-
-    for (; i < len && re_is_digit(value[i]); i++) {
-        if (number <= EPISODE_MAX)
-            number = number * 10 + (value[i] - '0');
-    }
-    if (i < len || number < 1 || number > EPISODE_MAX)
-        parse_error(&p->err, line, col, "season must be a whole number 1..999999, got '%s'",
-                 quote(q, value, len));
-    else
-        p->ep->season = number;
+        *field = number;
 }
 
 /* An item guid is copied into the feed as it is: printable ASCII, no blanks, at most 200. */
@@ -376,8 +360,12 @@ static void set_key(parser *p, int key, const char *value, size_t len, unsigned 
                      quote(q, value, len));
         break;
     case 6: set_voice(p, value, len, line, col); break;
-    case 7: set_episode_number(p, value, len, line, col); break;
-    case 9: set_season(p, value, len, line, col); break;
+    case 7:
+        set_whole_number(p, "episode", 0, &p->ep->episode_number, value, len, line, col);
+        break;
+    case 9:
+        set_whole_number(p, "season", 1, &p->ep->season, value, len, line, col);
+        break;
     case 10: set_guid(p, value, len, line, col); break;
     case 11: set_sample_rate(p, value, len, line, col); break;
     default:   /* lexicon: a path, resolved against the script's folder when the lexicon loads */
