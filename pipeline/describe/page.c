@@ -89,6 +89,19 @@ static int same_speaker(const char *a, const char *b)
     return (!a && !b) || (a && b && strcmp(a, b) == 0);
 }
 
+int page_cue_opens_paragraph(const re_render_facts *facts, const re_transcript *t, size_t i,
+                             size_t *chapter)
+{
+    const re_cue *cue = &t->cues[i];
+    int new_chapter = 0;
+    while (*chapter + 1 < facts->chapter_count
+           && cue->start >= facts->chapters[*chapter + 1].start) {
+        (*chapter)++;
+        new_chapter = 1;
+    }
+    return i == 0 || new_chapter || !same_speaker(cue->speaker, t->cues[i - 1].speaker);
+}
+
 /* One line per cue; a new paragraph where the speaker changes or a chapter starts, opened
  * by the speaker's name in bold when the cue has one. */
 static void write_transcript(FILE *out, const re_render_facts *facts, const re_transcript *t)
@@ -97,13 +110,7 @@ static void write_transcript(FILE *out, const re_render_facts *facts, const re_t
     size_t chapter = 0;
     for (size_t i = 0; i < t->count; i++) {
         const re_cue *cue = &t->cues[i];
-        int new_chapter = 0;
-        while (chapter + 1 < facts->chapter_count
-               && cue->start >= facts->chapters[chapter + 1].start) {
-            chapter++;
-            new_chapter = 1;
-        }
-        if (i == 0 || new_chapter || !same_speaker(cue->speaker, t->cues[i - 1].speaker)) {
+        if (page_cue_opens_paragraph(facts, t, i, &chapter)) {
             fputc('\n', out);
             if (cue->speaker) {
                 fputs("**", out);

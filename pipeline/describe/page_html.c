@@ -247,11 +247,6 @@ static void build_chapters(html_builder *b, xmlNodePtr article, const re_render_
     }
 }
 
-static int same_speaker(const char *a, const char *b)
-{
-    return (!a && !b) || (a && b && strcmp(a, b) == 0);
-}
-
 /* One paragraph per speaker turn or chapter, opened by the speaker's name when the cue has
  * one; each cue a span whose id is its WebVTT cue identifier ("cue-" N). */
 static void build_transcript(html_builder *b, xmlNodePtr article, const re_render_facts *facts,
@@ -263,13 +258,7 @@ static void build_transcript(html_builder *b, xmlNodePtr article, const re_rende
     size_t chapter = 0;
     for (size_t i = 0; i < t->count && !b->failed; i++) {
         const re_cue *cue = &t->cues[i];
-        int new_chapter = 0;
-        while (chapter + 1 < facts->chapter_count
-               && cue->start >= facts->chapters[chapter + 1].start) {
-            chapter++;
-            new_chapter = 1;
-        }
-        if (i == 0 || new_chapter || !same_speaker(cue->speaker, t->cues[i - 1].speaker)) {
+        if (page_cue_opens_paragraph(facts, t, i, &chapter)) {
             p = html_element(b, section, "p", NULL);
             if (cue->speaker) {   /* "Name:", the colon guarded like the name's own text */
                 char *label = NULL;

@@ -1,10 +1,14 @@
 /* page_text.h - what the Markdown and the HTML episode pages share: the guard that keeps the
- * script's own words from reading as duration claims, and chapter start times as a clock. */
+ * script's own words from reading as duration claims, chapter start times as a clock, and
+ * where the transcript's paragraphs begin. */
 #ifndef RE_PAGE_TEXT_H
 #define RE_PAGE_TEXT_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "sidecar.h"
+#include "transcript.h"
 
 /* Whether s[0..end) ends with the word "duration" (any case) and optional blanks: a colon
  * written next would make `render-episode check` read what follows as a duration claim. */
@@ -15,5 +19,11 @@ void page_duration_words(uint64_t seconds, char *buf, size_t size);
 
 /* "1:05" or "1:02:03" for a time in ms (whole seconds, rounded down). */
 void page_clock_text(uint64_t ms, char *buf, size_t size);
+
+/* Whether cue i of t opens a new transcript paragraph: the first cue, a new speaker, or the
+ * first cue at or after the start of the next chapter. *chapter (0 before the first cue) is
+ * the chapter so far, advanced here: call it for i = 0, 1, 2... in order. */
+int page_cue_opens_paragraph(const re_render_facts *facts, const re_transcript *t, size_t i,
+                             size_t *chapter);
 
 #endif
