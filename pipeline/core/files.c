@@ -299,3 +299,35 @@ char *re_path_join(const char *dir, const char *name)
         return NULL;
     return path;
 }
+
+re_status re_pread_all(int fd, void *buf, size_t n, off_t at)
+{
+    unsigned char *p = buf;
+    while (n > 0) {
+        ssize_t got = pread(fd, p, n, at);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0)
+            return RE_ERR_READ;
+        p += got;
+        at += got;
+        n -= (size_t)got;
+    }
+    return RE_OK;
+}
+
+re_status re_pwrite_all(int fd, const void *buf, size_t n, off_t at)
+{
+    const unsigned char *p = buf;
+    while (n > 0) {
+        ssize_t put = pwrite(fd, p, n, at);
+        if (put < 0 && errno == EINTR)
+            continue;
+        if (put <= 0)
+            return RE_ERR_WRITE;
+        p += put;
+        at += put;
+        n -= (size_t)put;
+    }
+    return RE_OK;
+}

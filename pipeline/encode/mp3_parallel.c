@@ -41,6 +41,8 @@
 
 #include <lame/lame.h>
 
+#include "files.h"
+
 /* Samples handed to LAME per call and the output buffer LAME asks for (1.25 n + 7200). */
 #define CHUNK_SAMPLES 8192
 #define CHUNK_BUFFER_BYTES (CHUNK_SAMPLES + CHUNK_SAMPLES / 4 + 7200)
@@ -1061,36 +1063,6 @@ re_status re_mp3_encode_fd_tuned(FILE *out, int pcm_fd, uint64_t frames, unsigne
 #define PATCH_SEARCH 28       /* frames searched for each switch */
 #define PATCH_EXTEND 256      /* frames the new encoder may go on to find the switch out */
 
-static re_status pread_all(int fd, unsigned char *p, size_t n, off_t at)
-{
-    while (n > 0) {
-        ssize_t got = pread(fd, p, n, at);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got <= 0)
-            return RE_ERR_READ;
-        p += got;
-        at += got;
-        n -= (size_t)got;
-    }
-    return RE_OK;
-}
-
-static re_status pwrite_all(int fd, const unsigned char *p, size_t n, off_t at)
-{
-    while (n > 0) {
-        ssize_t put = pwrite(fd, p, n, at);
-        if (put < 0 && errno == EINTR)
-            continue;
-        if (put <= 0)
-            return RE_ERR_WRITE;
-        p += put;
-        at += put;
-        n -= (size_t)put;
-    }
-    return RE_OK;
-}
-
 /* The file offset of every audio frame's header (after the tag frame at audio_at), and one
  * past the last frame's end at [count]. RE_ERR_FORMAT unless the file is such frames to its end. */
 static re_status index_frames(int fd, off_t audio_at, off_t size, const stream_format *fmt,
@@ -1101,7 +1073,7 @@ static re_status index_frames(int fd, off_t audio_at, off_t size, const stream_f
     off_t pos = audio_at + (off_t)fmt->tag_frame_len;
     while (at && pos < size) {
         unsigned char h[4];
-        if (pos + (off_t)fmt->side_len > size || pread_all(fd, h, 4, pos) != RE_OK
+        if (pos + (off_t)fmt->side_len > size || re_pread_all(fd, h, 4, pos) != RE_OK
             || h[0] != 0xFF || h[1] != fmt->byte1 || (h[2] & 0xFC) != fmt->byte2) {
             free(at);
             return RE_ERR_FORMAT;
@@ -1141,7 +1113,7 @@ static re_status read_old(int fd, const off_t *offsets, uint64_t first, uint64_t
         old->cap = 0;
         return RE_ERR_NOMEM;
     }
-    re_status status = pread_all(fd, old->bytes, old->cap, offsets[first]);
+    re_status status = re_pread_all(fd, old->bytes, old->cap, offsets[first]);
     old->len = old->cap;
     if (status == RE_OK)
         status = parse_frames(old, fmt, sc);
@@ -1236,9 +1208,9 @@ static re_status patch_range(job *jb, int fd, const off_t *offsets, uint64_t tot
     if (status == RE_OK)
         status = copy_borrowed(&old, &nu, s1, nu.frame[s1 - nu.first].borrow, fmt->side_len);
     if (status == RE_OK)
-        status = pwrite_all(fd, old.bytes, old.frame[s1 - old.first].offset, offsets[old_first]);
+        status = re_pwrite_all(fd, old.bytes, old.frame[s1 - old.first].offset, offsets[old_first]);
     if (status == RE_OK)
-        status = pwrite_all(fd, nu.bytes + new_from, new_to - new_from, offsets[s1]);
+        status = re_pwrite_all(fd, nu.bytes + new_from, new_to - new_from, offsets[s1]);
     piece_free(&nu);
     piece_free(&old);
     return status;
@@ -1287,20 +1259,20 @@ re_status re_mp3_patch_fd(FILE *out, off_t audio_at, int pcm_fd, uint64_t frames
     crc16_table(table);
     for (off_t at = audio_at + (off_t)jb.fmt.tag_frame_len; status == RE_OK && at < st.st_size;) {
         size_t n = st.st_size - at < (1 << 20) ? (size_t)(st.st_size - at) : 1 << 20;
-        status = pread_all(fd, buf, n, at);
+        status = re_pread_all(fd, buf, n, at);
         crc = crc16(table, crc, buf, n);
         at += (off_t)n;
     }
     size_t x = jb.fmt.side_len;
     if (status == RE_OK)
-        status = pread_all(fd, buf, jb.fmt.tag_frame_len, audio_at);
+        status = re_pread_all(fd, buf, jb.fmt.tag_frame_len, audio_at);
     if (status == RE_OK
         && (x + LAME_TAG_END > jb.fmt.tag_frame_len || memcmp(buf + x, "Info", 4) != 0))
         status = RE_ERR_FORMAT;
     if (status == RE_OK) {
         put_be(buf + x + LAME_MUSIC_CRC, crc, 2);
         put_be(buf + x + LAME_TAG_CRC, crc16(table, 0, buf, x + LAME_TAG_CRC), 2);
-        status = pwrite_all(fd, buf, jb.fmt.tag_frame_len, audio_at);
+        status = re_pwrite_all(fd, buf, jb.fmt.tag_frame_len, audio_at);
     }
     free(buf);
     free(offsets);

@@ -17,6 +17,7 @@
 
 #include "assemble.h"
 #include "duration.h"
+#include "files.h"
 #include "fingerprint.h"
 #include "loudness.h"
 #include "mp3_parallel.h"
@@ -609,15 +610,8 @@ static re_status spool_gain_window(int fd, uint64_t a, uint64_t b, uint64_t ramp
     unsigned char *p = malloc(n > 0 ? n * 2 : 1);
     if (!p)
         return RE_ERR_NOMEM;
-    re_status status = RE_OK;
     off_t at = (off_t)(a * 2);
-    for (size_t done = 0; status == RE_OK && done < n * 2;) {
-        ssize_t got = pread(fd, p + done, n * 2 - done, at + (off_t)done);
-        if (got > 0)
-            done += (size_t)got;
-        else
-            status = RE_ERR_READ;
-    }
+    re_status status = re_pread_all(fd, p, n * 2, at);
     double g = pow(10.0, db / 20.0);
     for (size_t i = 0; status == RE_OK && i < n; i++) {
         double w = 1.0;
@@ -631,13 +625,8 @@ static re_status spool_gain_window(int fd, uint64_t a, uint64_t b, uint64_t ramp
         p[2 * i] = (unsigned char)((unsigned long)v & 0xFF);
         p[2 * i + 1] = (unsigned char)(((unsigned long)v >> 8) & 0xFF);
     }
-    for (size_t done = 0; status == RE_OK && done < n * 2;) {
-        ssize_t put = pwrite(fd, p + done, n * 2 - done, at + (off_t)done);
-        if (put > 0)
-            done += (size_t)put;
-        else
-            status = RE_ERR_WRITE;
-    }
+    if (status == RE_OK)
+        status = re_pwrite_all(fd, p, n * 2, at);
     free(p);
     return status;
 }

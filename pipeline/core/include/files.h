@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "status.h"
 
@@ -50,6 +51,11 @@ re_status re_file_open_regular(const char *path, int *fd, uint64_t *size, re_dia
  * edited"). A file system that cannot swap gets a comparison right before a plain rename.
  * A file with more than one hard link is refused: renaming a new file over one name would
  * leave the other names with the old text. */
+/* All n bytes at offset `at` of fd, retrying short transfers and EINTR: RE_OK, or
+ * RE_ERR_READ / RE_ERR_WRITE (an error, or the end of the file before n bytes). */
+re_status re_pread_all(int fd, void *buf, size_t n, off_t at);
+re_status re_pwrite_all(int fd, const void *buf, size_t n, off_t at);
+
 re_status re_file_replace(const char *path, const char *expected, size_t expected_len,
                           const char *buf, size_t len, re_diagnostics *diag);
 
