@@ -16,7 +16,7 @@ import shutil
 import subprocess
 import wave
 
-from common import Case, ffmpeg_samples, ffprobe, main, mpg123_samples, run, write
+from common import SRC, Case, ffmpeg_samples, ffprobe, main, mpg123_samples, run, write
 
 SCRIPT = """---
 title: Produced
@@ -282,6 +282,25 @@ class Sounds(Case):
         explain = run(["explain", self.script, "--allow-path", shared])
         self.assertEqual(explain.returncode, 0, explain.stderr)
         self.assertIn("Write [sound x", explain.stdout)   # spoken as text, not played
+
+    def test_sample_episode(self):
+        """samples/produced-briefing.txt (intro under the first words, two kinds of insert, an
+        outro) at 22050 and 44100 Hz: every duration claim exact by `check`, and the decoders."""
+        for rate in ("22050", "44100"):
+            with self.subTest(rate=rate):
+                out = self.path(f"produced{rate}.mp3")
+                res = run([os.path.join(SRC, "samples", "produced-briefing.txt"), "-o", out, "-r", rate,
+                           "--page", "--cache", self.path("cache"), "-q"])
+                self.assertEqual(res.returncode, 0, res.stderr)
+                with open(self.path(f"produced{rate}.json"), encoding="utf-8") as f:
+                    side = json.load(f)
+                self.assertEqual([i["kind"] for i in side["inserts"]],
+                                 ["intro", "sound", "sound", "sound", "outro"])
+                self.assertEqual(ffmpeg_samples(out), side["samples"])
+                self.assertEqual(mpg123_samples(out), side["samples"])
+                check = run(["check", out, self.path(f"produced{rate}.html")])
+                self.assertEqual(check.returncode, 0, check.stdout + check.stderr)
+                self.assertIn(f"sample_rate: claimed {rate}, measured {rate}: OK", check.stdout)
 
 
 if __name__ == "__main__":
