@@ -417,7 +417,7 @@ static re_status speak_all(render *r)
     re_assembler_attach_meter(r->assembler, r->pass1_meter);
     re_transcript_init(&r->transcript, rate);
     uint64_t max_frames = re_us_to_frames(RE_EPISODE_MAX_US, rate);
-    size_t intro = use_of(r, SOUND_INTRO), outro = use_of(r, SOUND_OUTRO);
+    size_t intro = use_of(r, SOUND_INTRO), outro = use_of(r, SOUND_OUTRO), next_use = 0;
     if (intro != SIZE_MAX) {   /* before everything: speech starts over its tail */
         from = r->diag->count;
         status = play_sound(r, intro, 0, r->sounds.intro_overlap);
@@ -444,9 +444,10 @@ static re_status speak_all(render *r)
         case RE_ITEM_CHAPTER:
             status = re_assembler_mark_chapter(r->assembler, item->text);
             break;
-        case RE_ITEM_SOUND:
-            status = play_sound(r, (size_t)(episode_sounds_item(&r->sounds, i) - r->sounds.uses),
-                                item->pause_us, 0);
+        case RE_ITEM_SOUND:   /* the uses are in playing order: the next insert is this one */
+            while (r->sounds.uses[next_use].kind != SOUND_INSERT)
+                next_use++;
+            status = play_sound(r, next_use++, item->pause_us, 0);
             break;
         }
         if (status != RE_OK && item->kind != RE_ITEM_SPEECH)   /* speech places its own */

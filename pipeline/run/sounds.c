@@ -56,9 +56,17 @@ static re_status load_use(episode_sounds *s, const re_episode *ep, const char *s
                             "the script's folder; a script may name only files in its own "
                             "folder tree (allow another folder with --allow-path DIR)", file);
     }
-    size_t from = diag ? diag->count : 0;
+    size_t from = diag ? diag->count : 0, loaded = s->loaded_count;
     status = load_once(s, path, rate, index, diag);
     re_diag_place(diag, from, ep->file, line, col);
+    if (status == RE_OK && s->loaded_count > loaded) {
+        s->total_frames += s->loaded[*index].frames;
+        if (s->total_frames > (uint64_t)SOUNDS_MAX_TOTAL_SECONDS * rate)
+            return re_diag_fail(diag, RE_ERR_LIMIT, ep->file, line, col, "sound file '%s': the "
+                                "episode's sound files would hold more than %u minutes of audio "
+                                "together here, the limit (they are held in memory)", file,
+                                SOUNDS_MAX_TOTAL_SECONDS / 60);
+    }
     return status == RE_OK || status == RE_ERR_NOMEM || status == RE_ERR_INTERRUPTED
            ? status : RE_ERR_INPUT;
 }
@@ -103,7 +111,7 @@ re_status episode_sounds_load(const re_episode *ep, const char *script_path,
         size_t index = 0;
         re_status status = load_use(s, ep, script_path, allowed_dirs, allowed_dir_count, rate,
                                     use.file, line, col, &index, diag);
-        if (status == RE_ERR_NOMEM || status == RE_ERR_INTERRUPTED)
+        if (status == RE_ERR_NOMEM || status == RE_ERR_INTERRUPTED || status == RE_ERR_LIMIT)
             return status;
         if (status != RE_OK && first == RE_OK)
             first = status;
@@ -122,14 +130,6 @@ re_status episode_sounds_load(const re_episode *ep, const char *script_path,
         s->intro_overlap = (size_t)overlap;
     }
     return first;
-}
-
-const sound_use *episode_sounds_item(const episode_sounds *s, size_t item)
-{
-    for (size_t u = 0; u < s->use_count; u++)
-        if (s->uses[u].kind == SOUND_INSERT && s->uses[u].item == item)
-            return &s->uses[u];
-    return NULL;
 }
 
 void episode_sounds_free(episode_sounds *s)

@@ -20,6 +20,11 @@
 #include "sound_file.h"
 #include "status.h"
 
+/* The distinct sound files of one episode hold at most this much audio together: they are
+ * all in memory during the render (16-bit at the episode's rate: 345 MB at 48 kHz), unlike
+ * speech, which is spooled to disk. One file is at most RE_SOUND_MAX_SECONDS. */
+#define SOUNDS_MAX_TOTAL_SECONDS 3600u
+
 typedef enum sound_use_kind { SOUND_INTRO, SOUND_INSERT, SOUND_OUTRO } sound_use_kind;
 
 typedef struct sound_use {
@@ -36,6 +41,7 @@ typedef struct episode_sounds {
     re_sound *loaded;          /* ... and their audio */
     size_t loaded_count;
     size_t intro_overlap;      /* samples of the intro under the speech (0: none) */
+    uint64_t total_frames;     /* of the distinct files loaded */
 } episode_sounds;
 
 /* The kind's name in the sidecar: "intro", "sound", "outro". */
@@ -44,13 +50,11 @@ const char *sound_use_kind_name(sound_use_kind kind);
 /* Finds, confines and loads every sound file `episode` names, at `rate`. Every failure is
  * reported at the episode's FILE:LINE:COL of the name (the [sound]'s '[', the front-matter
  * value), all of them in one run: RE_ERR_INPUT. An intro_overlap longer than the intro is an
- * error at intro_overlap. RE_ERR_NOMEM and RE_ERR_INTERRUPTED stop at once. */
+ * error at intro_overlap; files past SOUNDS_MAX_TOTAL_SECONDS together are an error (RE_ERR_LIMIT)
+ * at the name that passes it. RE_ERR_NOMEM and RE_ERR_INTERRUPTED stop at once. */
 re_status episode_sounds_load(const re_episode *episode, const char *script_path,
                               const char *const *allowed_dirs, size_t allowed_dir_count,
                               unsigned rate, episode_sounds *out, re_diagnostics *diag);
-
-/* The use of SOUND item `item`, or NULL. */
-const sound_use *episode_sounds_item(const episode_sounds *sounds, size_t item);
 
 void episode_sounds_free(episode_sounds *sounds);
 

@@ -283,6 +283,33 @@ class Sounds(Case):
         self.assertEqual(explain.returncode, 0, explain.stderr)
         self.assertIn("Write [sound x", explain.stdout)   # spoken as text, not played
 
+    def test_limits(self):
+        """One file: at most 600 s of its own audio. All the distinct files of an episode: at
+        most 60 minutes together (they are held in memory). Both are errors at the name, before
+        anything is spoken. 8 kHz 8-bit files keep the inputs small."""
+        sounds = os.path.join(self.folder, "long")
+        os.makedirs(sounds)
+        sox("-n", "-r", "8000", "-c", "1", "-b", "8", os.path.join(sounds, "over.wav"),
+            "synth", "600.5", "sine", "100", "vol", "0.1")
+        sox("-n", "-r", "8000", "-c", "1", "-b", "8", os.path.join(sounds, "ten.wav"),
+            "synth", "600", "sine", "100", "vol", "0.1")
+        for k in range(1, 7):   # other names for the same file: each is loaded on its own
+            os.link(os.path.join(sounds, "ten.wav"), os.path.join(sounds, f"ten{k}.wav"))
+        write(self.script, "---\ntitle: Long\n---\nHi. [sound long/over.wav] Bye.\n")
+        res = run([self.script, "-o", self.path("over.mp3"), "--cache", self.path("cache")])
+        self.assertEqual(res.returncode, 2, res.stderr)
+        self.assertIn(f"{self.script}:4:5: sound file", res.stderr)
+        self.assertIn("is longer than 600 seconds", res.stderr)
+        names = " ".join(f"[sound long/ten{k}.wav]" for k in ("", 1, 2, 3, 4, 5, 6))
+        write(self.script, f"---\ntitle: Long\n---\nHi.\n{names}\n")
+        res = run([self.script, "-o", self.path("total.mp3"), "--cache", self.path("cache")])
+        self.assertEqual(res.returncode, 2, res.stderr)
+        col = 1 + names.index("[sound long/ten6.wav]")   # the 7th crosses 60 minutes
+        self.assertIn(f"{self.script}:5:{col}: sound file 'long/ten6.wav': the episode's sound "
+                      "files would hold more than 60 minutes", res.stderr)
+        self.assertFalse(os.path.exists(self.path("total.mp3")))
+        self.assertFalse(os.path.isdir(self.path("cache")) and any(os.scandir(self.path("cache"))))
+
     def test_sample_episode(self):
         """samples/produced-briefing.txt (intro under the first words, two kinds of insert, an
         outro) at 22050 and 44100 Hz: every duration claim exact by `check`, and the decoders."""
