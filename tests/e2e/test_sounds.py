@@ -283,6 +283,26 @@ class Sounds(Case):
         self.assertEqual(explain.returncode, 0, explain.stderr)
         self.assertIn("Write [sound x", explain.stdout)   # spoken as text, not played
 
+    def test_ogg_opus(self):
+        """Ogg Opus (made by ffmpeg's libopus): its pre-skip and end trim honoured, as ffmpeg
+        decodes it, at two rates."""
+        opus = os.path.join(self.folder, "sounds", "bell.opus")
+        subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i",
+                        "sine=frequency=500:duration=0.5:sample_rate=48000", "-c:a", "libopus",
+                        "-b:a", "32k", opus], check=True, capture_output=True)
+        frames = ffmpeg_samples(opus)   # at the file's 48 kHz
+        write(self.script, "---\ntitle: Opus\n---\nHi. [sound sounds/bell.opus] Bye.\n")
+        for rate in (22050, 44100):
+            with self.subTest(rate=rate):
+                out = self.path(f"opus{rate}.wav")
+                side = self.render(out, "-r", str(rate), "--loudness", "off")
+                (insert,) = side["inserts"]
+                self.assertEqual(insert["samples"], (frames * rate * 2 + 48000) // (2 * 48000))
+                _, _, episode = wav_samples(out)
+                self.assertEqual(len(episode), side["samples"])
+                part = episode[insert["start"]:insert["start"] + insert["samples"]]
+                self.assertGreater(max(abs(x) for x in part), 3000)
+
     def test_limits(self):
         """One file: at most 600 s of its own audio. All the distinct files of an episode: at
         most 60 minutes together (they are held in memory). Both are errors at the name, before
