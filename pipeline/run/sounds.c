@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "assemble.h"
 #include "files.h"
@@ -16,12 +17,18 @@ const char *sound_use_kind_name(sound_use_kind kind)
 static re_status load_once(episode_sounds *s, char *path, unsigned rate, size_t *index,
                            re_diagnostics *diag)
 {
-    for (size_t k = 0; k < s->loaded_count; k++)
-        if (strcmp(s->paths[k], path) == 0) {
-            free(path);
-            *index = k;
-            return RE_OK;
-        }
+    struct stat st;
+    uint64_t id[2] = { 0, 0 };
+    if (stat(path, &st) == 0) {   /* else the load says why */
+        id[0] = (uint64_t)st.st_dev;
+        id[1] = (uint64_t)st.st_ino;
+        for (size_t k = 0; k < s->loaded_count; k++)
+            if (s->file_ids[k][0] == id[0] && s->file_ids[k][1] == id[1]) {
+                free(path);
+                *index = k;
+                return RE_OK;
+            }
+    }
     re_sound sound;
     re_status status = re_sound_load(path, rate, &sound, diag);
     if (status != RE_OK) {
@@ -31,6 +38,7 @@ static re_status load_once(episode_sounds *s, char *path, unsigned rate, size_t 
     /* paths and loaded grow together: capacity is the use count, known up front */
     s->paths[s->loaded_count] = path;
     s->loaded[s->loaded_count] = sound;
+    memcpy(s->file_ids[s->loaded_count], id, sizeof id);
     *index = s->loaded_count++;
     return RE_OK;
 }
@@ -84,7 +92,8 @@ re_status episode_sounds_load(const re_episode *ep, const char *script_path,
     s->uses = calloc(count, sizeof *s->uses);
     s->paths = calloc(count, sizeof *s->paths);
     s->loaded = calloc(count, sizeof *s->loaded);
-    if (!s->uses || !s->paths || !s->loaded)
+    s->file_ids = calloc(count, sizeof *s->file_ids);
+    if (!s->uses || !s->paths || !s->loaded || !s->file_ids)
         return RE_ERR_NOMEM;
 
     re_status first = RE_OK;
@@ -142,6 +151,7 @@ void episode_sounds_free(episode_sounds *s)
     }
     free(s->paths);
     free(s->loaded);
+    free(s->file_ids);
     free(s->uses);
     memset(s, 0, sizeof *s);
 }

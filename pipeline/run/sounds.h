@@ -4,7 +4,7 @@
  * before anything is spoken, so that a missing, unreadable, undecodable or outside file is an
  * error at the FILE:LINE:COL that named it and nothing is synthesized or written.
  *
- * A file named twice is loaded once. The uses are listed in the order the episode plays
+ * A file named twice (or by two names: a hard link, a symlink) is loaded once. The uses are listed in the order the episode plays
  * them (intro, each [sound], outro): the order the input digest hashes their SHA-256s in
  * and the sidecar lists them.
  *
@@ -38,7 +38,8 @@ typedef struct episode_sounds {
     sound_use *uses;           /* in playing order */
     size_t use_count;
     char **paths;              /* the distinct files loaded, resolved ... */
-    re_sound *loaded;          /* ... and their audio */
+    re_sound *loaded;          /* ... and their audio ... */
+    uint64_t (*file_ids)[2];   /* ... and device and inode: two names of one file load once */
     size_t loaded_count;
     size_t intro_overlap;      /* samples of the intro under the speech (0: none) */
     uint64_t total_frames;     /* of the distinct files loaded */

@@ -313,14 +313,16 @@ class Sounds(Case):
             "synth", "600.5", "sine", "100", "vol", "0.1")
         sox("-n", "-r", "8000", "-c", "1", "-b", "8", os.path.join(sounds, "ten.wav"),
             "synth", "600", "sine", "100", "vol", "0.1")
-        for k in range(1, 7):   # other names for the same file: each is loaded on its own
-            os.link(os.path.join(sounds, "ten.wav"), os.path.join(sounds, f"ten{k}.wav"))
+        for k in range(1, 7):   # copies: another name for one file is loaded (and counted) once
+            shutil.copy(os.path.join(sounds, "ten.wav"), os.path.join(sounds, f"ten{k}.wav"))
+        os.link(os.path.join(sounds, "ten.wav"), os.path.join(sounds, "hard.wav"))
         write(self.script, "---\ntitle: Long\n---\nHi. [sound long/over.wav] Bye.\n")
         res = run([self.script, "-o", self.path("over.mp3"), "--cache", self.path("cache")])
         self.assertEqual(res.returncode, 2, res.stderr)
         self.assertIn(f"{self.script}:4:5: sound file", res.stderr)
         self.assertIn("is longer than 600 seconds", res.stderr)
-        names = " ".join(f"[sound long/ten{k}.wav]" for k in ("", 1, 2, 3, 4, 5, 6))
+        names = " ".join(f"[sound long/{name}.wav]"
+                         for name in ("ten", "hard", "ten1", "ten2", "ten3", "ten4", "ten5", "ten6"))
         write(self.script, f"---\ntitle: Long\n---\nHi.\n{names}\n")
         res = run([self.script, "-o", self.path("total.mp3"), "--cache", self.path("cache")])
         self.assertEqual(res.returncode, 2, res.stderr)
