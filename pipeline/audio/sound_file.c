@@ -51,15 +51,22 @@ static re_status hash_file(int fd, uint64_t size, unsigned char digest[RE_SHA256
     return status;
 }
 
-/* Decodes every frame, channels averaged, into a growing float buffer of at most max_frames
- * (one more is read to know the file is longer). */
-static re_status decode_mono(SNDFILE *sf, unsigned channels, uint64_t max_frames, float **out,
-                             size_t *frames, int *too_long)
+/* Decodes every frame, channels averaged, a chunk at a time, straight into the resampler:
+ * only the output, at the episode's rate, is ever held whole (a small file can claim a rate of
+ * hundreds of kHz: FLAC's silence takes a few bytes a block). *frames counts the source frames,
+ * at most max_frames (one chunk more is read to know the file is longer: *too_long). */
+static re_status decode_resampled(SNDFILE *sf, unsigned channels, unsigned source_rate,
+                                  unsigned rate, uint64_t max_frames, int16_t **out,
+                                  size_t *out_len, uint64_t *frames, int *too_long)
 {
     float *chunk = malloc((size_t)DECODE_CHUNK * channels * sizeof *chunk);
-    float *mono = NULL;
-    size_t used = 0, cap = 0;
-    re_status status = chunk ? RE_OK : RE_ERR_NOMEM;
+    float *mono = malloc((size_t)DECODE_CHUNK * sizeof *mono);
+    re_resample_stream *stream = NULL;
+    int16_t *buf = NULL;
+    size_t len = 0, cap = 0;
+    uint64_t used = 0;
+    re_status status = chunk && mono ? re_resample_stream_create(source_rate, rate, &stream)
+                                     : RE_ERR_NOMEM;
     *too_long = 0;
     while (status == RE_OK) {
         sf_count_t got = sf_readf_float(sf, chunk, DECODE_CHUNK);
@@ -69,33 +76,27 @@ static re_status decode_mono(SNDFILE *sf, unsigned channels, uint64_t max_frames
             *too_long = 1;
             break;
         }
-        if (used + (size_t)got > cap) {
-            size_t want = cap ? cap * 2 : 65536;
-            while (want < used + (size_t)got)
-                want *= 2;
-            float *grown = realloc(mono, want * sizeof *mono);
-            if (!grown) {
-                status = RE_ERR_NOMEM;
-                break;
-            }
-            mono = grown;
-            cap = want;
-        }
         for (sf_count_t f = 0; f < got; f++) {
             double sum = 0;
             for (unsigned c = 0; c < channels; c++)
                 sum += chunk[(size_t)f * channels + c];
             float v = (float)(sum / channels);
-            mono[used + (size_t)f] = isfinite(v) ? v : 0.0f;
+            mono[f] = isfinite(v) ? v : 0.0f;
         }
-        used += (size_t)got;
+        status = re_resample_stream_feed(stream, mono, (size_t)got, &buf, &len, &cap);
+        used += (uint64_t)got;
     }
+    if (status == RE_OK && !*too_long && used > 0)
+        status = re_resample_stream_feed(stream, NULL, 0, &buf, &len, &cap);
     free(chunk);
+    free(mono);
+    re_resample_stream_free(stream);
     if (status != RE_OK) {
-        free(mono);
+        free(buf);
         return status;
     }
-    *out = mono;
+    *out = buf;
+    *out_len = len;
     *frames = used;
     return RE_OK;
 }
@@ -111,8 +112,6 @@ re_status re_sound_load(const char *path, unsigned rate, re_sound *out, re_diagn
     int fd = -1;
     uint64_t size = 0;
     SNDFILE *sf = NULL;
-    float *mono = NULL;
-    size_t mono_frames = 0;
     struct stat before, after;
     re_status status;
 
@@ -147,11 +146,19 @@ re_status re_sound_load(const char *path, unsigned rate, re_sound *out, re_diagn
     }
     uint64_t max_frames = (uint64_t)RE_SOUND_MAX_SECONDS * (unsigned)info.samplerate;
     int too_long = info.frames > 0 && (uint64_t)info.frames > max_frames;
+    int16_t *resampled = NULL;
+    size_t resampled_len = 0;
+    uint64_t source_frames = 0;
     if (!too_long) {
-        status = decode_mono(sf, (unsigned)info.channels, max_frames, &mono, &mono_frames,
-                             &too_long);
+        status = decode_resampled(sf, (unsigned)info.channels, (unsigned)info.samplerate, rate,
+                                  max_frames, &resampled, &resampled_len, &source_frames,
+                                  &too_long);
+        if (status == RE_ERR_INVALID)
+            status = sound_fail(diag, RE_ERR_FORMAT, path, "cannot be converted from %d Hz to "
+                                "%u Hz", info.samplerate, rate);
         if (status != RE_OK)
             goto fail;
+        out->samples = resampled;
         if (sf_error(sf) != SF_ERR_NO_ERROR && !too_long) {
             status = sound_fail(diag, RE_ERR_FORMAT, path, "cannot be decoded: %s",
                                 sf_strerror(sf));
@@ -163,7 +170,7 @@ re_status re_sound_load(const char *path, unsigned rate, re_sound *out, re_diagn
                             "for a sound file (it is held in memory whole)", RE_SOUND_MAX_SECONDS);
         goto fail;
     }
-    if (mono_frames == 0) {
+    if (source_frames == 0) {
         status = sound_fail(diag, RE_ERR_FORMAT, path, "%s", "holds no samples");
         goto fail;
     }
@@ -171,27 +178,25 @@ re_status re_sound_load(const char *path, unsigned rate, re_sound *out, re_diagn
         status = sound_fail(diag, RE_ERR_READ, path, "%s", "changed while it was being read");
         goto fail;
     }
-    uint64_t frames = re_resample_length(mono_frames, (unsigned)info.samplerate, rate);
-    out->samples = malloc((size_t)(frames ? frames : 1) * sizeof *out->samples);
-    if (!out->samples) {
+    /* exactly re_resample_length samples, as the one-shot recipe gives (resample.h) */
+    size_t frames = (size_t)re_resample_length(source_frames, (unsigned)info.samplerate, rate);
+    int16_t *exact = realloc(out->samples, (frames ? frames : 1) * sizeof *exact);
+    if (!exact) {
         status = RE_ERR_NOMEM;
         goto fail;
     }
-    status = re_resample_float_mono16(mono, mono_frames, (unsigned)info.samplerate, rate,
-                                      out->samples);
-    if (status != RE_OK)
-        goto fail;
-    out->frames = (size_t)frames;
+    if (resampled_len < frames)
+        memset(exact + resampled_len, 0, (frames - resampled_len) * sizeof *exact);
+    out->samples = exact;
+    out->frames = frames;
     out->rate = rate;
     out->source_rate = (unsigned)info.samplerate;
     out->source_channels = (unsigned)info.channels;
-    free(mono);
     sf_close(sf);
     (void)close(fd);   /* read-only: nothing a close could lose */
     return RE_OK;
 
 fail:
-    free(mono);
     if (sf)
         sf_close(sf);
     if (fd >= 0)

@@ -16,7 +16,7 @@ import shutil
 import subprocess
 import wave
 
-from common import SRC, Case, ffmpeg_samples, ffprobe, main, mpg123_samples, run, write
+from common import BIN, SRC, Case, ffmpeg_samples, ffprobe, main, mpg123_samples, run, write
 
 SCRIPT = """---
 title: Produced
@@ -331,6 +331,37 @@ class Sounds(Case):
                       "files would hold more than 60 minutes", res.stderr)
         self.assertFalse(os.path.exists(self.path("total.mp3")))
         self.assertFalse(os.path.isdir(self.path("cache")) and any(os.scandir(self.path("cache"))))
+
+    def test_high_rate_file_is_never_held_whole(self):
+        """A FLAC of 60 s of silence claiming 655350 Hz is 150 kB (a block of silence takes a few
+        bytes) but 39 million frames: it is decoded and resampled a chunk at a time, so the render's
+        peak memory (the kernel's maxrss of the process and its children, read by python's
+        resource module in a child of its own) stays within 100 MB of the same episode's with a
+        1 s file (it was 300 MB more when the file was decoded whole, one float a frame)."""
+        for name, seconds in (("short", "1"), ("big", "60")):
+            sox("-n", "-r", "655350", "-c", "1", "-b", "16",
+                os.path.join(self.folder, "sounds", f"{name}.flac"), "synth", seconds, "sine",
+                "100", "vol", "0")
+        peaks = {}
+        for name in ("short", "big"):
+            write(self.script, f"---\ntitle: Rate\n---\nHi. [sound sounds/{name}.flac] Bye.\n")
+            out = self.path(f"{name}.mp3")
+            measure = ("import resource, subprocess, sys\n"
+                       "r = subprocess.run(sys.argv[1:], capture_output=True)\n"
+                       "print(r.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+            res = subprocess.run(["/usr/bin/python3", "-c", measure, BIN, self.script, "-o", out,
+                                  "--no-cache", "-q"], capture_output=True, text=True, check=True,
+                                 env=dict(os.environ, XDG_CACHE_HOME=self.path("xdg")))
+            code, peak_kb = map(int, res.stdout.split())
+            self.assertEqual(code, 0, name)
+            peaks[name] = peak_kb
+            with open(self.path(f"{name}.json"), encoding="utf-8") as f:
+                side = json.load(f)
+            self.assertEqual(ffmpeg_samples(out), side["samples"])
+        # 60 s at 22050 Hz is 2.6 MB of int16
+        self.assertLess(peaks["big"] - peaks["short"], 100 * 1024, peaks)
+        (insert,) = side["inserts"]
+        self.assertEqual(insert["samples"], 60 * 22050)
 
     def test_sample_episode(self):
         """samples/produced-briefing.txt (intro under the first words, two kinds of insert, an

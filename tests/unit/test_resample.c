@@ -92,6 +92,50 @@ static void from_float(void)
     free(out);
 }
 
+/* The stream (what a sound file is decoded through a chunk at a time) gives, once cut or padded
+ * to re_resample_length, the one-shot conversion's samples exactly, whatever the pieces: odd
+ * sizes, one frame, everything at once; down, up, an odd ratio and equal rates. */
+static void stream_equals_one_shot(void)
+{
+    static const unsigned pairs[][2] = { { 44100, 22050 }, { 8000, 48000 }, { 48000, 44100 },
+                                         { 22050, 22050 }, { 655350, 22050 }, { 7, 22050 } };
+    static const size_t pieces[] = { 1, 97, 4096, 100000 };
+    enum { N = 30011 };
+    float *in = malloc(N * sizeof *in);
+    for (size_t i = 0; i < N; i++)
+        in[i] = (float)(0.6 * sin(2 * M_PI * 0.013 * (double)i) + 0.3 * sin(0.0007 * (double)i * i));
+    for (size_t p = 0; p < sizeof pairs / sizeof pairs[0]; p++) {
+        size_t n = pairs[p][0] == 7 ? 5 : N;   /* 5 frames at 7 Hz: 15750 out */
+        size_t want = (size_t)re_resample_length(n, pairs[p][0], pairs[p][1]);
+        int16_t *one = malloc(want * sizeof *one);
+        CHECK_INT(re_resample_float_mono16(in, n, pairs[p][0], pairs[p][1], one), RE_OK);
+        for (size_t k = 0; k < sizeof pieces / sizeof pieces[0]; k++) {
+            re_resample_stream *stream = NULL;
+            CHECK_INT(re_resample_stream_create(pairs[p][0], pairs[p][1], &stream), RE_OK);
+            int16_t *buf = NULL;
+            size_t len = 0, cap = 0;
+            for (size_t at = 0; at < n; at += pieces[k]) {
+                size_t m = n - at < pieces[k] ? n - at : pieces[k];
+                CHECK_INT(re_resample_stream_feed(stream, in + at, m, &buf, &len, &cap), RE_OK);
+            }
+            CHECK_INT(re_resample_stream_feed(stream, NULL, 0, &buf, &len, &cap), RE_OK);
+            re_resample_stream_free(stream);
+            CHECK(len + 1 >= want);   /* at most the one-shot's padding of one sample */
+            size_t same = len < want ? len : want;
+            CHECK(memcmp(buf, one, same * sizeof *buf) == 0);
+            for (size_t i = same; i < want; i++)
+                CHECK_INT(one[i], 0);
+            free(buf);
+        }
+        free(one);
+    }
+    re_resample_stream *none = NULL;
+    CHECK_INT(re_resample_stream_create(0, 22050, &none), RE_ERR_INVALID);
+    CHECK(none == NULL);
+    re_resample_stream_free(NULL);
+    free(in);
+}
+
 /* Speech at 22050 assembled at 44100: [sound][100 ms of engine zeros, a sentence][sound];
  * the gap becomes the profile's pause counted at 44100, the stream starts and ends with sound. */
 static void assembled_at_another_rate(void)
@@ -148,6 +192,7 @@ int main(void)
     tone();
     silence_and_copy();
     from_float();
+    stream_equals_one_shot();
     assembled_at_another_rate();
     return check_finish("test_resample");
 }

@@ -41,6 +41,28 @@ re_status re_resample_mono16(const int16_t *in, size_t frames, unsigned in_rate,
 re_status re_resample_float_mono16(const float *in, size_t frames, unsigned in_rate,
                                    unsigned out_rate, int16_t *out);
 
+/* The same float recipe fed a piece at a time, so that a long or high-rate input is never held
+ * whole (a sound file is decoded a chunk at a time, sound_file.h): create, then feed each piece
+ * in order, then end, then free. Every call appends what soxr gives to the caller's growing
+ * buffer. The whole output, cut or padded with silence to re_resample_length of the whole
+ * input, is the one re_resample_float_mono16 gives for that input (soxr's output does not
+ * depend on how its input is split; test_resample compares them). Equal rates: still
+ * converted, as re_resample_float_mono16 does. */
+typedef struct re_resample_stream re_resample_stream;
+
+/* RE_ERR_NOMEM, RE_ERR_INVALID (a rate of 0, or soxr refusing the rates). */
+re_status re_resample_stream_create(unsigned in_rate, unsigned out_rate, re_resample_stream **out);
+
+/* Converts in[0..frames) (or, with in == NULL, what soxr still holds: the end of the input)
+ * and appends the result to *buf (malloc'ed, *len samples used of *cap; NULL/0/0 to start;
+ * grown with realloc, owned by the caller). RE_ERR_NOMEM leaves *buf valid; RE_ERR_INVALID
+ * when soxr fails. */
+re_status re_resample_stream_feed(re_resample_stream *stream, const float *in, size_t frames,
+                                  int16_t **buf, size_t *len, size_t *cap);
+
+/* Frees the stream; NULL is fine. */
+void re_resample_stream_free(re_resample_stream *stream);
+
 /* "libsoxr 0.1.3" for -V. */
 const char *re_resample_library_version(void);
 

@@ -22,8 +22,9 @@
 #include "status.h"
 
 /* The longest sound file accepted, in seconds of its own audio. A whole file is held in
- * memory: while it is decoded, as one float per source frame (600 s at 48 kHz: 115 MB) and
- * then as int16 at the episode's rate (600 s at 48 kHz: 58 MB). Ten minutes is far beyond any
+ * memory as int16 at the episode's rate (600 s at 48 kHz: 58 MB); it is decoded and resampled
+ * a chunk at a time, so its own rate never matters (a FLAC file of a few MB may claim 600 s
+ * at 655 kHz). Ten minutes is far beyond any
  * jingle, sting or intro, and a music bed longer than that can be cut: the bed is looped to
  * the episode's length. */
 #define RE_SOUND_MAX_SECONDS 600u
