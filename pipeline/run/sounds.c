@@ -79,6 +79,51 @@ static re_status load_use(episode_sounds *s, const re_episode *ep, const char *s
            ? status : RE_ERR_INPUT;
 }
 
+/* How many samples use u plays: all of the file, or its cut. */
+static uint64_t played_frames(const episode_sounds *s, const re_episode *ep, size_t u,
+                              unsigned rate)
+{
+    const sound_use *use = &s->uses[u];
+    uint64_t frames = use->sound->frames;
+    if (use->kind == SOUND_INSERT && ep->items[use->item].pause_us) {
+        uint64_t cut = re_us_to_frames(ep->items[use->item].pause_us, rate);
+        frames = cut < frames ? cut : frames;
+    }
+    return frames;
+}
+
+/* The sound files and pauses are known before anything is spoken: when they alone make the
+ * episode longer than RE_EPISODE_MAX_US, that is an error at the one that crosses it, now,
+ * instead of after hours of audio were assembled (one 10-minute file played 100 times). */
+static re_status check_known_length(const episode_sounds *s, const re_episode *ep,
+                                    unsigned rate, re_diagnostics *diag)
+{
+    uint64_t max = re_us_to_frames(RE_EPISODE_MAX_US, rate), total = 0;
+    size_t u = 0;
+    if (ep->intro)
+        total += played_frames(s, ep, u++, rate) - s->intro_overlap;
+    for (size_t i = 0; i <= ep->item_count; i++) {
+        const re_item *item = i < ep->item_count ? &ep->items[i] : NULL;
+        unsigned line, col;
+        if (item && item->kind == RE_ITEM_PAUSE) {
+            total += re_us_to_frames(item->pause_us, rate);
+        } else if (item && item->kind == RE_ITEM_SOUND) {
+            total += played_frames(s, ep, u++, rate);
+        } else if (!item && ep->outro) {
+            total += played_frames(s, ep, u++, rate);
+        } else {
+            continue;
+        }
+        line = item ? item->line : ep->outro_line;
+        col = item ? item->col : ep->outro_col;
+        if (total > max)
+            return re_diag_fail(diag, RE_ERR_LIMIT, ep->file, line, col, "the sound files and "
+                                "pauses add up to more than %llu hours here, the longest episode "
+                                "that can be rendered", RE_EPISODE_MAX_US / 3600000000ULL);
+    }
+    return RE_OK;
+}
+
 re_status episode_sounds_load(const re_episode *ep, const char *script_path,
                               const char *const *allowed_dirs, size_t allowed_dir_count,
                               unsigned rate, episode_sounds *s, re_diagnostics *diag)
@@ -138,7 +183,7 @@ re_status episode_sounds_load(const re_episode *ep, const char *script_path,
                                 ep->intro, (double)intro->frames / rate);
         s->intro_overlap = (size_t)overlap;
     }
-    return first;
+    return first == RE_OK ? check_known_length(s, ep, rate, diag) : first;
 }
 
 void episode_sounds_free(episode_sounds *s)

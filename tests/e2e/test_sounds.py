@@ -331,6 +331,16 @@ class Sounds(Case):
                       "files would hold more than 60 minutes", res.stderr)
         self.assertFalse(os.path.exists(self.path("total.mp3")))
         self.assertFalse(os.path.isdir(self.path("cache")) and any(os.scandir(self.path("cache"))))
+        # one 10-minute file played 73 times is more than 12 hours: an error at the 73rd, before
+        # anything is spoken (it used to come after 12 hours of audio were assembled and the
+        # speech before it synthesized)
+        write(self.script, "---\ntitle: Long\n---\nHi.\n" + "[sound long/ten.wav]\n" * 73)
+        res = run([self.script, "-o", self.path("twelve.mp3"), "--cache", self.path("cache")])
+        self.assertEqual(res.returncode, 2, res.stderr)
+        self.assertIn(f"{self.script}:{4 + 73}:1: the sound files and pauses add up to more than "
+                      "12 hours here", res.stderr)
+        self.assertFalse(os.path.exists(self.path("twelve.mp3")))
+        self.assertFalse(os.path.isdir(self.path("cache")) and any(os.scandir(self.path("cache"))))
 
     def test_high_rate_file_is_never_held_whole(self):
         """A FLAC of 60 s of silence claiming 655350 Hz is 150 kB (a block of silence takes a few
