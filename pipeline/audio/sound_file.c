@@ -32,7 +32,8 @@ static re_status open_file(const char *path, int *fd, uint64_t *size, re_diagnos
     return status;
 }
 
-static re_status hash_file(int fd, uint64_t size, unsigned char digest[RE_SHA256_SIZE])
+static re_status hash_file(int fd, uint64_t size, volatile sig_atomic_t *stop,
+                           unsigned char digest[RE_SHA256_SIZE])
 {
     unsigned char *buf = malloc(HASH_CHUNK);
     if (!buf)
@@ -41,6 +42,10 @@ static re_status hash_file(int fd, uint64_t size, unsigned char digest[RE_SHA256
     re_sha256_init(&ctx);
     re_status status = RE_OK;
     for (uint64_t at = 0; status == RE_OK && at < size; at += HASH_CHUNK) {
+        if (stop && *stop) {
+            status = RE_ERR_INTERRUPTED;
+            break;
+        }
         size_t n = size - at < HASH_CHUNK ? (size_t)(size - at) : HASH_CHUNK;
         status = re_pread_all(fd, buf, n, (off_t)at);
         if (status == RE_OK)
@@ -56,7 +61,8 @@ static re_status hash_file(int fd, uint64_t size, unsigned char digest[RE_SHA256
  * hundreds of kHz: FLAC's silence takes a few bytes a block). *frames counts the source frames,
  * at most max_frames (one chunk more is read to know the file is longer: *too_long). */
 static re_status decode_resampled(SNDFILE *sf, unsigned channels, unsigned source_rate,
-                                  unsigned rate, uint64_t max_frames, int16_t **out,
+                                  unsigned rate, uint64_t max_frames,
+                                  volatile sig_atomic_t *stop, int16_t **out,
                                   size_t *out_len, uint64_t *frames, int *too_long)
 {
     float *chunk = malloc((size_t)DECODE_CHUNK * channels * sizeof *chunk);
@@ -69,6 +75,10 @@ static re_status decode_resampled(SNDFILE *sf, unsigned channels, unsigned sourc
                                      : RE_ERR_NOMEM;
     *too_long = 0;
     while (status == RE_OK) {
+        if (stop && *stop) {
+            status = RE_ERR_INTERRUPTED;
+            break;
+        }
         sf_count_t got = sf_readf_float(sf, chunk, DECODE_CHUNK);
         if (got <= 0)
             break;
@@ -109,6 +119,12 @@ static int same_file(const struct stat *a, const struct stat *b)
 
 re_status re_sound_load(const char *path, unsigned rate, re_sound *out, re_diagnostics *diag)
 {
+    return re_sound_load_until(path, rate, NULL, out, diag);
+}
+
+re_status re_sound_load_until(const char *path, unsigned rate, volatile sig_atomic_t *stop,
+                              re_sound *out, re_diagnostics *diag)
+{
     int fd = -1;
     uint64_t size = 0;
     SNDFILE *sf = NULL;
@@ -123,7 +139,10 @@ re_status re_sound_load(const char *path, unsigned rate, re_sound *out, re_diagn
     status = open_file(path, &fd, &size, diag);
     if (status != RE_OK)
         return status;
-    if (fstat(fd, &before) != 0 || hash_file(fd, size, out->sha256) != RE_OK) {
+    status = fstat(fd, &before) != 0 ? RE_ERR_READ : hash_file(fd, size, stop, out->sha256);
+    if (status == RE_ERR_INTERRUPTED)
+        goto fail;
+    if (status != RE_OK) {
         status = sound_fail(diag, RE_ERR_READ, path, "%s", "cannot read the file");
         goto fail;
     }
@@ -151,7 +170,7 @@ re_status re_sound_load(const char *path, unsigned rate, re_sound *out, re_diagn
     uint64_t source_frames = 0;
     if (!too_long) {
         status = decode_resampled(sf, (unsigned)info.channels, (unsigned)info.samplerate, rate,
-                                  max_frames, &resampled, &resampled_len, &source_frames,
+                                  max_frames, stop, &resampled, &resampled_len, &source_frames,
                                   &too_long);
         if (status == RE_ERR_INVALID)
             status = sound_fail(diag, RE_ERR_FORMAT, path, "cannot be converted from %d Hz to "

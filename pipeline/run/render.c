@@ -175,7 +175,8 @@ static re_status load_sounds(render *r)
 {
     const re_render_options *o = r->opt;
     re_status status = episode_sounds_load(r->episode, o->script_path, o->allowed_dirs,
-                                           o->allowed_dir_count, r->rate, &r->sounds, r->diag);
+                                           o->allowed_dir_count, r->rate, o->stop, &r->sounds,
+                                           r->diag);
     if (status == RE_OK && r->sounds.use_count > 0) {
         r->inserts = calloc(r->sounds.use_count, sizeof *r->inserts);
         if (!r->inserts)

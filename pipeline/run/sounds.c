@@ -14,8 +14,8 @@ const char *sound_use_kind_name(sound_use_kind kind)
 }
 
 /* The loaded sound of `path` (resolved), loading it on first use; *index is its place. */
-static re_status load_once(episode_sounds *s, char *path, unsigned rate, size_t *index,
-                           re_diagnostics *diag)
+static re_status load_once(episode_sounds *s, char *path, unsigned rate,
+                           volatile sig_atomic_t *stop, size_t *index, re_diagnostics *diag)
 {
     struct stat st;
     uint64_t id[2] = { 0, 0 };
@@ -30,7 +30,7 @@ static re_status load_once(episode_sounds *s, char *path, unsigned rate, size_t 
             }
     }
     re_sound sound;
-    re_status status = re_sound_load(path, rate, &sound, diag);
+    re_status status = re_sound_load_until(path, rate, stop, &sound, diag);
     if (status != RE_OK) {
         free(path);
         return status;
@@ -46,8 +46,8 @@ static re_status load_once(episode_sounds *s, char *path, unsigned rate, size_t 
 /* One name: resolved beside the script, confined, loaded; failures at line:col. */
 static re_status load_use(episode_sounds *s, const re_episode *ep, const char *script_path,
                           const char *const *allowed_dirs, size_t allowed_dir_count,
-                          unsigned rate, const char *file, unsigned line, unsigned col,
-                          size_t *index, re_diagnostics *diag)
+                          unsigned rate, volatile sig_atomic_t *stop, const char *file,
+                          unsigned line, unsigned col, size_t *index, re_diagnostics *diag)
 {
     char *path = NULL;
     int inside = 1;
@@ -65,7 +65,7 @@ static re_status load_use(episode_sounds *s, const re_episode *ep, const char *s
                             "folder tree (allow another folder with --allow-path DIR)", file);
     }
     size_t from = diag ? diag->count : 0, loaded = s->loaded_count;
-    status = load_once(s, path, rate, index, diag);
+    status = load_once(s, path, rate, stop, index, diag);
     re_diag_place(diag, from, ep->file, line, col);
     if (status == RE_OK && s->loaded_count > loaded) {
         s->total_frames += s->loaded[*index].frames;
@@ -126,7 +126,8 @@ static re_status check_known_length(const episode_sounds *s, const re_episode *e
 
 re_status episode_sounds_load(const re_episode *ep, const char *script_path,
                               const char *const *allowed_dirs, size_t allowed_dir_count,
-                              unsigned rate, episode_sounds *s, re_diagnostics *diag)
+                              unsigned rate, volatile sig_atomic_t *stop, episode_sounds *s,
+                              re_diagnostics *diag)
 {
     memset(s, 0, sizeof *s);
     size_t count = (ep->intro != NULL) + (ep->outro != NULL);
@@ -164,7 +165,7 @@ re_status episode_sounds_load(const re_episode *ep, const char *script_path,
         }
         size_t index = 0;
         re_status status = load_use(s, ep, script_path, allowed_dirs, allowed_dir_count, rate,
-                                    use.file, line, col, &index, diag);
+                                    stop, use.file, line, col, &index, diag);
         if (status == RE_ERR_NOMEM || status == RE_ERR_INTERRUPTED || status == RE_ERR_LIMIT)
             return status;
         if (status != RE_OK && first == RE_OK)

@@ -54,10 +54,11 @@ const char *sound_use_kind_name(sound_use_kind kind);
  * error at intro_overlap; files past SOUNDS_MAX_TOTAL_SECONDS together are an error (RE_ERR_LIMIT)
  * at the name that passes it; sound files and pauses that alone add up to more than
  * RE_EPISODE_MAX_US are an error (RE_ERR_LIMIT) at the one that crosses it. RE_ERR_NOMEM and
- * RE_ERR_INTERRUPTED stop at once. */
+ * RE_ERR_INTERRUPTED (*stop raised: a signal; NULL never stops) stop at once. */
 re_status episode_sounds_load(const re_episode *episode, const char *script_path,
                               const char *const *allowed_dirs, size_t allowed_dir_count,
-                              unsigned rate, episode_sounds *out, re_diagnostics *diag);
+                              unsigned rate, volatile sig_atomic_t *stop, episode_sounds *out,
+                              re_diagnostics *diag);
 
 void episode_sounds_free(episode_sounds *sounds);
 

@@ -4,6 +4,7 @@
  * without blocking. And the confinement rule every file a script names follows (files.h). */
 #define _GNU_SOURCE
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,6 +71,27 @@ static void bit_exact_at_same_rate(void)
     free(bytes);
     re_sound_free(&s);
     CHECK(s.samples == NULL && s.frames == 0);
+    re_diagnostics_free(&d);
+    free(path);
+}
+
+/* A raised stop flag (a signal) stops the load with RE_ERR_INTERRUPTED and no message, the
+ * sound left empty; a lowered one changes nothing. */
+static void stopped_by_a_signal(void)
+{
+    char *path = in_dir("stop.wav");
+    write_wav(path, 44100, 2, 50000, NULL);
+    volatile sig_atomic_t stop = SIGTERM;
+    re_sound s;
+    re_diagnostics d;
+    re_diagnostics_init(&d, 0);
+    CHECK_INT(re_sound_load_until(path, 22050, &stop, &s, &d), RE_ERR_INTERRUPTED);
+    CHECK_INT(d.count, 0);
+    CHECK(s.samples == NULL && s.frames == 0);
+    stop = 0;
+    CHECK_INT(re_sound_load_until(path, 22050, &stop, &s, &d), RE_OK);
+    CHECK_INT(s.frames, 25000);
+    re_sound_free(&s);
     re_diagnostics_free(&d);
     free(path);
 }
@@ -211,6 +233,7 @@ int main(void)
     stereo_resampled();
     failures();
     confinement();
+    stopped_by_a_signal();
     test_remove_tree(dir);
     return check_finish("test_sound_file");
 }

@@ -15,6 +15,7 @@
 #ifndef RE_SOUND_FILE_H
 #define RE_SOUND_FILE_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -50,6 +51,12 @@ typedef struct re_sound {
  * RE_ERR_LIMIT (longer than RE_SOUND_MAX_SECONDS), RE_ERR_NOMEM (no message),
  * RE_ERR_INVALID (NULL arguments, rate 0). */
 re_status re_sound_load(const char *path, unsigned rate, re_sound *out, re_diagnostics *diag);
+
+/* The same, stopping as soon as *stop is raised (a signal handler's flag; NULL: never), between
+ * two chunks of the hash or the decode, with RE_ERR_INTERRUPTED and no message: a render is
+ * stopped within a fraction of a second, not after every file it names is read. */
+re_status re_sound_load_until(const char *path, unsigned rate, volatile sig_atomic_t *stop,
+                              re_sound *out, re_diagnostics *diag);
 
 /* A cut sound (`[sound FILE 2.5s]`) ends with a linear fade-out over its last
  * RE_SOUND_FADE_MS (or all of it when it is shorter): long enough that the cut makes no
