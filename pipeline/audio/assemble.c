@@ -438,19 +438,27 @@ void re_assembler_attach_meter(re_assembler *a, re_loudness_meter *meter)
     a->meter = meter;
 }
 
+re_status re_assembler_release(re_assembler *a, re_diagnostics *diag)
+{
+    if (a->reading)
+        return RE_ERR_INVALID;
+    if (!a->overlay)
+        return RE_OK;
+    re_status status = write_plain(a, a->overlay + a->overlay_pos,
+                                   a->overlay_len - a->overlay_pos, diag);
+    free(a->overlay);
+    a->overlay = NULL;
+    a->overlay_len = a->overlay_pos = 0;
+    return status;
+}
+
 re_status re_assembler_finish(re_assembler *a, re_diagnostics *diag)
 {
     if (a->reading)
         return RE_ERR_INVALID;
-    if (a->overlay) {   /* a held tail that nothing covered */
-        re_status status = write_plain(a, a->overlay + a->overlay_pos,
-                                       a->overlay_len - a->overlay_pos, diag);
-        free(a->overlay);
-        a->overlay = NULL;
-        a->overlay_len = a->overlay_pos = 0;
-        if (status != RE_OK)
-            return status;
-    }
+    re_status released = re_assembler_release(a, diag);   /* a held tail nothing covered */
+    if (released != RE_OK)
+        return released;
     if (a->chapter_count > 0)
         a->chapters[0].start = 0;
     for (size_t i = 0; i < a->chapter_count; i++)

@@ -461,9 +461,11 @@ static re_status speak_all(render *r)
             status = RE_ERR_INTERRUPTED;
         report(r, RE_PHASE_SPEAK, i + 1, ep->item_count);
     }
-    if (status == RE_OK && outro != SIZE_MAX) {   /* after everything */
+    if (status == RE_OK && outro != SIZE_MAX) {   /* after everything, the intro's tail too */
         from = r->diag->count;
-        status = play_sound(r, outro, 0, 0);
+        status = re_assembler_release(r->assembler, r->diag);
+        if (status == RE_OK)
+            status = play_sound(r, outro, 0, 0);
         if (status != RE_OK)
             status = place(r, status, from, r->opt->output_path, 0, 0);
         else if (re_assembler_frames(r->assembler) > max_frames)

@@ -175,6 +175,25 @@ class Sounds(Case):
         intro = side["inserts"][0]
         self.assertAlmostEqual(cues[0], (intro["samples"] * 1000 / rate) - overlap_ms, delta=1.5)
 
+    def test_outro_after_an_intro_longer_than_the_speech(self):
+        """An intro_overlap longer than all the speech: the outro still ends the episode, after
+        the intro's last sample (it used to be mixed over the intro's tail, which then went on
+        after it). ffmpeg's count and check agree with the sidecar."""
+        sox("-n", "-r", "22050", "-c", "1", "-b", "16", os.path.join(self.folder, "sounds", "long.wav"),
+            "synth", "6", "sine", "300", "vol", "0.2")
+        write(self.script, "---\ntitle: Long intro\nintro: sounds/long.wav\nintro_overlap: 5.9s\n"
+              "outro: sounds/chime.wav\n---\n# Only\n\nHi.\n")
+        out = self.path("long.mp3")
+        side = self.render(out, "--page")
+        intro, outro = side["inserts"]
+        self.assertEqual((intro["kind"], outro["kind"]), ("intro", "outro"))
+        self.assertEqual(intro["samples"], 6 * 22050)
+        self.assertEqual(outro["start"], intro["samples"])
+        self.assertEqual(outro["start"] + outro["samples"], side["samples"])
+        self.assertEqual(ffmpeg_samples(out), side["samples"])
+        check = run(["check", out, self.path("long.html")])
+        self.assertEqual(check.returncode, 0, check.stdout + check.stderr)
+
     def test_insert_samples_in_a_wav(self):
         """--loudness off: what the assembler wrote is what the file holds. tick.wav (22050 Hz mono)
         is bit-exact in a 22050 Hz episode; chime.wav (44.1 kHz stereo, the same sine on both

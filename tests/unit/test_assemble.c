@@ -80,6 +80,23 @@ static void sounds_and_overlap(void)
     CHECK_INT(buf[0], 32767);
     CHECK_INT(buf[1], -32768);
     re_assembler_free(a);
+
+    /* release: the rest of the tail written as it is, what follows (the outro) after it */
+    CHECK_INT(re_assembler_create(RATE, RATE, &a, &diag), RE_OK);
+    CHECK_INT(re_assembler_release(a, &diag), RE_OK);   /* nothing held: nothing written */
+    CHECK_INT(re_assembler_frames(a), 0);
+    CHECK_INT(re_assembler_add_sound_overlapped(a, intro, 10, 4, &diag), RE_OK);
+    CHECK_INT(re_assembler_add_silence(a, 1, &diag), RE_OK);   /* covers 1 of the 4 */
+    CHECK_INT(re_assembler_release(a, &diag), RE_OK);
+    CHECK_INT(re_assembler_frames(a), 10);
+    CHECK_INT(re_assembler_add_sound(a, insert, 2, &diag), RE_OK);
+    CHECK_INT(re_assembler_finish(a, &diag), RE_OK);
+    CHECK_INT(re_assembler_read(a, buf, 32, &got, &diag), RE_OK);
+    CHECK_INT(got, 12);
+    static const int16_t released[12] = { 100, 200, 300, 400, 500, 600, 700, 800, 900, 1000,
+                                          7, -7 };
+    CHECK(memcmp(buf, released, sizeof released) == 0);
+    re_assembler_free(a);
     re_diagnostics_free(&diag);
 }
 

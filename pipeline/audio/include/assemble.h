@@ -91,6 +91,10 @@ re_status re_assembler_add_sound(re_assembler *a, const int16_t *samples, size_t
 re_status re_assembler_add_sound_overlapped(re_assembler *a, const int16_t *samples,
                                             size_t frames, size_t overlap,
                                             re_diagnostics *diag);
+/* Writes what is still held of an overlapped sound as it is, nothing mixed over the rest: what
+ * comes next starts after it (the outro, after everything, the intro's tail included). Nothing
+ * held: nothing to do. finish does it too. */
+re_status re_assembler_release(re_assembler *a, re_diagnostics *diag);
 /* A chapter starts at the current end of the stream. The title is copied. */
 re_status re_assembler_mark_chapter(re_assembler *a, const char *title);
 
