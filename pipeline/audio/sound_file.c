@@ -164,25 +164,25 @@ re_status re_sound_load_until(const char *path, unsigned rate, volatile sig_atom
         goto fail;
     }
     uint64_t max_frames = (uint64_t)RE_SOUND_MAX_SECONDS * (unsigned)info.samplerate;
-    int too_long = info.frames > 0 && (uint64_t)info.frames > max_frames;
+    /* The length is what decodes, never the header's claim (info.frames): an MP3 cut from a
+     * longer one keeps a Xing header that claims the whole, and the decode stops itself at the
+     * limit. */
+    int too_long = 0;
     int16_t *resampled = NULL;
     size_t resampled_len = 0;
     uint64_t source_frames = 0;
-    if (!too_long) {
-        status = decode_resampled(sf, (unsigned)info.channels, (unsigned)info.samplerate, rate,
-                                  max_frames, stop, &resampled, &resampled_len, &source_frames,
-                                  &too_long);
-        if (status == RE_ERR_INVALID)
-            status = sound_fail(diag, RE_ERR_FORMAT, path, "cannot be converted from %d Hz to "
-                                "%u Hz", info.samplerate, rate);
-        if (status != RE_OK)
-            goto fail;
-        out->samples = resampled;
-        if (sf_error(sf) != SF_ERR_NO_ERROR && !too_long) {
-            status = sound_fail(diag, RE_ERR_FORMAT, path, "cannot be decoded: %s",
-                                sf_strerror(sf));
-            goto fail;
-        }
+    status = decode_resampled(sf, (unsigned)info.channels, (unsigned)info.samplerate, rate,
+                              max_frames, stop, &resampled, &resampled_len, &source_frames,
+                              &too_long);
+    if (status == RE_ERR_INVALID)
+        status = sound_fail(diag, RE_ERR_FORMAT, path, "cannot be converted from %d Hz to %u Hz",
+                            info.samplerate, rate);
+    if (status != RE_OK)
+        goto fail;
+    out->samples = resampled;
+    if (sf_error(sf) != SF_ERR_NO_ERROR && !too_long) {
+        status = sound_fail(diag, RE_ERR_FORMAT, path, "cannot be decoded: %s", sf_strerror(sf));
+        goto fail;
     }
     if (too_long) {
         status = sound_fail(diag, RE_ERR_LIMIT, path, "is longer than %u seconds, the limit "

@@ -441,6 +441,26 @@ class Sounds(Case):
         cache = self.path("stopcache")
         self.assertFalse(os.path.isdir(cache) and any(f for _, _, f in os.walk(cache)))
 
+    def test_length_is_what_decodes_not_what_the_header_claims(self):
+        """The first 40 kB of a 700 s MP3 (as a download cut short leaves it: its Xing header
+        still claims 700 s) plays as the 10 s it holds, about what ffmpeg decodes of it (within
+        one MPEG frame: the two read the cut file's gapless trim differently); it used to be
+        refused as longer than 600 seconds."""
+        whole = self.path("whole.mp3")
+        subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i",
+                        "sine=frequency=300:duration=700:sample_rate=22050", "-c:a", "libmp3lame",
+                        "-b:a", "32k", whole], check=True, capture_output=True)
+        with open(whole, "rb") as f:
+            head = f.read(40000)
+        cut = write(os.path.join(self.folder, "sounds", "cut.mp3"), head, "wb")
+        self.assertGreater(float(ffprobe(cut, "-show_format")["format"]["duration"]), 600)
+        write(self.script, "---\ntitle: Cut\n---\nHi. [sound sounds/cut.mp3] Bye.\n")
+        side = self.render(self.path("cut.mp3"))
+        (insert,) = side["inserts"]
+        self.assertLessEqual(abs(insert["samples"] - ffmpeg_samples(cut)), 1152)
+        self.assertGreater(insert["samples"], 9 * 22050)
+        self.assertEqual(ffmpeg_samples(self.path("cut.mp3")), side["samples"])
+
     def test_sample_episode(self):
         """samples/produced-briefing.txt (intro under the first words, two kinds of insert, an
         outro) at 22050 and 44100 Hz: every duration claim exact by `check`, and the decoders."""
