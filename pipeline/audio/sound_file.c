@@ -139,6 +139,12 @@ re_status re_sound_load_until(const char *path, unsigned rate, volatile sig_atom
     status = open_file(path, &fd, &size, diag);
     if (status != RE_OK)
         return status;
+    if (size > RE_SOUND_MAX_BYTES) {   /* before a byte is read: a sparse file costs nothing */
+        status = sound_fail(diag, RE_ERR_LIMIT, path, "is %llu bytes, more than %llu (1 GiB), "
+                            "the limit for a sound file", (unsigned long long)size,
+                            (unsigned long long)RE_SOUND_MAX_BYTES);
+        goto fail;
+    }
     status = fstat(fd, &before) != 0 ? RE_ERR_READ : hash_file(fd, size, stop, out->sha256);
     if (status == RE_ERR_INTERRUPTED)
         goto fail;

@@ -324,7 +324,7 @@ class Sounds(Case):
                 self.assertGreater(max(abs(x) for x in part), 3000)
 
     def test_limits(self):
-        """One file: at most 600 s of its own audio. All the distinct files of an episode: at
+        """One file: at most 600 s of its own audio and 1 GiB. All the distinct files of an episode: at
         most 60 minutes together (they are held in memory). Both are errors at the name, before
         anything is spoken. 8 kHz 8-bit files keep the inputs small."""
         sounds = os.path.join(self.folder, "long")
@@ -351,6 +351,17 @@ class Sounds(Case):
                       "files would hold more than 60 minutes", res.stderr)
         self.assertFalse(os.path.exists(self.path("total.mp3")))
         self.assertFalse(os.path.isdir(self.path("cache")) and any(os.scandir(self.path("cache"))))
+        # a sparse file of 2 GiB (made in an instant, read for many seconds): refused by its
+        # size before a byte of it is read
+        with open(os.path.join(sounds, "sparse.wav"), "wb") as f:
+            f.truncate(2 << 30)
+        write(self.script, "---\ntitle: Long\n---\nHi. [sound long/sparse.wav] Bye.\n")
+        res = run([self.script, "-o", self.path("sparse.mp3"), "--cache", self.path("cache")])
+        self.assertEqual(res.returncode, 2, res.stderr)
+        self.assertIn(f"{self.script}:4:5: sound file '", res.stderr)
+        self.assertIn(f"sparse.wav': is {2 << 30} bytes, more than 1073741824 (1 GiB), the limit "
+                      "for a sound file", res.stderr)
+        self.assertFalse(os.path.exists(self.path("sparse.mp3")))
         # one 10-minute file played 73 times is more than 12 hours: an error at the 73rd, before
         # anything is spoken (it used to come after 12 hours of audio were assembled and the
         # speech before it synthesized)

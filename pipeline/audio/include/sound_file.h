@@ -30,6 +30,12 @@
  * the episode's length. */
 #define RE_SOUND_MAX_SECONDS 600u
 
+/* The largest sound file accepted, in bytes: every byte is hashed and every frame decoded, so
+ * a file's size is the work it makes (a sparse file of a terabyte is made in an instant and
+ * read for an hour). 1 GiB holds 600 s of anything a studio records (192 kHz stereo 32-bit
+ * float: 922 MB). */
+#define RE_SOUND_MAX_BYTES (1ULL << 30)
+
 typedef struct re_sound {
     int16_t *samples;      /* mono at `rate` (channels averaged), resampled with resample.h's recipe */
     size_t frames;
@@ -48,7 +54,8 @@ typedef struct re_sound {
  * FILE:LINE:COL with re_diag_place and report as RE_ERR_INPUT: RE_ERR_READ (cannot open or
  * read, a directory; a FIFO, device or socket is refused without blocking, files.h;
  * changed while read), RE_ERR_FORMAT (not audio libsndfile decodes, or no samples),
- * RE_ERR_LIMIT (longer than RE_SOUND_MAX_SECONDS), RE_ERR_NOMEM (no message),
+ * RE_ERR_LIMIT (longer than RE_SOUND_MAX_SECONDS, larger than RE_SOUND_MAX_BYTES),
+ * RE_ERR_NOMEM (no message),
  * RE_ERR_INVALID (NULL arguments, rate 0). */
 re_status re_sound_load(const char *path, unsigned rate, re_sound *out, re_diagnostics *diag);
 
