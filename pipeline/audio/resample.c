@@ -27,8 +27,8 @@ typedef struct recipe {
 
 static recipe recipe_for(soxr_datatype_t in_type)
 {
-    recipe r = { soxr_io_spec(in_type, SOXR_INT16_I), soxr_quality_spec(SOXR_HQ, SOXR_LINEAR_PHASE),
-                 soxr_runtime_spec(1) };
+    recipe r = { soxr_io_spec(in_type, SOXR_INT16_I),
+                 soxr_quality_spec(SOXR_HQ, SOXR_LINEAR_PHASE), soxr_runtime_spec(1) };
     /* No dither: soxr's TPDF dither would add noise to what is digital silence around speech. */
     r.io.flags |= SOXR_NO_DITHER;
     return r;
