@@ -145,10 +145,7 @@ re_status re_sound_load_until(const char *path, unsigned rate, volatile sig_atom
                             (unsigned long long)RE_SOUND_MAX_BYTES);
         goto fail;
     }
-    status = fstat(fd, &before) != 0 ? RE_ERR_READ : hash_file(fd, size, stop, out->sha256);
-    if (status == RE_ERR_INTERRUPTED)
-        goto fail;
-    if (status != RE_OK) {
+    if (fstat(fd, &before) != 0) {
         status = sound_fail(diag, RE_ERR_READ, path, "%s", "cannot read the file");
         goto fail;
     }
@@ -156,6 +153,8 @@ re_status re_sound_load_until(const char *path, unsigned rate, volatile sig_atom
         status = sound_fail(diag, RE_ERR_FORMAT, path, "%s", "is empty: no audio to play");
         goto fail;
     }
+    /* libsndfile's verdict on the header first: what is not audio is refused before its
+     * bytes are hashed (pread: libsndfile's position in the file stays where it is) */
     SF_INFO info;
     memset(&info, 0, sizeof info);
     sf = sf_open_fd(fd, SFM_READ, &info, 0);
@@ -167,6 +166,13 @@ re_status re_sound_load_until(const char *path, unsigned rate, volatile sig_atom
     }
     if (info.samplerate <= 0 || info.channels <= 0) {
         status = sound_fail(diag, RE_ERR_FORMAT, path, "%s", "has no sample rate or no channels");
+        goto fail;
+    }
+    status = hash_file(fd, size, stop, out->sha256);
+    if (status == RE_ERR_INTERRUPTED)
+        goto fail;
+    if (status != RE_OK) {
+        status = sound_fail(diag, RE_ERR_READ, path, "%s", "cannot read the file");
         goto fail;
     }
     uint64_t max_frames = (uint64_t)RE_SOUND_MAX_SECONDS * (unsigned)info.samplerate;

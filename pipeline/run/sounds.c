@@ -29,6 +29,16 @@ static re_status load_once(episode_sounds *s, char *path, unsigned rate,
                 return RE_OK;
             }
     }
+    uint64_t bytes = S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
+    if (id[1] && s->total_bytes + bytes > SOUNDS_MAX_TOTAL_BYTES) {
+        re_status limit = re_diag_fail(diag, RE_ERR_LIMIT, NULL, 0, 0, "sound file '%s': the "
+                                       "episode's sound files would be more than %llu bytes "
+                                       "(4 GiB) together here, the limit (every byte is read)",
+                                       path, (unsigned long long)SOUNDS_MAX_TOTAL_BYTES);
+        free(path);
+        return limit;
+    }
+    s->total_bytes += bytes;   /* read even when the load fails: the work is done */
     re_sound sound;
     re_status status = re_sound_load_until(path, rate, stop, &sound, diag);
     if (status != RE_OK) {

@@ -25,6 +25,11 @@
  * speech, which is spooled to disk. One file is at most RE_SOUND_MAX_SECONDS. */
 #define SOUNDS_MAX_TOTAL_SECONDS 3600u
 
+/* The distinct sound files of one episode are at most this many bytes together (each is at
+ * most RE_SOUND_MAX_BYTES): every byte is hashed and decoded, so this bounds the work that
+ * files adding almost no audio can make (many sparse files claiming a huge rate). */
+#define SOUNDS_MAX_TOTAL_BYTES (4ULL << 30)
+
 typedef enum sound_use_kind { SOUND_INTRO, SOUND_INSERT, SOUND_OUTRO } sound_use_kind;
 
 typedef struct sound_use {
@@ -43,6 +48,7 @@ typedef struct episode_sounds {
     size_t loaded_count;
     size_t intro_overlap;      /* samples of the intro under the speech (0: none) */
     uint64_t total_frames;     /* of the distinct files loaded */
+    uint64_t total_bytes;      /* of the distinct files read (loaded or not) */
 } episode_sounds;
 
 /* The kind's name in the sidecar: "intro", "sound", "outro". */
@@ -51,7 +57,8 @@ const char *sound_use_kind_name(sound_use_kind kind);
 /* Finds, confines and loads every sound file `episode` names, at `rate`. Every failure is
  * reported at the episode's FILE:LINE:COL of the name (the [sound]'s '[', the front-matter
  * value), all of them in one run: RE_ERR_INPUT. An intro_overlap longer than the intro is an
- * error at intro_overlap; files past SOUNDS_MAX_TOTAL_SECONDS together are an error (RE_ERR_LIMIT)
+ * error at intro_overlap; a file past SOUNDS_MAX_TOTAL_BYTES together is an error at its name
+ * (not read); files past SOUNDS_MAX_TOTAL_SECONDS together are an error (RE_ERR_LIMIT)
  * at the name that passes it; sound files and pauses that alone add up to more than
  * RE_EPISODE_MAX_US are an error (RE_ERR_LIMIT) at the one that crosses it. RE_ERR_NOMEM and
  * RE_ERR_INTERRUPTED (*stop raised: a signal; NULL never stops) stop at once. */

@@ -362,6 +362,20 @@ class Sounds(Case):
         self.assertIn(f"sparse.wav': is {2 << 30} bytes, more than 1073741824 (1 GiB), the limit "
                       "for a sound file", res.stderr)
         self.assertFalse(os.path.exists(self.path("sparse.mp3")))
+        # five distinct files of 1 GiB each (sparse, made in an instant): the fifth passes 4 GiB
+        # together, an error at its name (the four are refused as not audio by their headers,
+        # before their bytes are read)
+        for k in range(5):
+            with open(os.path.join(sounds, f"gig{k}.wav"), "wb") as f:
+                f.truncate(1 << 30)
+        write(self.script, "---\ntitle: Long\n---\nHi.\n"
+              + "".join(f"[sound long/gig{k}.wav]\n" for k in range(5)))
+        res = run([self.script, "-o", self.path("gigs.mp3"), "--cache", self.path("cache")])
+        self.assertEqual(res.returncode, 2, res.stderr)
+        self.assertEqual(res.stderr.count("is not audio that libsndfile reads"), 4, res.stderr)
+        self.assertIn(f"{self.script}:9:1: sound file '", res.stderr)
+        self.assertIn("gig4.wav': the episode's sound files would be more than 4294967296 bytes "
+                      "(4 GiB) together here", res.stderr)
         # one 10-minute file played 73 times is more than 12 hours: an error at the 73rd, before
         # anything is spoken (it used to come after 12 hours of audio were assembled and the
         # speech before it synthesized)
