@@ -12,7 +12,9 @@
  *     the normalization rules;
  *   - which extra files are written (--srt, --transcript-json, --page, --page-md);
  *   - the script's bytes exactly as read;
- *   - every value of every voice profile the episode uses, in the episode's order.
+ *   - every value of every voice profile the episode uses, in the episode's order;
+ *   - the SHA-256 of the music bed's file (`music:`), when there is one (the bed's settings
+ *     are in the script's bytes).
  * Not covered, on purpose: paths (the same inputs elsewhere are the same inputs), -j, the
  * encoder thread count and the cache (they never change the bytes), time. Changing what is
  * covered changes every digest: every episode is then rendered again once. */
@@ -32,6 +34,7 @@ typedef struct re_fingerprint_inputs {
     int loudness_off;
     double loudness_target, true_peak;
     int write_srt, write_transcript_json, write_page, write_page_md;
+    const unsigned char *music_sha256;   /* RE_SHA256_SIZE bytes; NULL without a bed */
 } re_fingerprint_inputs;
 
 /* Writes the digest as lowercase hex (RE_SHA256_HEX_SIZE bytes with the NUL). Never fails. */

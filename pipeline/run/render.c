@@ -21,6 +21,7 @@
 #include "fingerprint.h"
 #include "loudness.h"
 #include "mp3_parallel.h"
+#include "music.h"
 #include "outputs.h"
 #include "page.h"
 #include "prepare.h"
@@ -65,6 +66,8 @@ typedef struct render {
     int own_engine;
     char inputs_sha256[RE_SHA256_HEX_SIZE];
     uint64_t sound_frames;               /* audio that came from speech, not pauses */
+    episode_music music;                 /* the script's `music:` bed, if any */
+    re_spool *mixed;                     /* speech with the bed under it (mix_music) */
 } render;
 
 const char *re_render_format_of(const char *output_path)
@@ -203,6 +206,7 @@ static re_status digest_inputs(render *r)
         .true_peak = o->true_peak, .write_srt = o->write_srt,
         .write_transcript_json = o->write_transcript_json, .write_page = o->write_page,
         .write_page_md = o->write_page_md,
+        .music_sha256 = r->music.present ? r->music.sound.sha256 : NULL,
     };
     re_fingerprint(&inputs, r->inputs_sha256);
     return RE_OK;
@@ -229,11 +233,13 @@ static re_status gather_inputs(render *r, output_inputs *inputs)
     size_t lexicons = 0;
     const char *const *lexicon = re_lexicon_files(r->prepared.lexicon, &lexicons);
     size_t voices = r->episode->voice_count;
-    r->inputs = calloc(1 + lexicons + voices, sizeof *r->inputs);
+    r->inputs = calloc(2 + lexicons + voices, sizeof *r->inputs);
     if (!r->inputs)
         return RE_ERR_NOMEM;
     size_t n = 0;
     r->inputs[n++] = r->opt->script_path;
+    if (r->music.path)
+        r->inputs[n++] = r->music.path;
     for (size_t i = 0; i < lexicons; i++)
         r->inputs[n++] = lexicon[i];
     for (size_t i = 0; i < voices; i++) {
@@ -403,6 +409,7 @@ static void describe_facts(render *r)
         .voices = r->prepared.profiles, .voice_count = r->episode->voice_count,
         .engine = r->engine_name, .encoder = r->encoder, .inputs_sha256 = r->inputs_sha256,
         .loudness = &r->delivered, .loudness_plan = r->opt->loudness_off ? NULL : &r->plan,
+        .music = r->music.present ? &r->music.facts : NULL,
     };
 }
 
@@ -522,6 +529,36 @@ static re_status loudness_pass(render *r, re_spool *input, re_loudness *measured
     return place(r, status, from, r->opt->output_path, 0, 0);
 }
 
+/* What leveling and encoding read: the assembled speech, or the mix when there is a bed. */
+static re_spool *episode_audio(render *r)
+{
+    return r->mixed ? r->mixed : re_assembler_spool(r->assembler);
+}
+
+/* The music bed (music.h): loaded, confined and measured before anything is spoken, its
+ * file's SHA-256 part of the inputs digest. */
+static re_status load_music(render *r)
+{
+    const re_render_options *o = r->opt;
+    return episode_music_load(r->episode, o->script_path, o->allowed_dirs, o->allowed_dir_count,
+                              r->rate, &r->music, r->diag);
+}
+
+/* With a bed, between assembly and leveling: the bed mixed under the speech into r->mixed,
+ * whose measurement replaces pass 1's (*pass1 is the speech's on entry): loudness is leveled,
+ * encoded and checked on the final mix. */
+static re_status mix_music(render *r, re_loudness *pass1)
+{
+    double target = r->opt->loudness_off ? RE_LOUDNESS_DEFAULT_TARGET : r->opt->loudness_target;
+    size_t from = r->diag->count;
+    re_loudness speech = *pass1;
+    re_status status = episode_music_mix(&r->music, re_assembler_spool(r->assembler), &speech,
+                                         target, r->rate, r->opt->stop, &r->mixed, pass1,
+                                         r->diag);
+    charge(r, RE_STEP_LEVEL);
+    return place(r, status, from, r->opt->output_path, 0, 0);
+}
+
 /* The episode through a leveler with the plan's settings into a new spool (r->leveled), with
  * its loudness measured when `measured` is given. */
 static re_status level_into(render *r, re_loudness *measured)
@@ -535,7 +572,7 @@ static re_status level_into(render *r, re_loudness *measured)
     if (status == RE_OK)
         status = re_spool_create(r->rate, &r->leveled, r->diag);
     if (status == RE_OK)
-        status = re_spool_level(re_assembler_spool(r->assembler), lv, r->leveled,
+        status = re_spool_level(episode_audio(r), lv, r->leveled,
                                 r->rate, measured, r->opt->stop, r->diag);
     if (status == RE_OK)   /* a failure here was never reported beyond its status: kept so */
         status = re_spool_finish(r->leveled, NULL);
@@ -746,6 +783,8 @@ static re_status encode_all(render *r)
     re_loudness pass1;
     re_status status = re_loudness_meter_finish(r->pass1_meter, &pass1);
     charge(r, RE_STEP_SPEAK);   /* the pass-1 meter ran beside the speech */
+    if (status == RE_OK && r->music.present)
+        status = mix_music(r, &pass1);
     if (status == RE_OK && level)
         status = plan_loudness(r, &pass1);
     else if (status == RE_OK)
@@ -754,7 +793,7 @@ static re_status encode_all(render *r)
         status = test_overshoot(r);
     int patched = 0;
     for (;;) {
-        re_spool *input = level ? r->leveled : re_assembler_spool(r->assembler);
+        re_spool *input = level ? r->leveled : episode_audio(r);
         if (status == RE_OK && !patched) {
             status = mp3 ? encode_mp3(r, input) : encode_wav(r, input);
             r->encodes_whole++;
@@ -827,6 +866,8 @@ static void render_cleanup(render *r)
     free(r->inputs);
     re_transcript_free(&r->transcript);
     re_spool_free(r->leveled);
+    re_spool_free(r->mixed);
+    episode_music_free(&r->music);
     re_loudness_meter_free(r->pass1_meter);
     re_assembler_free(r->assembler);
     if (r->own_engine)
@@ -899,6 +940,8 @@ re_status re_render(const re_render_options *options, re_render_result *result,
         choose_rate(&r);
         status = check_encoder(&r);
     }
+    if (status == RE_OK)
+        status = load_music(&r);
     if (status == RE_OK)
         status = digest_inputs(&r);
     if (status == RE_OK && options->skip_unchanged && outputs_up_to_date(&r, result)) {
