@@ -22,7 +22,7 @@ import os
 import re
 import subprocess
 
-from common import Case, ffmpeg_samples, main, mpg123_samples, run, write
+from common import SRC, Case, ffmpeg_samples, main, mpg123_samples, run, write
 
 DUCK_HOLD_RELEASE_S = 0.5 + 0.8      # bed.h: RE_BED_HOLD_MS + RE_BED_RELEASE_MS
 LOOKAHEAD_S = 0.05                   # bed.h: RE_BED_LOOKAHEAD_MS
@@ -178,6 +178,20 @@ class Music(Case):
                 self.assertEqual(load(self.path(f"plain{rate}.json"))["samples"], side["samples"])
                 self.assertNotIn("music", load(self.path(f"plain{rate}.json")))
                 res = run(["check", mp3, self.path(f"r{rate}.json")])
+                self.assertEqual(res.returncode, 0, res.stdout + res.stderr)
+
+    def test_sample_episode_at_22050_and_44100(self):
+        """samples/music-bed.txt (an Ogg Vorbis bed, looped): every length claim exact."""
+        sample = os.path.join(SRC, "samples", "music-bed.txt")
+        for rate in (22050, 44100):
+            with self.subTest(rate=rate):
+                mp3 = self.path(f"sample{rate}.mp3")
+                res = run([sample, "-o", mp3, "--cache", self.cache, "-q", "--sample-rate", str(rate)])
+                self.assertEqual(res.returncode, 0, res.stderr)
+                side = load(self.path(f"sample{rate}.json"))
+                self.assertEqual(side["music"]["file"], "music/pad.ogg")
+                self.assertEqual(ffmpeg_samples(mp3), side["samples"])
+                res = run(["check", mp3, self.path(f"sample{rate}.json")])
                 self.assertEqual(res.returncode, 0, res.stdout + res.stderr)
 
     def test_looped_bed_and_stereo_44k_bed(self):
