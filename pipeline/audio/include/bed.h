@@ -3,7 +3,8 @@
  * out at the end, and added to the speech. Streaming: the mixer holds the bed (borrowed) and
  * a look-ahead of speech, never the episode.
  *
- * Output sample t = speech[t] + round(bed(t) * gain * duck(t) * fade(t)), saturated to int16
+ * Output sample t = speech[t] + round(bed(t) * gain * duck(t) * fade(t)) (half away from zero),
+ * saturated to int16
  * (counted in re_bed_stats.clipped). Everything is computed per sample from integers and the
  * settings, in a fixed order: the same input and settings give the same samples whatever the
  * chunking, on every run.
