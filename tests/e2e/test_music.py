@@ -66,6 +66,16 @@ def band_rms_db(path, start, end):
     return float(value)
 
 
+def difference_rms_db(mix, speech, start, end):
+    """RMS level (dBFS) of [start, end) s of mix - speech (two WAVs), computed by ffmpeg."""
+    out = subprocess.run(["ffmpeg", "-nostats", "-hide_banner", "-i", mix, "-i", speech,
+                          "-filter_complex", "[0:a][1:a]amerge=inputs=2,pan=mono|c0=c0-c1,"
+                          f"atrim=start={start:.3f}:end={end:.3f},"
+                          "astats=measure_overall=RMS_level:measure_perchannel=none",
+                          "-f", "null", "-"], capture_output=True, text=True, check=True).stderr
+    return float(re.findall(r"RMS level dB: (\S+)", out)[-1])
+
+
 def ebur128(path):
     out = subprocess.run(["ffmpeg", "-nostats", "-hide_banner", "-i", path, "-af",
                           "ebur128=peak=true:dualmono=true", "-f", "null", "-"],
@@ -144,6 +154,27 @@ class Music(Case):
                 gain = load(self.path(f"norm{duck}.json"))["loudness"]["gain_db"]
                 self.assertLessEqual(abs(min(between_mp3) - min(between) - (gain - 0.45)), 0.5,
                                      (between_mp3, between, gain))
+
+    def test_duck_exact_by_subtraction(self):
+        """With --loudness off the mix is the speech plus the bed: ffmpeg subtracts a render of
+        the same script without the bed, leaving the bed alone, which is exactly `duck` dB
+        lower under speech than in the gaps (any sound as the bed: here a chord)."""
+        subprocess.run(["sox", "-n", "-r", "48000", "-c", "3", os.path.join(self.dir, "chord.wav"),
+                        "synth", "40", "sine", "220", "sine", "277", "sine", "330", "remix", "-",
+                        "gain", "-12"], check=True)
+        mix, plain = self.path("mix.wav"), self.path("plain.wav")
+        self.render(script("chord.wav", "duck: 9 dB\nfade: 1s\n"), mix, "--loudness", "off",
+                    "--transcript-json")
+        self.render(script().replace("music: bed.wav\n", ""), plain, "--loudness", "off",
+                    name="plain.txt")
+        side = load(self.path("mix.json"))
+        speech, gaps = regions(load(self.path("mix.transcript.json")),
+                               side["samples"] / side["sample_rate"], 1.0)
+        under = [difference_rms_db(mix, plain, a - 0.09, b + 0.09) for a, b in speech]
+        between = [difference_rms_db(mix, plain, a, b) for a, b in gaps]
+        self.assertLess(max(between) - min(between), 0.1, between)
+        for level in under:
+            self.assertAlmostEqual(min(between) - level, 9.0, delta=0.05, msg=(under, between))
 
     def test_bed_level_relative_to_speech_survives_normalization(self):
         """The bed in the gaps sits music_level - target below the speech's level, before and
