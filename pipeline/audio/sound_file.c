@@ -200,6 +200,15 @@ fail:
     return status;
 }
 
+void re_sound_fade_out(int16_t *samples, size_t n, size_t fade)
+{
+    if (fade > n)
+        fade = n;
+    int16_t *tail = samples + (n - fade);
+    for (size_t k = 0; k < fade; k++)
+        tail[k] = (int16_t)((int64_t)tail[k] * (int64_t)(fade - k) / (int64_t)(fade + 1));
+}
+
 void re_sound_free(re_sound *sound)
 {
     if (!sound)

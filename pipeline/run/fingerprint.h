@@ -13,6 +13,9 @@
  *   - which extra files are written (--srt, --transcript-json, --page, --page-md);
  *   - the script's bytes exactly as read;
  *   - every value of every voice profile the episode uses, in the episode's order;
+ *   - the SHA-256 of every sound file the episode plays (format 1.1: intro, each [sound],
+ *     outro, in playing order), so that editing a jingle renders its episodes again; an
+ *     episode with none hashes nothing for them (its digest is as before);
  *   - the SHA-256 of the music bed's file (`music:`), when there is one (the bed's settings
  *     are in the script's bytes).
  * Not covered, on purpose: paths (the same inputs elsewhere are the same inputs), -j, the
@@ -34,6 +37,8 @@ typedef struct re_fingerprint_inputs {
     int loudness_off;
     double loudness_target, true_peak;
     int write_srt, write_transcript_json, write_page, write_page_md;
+    const unsigned char (*sound_digests)[RE_SHA256_SIZE];   /* the sound files' bytes' */
+    size_t sound_count;
     const unsigned char *music_sha256;   /* RE_SHA256_SIZE bytes; NULL without a bed */
 } re_fingerprint_inputs;
 

@@ -190,8 +190,21 @@ static void confinement(void)
     free(other);
 }
 
+static void fade(void)
+{
+    int16_t s[6] = { 1000, 1000, 1000, 1000, 1000, -1000 };
+    re_sound_fade_out(s, 6, 4);
+    static const int16_t want[6] = { 1000, 1000, 800, 600, 400, -200 };
+    CHECK(memcmp(s, want, sizeof s) == 0);
+    int16_t t[2] = { 300, 300 };
+    re_sound_fade_out(t, 2, 50);   /* longer than the sound: all of it */
+    CHECK_INT(t[0], 200);
+    CHECK_INT(t[1], 100);
+}
+
 int main(void)
 {
+    fade();
     if (test_temp_dir(dir, sizeof dir, "sound") != 0)
         return 1;
     bit_exact_at_same_rate();

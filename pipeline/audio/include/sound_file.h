@@ -50,6 +50,16 @@ typedef struct re_sound {
  * RE_ERR_INVALID (NULL arguments, rate 0). */
 re_status re_sound_load(const char *path, unsigned rate, re_sound *out, re_diagnostics *diag);
 
+/* A cut sound (`[sound FILE 2.5s]`) ends with a linear fade-out over its last
+ * RE_SOUND_FADE_MS (or all of it when it is shorter): long enough that the cut makes no
+ * click, short enough that the cut is where the script says. */
+#define RE_SOUND_FADE_MS 50u
+
+/* Multiplies samples[n - fade .. n) by (fade - k) / (fade + 1) for k = 0 .. fade-1 (the last
+ * sample's gain is 1/(fade+1), the silence after the cut would be the next step), in integer
+ * arithmetic rounded toward zero: the same bytes everywhere. fade > n fades all n. */
+void re_sound_fade_out(int16_t *samples, size_t n, size_t fade);
+
 /* Frees the samples and zeroes *sound; NULL and a zeroed sound are fine. */
 void re_sound_free(re_sound *sound);
 
