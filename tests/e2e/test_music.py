@@ -20,6 +20,7 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import subprocess
 
 from common import SRC, Case, ffmpeg_samples, main, mpg123_samples, run, write
@@ -91,13 +92,15 @@ def load(path):
         return json.load(f)
 
 
-def regions(transcript, duration, fade):
-    """(speech, gaps): lists of (start, end) s from the transcript's cues."""
+def regions(transcript, duration, fade, inserts=()):
+    """(speech, gaps): lists of (start, end) s. Speech: the transcript's cues. Gaps: between
+    two things that duck the bed (cues, and the sound files the sidecar lists as inserts)."""
     cues = [(c["startTime"], c["endTime"]) for c in transcript["segments"]]
     lo, hi = fade + 0.2, duration - fade - 0.2
     speech = [(a + 0.1, b - 0.1) for a, b in cues if a >= lo and b <= hi and b - a > 0.5]
+    busy = sorted(cues + list(inserts))
     gaps = []
-    for (_, end), (start, _) in zip(cues, cues[1:]):
+    for (_, end), (start, _) in zip(busy, busy[1:]):
         a, b = end + DUCK_HOLD_RELEASE_S + 0.1, start - LOOKAHEAD_S - 0.1
         if b - a > 0.5 and a >= lo and b <= hi:
             gaps.append((a, b))
@@ -120,8 +123,10 @@ class Music(Case):
 
     def assert_ducked(self, audio, transcript, duck, fade):
         side = load(os.path.splitext(audio)[0] + ".json")
-        duration = side["samples"] / side["sample_rate"]
-        speech, gaps = regions(load(transcript), duration, fade)
+        rate = side["sample_rate"]
+        inserts = [(i["start"] / rate, (i["start"] + i["samples"]) / rate)
+                   for i in side.get("inserts", [])]
+        speech, gaps = regions(load(transcript), side["samples"] / rate, fade, inserts)
         self.assertGreaterEqual(len(speech), 3, speech)
         self.assertGreaterEqual(len(gaps), 2, gaps)
         under = [band_rms_db(audio, a, b) for a, b in speech]
@@ -230,6 +235,36 @@ class Music(Case):
                 self.assertEqual(ffmpeg_samples(mp3), side["samples"])
                 res = run(["check", mp3, self.path(f"sample{rate}.json")])
                 self.assertEqual(res.returncode, 0, res.stdout + res.stderr)
+
+    def test_produced_episode_with_a_bed(self):
+        """Issue 17's whole: an intro (with overlap), two inserts and an outro (the produced
+        sample's sounds) and a bed, at 22050 and 44100 Hz: every length claim exact, the bed
+        adds no sample, and the duck is measured on the normalized MP3 and a --loudness off
+        WAV (the sidechain ducks under the sounds too; the gaps are measured away from them)."""
+        shutil.copytree(os.path.join(SRC, "samples", "sounds"), os.path.join(self.dir, "sounds"))
+        text = script(extra="fade: 1s\nintro: sounds/intro.ogg\nintro_overlap: 1.5s\n"
+                            "outro: sounds/outro.ogg\n")
+        text = text.replace("[pause 4s]\n\nAnd this is", "[pause 4s]\n\n[sound sounds/chime.flac]\n\n"
+                            "And this is").replace("comes after a long pause",
+                                                   "comes after [sound sounds/sting.wav 0.4s] a long pause")
+        for rate in (22050, 44100):
+            with self.subTest(rate=rate):
+                mp3 = self.path(f"prod{rate}.mp3")
+                self.render(text, mp3, "--sample-rate", str(rate), "--transcript-json")
+                side = load(self.path(f"prod{rate}.json"))
+                self.assertEqual([i["kind"] for i in side["inserts"]], ["intro", "sound", "sound", "outro"])
+                self.assertEqual(ffmpeg_samples(mp3), side["samples"])
+                self.assertEqual(mpg123_samples(mp3), side["samples"])
+                res = run(["check", mp3, self.path(f"prod{rate}.json")])
+                self.assertEqual(res.returncode, 0, res.stdout + res.stderr)
+                self.assert_ducked(mp3, self.path(f"prod{rate}.transcript.json"), 12, 1.0)
+                plain = self.path(f"prodplain{rate}.wav")
+                self.render(text.replace("music: bed.wav\n", "").replace("fade: 1s\n", ""), plain, "--sample-rate", str(rate),
+                            "--loudness", "off", name="plain.txt")
+                self.assertEqual(load(self.path(f"prodplain{rate}.json"))["samples"], side["samples"])
+        wav = self.path("prodoff.wav")
+        self.render(text, wav, "--loudness", "off", "--transcript-json")
+        self.assert_ducked(wav, self.path("prodoff.transcript.json"), 12, 1.0)
 
     def test_looped_bed_and_stereo_44k_bed(self):
         """A 3 s stereo 44.1 kHz bed under a 22050 Hz episode of about 25 s: looped, read
