@@ -1033,9 +1033,11 @@ re_status re_render(const re_render_options *options, re_render_result *result,
     if (status == RE_OK) {
         choose_rate(&r);
         status = load_sounds(&r);
+        /* the bed's errors are reported with the sound files' in the same run */
+        re_status music = status == RE_OK || status == RE_ERR_INPUT ? load_music(&r) : RE_OK;
+        if (status == RE_OK || music == RE_ERR_NOMEM)
+            status = music;
     }
-    if (status == RE_OK)
-        status = load_music(&r);
     if (status == RE_OK)
         status = start_engine(&r);
     if (status == RE_OK)

@@ -373,6 +373,9 @@ def cases():
     c.append(case("music-level-out-of-range", "music",
                   b"---\ntitle: Hostile\nmusic: x.wav\nmusic_level: 0 LUFS\n---\nHi.\n", 2,
                   "4:14", "music_level must be a loudness from -60 to -5 LUFS"))
+    c.append(case("music-and-sound-errors-at-once", "music",
+                  b"---\ntitle: Hostile\nintro: a.wav\nmusic: m.wav\n---\nHi [sound c.wav] there.\n",
+                  2, "3:8", "(?s)3:8: sound file .*a\\.wav.*6:4: sound file .*c\\.wav.*4:8: music: sound file .*m\\.wav"))
     return c
 
 
