@@ -919,15 +919,65 @@ typedef struct peak_part {
     interpolator ip;
     peak_finder pf;
     off_t decoded;           /* gapless samples decoded up to */
+    /* a peak map's tiles (NULL: none): the finder's peaks are one tile's, kept per tile */
+    float *tile_true, *tile_sample;
+    size_t tiles, tile;      /* tile: the one the finder measures now (tiles: none yet) */
+    off_t spf, grid;         /* grid: a block start seen after the first block, -1: none */
+    int misaligned;          /* a block started off the frame grid */
     re_status status;
     re_diagnostics diag;     /* the part's thread's own; the whole file's decoder reports */
 } peak_part;
+
+/* Pushes of gapless samples [pos, pos + n), each tile's peaks kept apart: the finder starts
+ * each tile from nothing, and skips only what cannot pass that tile's peak so far, so the
+ * largest tile is exactly the whole file's peak. */
+static void tile_store(peak_part *pt)
+{
+    if (pt->tile < pt->tiles) {
+        float *t = &pt->tile_true[pt->tile], *s = &pt->tile_sample[pt->tile];
+        *t = pt->pf.true_peak > *t ? pt->pf.true_peak : *t;
+        *s = pt->pf.sample_peak > *s ? pt->pf.sample_peak : *s;
+    }
+}
+
+static void tiles_feed(peak_part *pt, const float *x, size_t n, off_t pos)
+{
+    if (!pt->tile_true) {
+        peaks_feed(&pt->pf, &pt->ip, x, n, 1);
+        return;
+    }
+    while (n > 0) {
+        size_t k = (size_t)(pos / RE_LOUDNESS_TILE);
+        if (k >= pt->tiles)
+            k = pt->tiles - 1;   /* the finish's pushes past a length that ends a tile */
+        if (k != pt->tile) {
+            tile_store(pt);
+            pt->tile = k;
+            pt->pf.true_peak = pt->pf.sample_peak = 0;
+        }
+        off_t left = (off_t)(k + 1) * RE_LOUDNESS_TILE - pos;
+        size_t m = k + 1 < pt->tiles && left < (off_t)n ? (size_t)left : n;
+        peaks_feed(&pt->pf, &pt->ip, x, m, 1);
+        x += m;
+        n -= m;
+        pos += (off_t)m;
+    }
+}
+
+/* The intervals at the end, against the silence after it (peak_finish, in tiles). */
+static void tiles_finish(peak_part *pt, off_t pos)
+{
+    static const float zeros[FIR_HALF];
+    tiles_feed(pt, zeros, FIR_HALF, pos);
+    tile_store(pt);
+}
 
 /* Measures a part's intervals from each decoded block; `at` counts gapless samples. */
 typedef struct part_feed {
     peak_part *pt;
     off_t at;
     off_t end;               /* the last interval's later taps; -1: to the end */
+    unsigned blocks;         /* blocks with samples so far */
 } part_feed;
 
 static int part_block(void *user, const re_mp3_block *b)
@@ -938,6 +988,12 @@ static int part_block(void *user, const re_mp3_block *b)
         return 0;
     const float *x = (const float *)(const void *)b->pcm;
     size_t n = b->bytes / sizeof(float), i = 0;
+    if (n > 0 && f->blocks++ > 0 && pt->spf > 0) {   /* after the first: whole frames */
+        if (pt->grid < 0)
+            pt->grid = f->at % pt->spf;
+        else if (f->at % pt->spf != pt->grid)
+            pt->misaligned = 1;
+    }
     for (; i < n && f->at + (off_t)i < pt->from; i++)
         if (f->at + (off_t)i >= pt->from - FIR_TAPS)
             peak_prime(&pt->pf, &pt->ip, x[i]);
@@ -945,7 +1001,7 @@ static int part_block(void *user, const re_mp3_block *b)
     if (f->end >= 0 && f->at + (off_t)n > f->end)
         stop = f->end > f->at + (off_t)i ? (size_t)(f->end - f->at) : i;
     if (stop > i)
-        peaks_feed(&pt->pf, &pt->ip, x + i, stop - i, 1);
+        tiles_feed(pt, x + i, stop - i, f->at + (off_t)i);
     f->at += (off_t)n;
     return f->end >= 0 && f->at >= f->end;
 }
@@ -965,7 +1021,7 @@ static re_status part_decode(peak_part *pt, mpg123_handle *mh, const re_mp3_sour
             return RE_ERR_FORMAT;
         }
     }
-    part_feed feed = { pt, at, pt->last ? -1 : pt->to + FIR_HALF };
+    part_feed feed = { pt, at, pt->last ? -1 : pt->to + FIR_HALF, 0 };
     if (re_mp3_decoder_each(mh, part_block, &feed) == RE_MP3_END_ERROR) {
         re_diag_add(&pt->diag, NULL, 0, 0,
                     src->error ? "cannot read the MP3: %s" : "damaged MP3: %s",
@@ -973,8 +1029,12 @@ static re_status part_decode(peak_part *pt, mpg123_handle *mh, const re_mp3_sour
         return src->error ? RE_ERR_READ : RE_ERR_FORMAT;
     }
     pt->decoded = feed.at;
-    if (pt->last)
+    if (pt->last && pt->tile_true)
+        tiles_finish(pt, feed.at);
+    else if (pt->last)
         peak_finish(&pt->pf, &pt->ip);
+    else
+        tile_store(pt);
     return RE_OK;
 }
 
@@ -993,7 +1053,8 @@ static void *peak_part_main(void *arg)
 }
 
 /* A mono MP3 of known length (a LAME tag) in two halves; 0 when it is not one, or short. */
-static int peaks_split_point(int fd, off_t size, off_t *split, off_t *length)
+static int peaks_split_point(int fd, off_t size, off_t *split, off_t *length, off_t *spf,
+                             long *rate)
 {
     re_mp3_source src = { .fd = fd, .pos = 0, .size = size, .error = 0 };
     mpg123_handle *mh = NULL;
@@ -1008,37 +1069,100 @@ static int peaks_split_point(int fd, off_t size, off_t *split, off_t *length)
     mpg123_delete(mh);
     if (len < (off_t)PEAK_SPLIT_MIN)
         return 0;
-    off_t spf = fmt.info.version == MPG123_1_0 ? 1152 : 576;
-    *split = len / 2 / spf * spf;
+    *spf = fmt.info.version == MPG123_1_0 ? 1152 : 576;
+    *split = len / 2 / *spf * *spf;
     *length = len;
+    *rate = fmt.rate;
     return 1;
 }
 
-static void peak_parts_free(peak_part *parts)
+static void peak_parts_free(peak_part *parts, int count)
 {
-    for (int k = 0; k < 2; k++)
+    for (int k = 0; parts && k < count; k++) {
         re_diagnostics_free(&parts[k].diag);
+        free(parts[k].tile_true);
+        free(parts[k].tile_sample);
+    }
     free(parts);
 }
 
-re_status re_loudness_peaks_mp3_fd(int fd, re_loudness *out, re_diagnostics *diag)
+/* `count` parts of the map's file, each with tiles of its own (all zero). */
+static peak_part *peak_parts_new(int fd, off_t size, const re_loudness_peak_map *map, int count)
 {
-    struct stat st;
-    off_t split = 0, length = 0;
-    if (fd < 0 || !out || fstat(fd, &st) != 0 || !peaks_split_point(fd, st.st_size, &split, &length)) {
-        re_status status = measure_mp3_fd(fd, METER_PEAKS, out, diag);
-        if (status == RE_OK)
-            out->integrated_lufs = -HUGE_VAL;
-        return status;
-    }
-    peak_part *parts = calloc(2, sizeof *parts);
-    if (!parts)
-        return RE_ERR_NOMEM;
-    for (int k = 0; k < 2; k++) {
-        parts[k] = (peak_part){ .fd = fd, .size = st.st_size, .from = k ? split : 0,
-                                .to = k ? length : split, .last = k == 1 };
+    peak_part *parts = calloc((size_t)count, sizeof *parts);
+    for (int k = 0; parts && k < count; k++) {
+        parts[k] = (peak_part){ .fd = fd, .size = size, .tiles = map->tiles, .tile = map->tiles,
+                                .spf = (off_t)map->spf, .grid = -1 };
         make_interpolator(&parts[k].ip);
         re_diagnostics_init(&parts[k].diag, RE_DIAG_DEFAULT_LIMIT);
+        parts[k].tile_true = calloc(map->tiles, sizeof(float));
+        parts[k].tile_sample = calloc(map->tiles, sizeof(float));
+        if (!parts[k].tile_true || !parts[k].tile_sample) {
+            peak_parts_free(parts, k + 1);
+            return NULL;
+        }
+    }
+    return parts;
+}
+
+void re_loudness_peak_map_free(re_loudness_peak_map *map)
+{
+    if (!map)
+        return;
+    free(map->tile_true);
+    free(map->tile_sample);
+    memset(map, 0, sizeof *map);
+}
+
+/* The peaks of the whole file from its tiles (as re_loudness_peaks_mp3_fd reports them). */
+static void map_summary(const re_loudness_peak_map *map, re_loudness *out)
+{
+    float true_peak = 0, sample_peak = 0;
+    for (size_t k = 0; k < map->tiles; k++) {
+        true_peak = map->tile_true[k] > true_peak ? map->tile_true[k] : true_peak;
+        sample_peak = map->tile_sample[k] > sample_peak ? map->tile_sample[k] : sample_peak;
+    }
+    memset(out, 0, sizeof *out);
+    out->integrated_lufs = -HUGE_VAL;
+    out->true_peak_dbtp = db_of(fmax(true_peak, sample_peak));
+    out->sample_peak_dbfs = db_of(sample_peak);
+    out->frames = map->frames;
+}
+
+/* One decoder from the start, for a file too short for halves (or one that cannot be split). */
+static re_status peaks_whole(int fd, re_loudness *out, re_diagnostics *diag)
+{
+    re_status status = measure_mp3_fd(fd, METER_PEAKS, out, diag);
+    if (status == RE_OK)
+        out->integrated_lufs = -HUGE_VAL;
+    return status;
+}
+
+re_status re_loudness_peak_map_mp3_fd(int fd, re_loudness_peak_map *map, re_loudness *out,
+                                      re_diagnostics *diag)
+{
+    if (fd < 0 || !out || !map)
+        return RE_ERR_INVALID;
+    re_loudness_peak_map_free(map);
+    struct stat st;
+    off_t split = 0, length = 0, spf = 0;
+    long rate = 0;
+    if (fstat(fd, &st) != 0 || !peaks_split_point(fd, st.st_size, &split, &length, &spf, &rate))
+        return peaks_whole(fd, out, diag);
+    *map = (re_loudness_peak_map){ .rate = rate, .spf = (unsigned)spf,
+                                   .tiles = (size_t)((length + FIR_HALF) / RE_LOUDNESS_TILE) + 1 };
+    map->tile_true = calloc(map->tiles, sizeof(float));
+    map->tile_sample = calloc(map->tiles, sizeof(float));
+    peak_part *parts = map->tile_true && map->tile_sample
+                       ? peak_parts_new(fd, st.st_size, map, 2) : NULL;
+    if (!parts) {
+        re_loudness_peak_map_free(map);
+        return RE_ERR_NOMEM;
+    }
+    for (int k = 0; k < 2; k++) {
+        parts[k].from = k ? split : 0;
+        parts[k].to = k ? length : split;
+        parts[k].last = k == 1;
     }
     pthread_t second;
     int threaded = pthread_create(&second, NULL, peak_part_main, &parts[1]) == 0;
@@ -1051,20 +1175,78 @@ re_status re_loudness_peaks_mp3_fd(int fd, re_loudness *out, re_diagnostics *dia
     if (status != RE_OK) {
         /* whatever went wrong in halves (a decoder that cannot seek there), one decoder from
          * the start decides, and reports it */
-        peak_parts_free(parts);
-        status = measure_mp3_fd(fd, METER_PEAKS, out, diag);
-        if (status == RE_OK)
-            out->integrated_lufs = -HUGE_VAL;
-        return status;
+        peak_parts_free(parts, 2);
+        re_loudness_peak_map_free(map);
+        return peaks_whole(fd, out, diag);
     }
-    double true_peak = fmax(parts[0].pf.true_peak, parts[1].pf.true_peak);
-    double sample_peak = fmax(parts[0].pf.sample_peak, parts[1].pf.sample_peak);
-    memset(out, 0, sizeof *out);
-    out->integrated_lufs = -HUGE_VAL;
-    out->true_peak_dbtp = db_of(fmax(true_peak, sample_peak));
-    out->sample_peak_dbfs = db_of(sample_peak);
-    out->frames = (uint64_t)parts[1].decoded;
-    peak_parts_free(parts);
+    for (size_t k = 0; k < map->tiles; k++) {
+        map->tile_true[k] = fmaxf(parts[0].tile_true[k], parts[1].tile_true[k]);
+        map->tile_sample[k] = fmaxf(parts[0].tile_sample[k], parts[1].tile_sample[k]);
+    }
+    map->frames = (uint64_t)parts[1].decoded;
+    map->grid = (uint64_t)(parts[0].grid >= 0 ? parts[0].grid : parts[1].grid);
+    map->aligned = !parts[0].misaligned && !parts[1].misaligned
+                   && (parts[0].grid < 0 || parts[1].grid < 0 || parts[0].grid == parts[1].grid);
+    peak_parts_free(parts, 2);
+    map_summary(map, out);
+    return RE_OK;
+}
+
+re_status re_loudness_peaks_mp3_fd(int fd, re_loudness *out, re_diagnostics *diag)
+{
+    re_loudness_peak_map map = { 0 };
+    re_status status = re_loudness_peak_map_mp3_fd(fd, &map, out, diag);
+    re_loudness_peak_map_free(&map);
+    return status;
+}
+
+/* Decoded samples depend on their own frame and the one before (the transform's overlap);
+ * LAME's delay (576) and the decoder's (529) put frame f's samples at f * spf - 1105. Three
+ * frames either side hold that with room. */
+#define MAP_CHANGE_MARGIN 3
+
+re_status re_loudness_peak_map_update_mp3_fd(int fd, re_loudness_peak_map *map,
+                                             uint64_t first_frame, uint64_t end_frame,
+                                             re_loudness *out, re_diagnostics *diag)
+{
+    if (fd < 0 || !map || !out || first_frame >= end_frame)
+        return RE_ERR_INVALID;
+    if (!map->tiles)
+        return re_loudness_peak_map_mp3_fd(fd, map, out, diag);
+    struct stat st;
+    if (fstat(fd, &st) != 0)
+        return re_loudness_peak_map_mp3_fd(fd, map, out, diag);
+    uint64_t spf = map->spf;
+    uint64_t a = first_frame > MAP_CHANGE_MARGIN ? (first_frame - MAP_CHANGE_MARGIN) * spf : 0;
+    uint64_t b = (end_frame + MAP_CHANGE_MARGIN) * spf + FIR_TAPS;   /* intervals' later taps */
+    size_t k0 = (size_t)(a / RE_LOUDNESS_TILE), k1 = (size_t)(b / RE_LOUDNESS_TILE);
+    if (k0 >= map->tiles)
+        k0 = map->tiles - 1;
+    int last = (uint64_t)(k1 + 1) * RE_LOUDNESS_TILE >= map->frames;
+    if (last || k1 >= map->tiles)
+        k1 = map->tiles - 1;
+    peak_part *pt = peak_parts_new(fd, st.st_size, map, 1);
+    if (!pt)
+        return RE_ERR_NOMEM;
+    pt->from = (off_t)k0 * RE_LOUDNESS_TILE;
+    pt->to = last ? (off_t)map->frames : (off_t)(k1 + 1) * RE_LOUDNESS_TILE - FIR_HALF;
+    pt->last = last;
+    peak_part_main(pt);
+    re_status status = pt->status;
+    if (status == RE_OK && last && (uint64_t)pt->decoded != map->frames)
+        status = RE_ERR_FORMAT;
+    if (status == RE_OK) {
+        for (size_t k = k0; k <= k1; k++) {
+            map->tile_true[k] = pt->tile_true[k];
+            map->tile_sample[k] = pt->tile_sample[k];
+        }
+        map->aligned = map->aligned && !pt->misaligned
+                       && (pt->grid < 0 || (uint64_t)pt->grid == map->grid);
+    }
+    peak_parts_free(pt, 1);
+    if (status != RE_OK)   /* the whole file again decides, and reports */
+        return re_loudness_peak_map_mp3_fd(fd, map, out, diag);
+    map_summary(map, out);
     return RE_OK;
 }
 
@@ -1160,6 +1342,116 @@ re_status re_loudness_overshoots_mp3_fd(int fd, double ceiling_dbtp, re_loudness
     free(f);
     mpg123_close(mh);
     mpg123_delete(mh);
+    return status;
+}
+
+/* The overshoots of a file measured into a peak map: only the runs of tiles whose peak passes
+ * the ceiling are decoded again, each by a decoder that starts a few frames early and feeds
+ * the spot finder from a block on the file's frame grid. The finder's 64-sample checks fall
+ * where a decoder from the start makes them (within each decoded frame), no check outside the
+ * runs can find anything, and the runs are fed in order through one list of spots: the spots
+ * are the ones re_loudness_overshoots_mp3_fd finds. */
+typedef struct over_run {
+    over_feed *f;
+    off_t at;                /* gapless samples decoded up to */
+    off_t start_min, end;    /* feed from the first block at or after start_min; stop at end */
+    off_t spf, grid;
+    int started, misaligned;
+} over_run;
+
+static int over_run_block(void *user, const re_mp3_block *b)
+{
+    over_run *r = user;
+    if (b->new_format)
+        return 0;
+    const float *x = (const float *)(const void *)b->pcm;
+    size_t n = b->bytes / sizeof(float);
+    if (!r->started && n > 0 && r->at >= r->start_min) {
+        if (r->at != 0 && r->at % r->spf != r->grid) {
+            r->misaligned = 1;
+            return 1;
+        }
+        r->started = 1;
+        r->f->at = (uint64_t)r->at;
+    }
+    if (!r->started)
+        for (size_t i = n > FIR_TAPS ? n - FIR_TAPS : 0; i < n; i++)
+            peak_prime(&r->f->pf, &r->f->ip, x[i]);
+    else
+        over_block(r->f, b);
+    r->at += (off_t)n;
+    return r->started && r->at >= r->end;
+}
+
+/* Feeds tiles [k0, k1] of the file through f; *misaligned when a block is off the grid. */
+static re_status over_run_decode(int fd, const re_loudness_peak_map *map, size_t k0, size_t k1,
+                                 over_feed *f, int *misaligned, re_diagnostics *diag)
+{
+    re_mp3_source src;
+    mpg123_handle *mh = NULL;
+    re_status status = open_mp3_fd(fd, &src, &mh, diag);
+    if (status != RE_OK)
+        return status;
+    off_t spf = (off_t)map->spf, first = (off_t)k0 * RE_LOUDNESS_TILE;
+    over_run r = { .f = f, .start_min = first - 2 * spf, .end = (off_t)(k1 + 1) * RE_LOUDNESS_TILE,
+                   .spf = spf, .grid = (off_t)map->grid };
+    off_t seek = first - (off_t)(PEAK_PRIMING + 2) * spf;
+    re_mp3_format fmt;
+    if (re_mp3_decoder_format(mh, MPG123_ENC_FLOAT_32, &fmt) != RE_MP3_FORMAT_OK)
+        status = RE_ERR_FORMAT;
+    else if (seek > 0 && (mpg123_seek(mh, seek, SEEK_SET) != seek || mpg123_tell(mh) != seek))
+        status = RE_ERR_FORMAT;
+    r.at = seek > 0 ? seek : 0;
+    f->pf = (peak_finder){ .true_peak = f->bar, .sample_peak = f->bar };
+    re_mp3_end end = status == RE_OK ? re_mp3_decoder_each(mh, over_run_block, &r) : RE_MP3_END_ERROR;
+    if (status == RE_OK && end == RE_MP3_END_ERROR) {
+        re_diag_add(diag, NULL, 0, 0, "damaged MP3: %s", mpg123_strerror(mh));
+        status = src.error ? RE_ERR_READ : RE_ERR_FORMAT;
+    }
+    if (status == RE_OK && end == RE_MP3_END_DONE && r.started) {   /* the file's end */
+        peak_finish(&f->pf, &f->ip);
+        if (f->pf.true_peak > f->bar || f->pf.sample_peak > f->bar)
+            over_note(f, f->at > FIR_TAPS ? f->at - FIR_TAPS : 0, f->at);
+    }
+    *misaligned = r.misaligned || (status == RE_OK && !r.started);
+    mpg123_close(mh);
+    mpg123_delete(mh);
+    return status;
+}
+
+re_status re_loudness_map_overshoots_mp3_fd(int fd, const re_loudness_peak_map *map,
+                                            double ceiling_dbtp, re_loudness_spot *spots,
+                                            size_t capacity, size_t *count, re_diagnostics *diag)
+{
+    if (!map || !map->tiles || !map->aligned)
+        return re_loudness_overshoots_mp3_fd(fd, ceiling_dbtp, spots, capacity, count, diag);
+    if (fd < 0 || !count || (capacity && !spots) || !isfinite(ceiling_dbtp))
+        return RE_ERR_INVALID;
+    *count = 0;
+    over_feed *f = calloc(1, sizeof *f);
+    if (!f)
+        return RE_ERR_NOMEM;
+    make_interpolator(&f->ip);
+    f->bar = (float)pow(10.0, ceiling_dbtp / 20.0);
+    f->merge = (uint64_t)(OVER_MERGE_S * (double)map->rate);
+    f->spots = spots;
+    f->capacity = capacity;
+    re_status status = RE_OK;
+    int misaligned = 0;
+    for (size_t k = 0; status == RE_OK && !misaligned && k < map->tiles; k++) {
+        if (!(map->tile_true[k] > f->bar || map->tile_sample[k] > f->bar))
+            continue;
+        size_t k1 = k;
+        while (k1 + 1 < map->tiles
+               && (map->tile_true[k1 + 1] > f->bar || map->tile_sample[k1 + 1] > f->bar))
+            k1++;
+        status = over_run_decode(fd, map, k, k1, f, &misaligned, diag);
+        k = k1;
+    }
+    *count = f->count;
+    free(f);
+    if (status == RE_OK && misaligned)   /* not on the grid: one decoder from the start */
+        return re_loudness_overshoots_mp3_fd(fd, ceiling_dbtp, spots, capacity, count, diag);
     return status;
 }
 

@@ -1124,7 +1124,7 @@ static re_status read_old(int fd, const off_t *offsets, uint64_t first, uint64_t
 
 /* One changed range of samples [a, b) into the file. */
 static re_status patch_range(job *jb, int fd, const off_t *offsets, uint64_t total,
-                             uint64_t a, uint64_t b, scratch *sc)
+                             uint64_t a, uint64_t b, scratch *sc, uint64_t *changed)
 {
     const stream_format *fmt = &jb->fmt;
     uint64_t fa = a / fmt->spf, fb = (b + PATCH_DELAYS + fmt->spf - 1) / fmt->spf;
@@ -1211,6 +1211,10 @@ static re_status patch_range(job *jb, int fd, const off_t *offsets, uint64_t tot
         status = re_pwrite_all(fd, old.bytes, old.frame[s1 - old.first].offset, offsets[old_first]);
     if (status == RE_OK)
         status = re_pwrite_all(fd, nu.bytes + new_from, new_to - new_from, offsets[s1]);
+    if (status == RE_OK && changed) {
+        changed[0] = s1;
+        changed[1] = s2;
+    }
     piece_free(&nu);
     piece_free(&old);
     return status;
@@ -1219,7 +1223,8 @@ static re_status patch_range(job *jb, int fd, const off_t *offsets, uint64_t tot
 re_status re_mp3_patch_fd(FILE *out, off_t audio_at, int pcm_fd, uint64_t frames,
                           unsigned sample_rate, const re_mp3_settings *settings,
                           const uint64_t (*ranges)[2], size_t range_count,
-                          volatile sig_atomic_t *stop, re_diagnostics *diag)
+                          uint64_t (*changed)[2], volatile sig_atomic_t *stop,
+                          re_diagnostics *diag)
 {
     if (!out || pcm_fd < 0 || !settings || (range_count && !ranges))
         return RE_ERR_INVALID;
@@ -1247,7 +1252,8 @@ re_status re_mp3_patch_fd(FILE *out, off_t audio_at, int pcm_fd, uint64_t frames
         if (ranges[k][0] >= ranges[k][1] || ranges[k][1] > frames)
             status = RE_ERR_INVALID;
         else
-            status = patch_range(&jb, fd, offsets, total, ranges[k][0], ranges[k][1], &sc);
+            status = patch_range(&jb, fd, offsets, total, ranges[k][0], ranges[k][1], &sc,
+                                 changed ? changed[k] : NULL);
         if (status == RE_OK && stop && *stop)
             status = RE_ERR_INTERRUPTED;
     }

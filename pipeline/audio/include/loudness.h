@@ -7,8 +7,10 @@
  *             -> re_loudness_plan_make
  *   leveling  spool -> re_leveler -> re_loudness_meter and a new spool, again while
  *             re_loudness_plan_update(LEVELED) asks (only when the limiter will act)
- *   encoding  the leveled spool -> MP3; re_loudness_peaks_mp3_fd on the output, and leveling
- *             and encoding again while re_loudness_plan_update(DELIVERED) asks (rare).
+ *   encoding  the leveled spool -> MP3; its peaks decoded once into a peak map
+ *             (re_loudness_peak_map_mp3_fd); when they pass the ceiling, only the spots
+ *             found from the map are re-encoded and measured again; leveling and encoding
+ *             again while re_loudness_plan_update(DELIVERED) asks (rare).
  * Nothing holds more than a few chunks of audio.
  *
  * Levels: integrated loudness in LUFS, a mono stream measured as dual mono (EBUR128_DUAL_MONO,
@@ -210,5 +212,50 @@ typedef struct re_loudness_spot {
 } re_loudness_spot;
 re_status re_loudness_overshoots_mp3_fd(int fd, double ceiling_dbtp, re_loudness_spot *spots,
                                         size_t capacity, size_t *count, re_diagnostics *diag);
+
+/* ---- A peak map: the encoded file's peaks per tile (issue 18) -----------------------------
+ * The render decodes its MP3 once: re_loudness_peak_map_mp3_fd measures the peaks as
+ * re_loudness_peaks_mp3_fd does (the same values: the largest tile is the file's peak) and
+ * keeps them per tile of RE_LOUDNESS_TILE samples (0.84 s at 22050 Hz; 2.4 KiB per hour).
+ * From the map, re_loudness_map_overshoots_mp3_fd decodes again only the tiles over the
+ * ceiling, and after frames of the file were replaced (re_mp3_patch_fd),
+ * re_loudness_peak_map_update_mp3_fd decodes only the tiles around them. A file too short to
+ * be measured in halves (under about 48 s) gets no map (tiles 0): the other two then decode
+ * the whole file, as re_loudness_overshoots_mp3_fd and re_loudness_peak_map_mp3_fd do.
+ * Life cycle: zero the map, re_loudness_peak_map_mp3_fd, any number of updates and overshoot
+ * searches, re_loudness_peak_map_free (which zeroes it again). The file must not change
+ * between calls except in the frames an update names. */
+#define RE_LOUDNESS_TILE 18432   /* samples: 32 MPEG-2 frames, 16 MPEG-1 frames */
+
+typedef struct re_loudness_peak_map {
+    uint64_t frames;                   /* decoded samples */
+    long rate;
+    unsigned spf;                      /* samples per MPEG frame */
+    uint64_t grid;                     /* every decoded frame but the first starts at a
+                                        * gapless sample position congruent to this mod spf */
+    int aligned;                       /* every frame seen was on that grid */
+    size_t tiles;                      /* tile k: the intervals measured when samples
+                                        * [k, k + 1) x RE_LOUDNESS_TILE came in */
+    float *tile_true, *tile_sample;    /* linear peaks per tile */
+} re_loudness_peak_map;
+
+/* re_loudness_peaks_mp3_fd into *out, and the map (tiles 0 for a short file). The map must
+ * be zeroed or hold an earlier map (freed first). RE_ERR_NOMEM besides its failures. */
+re_status re_loudness_peak_map_mp3_fd(int fd, re_loudness_peak_map *map, re_loudness *out,
+                                      re_diagnostics *diag);
+/* After the file's MPEG audio frames [first_frame, end_frame) (counted after the LAME tag
+ * frame) were replaced by frames of the same sizes: the tiles they and the frames around
+ * them reach are measured again and *out is the whole file's peaks. Without a map, or when
+ * the local decode fails, the whole file is measured again (re_loudness_peak_map_mp3_fd). */
+re_status re_loudness_peak_map_update_mp3_fd(int fd, re_loudness_peak_map *map,
+                                             uint64_t first_frame, uint64_t end_frame,
+                                             re_loudness *out, re_diagnostics *diag);
+/* re_loudness_overshoots_mp3_fd's spots (the same ones), decoding only the runs of tiles whose
+ * peak is over ceiling_dbtp; without a map, or when a decoded frame is off the map's grid,
+ * re_loudness_overshoots_mp3_fd itself. */
+re_status re_loudness_map_overshoots_mp3_fd(int fd, const re_loudness_peak_map *map,
+                                            double ceiling_dbtp, re_loudness_spot *spots,
+                                            size_t capacity, size_t *count, re_diagnostics *diag);
+void re_loudness_peak_map_free(re_loudness_peak_map *map);   /* NULL is allowed */
 
 #endif
