@@ -922,8 +922,6 @@ typedef struct peak_part {
     /* a peak map's tiles (NULL: none): the finder's peaks are one tile's, kept per tile */
     float *tile_true, *tile_sample;
     size_t tiles, tile;      /* tile: the one the finder measures now (tiles: none yet) */
-    off_t spf, grid;         /* grid: a block start seen after the first block, -1: none */
-    int misaligned;          /* a block started off the frame grid */
     re_status status;
     re_diagnostics diag;     /* the part's thread's own; the whole file's decoder reports */
 } peak_part;
@@ -977,7 +975,6 @@ typedef struct part_feed {
     peak_part *pt;
     off_t at;
     off_t end;               /* the last interval's later taps; -1: to the end */
-    unsigned blocks;         /* blocks with samples so far */
 } part_feed;
 
 static int part_block(void *user, const re_mp3_block *b)
@@ -988,12 +985,6 @@ static int part_block(void *user, const re_mp3_block *b)
         return 0;
     const float *x = (const float *)(const void *)b->pcm;
     size_t n = b->bytes / sizeof(float), i = 0;
-    if (n > 0 && f->blocks++ > 0 && pt->spf > 0) {   /* after the first: whole frames */
-        if (pt->grid < 0)
-            pt->grid = f->at % pt->spf;
-        else if (f->at % pt->spf != pt->grid)
-            pt->misaligned = 1;
-    }
     for (; i < n && f->at + (off_t)i < pt->from; i++)
         if (f->at + (off_t)i >= pt->from - FIR_TAPS)
             peak_prime(&pt->pf, &pt->ip, x[i]);
@@ -1021,7 +1012,7 @@ static re_status part_decode(peak_part *pt, mpg123_handle *mh, const re_mp3_sour
             return RE_ERR_FORMAT;
         }
     }
-    part_feed feed = { pt, at, pt->last ? -1 : pt->to + FIR_HALF, 0 };
+    part_feed feed = { pt, at, pt->last ? -1 : pt->to + FIR_HALF };
     if (re_mp3_decoder_each(mh, part_block, &feed) == RE_MP3_END_ERROR) {
         re_diag_add(&pt->diag, NULL, 0, 0,
                     src->error ? "cannot read the MP3: %s" : "damaged MP3: %s",
@@ -1091,8 +1082,7 @@ static peak_part *peak_parts_new(int fd, off_t size, const re_loudness_peak_map 
 {
     peak_part *parts = calloc((size_t)count, sizeof *parts);
     for (int k = 0; parts && k < count; k++) {
-        parts[k] = (peak_part){ .fd = fd, .size = size, .tiles = map->tiles, .tile = map->tiles,
-                                .spf = (off_t)map->spf, .grid = -1 };
+        parts[k] = (peak_part){ .fd = fd, .size = size, .tiles = map->tiles, .tile = map->tiles };
         make_interpolator(&parts[k].ip);
         re_diagnostics_init(&parts[k].diag, RE_DIAG_DEFAULT_LIMIT);
         parts[k].tile_true = calloc(map->tiles, sizeof(float));
@@ -1184,9 +1174,6 @@ re_status re_loudness_peak_map_mp3_fd(int fd, re_loudness_peak_map *map, re_loud
         map->tile_sample[k] = fmaxf(parts[0].tile_sample[k], parts[1].tile_sample[k]);
     }
     map->frames = (uint64_t)parts[1].decoded;
-    map->grid = (uint64_t)(parts[0].grid >= 0 ? parts[0].grid : parts[1].grid);
-    map->aligned = !parts[0].misaligned && !parts[1].misaligned
-                   && (parts[0].grid < 0 || parts[1].grid < 0 || parts[0].grid == parts[1].grid);
     peak_parts_free(parts, 2);
     map_summary(map, out);
     return RE_OK;
@@ -1240,8 +1227,6 @@ re_status re_loudness_peak_map_update_mp3_fd(int fd, re_loudness_peak_map *map,
             map->tile_true[k] = pt->tile_true[k];
             map->tile_sample[k] = pt->tile_sample[k];
         }
-        map->aligned = map->aligned && !pt->misaligned
-                       && (pt->grid < 0 || (uint64_t)pt->grid == map->grid);
     }
     peak_parts_free(pt, 1);
     if (status != RE_OK)   /* the whole file again decides, and reports */
@@ -1342,116 +1327,6 @@ re_status re_loudness_overshoots_mp3_fd(int fd, double ceiling_dbtp, re_loudness
     free(f);
     mpg123_close(mh);
     mpg123_delete(mh);
-    return status;
-}
-
-/* The overshoots of a file measured into a peak map: only the runs of tiles whose peak passes
- * the ceiling are decoded again, each by a decoder that starts a few frames early and feeds
- * the spot finder from a block on the file's frame grid. The finder's 64-sample checks fall
- * where a decoder from the start makes them (within each decoded frame), no check outside the
- * runs can find anything, and the runs are fed in order through one list of spots: the spots
- * are the ones re_loudness_overshoots_mp3_fd finds. */
-typedef struct over_run {
-    over_feed *f;
-    off_t at;                /* gapless samples decoded up to */
-    off_t start_min, end;    /* feed from the first block at or after start_min; stop at end */
-    off_t spf, grid;
-    int started, misaligned;
-} over_run;
-
-static int over_run_block(void *user, const re_mp3_block *b)
-{
-    over_run *r = user;
-    if (b->new_format)
-        return 0;
-    const float *x = (const float *)(const void *)b->pcm;
-    size_t n = b->bytes / sizeof(float);
-    if (!r->started && n > 0 && r->at >= r->start_min) {
-        if (r->at != 0 && r->at % r->spf != r->grid) {
-            r->misaligned = 1;
-            return 1;
-        }
-        r->started = 1;
-        r->f->at = (uint64_t)r->at;
-    }
-    if (!r->started)
-        for (size_t i = n > FIR_TAPS ? n - FIR_TAPS : 0; i < n; i++)
-            peak_prime(&r->f->pf, &r->f->ip, x[i]);
-    else
-        over_block(r->f, b);
-    r->at += (off_t)n;
-    return r->started && r->at >= r->end;
-}
-
-/* Feeds tiles [k0, k1] of the file through f; *misaligned when a block is off the grid. */
-static re_status over_run_decode(int fd, const re_loudness_peak_map *map, size_t k0, size_t k1,
-                                 over_feed *f, int *misaligned, re_diagnostics *diag)
-{
-    re_mp3_source src;
-    mpg123_handle *mh = NULL;
-    re_status status = open_mp3_fd(fd, &src, &mh, diag);
-    if (status != RE_OK)
-        return status;
-    off_t spf = (off_t)map->spf, first = (off_t)k0 * RE_LOUDNESS_TILE;
-    over_run r = { .f = f, .start_min = first - 2 * spf, .end = (off_t)(k1 + 1) * RE_LOUDNESS_TILE,
-                   .spf = spf, .grid = (off_t)map->grid };
-    off_t seek = first - (off_t)(PEAK_PRIMING + 2) * spf;
-    re_mp3_format fmt;
-    if (re_mp3_decoder_format(mh, MPG123_ENC_FLOAT_32, &fmt) != RE_MP3_FORMAT_OK)
-        status = RE_ERR_FORMAT;
-    else if (seek > 0 && (mpg123_seek(mh, seek, SEEK_SET) != seek || mpg123_tell(mh) != seek))
-        status = RE_ERR_FORMAT;
-    r.at = seek > 0 ? seek : 0;
-    f->pf = (peak_finder){ .true_peak = f->bar, .sample_peak = f->bar };
-    re_mp3_end end = status == RE_OK ? re_mp3_decoder_each(mh, over_run_block, &r) : RE_MP3_END_ERROR;
-    if (status == RE_OK && end == RE_MP3_END_ERROR) {
-        re_diag_add(diag, NULL, 0, 0, "damaged MP3: %s", mpg123_strerror(mh));
-        status = src.error ? RE_ERR_READ : RE_ERR_FORMAT;
-    }
-    if (status == RE_OK && end == RE_MP3_END_DONE && r.started) {   /* the file's end */
-        peak_finish(&f->pf, &f->ip);
-        if (f->pf.true_peak > f->bar || f->pf.sample_peak > f->bar)
-            over_note(f, f->at > FIR_TAPS ? f->at - FIR_TAPS : 0, f->at);
-    }
-    *misaligned = r.misaligned || (status == RE_OK && !r.started);
-    mpg123_close(mh);
-    mpg123_delete(mh);
-    return status;
-}
-
-re_status re_loudness_map_overshoots_mp3_fd(int fd, const re_loudness_peak_map *map,
-                                            double ceiling_dbtp, re_loudness_spot *spots,
-                                            size_t capacity, size_t *count, re_diagnostics *diag)
-{
-    if (!map || !map->tiles || !map->aligned)
-        return re_loudness_overshoots_mp3_fd(fd, ceiling_dbtp, spots, capacity, count, diag);
-    if (fd < 0 || !count || (capacity && !spots) || !isfinite(ceiling_dbtp))
-        return RE_ERR_INVALID;
-    *count = 0;
-    over_feed *f = calloc(1, sizeof *f);
-    if (!f)
-        return RE_ERR_NOMEM;
-    make_interpolator(&f->ip);
-    f->bar = (float)pow(10.0, ceiling_dbtp / 20.0);
-    f->merge = (uint64_t)(OVER_MERGE_S * (double)map->rate);
-    f->spots = spots;
-    f->capacity = capacity;
-    re_status status = RE_OK;
-    int misaligned = 0;
-    for (size_t k = 0; status == RE_OK && !misaligned && k < map->tiles; k++) {
-        if (!(map->tile_true[k] > f->bar || map->tile_sample[k] > f->bar))
-            continue;
-        size_t k1 = k;
-        while (k1 + 1 < map->tiles
-               && (map->tile_true[k1 + 1] > f->bar || map->tile_sample[k1 + 1] > f->bar))
-            k1++;
-        status = over_run_decode(fd, map, k, k1, f, &misaligned, diag);
-        k = k1;
-    }
-    *count = f->count;
-    free(f);
-    if (status == RE_OK && misaligned)   /* not on the grid: one decoder from the start */
-        return re_loudness_overshoots_mp3_fd(fd, ceiling_dbtp, spots, capacity, count, diag);
     return status;
 }
 

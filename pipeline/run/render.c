@@ -717,9 +717,8 @@ static re_status retry_locally(render *r, int *done)
         return RE_OK;
     re_loudness_spot spots[LOCAL_SPOTS];
     size_t count = 0;
-    re_status status = re_loudness_map_overshoots_mp3_fd(fileno(stream), &r->peaks,
-                                                         r->plan.ceiling_dbtp, spots, LOCAL_SPOTS,
-                                                         &count, NULL);
+    re_status status = re_loudness_overshoots_mp3_fd(fileno(stream), r->plan.ceiling_dbtp, spots,
+                                                     LOCAL_SPOTS, &count, NULL);
     charge(r, RE_STEP_MEASURE);
     if (status == RE_ERR_NOMEM)
         return status;

@@ -560,23 +560,6 @@ static unsigned char *read_all(const char *path, size_t *len)
     return data;
 }
 
-/* The spots of one decoder from the start and of the map's runs: the same. */
-static void check_spots(int fd, const re_loudness_peak_map *map, double ceiling, size_t want_min)
-{
-    re_loudness_spot whole[16], runs[16];
-    size_t whole_n = 0, runs_n = 0;
-    CHECK_INT(re_loudness_overshoots_mp3_fd(fd, ceiling, whole, 16, &whole_n, NULL), RE_OK);
-    CHECK_INT(re_loudness_map_overshoots_mp3_fd(fd, map, ceiling, runs, 16, &runs_n, NULL), RE_OK);
-    printf("peak map: %zu spots over %.1f dBTP (one decoder: %zu)\n", runs_n, ceiling, whole_n);
-    CHECK(whole_n >= want_min);
-    CHECK_INT(runs_n, whole_n);
-    for (size_t k = 0; k < whole_n && k < runs_n && k < 16; k++) {
-        CHECK_INT(runs[k].first, whole[k].first);
-        CHECK_INT(runs[k].last, whole[k].last);
-        CHECK(fabs(runs[k].peak_dbtp - whole[k].peak_dbtp) < 1e-4);
-    }
-}
-
 static void test_peak_map(void)
 {
     char path[64], other[64], spliced[64];
@@ -584,7 +567,7 @@ static void test_peak_map(void)
     snprintf(other, sizeof other, "%s/map-other.mp3", tmpdir);
     snprintf(spliced, sizeof spliced, "%s/map-spliced.mp3", tmpdir);
     /* a quiet tone with loud bursts: early, across the halves' split (about 30 s), at a tile
-     * boundary, and in the last tile */
+     * boundary, and in the last tile: the tiles keep them apart */
     size_t n = 60 * RATE + 321;
     int16_t *x = tone(n, 440.0, 0.1, 0.0), *burst = tone(RATE / 20, 2997.0, 0.9, 0.3);
     size_t at[] = { 3 * RATE, n / 2 / 576 * 576 - RATE / 40, 40 * RE_LOUDNESS_TILE - 300,
@@ -599,14 +582,16 @@ static void test_peak_map(void)
     CHECK_INT(re_loudness_peak_map_mp3_fd(fd, &map, &via_map, NULL), RE_OK);
     CHECK_INT(re_loudness_peaks_mp3_fd(fd, &halves, NULL), RE_OK);
     CHECK_INT(re_loudness_measure_mp3_fd(fd, &whole, NULL), RE_OK);
-    CHECK(map.tiles == (n + 8) / RE_LOUDNESS_TILE + 1 && map.aligned);
+    CHECK(map.tiles == (n + 8) / RE_LOUDNESS_TILE + 1);
     CHECK_INT(map.frames, n);
     CHECK(via_map.true_peak_dbtp == halves.true_peak_dbtp);      /* the same finder, in tiles */
     CHECK(via_map.sample_peak_dbfs == halves.sample_peak_dbfs);
     CHECK(fabs(via_map.true_peak_dbtp - whole.true_peak_dbtp) < 1e-4);
-    check_spots(fd, &map, -3.0, 4);
-    check_spots(fd, &map, -25.0, 1);     /* the tone itself: one spot over everything */
-    check_spots(fd, &map, 0.5, 0);       /* none */
+    size_t loud = 0;
+    for (size_t k = 0; k < map.tiles; k++)
+        loud += map.tile_sample[k] > 0.5f;
+    CHECK_INT(loud, 5);   /* four bursts, one of them across a tile boundary */
+    CHECK(map.tile_sample[0] < 0.11f && map.tile_true[0] < 0.11f && map.tile_true[0] > 0.09f);
 
     /* Frames of another encode put in place of some (CBR: the same sizes), as the local retry
      * does: the map measured again around them equals a map of the new file. */
@@ -643,7 +628,6 @@ static void test_peak_map(void)
         differ += fabsf(map.tile_true[k] - fresh_map.tile_true[k]) > 1e-5f
                   || fabsf(map.tile_sample[k] - fresh_map.tile_sample[k]) > 1e-5f;
     CHECK_INT(differ, 0);
-    check_spots(fd, &map, -3.0, 5);
     /* without a map (a short file), the update measures the whole file */
     re_loudness_peak_map none = { 0 };
     CHECK_INT(re_loudness_peak_map_update_mp3_fd(fd, &none, first, end, &updated, NULL), RE_OK);

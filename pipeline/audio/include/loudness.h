@@ -217,23 +217,24 @@ re_status re_loudness_overshoots_mp3_fd(int fd, double ceiling_dbtp, re_loudness
  * The render decodes its MP3 once: re_loudness_peak_map_mp3_fd measures the peaks as
  * re_loudness_peaks_mp3_fd does (the same values: the largest tile is the file's peak) and
  * keeps them per tile of RE_LOUDNESS_TILE samples (0.84 s at 22050 Hz; 2.4 KiB per hour).
- * From the map, re_loudness_map_overshoots_mp3_fd decodes again only the tiles over the
- * ceiling, and after frames of the file were replaced (re_mp3_patch_fd),
- * re_loudness_peak_map_update_mp3_fd decodes only the tiles around them. A file too short to
- * be measured in halves (under about 48 s) gets no map (tiles 0): the other two then decode
- * the whole file, as re_loudness_overshoots_mp3_fd and re_loudness_peak_map_mp3_fd do.
- * Life cycle: zero the map, re_loudness_peak_map_mp3_fd, any number of updates and overshoot
- * searches, re_loudness_peak_map_free (which zeroes it again). The file must not change
- * between calls except in the frames an update names. */
+ * After frames of the file were replaced (re_mp3_patch_fd), re_loudness_peak_map_update_mp3_fd
+ * decodes again only the tiles around them. A file too short to be measured in halves (under
+ * about 48 s) gets no map (tiles 0): an update then decodes the whole file.
+ * Exactness: a decoder that starts in the middle of a file (a half, an update) gives the
+ * samples of one decoder from the start to within float rounding (libmpg123's synthesis ring
+ * restarts at another position: up to about 1e-7 of full scale apart), so these peaks may
+ * differ from one whole decode's in the 7th digit, as re_loudness_peaks_mp3_fd's do. The
+ * overshoot search, whose spots set the local retry's gains (bytes of the file), stays one
+ * decoder from the start (re_loudness_overshoots_mp3_fd).
+ * Life cycle: zero the map, re_loudness_peak_map_mp3_fd, any number of updates,
+ * re_loudness_peak_map_free (which zeroes it again). The file must not change between calls
+ * except in the frames an update names. */
 #define RE_LOUDNESS_TILE 18432   /* samples: 32 MPEG-2 frames, 16 MPEG-1 frames */
 
 typedef struct re_loudness_peak_map {
     uint64_t frames;                   /* decoded samples */
     long rate;
     unsigned spf;                      /* samples per MPEG frame */
-    uint64_t grid;                     /* every decoded frame but the first starts at a
-                                        * gapless sample position congruent to this mod spf */
-    int aligned;                       /* every frame seen was on that grid */
     size_t tiles;                      /* tile k: the intervals measured when samples
                                         * [k, k + 1) x RE_LOUDNESS_TILE came in */
     float *tile_true, *tile_sample;    /* linear peaks per tile */
@@ -250,12 +251,6 @@ re_status re_loudness_peak_map_mp3_fd(int fd, re_loudness_peak_map *map, re_loud
 re_status re_loudness_peak_map_update_mp3_fd(int fd, re_loudness_peak_map *map,
                                              uint64_t first_frame, uint64_t end_frame,
                                              re_loudness *out, re_diagnostics *diag);
-/* re_loudness_overshoots_mp3_fd's spots (the same ones), decoding only the runs of tiles whose
- * peak is over ceiling_dbtp; without a map, or when a decoded frame is off the map's grid,
- * re_loudness_overshoots_mp3_fd itself. */
-re_status re_loudness_map_overshoots_mp3_fd(int fd, const re_loudness_peak_map *map,
-                                            double ceiling_dbtp, re_loudness_spot *spots,
-                                            size_t capacity, size_t *count, re_diagnostics *diag);
 void re_loudness_peak_map_free(re_loudness_peak_map *map);   /* NULL is allowed */
 
 #endif
