@@ -901,6 +901,57 @@ re_status re_loudness_measure_mp3_fd(int fd, re_loudness *out, re_diagnostics *d
     return measure_mp3_fd(fd, METER_FULL, out, diag);
 }
 
+/* Where a mono MP3 passes a ceiling (issue 18's local retry): one decoder from the start, a
+ * peak finder whose bar is the ceiling (so quiet audio only passes through its ring), checked
+ * every OVER_BLOCK samples; spots closer than OVER_MERGE_S are one. */
+#define OVER_BLOCK 64
+#define OVER_MERGE_S 0.1
+
+typedef struct over_feed {
+    interpolator ip;
+    peak_finder pf;
+    float bar;
+    uint64_t at, merge;
+    re_loudness_spot *spots;
+    size_t capacity, count;
+} over_feed;
+
+static void over_note(over_feed *f, uint64_t first, uint64_t last)
+{
+    double peak = db_of(fmax(f->pf.true_peak, f->pf.sample_peak));
+    f->pf.true_peak = f->pf.sample_peak = f->bar;
+    if (f->count > 0 && f->count <= f->capacity
+        && first <= f->spots[f->count - 1].last + f->merge) {
+        re_loudness_spot *s = &f->spots[f->count - 1];
+        s->last = last;
+        s->peak_dbtp = fmax(s->peak_dbtp, peak);
+        return;
+    }
+    if (f->count < f->capacity)
+        f->spots[f->count] = (re_loudness_spot){ first, last, peak };
+    f->count++;
+}
+
+static int over_block(void *user, const re_mp3_block *b)
+{
+    over_feed *f = user;
+    if (b->new_format)
+        return 0;
+    const float *x = (const float *)(const void *)b->pcm;
+    size_t n = b->bytes / sizeof(float);
+    for (size_t i = 0; i < n; i += OVER_BLOCK) {
+        size_t m = n - i < OVER_BLOCK ? n - i : OVER_BLOCK;
+        peaks_feed(&f->pf, &f->ip, x + i, m, 1);
+        if (f->pf.true_peak > f->bar || f->pf.sample_peak > f->bar) {
+            /* an interval is measured FIR_HALF samples after it: the spot is in these */
+            uint64_t end = f->at + i + m;
+            over_note(f, end > m + FIR_TAPS ? end - m - FIR_TAPS : 0, end);
+        }
+    }
+    f->at += n;
+    return 0;
+}
+
 /* The peaks of an MP3 measured in two halves at once, one per thread: the second decoder
  * starts PEAK_PRIMING frames early, so that its bit reservoir, overlap and synthesis filter
  * hold what a decoder from the start would have. Its samples from the split on are a single
@@ -922,6 +973,7 @@ typedef struct peak_part {
     /* a peak map's tiles (NULL: none): the finder's peaks are one tile's, kept per tile */
     float *tile_true, *tile_sample;
     size_t tiles, tile;      /* tile: the one the finder measures now (tiles: none yet) */
+    over_feed *over;         /* the first part only (may be NULL): spots over a ceiling */
     re_status status;
     re_diagnostics diag;     /* the part's thread's own; the whole file's decoder reports */
 } peak_part;
@@ -983,6 +1035,8 @@ static int part_block(void *user, const re_mp3_block *b)
     peak_part *pt = f->pt;
     if (b->new_format)
         return 0;
+    if (pt->over)   /* a decoder from the start: every block, as the whole search makes them */
+        over_block(pt->over, b);
     const float *x = (const float *)(const void *)b->pcm;
     size_t n = b->bytes / sizeof(float), i = 0;
     for (; i < n && f->at + (off_t)i < pt->from; i++)
@@ -1128,11 +1182,22 @@ static re_status peaks_whole(int fd, re_loudness *out, re_diagnostics *diag)
     return status;
 }
 
-re_status re_loudness_peak_map_mp3_fd(int fd, re_loudness_peak_map *map, re_loudness *out,
-                                      re_diagnostics *diag)
+/* Relative rounding a decoder that seeks may be off by (1e-7, measured), with room. */
+#define SEEK_ROUNDING 1e-5f
+
+static int over_rest_block(void *user, const re_mp3_block *b)
 {
-    if (fd < 0 || !out || !map)
-        return RE_ERR_INVALID;
+    return over_block(user, b);
+}
+
+/* The map in halves; with `over`, the first half's decoder (from the start) also searches
+ * for spots, and goes on alone through the second half when a tile there may pass its bar
+ * (the second half's own decoder is off by rounding: it cannot decide a spot). *over_done is
+ * 0 when the spots could not be searched so (the caller searches the whole file). */
+static re_status map_decode(int fd, re_loudness_peak_map *map, re_loudness *out, over_feed *over,
+                            int *over_done, re_diagnostics *diag)
+{
+    *over_done = 0;
     re_loudness_peak_map_free(map);
     struct stat st;
     off_t split = 0, length = 0, spf = 0;
@@ -1145,7 +1210,10 @@ re_status re_loudness_peak_map_mp3_fd(int fd, re_loudness_peak_map *map, re_loud
     map->tile_sample = calloc(map->tiles, sizeof(float));
     peak_part *parts = map->tile_true && map->tile_sample
                        ? peak_parts_new(fd, st.st_size, map, 2) : NULL;
-    if (!parts) {
+    re_mp3_source *src = malloc(sizeof *src);
+    if (!parts || !src) {
+        peak_parts_free(parts, 2);
+        free(src);
         re_loudness_peak_map_free(map);
         return RE_ERR_NOMEM;
     }
@@ -1154,29 +1222,95 @@ re_status re_loudness_peak_map_mp3_fd(int fd, re_loudness_peak_map *map, re_loud
         parts[k].to = k ? length : split;
         parts[k].last = k == 1;
     }
+    if (over) {
+        over->merge = (uint64_t)(OVER_MERGE_S * (double)rate);
+        parts[0].over = over;
+    }
     pthread_t second;
     int threaded = pthread_create(&second, NULL, peak_part_main, &parts[1]) == 0;
-    peak_part_main(&parts[0]);
+    /* the first half on this thread, its decoder kept for the spots' second half */
+    *src = (re_mp3_source){ .fd = fd, .pos = 0, .size = st.st_size, .error = 0 };
+    mpg123_handle *mh = NULL;
+    parts[0].status = re_mp3_decoder_open(MPG123_ENC_FLOAT_32, src, &mh, &parts[0].diag);
+    if (parts[0].status == RE_OK)
+        parts[0].status = part_decode(&parts[0], mh, src);
     if (threaded)
         pthread_join(second, NULL);
     else
         peak_part_main(&parts[1]);
     re_status status = parts[0].status != RE_OK ? parts[0].status : parts[1].status;
+    if (status == RE_OK) {
+        for (size_t k = 0; k < map->tiles; k++) {
+            map->tile_true[k] = fmaxf(parts[0].tile_true[k], parts[1].tile_true[k]);
+            map->tile_sample[k] = fmaxf(parts[0].tile_sample[k], parts[1].tile_sample[k]);
+        }
+        map->frames = (uint64_t)parts[1].decoded;
+    }
+    if (status == RE_OK && over) {
+        /* intervals the first decoder has not measured are in these tiles or later */
+        off_t seen = parts[0].decoded > 2 * OVER_BLOCK ? parts[0].decoded - 2 * OVER_BLOCK : 0;
+        float near_bar = over->bar * (1.0f - SEEK_ROUNDING);
+        int rest = 0;
+        for (size_t k = (size_t)(seen / RE_LOUDNESS_TILE); !rest && k < map->tiles; k++)
+            rest = map->tile_true[k] > near_bar || map->tile_sample[k] > near_bar;
+        re_mp3_end end = rest ? re_mp3_decoder_each(mh, over_rest_block, over) : RE_MP3_END_DONE;
+        if (end == RE_MP3_END_DONE && rest) {   /* the file's end, as the whole search ends */
+            peak_finish(&over->pf, &over->ip);
+            if (over->pf.true_peak > over->bar || over->pf.sample_peak > over->bar)
+                over_note(over, over->at > FIR_TAPS ? over->at - FIR_TAPS : 0, over->at);
+        }
+        *over_done = end == RE_MP3_END_DONE && (!rest || over->at == map->frames);
+    }
+    if (mh) {
+        mpg123_close(mh);
+        mpg123_delete(mh);
+    }
+    free(src);
+    peak_parts_free(parts, 2);
     if (status != RE_OK) {
         /* whatever went wrong in halves (a decoder that cannot seek there), one decoder from
          * the start decides, and reports it */
-        peak_parts_free(parts, 2);
         re_loudness_peak_map_free(map);
+        *over_done = 0;
         return peaks_whole(fd, out, diag);
     }
-    for (size_t k = 0; k < map->tiles; k++) {
-        map->tile_true[k] = fmaxf(parts[0].tile_true[k], parts[1].tile_true[k]);
-        map->tile_sample[k] = fmaxf(parts[0].tile_sample[k], parts[1].tile_sample[k]);
-    }
-    map->frames = (uint64_t)parts[1].decoded;
-    peak_parts_free(parts, 2);
     map_summary(map, out);
     return RE_OK;
+}
+
+re_status re_loudness_peak_map_mp3_fd(int fd, re_loudness_peak_map *map, re_loudness *out,
+                                      re_diagnostics *diag)
+{
+    if (fd < 0 || !out || !map)
+        return RE_ERR_INVALID;
+    int unused;
+    return map_decode(fd, map, out, NULL, &unused, diag);
+}
+
+re_status re_loudness_peak_map_spots_mp3_fd(int fd, re_loudness_peak_map *map, re_loudness *out,
+                                            double ceiling_dbtp, re_loudness_spot *spots,
+                                            size_t capacity, size_t *count, re_diagnostics *diag)
+{
+    if (fd < 0 || !out || !map || !count || (capacity && !spots) || !isfinite(ceiling_dbtp))
+        return RE_ERR_INVALID;
+    *count = 0;
+    over_feed *f = calloc(1, sizeof *f);
+    if (!f)
+        return RE_ERR_NOMEM;
+    make_interpolator(&f->ip);
+    f->bar = (float)pow(10.0, ceiling_dbtp / 20.0);
+    f->pf.true_peak = f->pf.sample_peak = f->bar;
+    f->spots = spots;
+    f->capacity = capacity;
+    int done = 0;
+    re_status status = map_decode(fd, map, out, f, &done, diag);
+    *count = f->count;
+    free(f);
+    if (status == RE_OK && !done && out->true_peak_dbtp > ceiling_dbtp)   /* no map: the whole */
+        status = re_loudness_overshoots_mp3_fd(fd, ceiling_dbtp, spots, capacity, count, diag);
+    else if (status == RE_OK && !done)
+        *count = 0;
+    return status;
 }
 
 re_status re_loudness_peaks_mp3_fd(int fd, re_loudness *out, re_diagnostics *diag)
@@ -1233,57 +1367,6 @@ re_status re_loudness_peak_map_update_mp3_fd(int fd, re_loudness_peak_map *map,
         return re_loudness_peak_map_mp3_fd(fd, map, out, diag);
     map_summary(map, out);
     return RE_OK;
-}
-
-/* Where a mono MP3 passes a ceiling (issue 18's local retry): one decoder from the start, a
- * peak finder whose bar is the ceiling (so quiet audio only passes through its ring), checked
- * every OVER_BLOCK samples; spots closer than OVER_MERGE_S are one. */
-#define OVER_BLOCK 64
-#define OVER_MERGE_S 0.1
-
-typedef struct over_feed {
-    interpolator ip;
-    peak_finder pf;
-    float bar;
-    uint64_t at, merge;
-    re_loudness_spot *spots;
-    size_t capacity, count;
-} over_feed;
-
-static void over_note(over_feed *f, uint64_t first, uint64_t last)
-{
-    double peak = db_of(fmax(f->pf.true_peak, f->pf.sample_peak));
-    f->pf.true_peak = f->pf.sample_peak = f->bar;
-    if (f->count > 0 && f->count <= f->capacity
-        && first <= f->spots[f->count - 1].last + f->merge) {
-        re_loudness_spot *s = &f->spots[f->count - 1];
-        s->last = last;
-        s->peak_dbtp = fmax(s->peak_dbtp, peak);
-        return;
-    }
-    if (f->count < f->capacity)
-        f->spots[f->count] = (re_loudness_spot){ first, last, peak };
-    f->count++;
-}
-
-static int over_block(void *user, const re_mp3_block *b)
-{
-    over_feed *f = user;
-    if (b->new_format)
-        return 0;
-    const float *x = (const float *)(const void *)b->pcm;
-    size_t n = b->bytes / sizeof(float);
-    for (size_t i = 0; i < n; i += OVER_BLOCK) {
-        size_t m = n - i < OVER_BLOCK ? n - i : OVER_BLOCK;
-        peaks_feed(&f->pf, &f->ip, x + i, m, 1);
-        if (f->pf.true_peak > f->bar || f->pf.sample_peak > f->bar) {
-            /* an interval is measured FIR_HALF samples after it: the spot is in these */
-            uint64_t end = f->at + i + m;
-            over_note(f, end > m + FIR_TAPS ? end - m - FIR_TAPS : 0, end);
-        }
-    }
-    f->at += n;
-    return 0;
 }
 
 re_status re_loudness_overshoots_mp3_fd(int fd, double ceiling_dbtp, re_loudness_spot *spots,

@@ -63,6 +63,9 @@ typedef struct render {
     re_loudness_peak_map peaks;          /* the MP3's peaks per tile, from its one whole decode */
     uint64_t patched[LOCAL_SPOTS_MAX][2];    /* the frames the last local retry replaced */
     size_t patched_count;                /* 0: the MP3 was encoded whole since it was measured */
+    re_loudness_spot spots[LOCAL_SPOTS_MAX];  /* where the MP3 passes the ceiling, when known */
+    size_t spot_count;
+    int spots_known;                     /* found by the decode of its peaks */
     re_loudness_meter *pass1_meter;      /* fed while speaking */
     const char *format;
     char encoder[160];
@@ -575,8 +578,17 @@ static re_status plan_loudness(render *r, const re_loudness *pass1)
  * decoded again). */
 static re_status measure_peaks(render *r, int fd)
 {
-    if (r->patched_count == 0)
+    r->spots_known = 0;
+    if (r->patched_count == 0 && r->opt->loudness_off)
         return re_loudness_peak_map_mp3_fd(fd, &r->peaks, &r->delivered, r->diag);
+    if (r->patched_count == 0) {   /* and where it passes the ceiling, for a local retry */
+        re_status status = re_loudness_peak_map_spots_mp3_fd(fd, &r->peaks, &r->delivered,
+                                                             r->plan.ceiling_dbtp, r->spots,
+                                                             LOCAL_SPOTS_MAX, &r->spot_count,
+                                                             r->diag);
+        r->spots_known = status == RE_OK;
+        return status;
+    }
     re_status status = RE_OK;
     for (size_t k = 0; status == RE_OK && k < r->patched_count; k++)
         status = re_loudness_peak_map_update_mp3_fd(fd, &r->peaks, r->patched[k][0],
@@ -715,10 +727,15 @@ static re_status retry_locally(render *r, int *done)
     FILE *stream = re_output_stream(r->audio);
     if (fflush(stream) != 0)
         return RE_OK;
-    re_loudness_spot spots[LOCAL_SPOTS];
-    size_t count = 0;
-    re_status status = re_loudness_overshoots_mp3_fd(fileno(stream), r->plan.ceiling_dbtp, spots,
-                                                     LOCAL_SPOTS, &count, NULL);
+    re_loudness_spot found[LOCAL_SPOTS];
+    const re_loudness_spot *spots = r->spots;
+    size_t count = r->spot_count;
+    re_status status = RE_OK;
+    if (!r->spots_known) {   /* after a local retry: the whole file searched again */
+        spots = found;
+        status = re_loudness_overshoots_mp3_fd(fileno(stream), r->plan.ceiling_dbtp, found,
+                                               LOCAL_SPOTS, &count, NULL);
+    }
     charge(r, RE_STEP_MEASURE);
     if (status == RE_ERR_NOMEM)
         return status;

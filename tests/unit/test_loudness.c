@@ -560,6 +560,29 @@ static unsigned char *read_all(const char *path, size_t *len)
     return data;
 }
 
+/* The spots found beside the map's decode are one whole search's, exactly (they set the
+ * local retry's gains, so the file's bytes). */
+static void check_spots(int fd, double ceiling, size_t want_min)
+{
+    re_loudness_spot whole[16], beside[16];
+    size_t whole_n = 0, beside_n = 99;
+    re_loudness_peak_map map = { 0 };
+    re_loudness peaks;
+    CHECK_INT(re_loudness_overshoots_mp3_fd(fd, ceiling, whole, 16, &whole_n, NULL), RE_OK);
+    CHECK_INT(re_loudness_peak_map_spots_mp3_fd(fd, &map, &peaks, ceiling, beside, 16, &beside_n,
+                                                NULL), RE_OK);
+    printf("peak map: %zu spots over %.1f dBTP (the whole search: %zu)\n", beside_n, ceiling,
+           whole_n);
+    CHECK(whole_n >= want_min && map.tiles > 0);
+    CHECK_INT(beside_n, whole_n);
+    for (size_t k = 0; k < whole_n && k < beside_n && k < 16; k++) {
+        CHECK_INT(beside[k].first, whole[k].first);
+        CHECK_INT(beside[k].last, whole[k].last);
+        CHECK(beside[k].peak_dbtp == whole[k].peak_dbtp);
+    }
+    re_loudness_peak_map_free(&map);
+}
+
 static void test_peak_map(void)
 {
     char path[64], other[64], spliced[64];
@@ -592,6 +615,9 @@ static void test_peak_map(void)
         loud += map.tile_sample[k] > 0.5f;
     CHECK_INT(loud, 5);   /* four bursts, one of them across a tile boundary */
     CHECK(map.tile_sample[0] < 0.11f && map.tile_true[0] < 0.11f && map.tile_true[0] > 0.09f);
+    check_spots(fd, -3.0, 4);     /* the bursts: in both halves and in the last tile */
+    check_spots(fd, -25.0, 1);    /* the tone itself: one spot over everything */
+    check_spots(fd, 0.5, 0);      /* none */
 
     /* Frames of another encode put in place of some (CBR: the same sizes), as the local retry
      * does: the map measured again around them equals a map of the new file. */
@@ -628,6 +654,8 @@ static void test_peak_map(void)
         differ += fabsf(map.tile_true[k] - fresh_map.tile_true[k]) > 1e-5f
                   || fabsf(map.tile_sample[k] - fresh_map.tile_sample[k]) > 1e-5f;
     CHECK_INT(differ, 0);
+    check_spots(fd, -3.0, 5);
+    check_spots(fd, -0.3, 1);     /* only the louder burst, in the first half: no second pass */
     /* without a map (a short file), the update measures the whole file */
     re_loudness_peak_map none = { 0 };
     CHECK_INT(re_loudness_peak_map_update_mp3_fd(fd, &none, first, end, &updated, NULL), RE_OK);

@@ -224,8 +224,8 @@ re_status re_loudness_overshoots_mp3_fd(int fd, double ceiling_dbtp, re_loudness
  * samples of one decoder from the start to within float rounding (libmpg123's synthesis ring
  * restarts at another position: up to about 1e-7 of full scale apart), so these peaks may
  * differ from one whole decode's in the 7th digit, as re_loudness_peaks_mp3_fd's do. The
- * overshoot search, whose spots set the local retry's gains (bytes of the file), stays one
- * decoder from the start (re_loudness_overshoots_mp3_fd).
+ * overshoot search, whose spots set the local retry's gains (bytes of the file), is only ever
+ * made by a decoder from the file's start.
  * Life cycle: zero the map, re_loudness_peak_map_mp3_fd, any number of updates,
  * re_loudness_peak_map_free (which zeroes it again). The file must not change between calls
  * except in the frames an update names. */
@@ -244,6 +244,16 @@ typedef struct re_loudness_peak_map {
  * be zeroed or hold an earlier map (freed first). RE_ERR_NOMEM besides its failures. */
 re_status re_loudness_peak_map_mp3_fd(int fd, re_loudness_peak_map *map, re_loudness *out,
                                       re_diagnostics *diag);
+/* re_loudness_peak_map_mp3_fd, and the spots re_loudness_overshoots_mp3_fd(fd, ceiling_dbtp,
+ * spots, capacity, count) finds, from the same decode where that is exact: the first half's
+ * decoder starts at the file's start, so it searches as the whole search does, and goes on
+ * alone through the second half only when a tile there comes within rounding of the ceiling.
+ * Without a map (a short file), the whole search runs when the peak passes the ceiling, and
+ * *count is 0 when it does not. Costs a search's spot finder beside the first half's decode:
+ * a few per cent of it. */
+re_status re_loudness_peak_map_spots_mp3_fd(int fd, re_loudness_peak_map *map, re_loudness *out,
+                                            double ceiling_dbtp, re_loudness_spot *spots,
+                                            size_t capacity, size_t *count, re_diagnostics *diag);
 /* After the file's MPEG audio frames [first_frame, end_frame) (counted after the LAME tag
  * frame) were replaced by frames of the same sizes: the tiles they and the frames around
  * them reach are measured again and *out is the whole file's peaks. Without a map, or when
