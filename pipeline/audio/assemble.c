@@ -22,6 +22,8 @@ struct re_assembler {
     size_t event_count, event_capacity;
     re_sentence_span *sentences;
     size_t sentence_count, sentence_capacity;
+    int16_t *overlay;           /* a sound's held tail, mixed under what comes next */
+    size_t overlay_len, overlay_pos;
 };
 
 /* A stretch [begin, end) of a segment (at the speech rate) replaced by `insert` samples of
@@ -61,7 +63,7 @@ re_status re_assembler_create(unsigned speech_rate, unsigned sample_rate, re_ass
     return RE_OK;
 }
 
-static re_status write_frames(re_assembler *a, const int16_t *pcm, size_t n, re_diagnostics *diag)
+static re_status write_plain(re_assembler *a, const int16_t *pcm, size_t n, re_diagnostics *diag)
 {
     re_status status = re_spool_write(a->spool, pcm, n, diag);
     if (status == RE_OK && a->meter)
@@ -69,6 +71,56 @@ static re_status write_frames(re_assembler *a, const int16_t *pcm, size_t n, re_
     if (status == RE_OK)
         a->frames += n;
     return status;
+}
+
+/* Writes pcm[0..n), mixed over the held overlay while it lasts. */
+static re_status write_frames(re_assembler *a, const int16_t *pcm, size_t n, re_diagnostics *diag)
+{
+    int16_t mixed[4096];
+    re_status status = RE_OK;
+    while (status == RE_OK && n > 0 && a->overlay_pos < a->overlay_len) {
+        size_t k = a->overlay_len - a->overlay_pos;
+        k = k < n ? k : n;
+        k = k < 4096 ? k : 4096;
+        for (size_t i = 0; i < k; i++) {
+            int sum = (int)pcm[i] + (int)a->overlay[a->overlay_pos + i];
+            mixed[i] = (int16_t)(sum > 32767 ? 32767 : sum < -32768 ? -32768 : sum);
+        }
+        status = write_plain(a, mixed, k, diag);
+        a->overlay_pos += k;
+        pcm += k;
+        n -= k;
+    }
+    if (a->overlay && a->overlay_pos == a->overlay_len) {
+        free(a->overlay);
+        a->overlay = NULL;
+        a->overlay_len = a->overlay_pos = 0;
+    }
+    return status == RE_OK && n > 0 ? write_plain(a, pcm, n, diag) : status;
+}
+
+re_status re_assembler_add_sound(re_assembler *a, const int16_t *samples, size_t frames,
+                                 re_diagnostics *diag)
+{
+    return re_assembler_add_sound_overlapped(a, samples, frames, 0, diag);
+}
+
+re_status re_assembler_add_sound_overlapped(re_assembler *a, const int16_t *samples,
+                                            size_t frames, size_t overlap,
+                                            re_diagnostics *diag)
+{
+    if (a->reading || overlap > frames || (overlap > 0 && a->overlay))
+        return RE_ERR_INVALID;
+    re_status status = write_frames(a, samples, frames - overlap, diag);
+    if (status != RE_OK || overlap == 0)
+        return status;
+    a->overlay = malloc(overlap * sizeof *a->overlay);
+    if (!a->overlay)
+        return RE_ERR_NOMEM;
+    memcpy(a->overlay, samples + (frames - overlap), overlap * sizeof *a->overlay);
+    a->overlay_len = overlap;
+    a->overlay_pos = 0;
+    return RE_OK;
 }
 
 re_status re_assembler_add_silence(re_assembler *a, uint64_t frames, re_diagnostics *diag)
@@ -390,6 +442,15 @@ re_status re_assembler_finish(re_assembler *a, re_diagnostics *diag)
 {
     if (a->reading)
         return RE_ERR_INVALID;
+    if (a->overlay) {   /* a held tail that nothing covered */
+        re_status status = write_plain(a, a->overlay + a->overlay_pos,
+                                       a->overlay_len - a->overlay_pos, diag);
+        free(a->overlay);
+        a->overlay = NULL;
+        a->overlay_len = a->overlay_pos = 0;
+        if (status != RE_OK)
+            return status;
+    }
     if (a->chapter_count > 0)
         a->chapters[0].start = 0;
     for (size_t i = 0; i < a->chapter_count; i++)
@@ -454,5 +515,6 @@ void re_assembler_free(re_assembler *a)
     free(a->chapters);
     free(a->events);
     free(a->sentences);
+    free(a->overlay);
     free(a);
 }

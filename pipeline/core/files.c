@@ -300,6 +300,74 @@ char *re_path_join(const char *dir, const char *name)
     return path;
 }
 
+re_status re_path_beside(const char *script_path, const char *value, char **out)
+{
+    if (!script_path || !value || !out)
+        return RE_ERR_INVALID;
+    const char *slash = strrchr(script_path, '/');
+    int dir_len = value[0] == '/' || !slash ? 0 : (int)(slash - script_path + 1);
+    if (asprintf(out, "%.*s%s", dir_len, script_path, value) < 0) {
+        *out = NULL;
+        return RE_ERR_NOMEM;
+    }
+    return RE_OK;
+}
+
+/* The real path of `path` (every symlink followed), or of its folder plus its last name when
+ * the file does not exist; NULL when neither resolves (errno ENOMEM when memory ran out). */
+static char *real_or_parent(const char *path)
+{
+    char *real = realpath(path, NULL);
+    if (real || errno != ENOENT)
+        return real;
+    const char *slash = strrchr(path, '/');
+    char *dir = slash ? strndup(path, (size_t)(slash - path + 1)) : strdup(".");
+    char *dir_real = dir ? realpath(dir, NULL) : NULL;
+    if (dir_real && asprintf(&real, "%s/%s", dir_real, slash ? slash + 1 : path) < 0)
+        real = NULL;
+    free(dir);
+    free(dir_real);
+    return real;
+}
+
+/* 1 when `real` is the folder `dir` (as given, resolved here) or inside it. */
+static int within(const char *real, const char *dir)
+{
+    char *root = realpath(dir, NULL);
+    if (!root)
+        return 0;
+    size_t n = strlen(root);
+    int inside = strncmp(real, root, n) == 0
+                 && (real[n] == '/' || real[n] == '\0' || (n == 1 && root[0] == '/'));
+    free(root);
+    return inside;
+}
+
+re_status re_path_confined(const char *script_path, const char *path,
+                           const char *const *allowed_dirs, size_t n, int *inside)
+{
+    if (!script_path || !path || !inside || (n > 0 && !allowed_dirs))
+        return RE_ERR_INVALID;
+    *inside = 1;
+    char *real = real_or_parent(path);
+    if (!real)
+        return errno == ENOMEM ? RE_ERR_NOMEM : RE_OK;
+    const char *slash = strrchr(script_path, '/');
+    char *script_dir = slash ? strndup(script_path, (size_t)(slash - script_path + 1))
+                             : strdup(".");
+    if (!script_dir) {
+        free(real);
+        return RE_ERR_NOMEM;
+    }
+    int allowed = within(real, script_dir);
+    for (size_t i = 0; !allowed && i < n; i++)
+        allowed = within(real, allowed_dirs[i]);
+    free(real);
+    free(script_dir);
+    *inside = allowed;
+    return RE_OK;
+}
+
 re_status re_pread_all(int fd, void *buf, size_t n, off_t at)
 {
     unsigned char *p = buf;

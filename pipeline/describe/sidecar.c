@@ -39,6 +39,26 @@ static json_t *chapters_json(const re_render_facts *f)
     return list;
 }
 
+static json_t *inserts_json(const re_render_facts *f)
+{
+    json_t *list = json_array();
+    for (size_t i = 0; list && i < f->insert_count; i++) {
+        const re_sidecar_insert *in = &f->inserts[i];
+        char hex[RE_SHA256_HEX_SIZE];
+        re_sha256_hex(in->sha256, hex);
+        json_t *item = json_pack("{s:s, s:s, s:I, s:I, s:I, s:s}", "kind", in->kind,
+                                 "file", in->file, "start", (json_int_t)in->start,
+                                 "samples", (json_int_t)in->samples,
+                                 "start_ms", (json_int_t)re_samples_to_ms(in->start, f->sample_rate),
+                                 "sha256", hex);
+        if (!item || json_array_append_new(list, item) != 0) {
+            json_decref(list);
+            return NULL;
+        }
+    }
+    return list;
+}
+
 const char *re_sidecar_role(const re_voice_profile *voice, const char *default_voice)
 {
     if (voice->role)
@@ -149,6 +169,8 @@ re_status re_sidecar_write(FILE *out, const re_render_facts *f)
     failed |= set(root, key[RE_SIDECAR_BYTES], json_integer((json_int_t)f->bytes));
     failed |= set(root, "format", json_string(f->format));
     failed |= set(root, "chapters", chapters_json(f));
+    if (f->insert_count > 0)
+        failed |= set(root, "inserts", inserts_json(f));
     failed |= set(root, "loudness", loudness_json(f));
     failed |= set(root, "voices", voices_json(f));
     failed |= set(root, "engine", json_string(f->engine));

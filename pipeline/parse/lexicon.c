@@ -563,15 +563,7 @@ const char *re_lexicon_digest(const re_lexicon *lexicon)
 
 re_status re_lexicon_resolve(const char *script_path, const char *value, char **out)
 {
-    if (!script_path || !value || !out)
-        return RE_ERR_INVALID;
-    const char *slash = strrchr(script_path, '/');
-    int dir_len = value[0] == '/' || !slash ? 0 : (int)(slash - script_path + 1);
-    if (asprintf(out, "%.*s%s", dir_len, script_path, value) < 0) {
-        *out = NULL;
-        return RE_ERR_NOMEM;
-    }
-    return RE_OK;
+    return re_path_beside(script_path, value, out);
 }
 
 re_status re_lexicon_find_default(const char *const *dirs, size_t dir_count, char **out)
@@ -598,58 +590,16 @@ re_status re_lexicon_find_default(const char *const *dirs, size_t dir_count, cha
     return RE_OK;
 }
 
-/* The real path of `path` (every symlink followed), or of its folder plus its last name when
- * the file does not exist; NULL when neither resolves (the load then reports the file). */
-static char *real_or_parent(const char *path)
-{
-    char *real = realpath(path, NULL);
-    if (real || errno != ENOENT)
-        return real;
-    const char *slash = strrchr(path, '/');
-    char *dir = slash ? strndup(path, (size_t)(slash - path + 1)) : strdup(".");
-    char *dir_real = dir ? realpath(dir, NULL) : NULL;
-    if (dir_real && asprintf(&real, "%s/%s", dir_real, slash ? slash + 1 : path) < 0)
-        real = NULL;
-    free(dir);
-    free(dir_real);
-    return real;
-}
-
-/* 1 when `real` is the folder `dir` (as given, resolved here) or inside it. */
-static int within(const char *real, const char *dir)
-{
-    char *root = realpath(dir, NULL);
-    if (!root)
-        return 0;
-    size_t n = strlen(root);
-    int inside = strncmp(real, root, n) == 0
-                 && (real[n] == '/' || real[n] == '\0' || (n == 1 && root[0] == '/'));
-    free(root);
-    return inside;
-}
-
 /* A script's `lexicon:` must name a file in the script's folder tree or an allowed folder: a
  * script from elsewhere must not make the program read (and quote in its errors) any file
  * the user can read. RE_ERR_INPUT, reported at the key, when it does not. */
 static re_status confine(const re_lexicon_sources *src, const char *path, re_diagnostics *diag)
 {
-    char *real = real_or_parent(path);
-    if (!real)
-        return RE_OK;
-    const char *slash = strrchr(src->script_path, '/');
-    char *script_dir = slash ? strndup(src->script_path, (size_t)(slash - src->script_path + 1))
-                             : strdup(".");
-    if (!script_dir) {
-        free(real);
-        return RE_ERR_NOMEM;
-    }
-    int allowed = within(real, script_dir);
-    for (size_t i = 0; !allowed && i < src->allowed_dir_count; i++)
-        allowed = within(real, src->allowed_dirs[i]);
-    free(real);
-    free(script_dir);
-    if (allowed)
-        return RE_OK;
+    int inside = 1;
+    re_status status = re_path_confined(src->script_path, path, src->allowed_dirs,
+                                        src->allowed_dir_count, &inside);
+    if (status != RE_OK || inside)
+        return status;
     return re_diag_add(diag, src->script_path, src->front_matter_line, src->front_matter_col,
                        "lexicon '%s' is outside the script's folder; a script may name only "
                        "files in its own folder tree (allow another folder with --allow-path DIR, "

@@ -19,7 +19,7 @@
 
 static const char *const front_matter_keys[] = {
     "title", "show", "published", "summary", "author", "language", "voice", "episode", "lexicon",
-    "season", "guid", "sample_rate",
+    "season", "guid", "sample_rate", "intro", "outro", "intro_overlap",
 };
 #define FRONT_MATTER_KEY_COUNT (sizeof front_matter_keys / sizeof front_matter_keys[0])
 
@@ -220,6 +220,11 @@ static const char *intern_voice(parser *p, const char *name, unsigned line, unsi
 
 /* ---- front matter ----------------------------------------------------------------------- */
 
+static const char *duration_syntax(const char *s, size_t len, size_t *at, size_t *num,
+                                   size_t *num_len, uint64_t *unit_us);
+static int checked_duration(parser *p, const char *what, const char *s, size_t num_len,
+                            uint64_t unit_us, unsigned line, unsigned col, uint64_t *us);
+
 /* The known key nearest to an unknown one (case ignored), if at most 2 edits away. */
 static const char *suggest_key(const char *key, size_t len)
 {
@@ -326,6 +331,40 @@ static void set_sample_rate(parser *p, const char *value, size_t len, unsigned l
         p->ep->sample_rate = (unsigned)rate;
 }
 
+/* `intro:`, `outro:` (format 1.1): a sound file, relative to the script's folder, found and
+ * read when rendering starts. */
+static void set_sound_file(parser *p, char **field, unsigned *field_line, unsigned *field_col,
+                           const char *value, size_t len, unsigned line, unsigned col)
+{
+    free(*field);
+    *field = strndup(value, len);
+    if (!*field)
+        p->err.nomem = 1;
+    *field_line = line;
+    *field_col = col;
+}
+
+/* `intro_overlap:` (format 1.1): a duration as a pause writes it, 1 ms to 600 s. */
+static void set_intro_overlap(parser *p, const char *value, size_t len, unsigned line,
+                              unsigned col)
+{
+    char q[QUOTE_SIZE];
+    size_t at = 0, num = 0, num_len = 0;
+    uint64_t unit_us = 0, us = 0;
+    const char *why = duration_syntax(value, len, &at, &num, &num_len, &unit_us);
+
+    if (!why && skip_blanks(value, len, at) != len)
+        why = "unexpected text after the unit";
+    if (why)
+        parse_error(&p->err, line, col, "intro_overlap '%s' is not a duration: %s; write e.g. "
+                    "1.5s or 800ms", quote(q, value, len), why);
+    else if (checked_duration(p, "intro_overlap", value + num, num_len, unit_us, line, col, &us)) {
+        p->ep->intro_overlap_us = us;
+        p->ep->intro_overlap_line = line;
+        p->ep->intro_overlap_col = col;
+    }
+}
+
 static void set_voice(parser *p, const char *value, size_t len, unsigned line, unsigned col)
 {
     char q[QUOTE_SIZE], name[PROFILE_NAME_MAX + 1];
@@ -368,6 +407,9 @@ static void set_key(parser *p, int key, const char *value, size_t len, unsigned 
         break;
     case 10: set_guid(p, value, len, line, col); break;
     case 11: set_sample_rate(p, value, len, line, col); break;
+    case 12: set_sound_file(p, &ep->intro, &ep->intro_line, &ep->intro_col, value, len, line, col); break;
+    case 13: set_sound_file(p, &ep->outro, &ep->outro_line, &ep->outro_col, value, len, line, col); break;
+    case 14: set_intro_overlap(p, value, len, line, col); break;
     default:   /* lexicon: a path, resolved against the script's folder when the lexicon loads */
         free(ep->lexicon);
         ep->lexicon = strndup(value, len);
@@ -389,7 +431,8 @@ static void unknown_key(parser *p, const char *key, size_t len, unsigned line, u
                  quote(q, key, len), near);
     else
         parse_error(&p->err, line, col, "unknown front-matter key '%s' (known keys: title, show, "
-                 "published, summary, author, language, voice, episode, season, guid, lexicon, sample_rate)", quote(q, key, len));
+                 "published, summary, author, language, voice, episode, season, guid, lexicon, sample_rate, "
+                 "intro, outro, intro_overlap)", quote(q, key, len));
 }
 
 static void front_matter_line(parser *p, const char *line, size_t len, unsigned number)
@@ -455,6 +498,9 @@ static int parse_front_matter(parser *p, line_reader *r, unsigned *closing_line)
     if (!p->ep->title && !p->key_line[0])
         parse_error(&p->err, *closing_line, 1, "the front matter has no title: add a line "
                  "'title: ...' before this '---'");
+    if (p->ep->intro_overlap_us && !p->key_line[12])
+        parse_error(&p->err, p->ep->intro_overlap_line, p->ep->intro_overlap_col, "intro_overlap "
+                    "needs an intro: add a line 'intro: FILE'");
     return 1;
 }
 
@@ -568,18 +614,13 @@ static const char *pause_us(const char *s, size_t len, uint64_t unit_us, uint64_
     return NULL;
 }
 
-/* Reads `[pause N unit]` at s[0..len) (s[0] is '['). Returns NULL with the duration text
- * in [*num, *num + *num_len) and *unit_us, or why it is malformed. */
-static const char *pause_syntax(const char *s, size_t len, size_t *used, size_t *num,
-                                size_t *num_len, uint64_t *unit_us)
+/* Reads a duration `N unit` at s[*at..len) (N at *at): NULL with the number's text in
+ * [*num, *num + *num_len), *unit_us and *at past the unit, or why it is malformed. */
+static const char *duration_syntax(const char *s, size_t len, size_t *at, size_t *num,
+                                   size_t *num_len, uint64_t *unit_us)
 {
-    size_t i = 6;   /* past "[pause" */
+    size_t i = *at;
 
-    if (i < len && !re_is_line_blank(s[i]) && s[i] != ']')
-        return "expected a space after 'pause'";
-    i = skip_blanks(s, len, i);
-    if (i == len || s[i] == ']')
-        return "no duration";
     *num = i;
     while (i < len && re_is_digit(s[i]))
         i++;
@@ -605,6 +646,25 @@ static const char *pause_syntax(const char *s, size_t len, size_t *used, size_t 
     }
     if (i < len && !re_is_line_blank(s[i]) && s[i] != ']')
         return "the unit must be ms or s";
+    *at = i;
+    return NULL;
+}
+
+/* Reads `[pause N unit]` at s[0..len) (s[0] is '['). Returns NULL with the duration text
+ * in [*num, *num + *num_len) and *unit_us, or why it is malformed. */
+static const char *pause_syntax(const char *s, size_t len, size_t *used, size_t *num,
+                                size_t *num_len, uint64_t *unit_us)
+{
+    size_t i = 6;   /* past "[pause" */
+
+    if (i < len && !re_is_line_blank(s[i]) && s[i] != ']')
+        return "expected a space after 'pause'";
+    i = skip_blanks(s, len, i);
+    if (i == len || s[i] == ']')
+        return "no duration";
+    const char *why = duration_syntax(s, len, &i, num, num_len, unit_us);
+    if (why)
+        return why;
     i = skip_blanks(s, len, i);
     if (i == len || !memchr(s + i, ']', len - i))
         return "no closing ']'";
@@ -622,9 +682,25 @@ static size_t directive_extent(const char *s, size_t len)
     return close ? (size_t)(close - s) + 1 : len;
 }
 
-static size_t parse_pause(parser *p, const char *s, size_t len, unsigned line, unsigned col)
+/* The duration s[0..num_len) in units of unit_us, exact to the microsecond and within
+ * 1 ms..600 s: 1 with *us, or 0 after an error naming it `what` ("pause"). */
+static int checked_duration(parser *p, const char *what, const char *s, size_t num_len,
+                            uint64_t unit_us, unsigned line, unsigned col, uint64_t *us)
 {
     char q[QUOTE_SIZE], value[QUOTE_SIZE + 2];
+    snprintf(value, sizeof value, "%s%s", quote(q, s, num_len), unit_us == 1000 ? "ms" : "s");
+    const char *why = pause_us(s, num_len, unit_us, us);
+    if (why)
+        parse_error(&p->err, line, col, "%s %s is not exact: %s", what, value, why);
+    else if (*us < RE_PAUSE_MIN_US || *us > RE_PAUSE_MAX_US)
+        parse_error(&p->err, line, col, "%s %s is out of range: 1ms to 600s (10 minutes)", what,
+                    value);
+    return !why && *us >= RE_PAUSE_MIN_US && *us <= RE_PAUSE_MAX_US;
+}
+
+static size_t parse_pause(parser *p, const char *s, size_t len, unsigned line, unsigned col)
+{
+    char q[QUOTE_SIZE];
     size_t used = 0, num = 0, num_len = 0;
     uint64_t unit_us = 0, us = 0;
     const char *why = pause_syntax(s, len, &used, &num, &num_len, &unit_us);
@@ -635,15 +711,78 @@ static size_t parse_pause(parser *p, const char *s, size_t len, unsigned line, u
                  "[pause 1.5s]", quote(q, s, used), why);
         return used;
     }
-    snprintf(value, sizeof value, "%s%s", quote(q, s + num, num_len),
-             unit_us == 1000 ? "ms" : "s");
-    why = pause_us(s + num, num_len, unit_us, &us);
-    if (why)
-        parse_error(&p->err, line, col, "pause %s is not exact: %s", value, why);
-    else if (us < RE_PAUSE_MIN_US || us > RE_PAUSE_MAX_US)
-        parse_error(&p->err, line, col, "pause %s is out of range: 1ms to 600s (10 minutes)", value);
-    else
+    if (checked_duration(p, "pause", s + num, num_len, unit_us, line, col, &us))
         add_pause(p, us, line, col);
+    return used;
+}
+
+/* A sound file played here (format 1.1): like a pause for the paragraph it is in. */
+static void add_sound(parser *p, const char *file, size_t file_len, uint64_t cut_us,
+                      unsigned line, unsigned col)
+{
+    char *copy = strndup(file, file_len);
+    if (!copy) {
+        p->err.nomem = 1;
+        return;
+    }
+    finish_piece(p);
+    p->para.has_pause = 1;
+    add_piece(p, (re_item){ RE_ITEM_SOUND, line, col, copy, NULL, cut_us, NULL });
+}
+
+/* Reads `[sound FILE]` or `[sound FILE N unit]` at s[0..len) (s[0] is '['): NULL with the
+ * file in [*file, *file + *file_len) and, with a cut, the duration's text and unit (*num_len
+ * 0 without), or why it is malformed. */
+static const char *sound_syntax(const char *s, size_t len, size_t *used, size_t *file,
+                                size_t *file_len, size_t *num, size_t *num_len,
+                                uint64_t *unit_us)
+{
+    size_t i = 6;   /* past "[sound" */
+
+    if (i < len && !re_is_line_blank(s[i]) && s[i] != ']')
+        return "expected a space after 'sound'";
+    i = skip_blanks(s, len, i);
+    if (i == len || s[i] == ']')
+        return "no file";
+    *file = i;
+    while (i < len && !re_is_line_blank(s[i]) && s[i] != ']')
+        i++;
+    *file_len = i - *file;
+    *num_len = 0;
+    i = skip_blanks(s, len, i);
+    if (i < len && s[i] != ']') {
+        if (!re_is_digit(s[i]))
+            return "unexpected text before ']' (a file name cannot hold blanks or ']')";
+        const char *why = duration_syntax(s, len, &i, num, num_len, unit_us);
+        if (why)
+            return why;
+        i = skip_blanks(s, len, i);
+    }
+    if (i == len || !memchr(s + i, ']', len - i))
+        return "no closing ']'";
+    if (s[i] != ']')
+        return "unexpected text before ']'";
+    *used = i + 1;
+    return NULL;
+}
+
+static size_t parse_sound(parser *p, const char *s, size_t len, unsigned line, unsigned col)
+{
+    char q[QUOTE_SIZE];
+    size_t used = 0, file = 0, file_len = 0, num = 0, num_len = 0;
+    uint64_t unit_us = 0, cut_us = 0;
+    const char *why = sound_syntax(s, len, &used, &file, &file_len, &num, &num_len, &unit_us);
+
+    p->para.started = 1;
+    if (why) {
+        used = directive_extent(s, len);
+        parse_error(&p->err, line, col, "malformed sound '%s': %s; write e.g. [sound chime.wav] "
+                 "or [sound theme.ogg 2.5s]", quote(q, s, used), why);
+        return used;
+    }
+    if (num_len == 0 || checked_duration(p, "sound cut", s + num, num_len, unit_us, line, col,
+                                         &cut_us))
+        add_sound(p, s + file, file_len, cut_us, line, col);
     return used;
 }
 
@@ -839,13 +978,16 @@ static size_t directive(parser *p, const char *s, size_t len, unsigned line, uns
         return parse_lang(p, s, len, line, col);
     if (names_directive(s, len, "/lang", strncmp))
         return parse_lang_end(p, s, len, line, col);
+    if (names_directive(s, len, "sound", strncmp))
+        return parse_sound(p, s, len, line, col);
     if (names_directive(s, len, "pause", strncasecmp)
         || names_directive(s, len, "voice", strncasecmp)
+        || names_directive(s, len, "sound", strncasecmp)
         || names_directive(s, len, "lang", strncasecmp)
         || names_directive(s, len, "/lang", strncasecmp)) {
         size_t used = directive_extent(s, len);
         parse_error(&p->err, line, col, "'%s': directive names are lowercase ([pause ...], "
-                 "[voice ...], [lang ...], [/lang]); write \\[ for a literal '['", quote(q, s, used));
+                 "[voice ...], [lang ...], [/lang], [sound ...]); write \\[ for a literal '['", quote(q, s, used));
         if (names_directive(s, len, "lang", strncasecmp))
             open_failed_span(p, s, len, line, col);
         return used;
@@ -1103,6 +1245,8 @@ void re_episode_free(re_episode *episode)
     free(episode->language);
     free(episode->voice);
     free(episode->lexicon);
+    free(episode->intro);
+    free(episode->outro);
     free(episode);
 }
 

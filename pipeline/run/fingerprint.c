@@ -67,6 +67,8 @@ void re_fingerprint(const re_fingerprint_inputs *in, char hex[RE_SHA256_HEX_SIZE
                                            | in->write_page_md << 3));
     digest_field(&ctx, "script", in->prepared->script_bytes, in->prepared->script_len);
     digest_profiles(&ctx, in->prepared);
+    for (size_t i = 0; i < in->sound_count; i++)
+        digest_field(&ctx, "sound", in->sound_digests[i], RE_SHA256_SIZE);
     unsigned char digest[RE_SHA256_SIZE];
     re_sha256_final(&ctx, digest);
     re_sha256_hex(digest, hex);

@@ -147,7 +147,8 @@ static re_status split_writing_systems(re_prepared *p, re_diagnostics *diag)
     re_item *items = NULL;
     size_t count = 0, capacity = 0, segments = 0;
     for (size_t i = 0; i < ep->item_count; i++)
-        segments += ep->items[i].kind == RE_ITEM_SPEECH || ep->items[i].kind == RE_ITEM_PAUSE;
+        segments += ep->items[i].kind == RE_ITEM_SPEECH || ep->items[i].kind == RE_ITEM_PAUSE
+                    || ep->items[i].kind == RE_ITEM_SOUND;
     int ok = 1, spoken = 0;   /* spoken: SPEECH kept since the last paragraph break */
     size_t i = 0;
     for (; i < ep->item_count && ok; i++) {
@@ -194,7 +195,8 @@ static re_status check_chapters_have_audio(const re_prepared *p, re_diagnostics 
             continue;
         size_t k = i + 1;
         while (k < ep->item_count && ep->items[k].kind != RE_ITEM_CHAPTER
-               && ep->items[k].kind != RE_ITEM_SPEECH && ep->items[k].kind != RE_ITEM_PAUSE)
+               && ep->items[k].kind != RE_ITEM_SPEECH && ep->items[k].kind != RE_ITEM_PAUSE
+               && ep->items[k].kind != RE_ITEM_SOUND)
             k++;
         if (k < ep->item_count && ep->items[k].kind != RE_ITEM_CHAPTER)
             continue;

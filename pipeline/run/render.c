@@ -26,6 +26,7 @@
 #include "prepare.h"
 #include "script.h"
 #include "sidecar.h"
+#include "sounds.h"
 #include "speak.h"
 #include "spool_pass.h"
 #include "synth.h"
@@ -72,7 +73,9 @@ typedef struct render {
     char engine_name[64];
     int own_engine;
     char inputs_sha256[RE_SHA256_HEX_SIZE];
-    uint64_t sound_frames;               /* audio that came from speech, not pauses */
+    uint64_t sound_frames;               /* audio that came from speech or sound files */
+    episode_sounds sounds;               /* the sound files the script names, loaded */
+    re_sidecar_insert *inserts;          /* where each was played (sounds.uses' order) */
 } render;
 
 const char *re_render_format_of(const char *output_path)
@@ -174,6 +177,21 @@ static re_status start_engine(render *r)
     return RE_OK;
 }
 
+/* Every sound file the script names, at the episode's rate, before anything is spoken
+ * (sounds.h): a bad one is an error at the name. */
+static re_status load_sounds(render *r)
+{
+    const re_render_options *o = r->opt;
+    re_status status = episode_sounds_load(r->episode, o->script_path, o->allowed_dirs,
+                                           o->allowed_dir_count, r->rate, &r->sounds, r->diag);
+    if (status == RE_OK && r->sounds.use_count > 0) {
+        r->inserts = calloc(r->sounds.use_count, sizeof *r->inserts);
+        if (!r->inserts)
+            return RE_ERR_NOMEM;
+    }
+    return status;
+}
+
 /* The command line's rate wins over the script's; neither: RE_RATE_DEFAULT, whatever the
  * engine's rate (speech is resampled to it, assemble.h). */
 static void choose_rate(render *r)
@@ -212,7 +230,18 @@ static re_status digest_inputs(render *r)
         .write_transcript_json = o->write_transcript_json, .write_page = o->write_page,
         .write_page_md = o->write_page_md,
     };
+    unsigned char (*digests)[RE_SHA256_SIZE] = NULL;
+    if (r->sounds.use_count > 0) {
+        digests = calloc(r->sounds.use_count, sizeof *digests);
+        if (!digests)
+            return RE_ERR_NOMEM;
+        for (size_t u = 0; u < r->sounds.use_count; u++)
+            memcpy(digests[u], r->sounds.uses[u].sound->sha256, RE_SHA256_SIZE);
+        inputs.sound_digests = (const unsigned char (*)[RE_SHA256_SIZE])digests;
+        inputs.sound_count = r->sounds.use_count;
+    }
     re_fingerprint(&inputs, r->inputs_sha256);
+    free(digests);
     return RE_OK;
 }
 
@@ -237,7 +266,7 @@ static re_status gather_inputs(render *r, output_inputs *inputs)
     size_t lexicons = 0;
     const char *const *lexicon = re_lexicon_files(r->prepared.lexicon, &lexicons);
     size_t voices = r->episode->voice_count;
-    r->inputs = calloc(1 + lexicons + voices, sizeof *r->inputs);
+    r->inputs = calloc(1 + lexicons + voices + r->sounds.loaded_count, sizeof *r->inputs);
     if (!r->inputs)
         return RE_ERR_NOMEM;
     size_t n = 0;
@@ -249,6 +278,8 @@ static re_status gather_inputs(render *r, output_inputs *inputs)
         if (file)
             r->inputs[n++] = file;
     }
+    for (size_t k = 0; k < r->sounds.loaded_count; k++)
+        r->inputs[n++] = r->sounds.paths[k];
     *inputs = (output_inputs){ r->inputs, n };
     return RE_OK;
 }
@@ -331,6 +362,46 @@ static const re_item *first_speech(const re_episode *ep)
     return ep->item_count ? &ep->items[0] : NULL;   /* none: all text was left out */
 }
 
+/* Sound file use u onto the timeline: whole, or cut to item's pause_us and faded out
+ * (sound_file.h), mixed under what follows by `overlap` samples (the intro). Recorded for the
+ * sidecar. */
+static re_status play_sound(render *r, size_t u, uint64_t cut_us, size_t overlap)
+{
+    const re_sound *sound = r->sounds.uses[u].sound;
+    size_t frames = sound->frames;
+    int16_t *cut = NULL;
+    uint64_t cut_frames = cut_us ? re_us_to_frames(cut_us, r->rate) : frames;
+    if (cut_frames < frames) {
+        frames = (size_t)cut_frames;
+        cut = malloc((frames ? frames : 1) * sizeof *cut);
+        if (!cut)
+            return RE_ERR_NOMEM;
+        memcpy(cut, sound->samples, frames * sizeof *cut);
+        re_sound_fade_out(cut, frames, (size_t)re_us_to_frames(RE_SOUND_FADE_MS * 1000ULL, r->rate));
+    }
+    uint64_t start = re_assembler_frames(r->assembler);
+    re_status status = re_assembler_add_sound_overlapped(r->assembler, cut ? cut : sound->samples,
+                                                         frames, overlap, r->diag);
+    free(cut);
+    r->sound_frames += frames;
+    re_sidecar_insert *insert = &r->inserts[u];
+    insert->kind = sound_use_kind_name(r->sounds.uses[u].kind);
+    insert->file = r->sounds.uses[u].file;
+    insert->start = start;
+    insert->samples = frames;
+    memcpy(insert->sha256, sound->sha256, RE_SHA256_SIZE);
+    return status;
+}
+
+/* The use index of the intro or the outro, or SIZE_MAX. */
+static size_t use_of(const render *r, sound_use_kind kind)
+{
+    for (size_t u = 0; u < r->sounds.use_count; u++)
+        if (r->sounds.uses[u].kind == kind)
+            return u;
+    return SIZE_MAX;
+}
+
 /* Anything but silence: pauses alone do not make an episode. */
 static int has_sound(const render *r)
 {
@@ -354,6 +425,13 @@ static re_status speak_all(render *r)
     re_assembler_attach_meter(r->assembler, r->pass1_meter);
     re_transcript_init(&r->transcript, rate);
     uint64_t max_frames = re_us_to_frames(RE_EPISODE_MAX_US, rate);
+    size_t intro = use_of(r, SOUND_INTRO), outro = use_of(r, SOUND_OUTRO), next_use = 0;
+    if (intro != SIZE_MAX) {   /* before everything: speech starts over its tail */
+        from = r->diag->count;
+        status = play_sound(r, intro, 0, r->sounds.intro_overlap);
+        if (status != RE_OK)
+            return place(r, status, from, r->opt->script_path, ep->intro_line, ep->intro_col);
+    }
     for (size_t i = 0; status == RE_OK && i < ep->item_count; i++) {
         const re_item *item = &ep->items[i];
         from = r->diag->count;
@@ -374,6 +452,11 @@ static re_status speak_all(render *r)
         case RE_ITEM_CHAPTER:
             status = re_assembler_mark_chapter(r->assembler, item->text);
             break;
+        case RE_ITEM_SOUND:   /* the uses are in playing order: the next insert is this one */
+            while (r->sounds.uses[next_use].kind != SOUND_INSERT)
+                next_use++;
+            status = play_sound(r, next_use++, item->pause_us, 0);
+            break;
         }
         if (status != RE_OK && item->kind != RE_ITEM_SPEECH)   /* speech places its own */
             status = place(r, status, from, r->opt->output_path, 0, 0);
@@ -384,6 +467,16 @@ static re_status speak_all(render *r)
         if (status == RE_OK && stopped(r))
             status = RE_ERR_INTERRUPTED;
         report(r, RE_PHASE_SPEAK, i + 1, ep->item_count);
+    }
+    if (status == RE_OK && outro != SIZE_MAX) {   /* after everything */
+        from = r->diag->count;
+        status = play_sound(r, outro, 0, 0);
+        if (status != RE_OK)
+            status = place(r, status, from, r->opt->output_path, 0, 0);
+        else if (re_assembler_frames(r->assembler) > max_frames)
+            status = re_diag_fail(r->diag, RE_ERR_LIMIT, r->opt->script_path, ep->outro_line,
+                                  ep->outro_col, "the episode would be longer than 12 hours of "
+                                  "audio here; split it");
     }
     if (status == RE_OK) {
         from = r->diag->count;
@@ -411,6 +504,7 @@ static void describe_facts(render *r)
         .voices = r->prepared.profiles, .voice_count = r->episode->voice_count,
         .engine = r->engine_name, .encoder = r->encoder, .inputs_sha256 = r->inputs_sha256,
         .loudness = &r->delivered, .loudness_plan = r->opt->loudness_off ? NULL : &r->plan,
+        .inserts = r->inserts, .insert_count = r->sounds.use_count,
     };
 }
 
@@ -870,6 +964,8 @@ static void render_cleanup(render *r)
     re_loudness_peak_map_free(&r->peaks);
     re_loudness_meter_free(r->pass1_meter);
     re_assembler_free(r->assembler);
+    free(r->inserts);
+    episode_sounds_free(&r->sounds);
     if (r->own_engine)
         re_engine_free(r->engine);
     re_prepared_free(&r->prepared);
@@ -934,12 +1030,14 @@ re_status re_render(const re_render_options *options, re_render_result *result,
         return re_diag_fail(r.diag, RE_ERR_INVALID, options->output_path, 0, 0,
                             "the output name must end in .mp3 or .wav");
     re_status status = load_script(&r);
-    if (status == RE_OK)
-        status = start_engine(&r);
     if (status == RE_OK) {
         choose_rate(&r);
-        status = check_encoder(&r);
+        status = load_sounds(&r);
     }
+    if (status == RE_OK)
+        status = start_engine(&r);
+    if (status == RE_OK)
+        status = check_encoder(&r);
     if (status == RE_OK)
         status = digest_inputs(&r);
     if (status == RE_OK && options->skip_unchanged && outputs_up_to_date(&r, result)) {

@@ -11,6 +11,7 @@ import subprocess
 import tempfile
 import time
 import unittest
+import wave
 
 from common import BIN, SRC, Case, env_skip, ffmpeg_samples, listing, main
 
@@ -39,6 +40,8 @@ def snapshot(folder):
             rel = os.path.relpath(path, folder)
             if os.path.islink(path):
                 out[rel] = "-> " + os.readlink(path)
+            elif stat.S_ISFIFO(os.lstat(path).st_mode):   # opening it would wait for a writer
+                out[rel] = "fifo"
             elif os.path.isdir(path):
                 out[rel] = "dir"
             else:
@@ -116,6 +119,8 @@ class Hostile(Case):
             os.chmod(script, 0)
         elif setup == "output-hardlink":
             os.link(script, out)
+        elif setup is not None and setup.startswith("sound-"):
+            self.make_sound(setup, folder)
         elif setup is not None and setup not in ("output-is-script", "sidecar-is-script", "dev-zero"):
             self.fail(f"unknown setup {setup}")
         if setup not in ("output-is-script", "output-hardlink"):
@@ -136,6 +141,43 @@ class Hostile(Case):
             args += ["--voices", voices]
         return script, args + item.get("args", [])
 
+    @staticmethod
+    def write_wav(path, frames):
+        """A short 16-bit mono WAV at 22050 Hz (a valid sound file)."""
+        with wave.open(path, "wb") as w:
+            w.setnchannels(1)
+            w.setsampwidth(2)
+            w.setframerate(22050)
+            w.writeframes(b"\x10\x00" * frames)
+
+    def make_sound(self, setup, folder):
+        """The sound file a "sound-*" case names: x.wav beside the script, made hostile."""
+        x = os.path.join(folder, "x.wav")
+        if setup == "sound-missing":
+            return
+        if setup in ("sound-valid", "sound-unreadable"):
+            self.write_wav(x, 2205)
+            if setup == "sound-unreadable":
+                os.chmod(x, 0)
+        elif setup == "sound-not-audio":
+            with open(x, "wb") as f:
+                f.write(b"RIFF but not really a WAV file, only text pretending to be one.\n" * 4)
+        elif setup == "sound-empty":
+            open(x, "wb").close()
+        elif setup == "sound-fifo":
+            os.mkfifo(x)
+        elif setup == "sound-directory":
+            os.mkdir(x)
+        elif setup == "sound-no-frames":
+            self.write_wav(x, 0)
+        elif setup in ("sound-outside", "sound-symlink-out"):
+            outside = os.path.join(os.path.dirname(folder), "outside.wav")
+            self.write_wav(outside, 2205)
+            if setup == "sound-symlink-out":
+                os.symlink(outside, os.path.join(folder, "link.wav"))
+        else:
+            self.fail(f"unknown setup {setup}")
+
     def run_case(self, item, base):
         folder = os.path.join(base, "case")
         tmp = os.path.join(base, "tmp")
@@ -144,7 +186,7 @@ class Hostile(Case):
         script, args = self.prepare(item, folder)
         before = snapshot(folder)
         env = dict(os.environ, TMPDIR=tmp, XDG_CACHE_HOME=os.path.join(base, "cache"), LC_ALL="C")
-        unprivileged = item.get("setup") == "unreadable" and os.geteuid() == 0
+        unprivileged = item.get("setup") in ("unreadable", "sound-unreadable") and os.geteuid() == 0
         if unprivileged:   # root reads a mode-000 file: ask as nobody instead
             os.chmod(base, 0o755)
             os.chmod(folder, 0o777)

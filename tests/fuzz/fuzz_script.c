@@ -72,6 +72,12 @@ static void check_episode(const re_episode *ep)
             FUZZ_ASSERT(it->text && it->text[0]);
             chapters++;
             break;
+        case RE_ITEM_SOUND:   /* a file name: no blanks, no ']', and a cut in range or none */
+            FUZZ_ASSERT(it->text && it->text[0] && !strpbrk(it->text, " \t]") && !it->language);
+            FUZZ_ASSERT(it->pause_us == 0
+                        || (it->pause_us >= RE_PAUSE_MIN_US && it->pause_us <= RE_PAUSE_MAX_US));
+            segments++;
+            break;
         default:
             FUZZ_ASSERT(0);
         }

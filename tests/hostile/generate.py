@@ -302,6 +302,51 @@ def cases():
     c.append(case("lang-spans-and-escapes", "valid",
                   body("Say [lang de]Guten Tag[/lang] and \\[lang de] literally.\n".encode()), 0,
                   says=["say", "literally"], note="format 1.1; \\[ keeps a literal '['"))
+    # ---- sound files (format 1.1): refused at the [sound] or the front-matter value, before
+    # anything is spoken; test_hostile.py makes the file each setup names (x.wav beside the
+    # script, or outside.wav in the folder above it).
+    sounds = [
+        ("sound-missing", "sound-missing", "sound file '.*x\\.wav': cannot open: No such file"),
+        ("sound-unreadable", "sound-unreadable", "sound file '.*x\\.wav': cannot open: Permission denied"),
+        ("sound-not-audio", "sound-not-audio", "sound file '.*x\\.wav': is not audio that libsndfile reads"),
+        ("sound-empty", "sound-empty", "sound file '.*x\\.wav': is empty"),
+        ("sound-is-a-fifo", "sound-fifo", "sound file '.*x\\.wav': not a regular file"),
+        ("sound-is-a-directory", "sound-directory", "sound file '.*x\\.wav': is a directory"),
+        ("sound-no-frames", "sound-no-frames", "sound file '.*x\\.wav': holds no samples"),
+    ]
+    for name, setup, msg in sounds:
+        c.append(case(name, "sounds", body(b"Hi.\n\n[sound x.wav]\n\nBye.\n"), 2, "6:1", msg,
+                      setup=setup))
+    c.append(case("sound-outside-the-tree", "sounds", body(b"Hi. [sound ../outside.wav] Bye.\n"), 2,
+                  "4:5", "sound file '../outside.wav' is outside the script's folder",
+                  setup="sound-outside"))
+    c.append(case("sound-absolute-path", "sounds",
+                  b"---\ntitle: Hostile\nintro: /etc/hostname\n---\nHi.\n", 2, "3:8",
+                  "sound file '/etc/hostname' is outside the script's folder"))
+    c.append(case("sound-symlink-out", "sounds", body(b"Hi.\n[sound link.wav]\n"), 2, "5:1",
+                  "sound file 'link.wav' is outside the script's folder", setup="sound-symlink-out"))
+    c.append(case("sound-outro-missing", "sounds",
+                  b"---\ntitle: Hostile\noutro: gone.flac\n---\nHi.\n", 2, "3:8",
+                  "sound file '.*gone\\.flac': cannot open"))
+    c.append(case("sound-overlap-longer-than-intro", "sounds",
+                  b"---\ntitle: Hostile\nintro: x.wav\nintro_overlap: 5s\n---\nHi.\n", 2, "4:16",
+                  "intro_overlap \\(5\\.000 s\\) is longer than the intro", setup="sound-valid"))
+    c.append(case("sound-overlap-without-intro", "sounds",
+                  b"---\ntitle: Hostile\nintro_overlap: 1s\n---\nHi.\n", 2, "3:16",
+                  "intro_overlap needs an intro"))
+    c.append(case("sound-malformed", "sounds", body(b"Hi [sound] there.\n"), 2, "4:4",
+                  "malformed sound '\\[sound\\]': no file"))
+    c.append(case("sound-name-with-blank", "sounds", body(b"Hi [sound my file.wav] there.\n"), 2,
+                  "4:4", "a file name cannot hold blanks"))
+    c.append(case("sound-cut-out-of-range", "sounds", body(b"Hi [sound x.wav 0.5ms] there.\n"), 2,
+                  "4:4", "sound cut 0\\.5ms is out of range"))
+    c.append(case("sound-uppercase", "sounds", body(b"Hi [Sound x.wav] there.\n"), 2, "4:4",
+                  "directive names are lowercase"))
+    c.append(case("sound-every-error-at-once", "sounds",
+                  b"---\ntitle: Hostile\nintro: a.wav\noutro: b.wav\n---\nHi [sound c.wav] there.\n",
+                  2, "6:4", "(?s)3:8: sound file .*a\\.wav.*6:4: sound file .*c\\.wav.*4:8: sound file .*b\\.wav"))
+    c.append(case("sound-valid-insert", "sounds", body(b"Hi. [sound x.wav] Bye.\n"), 0,
+                  setup="sound-valid"))
     return c
 
 

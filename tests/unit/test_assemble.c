@@ -28,8 +28,64 @@ static re_speech fake_speech(void)
     return s;
 }
 
+/* Sound files are written as they are; the intro's held tail is mixed under what follows
+ * (clipped), and what nothing covers is written at finish. */
+static void sounds_and_overlap(void)
+{
+    re_assembler *a;
+    re_diagnostics diag;
+    re_diagnostics_init(&diag, 0);
+    CHECK_INT(re_assembler_create(RATE, RATE, &a, &diag), RE_OK);
+    int16_t intro[10], insert[4] = { 7, -7, 32000, -32000 };
+    for (int i = 0; i < 10; i++)
+        intro[i] = (int16_t)(100 * (i + 1));
+    CHECK_INT(re_assembler_add_sound_overlapped(a, intro, 10, 11, &diag), RE_ERR_INVALID);
+    CHECK_INT(re_assembler_add_sound_overlapped(a, intro, 10, 4, &diag), RE_OK);
+    CHECK_INT(re_assembler_frames(a), 6);   /* the held tail is not the end yet */
+    CHECK_INT(re_assembler_add_sound_overlapped(a, insert, 4, 1, &diag), RE_ERR_INVALID);
+    CHECK_INT(re_assembler_mark_chapter(a, "Talk"), RE_OK);   /* starts under the tail */
+    CHECK_INT(re_assembler_add_silence(a, 2, &diag), RE_OK);   /* covers 2 of the 4 */
+    CHECK_INT(re_assembler_add_sound(a, insert, 4, &diag), RE_OK);   /* the rest, and 2 more */
+    CHECK_INT(re_assembler_frames(a), 12);
+    CHECK_INT(re_assembler_add_sound_overlapped(a, intro, 10, 10, &diag), RE_OK);   /* nothing after */
+    CHECK_INT(re_assembler_finish(a, &diag), RE_OK);
+    CHECK_INT(re_assembler_frames(a), 22);
+    int16_t buf[32];
+    size_t got = 0, total = 0;
+    do {
+        CHECK_INT(re_assembler_read(a, buf + total, 32 - total, &got, &diag), RE_OK);
+        total += got;
+    } while (got > 0 && total < 32);
+    CHECK_INT(total, 22);
+    static const int16_t want[22] = { 100, 200, 300, 400, 500, 600,   /* intro head */
+                                      700, 800,                       /* tail over silence */
+                                      900 + 7, 1000 - 7,              /* tail + insert */
+                                      32000, -32000,                  /* insert alone */
+                                      100, 200, 300, 400, 500, 600, 700, 800, 900, 1000 };
+    CHECK(memcmp(buf, want, sizeof want) == 0);
+    size_t n;
+    const re_chapter_mark *ch = re_assembler_chapters(a, &n);
+    CHECK_INT(n, 1);
+    CHECK_INT(ch[0].start, 0);   /* the first chapter reaches back to 0 */
+    re_assembler_free(a);
+
+    /* clipping: a loud tail under loud speech */
+    CHECK_INT(re_assembler_create(RATE, RATE, &a, &diag), RE_OK);
+    int16_t loud[2] = { 30000, -30000 };
+    CHECK_INT(re_assembler_add_sound_overlapped(a, loud, 2, 2, &diag), RE_OK);
+    CHECK_INT(re_assembler_add_sound(a, loud, 2, &diag), RE_OK);
+    CHECK_INT(re_assembler_finish(a, &diag), RE_OK);
+    CHECK_INT(re_assembler_read(a, buf, 32, &got, &diag), RE_OK);
+    CHECK_INT(got, 2);
+    CHECK_INT(buf[0], 32767);
+    CHECK_INT(buf[1], -32768);
+    re_assembler_free(a);
+    re_diagnostics_free(&diag);
+}
+
 int main(void)
 {
+    sounds_and_overlap();
     re_assembler *a;
     re_diagnostics diag;
     re_diagnostics_init(&diag, 0);

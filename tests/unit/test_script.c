@@ -69,10 +69,10 @@ static void expect_error(const char *text, unsigned line, unsigned col, const ch
     re_diagnostics_free(&d);
 }
 
-/* Item kinds as letters: S speech, P pause, B break, C chapter. */
+/* Item kinds as letters: S speech, P pause, B break, C chapter, N sound. */
 static void check_kinds(const re_episode *ep, const char *kinds)
 {
-    static const char letters[] = "SPBC";
+    static const char letters[] = "SPBCN";
     char got[64] = "";
 
     if (!ep) {
@@ -1068,6 +1068,71 @@ static void test_locate(void)
     re_episode_free(ep);
 }
 
+/* Format 1.1's sound files: [sound FILE], [sound FILE N unit], intro/outro/intro_overlap. */
+static void test_sounds(void)
+{
+    re_episode *ep = parse_ok("---\ntitle: T\nintro: sounds/in.ogg\nintro_overlap: 1.5s\n"
+                              "outro: out.wav\n---\n"
+                              "# One\n"
+                              "\n"
+                              "[sound chime.wav]\n"
+                              "\n"
+                              "Hello [sound sub/sting.flac 2.5s] there.\n"
+                              "\n"
+                              "Write \\[sound x.wav] literally. [sound   y.wav  800 ms ]\n");
+    check_kinds(ep, "CNSNSBSN");
+    if (ep && ep->item_count == 8) {
+        CHECK_STR(ep->intro, "sounds/in.ogg");
+        CHECK_INT(ep->intro_line, 3);
+        CHECK_INT(ep->intro_col, 8);
+        CHECK_INT(ep->intro_overlap_us, 1500000);
+        CHECK_STR(ep->outro, "out.wav");
+        CHECK_INT(ep->outro_line, 5);
+        CHECK_STR(ep->items[1].text, "chime.wav");
+        CHECK_INT(ep->items[1].pause_us, 0);
+        CHECK_INT(ep->items[1].line, 9);
+        CHECK_INT(ep->items[1].col, 1);
+        CHECK_STR(ep->items[3].text, "sub/sting.flac");
+        CHECK_INT(ep->items[3].pause_us, 2500000);
+        CHECK_INT(ep->items[3].col, 7);
+        /* a sound-only paragraph is like a pause-only one: no BREAK around it; a sound inside
+         * a paragraph splits it like a pause */
+        check_speech(ep, 2, "Hello", "host", 11, 1);
+        check_speech(ep, 4, "there.", "host", 11, 35);
+        check_speech(ep, 6, "Write [sound x.wav] literally.", "host", 13, 1);
+        CHECK_STR(ep->items[7].text, "y.wav");
+        CHECK_INT(ep->items[7].pause_us, 800000);
+    }
+    re_episode_free(ep);
+
+    expect_error(FM "Hi [sound] there.\n", 4, 4, "malformed sound '[sound]': no file");
+    expect_error(FM "Hi [sound x.wav there.\n", 4, 4, "unexpected text before ']'");
+    expect_error(FM "Hi [sound x.wav 2.5s there.\n", 4, 4, "no closing ']'");
+    expect_error(FM "Hi [sound my file.wav] there.\n", 4, 4, "a file name cannot hold blanks");
+    expect_error(FM "Hi [sound x.wav 2 min] there.\n", 4, 4, "the unit must be ms or s");
+    expect_error(FM "Hi [sound x.wav 0s] there.\n", 4, 4, "sound cut 0s is out of range");
+    expect_error(FM "Hi [sound x.wav 0.0000001s] there.\n", 4, 4, "sound cut 0.0000001s is not exact");
+    expect_error(FM "Hi [SOUND x.wav] there.\n", 4, 4, "directive names are lowercase");
+    expect_error("---\ntitle: T\nintro_overlap: 1s\n---\nHi.\n", 3, 16, "intro_overlap needs an intro");
+    expect_error("---\ntitle: T\nintro: a.wav\nintro_overlap: 1.5\n---\nHi.\n", 4, 16,
+                 "intro_overlap '1.5' is not a duration: no unit");
+    expect_error("---\ntitle: T\nintro: a.wav\nintro_overlap: 1s later\n---\nHi.\n", 4, 16,
+                 "unexpected text after the unit");
+    expect_error("---\ntitle: T\nintro: a.wav\nintro_overlap: 601s\n---\nHi.\n", 4, 16,
+                 "intro_overlap 601s is out of range");
+    expect_error(FM "[sound x.wav]\n", 4, 1, "the script has no spoken text");
+    expect_error(FM "Hi.\n\n[voice guest] [sound x.wav]\n\n[sound y.wav] [voice guest] Hi.\n", 8, 15,
+                 "is not at the start of its paragraph");
+    /* [sounds] and [sound-effect] are text */
+    ep = parse_ok(FM "The [sounds], [soundx.wav] and [sound-effect] stay.\n");
+    check_kinds(ep, "S");
+    re_episode_free(ep);
+    /* a heading before a sound-only paragraph has audio */
+    ep = parse_ok(FM "Hi.\n\n# Jingle\n\n[sound j.wav]\n");
+    check_kinds(ep, "SCN");
+    re_episode_free(ep);
+}
+
 int main(void)
 {
     test_front_matter_full();
@@ -1096,5 +1161,6 @@ int main(void)
     test_load();
     test_check_voices();
     test_locate();
+    test_sounds();
     return check_finish("test_script");
 }

@@ -20,7 +20,13 @@
  * nearest output sample). Resampling whole segments instead would smear the engine's zeros
  * (no exact trim) and make pauses a rounded product of two rates.
  *
- * Life cycle: re_assembler_create -> add_speech / add_silence / mark_chapter in order ->
+ * Sound files (inserts, intro, outro; sound_file.h) come at the episode's rate and are written
+ * as they are, like a pause that is not silent. The intro may reach under what follows it
+ * (add_sound_overlapped): its last samples are held back and what is appended next is mixed
+ * over them, so that speech starts over the intro's tail.
+ *
+ * Life cycle: re_assembler_create -> add_speech / add_silence / add_sound / mark_chapter in
+ * order ->
  * re_assembler_finish -> re_assembler_read until it returns 0 frames -> re_assembler_free. */
 #ifndef RE_ASSEMBLE_H
 #define RE_ASSEMBLE_H
@@ -72,6 +78,19 @@ re_status re_assembler_add_speech(re_assembler *a, const re_speech *speech,
                                   unsigned sentence_pause_ms, re_diagnostics *diag);
 /* Appends `frames` samples (at sample_rate) of digital silence. */
 re_status re_assembler_add_silence(re_assembler *a, uint64_t frames, re_diagnostics *diag);
+/* Appends samples[0..frames) (at sample_rate) as they are: a sound file's audio. Not kept
+ * (the caller's buffer is free again on return). */
+re_status re_assembler_add_sound(re_assembler *a, const int16_t *samples, size_t frames,
+                                 re_diagnostics *diag);
+/* The same, but only the first frames - overlap samples end the stream now: the last
+ * `overlap` are copied and held, and whatever is appended next (speech, silence, sound) is
+ * mixed over them, sample by sample (the sum, clipped to int16), so it starts `overlap`
+ * samples before this sound ends. What nothing covered is written as it is at finish.
+ * RE_ERR_INVALID when overlap > frames or an overlap is still held. re_assembler_frames and
+ * mark_chapter count only what is written: the held samples are not the end of the stream. */
+re_status re_assembler_add_sound_overlapped(re_assembler *a, const int16_t *samples,
+                                            size_t frames, size_t overlap,
+                                            re_diagnostics *diag);
 /* A chapter starts at the current end of the stream. The title is copied. */
 re_status re_assembler_mark_chapter(re_assembler *a, const char *title);
 

@@ -11,7 +11,8 @@
  * starts or stops, so that ringing would have been the smallest part of the signal.
  *
  * Users: the assembler converts each stretch of speech between two pauses from the engine's
- * rate to the episode's (assemble.h); sound inserts, intro, outro and music will too. */
+ * rate to the episode's (assemble.h); every sound file a script plays is converted whole
+ * (sound_file.h). */
 #ifndef RE_RESAMPLE_H
 #define RE_RESAMPLE_H
 

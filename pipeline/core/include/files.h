@@ -63,4 +63,20 @@ re_status re_file_replace(const char *path, const char *expected, size_t expecte
  * out of memory. */
 char *re_path_join(const char *dir, const char *name);
 
+/* ---- files a script names (lexicon:, [sound], intro:, outro:, music:) ---------------------- */
+
+/* `value` as a script names it: relative to the script's folder (script_path's), an absolute
+ * path as it is. *out is malloc'ed, owned by the caller. RE_ERR_NOMEM, RE_ERR_INVALID. */
+re_status re_path_beside(const char *script_path, const char *value, char **out);
+
+/* The rule for every file a script names: it must be inside the script's folder tree or one
+ * of allowed_dirs[0..n) (--allow-path), judged on the real path with every symlink followed
+ * (of the folder plus the last name when the file does not exist), so that a script from
+ * elsewhere cannot make the program read (and quote in its errors) any file the user can
+ * read: an absolute path or a symlink that leaves the tree is outside. `path` is the resolved
+ * one (re_path_beside). *inside is 1 or 0; a path that does not resolve at all counts as
+ * inside (reading it then reports the real problem). RE_ERR_NOMEM, RE_ERR_INVALID. */
+re_status re_path_confined(const char *script_path, const char *path,
+                           const char *const *allowed_dirs, size_t n, int *inside);
+
 #endif

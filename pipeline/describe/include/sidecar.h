@@ -3,7 +3,11 @@
  * Keys, in this order: title, show, published, summary, author, language, episode, season,
  * guid, duration
  * (ISO 8601), duration_ms, samples, sample_rate, bytes, format, chapters [{title, start_ms,
- * end_ms}], loudness {integrated_lufs, range_lu, true_peak_dbtp (measured on the output file;
+ * end_ms}], inserts [{kind ("intro", "sound", "outro"), file (as the script wrote it), start,
+ * samples (where it starts and how long it plays, in samples of the episode; the intro's tail
+ * under the speech included), start_ms, sha256 (of the file's bytes)}] in playing order
+ * (format 1.1; the key is absent when the episode plays no sound file, so that the sidecars
+ * of spoken-only episodes stay as they were), loudness {integrated_lufs, range_lu, true_peak_dbtp (measured on the output file;
  * null for silence), target_lufs, ceiling_dbtp, gain_db (null when normalization is off),
  * met}, voices [{name, speaker, role, voice, rate, pitch, range, volume, word_gap,
  * sentence_pause, paragraph_pause}], engine, encoder, generator, inputs_sha256 (what the
@@ -46,6 +50,14 @@ typedef struct re_sidecar_person {
 /* The role a voice gets in the sidecar (see re_sidecar_person). */
 const char *re_sidecar_role(const re_voice_profile *voice, const char *default_voice);
 
+/* A sound file the episode plays (format 1.1): an intro, an outro or a [sound] insert. */
+typedef struct re_sidecar_insert {
+    const char *kind;                  /* "intro", "sound" or "outro" */
+    const char *file;                  /* as the script wrote it */
+    uint64_t start, samples;           /* in samples of the episode */
+    unsigned char sha256[RE_SHA256_SIZE];   /* of the file's bytes */
+} re_sidecar_insert;
+
 typedef struct re_render_facts {
     const re_episode *episode;
     uint64_t samples;
@@ -63,6 +75,8 @@ typedef struct re_render_facts {
     const re_loudness_plan *loudness_plan;  /* NULL when normalization is off */
     const re_sidecar_file *files;      /* what the render wrote, the sidecar aside */
     size_t file_count;
+    const re_sidecar_insert *inserts;  /* the sound files played, in order (may be none) */
+    size_t insert_count;
 } re_render_facts;
 
 /* Writes the sidecar as UTF-8 JSON with a final newline. RE_ERR_WRITE if the stream fails. */

@@ -3,7 +3,9 @@
  * The format (version 1.1) is documented in README.md; in short: front matter between `---`
  * lines, `#`..`######` headings start chapters, blank lines separate paragraphs, `[pause 800ms]`
  * and `[pause 1.5s]` insert exact silence, a paragraph starting with `[voice NAME]` is spoken
- * by that profile, `[lang TAG]...[/lang]` (1.1) is spoken by espeak-ng's voice TAG, lines
+ * by that profile, `[lang TAG]...[/lang]` (1.1) is spoken by espeak-ng's voice TAG,
+ * `[sound FILE]` and `[sound FILE 2.5s]` (1.1) play a sound file there, front matter `intro:`,
+ * `outro:` and `intro_overlap:` (1.1) frame the episode with sound files, lines
  * starting with `//` are comments, `\[` is a literal `[`, and all other text is literal. Pure: no I/O except re_script_load, no engine, no voice lookup. */
 #ifndef RE_SCRIPT_H
 #define RE_SCRIPT_H
@@ -15,7 +17,8 @@
 #include "voice.h"
 
 #define RE_PAUSE_MIN_US 1000ULL              /* 1 ms */
-#define RE_PAUSE_MAX_US 600000000ULL         /* 10 minutes */
+#define RE_PAUSE_MAX_US 600000000ULL         /* 10 minutes; also the longest [sound] cut and
+                                              * intro_overlap */
 #define RE_SCRIPT_DEFAULT_MAX_SIZE (8u << 20) /* bytes */
 
 /* Limits that keep a hostile script from reaching the engine or from making a render
@@ -37,7 +40,11 @@ typedef enum re_item_kind {
     RE_ITEM_SPEECH,   /* text spoken with a voice profile */
     RE_ITEM_PAUSE,    /* exact silence of pause_us microseconds */
     RE_ITEM_BREAK,    /* a paragraph break: the paragraph pause of `voice` (the paragraph before it) */
-    RE_ITEM_CHAPTER   /* a heading: a chapter titled `text` starts with the next audio */
+    RE_ITEM_CHAPTER,  /* a heading: a chapter titled `text` starts with the next audio */
+    RE_ITEM_SOUND     /* a sound file played here (format 1.1): `text` is the FILE as written,
+                       * relative to the script's folder; `pause_us` is its cut (the first
+                       * pause_us of it, faded out) or 0 for all of it. Like a PAUSE for
+                       * paragraphs, breaks and chapters */
 } re_item_kind;
 
 typedef struct re_item {
@@ -47,7 +54,7 @@ typedef struct re_item {
     char *text;           /* SPEECH: UTF-8, whitespace collapsed to single spaces, no control
                            * characters, never empty; CHAPTER: the title; otherwise NULL */
     const char *voice;    /* SPEECH, BREAK: profile name (points into the episode's storage) */
-    uint64_t pause_us;    /* PAUSE only */
+    uint64_t pause_us;    /* PAUSE; SOUND: its cut, 0 for the whole file */
     char *language;       /* SPEECH in a [lang TAG] span: the espeak-ng voice (language) TAG
                            * to speak it with instead of the profile's (format 1.1); else NULL */
 } re_item;
@@ -73,6 +80,11 @@ typedef struct re_episode {
     unsigned voice_line;  /* line of the `voice:` key, 0 when defaulted */
     char *lexicon;        /* the `lexicon:` value as written (a path), NULL when absent */
     unsigned lexicon_line, lexicon_col;
+    char *intro, *outro;  /* `intro:`, `outro:` sound files as written (format 1.1), or NULL */
+    unsigned intro_line, intro_col, outro_line, outro_col;   /* of the values */
+    uint64_t intro_overlap_us;   /* `intro_overlap:` speech starts this long before the
+                                  * intro ends (mixed over its tail); 0 when absent */
+    unsigned intro_overlap_line, intro_overlap_col;
     re_item *items;
     size_t item_count;
     char **voices;        /* distinct profile names used by SPEECH items, in order of first use */

@@ -1,0 +1,66 @@
+/* sound_file.h - a sound file a script names (an insert, the intro, the outro, a music bed),
+ * read whole into memory as mono 16-bit samples at the episode's rate.
+ *
+ * One reader for every format: libsndfile (WAV/AIFF/... PCM of any depth, FLAC, Ogg Vorbis and
+ * Opus, and MP3, which Debian 12's libsndfile 1.2 decodes through libmpg123), any rate, any
+ * channel count. The channels are averaged (in float, as libsndfile gives any file: an
+ * integer file's samples are its integers / 32768 exactly), non-finite samples become 0, and
+ * the mono signal goes through resample.h's one recipe to the episode's rate. A 16-bit mono
+ * file at the episode's rate therefore comes back bit-exact.
+ *
+ * The file's bytes are hashed (SHA-256) in the same pass as they are checked: the digest is
+ * what a render's input digest and the sidecar say about the file, so editing a jingle
+ * changes both. The file must not change between the hash and the decode (size and mtime are
+ * compared after the decode; a change is an error). */
+#ifndef RE_SOUND_FILE_H
+#define RE_SOUND_FILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sha256.h"
+#include "status.h"
+
+/* The longest sound file accepted, in seconds of its own audio. A whole file is held in
+ * memory: while it is decoded, as one float per source frame (600 s at 48 kHz: 115 MB) and
+ * then as int16 at the episode's rate (600 s at 48 kHz: 58 MB). Ten minutes is far beyond any
+ * jingle, sting or intro, and a music bed longer than that can be cut: the bed is looped to
+ * the episode's length. */
+#define RE_SOUND_MAX_SECONDS 600u
+
+typedef struct re_sound {
+    int16_t *samples;      /* mono at `rate` (channels averaged), resampled with resample.h's recipe */
+    size_t frames;
+    unsigned rate;
+    unsigned char sha256[RE_SHA256_SIZE];   /* SHA-256 of the file's bytes */
+    unsigned source_rate;                   /* the file's own rate and channel count */
+    unsigned source_channels;
+} re_sound;
+
+/* Reads `path` through libsndfile (WAV, FLAC, Ogg Vorbis/Opus, MP3 where Debian's libsndfile
+ * reads it; any rate, any channel count) into *out (zeroed first; re_sound_free releases it),
+ * resampled to `rate` (any rate re_rate_supported accepts, or any other positive rate).
+ *
+ * Failures add one message with NO file that names the path in its text ("sound file
+ * 'x.wav': cannot open: No such file or directory"), for the caller to place at the script's
+ * FILE:LINE:COL with re_diag_place and report as RE_ERR_INPUT: RE_ERR_READ (cannot open or
+ * read, a directory; a FIFO, device or socket is refused without blocking, files.h;
+ * changed while read), RE_ERR_FORMAT (not audio libsndfile decodes, or no samples),
+ * RE_ERR_LIMIT (longer than RE_SOUND_MAX_SECONDS), RE_ERR_NOMEM (no message),
+ * RE_ERR_INVALID (NULL arguments, rate 0). */
+re_status re_sound_load(const char *path, unsigned rate, re_sound *out, re_diagnostics *diag);
+
+/* A cut sound (`[sound FILE 2.5s]`) ends with a linear fade-out over its last
+ * RE_SOUND_FADE_MS (or all of it when it is shorter): long enough that the cut makes no
+ * click, short enough that the cut is where the script says. */
+#define RE_SOUND_FADE_MS 50u
+
+/* Multiplies samples[n - fade .. n) by (fade - k) / (fade + 1) for k = 0 .. fade-1 (the last
+ * sample's gain is 1/(fade+1), the silence after the cut would be the next step), in integer
+ * arithmetic rounded toward zero: the same bytes everywhere. fade > n fades all n. */
+void re_sound_fade_out(int16_t *samples, size_t n, size_t fade);
+
+/* Frees the samples and zeroes *sound; NULL and a zeroed sound are fine. */
+void re_sound_free(re_sound *sound);
+
+#endif

@@ -1,0 +1,356 @@
+"""Sound inserts, intro and outro (script format 1.1, issue 17), judged by tools we did not write.
+
+The sound files are made by sox (WAV 44.1 kHz stereo, WAV 22050 Hz mono, FLAC 48 kHz, Ogg
+Vorbis) and ffmpeg (an MP3). Every render must keep the sample timeline exact with them in it:
+ffmpeg and mpg123 decode the sidecar's sample count at 22050 and 44100 Hz, `check` passes on the
+MP3 and its page, ffprobe reads the chapters at the sidecar's times; each insert's samples are in
+the episode at the sidecar's offset (bit-exact for a file at the episode's rate, within the
+resampler's error for another); no cue or chapter starts inside an insert; editing a sound file
+renders the episode again without synthesizing anything; and the bytes are the same for -j1 and
+-j2, cold or warm cache."""
+import filecmp
+import json
+import os
+import re
+import shutil
+import subprocess
+import wave
+
+from common import SRC, Case, ffmpeg_samples, ffprobe, main, mpg123_samples, run, write
+
+SCRIPT = """---
+title: Produced
+show: Sound tests
+intro: sounds/pad.ogg
+intro_overlap: 0.4s
+outro: sounds/chime.wav
+---
+# Opening
+
+Welcome to the produced briefing. Two things changed.
+
+# Tools
+
+[sound sounds/tick.wav]
+
+The first change is in the tools. [sound sounds/sting.flac 0.2s] And that was a cut sting.
+
+# Close
+
+[sound sounds/jingle.mp3]
+
+That's all for this week.
+"""
+
+
+def sox(*args):
+    subprocess.run(["sox", "-D", *args], check=True, capture_output=True)
+
+
+def make_sounds(folder):
+    """The inputs, each a different format, rate and channel count; -D: no dither, so a sine is a
+    sine."""
+    os.makedirs(folder, exist_ok=True)
+    sox("-n", "-r", "44100", "-c", "2", "-b", "16", os.path.join(folder, "chime.wav"),
+        "synth", "0.5", "sine", "440", "vol", "0.4")
+    sox("-n", "-r", "22050", "-c", "1", "-b", "16", os.path.join(folder, "tick.wav"),
+        "synth", "0.25", "sine", "1000", "vol", "0.3", "fade", "0", "0.25", "0.1")
+    sox("-n", "-r", "48000", "-c", "1", os.path.join(folder, "sting.flac"),
+        "synth", "0.5", "square", "220", "vol", "0.2")
+    sox("-n", "-r", "44100", "-c", "2", os.path.join(folder, "pad.ogg"),
+        "synth", "1.2", "sine", "330", "vol", "0.2")
+    subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i",
+                    "sine=frequency=660:duration=0.3:sample_rate=44100", "-ac", "1",
+                    "-c:a", "libmp3lame", "-b:a", "64k", os.path.join(folder, "jingle.mp3")],
+                   check=True, capture_output=True)
+
+
+def wav_samples(path):
+    """(channels, rate, interleaved int16 samples) as python's wave module reads the file."""
+    with wave.open(path) as w:
+        channels, rate, n = w.getnchannels(), w.getframerate(), w.getnframes()
+        data = w.readframes(n)
+    return channels, rate, [int.from_bytes(data[i:i + 2], "little", signed=True)
+                            for i in range(0, len(data), 2)]
+
+
+def vtt_starts_ms(path):
+    starts = []
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            m = re.match(r"(\d+):(\d\d):(\d\d)\.(\d{3}) -->", line)
+            if m:
+                h, mi, s, ms = map(int, m.groups())
+                starts.append(((h * 60 + mi) * 60 + s) * 1000 + ms)
+    return starts
+
+
+class Sounds(Case):
+    def setUp(self):
+        super().setUp()
+        self.folder = self.path("show")
+        make_sounds(os.path.join(self.folder, "sounds"))
+        self.script = write(os.path.join(self.folder, "ep.txt"), SCRIPT)
+
+    def render(self, out, *extra):
+        res = run([self.script, "-o", out, "--cache", self.path("cache"), "-q", *extra])
+        self.assertEqual(res.returncode, 0, res.stderr)
+        with open(os.path.splitext(out)[0] + ".json", encoding="utf-8") as f:
+            return json.load(f)
+
+    def check_inserts_listed(self, side, rate):
+        inserts = side["inserts"]
+        self.assertEqual([(i["kind"], i["file"]) for i in inserts],
+                         [("intro", "sounds/pad.ogg"), ("sound", "sounds/tick.wav"),
+                          ("sound", "sounds/sting.flac"), ("sound", "sounds/jingle.mp3"),
+                          ("outro", "sounds/chime.wav")])
+        for item in inserts:
+            digest = subprocess.run(["sha256sum", os.path.join(self.folder, item["file"])],
+                                    capture_output=True, text=True, check=True).stdout.split()[0]
+            self.assertEqual(item["sha256"], digest, item["file"])
+        # lengths: the file's own length at the episode's rate (rounded half up), as sox counts
+        # it (ffmpeg 5's Vorbis decoder ignores the stream's end trim), or ffmpeg for the MP3
+        # (sox has no MP3 reader here); the cut sting: its cut
+        for item in inserts:
+            path = os.path.join(self.folder, item["file"])
+            if item["file"] == "sounds/sting.flac":
+                want = round(0.2 * rate)
+            else:
+                source_rate = int(subprocess.run(["soxi", "-r", path], capture_output=True, text=True,
+                                                 check=True).stdout) if not path.endswith(".mp3") else 44100
+                frames = ffmpeg_samples(path) if path.endswith(".mp3") else int(subprocess.run(
+                    ["soxi", "-s", path], capture_output=True, text=True, check=True).stdout)
+                want = (frames * rate * 2 + source_rate) // (2 * source_rate)
+            self.assertEqual(item["samples"], want, item["file"])
+        self.assertEqual(inserts[0]["start"], 0)
+        ends = [i["start"] + i["samples"] for i in inserts]
+        self.assertEqual(ends[-1], side["samples"])   # the outro ends the episode
+        overlap = round(0.4 * rate)   # intro_overlap: the next audio starts under the intro
+        for a, b in zip(inserts, inserts[1:]):
+            self.assertLessEqual(a["start"] + a["samples"] - (overlap if a["kind"] == "intro" else 0),
+                                 b["start"], (a, b))
+
+    def test_mp3_at_two_rates(self):
+        for rate in (22050, 44100):
+            with self.subTest(rate=rate):
+                out = self.path(f"ep{rate}.mp3")
+                side = self.render(out, "-r", str(rate), "--page")
+                self.assertEqual(side["sample_rate"], rate)
+                self.check_inserts_listed(side, rate)
+                self.assertEqual(ffmpeg_samples(out), side["samples"])
+                self.assertEqual(mpg123_samples(out), side["samples"])
+                probe = ffprobe(out, "-show_streams", "-show_chapters")
+                self.assertEqual(int(probe["streams"][0]["sample_rate"]), rate)
+                chapters = probe["chapters"]
+                self.assertEqual([c["tags"]["title"] for c in chapters], ["Opening", "Tools", "Close"])
+                self.assertEqual([round(float(c["start_time"]) * 1000) for c in chapters],
+                                 [c["start_ms"] for c in side["chapters"]])
+                # a heading right before a [sound] starts at the sound
+                by_file = {i["file"]: i for i in side["inserts"]}
+                for title, file in (("Tools", "sounds/tick.wav"), ("Close", "sounds/jingle.mp3")):
+                    chapter = next(c for c in side["chapters"] if c["title"] == title)
+                    self.assertEqual(chapter["start_ms"], by_file[file]["start_ms"])
+                check = run(["check", out, self.path(f"ep{rate}.html")])
+                self.assertEqual(check.returncode, 0, check.stdout + check.stderr)
+                self.assertRegex(check.stdout, r"0 MISMATCH")
+
+    def test_cues_and_chapters_never_inside_an_insert(self):
+        out = self.path("cues.mp3")
+        side = self.render(out)
+        rate = side["sample_rate"]
+        cues = vtt_starts_ms(self.path("cues.vtt"))
+        self.assertGreater(len(cues), 3)
+        overlap_ms = 400
+        for item in side["inserts"]:
+            first = item["start"] * 1000 / rate
+            last = (item["start"] + item["samples"]) * 1000 / rate
+            if item["kind"] == "intro":   # speech starts over its tail, by design
+                last -= overlap_ms
+            for t in cues:
+                self.assertFalse(first + 1 < t < last - 1, f"cue at {t} ms inside {item}")
+            for c in side["chapters"]:
+                self.assertFalse(first + 1 < c["start_ms"] < last - 1, f"{c} inside {item}")
+        # speech starts exactly intro_overlap before the intro ends (first cue, to the ms)
+        intro = side["inserts"][0]
+        self.assertAlmostEqual(cues[0], (intro["samples"] * 1000 / rate) - overlap_ms, delta=1.5)
+
+    def test_insert_samples_in_a_wav(self):
+        """--loudness off: what the assembler wrote is what the file holds. tick.wav (22050 Hz mono)
+        is bit-exact in a 22050 Hz episode; chime.wav (44.1 kHz stereo, the same sine on both
+        channels) in a 22050 Hz episode matches its own every other sample (the ratio is exactly 2,
+        and a 440 Hz sine is far inside the passband) within the resampler's error, away from the
+        two ends where its filter's ringing is cut."""
+        out = self.path("pcm.wav")
+        side = self.render(out, "--loudness", "off")
+        channels, rate, episode = wav_samples(out)
+        self.assertEqual((channels, rate), (1, 22050))
+        self.assertEqual(len(episode), side["samples"])
+        self.assertEqual(ffmpeg_samples(out), side["samples"])
+        by_file = {i["file"]: i for i in side["inserts"]}
+
+        _, tick_rate, tick = wav_samples(os.path.join(self.folder, "sounds", "tick.wav"))
+        self.assertEqual(tick_rate, 22050)
+        at = by_file["sounds/tick.wav"]["start"]
+        self.assertEqual(episode[at:at + len(tick)], tick)
+
+        ch, chime_rate, chime = wav_samples(os.path.join(self.folder, "sounds", "chime.wav"))
+        self.assertEqual((ch, chime_rate), (2, 44100))
+        left = chime[0::2]
+        self.assertEqual(left, chime[1::2])
+        at, n = by_file["sounds/chime.wav"]["start"], by_file["sounds/chime.wav"]["samples"]
+        self.assertEqual(n, len(left) // 2)
+        errors = [abs(episode[at + k] - left[2 * k]) for k in range(n)]
+        self.assertLessEqual(max(errors[100:-100]), 2)
+        self.assertGreater(max(abs(x) for x in episode[at:at + n]), 10000)   # it is there
+
+        # the cut sting: 0.2 s of it, faded out to nearly nothing at the cut
+        sting = by_file["sounds/sting.flac"]
+        tail = episode[sting["start"] + sting["samples"] - 20:sting["start"] + sting["samples"]]
+        head = episode[sting["start"]:sting["start"] + 200]
+        self.assertLess(max(abs(x) for x in tail), max(abs(x) for x in head) / 10)
+
+    def test_same_bytes_for_any_jobs_and_cache(self):
+        outs = []
+        for name, jobs, cache in (("cold1", "1", "a"), ("warm2", "2", "a"), ("cold2", "2", "b")):
+            out = self.path(name, "ep.mp3")
+            os.makedirs(os.path.dirname(out))
+            res = run([self.script, "-o", out, "-j", jobs, "--cache", self.path(cache), "-q"])
+            self.assertEqual(res.returncode, 0, res.stderr)
+            outs.append(out)
+        for other in outs[1:]:
+            self.assertTrue(filecmp.cmp(outs[0], other, shallow=False), other)
+            self.assertTrue(filecmp.cmp(outs[0][:-4] + ".json", other[:-4] + ".json", shallow=False))
+
+    def test_editing_a_sound_renders_again_without_synthesizing(self):
+        def batch(tag):
+            report = self.path(f"report-{tag}.json")
+            res = run(["batch", "-O", self.path("out"), self.folder, "--cache", self.path("cache"),
+                       "--report", report, "-q"])
+            self.assertEqual(res.returncode, 0, res.stderr)
+            with open(report, encoding="utf-8") as f:
+                (episode,) = json.load(f)["episodes"]
+            return episode
+
+        first = batch("first")
+        self.assertEqual(first["status"], "rendered")
+        self.assertGreater(first["segments_synthesized"], 0)
+        self.assertEqual(batch("again")["status"], "up-to-date")
+        with open(self.path("out", "ep.json"), encoding="utf-8") as f:
+            before = json.load(f)
+        sox("-n", "-r", "22050", "-c", "1", "-b", "16",
+            os.path.join(self.folder, "sounds", "tick.wav"), "synth", "0.25", "sine", "1200",
+            "vol", "0.3")
+        edited = batch("edited")
+        self.assertEqual(edited["status"], "rendered")
+        self.assertEqual(edited["segments_synthesized"], 0)
+        with open(self.path("out", "ep.json"), encoding="utf-8") as f:
+            after = json.load(f)
+        self.assertNotEqual(before["inputs_sha256"], after["inputs_sha256"])
+        tick = [i for i in after["inserts"] if i["file"] == "sounds/tick.wav"][0]
+        self.assertNotEqual(tick["sha256"],
+                            [i for i in before["inserts"] if i["file"] == "sounds/tick.wav"][0]["sha256"])
+        self.assertEqual(ffmpeg_samples(self.path("out", "ep.mp3")), after["samples"])
+        self.assertEqual(batch("last")["status"], "up-to-date")
+
+    def test_errors_before_anything_is_spoken(self):
+        """A bad sound file is an error at the name that named it, exit 2, nothing written and
+        nothing synthesized (the cache stays empty)."""
+        os.remove(os.path.join(self.folder, "sounds", "jingle.mp3"))
+        with open(os.path.join(self.folder, "sounds", "sting.flac"), "wb") as f:
+            f.write(b"not a flac file at all")
+        out = self.path("bad", "ep.mp3")
+        os.makedirs(os.path.dirname(out))
+        res = run([self.script, "-o", out, "--cache", self.path("badcache")])
+        self.assertEqual(res.returncode, 2, res.stderr)
+        self.assertIn(f"{self.script}:16:35: sound file", res.stderr)   # the sting, at its '['
+        self.assertRegex(res.stderr, re.escape(self.script) + r":20:1: sound file '.*jingle\.mp3': "
+                         r"cannot open: No such file")
+        self.assertEqual(os.listdir(self.path("bad")), [])
+        cache = self.path("badcache")
+        self.assertEqual([f for _, _, fs in os.walk(cache) for f in fs] if os.path.isdir(cache) else [], [])
+
+    def test_allow_path_and_literal(self):
+        shared = self.path("shared")
+        make_sounds(shared)
+        write(self.script, SCRIPT.replace("outro: sounds/chime.wav", "outro: ../shared/chime.wav")
+              .replace("That's all", "Write \\[sound x.wav] to play a file. That's all"))
+        res = run([self.script, "-o", self.path("no.mp3"), "-q"])
+        self.assertEqual(res.returncode, 2)
+        self.assertIn("is outside the script's folder", res.stderr)
+        side = self.render(self.path("yes.mp3"), "--allow-path", shared)
+        self.assertEqual(side["inserts"][-1]["file"], "../shared/chime.wav")
+        explain = run(["explain", self.script, "--allow-path", shared])
+        self.assertEqual(explain.returncode, 0, explain.stderr)
+        self.assertIn("Write [sound x", explain.stdout)   # spoken as text, not played
+
+    def test_ogg_opus(self):
+        """Ogg Opus (made by ffmpeg's libopus): its pre-skip and end trim honoured, as ffmpeg
+        decodes it, at two rates."""
+        opus = os.path.join(self.folder, "sounds", "bell.opus")
+        subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i",
+                        "sine=frequency=500:duration=0.5:sample_rate=48000", "-c:a", "libopus",
+                        "-b:a", "32k", opus], check=True, capture_output=True)
+        frames = ffmpeg_samples(opus)   # at the file's 48 kHz
+        write(self.script, "---\ntitle: Opus\n---\nHi. [sound sounds/bell.opus] Bye.\n")
+        for rate in (22050, 44100):
+            with self.subTest(rate=rate):
+                out = self.path(f"opus{rate}.wav")
+                side = self.render(out, "-r", str(rate), "--loudness", "off")
+                (insert,) = side["inserts"]
+                self.assertEqual(insert["samples"], (frames * rate * 2 + 48000) // (2 * 48000))
+                _, _, episode = wav_samples(out)
+                self.assertEqual(len(episode), side["samples"])
+                part = episode[insert["start"]:insert["start"] + insert["samples"]]
+                self.assertGreater(max(abs(x) for x in part), 3000)
+
+    def test_limits(self):
+        """One file: at most 600 s of its own audio. All the distinct files of an episode: at
+        most 60 minutes together (they are held in memory). Both are errors at the name, before
+        anything is spoken. 8 kHz 8-bit files keep the inputs small."""
+        sounds = os.path.join(self.folder, "long")
+        os.makedirs(sounds)
+        sox("-n", "-r", "8000", "-c", "1", "-b", "8", os.path.join(sounds, "over.wav"),
+            "synth", "600.5", "sine", "100", "vol", "0.1")
+        sox("-n", "-r", "8000", "-c", "1", "-b", "8", os.path.join(sounds, "ten.wav"),
+            "synth", "600", "sine", "100", "vol", "0.1")
+        for k in range(1, 7):   # copies: another name for one file is loaded (and counted) once
+            shutil.copy(os.path.join(sounds, "ten.wav"), os.path.join(sounds, f"ten{k}.wav"))
+        os.link(os.path.join(sounds, "ten.wav"), os.path.join(sounds, "hard.wav"))
+        write(self.script, "---\ntitle: Long\n---\nHi. [sound long/over.wav] Bye.\n")
+        res = run([self.script, "-o", self.path("over.mp3"), "--cache", self.path("cache")])
+        self.assertEqual(res.returncode, 2, res.stderr)
+        self.assertIn(f"{self.script}:4:5: sound file", res.stderr)
+        self.assertIn("is longer than 600 seconds", res.stderr)
+        names = " ".join(f"[sound long/{name}.wav]"
+                         for name in ("ten", "hard", "ten1", "ten2", "ten3", "ten4", "ten5", "ten6"))
+        write(self.script, f"---\ntitle: Long\n---\nHi.\n{names}\n")
+        res = run([self.script, "-o", self.path("total.mp3"), "--cache", self.path("cache")])
+        self.assertEqual(res.returncode, 2, res.stderr)
+        col = 1 + names.index("[sound long/ten6.wav]")   # the 7th crosses 60 minutes
+        self.assertIn(f"{self.script}:5:{col}: sound file 'long/ten6.wav': the episode's sound "
+                      "files would hold more than 60 minutes", res.stderr)
+        self.assertFalse(os.path.exists(self.path("total.mp3")))
+        self.assertFalse(os.path.isdir(self.path("cache")) and any(os.scandir(self.path("cache"))))
+
+    def test_sample_episode(self):
+        """samples/produced-briefing.txt (intro under the first words, two kinds of insert, an
+        outro) at 22050 and 44100 Hz: every duration claim exact by `check`, and the decoders."""
+        for rate in ("22050", "44100"):
+            with self.subTest(rate=rate):
+                out = self.path(f"produced{rate}.mp3")
+                res = run([os.path.join(SRC, "samples", "produced-briefing.txt"), "-o", out, "-r", rate,
+                           "--page", "--cache", self.path("cache"), "-q"])
+                self.assertEqual(res.returncode, 0, res.stderr)
+                with open(self.path(f"produced{rate}.json"), encoding="utf-8") as f:
+                    side = json.load(f)
+                self.assertEqual([i["kind"] for i in side["inserts"]],
+                                 ["intro", "sound", "sound", "sound", "outro"])
+                self.assertEqual(ffmpeg_samples(out), side["samples"])
+                self.assertEqual(mpg123_samples(out), side["samples"])
+                check = run(["check", out, self.path(f"produced{rate}.html")])
+                self.assertEqual(check.returncode, 0, check.stdout + check.stderr)
+                self.assertIn(f"sample_rate: claimed {rate}, measured {rate}: OK", check.stdout)
+
+
+if __name__ == "__main__":
+    main()

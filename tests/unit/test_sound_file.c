@@ -1,0 +1,216 @@
+/* test_sound_file.c - sound files a script names: libsndfile reads them whole, mixes them to
+ * mono and resamples them with the one recipe; a 16-bit mono file at the episode's rate comes
+ * back bit-exact; every failure is one unplaced message naming the path; a FIFO is refused
+ * without blocking. And the confinement rule every file a script names follows (files.h). */
+#define _GNU_SOURCE
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <sndfile.h>
+
+#include "files.h"
+#include "sha256.h"
+#include "sound_file.h"
+#include "testdir.h"
+#include "testkit.h"
+
+static char dir[256];
+
+static char *in_dir(const char *name)
+{
+    return re_path_join(dir, name);
+}
+
+/* Writes a 16-bit WAV of `frames` frames, `channels` channels at `rate`: a tone, channel c
+ * scaled by (c + 1) / channels. */
+static void write_wav(const char *path, unsigned rate, unsigned channels, size_t frames,
+                      int16_t *mono_out)
+{
+    SF_INFO info = { .samplerate = (int)rate, .channels = (int)channels,
+                     .format = SF_FORMAT_WAV | SF_FORMAT_PCM_16 };
+    SNDFILE *sf = sf_open(path, SFM_WRITE, &info);
+    CHECK(sf != NULL);
+    int16_t *buf = malloc(frames * channels * sizeof *buf);
+    for (size_t i = 0; i < frames; i++) {
+        double v = 12000.0 * sin(2 * M_PI * 440.0 * (double)i / rate);
+        for (unsigned c = 0; c < channels; c++)
+            buf[i * channels + c] = (int16_t)lrint(v);
+        if (mono_out)
+            mono_out[i] = (int16_t)lrint(v);
+    }
+    CHECK_INT(sf_writef_short(sf, buf, (sf_count_t)frames), (long long)frames);
+    sf_close(sf);
+    free(buf);
+}
+
+static void bit_exact_at_same_rate(void)
+{
+    enum { N = 5000 };
+    int16_t want[N];
+    char *path = in_dir("mono.wav");
+    write_wav(path, 22050, 1, N, want);
+    re_sound s;
+    re_diagnostics d;
+    re_diagnostics_init(&d, 0);
+    CHECK_INT(re_sound_load(path, 22050, &s, &d), RE_OK);
+    CHECK_INT(s.frames, N);
+    CHECK_INT(s.rate, 22050);
+    CHECK(s.frames == N && memcmp(s.samples, want, sizeof want) == 0);
+    /* the digest is the file's bytes' */
+    char *bytes = NULL;
+    size_t len = 0;
+    CHECK_INT(re_file_read(path, 1 << 20, RE_READ_REGULAR, &bytes, &len, NULL), RE_OK);
+    unsigned char digest[RE_SHA256_SIZE];
+    re_sha256(bytes, len, digest);
+    CHECK(memcmp(digest, s.sha256, sizeof digest) == 0);
+    free(bytes);
+    re_sound_free(&s);
+    CHECK(s.samples == NULL && s.frames == 0);
+    re_diagnostics_free(&d);
+    free(path);
+}
+
+/* Stereo 44.1 kHz to 22050: half the frames, the channels averaged (same signal on both at
+ * different levels: the average is 0.75 of it), within the recipe's precision. */
+static void stereo_resampled(void)
+{
+    enum { N = 44100 };
+    char *path = in_dir("stereo.wav");
+    SF_INFO info = { .samplerate = 44100, .channels = 2, .format = SF_FORMAT_WAV | SF_FORMAT_PCM_16 };
+    SNDFILE *sf = sf_open(path, SFM_WRITE, &info);
+    static int16_t buf[2 * N];
+    for (size_t i = 0; i < N; i++) {
+        buf[2 * i] = (int16_t)lrint(16000.0 * sin(2 * M_PI * 440.0 * (double)i / 44100));
+        buf[2 * i + 1] = (int16_t)lrint(8000.0 * sin(2 * M_PI * 440.0 * (double)i / 44100));
+    }
+    CHECK_INT(sf_writef_short(sf, buf, N), N);
+    sf_close(sf);
+    re_sound s;
+    CHECK_INT(re_sound_load(path, 22050, &s, NULL), RE_OK);
+    CHECK_INT(s.frames, 22050);
+    CHECK_INT(s.source_rate, 44100);
+    CHECK_INT(s.source_channels, 2);
+    long worst = 0;
+    for (size_t i = 1000; i + 1000 < s.frames; i++) {
+        long want = lrint(12000.0 * sin(2 * M_PI * 440.0 * (double)i / 22050));
+        long diff = labs(want - s.samples[i]);
+        worst = diff > worst ? diff : worst;
+    }
+    CHECK(worst <= 2);
+    re_sound s2;
+    CHECK_INT(re_sound_load(path, 22050, &s2, NULL), RE_OK);
+    CHECK(s2.frames == s.frames && memcmp(s.samples, s2.samples, s.frames * 2) == 0);
+    re_sound_free(&s);
+    re_sound_free(&s2);
+    free(path);
+}
+
+/* One unplaced message naming the path, and the status. */
+static void refused(const char *name, re_status want, const char *part)
+{
+    char *path = in_dir(name);
+    re_sound s;
+    re_diagnostics d;
+    re_diagnostics_init(&d, 0);
+    CHECK_INT(re_sound_load(path, 22050, &s, &d), want);
+    CHECK_INT(d.count, 1);
+    CHECK(d.count == 1 && d.items[0].file == NULL && strstr(d.items[0].message, path)
+          && strstr(d.items[0].message, part));
+    if (d.count != 1 || !strstr(diag_last(&d), part))
+        fprintf(stderr, "  %s: '%s'\n", name, diag_last(&d));
+    CHECK(s.samples == NULL && s.frames == 0);
+    re_diagnostics_free(&d);
+    free(path);
+}
+
+static void failures(void)
+{
+    refused("missing.wav", RE_ERR_READ, "cannot open");
+    char *p = in_dir("text.wav");
+    FILE *f = fopen(p, "w");
+    fputs("this is not audio at all, just words\n", f);
+    fclose(f);
+    free(p);
+    refused("text.wav", RE_ERR_FORMAT, "not audio");
+    p = in_dir("empty.wav");
+    fclose(fopen(p, "w"));
+    free(p);
+    refused("empty.wav", RE_ERR_FORMAT, "empty");
+    p = in_dir("fifo.wav");
+    CHECK_INT(mkfifo(p, 0600), 0);
+    free(p);
+    refused("fifo.wav", RE_ERR_READ, "not a regular file");
+    p = in_dir("sub");
+    CHECK_INT(mkdir(p, 0700), 0);
+    free(p);
+    refused("sub", RE_ERR_READ, "directory");
+    /* a header with no frames */
+    p = in_dir("noframes.wav");
+    write_wav(p, 22050, 1, 0, NULL);
+    free(p);
+    refused("noframes.wav", RE_ERR_FORMAT, "no samples");
+}
+
+static void confinement(void)
+{
+    char *script = in_dir("show/ep.txt"), *show = in_dir("show"), *other = in_dir("other");
+    CHECK_INT(mkdir(show, 0700), 0);
+    CHECK_INT(mkdir(other, 0700), 0);
+    char *inside_path = NULL, *abs_out = NULL, *up = NULL, *link = NULL;
+    CHECK_INT(re_path_beside(script, "sounds/chime.wav", &inside_path), RE_OK);
+    CHECK(strstr(inside_path, "/show/sounds/chime.wav") != NULL);
+    CHECK_INT(re_path_beside(script, "/etc/passwd", &abs_out), RE_OK);
+    CHECK_STR(abs_out, "/etc/passwd");
+    CHECK_INT(re_path_beside(script, "../other/x.wav", &up), RE_OK);
+    int inside = -1;
+    CHECK_INT(re_path_confined(script, inside_path, NULL, 0, &inside), RE_OK);
+    CHECK_INT(inside, 1);   /* does not exist yet: its folder decides */
+    CHECK_INT(re_path_confined(script, abs_out, NULL, 0, &inside), RE_OK);
+    CHECK_INT(inside, 0);
+    CHECK_INT(re_path_confined(script, up, NULL, 0, &inside), RE_OK);
+    CHECK_INT(inside, 0);
+    const char *allowed[] = { other };
+    CHECK_INT(re_path_confined(script, up, allowed, 1, &inside), RE_OK);
+    CHECK_INT(inside, 1);
+    /* a symlink inside the tree that leads out of it */
+    CHECK_INT(re_path_beside(script, "out.wav", &link), RE_OK);
+    CHECK_INT(symlink("/etc/hostname", link), 0);
+    CHECK_INT(re_path_confined(script, link, NULL, 0, &inside), RE_OK);
+    CHECK_INT(inside, 0);
+    free(inside_path);
+    free(abs_out);
+    free(up);
+    free(link);
+    free(script);
+    free(show);
+    free(other);
+}
+
+static void fade(void)
+{
+    int16_t s[6] = { 1000, 1000, 1000, 1000, 1000, -1000 };
+    re_sound_fade_out(s, 6, 4);
+    static const int16_t want[6] = { 1000, 1000, 800, 600, 400, -200 };
+    CHECK(memcmp(s, want, sizeof s) == 0);
+    int16_t t[2] = { 300, 300 };
+    re_sound_fade_out(t, 2, 50);   /* longer than the sound: all of it */
+    CHECK_INT(t[0], 200);
+    CHECK_INT(t[1], 100);
+}
+
+int main(void)
+{
+    fade();
+    if (test_temp_dir(dir, sizeof dir, "sound") != 0)
+        return 1;
+    bit_exact_at_same_rate();
+    stereo_resampled();
+    failures();
+    confinement();
+    test_remove_tree(dir);
+    return check_finish("test_sound_file");
+}
