@@ -36,6 +36,8 @@
 #include "voice.h"
 #include "wav.h"
 
+#define LOCAL_SPOTS_MAX 16   /* LOCAL_SPOTS, below */
+
 typedef struct render {
     const re_render_options *opt;
     re_step_time *steps;                 /* the result's, filled as the render goes */
@@ -60,6 +62,12 @@ typedef struct render {
     re_spool *leveled;                   /* the leveled episode being encoded */
     size_t id3_len;                      /* the MP3's ID3 tag: its LAME tag frame follows */
     unsigned encodes_whole, encodes_local;   /* for re_render_result */
+    re_loudness_peak_map peaks;          /* the MP3's peaks per tile, from its one whole decode */
+    uint64_t patched[LOCAL_SPOTS_MAX][2];    /* the frames the last local retry replaced */
+    size_t patched_count;                /* 0: the MP3 was encoded whole since it was measured */
+    re_loudness_spot spots[LOCAL_SPOTS_MAX];  /* where the MP3 passes the ceiling, when known */
+    size_t spot_count;
+    int spots_known;                     /* found by the decode of its peaks */
     re_loudness_meter *pass1_meter;      /* fed while speaking */
     const char *format;
     char encoder[160];
@@ -696,6 +704,30 @@ static re_status plan_loudness(render *r, const re_loudness *pass1)
     return status;
 }
 
+/* The MP3's peaks: the whole file decoded once into the peak map after a whole encode; after
+ * a local retry only the tiles around the frames it replaced (issue 18: the episode is not
+ * decoded again). */
+static re_status measure_peaks(render *r, int fd)
+{
+    r->spots_known = 0;
+    if (r->patched_count == 0 && r->opt->loudness_off)
+        return re_loudness_peak_map_mp3_fd(fd, &r->peaks, &r->delivered, r->diag);
+    if (r->patched_count == 0) {   /* and where it passes the ceiling, for a local retry */
+        re_status status = re_loudness_peak_map_spots_mp3_fd(fd, &r->peaks, &r->delivered,
+                                                             r->plan.ceiling_dbtp, r->spots,
+                                                             LOCAL_SPOTS_MAX, &r->spot_count,
+                                                             r->diag);
+        r->spots_known = status == RE_OK;
+        return status;
+    }
+    re_status status = RE_OK;
+    for (size_t k = 0; status == RE_OK && k < r->patched_count; k++)
+        status = re_loudness_peak_map_update_mp3_fd(fd, &r->peaks, r->patched[k][0],
+                                                    r->patched[k][1], &r->delivered, r->diag);
+    r->patched_count = 0;
+    return status;
+}
+
 /* What the listener gets. A WAV is the leveled samples, measured whole. An MP3 is decoded and
  * its peaks measured, which is what encoding changes; its loudness is the leveled PCM's
  * minus LAME's constant level loss (RE_LOUDNESS_MP3_LEVEL_DB, measured on every kind of
@@ -708,7 +740,7 @@ static re_status measure_delivered(render *r, re_spool *input)
     FILE *stream = re_output_stream(r->audio);
     re_status status = fflush(stream) == 0 ? RE_OK : RE_ERR_WRITE;
     if (status == RE_OK)
-        status = re_loudness_peaks_mp3_fd(fileno(stream), &r->delivered, r->diag);
+        status = measure_peaks(r, fileno(stream));
     if (status != RE_OK && r->diag->count == from)
         return re_diag_fail(r->diag, status, r->opt->output_path, 0, 0,
                             "cannot measure the encoded file's loudness");
@@ -728,7 +760,7 @@ static re_status measure_delivered(render *r, re_spool *input)
  * are untouched, so every other byte of the file stays. --serial-encode keeps its promise
  * of one encoder and re-encodes the whole; so does an episode whose overshoots are more than
  * LOCAL_SPOTS spots, or one where no splice point is found (the fallback). */
-#define LOCAL_SPOTS 16
+#define LOCAL_SPOTS LOCAL_SPOTS_MAX
 #define LOCAL_FLAT_S 0.03
 #define LOCAL_RAMP_S 0.01
 #define LOCAL_MARGIN_DB 0.3
@@ -826,10 +858,15 @@ static re_status retry_locally(render *r, int *done)
     FILE *stream = re_output_stream(r->audio);
     if (fflush(stream) != 0)
         return RE_OK;
-    re_loudness_spot spots[LOCAL_SPOTS];
-    size_t count = 0;
-    re_status status = re_loudness_overshoots_mp3_fd(fileno(stream), r->plan.ceiling_dbtp, spots,
-                                                     LOCAL_SPOTS, &count, NULL);
+    re_loudness_spot found[LOCAL_SPOTS];
+    const re_loudness_spot *spots = r->spots;
+    size_t count = r->spot_count;
+    re_status status = RE_OK;
+    if (!r->spots_known) {   /* after a local retry: the whole file searched again */
+        spots = found;
+        status = re_loudness_overshoots_mp3_fd(fileno(stream), r->plan.ceiling_dbtp, found,
+                                               LOCAL_SPOTS, &count, NULL);
+    }
     charge(r, RE_STEP_MEASURE);
     if (status == RE_ERR_NOMEM)
         return status;
@@ -860,11 +897,14 @@ static re_status retry_locally(render *r, int *done)
     re_diagnostics said;
     re_diagnostics_init(&said, RE_DIAG_DEFAULT_LIMIT);
     status = re_mp3_patch_fd(stream, (off_t)r->id3_len, re_spool_fd(r->leveled), frames, rate,
-                             &r->mp3, (const uint64_t (*)[2])ranges, n, r->opt->stop, &said);
+                             &r->mp3, (const uint64_t (*)[2])ranges, n, r->patched,
+                             r->opt->stop, &said);
     re_diagnostics_free(&said);
     charge(r, RE_STEP_ENCODE);
-    if (status == RE_OK)
+    if (status == RE_OK) {
         *done = 1;
+        r->patched_count = n;
+    }
     return status == RE_ERR_NOMEM || status == RE_ERR_INTERRUPTED ? status : RE_OK;
 }
 
@@ -962,6 +1002,7 @@ static void render_cleanup(render *r)
     re_spool_free(r->leveled);
     re_spool_free(r->mixed);
     episode_music_free(&r->music);
+    re_loudness_peak_map_free(&r->peaks);
     re_loudness_meter_free(r->pass1_meter);
     re_assembler_free(r->assembler);
     free(r->inserts);
