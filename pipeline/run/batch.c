@@ -408,6 +408,37 @@ static re_remote_state *share_remote_state(void)
 
 static re_status run_batch(re_batch *batch, const re_batch_options *options, re_diagnostics *diag);
 
+typedef struct start_order {
+    size_t episode;
+    off_t size;       /* the script's bytes: how long its episode will take, roughly */
+} start_order;
+
+static int longest_first(const void *a, const void *b)
+{
+    const start_order *x = a, *y = b;
+    if (x->size != y->size)
+        return x->size < y->size ? 1 : -1;
+    return (x->episode > y->episode) - (x->episode < y->episode);
+}
+
+/* The order episodes start in: longest script first, so that the episodes left when the
+ * other workers have nothing more to take are the shortest (the batch's tail, when cores sit
+ * idle, is at most the shortest episodes' length, not a long one started last). The table,
+ * the report and the outputs keep the name order; nothing in an output depends on when it ran. */
+static start_order *plan_starts(const re_batch *batch)
+{
+    start_order *order = malloc((batch->count + 1) * sizeof *order);
+    if (!order)
+        return NULL;
+    for (size_t i = 0; i < batch->count; i++) {
+        struct stat st;
+        order[i] = (start_order){ .episode = i,
+                                  .size = stat(batch->episodes[i].script, &st) == 0 ? st.st_size : 0 };
+    }
+    qsort(order, batch->count, sizeof *order, longest_first);
+    return order;
+}
+
 re_status re_batch_run(re_batch *batch, const re_batch_options *options, re_diagnostics *diag)
 {
     re_step_time start = re_step_clock();
@@ -439,6 +470,11 @@ static re_status run_batch(re_batch *batch, const re_batch_options *options, re_
         re_diag_place(diag, from, "render-episode", 0, 0);
         return status;
     }
+    start_order *order = plan_starts(batch);
+    if (!order) {
+        re_engine_free(engine);
+        return RE_ERR_NOMEM;
+    }
     unsigned workers = options->workers ? options->workers : 1;
     if (workers > 64)
         workers = 64;
@@ -459,7 +495,7 @@ static re_status run_batch(re_batch *batch, const re_batch_options *options, re_
             /* and its share of the -j speech processes, so that the batch as a whole never has
              * more than -j of them (not -j per episode) */
             unsigned speech = workers > beside ? workers / (unsigned)beside : 1;
-            status = start_worker(batch, next, options, engine, threads, speech,
+            status = start_worker(batch, order[next].episode, options, engine, threads, speech,
                                   &running[running_count]);
             if (status == RE_OK) {
                 running_count++;
@@ -470,7 +506,7 @@ static re_status run_batch(re_batch *batch, const re_batch_options *options, re_
             } else if (status == RE_ERR_LIMIT) {
                 /* none running and none to be had: this episode fails, the batch goes on and
                  * reports what it did */
-                re_batch_episode *ep = &batch->episodes[next++];
+                re_batch_episode *ep = &batch->episodes[order[next++].episode];
                 ep->state = RE_EPISODE_FAILED;
                 ep->status = RE_ERR_LIMIT;
                 if (asprintf(&ep->errors, "%s: cannot start a worker process: %s\n", ep->script,
@@ -497,6 +533,7 @@ static re_status run_batch(re_batch *batch, const re_batch_options *options, re_
         if (reaped)
             report_progress(batch, options, done, started);
     }
+    free(order);
     re_engine_free(engine);
     if (options->stop && *options->stop)
         return RE_ERR_INTERRUPTED;
