@@ -512,8 +512,8 @@ static re_status run_batch(re_batch *batch, const re_batch_options *options, re_
             for (size_t k = 0; k < running_count; k++)
                 others += running[k].size;
             unsigned threads = encoder_threads(cpus, beside, workers, order[next].size, others);
-            /* and its share of the -j speech processes, so that the batch as a whole never has
-             * more than -j of them (not -j per episode) */
+            /* Its share of the -j speech processes, so that the batch as a whole never has
+             * more than -j of them (not -j per episode). */
             unsigned speech = workers > beside ? workers / (unsigned)beside : 1;
             status = start_worker(batch, order[next].episode, options, engine, threads, speech,
                                   &running[running_count]);
