@@ -23,7 +23,7 @@ import re
 import shutil
 import subprocess
 
-from common import SRC, Case, ffmpeg_samples, main, mpg123_samples, run, write
+from common import SRC, Case, ebur128, ffmpeg_samples, main, mpg123_samples, run, write
 
 DUCK_HOLD_RELEASE_S = 0.5 + 0.8      # bed.h: RE_BED_HOLD_MS + RE_BED_RELEASE_MS
 LOOKAHEAD_S = 0.05                   # bed.h: RE_BED_LOOKAHEAD_MS
@@ -76,15 +76,6 @@ def difference_rms_db(mix, speech, start, end):
                           "-f", "null", "-"], capture_output=True, text=True, check=True).stderr
     return float(re.findall(r"RMS level dB: (\S+)", out)[-1])
 
-
-def ebur128(path):
-    out = subprocess.run(["ffmpeg", "-nostats", "-hide_banner", "-i", path, "-af",
-                          "ebur128=peak=true:dualmono=true", "-f", "null", "-"],
-                         capture_output=True, text=True, check=True).stderr
-    summary = out[out.rindex("Summary:"):]
-    integrated = float(re.search(r"I:\s+(-?[\d.]+) LUFS", summary).group(1))
-    peak = float(re.search(r"True peak:\s+Peak:\s+(-?[\d.]+|-inf) dBFS", summary).group(1))
-    return integrated, peak
 
 
 def load(path):
