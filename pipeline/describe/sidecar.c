@@ -139,6 +139,25 @@ static int set(json_t *obj, const char *key, json_t *value)
     return value ? json_object_set_new(obj, key, value) : -1;
 }
 
+static json_t *music_json(const re_sidecar_music *m)
+{
+    json_t *obj = json_pack("{s:s, s:s}", "file", m->file, "sha256", m->sha256);
+    int failed = !obj;
+    if (obj) {
+        failed |= set(obj, "level_lufs", decibels(m->level_lufs, 1));
+        failed |= set(obj, "duck_db", decibels(m->duck_db, 1));
+        failed |= set(obj, "fade_s", json_real(round(m->fade_s * 1e6) / 1e6));
+        failed |= set(obj, "bed_lufs", decibels(m->bed_lufs, 1));
+        failed |= set(obj, "speech_lufs", decibels(m->speech_lufs, 1));
+        failed |= set(obj, "gain_db", decibels(m->gain_db, 1));
+    }
+    if (failed) {
+        json_decref(obj);
+        return NULL;
+    }
+    return obj;
+}
+
 re_status re_sidecar_write(FILE *out, const re_render_facts *f)
 {
     const re_episode *ep = f->episode;
@@ -172,6 +191,8 @@ re_status re_sidecar_write(FILE *out, const re_render_facts *f)
     if (f->insert_count > 0)
         failed |= set(root, "inserts", inserts_json(f));
     failed |= set(root, "loudness", loudness_json(f));
+    if (f->music)
+        failed |= set(root, "music", music_json(f->music));
     failed |= set(root, "voices", voices_json(f));
     failed |= set(root, "engine", json_string(f->engine));
     failed |= set(root, "encoder", json_string(f->encoder));

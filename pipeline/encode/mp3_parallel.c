@@ -1063,6 +1063,8 @@ re_status re_mp3_encode_fd_tuned(FILE *out, int pcm_fd, uint64_t frames, unsigne
 #define PATCH_SEARCH 28       /* frames searched for each switch */
 #define PATCH_EXTEND 256      /* frames the new encoder may go on to find the switch out */
 
+#define INDEX_READ 65536
+
 /* The file offset of every audio frame's header (after the tag frame at audio_at), and one
  * past the last frame's end at [count]. RE_ERR_FORMAT unless the file is such frames to its end. */
 static re_status index_frames(int fd, off_t audio_at, off_t size, const stream_format *fmt,
@@ -1071,11 +1073,23 @@ static re_status index_frames(int fd, off_t audio_at, off_t size, const stream_f
     size_t cap = 4096, n = 0;
     off_t *at = malloc(cap * sizeof *at);
     off_t pos = audio_at + (off_t)fmt->tag_frame_len;
-    while (at && pos < size) {
-        unsigned char h[4];
-        if (pos + (off_t)fmt->side_len > size || re_pread_all(fd, h, 4, pos) != RE_OK
+    /* the headers read INDEX_READ bytes at a time: one system call a frame was 77,000 calls
+     * for half an hour of audio */
+    unsigned char *window = malloc(INDEX_READ);
+    off_t window_at = 0;
+    size_t window_len = 0;
+    while (at && window && pos < size) {
+        if (pos < window_at || pos + 4 > window_at + (off_t)window_len) {
+            window_at = pos;
+            window_len = size - pos < INDEX_READ ? (size_t)(size - pos) : INDEX_READ;
+            if (re_pread_all(fd, window, window_len, pos) != RE_OK)
+                window_len = 0;
+        }
+        const unsigned char *h = window + (pos - window_at);
+        if (pos + (off_t)fmt->side_len > size || pos + 4 > window_at + (off_t)window_len
             || h[0] != 0xFF || h[1] != fmt->byte1 || (h[2] & 0xFC) != fmt->byte2) {
             free(at);
+            free(window);
             return RE_ERR_FORMAT;
         }
         if (n + 1 >= cap) {
@@ -1088,6 +1102,7 @@ static re_status index_frames(int fd, off_t audio_at, off_t size, const stream_f
         at[n++] = pos;
         pos += (off_t)(fmt->tag_frame_len + ((h[2] >> 1) & 1));
     }
+    free(window);
     if (!at || pos < size) {
         free(at);
         return RE_ERR_NOMEM;
@@ -1124,7 +1139,7 @@ static re_status read_old(int fd, const off_t *offsets, uint64_t first, uint64_t
 
 /* One changed range of samples [a, b) into the file. */
 static re_status patch_range(job *jb, int fd, const off_t *offsets, uint64_t total,
-                             uint64_t a, uint64_t b, scratch *sc)
+                             uint64_t a, uint64_t b, scratch *sc, uint64_t *changed)
 {
     const stream_format *fmt = &jb->fmt;
     uint64_t fa = a / fmt->spf, fb = (b + PATCH_DELAYS + fmt->spf - 1) / fmt->spf;
@@ -1211,6 +1226,10 @@ static re_status patch_range(job *jb, int fd, const off_t *offsets, uint64_t tot
         status = re_pwrite_all(fd, old.bytes, old.frame[s1 - old.first].offset, offsets[old_first]);
     if (status == RE_OK)
         status = re_pwrite_all(fd, nu.bytes + new_from, new_to - new_from, offsets[s1]);
+    if (status == RE_OK && changed) {
+        changed[0] = s1;
+        changed[1] = s2;
+    }
     piece_free(&nu);
     piece_free(&old);
     return status;
@@ -1219,7 +1238,8 @@ static re_status patch_range(job *jb, int fd, const off_t *offsets, uint64_t tot
 re_status re_mp3_patch_fd(FILE *out, off_t audio_at, int pcm_fd, uint64_t frames,
                           unsigned sample_rate, const re_mp3_settings *settings,
                           const uint64_t (*ranges)[2], size_t range_count,
-                          volatile sig_atomic_t *stop, re_diagnostics *diag)
+                          uint64_t (*changed)[2], volatile sig_atomic_t *stop,
+                          re_diagnostics *diag)
 {
     if (!out || pcm_fd < 0 || !settings || (range_count && !ranges))
         return RE_ERR_INVALID;
@@ -1247,7 +1267,8 @@ re_status re_mp3_patch_fd(FILE *out, off_t audio_at, int pcm_fd, uint64_t frames
         if (ranges[k][0] >= ranges[k][1] || ranges[k][1] > frames)
             status = RE_ERR_INVALID;
         else
-            status = patch_range(&jb, fd, offsets, total, ranges[k][0], ranges[k][1], &sc);
+            status = patch_range(&jb, fd, offsets, total, ranges[k][0], ranges[k][1], &sc,
+                                 changed ? changed[k] : NULL);
         if (status == RE_OK && stop && *stop)
             status = RE_ERR_INTERRUPTED;
     }

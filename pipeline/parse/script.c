@@ -19,8 +19,10 @@
 
 static const char *const front_matter_keys[] = {
     "title", "show", "published", "summary", "author", "language", "voice", "episode", "lexicon",
-    "season", "guid", "sample_rate", "intro", "outro", "intro_overlap",
+    "season", "guid", "sample_rate", "intro", "outro", "intro_overlap", "music", "music_level",
+    "duck", "fade",
 };
+enum { KEY_MUSIC = 15, KEY_MUSIC_LEVEL, KEY_DUCK, KEY_FADE };
 #define FRONT_MATTER_KEY_COUNT (sizeof front_matter_keys / sizeof front_matter_keys[0])
 
 typedef struct text_buf {
@@ -52,6 +54,7 @@ typedef struct parser {
     re_episode *ep;
     size_t item_cap, voice_cap, ref_cap;
     unsigned key_line[FRONT_MATTER_KEY_COUNT];   /* where each key was set, 0 = not yet */
+    unsigned key_col[FRONT_MATTER_KEY_COUNT];
     paragraph para;
     const char *last_voice;      /* profile of the last paragraph with speech, NULL before */
     unsigned last_end_line;      /* the blank line or heading that ended it */
@@ -365,6 +368,90 @@ static void set_intro_overlap(parser *p, const char *value, size_t len, unsigned
     }
 }
 
+/* A plain decimal number with an optional sign, then optionally blanks and `unit` (case
+ * ignored): "-24 LUFS", "-24", "12 dB". 1 with *number set, 0 when it is not one. */
+static int number_with_unit(const char *value, size_t len, const char *unit, double *number)
+{
+    char digits[32];
+    size_t i = value[0] == '-' || value[0] == '+';
+    size_t start = i;
+    while (i < len && re_is_digit(value[i]))
+        i++;
+    if (i == start)
+        return 0;
+    if (i < len && value[i] == '.') {
+        size_t frac = ++i;
+        while (i < len && re_is_digit(value[i]))
+            i++;
+        if (i == frac)
+            return 0;
+    }
+    if (i >= sizeof digits)
+        return 0;
+    memcpy(digits, value, i);
+    digits[i] = '\0';
+    size_t u = skip_blanks(value, len, i);
+    if (u < len && !(len - u == strlen(unit) && strncasecmp(value + u, unit, len - u) == 0))
+        return 0;
+    *number = strtod(digits, NULL);
+    return 1;
+}
+
+static void set_music_level(parser *p, const char *value, size_t len, unsigned line,
+                            unsigned col)
+{
+    char q[QUOTE_SIZE];
+    double lufs = 0;
+    if (!number_with_unit(value, len, "LUFS", &lufs) || lufs < RE_MUSIC_LEVEL_MIN_LUFS
+        || lufs > RE_MUSIC_LEVEL_MAX_LUFS)
+        parse_error(&p->err, line, col, "music_level must be a loudness from %g to %g LUFS like "
+                    "'-24 LUFS', got '%s'", RE_MUSIC_LEVEL_MIN_LUFS, RE_MUSIC_LEVEL_MAX_LUFS,
+                    quote(q, value, len));
+    else
+        p->ep->music.level_lufs = lufs;
+}
+
+static void set_duck(parser *p, const char *value, size_t len, unsigned line, unsigned col)
+{
+    char q[QUOTE_SIZE];
+    double db = 0;
+    if (!number_with_unit(value, len, "dB", &db) || value[0] == '-' || db > RE_MUSIC_DUCK_MAX_DB)
+        parse_error(&p->err, line, col, "duck must be a level from 0 to %g dB like '12 dB', got "
+                    "'%s'", RE_MUSIC_DUCK_MAX_DB, quote(q, value, len));
+    else
+        p->ep->music.duck_db = db;
+}
+
+static const char *pause_us(const char *s, size_t len, uint64_t unit_us, uint64_t *us);
+
+/* `fade: 2s`, `1.5s`, `500ms`, `0s`: exact to the microsecond, as a pause. */
+static void set_fade(parser *p, const char *value, size_t len, unsigned line, unsigned col)
+{
+    char q[QUOTE_SIZE];
+    size_t i = 0;
+    while (i < len && re_is_digit(value[i]))
+        i++;
+    size_t num_len = i;
+    if (i > 0 && i < len && value[i] == '.') {
+        size_t frac = ++i;
+        while (i < len && re_is_digit(value[i]))
+            i++;
+        num_len = i > frac ? i : 0;
+    }
+    size_t u = skip_blanks(value, len, i);
+    uint64_t unit_us = len - u == 2 && memcmp(value + u, "ms", 2) == 0 ? 1000
+                     : len - u == 1 && value[u] == 's' ? 1000000 : 0;
+    uint64_t us = 0;
+    const char *why = num_len && unit_us ? pause_us(value, num_len, unit_us, &us)
+                                         : "not a duration";
+    if (why || us > RE_MUSIC_FADE_MAX_US)
+        parse_error(&p->err, line, col, "fade must be a duration from 0s to %llus like '2s' or "
+                    "'500ms', got '%s'%s%s", RE_MUSIC_FADE_MAX_US / 1000000, quote(q, value, len),
+                    why && num_len && unit_us ? ": " : "", why && num_len && unit_us ? why : "");
+    else
+        p->ep->music.fade_us = us;
+}
+
 static void set_voice(parser *p, const char *value, size_t len, unsigned line, unsigned col)
 {
     char q[QUOTE_SIZE], name[PROFILE_NAME_MAX + 1];
@@ -410,6 +497,17 @@ static void set_key(parser *p, int key, const char *value, size_t len, unsigned 
     case 12: set_sound_file(p, &ep->intro, &ep->intro_line, &ep->intro_col, value, len, line, col); break;
     case 13: set_sound_file(p, &ep->outro, &ep->outro_line, &ep->outro_col, value, len, line, col); break;
     case 14: set_intro_overlap(p, value, len, line, col); break;
+    case KEY_MUSIC:   /* a path, resolved, confined and read when rendering (run/music.h) */
+        free(ep->music.file);
+        ep->music.file = strndup(value, len);
+        if (!ep->music.file)
+            p->err.nomem = 1;
+        ep->music.line = line;
+        ep->music.col = col;
+        break;
+    case KEY_MUSIC_LEVEL: set_music_level(p, value, len, line, col); break;
+    case KEY_DUCK: set_duck(p, value, len, line, col); break;
+    case KEY_FADE: set_fade(p, value, len, line, col); break;
     default:   /* lexicon: a path, resolved against the script's folder when the lexicon loads */
         free(ep->lexicon);
         ep->lexicon = strndup(value, len);
@@ -432,7 +530,7 @@ static void unknown_key(parser *p, const char *key, size_t len, unsigned line, u
     else
         parse_error(&p->err, line, col, "unknown front-matter key '%s' (known keys: title, show, "
                  "published, summary, author, language, voice, episode, season, guid, lexicon, sample_rate, "
-                 "intro, outro, intro_overlap)", quote(q, key, len));
+                 "intro, outro, intro_overlap, music, music_level, duck, fade)", quote(q, key, len));
 }
 
 static void front_matter_line(parser *p, const char *line, size_t len, unsigned number)
@@ -465,6 +563,7 @@ static void front_matter_line(parser *p, const char *line, size_t len, unsigned 
         parse_error(&p->err, number, col, "front-matter key '%s' has no value", front_matter_keys[k]);
     } else {
         p->key_line[k] = number;
+        p->key_col[k] = col;
         set_key(p, k, value, value_len, number, (unsigned)(value - line) + 1);
     }
 }
@@ -501,6 +600,10 @@ static int parse_front_matter(parser *p, line_reader *r, unsigned *closing_line)
     if (p->ep->intro_overlap_us && !p->key_line[12])
         parse_error(&p->err, p->ep->intro_overlap_line, p->ep->intro_overlap_col, "intro_overlap "
                     "needs an intro: add a line 'intro: FILE'");
+    for (int k = KEY_MUSIC_LEVEL; k <= KEY_FADE; k++)
+        if (p->key_col[k] && !p->key_line[KEY_MUSIC])
+            parse_error(&p->err, p->key_line[k], p->key_col[k], "'%s' is set but there is no "
+                        "music bed: add a line 'music: FILE' or remove it", front_matter_keys[k]);
     return 1;
 }
 
@@ -1213,6 +1316,9 @@ static re_episode *episode_new(const char *file)
     ep->file = strdup(file);
     ep->language = strdup("en-us");
     ep->voice = strdup("host");
+    ep->music = (re_music_spec){ .level_lufs = RE_MUSIC_DEFAULT_LEVEL_LUFS,
+                                 .duck_db = RE_MUSIC_DEFAULT_DUCK_DB,
+                                 .fade_us = RE_MUSIC_DEFAULT_FADE_US };
     if (!ep->file || !ep->language || !ep->voice) {
         re_episode_free(ep);
         return NULL;
@@ -1247,6 +1353,7 @@ void re_episode_free(re_episode *episode)
     free(episode->lexicon);
     free(episode->intro);
     free(episode->outro);
+    free(episode->music.file);
     free(episode);
 }
 

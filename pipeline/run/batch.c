@@ -34,6 +34,7 @@ typedef struct worker {
     int life_fd;    /* closes when the worker ends (see synth.c) */
     int result_fd;
     double started;
+    off_t size;     /* its script's bytes (start_order) */
 } worker;
 
 static double now_seconds(void)
@@ -408,6 +409,37 @@ static re_remote_state *share_remote_state(void)
 
 static re_status run_batch(re_batch *batch, const re_batch_options *options, re_diagnostics *diag);
 
+typedef struct start_order {
+    size_t episode;
+    off_t size;       /* the script's bytes: how long its episode will take, roughly */
+} start_order;
+
+static int longest_first(const void *a, const void *b)
+{
+    const start_order *x = a, *y = b;
+    if (x->size != y->size)
+        return x->size < y->size ? 1 : -1;
+    return (x->episode > y->episode) - (x->episode < y->episode);
+}
+
+/* The order episodes start in: longest script first, so that the episodes left when the
+ * other workers have nothing more to take are the shortest (the batch's tail, when cores sit
+ * idle, is at most the shortest episodes' length, not a long one started last). The table,
+ * the report and the outputs keep the name order; nothing in an output depends on when it ran. */
+static start_order *plan_starts(const re_batch *batch)
+{
+    start_order *order = malloc((batch->count + 1) * sizeof *order);
+    if (!order)
+        return NULL;
+    for (size_t i = 0; i < batch->count; i++) {
+        struct stat st;
+        order[i] = (start_order){ .episode = i,
+                                  .size = stat(batch->episodes[i].script, &st) == 0 ? st.st_size : 0 };
+    }
+    qsort(order, batch->count, sizeof *order, longest_first);
+    return order;
+}
+
 re_status re_batch_run(re_batch *batch, const re_batch_options *options, re_diagnostics *diag)
 {
     re_step_time start = re_step_clock();
@@ -425,6 +457,21 @@ re_status re_batch_run(re_batch *batch, const re_batch_options *options, re_diag
     return status;
 }
 
+/* Encoder threads for an episode about to start: its share of the cores among the episodes
+ * that will run beside it (all of them once the batch is down to its last). The count holds
+ * for the episode's life, so one that will outlast the rest by a quarter of its length or
+ * more (its script against what the other workers still have to share: the episodes not
+ * started and the running ones, whole) gets every core from the start: while the others run,
+ * its threads and theirs share the cores (the same work, no core idle), and once they are
+ * done its encoder is not left on one core beside idle ones. Only threads: the speech
+ * processes stay within -j. The bytes do not depend on the thread count (mp3_parallel.h). */
+static unsigned encoder_threads(long cpus, size_t beside, unsigned workers, off_t size, off_t others)
+{
+    if (workers > 1 && cpus > 1 && 4 * others <= 3 * (off_t)(workers - 1) * size)
+        return (unsigned)cpus;
+    return cpus > (long)beside ? (unsigned)(cpus / (long)beside) : 1;
+}
+
 static re_status run_batch(re_batch *batch, const re_batch_options *options, re_diagnostics *diag)
 {
     if (mkdir(options->outdir, 0777) != 0 && errno != EEXIST) {
@@ -439,6 +486,14 @@ static re_status run_batch(re_batch *batch, const re_batch_options *options, re_
         re_diag_place(diag, from, "render-episode", 0, 0);
         return status;
     }
+    start_order *order = plan_starts(batch);
+    if (!order) {
+        re_engine_free(engine);
+        return RE_ERR_NOMEM;
+    }
+    off_t unstarted = 0;   /* the scripts' bytes not started yet */
+    for (size_t i = 0; i < batch->count; i++)
+        unstarted += order[i].size;
     unsigned workers = options->workers ? options->workers : 1;
     if (workers > 64)
         workers = 64;
@@ -450,27 +505,29 @@ static re_status run_batch(re_batch *batch, const re_batch_options *options, re_
     while (done < batch->count) {
         int stopping = options->stop && *options->stop;
         while (!stopping && status == RE_OK && running_count < workers && next < batch->count) {
-            /* Each episode's MP3 encoder gets its share of the cores: the episodes that will
-             * run beside it split them (all of them once the batch is down to its last). */
             size_t beside = running_count + (batch->count - next);
             if (beside > workers)
                 beside = workers;
-            unsigned threads = cpus > (long)beside ? (unsigned)(cpus / (long)beside) : 1;
-            /* and its share of the -j speech processes, so that the batch as a whole never has
-             * more than -j of them (not -j per episode) */
+            off_t others = unstarted - order[next].size;
+            for (size_t k = 0; k < running_count; k++)
+                others += running[k].size;
+            unsigned threads = encoder_threads(cpus, beside, workers, order[next].size, others);
+            /* Its share of the -j speech processes, so that the batch as a whole never has
+             * more than -j of them (not -j per episode). */
             unsigned speech = workers > beside ? workers / (unsigned)beside : 1;
-            status = start_worker(batch, next, options, engine, threads, speech,
+            status = start_worker(batch, order[next].episode, options, engine, threads, speech,
                                   &running[running_count]);
             if (status == RE_OK) {
-                running_count++;
-                next++;
+                running[running_count++].size = order[next].size;
+                unstarted -= order[next++].size;
             } else if (status == RE_ERR_LIMIT && running_count > 0) {
                 status = RE_OK;   /* no process to be had now: try again when a worker ends */
                 break;
             } else if (status == RE_ERR_LIMIT) {
                 /* none running and none to be had: this episode fails, the batch goes on and
                  * reports what it did */
-                re_batch_episode *ep = &batch->episodes[next++];
+                unstarted -= order[next].size;
+                re_batch_episode *ep = &batch->episodes[order[next++].episode];
                 ep->state = RE_EPISODE_FAILED;
                 ep->status = RE_ERR_LIMIT;
                 if (asprintf(&ep->errors, "%s: cannot start a worker process: %s\n", ep->script,
@@ -497,6 +554,7 @@ static re_status run_batch(re_batch *batch, const re_batch_options *options, re_
         if (reaped)
             report_progress(batch, options, done, started);
     }
+    free(order);
     re_engine_free(engine);
     if (options->stop && *options->stop)
         return RE_ERR_INTERRUPTED;

@@ -15,7 +15,9 @@
  *   - every value of every voice profile the episode uses, in the episode's order;
  *   - the SHA-256 of every sound file the episode plays (format 1.1: intro, each [sound],
  *     outro, in playing order), so that editing a jingle renders its episodes again; an
- *     episode with none hashes nothing for them (its digest is as before).
+ *     episode with none hashes nothing for them (its digest is as before);
+ *   - the SHA-256 of the music bed's file (`music:`), when there is one (the bed's settings
+ *     are in the script's bytes).
  * Not covered, on purpose: paths (the same inputs elsewhere are the same inputs), -j, the
  * encoder thread count and the cache (they never change the bytes), time. Changing what is
  * covered changes every digest: every episode is then rendered again once. */
@@ -37,6 +39,7 @@ typedef struct re_fingerprint_inputs {
     int write_srt, write_transcript_json, write_page, write_page_md;
     const unsigned char (*sound_digests)[RE_SHA256_SIZE];   /* the sound files' bytes' */
     size_t sound_count;
+    const unsigned char *music_sha256;   /* RE_SHA256_SIZE bytes; NULL without a bed */
 } re_fingerprint_inputs;
 
 /* Writes the digest as lowercase hex (RE_SHA256_HEX_SIZE bytes with the NUL). Never fails. */

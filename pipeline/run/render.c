@@ -21,6 +21,7 @@
 #include "fingerprint.h"
 #include "loudness.h"
 #include "mp3_parallel.h"
+#include "music.h"
 #include "outputs.h"
 #include "page.h"
 #include "prepare.h"
@@ -34,6 +35,8 @@
 #include "transcript.h"
 #include "voice.h"
 #include "wav.h"
+
+#define LOCAL_SPOTS_MAX 16   /* LOCAL_SPOTS, below */
 
 typedef struct render {
     const re_render_options *opt;
@@ -59,6 +62,12 @@ typedef struct render {
     re_spool *leveled;                   /* the leveled episode being encoded */
     size_t id3_len;                      /* the MP3's ID3 tag: its LAME tag frame follows */
     unsigned encodes_whole, encodes_local;   /* for re_render_result */
+    re_loudness_peak_map peaks;          /* the MP3's peaks per tile, from its one whole decode */
+    uint64_t patched[LOCAL_SPOTS_MAX][2];    /* the frames the last local retry replaced */
+    size_t patched_count;                /* 0: the MP3 was encoded whole since it was measured */
+    re_loudness_spot spots[LOCAL_SPOTS_MAX];  /* where the MP3 passes the ceiling, when known */
+    size_t spot_count;
+    int spots_known;                     /* found by the decode of its peaks */
     re_loudness_meter *pass1_meter;      /* fed while speaking */
     const char *format;
     char encoder[160];
@@ -68,6 +77,8 @@ typedef struct render {
     uint64_t sound_frames;               /* audio that came from speech or sound files */
     episode_sounds sounds;               /* the sound files the script names, loaded */
     re_sidecar_insert *inserts;          /* where each was played (sounds.uses' order) */
+    episode_music music;                 /* the script's `music:` bed, if any */
+    re_spool *mixed;                     /* speech with the bed under it (mix_music) */
 } render;
 
 const char *re_render_format_of(const char *output_path)
@@ -222,6 +233,7 @@ static re_status digest_inputs(render *r)
         .true_peak = o->true_peak, .write_srt = o->write_srt,
         .write_transcript_json = o->write_transcript_json, .write_page = o->write_page,
         .write_page_md = o->write_page_md,
+        .music_sha256 = r->music.present ? r->music.sound.sha256 : NULL,
     };
     unsigned char (*digests)[RE_SHA256_SIZE] = NULL;
     if (r->sounds.use_count > 0) {
@@ -259,11 +271,13 @@ static re_status gather_inputs(render *r, output_inputs *inputs)
     size_t lexicons = 0;
     const char *const *lexicon = re_lexicon_files(r->prepared.lexicon, &lexicons);
     size_t voices = r->episode->voice_count;
-    r->inputs = calloc(1 + lexicons + voices + r->sounds.loaded_count, sizeof *r->inputs);
+    r->inputs = calloc(2 + lexicons + voices + r->sounds.loaded_count, sizeof *r->inputs);
     if (!r->inputs)
         return RE_ERR_NOMEM;
     size_t n = 0;
     r->inputs[n++] = r->opt->script_path;
+    if (r->music.path)
+        r->inputs[n++] = r->music.path;
     for (size_t i = 0; i < lexicons; i++)
         r->inputs[n++] = lexicon[i];
     for (size_t i = 0; i < voices; i++) {
@@ -500,6 +514,7 @@ static void describe_facts(render *r)
         .engine = r->engine_name, .encoder = r->encoder, .inputs_sha256 = r->inputs_sha256,
         .loudness = &r->delivered, .loudness_plan = r->opt->loudness_off ? NULL : &r->plan,
         .inserts = r->inserts, .insert_count = r->sounds.use_count,
+        .music = r->music.present ? &r->music.facts : NULL,
     };
 }
 
@@ -619,6 +634,36 @@ static re_status loudness_pass(render *r, re_spool *input, re_loudness *measured
     return place(r, status, from, r->opt->output_path, 0, 0);
 }
 
+/* What leveling and encoding read: the assembled speech, or the mix when there is a bed. */
+static re_spool *episode_audio(render *r)
+{
+    return r->mixed ? r->mixed : re_assembler_spool(r->assembler);
+}
+
+/* The music bed (music.h): loaded, confined and measured before anything is spoken, its
+ * file's SHA-256 part of the inputs digest. */
+static re_status load_music(render *r)
+{
+    const re_render_options *o = r->opt;
+    return episode_music_load(r->episode, o->script_path, o->allowed_dirs, o->allowed_dir_count,
+                              r->rate, &r->music, r->diag);
+}
+
+/* With a bed, between assembly and leveling: the bed mixed under the speech into r->mixed,
+ * whose measurement replaces pass 1's (*pass1 is the speech's on entry): loudness is leveled,
+ * encoded and checked on the final mix. */
+static re_status mix_music(render *r, re_loudness *pass1)
+{
+    double target = r->opt->loudness_off ? RE_LOUDNESS_DEFAULT_TARGET : r->opt->loudness_target;
+    size_t from = r->diag->count;
+    re_loudness speech = *pass1;
+    re_status status = episode_music_mix(&r->music, re_assembler_spool(r->assembler), &speech,
+                                         target, r->rate, r->opt->stop, &r->mixed, pass1,
+                                         r->diag);
+    charge(r, RE_STEP_LEVEL);
+    return place(r, status, from, r->opt->output_path, 0, 0);
+}
+
 /* The episode through a leveler with the plan's settings into a new spool (r->leveled), with
  * its loudness measured when `measured` is given. */
 static re_status level_into(render *r, re_loudness *measured)
@@ -632,7 +677,7 @@ static re_status level_into(render *r, re_loudness *measured)
     if (status == RE_OK)
         status = re_spool_create(r->rate, &r->leveled, r->diag);
     if (status == RE_OK)
-        status = re_spool_level(re_assembler_spool(r->assembler), lv, r->leveled,
+        status = re_spool_level(episode_audio(r), lv, r->leveled,
                                 r->rate, measured, r->opt->stop, r->diag);
     if (status == RE_OK)   /* a failure here was never reported beyond its status: kept so */
         status = re_spool_finish(r->leveled, NULL);
@@ -662,6 +707,30 @@ static re_status plan_loudness(render *r, const re_loudness *pass1)
     return status;
 }
 
+/* The MP3's peaks: the whole file decoded once into the peak map after a whole encode; after
+ * a local retry only the tiles around the frames it replaced (issue 18: the episode is not
+ * decoded again). */
+static re_status measure_peaks(render *r, int fd)
+{
+    r->spots_known = 0;
+    if (r->patched_count == 0 && r->opt->loudness_off)
+        return re_loudness_peak_map_mp3_fd(fd, &r->peaks, &r->delivered, r->diag);
+    if (r->patched_count == 0) {   /* and where it passes the ceiling, for a local retry */
+        re_status status = re_loudness_peak_map_spots_mp3_fd(fd, &r->peaks, &r->delivered,
+                                                             r->plan.ceiling_dbtp, r->spots,
+                                                             LOCAL_SPOTS_MAX, &r->spot_count,
+                                                             r->diag);
+        r->spots_known = status == RE_OK;
+        return status;
+    }
+    re_status status = RE_OK;
+    for (size_t k = 0; status == RE_OK && k < r->patched_count; k++)
+        status = re_loudness_peak_map_update_mp3_fd(fd, &r->peaks, r->patched[k][0],
+                                                    r->patched[k][1], &r->delivered, r->diag);
+    r->patched_count = 0;
+    return status;
+}
+
 /* What the listener gets. A WAV is the leveled samples, measured whole. An MP3 is decoded and
  * its peaks measured, which is what encoding changes; its loudness is the leveled PCM's
  * minus LAME's constant level loss (RE_LOUDNESS_MP3_LEVEL_DB, measured on every kind of
@@ -674,7 +743,7 @@ static re_status measure_delivered(render *r, re_spool *input)
     FILE *stream = re_output_stream(r->audio);
     re_status status = fflush(stream) == 0 ? RE_OK : RE_ERR_WRITE;
     if (status == RE_OK)
-        status = re_loudness_peaks_mp3_fd(fileno(stream), &r->delivered, r->diag);
+        status = measure_peaks(r, fileno(stream));
     if (status != RE_OK && r->diag->count == from)
         return re_diag_fail(r->diag, status, r->opt->output_path, 0, 0,
                             "cannot measure the encoded file's loudness");
@@ -694,7 +763,7 @@ static re_status measure_delivered(render *r, re_spool *input)
  * are untouched, so every other byte of the file stays. --serial-encode keeps its promise
  * of one encoder and re-encodes the whole; so does an episode whose overshoots are more than
  * LOCAL_SPOTS spots, or one where no splice point is found (the fallback). */
-#define LOCAL_SPOTS 16
+#define LOCAL_SPOTS LOCAL_SPOTS_MAX
 #define LOCAL_FLAT_S 0.03
 #define LOCAL_RAMP_S 0.01
 #define LOCAL_MARGIN_DB 0.3
@@ -792,10 +861,15 @@ static re_status retry_locally(render *r, int *done)
     FILE *stream = re_output_stream(r->audio);
     if (fflush(stream) != 0)
         return RE_OK;
-    re_loudness_spot spots[LOCAL_SPOTS];
-    size_t count = 0;
-    re_status status = re_loudness_overshoots_mp3_fd(fileno(stream), r->plan.ceiling_dbtp, spots,
-                                                     LOCAL_SPOTS, &count, NULL);
+    re_loudness_spot found[LOCAL_SPOTS];
+    const re_loudness_spot *spots = r->spots;
+    size_t count = r->spot_count;
+    re_status status = RE_OK;
+    if (!r->spots_known) {   /* after a local retry: the whole file searched again */
+        spots = found;
+        status = re_loudness_overshoots_mp3_fd(fileno(stream), r->plan.ceiling_dbtp, found,
+                                               LOCAL_SPOTS, &count, NULL);
+    }
     charge(r, RE_STEP_MEASURE);
     if (status == RE_ERR_NOMEM)
         return status;
@@ -826,11 +900,14 @@ static re_status retry_locally(render *r, int *done)
     re_diagnostics said;
     re_diagnostics_init(&said, RE_DIAG_DEFAULT_LIMIT);
     status = re_mp3_patch_fd(stream, (off_t)r->id3_len, re_spool_fd(r->leveled), frames, rate,
-                             &r->mp3, (const uint64_t (*)[2])ranges, n, r->opt->stop, &said);
+                             &r->mp3, (const uint64_t (*)[2])ranges, n, r->patched,
+                             r->opt->stop, &said);
     re_diagnostics_free(&said);
     charge(r, RE_STEP_ENCODE);
-    if (status == RE_OK)
+    if (status == RE_OK) {
         *done = 1;
+        r->patched_count = n;
+    }
     return status == RE_ERR_NOMEM || status == RE_ERR_INTERRUPTED ? status : RE_OK;
 }
 
@@ -843,6 +920,8 @@ static re_status encode_all(render *r)
     re_loudness pass1;
     re_status status = re_loudness_meter_finish(r->pass1_meter, &pass1);
     charge(r, RE_STEP_SPEAK);   /* the pass-1 meter ran beside the speech */
+    if (status == RE_OK && r->music.present)
+        status = mix_music(r, &pass1);
     if (status == RE_OK && level)
         status = plan_loudness(r, &pass1);
     else if (status == RE_OK)
@@ -851,7 +930,7 @@ static re_status encode_all(render *r)
         status = test_overshoot(r);
     int patched = 0;
     for (;;) {
-        re_spool *input = level ? r->leveled : re_assembler_spool(r->assembler);
+        re_spool *input = level ? r->leveled : episode_audio(r);
         if (status == RE_OK && !patched) {
             status = mp3 ? encode_mp3(r, input) : encode_wav(r, input);
             r->encodes_whole++;
@@ -924,6 +1003,9 @@ static void render_cleanup(render *r)
     free(r->inputs);
     re_transcript_free(&r->transcript);
     re_spool_free(r->leveled);
+    re_spool_free(r->mixed);
+    episode_music_free(&r->music);
+    re_loudness_peak_map_free(&r->peaks);
     re_loudness_meter_free(r->pass1_meter);
     re_assembler_free(r->assembler);
     free(r->inserts);
@@ -995,6 +1077,10 @@ re_status re_render(const re_render_options *options, re_render_result *result,
     if (status == RE_OK) {
         choose_rate(&r);
         status = load_sounds(&r);
+        /* the bed's errors are reported with the sound files' in the same run */
+        re_status music = status == RE_OK || status == RE_ERR_INPUT ? load_music(&r) : RE_OK;
+        if (status == RE_OK || music == RE_ERR_NOMEM)
+            status = music;
     }
     if (status == RE_OK)
         status = start_engine(&r);

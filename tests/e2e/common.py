@@ -74,6 +74,18 @@ def mpg123_samples(path):
     return len(out) // 2
 
 
+def ebur128(path):
+    """ffmpeg's EBU R128 reading of a file as a listener gets it (dual mono, as the product
+    measures): (integrated LUFS, true peak dBFS)."""
+    out = subprocess.run(["ffmpeg", "-nostats", "-hide_banner", "-i", path, "-af",
+                          "ebur128=peak=true:dualmono=true", "-f", "null", "-"],
+                         capture_output=True, text=True, check=True).stderr
+    summary = out[out.rindex("Summary:"):]
+    integrated = float(re.search(r"I:\s+(-?[\d.]+) LUFS", summary).group(1))
+    peak = float(re.search(r"True peak:\s+Peak:\s+(-?[\d.]+|-inf) dBFS", summary).group(1))
+    return integrated, peak
+
+
 def ffprobe(path, *what):
     out = subprocess.run(["ffprobe", "-v", "error", *what, "-of", "json", path],
                          capture_output=True, check=True, text=True).stdout

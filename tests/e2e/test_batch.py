@@ -72,6 +72,53 @@ class Batch(Case):
                     blobs.add(f.read())
             self.assertEqual(len(blobs), 1, name + " differs between -j values or a single render")
 
+    def test_longest_script_starts_first(self):
+        """Episodes start longest script first (the batch's tail is then its shortest
+        episodes), whatever their names: with -j 1 they run one after another, so the
+        filesystem's modification times of the MP3s give the order they ran in; the
+        table still lists them by name."""
+        folder = self.path("sizes")
+        os.mkdir(folder)
+        sentence = "This sentence is here to make the script longer than the others. "
+        for name, paragraphs in (("a", 1), ("b", 6), ("c", 3), ("d", 2)):
+            body = "\n\n".join(f"Paragraph {k}. " + sentence * 2 for k in range(paragraphs))
+            write(os.path.join(folder, f"{name}.txt"), f"---\ntitle: {name}\n---\n{body}\n")
+        out = self.path("out")
+        res = self.batch("-j", "1", "-O", out, folder)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        ran = sorted("abcd", key=lambda n: os.stat(os.path.join(out, f"{n}.mp3")).st_mtime_ns)
+        self.assertEqual(ran, ["b", "c", "d", "a"])
+        table = [line.split()[0] for line in res.stdout.splitlines() if line[:1] in "abcd" and line[1:2] == " "]
+        self.assertEqual(table, ["a", "b", "c", "d"])
+
+    def test_an_episode_that_outlasts_the_rest_has_the_same_bytes(self):
+        """An episode much longer than the others starts with every core for its encoder
+        (it will be left running alone); its outputs are byte for byte those of a -j 1
+        batch and of a render of its own."""
+        folder = self.path("mixed")
+        os.mkdir(folder)
+        sentence = "A longer paragraph for the episode that outlasts the others in the batch. "
+        body = "\n\n".join(f"Part {k}. " + sentence * 3 for k in range(8))
+        write(os.path.join(folder, "long.txt"), f"---\ntitle: Long\n---\n{body}\n")
+        for i in range(2):
+            write(os.path.join(folder, f"short{i}.txt"), script(i))
+        for jobs in ("1", "2"):
+            res = self.batch("-j", jobs, "-O", self.path("out" + jobs), folder)
+            self.assertEqual(res.returncode, 0, res.stderr)
+        alone = self.path("alone")
+        os.mkdir(alone)
+        res = run([os.path.join(folder, "long.txt"), "-o", os.path.join(alone, "long.mp3")])
+        self.assertEqual(res.returncode, 0, res.stderr)
+        for name in ("long.mp3", "long.json", "long.vtt"):
+            blobs = set()
+            for d in ("out1", "out2", "alone"):
+                with open(os.path.join(self.path(d), name), "rb") as f:
+                    blobs.add(f.read())
+            self.assertEqual(len(blobs), 1, name + " differs between -j values or a single render")
+        with open(os.path.join(self.path("out2"), "long.json"), encoding="utf-8") as f:
+            samples = json.load(f)["samples"]
+        self.assertEqual(ffmpeg_samples(os.path.join(self.path("out2"), "long.mp3")), samples)
+
     def test_cache_and_up_to_date(self):
         os.remove(os.path.join(self.scripts, "broken.txt"))
         cache, out = self.path("cache"), self.path("out")

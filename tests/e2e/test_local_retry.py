@@ -109,6 +109,20 @@ class LocalRetry(Case):
         self.assertGreater(same / len(base), 0.75, f"{same} of {len(base)} bytes kept")
         self.assertNotEqual(data, base)
 
+    def test_spots_at_the_start_and_the_end(self):
+        # the episode (75 s) is measured in halves into a peak map; after the patch only the
+        # tiles around the new frames are decoded again: at the file's first and last
+        # second too (the update that reaches the end decodes to it)
+        base_out, _, base_side, _ = self.render("ends-base")
+        samples = base_side["samples"]
+        self.assertGreater(samples, 48 * 22050, "too short for the peak map's halves")
+        end = samples / 22050
+        for name, hook in (("start", "0.3:3"), ("end", f"{end - 0.4:.2f}:3")):
+            out, data, side, encodes = self.render(name, hook=hook)
+            self.assertEqual(encodes, (1, 1), name)
+            # the sidecar's peak is the patched file's, not the first encode's (over -1)
+            self.assert_delivered(out, side, samples)
+
     def test_serial_encode_still_re_encodes_whole(self):
         out, _, side, encodes = self.render("serial", "--serial-encode", hook="20:0.5")
         self.assertGreaterEqual(encodes[0], 2)

@@ -3,10 +3,8 @@ peak, dual mono): quiet, loud and mixed-voice scripts reach the target within 1 
 true peak at or under the ceiling, and the sidecar tells the truth about it."""
 import json
 import os
-import re
-import subprocess
 
-from common import Case, main, run, write
+from common import Case, ebur128, main, run, write
 
 TEXT = ("Loudness matters to listeners who switch between shows. This briefing checks that "
         "quiet and loud voices both land on the target. [pause 400ms] Numbers like 2026 and "
@@ -14,15 +12,6 @@ TEXT = ("Loudness matters to listeners who switch between shows. This briefing c
         "A second paragraph adds some length, so that the gated measurement has enough blocks "
         "to work with, and so that the loudness range is meaningful.\n")
 
-
-def ebur128(path):
-    out = subprocess.run(["ffmpeg", "-nostats", "-hide_banner", "-i", path, "-af",
-                          "ebur128=peak=true:dualmono=true", "-f", "null", "-"],
-                         capture_output=True, text=True, check=True).stderr
-    summary = out[out.rindex("Summary:"):]
-    integrated = float(re.search(r"I:\s+(-?[\d.]+) LUFS", summary).group(1))
-    peak = float(re.search(r"True peak:\s+Peak:\s+(-?[\d.]+|-inf) dBFS", summary).group(1))
-    return integrated, peak
 
 
 class Loudness(Case):

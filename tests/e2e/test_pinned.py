@@ -1,4 +1,4 @@
-"""End to end, pinned: every observable output of five renders and a feed, compared with a
+"""End to end, pinned: every observable output of six renders and a feed, compared with a
 manifest recorded from a known-good build (tests/data/pinned/expected.json).
 
 This test exists so that a change meant to preserve behaviour (a refactor, a file move, a
@@ -6,7 +6,8 @@ build change) is proven to preserve it: the decoded audio of every MP3 and of on
 MP3 stream after the ID3 tag, every ID3 frame, the sidecars, chapters, transcripts, pages,
 the feed and what the commands print must all come out exactly as recorded.
 
-What is rendered: samples/weekly-briefing.txt and the scripts in tests/data/pinned/
+What is rendered: samples/weekly-briefing.txt, samples/produced-briefing.txt (intro, inserts,
+outro and a music bed, with its samples/sounds/ and samples/music/) and the scripts in tests/data/pinned/
 (interview: two speakers, chapters, pauses, a non-ASCII title; release-notes: technical
 text and full front matter; short: no headings; long: several chapters and its own
 `lexicon:`), each with `--srt --transcript-json --page --page-md --no-cache -q`, one of them also to
@@ -61,8 +62,10 @@ SCRIPTS = {
     "release-notes": "tests/data/pinned/release-notes.txt",
     "short": "tests/data/pinned/short.txt",
     "long": "tests/data/pinned/long.txt",
+    "produced-briefing": "samples/produced-briefing.txt",
 }
 EXTRA_INPUTS = ["tests/data/pinned/long.lexicon"]   # found by long.txt's `lexicon:` key
+EXTRA_DIRS = ["samples/sounds", "samples/music"]    # produced-briefing's intro, inserts, bed
 WAV = ("short-wav", "short")                        # also rendered to short-wav.wav
 RENDER_OPTIONS = ["--srt", "--transcript-json", "--page", "--page-md", "--no-cache", "-q"]
 DROPPED_SIDECAR_KEYS = ("generator", "inputs_sha256")
@@ -183,6 +186,8 @@ def build_manifest(tmp):
     # the scripts are copied, so that no message or output can depend on the source tree's path
     for rel in list(SCRIPTS.values()) + EXTRA_INPUTS:
         shutil.copyfile(os.path.join(SRC, rel), os.path.join(inp, os.path.basename(rel)))
+    for rel in EXTRA_DIRS:
+        shutil.copytree(os.path.join(SRC, rel), os.path.join(inp, os.path.basename(rel)))
 
     manifest = {}
     commands = [(name, [os.path.join(inp, os.path.basename(rel)), "-o", os.path.join(out, name + ".mp3")]

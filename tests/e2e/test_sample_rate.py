@@ -10,21 +10,12 @@ import shutil
 import subprocess
 import wave
 
-from common import (BIN, SRC, Case, ffmpeg_samples, ffprobe, main, mpg123_samples, mutagen_tags,
+from common import (BIN, SRC, Case, ebur128, ffmpeg_samples, ffprobe, main, mpg123_samples, mutagen_tags,
                     run, runs_of_zeros, write)
 
 SAMPLE = os.path.join(SRC, "samples", "weekly-briefing.txt")
 HEAD = "---\ntitle: Rates\n---\n"
 
-
-def ebur128(path):
-    out = subprocess.run(["ffmpeg", "-nostats", "-hide_banner", "-i", path, "-af",
-                          "ebur128=peak=true:dualmono=true", "-f", "null", "-"],
-                         capture_output=True, text=True, check=True).stderr
-    summary = out[out.rindex("Summary:"):]
-    integrated = float(re.search(r"I:\s+(-?[\d.]+) LUFS", summary).group(1))
-    peak = float(re.search(r"True peak:\s+Peak:\s+(-?[\d.]+|-inf) dBFS", summary).group(1))
-    return integrated, peak
 
 
 def sidecar(path):

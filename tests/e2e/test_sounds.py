@@ -488,7 +488,7 @@ class Sounds(Case):
 
     def test_sample_episode(self):
         """samples/produced-briefing.txt (intro under the first words, two kinds of insert, an
-        outro) at 22050 and 44100 Hz: every duration claim exact by `check`, and the decoders."""
+        outro, a music bed) at 22050 and 44100 Hz: every duration claim exact by `check`, and the decoders."""
         for rate in ("22050", "44100"):
             with self.subTest(rate=rate):
                 out = self.path(f"produced{rate}.mp3")
@@ -499,6 +499,8 @@ class Sounds(Case):
                     side = json.load(f)
                 self.assertEqual([i["kind"] for i in side["inserts"]],
                                  ["intro", "sound", "sound", "sound", "outro"])
+                self.assertEqual(side["music"]["file"], "music/pad.ogg")
+                self.assertEqual(side["music"]["level_lufs"], -26)
                 self.assertEqual(ffmpeg_samples(out), side["samples"])
                 self.assertEqual(mpg123_samples(out), side["samples"])
                 check = run(["check", out, self.path(f"produced{rate}.html")])

@@ -347,6 +347,35 @@ def cases():
                   2, "6:4", "(?s)3:8: sound file .*a\\.wav.*6:4: sound file .*c\\.wav.*4:8: sound file .*b\\.wav"))
     c.append(case("sound-valid-insert", "sounds", body(b"Hi. [sound x.wav] Bye.\n"), 0,
                   setup="sound-valid"))
+    # ---- the music bed (format 1.1): refused at the `music:` value, before any speech; the
+    # same hostile files as the sounds' (x.wav beside the script, outside.wav above it).
+    music = [
+        ("music-missing", "sound-missing", "music: sound file '.*x\\.wav': cannot open: No such file"),
+        ("music-unreadable", "sound-unreadable", "music: sound file '.*x\\.wav': cannot open: Permission denied"),
+        ("music-not-audio", "sound-not-audio", "music: sound file '.*x\\.wav': is not audio that libsndfile reads"),
+        ("music-is-a-fifo", "sound-fifo", "music: sound file '.*x\\.wav': not a regular file"),
+        ("music-is-a-directory", "sound-directory", "music: sound file '.*x\\.wav': is a directory"),
+        ("music-no-frames", "sound-no-frames", "music: sound file '.*x\\.wav': holds no samples"),
+        ("music-silent", "sound-valid", "music 'x\\.wav' is silent"),
+    ]
+    for name, setup, msg in music:
+        c.append(case(name, "music", b"---\ntitle: Hostile\nmusic: x.wav\n---\nHi.\n", 2, "3:8",
+                      msg, setup=setup))
+    c.append(case("music-outside-the-tree", "music",
+                  b"---\ntitle: Hostile\nmusic: ../outside.wav\n---\nHi.\n", 2, "3:8",
+                  "music '../outside.wav' is outside the script's folder", setup="sound-outside"))
+    c.append(case("music-absolute-path", "music",
+                  b"---\ntitle: Hostile\nmusic: /etc/hostname\n---\nHi.\n", 2, "3:8",
+                  "music '/etc/hostname' is outside the script's folder"))
+    c.append(case("music-settings-without-a-bed", "music",
+                  b"---\ntitle: Hostile\nduck: 6 dB\nfade: 1s\n---\nHi.\n", 2, "3:1",
+                  "'duck' is set but there is no music bed"))
+    c.append(case("music-level-out-of-range", "music",
+                  b"---\ntitle: Hostile\nmusic: x.wav\nmusic_level: 0 LUFS\n---\nHi.\n", 2,
+                  "4:14", "music_level must be a loudness from -60 to -5 LUFS"))
+    c.append(case("music-and-sound-errors-at-once", "music",
+                  b"---\ntitle: Hostile\nintro: a.wav\nmusic: m.wav\n---\nHi [sound c.wav] there.\n",
+                  2, "3:8", "(?s)3:8: sound file .*a\\.wav.*6:4: sound file .*c\\.wav.*4:8: music: sound file .*m\\.wav"))
     return c
 
 

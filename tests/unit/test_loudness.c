@@ -533,6 +533,147 @@ static void test_measure_mp3(void)
     unlink(path);
 }
 
+/* ---- the peak map (issue 18) ------------------------------------------------------------ */
+
+/* Byte offsets of the MPEG frames of an MP3 written by encode() (an ID3 tag, then MPEG-2
+ * layer III at 64 kbps and 22050 Hz: 208 bytes, 209 with the padding bit); frame 0 is the
+ * LAME tag frame. Returns the count, at most cap. */
+static size_t frame_offsets(const unsigned char *data, size_t len, size_t *at, size_t cap)
+{
+    size_t pos = 0, count = 0;
+    if (len > 10 && memcmp(data, "ID3", 3) == 0)
+        pos = 10 + ((size_t)data[6] << 21 | (size_t)data[7] << 14 | (size_t)data[8] << 7 | data[9]);
+    while (pos + 4 <= len && count < cap && data[pos] == 0xFF && (data[pos + 1] & 0xE0) == 0xE0) {
+        at[count++] = pos;
+        pos += 208 + ((data[pos + 2] >> 1) & 1);
+    }
+    return count;
+}
+
+static unsigned char *read_all(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    unsigned char *data = malloc(4u << 20);
+    *len = f && data ? fread(data, 1, 4u << 20, f) : 0;
+    if (f)
+        fclose(f);
+    return data;
+}
+
+/* The spots found beside the map's decode are one whole search's, exactly (they set the
+ * local retry's gains, so the file's bytes). */
+static void check_spots(int fd, double ceiling, size_t want_min)
+{
+    re_loudness_spot whole[16], beside[16];
+    size_t whole_n = 0, beside_n = 99;
+    re_loudness_peak_map map = { 0 };
+    re_loudness peaks;
+    CHECK_INT(re_loudness_overshoots_mp3_fd(fd, ceiling, whole, 16, &whole_n, NULL), RE_OK);
+    CHECK_INT(re_loudness_peak_map_spots_mp3_fd(fd, &map, &peaks, ceiling, beside, 16, &beside_n,
+                                                NULL), RE_OK);
+    printf("peak map: %zu spots over %.1f dBTP (the whole search: %zu)\n", beside_n, ceiling,
+           whole_n);
+    CHECK(whole_n >= want_min && map.tiles > 0);
+    CHECK_INT(beside_n, whole_n);
+    for (size_t k = 0; k < whole_n && k < beside_n && k < 16; k++) {
+        CHECK_INT(beside[k].first, whole[k].first);
+        CHECK_INT(beside[k].last, whole[k].last);
+        CHECK(beside[k].peak_dbtp == whole[k].peak_dbtp);
+    }
+    re_loudness_peak_map_free(&map);
+}
+
+static void test_peak_map(void)
+{
+    char path[64], other[64], spliced[64];
+    snprintf(path, sizeof path, "%s/map.mp3", tmpdir);
+    snprintf(other, sizeof other, "%s/map-other.mp3", tmpdir);
+    snprintf(spliced, sizeof spliced, "%s/map-spliced.mp3", tmpdir);
+    /* a quiet tone with loud bursts: early, across the halves' split (about 30 s), at a tile
+     * boundary, and in the last tile: the tiles keep them apart */
+    size_t n = 60 * RATE + 321;
+    int16_t *x = tone(n, 440.0, 0.1, 0.0), *burst = tone(RATE / 20, 2997.0, 0.9, 0.3);
+    size_t at[] = { 3 * RATE, n / 2 / 576 * 576 - RATE / 40, 40 * RE_LOUDNESS_TILE - 300,
+                    n - RATE / 10 };
+    for (size_t k = 0; k < sizeof at / sizeof at[0]; k++)
+        memcpy(x + at[k], burst, RATE / 20 * sizeof *burst);
+    CHECK_INT(encode(path, x, n), RE_OK);
+    int fd = open(path, O_RDONLY);
+    CHECK(fd >= 0);
+    re_loudness_peak_map map = { 0 };
+    re_loudness via_map, halves, whole;
+    CHECK_INT(re_loudness_peak_map_mp3_fd(fd, &map, &via_map, NULL), RE_OK);
+    CHECK_INT(re_loudness_peaks_mp3_fd(fd, &halves, NULL), RE_OK);
+    CHECK_INT(re_loudness_measure_mp3_fd(fd, &whole, NULL), RE_OK);
+    CHECK(map.tiles == (n + 8) / RE_LOUDNESS_TILE + 1);
+    CHECK_INT(map.frames, n);
+    CHECK(via_map.true_peak_dbtp == halves.true_peak_dbtp);      /* the same finder, in tiles */
+    CHECK(via_map.sample_peak_dbfs == halves.sample_peak_dbfs);
+    CHECK(fabs(via_map.true_peak_dbtp - whole.true_peak_dbtp) < 1e-4);
+    size_t loud = 0;
+    for (size_t k = 0; k < map.tiles; k++)
+        loud += map.tile_sample[k] > 0.5f;
+    CHECK_INT(loud, 5);   /* four bursts, one of them across a tile boundary */
+    CHECK(map.tile_sample[0] < 0.11f && map.tile_true[0] < 0.11f && map.tile_true[0] > 0.09f);
+    check_spots(fd, -3.0, 4);     /* the bursts: in both halves and in the last tile */
+    check_spots(fd, -25.0, 1);    /* the tone itself: one spot over everything */
+    check_spots(fd, 0.5, 0);      /* none */
+
+    /* Frames of another encode put in place of some (CBR: the same sizes), as the local retry
+     * does: the map measured again around them equals a map of the new file. */
+    int16_t *louder = tone(RATE / 20, 1997.0, 0.99, 0.0);
+    memcpy(x + 20 * RATE, louder, RATE / 20 * sizeof *louder);
+    free(louder);
+    CHECK_INT(encode(other, x, n), RE_OK);
+    size_t len_a = 0, len_b = 0;
+    unsigned char *a = read_all(path, &len_a), *b = read_all(other, &len_b);
+    size_t offsets[8192];
+    size_t frames = frame_offsets(a, len_a, offsets, 8192);
+    CHECK(len_a == len_b && frames > 2000);
+    uint64_t first = 20 * RATE / 576 - 2, end = first + 12;      /* audio frames: after the tag */
+    if (len_a == len_b && frames > end + 2) {
+        memcpy(a + offsets[first + 1], b + offsets[first + 1], offsets[end + 1] - offsets[first + 1]);
+        FILE *f = fopen(spliced, "wb");
+        CHECK(f && fwrite(a, 1, len_a, f) == len_a);
+        if (f)
+            fclose(f);
+    }
+    close(fd);
+    fd = open(spliced, O_RDONLY);
+    re_loudness updated, fresh;
+    re_loudness_peak_map fresh_map = { 0 };
+    CHECK_INT(re_loudness_peak_map_update_mp3_fd(fd, &map, first, end, &updated, NULL), RE_OK);
+    CHECK_INT(re_loudness_peak_map_mp3_fd(fd, &fresh_map, &fresh, NULL), RE_OK);
+    printf("peak map: after a splice TP %.6f (fresh map %.6f, before %.6f)\n",
+           updated.true_peak_dbtp, fresh.true_peak_dbtp, via_map.true_peak_dbtp);
+    CHECK(updated.true_peak_dbtp > via_map.true_peak_dbtp + 0.1);   /* the new burst counts */
+    CHECK(fabs(updated.true_peak_dbtp - fresh.true_peak_dbtp) < 1e-4);
+    CHECK_INT(fresh_map.tiles, map.tiles);
+    size_t differ = 0;
+    for (size_t k = 0; k < map.tiles && k < fresh_map.tiles; k++)
+        differ += fabsf(map.tile_true[k] - fresh_map.tile_true[k]) > 1e-5f
+                  || fabsf(map.tile_sample[k] - fresh_map.tile_sample[k]) > 1e-5f;
+    CHECK_INT(differ, 0);
+    check_spots(fd, -3.0, 5);
+    check_spots(fd, -0.3, 1);     /* only the louder burst, in the first half: no second pass */
+    /* without a map (a short file), the update measures the whole file */
+    re_loudness_peak_map none = { 0 };
+    CHECK_INT(re_loudness_peak_map_update_mp3_fd(fd, &none, first, end, &updated, NULL), RE_OK);
+    CHECK(none.tiles == map.tiles && updated.true_peak_dbtp == fresh.true_peak_dbtp);
+    re_loudness_peak_map_free(&none);
+    re_loudness_peak_map_free(&fresh_map);
+    re_loudness_peak_map_free(&map);
+    CHECK(map.tiles == 0 && map.tile_true == NULL);
+    close(fd);
+    free(a);
+    free(b);
+    free(x);
+    free(burst);
+    unlink(path);
+    unlink(other);
+    unlink(spliced);
+}
+
 /* ---- the whole flow on speech, judged by ffmpeg ----------------------------------------- */
 
 /* pass 1 -> plan -> dry runs -> (level -> encode -> measure) until the plan is satisfied,
@@ -640,6 +781,7 @@ int main(void)
     test_leveler_limits();
     test_plan();
     test_measure_mp3();
+    test_peak_map();
     test_speech();
     rmdir(tmpdir);
     return check_finish("test_loudness");

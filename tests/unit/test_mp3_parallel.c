@@ -593,7 +593,7 @@ static void test_patch(void)
         re_diagnostics diag;
         re_diagnostics_init(&diag, 0);
         CHECK_INT(re_mp3_patch_fd(out, (off_t)id3_len, changed_fd, changed.n, changed.rate, &s,
-                                  ranges, 1, NULL, &diag), RE_OK);
+                                  ranges, 1, NULL, NULL, &diag), RE_OK);
         if (diag.count)
             fprintf(stderr, "patch: %s\n", diag_last(&diag));
         re_diagnostics_free(&diag);

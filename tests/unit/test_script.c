@@ -254,6 +254,63 @@ static void test_front_matter_values(void)
     re_episode_free(ep);
 }
 
+/* `music:` and its settings (format 1.1): defaults, the accepted spellings, each error. */
+static void test_music_bed(void)
+{
+    re_episode *ep = parse_ok("---\ntitle: T\n---\nHi\n");
+    CHECK(ep && !ep->music.file);
+    re_episode_free(ep);
+    ep = parse_ok("---\ntitle: T\nmusic: beds/pad.flac\n---\nHi\n");
+    CHECK_STR(ep ? ep->music.file : NULL, "beds/pad.flac");
+    CHECK_INT(ep ? ep->music.line : 0, 3);
+    CHECK_INT(ep ? ep->music.col : 0, 8);
+    CHECK(ep && ep->music.level_lufs == RE_MUSIC_DEFAULT_LEVEL_LUFS && ep->music.level_lufs == -24.0);
+    CHECK(ep && ep->music.duck_db == 12.0);
+    CHECK_INT(ep ? ep->music.fade_us : 0, 2000000);
+    re_episode_free(ep);
+    ep = parse_ok("---\ntitle: T\nmusic: a.wav\nmusic_level: -30.5\nduck: 6db\nfade: 1.5s\n---\nHi\n");
+    CHECK(ep && ep->music.level_lufs == -30.5 && ep->music.duck_db == 6.0);
+    CHECK_INT(ep ? ep->music.fade_us : 0, 1500000);
+    re_episode_free(ep);
+    ep = parse_ok("---\ntitle: T\nmusic: a.wav\nmusic_level: -60 lufs\nduck: 0 dB\nfade: 0s\n---\nHi\n");
+    CHECK(ep && ep->music.level_lufs == -60.0 && ep->music.duck_db == 0.0);
+    CHECK_INT(ep ? ep->music.fade_us : 1, 0);
+    re_episode_free(ep);
+    ep = parse_ok("---\ntitle: T\nmusic: a.wav\nmusic_level: -5 LUFS\nduck: 60 dB\nfade: 60000ms\n---\nHi\n");
+    CHECK(ep && ep->music.level_lufs == -5.0 && ep->music.duck_db == 60.0);
+    CHECK_INT(ep ? ep->music.fade_us : 0, 60000000);
+    re_episode_free(ep);
+    static const char *const bad_levels[] = { "-4.9", "-61", "24", "-24 dB", "-24LUFSx", "--24",
+                                              "-.5", "-24.", "inf", "nan", "0x10" };
+    char text[256];
+    for (size_t i = 0; i < sizeof bad_levels / sizeof bad_levels[0]; i++) {
+        snprintf(text, sizeof text, "---\ntitle: T\nmusic: a.wav\nmusic_level: %s\n---\nHi\n",
+                 bad_levels[i]);
+        expect_error(text, 4, 14, "music_level must be a loudness from -60 to -5 LUFS");
+    }
+    static const char *const bad_ducks[] = { "-1", "60.5", "12 LUFS", "12 dBFS", "twelve", "1e1" };
+    for (size_t i = 0; i < sizeof bad_ducks / sizeof bad_ducks[0]; i++) {
+        snprintf(text, sizeof text, "---\ntitle: T\nmusic: a.wav\nduck: %s\n---\nHi\n",
+                 bad_ducks[i]);
+        expect_error(text, 4, 7, "duck must be a level from 0 to 60 dB");
+    }
+    static const char *const bad_fades[] = { "2", "2 sec", "60.001s", "-1s", ".5s", "1.s", "2 m" };
+    for (size_t i = 0; i < sizeof bad_fades / sizeof bad_fades[0]; i++) {
+        snprintf(text, sizeof text, "---\ntitle: T\nmusic: a.wav\nfade: %s\n---\nHi\n",
+                 bad_fades[i]);
+        expect_error(text, 4, 7, "fade must be a duration from 0s to 60s");
+    }
+    expect_error("---\ntitle: T\nmusic: a.wav\nfade: 0.0000001s\n---\nHi\n", 4, 7,
+                 "more precise than 1 microsecond");
+    expect_error("---\ntitle: T\n  fade: 1s\n---\nHi\n", 3, 3,
+                 "'fade' is set but there is no music bed");
+    expect_error("---\ntitle: T\nmusic_level: -20\n---\nHi\n", 3, 1,
+                 "'music_level' is set but there is no music bed");
+    expect_error("---\ntitle: T\nmusic: a.wav\nmusic: b.wav\n---\nHi\n", 4, 1,
+                 "duplicate front-matter key 'music'");
+    expect_error("---\ntitle: T\nmusik: a.wav\n---\nHi\n", 3, 1, "did you mean 'music'");
+}
+
 static void test_published(void)
 {
     static const char *const good[] = {
@@ -1139,6 +1196,7 @@ int main(void)
     test_front_matter_defaults();
     test_front_matter_errors();
     test_front_matter_values();
+    test_music_bed();
     test_published();
     test_paragraphs();
     test_literal_text();

@@ -7,8 +7,10 @@
  *             -> re_loudness_plan_make
  *   leveling  spool -> re_leveler -> re_loudness_meter and a new spool, again while
  *             re_loudness_plan_update(LEVELED) asks (only when the limiter will act)
- *   encoding  the leveled spool -> MP3; re_loudness_peaks_mp3_fd on the output, and leveling
- *             and encoding again while re_loudness_plan_update(DELIVERED) asks (rare).
+ *   encoding  the leveled spool -> MP3; its peaks decoded once into a peak map
+ *             (re_loudness_peak_map_mp3_fd); when they pass the ceiling, only the spots
+ *             found from the map are re-encoded and measured again; leveling and encoding
+ *             again while re_loudness_plan_update(DELIVERED) asks (rare).
  * Nothing holds more than a few chunks of audio.
  *
  * Levels: integrated loudness in LUFS, a mono stream measured as dual mono (EBUR128_DUAL_MONO,
@@ -210,5 +212,55 @@ typedef struct re_loudness_spot {
 } re_loudness_spot;
 re_status re_loudness_overshoots_mp3_fd(int fd, double ceiling_dbtp, re_loudness_spot *spots,
                                         size_t capacity, size_t *count, re_diagnostics *diag);
+
+/* ---- A peak map: the encoded file's peaks per tile (issue 18) -----------------------------
+ * The render decodes its MP3 once: re_loudness_peak_map_mp3_fd measures the peaks as
+ * re_loudness_peaks_mp3_fd does (the same values: the largest tile is the file's peak) and
+ * keeps them per tile of RE_LOUDNESS_TILE samples (0.84 s at 22050 Hz; 2.4 KiB per hour).
+ * After frames of the file were replaced (re_mp3_patch_fd), re_loudness_peak_map_update_mp3_fd
+ * decodes again only the tiles around them. A file too short to be measured in halves (under
+ * about 48 s) gets no map (tiles 0): an update then decodes the whole file.
+ * Exactness: a decoder that starts in the middle of a file (a half, an update) gives the
+ * samples of one decoder from the start to within float rounding (libmpg123's synthesis ring
+ * restarts at another position: up to about 1e-7 of full scale apart), so these peaks may
+ * differ from one whole decode's in the 7th digit, as re_loudness_peaks_mp3_fd's do. The
+ * overshoot search, whose spots set the local retry's gains (bytes of the file), is only ever
+ * made by a decoder from the file's start.
+ * Life cycle: zero the map, re_loudness_peak_map_mp3_fd, any number of updates,
+ * re_loudness_peak_map_free (which zeroes it again). The file must not change between calls
+ * except in the frames an update names. */
+#define RE_LOUDNESS_TILE 18432   /* samples: 32 MPEG-2 frames, 16 MPEG-1 frames */
+
+typedef struct re_loudness_peak_map {
+    uint64_t frames;                   /* decoded samples */
+    long rate;
+    unsigned spf;                      /* samples per MPEG frame */
+    size_t tiles;                      /* tile k: the intervals measured when samples
+                                        * [k, k + 1) x RE_LOUDNESS_TILE came in */
+    float *tile_true, *tile_sample;    /* linear peaks per tile */
+} re_loudness_peak_map;
+
+/* re_loudness_peaks_mp3_fd into *out, and the map (tiles 0 for a short file). The map must
+ * be zeroed or hold an earlier map (freed first). RE_ERR_NOMEM besides its failures. */
+re_status re_loudness_peak_map_mp3_fd(int fd, re_loudness_peak_map *map, re_loudness *out,
+                                      re_diagnostics *diag);
+/* re_loudness_peak_map_mp3_fd, and the spots re_loudness_overshoots_mp3_fd(fd, ceiling_dbtp,
+ * spots, capacity, count) finds, from the same decode where that is exact: the first half's
+ * decoder starts at the file's start, so it searches as the whole search does, and goes on
+ * alone through the second half only when a tile there comes within rounding of the ceiling.
+ * Without a map (a short file), the whole search runs when the peak passes the ceiling, and
+ * *count is 0 when it does not. Costs a search's spot finder beside the first half's decode:
+ * a few per cent of it. */
+re_status re_loudness_peak_map_spots_mp3_fd(int fd, re_loudness_peak_map *map, re_loudness *out,
+                                            double ceiling_dbtp, re_loudness_spot *spots,
+                                            size_t capacity, size_t *count, re_diagnostics *diag);
+/* After the file's MPEG audio frames [first_frame, end_frame) (counted after the LAME tag
+ * frame) were replaced by frames of the same sizes: the tiles they and the frames around
+ * them reach are measured again and *out is the whole file's peaks. Without a map, or when
+ * the local decode fails, the whole file is measured again (re_loudness_peak_map_mp3_fd). */
+re_status re_loudness_peak_map_update_mp3_fd(int fd, re_loudness_peak_map *map,
+                                             uint64_t first_frame, uint64_t end_frame,
+                                             re_loudness *out, re_diagnostics *diag);
+void re_loudness_peak_map_free(re_loudness_peak_map *map);   /* NULL is allowed */
 
 #endif

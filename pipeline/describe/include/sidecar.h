@@ -50,6 +50,16 @@ typedef struct re_sidecar_person {
 /* The role a voice gets in the sidecar (see re_sidecar_person). */
 const char *re_sidecar_role(const re_voice_profile *voice, const char *default_voice);
 
+/* The music bed (issue 17) as the sidecar records it: the `music` object. */
+typedef struct re_sidecar_music {
+    const char *file;                  /* as the script's `music:` wrote it */
+    const char *sha256;                /* of the file's bytes, hex */
+    double level_lufs, duck_db, fade_s;   /* the settings */
+    double bed_lufs;                   /* the bed alone as read, integrated (dual mono) */
+    double speech_lufs;                /* the speech before normalization */
+    double gain_db;                    /* applied to the bed in the mix */
+} re_sidecar_music;
+
 /* A sound file the episode plays (format 1.1): an intro, an outro or a [sound] insert. */
 typedef struct re_sidecar_insert {
     const char *kind;                  /* "intro", "sound" or "outro" */
@@ -73,6 +83,7 @@ typedef struct re_render_facts {
     const char *inputs_sha256;         /* digest of everything the outputs were made from */
     const re_loudness *loudness;       /* measured on the output file */
     const re_loudness_plan *loudness_plan;  /* NULL when normalization is off */
+    const re_sidecar_music *music;     /* NULL without a bed: no `music` key */
     const re_sidecar_file *files;      /* what the render wrote, the sidecar aside */
     size_t file_count;
     const re_sidecar_insert *inserts;  /* the sound files played, in order (may be none) */

@@ -113,11 +113,16 @@ re_status re_mp3_encode_fd_tuned(FILE *out, int pcm_fd, uint64_t frames, unsigne
  * about 70-120 more of encoding (the new encoder starts on LAME's padding cycle, primed, with
  * 28 frames searched for each switch), more if it needs longer to find a switch out. The
  * result depends only on the file and the samples: deterministic.
+ * changed (may be NULL; range_count entries) gets, per range, the audio frames [first, end)
+ * whose bytes were replaced (counted after the LAME tag frame): frames before them may have
+ * bytes borrowed by the first new frame copied into their unused reservoir space, which
+ * changes nothing they decode to.
  * Any failure (RE_ERR_ENCODER: no splice point, RE_ERR_FORMAT: not such a file) may leave the
  * file part-patched: the caller then encodes the whole again. */
 re_status re_mp3_patch_fd(FILE *out, off_t audio_at, int pcm_fd, uint64_t frames,
                           unsigned sample_rate, const re_mp3_settings *settings,
                           const uint64_t (*ranges)[2], size_t range_count,
-                          volatile sig_atomic_t *stop, re_diagnostics *diag);
+                          uint64_t (*changed)[2], volatile sig_atomic_t *stop,
+                          re_diagnostics *diag);
 
 #endif

@@ -59,6 +59,23 @@ typedef struct re_item {
                            * to speak it with instead of the profile's (format 1.1); else NULL */
 } re_item;
 
+/* `music:` (format 1.1, issue 17): a bed under the whole episode, ducked under speech. The
+ * file is loaded, confined and checked when rendering (run/music.h); file NULL: no bed. */
+#define RE_MUSIC_DEFAULT_LEVEL_LUFS -24.0
+#define RE_MUSIC_LEVEL_MIN_LUFS -60.0
+#define RE_MUSIC_LEVEL_MAX_LUFS -5.0
+#define RE_MUSIC_DEFAULT_DUCK_DB 12.0
+#define RE_MUSIC_DUCK_MAX_DB 60.0
+#define RE_MUSIC_DEFAULT_FADE_US 2000000ULL
+#define RE_MUSIC_FADE_MAX_US 60000000ULL
+typedef struct re_music_spec {
+    char *file;           /* `music:` as written (relative to the script), NULL when absent */
+    unsigned line, col;   /* of its value */
+    double level_lufs;    /* `music_level:` the bed alone after normalization, LUFS */
+    double duck_db;       /* `duck:` how far the bed goes down under speech */
+    uint64_t fade_us;     /* `fade:` fade in at the start and out at the end, each */
+} re_music_spec;
+
 /* A place in the script that names a voice profile (the `voice:` key or a `[voice NAME]`),
  * so that re_episode_check_voices can report a bad profile where it was named. */
 typedef struct re_voice_ref {
@@ -85,6 +102,7 @@ typedef struct re_episode {
     uint64_t intro_overlap_us;   /* `intro_overlap:` speech starts this long before the
                                   * intro ends (mixed over its tail); 0 when absent */
     unsigned intro_overlap_line, intro_overlap_col;
+    re_music_spec music;
     re_item *items;
     size_t item_count;
     char **voices;        /* distinct profile names used by SPEECH items, in order of first use */

@@ -5,7 +5,9 @@
  * episode with its share of `workers` speech processes (workers divided by the episodes
  * running beside it when it starts), so the batch never has more than `workers` speech
  * processes and `workers` episodes at once, and when one long episode is left its paragraphs
- * still use every core. A failing episode (bad script, engine crash) fails
+ * still use every core. Episodes start longest script first (the tail, when cores can sit
+ * idle, is then the shortest episodes); batch->episodes keeps the name order. A failing
+ * episode (bad script, engine crash) fails
  * alone; the others go on. Output bytes do not depend on the number of workers.
  *
  * Life cycle: re_batch_collect (the scripts, sharded) -> re_batch_run -> re_batch_free. */
