@@ -88,24 +88,18 @@ static re_status emit(re_spool *mixed, re_loudness_meter *meter, const int16_t *
     return status;
 }
 
-re_status episode_music_mix(episode_music *music, re_spool *speech,
-                            const re_loudness *speech_loudness, double target_lufs,
-                            unsigned rate, volatile sig_atomic_t *stop, re_spool **mixed,
-                            re_loudness *mix_loudness, re_diagnostics *diag)
+/* One mix of the whole episode with `settings` into a new finished spool *mixed, measured by a
+ * planning meter while written; *stats from the mixer. */
+static re_status mix_pass(episode_music *music, re_spool *speech, const re_bed_settings *settings,
+                          unsigned rate, volatile sig_atomic_t *stop, int16_t *in, int16_t *out,
+                          re_spool **mixed, re_loudness *mix_loudness, re_bed_stats *stats,
+                          re_diagnostics *diag)
 {
-    const re_music_spec *spec = music->spec;
-    re_bed_settings settings = {
-        .gain_db = bed_gain(music, speech_loudness->integrated_lufs, target_lufs),
-        .duck_db = spec->duck_db, .fade_frames = re_us_to_frames(spec->fade_us, rate),
-    };
     re_bed *bed = NULL;
     re_loudness_meter *meter = NULL;
-    int16_t *in = malloc(MIX_CHUNK * sizeof *in), *out = malloc(MIX_CHUNK * sizeof *out);
     *mixed = NULL;
-    re_status status = in && out ? RE_OK : RE_ERR_NOMEM;
-    if (status == RE_OK)
-        status = re_bed_create(music->sound.samples, music->sound.frames, rate,
-                               re_spool_frames(speech), &settings, &bed);
+    re_status status = re_bed_create(music->sound.samples, music->sound.frames, rate,
+                                     re_spool_frames(speech), settings, &bed);
     if (status == RE_OK)
         status = re_loudness_meter_create_planning(rate, &meter);
     if (status == RE_OK)
@@ -137,20 +131,53 @@ re_status episode_music_mix(episode_music *music, re_spool *speech,
         status = re_loudness_meter_finish(meter, mix_loudness);
     if (status == RE_OK && re_spool_frames(*mixed) != re_spool_frames(speech))
         status = RE_ERR_INVALID;   /* the mixer keeps the length: never seen */
+    re_bed_get_stats(bed, stats);
+    re_loudness_meter_free(meter);
+    re_bed_free(bed);
+    if (status != RE_OK) {
+        re_spool_free(*mixed);
+        *mixed = NULL;
+    }
+    return status;
+}
+
+re_status episode_music_mix(episode_music *music, re_spool *speech,
+                            const re_loudness *speech_loudness, double target_lufs,
+                            int normalized, unsigned rate, volatile sig_atomic_t *stop,
+                            re_spool **mixed, re_loudness *mix_loudness, re_diagnostics *diag)
+{
+    const re_music_spec *spec = music->spec;
+    re_bed_settings settings = {
+        .gain_db = bed_gain(music, speech_loudness->integrated_lufs, target_lufs),
+        .duck_db = spec->duck_db, .fade_frames = re_us_to_frames(spec->fade_us, rate),
+    };
+    int16_t *in = malloc(MIX_CHUNK * sizeof *in), *out = malloc(MIX_CHUNK * sizeof *out);
+    *mixed = NULL;
+    re_bed_stats stats = { 0 };
+    re_status status = in && out ? RE_OK : RE_ERR_NOMEM;
+    if (status == RE_OK)
+        status = mix_pass(music, speech, &settings, rate, stop, in, out, mixed, mix_loudness,
+                          &stats, diag);
+    /* A loud bed on loud speech can go past int16: saturated there, its flattened peaks would
+     * stay in the episode after normalization. When the mix is normalized afterwards (which
+     * makes its level free), it is mixed again lowered by just enough that nothing saturates;
+     * with --loudness off the levels are the script's and the saturation stays (documented). */
+    if (status == RE_OK && normalized && stats.clipped > 0) {
+        settings.headroom_db = 20.0 * log10(stats.peak / 32767.0) + 0.01;
+        if (settings.headroom_db > RE_BED_MAX_HEADROOM_DB)
+            settings.headroom_db = RE_BED_MAX_HEADROOM_DB;
+        re_spool_free(*mixed);
+        status = mix_pass(music, speech, &settings, rate, stop, in, out, mixed, mix_loudness,
+                          &stats, diag);
+    }
     music->facts = (re_sidecar_music){
         .file = spec->file, .sha256 = music->sha256_hex, .level_lufs = spec->level_lufs,
         .duck_db = spec->duck_db, .fade_s = (double)spec->fade_us / 1e6,
         .bed_lufs = music->bed_lufs, .speech_lufs = speech_loudness->integrated_lufs,
         .gain_db = settings.gain_db,
     };
-    re_loudness_meter_free(meter);
-    re_bed_free(bed);
     free(in);
     free(out);
-    if (status != RE_OK) {
-        re_spool_free(*mixed);
-        *mixed = NULL;
-    }
     return status;
 }
 

@@ -46,12 +46,14 @@ re_status episode_music_load(const re_episode *episode, const char *script_path,
 
 /* Mixes the bed under `speech` (finished; read from its start) into a new finished spool
  * *mixed, and measures the mix with a planning meter while it is written (*mix_loudness).
- * speech_loudness is pass 1 (of `speech`), target_lufs the loudness target. Spool failures
+ * speech_loudness is pass 1 (of `speech`), target_lufs the loudness target. `normalized`: the
+ * mix is normalized afterwards, so a mix that would saturate int16 is made again, speech and
+ * bed lowered together by just enough (the balance kept). Spool failures
  * come unplaced (the caller places them at the output); RE_ERR_INTERRUPTED when *stop rises. */
 re_status episode_music_mix(episode_music *music, re_spool *speech,
                             const re_loudness *speech_loudness, double target_lufs,
-                            unsigned rate, volatile sig_atomic_t *stop, re_spool **mixed,
-                            re_loudness *mix_loudness, re_diagnostics *diag);
+                            int normalized, unsigned rate, volatile sig_atomic_t *stop,
+                            re_spool **mixed, re_loudness *mix_loudness, re_diagnostics *diag);
 
 void episode_music_free(episode_music *music);
 

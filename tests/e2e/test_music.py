@@ -87,6 +87,15 @@ def ebur128(path):
     return integrated, peak
 
 
+def astats(path):
+    """ffmpeg astats' overall "Peak count" and "Flat factor" of `path`."""
+    out = subprocess.run(["ffmpeg", "-nostats", "-hide_banner", "-i", path, "-af",
+                          "astats=measure_perchannel=none", "-f", "null", "-"],
+                         capture_output=True, text=True, check=True).stderr
+    return {key: float(re.findall(key + r": (\S+)", out)[-1])
+            for key in ("Peak count", "Flat factor")}
+
+
 def load(path):
     with open(path, encoding="utf-8") as f:
         return json.load(f)
@@ -221,6 +230,31 @@ class Music(Case):
                 self.assertNotIn("music", load(self.path(f"plain{rate}.json")))
                 res = run(["check", mp3, self.path(f"r{rate}.json")])
                 self.assertEqual(res.returncode, 0, res.stdout + res.stderr)
+
+    def test_loud_bed_never_saturates_the_normalized_mix(self):
+        """music_level -5 over a loud bed: the sum of speech and bed goes past int16 (the
+        --loudness off WAV, whose levels are the script's, has flat-topped peaks, astats' peak
+        count in the hundreds); normalized, the mix is made with headroom instead, so the
+        episode keeps no flattened peaks (astats: flat factor 0, a peak count of a few), and
+        the MP3 is on target with its true peak under the ceiling."""
+        subprocess.run(["sox", "-R", "-n", "-r", "22050", "-c", "1", os.path.join(self.dir, "loud.wav"),
+                        "synth", "60", "pinknoise", "gain", "-6"], check=True)
+        text = script("loud.wav", "music_level: -5 LUFS\n")
+        off = self.path("off.wav")
+        self.render(text, off, "--loudness", "off")
+        self.assertGreater(astats(off)["Peak count"], 100, "the bed does not saturate the mix: "
+                           "the test no longer tests anything")
+        wav = self.path("loud.wav")
+        self.render(text, wav)
+        stats = astats(wav)
+        self.assertEqual(stats["Flat factor"], 0.0, stats)
+        self.assertLess(stats["Peak count"], 10, stats)
+        mp3 = self.path("loud.mp3")
+        self.render(text, mp3)
+        integrated, peak = ebur128(mp3)
+        self.assertLessEqual(abs(integrated + 16.0), 1.0, f"{integrated} LUFS")
+        self.assertLessEqual(peak, -1.0, f"true peak {peak} dBTP")
+        self.assertEqual(ffmpeg_samples(mp3), load(self.path("loud.json"))["samples"])
 
     def test_sample_episode_at_22050_and_44100(self):
         """samples/music-bed.txt (an Ogg Vorbis bed, looped): every length claim exact."""

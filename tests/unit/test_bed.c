@@ -234,7 +234,16 @@ static void saturation_and_refusals(void)
     int16_t *out = mix(bed, N, speech, N, &s, 100, &stats);
     CHECK_INT(out[N / 2], 32767);
     CHECK_INT(stats.clipped, N);
+    CHECK(stats.peak == 50000.0);
     free(out);
+    /* the headroom the peak asks for: nothing saturates, speech and bed lowered together */
+    s.headroom_db = 20.0 * log10(stats.peak / 32767.0) + 0.01;
+    out = mix(bed, N, speech, N, &s, 100, &stats);
+    CHECK_INT(stats.clipped, 0);
+    CHECK_INT(out[N / 2], llround(50000.0 * pow(10.0, -s.headroom_db / 20.0)));
+    CHECK(out[N / 2] > 32700);
+    free(out);
+    s.headroom_db = 0;
 
     re_bed *m = NULL;
     re_bed_settings bad = { .gain_db = 0, .duck_db = -1 };
@@ -242,6 +251,8 @@ static void saturation_and_refusals(void)
     bad.duck_db = NAN;
     CHECK_INT(re_bed_create(bed, N, RATE, N, &bad, &m), RE_ERR_INVALID);
     bad = (re_bed_settings){ .gain_db = 41 };
+    CHECK_INT(re_bed_create(bed, N, RATE, N, &bad, &m), RE_ERR_INVALID);
+    bad = (re_bed_settings){ .headroom_db = -1 };
     CHECK_INT(re_bed_create(bed, N, RATE, N, &bad, &m), RE_ERR_INVALID);
     CHECK_INT(re_bed_create(bed, 0, RATE, N, &s, &m), RE_ERR_INVALID);
     CHECK(m == NULL);
