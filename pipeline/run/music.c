@@ -11,6 +11,24 @@
 
 #define MIX_CHUNK 16384
 
+/* Takes the bed's mean (a constant offset, DC) out of it: an offset is no sound, the meter's
+ * high-pass does not hear it past its first block (a bed of one sample measured as loud), and
+ * in the mix it would be added to the speech, pushing it against full scale on one side. */
+static void remove_offset(re_sound *sound)
+{
+    int64_t sum = 0;
+    for (size_t i = 0; i < sound->frames; i++)
+        sum += sound->samples[i];
+    int64_t n = (int64_t)sound->frames;
+    int64_t mean = sum >= 0 ? (sum + n / 2) / n : -((-sum + n / 2) / n);
+    if (mean == 0)
+        return;
+    for (size_t i = 0; i < sound->frames; i++) {
+        int64_t v = sound->samples[i] - mean;
+        sound->samples[i] = (int16_t)(v > 32767 ? 32767 : v < -32768 ? -32768 : v);
+    }
+}
+
 /* The bed alone, looped to at least RE_MUSIC_METER_MIN_S, through a planning meter. */
 static re_status measure_bed(const re_sound *sound, unsigned rate, double *lufs)
 {
@@ -58,6 +76,8 @@ re_status episode_music_load(const re_episode *ep, const char *script_path,
         re_diag_place(diag, from, ep->file, spec->line, spec->col);
         return RE_ERR_INPUT;
     }
+    if (status == RE_OK && out->sound.frames > 0)
+        remove_offset(&out->sound);
     if (status == RE_OK)
         status = measure_bed(&out->sound, rate, &out->bed_lufs);
     if (status == RE_OK && !isfinite(out->bed_lufs))

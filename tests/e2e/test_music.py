@@ -256,6 +256,26 @@ class Music(Case):
         self.assertLessEqual(peak, -1.0, f"true peak {peak} dBTP")
         self.assertEqual(ffmpeg_samples(mp3), load(self.path("loud.json"))["samples"])
 
+    def test_offset_in_the_bed_is_not_added_to_the_speech(self):
+        """A bed with a constant offset (a DC shift of a quarter of full scale under a 30 Hz
+        tone): the offset is no sound, and added under the speech it would push the speech
+        against full scale on one side. ffmpeg's astats reads the --loudness off mix's DC
+        offset as small as the speech's own, and the bed (30 Hz band) is there."""
+        shifted = os.path.join(self.dir, "shifted.wav")
+        subprocess.run(["sox", "-n", "-r", "22050", "-c", "1", "-b", "16", shifted, "synth", "60",
+                        "sine", "30", "gain", "-12", "dcshift", "0.25"], check=True)
+        def dc(path):
+            out = subprocess.run(["ffmpeg", "-nostats", "-hide_banner", "-i", path, "-af",
+                                  "astats=measure_perchannel=none", "-f", "null", "-"],
+                                 capture_output=True, text=True, check=True).stderr
+            return float(re.findall(r"DC offset: (\S+)", out)[-1])
+        mix, plain = self.path("shifted.wav"), self.path("plain.wav")
+        self.render(script("shifted.wav"), mix, "--loudness", "off")
+        self.render(script().replace("music: bed.wav\n", ""), plain, "--loudness", "off",
+                    name="plain.txt")
+        self.assertLess(abs(dc(mix) - dc(plain)), 0.001, (dc(mix), dc(plain)))
+        self.assertGreater(band_rms_db(mix, 1.0, 20.0), -60)
+
     def test_sample_episode_at_22050_and_44100(self):
         """samples/music-bed.txt (an Ogg Vorbis bed, looped): every length claim exact."""
         sample = os.path.join(SRC, "samples", "music-bed.txt")
@@ -350,7 +370,14 @@ class Music(Case):
         write(os.path.join(self.dir, "notaudio.wav"), "this is not audio\n")
         silent = os.path.join(self.dir, "silent.wav")
         subprocess.run(["sox", "-n", "-r", "22050", "-c", "1", silent, "trim", "0", "2"], check=True)
+        # a bed of one sample: a constant, which is no sound (its offset is taken away)
+        one = os.path.join(self.dir, "one.wav")
+        subprocess.run(["sox", "-t", "raw", "-r", "22050", "-e", "signed", "-b", "16", "-c", "1",
+                        "-", one], input=b"\x20\x4e", check=True)   # 20000
+        self.assertEqual(subprocess.run(["soxi", "-s", one], capture_output=True, text=True,
+                                        check=True).stdout.strip(), "1")
         cases = {
+            "one.wav": "silent",
             "missing.wav": "cannot open",
             "notaudio.wav": "",
             "../elsewhere.wav": "outside the script's folder",
