@@ -149,19 +149,18 @@ static int16_t mix_one(re_bed *m, int16_t speech)
     if (m->full > 0 && m->depth == m->full)
         m->stats.ducked_frames++;
     double bed = bed_next(m) * (m->gain * m->cached_factor * fade_at(m, t));
-    double sum = (double)speech + bed;
-    double size = sum >= 0 ? sum : -sum;
-    if (size > m->stats.peak)
-        m->stats.peak = size;
     /* rounded half away from zero, by hand: the libm call cost a tenth of the mix */
     long y;
     if (m->scale == 1.0) {
         y = (long)speech + (long)(bed >= 0 ? bed + 0.5 : bed - 0.5);
     } else {
-        sum *= m->scale;
+        double sum = ((double)speech + bed) * m->scale;
         y = (long)(sum >= 0 ? sum + 0.5 : sum - 0.5);
     }
     if (y > 32767 || y < -32768) {
+        double size = fabs((double)speech + bed);
+        if (size > m->stats.peak)
+            m->stats.peak = size;
         m->stats.clipped++;
         return y > 0 ? 32767 : -32768;
     }

@@ -92,8 +92,9 @@ typedef struct re_bed_stats {
     uint64_t clipped;        /* output samples saturated to int16 */
     uint64_t ducked_frames;  /* output frames with the bed attenuated by the full duck */
     unsigned loops;          /* times the bed started again (0: cut, or just long enough) */
-    double peak;             /* the largest |speech + bed| before headroom and rounding: a
-                              * headroom of 20 log10(peak / 32767) dB would not have clipped */
+    double peak;             /* the largest |speech + bed| (before headroom and rounding) of
+                              * the saturated samples, 0 when none: a headroom of
+                              * 20 log10(peak / 32767) dB would not have saturated any */
 } re_bed_stats;
 void re_bed_get_stats(const re_bed *mixer, re_bed_stats *out);
 
