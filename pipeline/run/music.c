@@ -58,6 +58,7 @@ re_status episode_music_load(const re_episode *ep, const char *script_path,
         return RE_OK;
     out->present = 1;
     out->spec = spec;
+    out->script = ep->file;
     int inside = 1;
     re_status status = re_path_beside(script_path, spec->file, &out->path);
     const char *path = out->path;
@@ -189,7 +190,13 @@ re_status episode_music_mix(episode_music *music, re_spool *speech,
         re_spool_free(*mixed);
         status = mix_pass(music, speech, &settings, rate, stop, in, out, mixed, mix_loudness,
                           &stats, diag);
-    }
+    } else if (status == RE_OK && stats.clipped > 0
+             && re_diag_add(diag, music->script, spec->line, spec->col, "warning: music '%s': "
+                            "speech and bed sum past full scale in %llu samples, saturated there "
+                            "(with --loudness off the levels are the script's): lower "
+                            "music_level", spec->file,
+                            (unsigned long long)stats.clipped) != RE_OK)
+        status = RE_ERR_NOMEM;
     music->facts = (re_sidecar_music){
         .file = spec->file, .sha256 = music->sha256_hex, .level_lufs = spec->level_lufs,
         .duck_db = spec->duck_db, .fade_s = (double)spec->fade_us / 1e6,

@@ -241,11 +241,15 @@ class Music(Case):
                         "synth", "60", "pinknoise", "gain", "-6"], check=True)
         text = script("loud.wav", "music_level: -5 LUFS\n")
         off = self.path("off.wav")
-        self.render(text, off, "--loudness", "off")
+        res = self.render(text, off, "--loudness", "off")
         self.assertGreater(astats(off)["Peak count"], 100, "the bed does not saturate the mix: "
                            "the test no longer tests anything")
+        # said, at the music: line
+        self.assertRegex(res.stderr, r"ep\.txt:3:8: warning: music 'loud\.wav': speech and bed "
+                                     r"sum past full scale in [0-9]+ samples")
         wav = self.path("loud.wav")
-        self.render(text, wav)
+        res = self.render(text, wav)
+        self.assertNotIn("warning", res.stderr)
         stats = astats(wav)
         self.assertEqual(stats["Flat factor"], 0.0, stats)
         self.assertLess(stats["Peak count"], 10, stats)
