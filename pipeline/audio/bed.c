@@ -15,6 +15,7 @@ struct re_bed {
     size_t crossfade;        /* frames of each loop point's crossfade */
     double *head;            /* the crossfaded start of every pass after the first */
     double gain;             /* linear */
+    double scale;            /* the headroom, linear; 1: none (the sum stays exact) */
     double duck_db;
     /* The attenuation is duck_db * depth / full: depth is a whole number from 0 to full =
      * attack frames * release frames, so both ramps are whole steps of it and take exactly
@@ -51,7 +52,8 @@ re_status re_bed_create(const int16_t *bed, size_t bed_frames, unsigned sample_r
     *out = NULL;
     if (!bed || bed_frames == 0 || !s || sample_rate < 8000 || sample_rate > 192000
         || !(s->gain_db >= -RE_BED_MAX_GAIN_DB && s->gain_db <= RE_BED_MAX_GAIN_DB)
-        || !(s->duck_db >= 0 && s->duck_db <= RE_BED_DUCK_MAX_DB))
+        || !(s->duck_db >= 0 && s->duck_db <= RE_BED_DUCK_MAX_DB)
+        || !(s->headroom_db >= 0 && s->headroom_db <= RE_BED_MAX_HEADROOM_DB))
         return RE_ERR_INVALID;
     re_bed *m = calloc(1, sizeof *m);
     if (!m)
@@ -61,6 +63,7 @@ re_status re_bed_create(const int16_t *bed, size_t bed_frames, unsigned sample_r
     m->episode_frames = episode_frames;
     m->looping = episode_frames > bed_frames;
     m->gain = pow(10.0, s->gain_db / 20.0);
+    m->scale = s->headroom_db > 0 ? pow(10.0, -s->headroom_db / 20.0) : 1.0;
     m->duck_db = s->duck_db;
     uint64_t attack = ms_frames(RE_BED_ATTACK_MS, sample_rate);
     uint64_t release = ms_frames(RE_BED_RELEASE_MS, sample_rate);
@@ -147,8 +150,17 @@ static int16_t mix_one(re_bed *m, int16_t speech)
         m->stats.ducked_frames++;
     double bed = bed_next(m) * (m->gain * m->cached_factor * fade_at(m, t));
     /* rounded half away from zero, by hand: the libm call cost a tenth of the mix */
-    long y = (long)speech + (long)(bed >= 0 ? bed + 0.5 : bed - 0.5);
+    long y;
+    if (m->scale == 1.0) {
+        y = (long)speech + (long)(bed >= 0 ? bed + 0.5 : bed - 0.5);
+    } else {
+        double sum = ((double)speech + bed) * m->scale;
+        y = (long)(sum >= 0 ? sum + 0.5 : sum - 0.5);
+    }
     if (y > 32767 || y < -32768) {
+        double size = fabs((double)speech + bed);
+        if (size > m->stats.peak)
+            m->stats.peak = size;
         m->stats.clipped++;
         return y > 0 ? 32767 : -32768;
     }

@@ -11,6 +11,24 @@
 
 #define MIX_CHUNK 16384
 
+/* Takes the bed's mean (a constant offset, DC) out of it: an offset is no sound, the meter's
+ * high-pass does not hear it past its first block (a bed of one sample measured as loud), and
+ * in the mix it would be added to the speech, pushing it against full scale on one side. */
+static void remove_offset(re_sound *sound)
+{
+    int64_t sum = 0;
+    for (size_t i = 0; i < sound->frames; i++)
+        sum += sound->samples[i];
+    int64_t n = (int64_t)sound->frames;
+    int64_t mean = sum >= 0 ? (sum + n / 2) / n : -((-sum + n / 2) / n);
+    if (mean == 0)
+        return;
+    for (size_t i = 0; i < sound->frames; i++) {
+        int64_t v = sound->samples[i] - mean;
+        sound->samples[i] = (int16_t)(v > 32767 ? 32767 : v < -32768 ? -32768 : v);
+    }
+}
+
 /* The bed alone, looped to at least RE_MUSIC_METER_MIN_S, through a planning meter. */
 static re_status measure_bed(const re_sound *sound, unsigned rate, double *lufs)
 {
@@ -40,6 +58,7 @@ re_status episode_music_load(const re_episode *ep, const char *script_path,
         return RE_OK;
     out->present = 1;
     out->spec = spec;
+    out->script = ep->file;
     int inside = 1;
     re_status status = re_path_beside(script_path, spec->file, &out->path);
     const char *path = out->path;
@@ -58,6 +77,8 @@ re_status episode_music_load(const re_episode *ep, const char *script_path,
         re_diag_place(diag, from, ep->file, spec->line, spec->col);
         return RE_ERR_INPUT;
     }
+    if (status == RE_OK && out->sound.frames > 0)
+        remove_offset(&out->sound);
     if (status == RE_OK)
         status = measure_bed(&out->sound, rate, &out->bed_lufs);
     if (status == RE_OK && !isfinite(out->bed_lufs))
@@ -88,24 +109,18 @@ static re_status emit(re_spool *mixed, re_loudness_meter *meter, const int16_t *
     return status;
 }
 
-re_status episode_music_mix(episode_music *music, re_spool *speech,
-                            const re_loudness *speech_loudness, double target_lufs,
-                            unsigned rate, volatile sig_atomic_t *stop, re_spool **mixed,
-                            re_loudness *mix_loudness, re_diagnostics *diag)
+/* One mix of the whole episode with `settings` into a new finished spool *mixed, measured by a
+ * planning meter while written; *stats from the mixer. */
+static re_status mix_pass(episode_music *music, re_spool *speech, const re_bed_settings *settings,
+                          unsigned rate, volatile sig_atomic_t *stop, int16_t *in, int16_t *out,
+                          re_spool **mixed, re_loudness *mix_loudness, re_bed_stats *stats,
+                          re_diagnostics *diag)
 {
-    const re_music_spec *spec = music->spec;
-    re_bed_settings settings = {
-        .gain_db = bed_gain(music, speech_loudness->integrated_lufs, target_lufs),
-        .duck_db = spec->duck_db, .fade_frames = re_us_to_frames(spec->fade_us, rate),
-    };
     re_bed *bed = NULL;
     re_loudness_meter *meter = NULL;
-    int16_t *in = malloc(MIX_CHUNK * sizeof *in), *out = malloc(MIX_CHUNK * sizeof *out);
     *mixed = NULL;
-    re_status status = in && out ? RE_OK : RE_ERR_NOMEM;
-    if (status == RE_OK)
-        status = re_bed_create(music->sound.samples, music->sound.frames, rate,
-                               re_spool_frames(speech), &settings, &bed);
+    re_status status = re_bed_create(music->sound.samples, music->sound.frames, rate,
+                                     re_spool_frames(speech), settings, &bed);
     if (status == RE_OK)
         status = re_loudness_meter_create_planning(rate, &meter);
     if (status == RE_OK)
@@ -137,20 +152,59 @@ re_status episode_music_mix(episode_music *music, re_spool *speech,
         status = re_loudness_meter_finish(meter, mix_loudness);
     if (status == RE_OK && re_spool_frames(*mixed) != re_spool_frames(speech))
         status = RE_ERR_INVALID;   /* the mixer keeps the length: never seen */
+    re_bed_get_stats(bed, stats);
+    re_loudness_meter_free(meter);
+    re_bed_free(bed);
+    if (status != RE_OK) {
+        re_spool_free(*mixed);
+        *mixed = NULL;
+    }
+    return status;
+}
+
+re_status episode_music_mix(episode_music *music, re_spool *speech,
+                            const re_loudness *speech_loudness, double target_lufs,
+                            int normalized, unsigned rate, volatile sig_atomic_t *stop,
+                            re_spool **mixed, re_loudness *mix_loudness, re_diagnostics *diag)
+{
+    const re_music_spec *spec = music->spec;
+    re_bed_settings settings = {
+        .gain_db = bed_gain(music, speech_loudness->integrated_lufs, target_lufs),
+        .duck_db = spec->duck_db, .fade_frames = re_us_to_frames(spec->fade_us, rate),
+    };
+    int16_t *in = malloc(MIX_CHUNK * sizeof *in), *out = malloc(MIX_CHUNK * sizeof *out);
+    *mixed = NULL;
+    re_bed_stats stats = { 0 };
+    re_status status = in && out ? RE_OK : RE_ERR_NOMEM;
+    if (status == RE_OK)
+        status = mix_pass(music, speech, &settings, rate, stop, in, out, mixed, mix_loudness,
+                          &stats, diag);
+    /* A loud bed on loud speech can go past int16: saturated there, its flattened peaks would
+     * stay in the episode after normalization. When the mix is normalized afterwards (which
+     * makes its level free), it is mixed again lowered by just enough that nothing saturates;
+     * with --loudness off the levels are the script's and the saturation stays (documented). */
+    if (status == RE_OK && normalized && stats.clipped > 0) {
+        settings.headroom_db = 20.0 * log10(stats.peak / 32767.0) + 0.01;
+        if (settings.headroom_db > RE_BED_MAX_HEADROOM_DB)
+            settings.headroom_db = RE_BED_MAX_HEADROOM_DB;
+        re_spool_free(*mixed);
+        status = mix_pass(music, speech, &settings, rate, stop, in, out, mixed, mix_loudness,
+                          &stats, diag);
+    } else if (status == RE_OK && stats.clipped > 0
+             && re_diag_add(diag, music->script, spec->line, spec->col, "warning: music '%s': "
+                            "speech and bed sum past full scale in %llu samples, saturated there "
+                            "(with --loudness off the levels are the script's): lower "
+                            "music_level", spec->file,
+                            (unsigned long long)stats.clipped) != RE_OK)
+        status = RE_ERR_NOMEM;
     music->facts = (re_sidecar_music){
         .file = spec->file, .sha256 = music->sha256_hex, .level_lufs = spec->level_lufs,
         .duck_db = spec->duck_db, .fade_s = (double)spec->fade_us / 1e6,
         .bed_lufs = music->bed_lufs, .speech_lufs = speech_loudness->integrated_lufs,
         .gain_db = settings.gain_db,
     };
-    re_loudness_meter_free(meter);
-    re_bed_free(bed);
     free(in);
     free(out);
-    if (status != RE_OK) {
-        re_spool_free(*mixed);
-        *mixed = NULL;
-    }
     return status;
 }
 

@@ -29,6 +29,7 @@
 typedef struct episode_music {
     int present;                       /* the script has `music:` */
     const re_music_spec *spec;         /* the episode's */
+    const char *script;                /* the script's name for diagnostics (the episode's) */
     char *path;                        /* the file, resolved beside the script */
     re_sound sound;                    /* the bed, mono at the episode's rate */
     double bed_lufs;                   /* the bed alone */
@@ -46,12 +47,15 @@ re_status episode_music_load(const re_episode *episode, const char *script_path,
 
 /* Mixes the bed under `speech` (finished; read from its start) into a new finished spool
  * *mixed, and measures the mix with a planning meter while it is written (*mix_loudness).
- * speech_loudness is pass 1 (of `speech`), target_lufs the loudness target. Spool failures
+ * speech_loudness is pass 1 (of `speech`), target_lufs the loudness target. `normalized`: the
+ * mix is normalized afterwards, so a mix that would saturate int16 is made again, speech and
+ * bed lowered together by just enough (the balance kept); otherwise a saturated mix is a
+ * warning at the `music:` line. Spool failures
  * come unplaced (the caller places them at the output); RE_ERR_INTERRUPTED when *stop rises. */
 re_status episode_music_mix(episode_music *music, re_spool *speech,
                             const re_loudness *speech_loudness, double target_lufs,
-                            unsigned rate, volatile sig_atomic_t *stop, re_spool **mixed,
-                            re_loudness *mix_loudness, re_diagnostics *diag);
+                            int normalized, unsigned rate, volatile sig_atomic_t *stop,
+                            re_spool **mixed, re_loudness *mix_loudness, re_diagnostics *diag);
 
 void episode_music_free(episode_music *music);
 

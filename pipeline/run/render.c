@@ -658,8 +658,8 @@ static re_status mix_music(render *r, re_loudness *pass1)
     size_t from = r->diag->count;
     re_loudness speech = *pass1;
     re_status status = episode_music_mix(&r->music, re_assembler_spool(r->assembler), &speech,
-                                         target, r->rate, r->opt->stop, &r->mixed, pass1,
-                                         r->diag);
+                                         target, !r->opt->loudness_off, r->rate, r->opt->stop,
+                                         &r->mixed, pass1, r->diag);
     charge(r, RE_STEP_LEVEL);
     return place(r, status, from, r->opt->output_path, 0, 0);
 }

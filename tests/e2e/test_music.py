@@ -78,6 +78,15 @@ def difference_rms_db(mix, speech, start, end):
 
 
 
+def astats(path):
+    """ffmpeg astats' overall "Peak count" and "Flat factor" of `path`."""
+    out = subprocess.run(["ffmpeg", "-nostats", "-hide_banner", "-i", path, "-af",
+                          "astats=measure_perchannel=none", "-f", "null", "-"],
+                         capture_output=True, text=True, check=True).stderr
+    return {key: float(re.findall(key + r": (\S+)", out)[-1])
+            for key in ("Peak count", "Flat factor")}
+
+
 def load(path):
     with open(path, encoding="utf-8") as f:
         return json.load(f)
@@ -213,6 +222,55 @@ class Music(Case):
                 res = run(["check", mp3, self.path(f"r{rate}.json")])
                 self.assertEqual(res.returncode, 0, res.stdout + res.stderr)
 
+    def test_loud_bed_never_saturates_the_normalized_mix(self):
+        """music_level -5 over a loud bed: the sum of speech and bed goes past int16 (the
+        --loudness off WAV, whose levels are the script's, has flat-topped peaks, astats' peak
+        count in the hundreds); normalized, the mix is made with headroom instead, so the
+        episode keeps no flattened peaks (astats: flat factor 0, a peak count of a few), and
+        the MP3 is on target with its true peak under the ceiling."""
+        subprocess.run(["sox", "-R", "-n", "-r", "22050", "-c", "1", os.path.join(self.dir, "loud.wav"),
+                        "synth", "60", "pinknoise", "gain", "-6"], check=True)
+        text = script("loud.wav", "music_level: -5 LUFS\n")
+        off = self.path("off.wav")
+        res = self.render(text, off, "--loudness", "off")
+        self.assertGreater(astats(off)["Peak count"], 100, "the bed does not saturate the mix: "
+                           "the test no longer tests anything")
+        # said, at the music: line
+        self.assertRegex(res.stderr, r"ep\.txt:3:8: warning: music 'loud\.wav': speech and bed "
+                                     r"sum past full scale in [0-9]+ samples")
+        wav = self.path("loud.wav")
+        res = self.render(text, wav)
+        self.assertNotIn("warning", res.stderr)
+        stats = astats(wav)
+        self.assertEqual(stats["Flat factor"], 0.0, stats)
+        self.assertLess(stats["Peak count"], 10, stats)
+        mp3 = self.path("loud.mp3")
+        self.render(text, mp3)
+        integrated, peak = ebur128(mp3)
+        self.assertLessEqual(abs(integrated + 16.0), 1.0, f"{integrated} LUFS")
+        self.assertLessEqual(peak, -1.0, f"true peak {peak} dBTP")
+        self.assertEqual(ffmpeg_samples(mp3), load(self.path("loud.json"))["samples"])
+
+    def test_offset_in_the_bed_is_not_added_to_the_speech(self):
+        """A bed with a constant offset (a DC shift of a quarter of full scale under a 30 Hz
+        tone): the offset is no sound, and added under the speech it would push the speech
+        against full scale on one side. ffmpeg's astats reads the --loudness off mix's DC
+        offset as small as the speech's own, and the bed (30 Hz band) is there."""
+        shifted = os.path.join(self.dir, "shifted.wav")
+        subprocess.run(["sox", "-n", "-r", "22050", "-c", "1", "-b", "16", shifted, "synth", "60",
+                        "sine", "30", "gain", "-12", "dcshift", "0.25"], check=True)
+        def dc(path):
+            out = subprocess.run(["ffmpeg", "-nostats", "-hide_banner", "-i", path, "-af",
+                                  "astats=measure_perchannel=none", "-f", "null", "-"],
+                                 capture_output=True, text=True, check=True).stderr
+            return float(re.findall(r"DC offset: (\S+)", out)[-1])
+        mix, plain = self.path("shifted.wav"), self.path("plain.wav")
+        self.render(script("shifted.wav"), mix, "--loudness", "off")
+        self.render(script().replace("music: bed.wav\n", ""), plain, "--loudness", "off",
+                    name="plain.txt")
+        self.assertLess(abs(dc(mix) - dc(plain)), 0.001, (dc(mix), dc(plain)))
+        self.assertGreater(band_rms_db(mix, 1.0, 20.0), -60)
+
     def test_sample_episode_at_22050_and_44100(self):
         """samples/music-bed.txt (an Ogg Vorbis bed, looped): every length claim exact."""
         sample = os.path.join(SRC, "samples", "music-bed.txt")
@@ -307,7 +365,14 @@ class Music(Case):
         write(os.path.join(self.dir, "notaudio.wav"), "this is not audio\n")
         silent = os.path.join(self.dir, "silent.wav")
         subprocess.run(["sox", "-n", "-r", "22050", "-c", "1", silent, "trim", "0", "2"], check=True)
+        # a bed of one sample: a constant, which is no sound (its offset is taken away)
+        one = os.path.join(self.dir, "one.wav")
+        subprocess.run(["sox", "-t", "raw", "-r", "22050", "-e", "signed", "-b", "16", "-c", "1",
+                        "-", one], input=b"\x20\x4e", check=True)   # 20000
+        self.assertEqual(subprocess.run(["soxi", "-s", one], capture_output=True, text=True,
+                                        check=True).stdout.strip(), "1")
         cases = {
+            "one.wav": "silent",
             "missing.wav": "cannot open",
             "notaudio.wav": "",
             "../elsewhere.wav": "outside the script's folder",

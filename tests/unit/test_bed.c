@@ -190,6 +190,54 @@ static void fades_and_gain(void)
     free(bed);
 }
 
+/* Extremes: an episode shorter than the look-ahead (everything comes out of the flush, and
+ * the speech in it still ducks the bed), a bed of one sample looped, duck 60 dB at 48000 Hz. */
+static void extremes(void)
+{
+    enum { N = 300 };   /* under the look-ahead (1103 frames at 22050 Hz) */
+    int16_t *bed = constant(N, 10000);
+    int16_t *speech = calloc(N, sizeof *speech);
+    speech[N - 1] = 20000;
+    re_bed_settings s = { .gain_db = 0, .duck_db = 60, .fade_frames = 0 };
+    re_bed *m = NULL;
+    CHECK_INT(re_bed_create(bed, N, RATE, N, &s, &m), RE_OK);
+    int16_t out[N];
+    size_t got = 1;
+    CHECK_INT(re_bed_process(m, speech, N, out, &got), RE_OK);
+    CHECK_INT(got, 0);
+    CHECK_INT(re_bed_flush(m, out, &got), RE_OK);
+    CHECK_INT(got, N);
+    /* the speech is within the look-ahead of the first sample: the attack has begun there,
+     * one step of 60 dB over 40 ms (882 frames) down, and goes on down */
+    CHECK_INT(out[0], llround(10000 * pow(10.0, -60.0 / 20.0 / 882)));
+    for (size_t i = 1; i < N; i++)
+        CHECK(out[i] < out[i - 1] || (i == N - 1 && out[i] >= 20000));
+    re_bed_free(m);
+
+    re_bed_stats stats;
+    int16_t one = 5000;
+    speech[N - 1] = 0;
+    int16_t *looped = mix(&one, 1, speech, N, &s, 7, &stats);
+    for (size_t i = 0; i < N; i++)
+        CHECK_INT(looped[i], 5000);
+    CHECK(stats.loops >= N - 1);
+    free(looped);
+
+    CHECK_INT(re_bed_create(bed, N, 48000, 100000, &s, &m), RE_OK);
+    int16_t *loud = constant(N, 30000), mixed[N];
+    for (int k = 0; k < 3; k++) {   /* fed well past the look-ahead (2400 frames) */
+        CHECK_INT(re_bed_process(m, loud, N, mixed, &got), RE_OK);
+    }
+    for (int k = 0; k < 20; k++)
+        CHECK_INT(re_bed_process(m, loud, N, mixed, &got), RE_OK);
+    CHECK_INT(got, N);
+    CHECK_INT(mixed[N - 1], 30000 + 10);   /* 10000 down by 60 dB */
+    re_bed_free(m);
+    free(loud);
+    free(speech);
+    free(bed);
+}
+
 /* A bed as long as the episode or longer is cut: its own samples. A shorter one is looped:
  * the first pass is the bed, each later pass starts with the crossfade of the bed's end into
  * its start, then goes on with the bed's own samples. */
@@ -234,7 +282,16 @@ static void saturation_and_refusals(void)
     int16_t *out = mix(bed, N, speech, N, &s, 100, &stats);
     CHECK_INT(out[N / 2], 32767);
     CHECK_INT(stats.clipped, N);
+    CHECK(stats.peak == 50000.0);
     free(out);
+    /* the headroom the peak asks for: nothing saturates, speech and bed lowered together */
+    s.headroom_db = 20.0 * log10(stats.peak / 32767.0) + 0.01;
+    out = mix(bed, N, speech, N, &s, 100, &stats);
+    CHECK_INT(stats.clipped, 0);
+    CHECK_INT(out[N / 2], llround(50000.0 * pow(10.0, -s.headroom_db / 20.0)));
+    CHECK(out[N / 2] > 32700);
+    free(out);
+    s.headroom_db = 0;
 
     re_bed *m = NULL;
     re_bed_settings bad = { .gain_db = 0, .duck_db = -1 };
@@ -242,6 +299,8 @@ static void saturation_and_refusals(void)
     bad.duck_db = NAN;
     CHECK_INT(re_bed_create(bed, N, RATE, N, &bad, &m), RE_ERR_INVALID);
     bad = (re_bed_settings){ .gain_db = 41 };
+    CHECK_INT(re_bed_create(bed, N, RATE, N, &bad, &m), RE_ERR_INVALID);
+    bad = (re_bed_settings){ .headroom_db = -1 };
     CHECK_INT(re_bed_create(bed, N, RATE, N, &bad, &m), RE_ERR_INVALID);
     CHECK_INT(re_bed_create(bed, 0, RATE, N, &s, &m), RE_ERR_INVALID);
     CHECK(m == NULL);
@@ -263,6 +322,7 @@ int main(void)
     threshold_and_no_duck();
     fades_and_gain();
     cut_and_loop();
+    extremes();
     saturation_and_refusals();
     return check_finish("test_bed");
 }

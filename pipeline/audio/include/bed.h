@@ -4,8 +4,8 @@
  * a look-ahead of speech, never the episode.
  *
  * Output sample t = speech[t] + round(bed(t) * gain * duck(t) * fade(t)) (half away from zero),
- * saturated to int16
- * (counted in re_bed_stats.clipped). Everything is computed per sample from integers and the
+ * saturated to int16 (counted in re_bed_stats.clipped); with a headroom h dB it is
+ * round((speech[t] + bed(t) * gain * duck(t) * fade(t)) * 10^(-h/20)) instead. Everything is computed per sample from integers and the
  * settings, in a fixed order: the same input and settings give the same samples whatever the
  * chunking, on every run.
  *
@@ -56,11 +56,15 @@
 #define RE_BED_FADE_MAX_US 60000000ULL
 /* The largest gain the bed may be given (a near-silent bed would only bring up its hiss). */
 #define RE_BED_MAX_GAIN_DB 40.0
+#define RE_BED_MAX_HEADROOM_DB 60.0
 
 typedef struct re_bed_settings {
     double gain_db;          /* the bed's gain in the mix, -RE_BED_MAX_GAIN_DB..RE_BED_MAX_GAIN_DB */
     double duck_db;          /* how far it goes down under speech, 0..RE_BED_DUCK_MAX_DB */
     uint64_t fade_frames;    /* fade in and fade out, each; 0: none */
+    double headroom_db;      /* 0..RE_BED_MAX_HEADROOM_DB: the whole mix (speech and bed) is
+                              * lowered by this, for a caller that normalizes it afterwards and
+                              * would rather not have it saturate (re_bed_stats.peak) */
 } re_bed_settings;
 
 typedef struct re_bed re_bed;
@@ -88,6 +92,9 @@ typedef struct re_bed_stats {
     uint64_t clipped;        /* output samples saturated to int16 */
     uint64_t ducked_frames;  /* output frames with the bed attenuated by the full duck */
     unsigned loops;          /* times the bed started again (0: cut, or just long enough) */
+    double peak;             /* the largest |speech + bed| (before headroom and rounding) of
+                              * the saturated samples, 0 when none: a headroom of
+                              * 20 log10(peak / 32767) dB would not have saturated any */
 } re_bed_stats;
 void re_bed_get_stats(const re_bed *mixer, re_bed_stats *out);
 
