@@ -50,7 +50,8 @@ static re_status measure_bed(const re_sound *sound, unsigned rate, double *lufs)
 
 re_status episode_music_load(const re_episode *ep, const char *script_path,
                              const char *const *allowed_dirs, size_t allowed_dir_count,
-                             unsigned rate, episode_music *out, re_diagnostics *diag)
+                             unsigned rate, volatile sig_atomic_t *stop, episode_music *out,
+                             re_diagnostics *diag)
 {
     memset(out, 0, sizeof *out);
     const re_music_spec *spec = &ep->music;
@@ -71,8 +72,9 @@ re_status episode_music_load(const re_episode *ep, const char *script_path,
                               "--allow-path DIR)", spec->file);
     size_t from = diag->count;
     if (status == RE_OK)
-        status = re_sound_load(path, rate, &out->sound, diag);
-    if (status != RE_OK && status != RE_ERR_NOMEM && status != RE_ERR_INPUT) {
+        status = re_sound_load_until(path, rate, stop, &out->sound, diag);
+    if (status != RE_OK && status != RE_ERR_NOMEM && status != RE_ERR_INPUT
+        && status != RE_ERR_INTERRUPTED) {
         re_diag_prefix(diag, from, "music: ");
         re_diag_place(diag, from, ep->file, spec->line, spec->col);
         return RE_ERR_INPUT;

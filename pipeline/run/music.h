@@ -40,10 +40,12 @@ typedef struct episode_music {
 /* Confines, reads and measures the bed the episode names (nothing when it names none: present
  * stays 0). Every failure is an error at the `music:` value's SCRIPT:LINE:COL (RE_ERR_INPUT):
  * outside the script's folder tree (and allowed_dirs), missing, unreadable, not audio, longer
- * than RE_SOUND_MAX_SECONDS, or silent. */
+ * than RE_SOUND_MAX_SECONDS, or silent. RE_ERR_INTERRUPTED (no message) as soon as *stop is
+ * raised while the file is read (a signal; NULL never stops), as for the sound files. */
 re_status episode_music_load(const re_episode *episode, const char *script_path,
                              const char *const *allowed_dirs, size_t allowed_dir_count,
-                             unsigned rate, episode_music *out, re_diagnostics *diag);
+                             unsigned rate, volatile sig_atomic_t *stop, episode_music *out,
+                             re_diagnostics *diag);
 
 /* Mixes the bed under `speech` (finished; read from its start) into a new finished spool
  * *mixed, and measures the mix with a planning meter while it is written (*mix_loudness).

@@ -646,7 +646,7 @@ static re_status load_music(render *r)
 {
     const re_render_options *o = r->opt;
     return episode_music_load(r->episode, o->script_path, o->allowed_dirs, o->allowed_dir_count,
-                              r->rate, &r->music, r->diag);
+                              r->rate, o->stop, &r->music, r->diag);
 }
 
 /* With a bed, between assembly and leveling: the bed mixed under the speech into r->mixed,

@@ -21,9 +21,10 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 
-from common import SRC, Case, ebur128, ffmpeg_samples, main, mpg123_samples, run, write
+from common import BIN, SRC, Case, ebur128, ffmpeg_samples, main, mpg123_samples, run, write
 
 DUCK_HOLD_RELEASE_S = 0.5 + 0.8      # bed.h: RE_BED_HOLD_MS + RE_BED_RELEASE_MS
 LOOKAHEAD_S = 0.05                   # bed.h: RE_BED_LOOKAHEAD_MS
@@ -120,6 +121,39 @@ class Music(Case):
         res = run([src, "-o", out, "--cache", self.cache, "-q", *extra])
         self.assertEqual(res.returncode, expect, res.stderr)
         return res
+
+    def test_a_signal_stops_the_bed_loading(self):
+        """SIGTERM while the bed is read (a 120 s file at 655350 Hz: seconds of decoding) ends the
+        render as a stop, exit 143 and "interrupted", not as a bad bed (exit 2, an error at the
+        `music:` line), with nothing written and nothing synthesized."""
+        big = os.path.join(self.dir, "big.flac")
+        subprocess.run(["sox", "-n", "-r", "655350", "-c", "1", "-b", "16", big, "synth", "120",
+                        "sine", "100", "vol", "0.01"], check=True)
+        src = write(os.path.join(self.dir, "stop.txt"), script("big.flac"))
+        out_dir = self.path("stopped")
+        os.mkdir(out_dir)
+        proc = subprocess.Popen([BIN, src, "-o", os.path.join(out_dir, "ep.mp3"), "--cache",
+                                 self.cache, "-q"], stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+
+        def reading_bed():
+            try:
+                return any(os.path.basename(os.readlink(f"/proc/{proc.pid}/fd/{fd}")) == "big.flac"
+                           for fd in os.listdir(f"/proc/{proc.pid}/fd"))
+            except OSError:   # it ended, or an fd closed while listed
+                return False
+
+        while proc.poll() is None and not reading_bed():
+            pass
+        self.assertIsNone(proc.poll(), "it ended before reading the bed")
+        proc.send_signal(signal.SIGTERM)
+        stderr = proc.communicate()[1]
+        self.assertEqual(proc.returncode, 143, stderr)
+        self.assertIn("interrupted", stderr)
+        self.assertNotIn("music", stderr)
+        self.assertEqual(os.listdir(out_dir), [])
+        self.assertFalse(os.path.isdir(self.cache)
+                         and any(f for _, _, f in os.walk(self.cache)))
 
     def assert_ducked(self, audio, transcript, duck, fade):
         side = load(os.path.splitext(audio)[0] + ".json")
