@@ -753,6 +753,18 @@ static const char *duration_syntax(const char *s, size_t len, size_t *at, size_t
     return NULL;
 }
 
+/* The end of a directive whose last argument ends at s[i] (blanks after it skipped): NULL with
+ * *used the bytes up to and with its ']', or why it does not end there. */
+static const char *directive_close(const char *s, size_t len, size_t i, size_t *used)
+{
+    if (i == len || !memchr(s + i, ']', len - i))
+        return "no closing ']'";
+    if (s[i] != ']')
+        return "unexpected text before ']'";
+    *used = i + 1;
+    return NULL;
+}
+
 /* Reads `[pause N unit]` at s[0..len) (s[0] is '['). Returns NULL with the duration text
  * in [*num, *num + *num_len) and *unit_us, or why it is malformed. */
 static const char *pause_syntax(const char *s, size_t len, size_t *used, size_t *num,
@@ -768,13 +780,7 @@ static const char *pause_syntax(const char *s, size_t len, size_t *used, size_t 
     const char *why = duration_syntax(s, len, &i, num, num_len, unit_us);
     if (why)
         return why;
-    i = skip_blanks(s, len, i);
-    if (i == len || !memchr(s + i, ']', len - i))
-        return "no closing ']'";
-    if (s[i] != ']')
-        return "unexpected text before ']'";
-    *used = i + 1;
-    return NULL;
+    return directive_close(s, len, skip_blanks(s, len, i), used);
 }
 
 /* Length of the directive text to quote and skip after an error: up to its ']' if any. */
@@ -861,12 +867,7 @@ static const char *sound_syntax(const char *s, size_t len, size_t *used, size_t 
             return why;
         i = skip_blanks(s, len, i);
     }
-    if (i == len || !memchr(s + i, ']', len - i))
-        return "no closing ']'";
-    if (s[i] != ']')
-        return "unexpected text before ']'";
-    *used = i + 1;
-    return NULL;
+    return directive_close(s, len, i, used);
 }
 
 static size_t parse_sound(parser *p, const char *s, size_t len, unsigned line, unsigned col)
