@@ -18,8 +18,9 @@ static re_status load_once(episode_sounds *s, char *path, unsigned rate,
                            volatile sig_atomic_t *stop, size_t *index, re_diagnostics *diag)
 {
     struct stat st;
-    uint64_t id[2] = { 0, 0 };
-    if (stat(path, &st) == 0) {   /* else the load says why */
+    uint64_t id[2] = { 0, 0 }, bytes = 0;
+    if (stat(path, &st) == 0) {   /* else the load says why (and st is not to be read) */
+        bytes = S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
         id[0] = (uint64_t)st.st_dev;
         id[1] = (uint64_t)st.st_ino;
         for (size_t k = 0; k < s->loaded_count; k++)
@@ -29,7 +30,6 @@ static re_status load_once(episode_sounds *s, char *path, unsigned rate,
                 return RE_OK;
             }
     }
-    uint64_t bytes = S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
     if (id[1] && s->total_bytes + bytes > SOUNDS_MAX_TOTAL_BYTES) {
         re_status limit = re_diag_fail(diag, RE_ERR_LIMIT, NULL, 0, 0, "sound file '%s': the "
                                        "episode's sound files would be more than %llu bytes "
