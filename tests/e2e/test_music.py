@@ -234,6 +234,53 @@ class Music(Case):
         self.assertAlmostEqual(music["gain_db"], -30.0 + 16.0 + music["speech_lufs"] - music["bed_lufs"],
                                delta=0.02)
 
+    def test_true_peak_retry_keeps_the_bed(self):
+        """Issue 18's retries on a mix with a bed (RE_TEST_OVERSHOOT, docs/loudness.md): the
+        local one splices frames re-encoded from the leveled mix, the full one (--serial-encode)
+        levels the mix again; either way the file is under the ceiling (ffmpeg), exact in
+        length (mpg123), and the bed in every gap is the bed of the render without the
+        overshoot (26..34 Hz band: within 0.1 dB, or moved by the full retry's change of gain):
+        a retry made from the speech alone would leave it some 30 dB lower there."""
+        src = write(os.path.join(self.dir, "ep.txt"), script(extra="fade: 1s\n"))
+        encodes = re.compile(r"^  encodes: (\d+) whole, (\d+) local$", re.M)
+
+        def render(name, hook, *extra):
+            out = self.path(name + ".mp3")
+            res = run([src, "-o", out, "--cache", self.cache, "--timings", "--transcript-json",
+                       *extra], env={"RE_TEST_OVERSHOOT": hook})
+            self.assertEqual(res.returncode, 0, res.stderr)
+            side = load(self.path(name + ".json"))
+            self.assertLessEqual(ebur128(out)[1], -1.0, name)
+            self.assertEqual(mpg123_samples(out), side["samples"], name)
+            return out, side, tuple(int(n) for n in encodes.search(res.stderr).groups())
+
+        plain, side, _ = render("plain", "")
+        transcript = load(self.path("plain.transcript.json"))
+        first = transcript["segments"][0]
+        at = (first["startTime"] + first["endTime"]) / 2
+        speech, gaps = regions(transcript, side["samples"] / side["sample_rate"], 1.0)
+        self.assertGreaterEqual(len(gaps), 2, gaps)
+        local, _, count = render("local", f"{at:.2f}:2")
+        self.assertEqual(count, (1, 1))
+        with open(plain, "rb") as f, open(local, "rb") as g:
+            a, b = f.read(), g.read()
+        self.assertEqual(len(a), len(b))
+        self.assertGreater(sum(x == y for x, y in zip(a, b)) / len(a), 0.9)
+        for start, end in gaps:
+            self.assertAlmostEqual(band_rms_db(local, start, end), band_rms_db(plain, start, end),
+                                   delta=0.1, msg=(start, end))
+        # the full retry levels the mix again, with the gain its plan ends on (the fake
+        # overshoot lowered the limiter's ceiling, so the gain may differ): the bed in the gaps
+        # moved by that gain's difference, no more (the limiter does not act on the bed alone)
+        serial, serial_side, _ = render("serial", "", "--serial-encode")
+        full, full_side, count = render("full", f"{at:.2f}:2", "--serial-encode")
+        self.assertEqual(count[1], 0)       # re-encoded whole, once or more (at most 3)
+        self.assertGreaterEqual(count[0], 2)
+        moved = full_side["loudness"]["gain_db"] - serial_side["loudness"]["gain_db"]
+        for start, end in gaps:
+            self.assertAlmostEqual(band_rms_db(full, start, end) - band_rms_db(serial, start, end),
+                                   moved, delta=0.2, msg=(start, end, moved))
+
     def test_loudness_peak_and_exact_length_at_each_rate(self):
         for rate in (22050, 44100):
             with self.subTest(rate=rate):
