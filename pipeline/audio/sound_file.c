@@ -12,7 +12,6 @@
 #include "files.h"
 #include "resample.h"
 
-#define HASH_CHUNK 65536u   /* bytes read at a time for the digest */
 #define DECODE_CHUNK 4096u  /* frames decoded at a time */
 
 /* One message about the file, with no place: the caller knows the script's FILE:LINE:COL. */
@@ -29,30 +28,6 @@ static re_status open_file(const char *path, int *fd, uint64_t *size, re_diagnos
         if (sound_fail(diag, status, path, "%s", local.items[i].message) == RE_ERR_NOMEM)
             status = RE_ERR_NOMEM;
     re_diagnostics_free(&local);
-    return status;
-}
-
-static re_status hash_file(int fd, uint64_t size, volatile sig_atomic_t *stop,
-                           unsigned char digest[RE_SHA256_SIZE])
-{
-    unsigned char *buf = malloc(HASH_CHUNK);
-    if (!buf)
-        return RE_ERR_NOMEM;
-    re_sha256_ctx ctx;
-    re_sha256_init(&ctx);
-    re_status status = RE_OK;
-    for (uint64_t at = 0; status == RE_OK && at < size; at += HASH_CHUNK) {
-        if (stop && *stop) {
-            status = RE_ERR_INTERRUPTED;
-            break;
-        }
-        size_t n = size - at < HASH_CHUNK ? (size_t)(size - at) : HASH_CHUNK;
-        status = re_pread_all(fd, buf, n, (off_t)at);
-        if (status == RE_OK)
-            re_sha256_update(&ctx, buf, n);
-    }
-    re_sha256_final(&ctx, digest);
-    free(buf);
     return status;
 }
 
@@ -168,9 +143,14 @@ re_status re_sound_load_until(const char *path, unsigned rate, volatile sig_atom
         status = sound_fail(diag, RE_ERR_FORMAT, path, "%s", "has no sample rate or no channels");
         goto fail;
     }
-    status = hash_file(fd, size, stop, out->sha256);
-    if (status == RE_ERR_INTERRUPTED)
+    uint64_t hashed = 0;
+    status = re_fd_sha256(fd, stop, &hashed, out->sha256);
+    if (status == RE_ERR_INTERRUPTED || status == RE_ERR_NOMEM)
         goto fail;
+    if (status == RE_OK && hashed != size) {
+        status = sound_fail(diag, RE_ERR_READ, path, "%s", "changed while it was being read");
+        goto fail;
+    }
     if (status != RE_OK) {
         status = sound_fail(diag, RE_ERR_READ, path, "%s", "cannot read the file");
         goto fail;

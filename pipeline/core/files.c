@@ -384,6 +384,38 @@ re_status re_pread_all(int fd, void *buf, size_t n, off_t at)
     return RE_OK;
 }
 
+re_status re_fd_sha256(int fd, volatile sig_atomic_t *stop, uint64_t *bytes,
+                       unsigned char digest[RE_SHA256_SIZE])
+{
+    enum { CHUNK = 1 << 16 };
+    unsigned char *buf = malloc(CHUNK);
+    if (!buf)
+        return RE_ERR_NOMEM;
+    re_sha256_ctx ctx;
+    re_sha256_init(&ctx);
+    uint64_t total = 0;
+    re_status status = RE_OK;
+    for (;;) {
+        if (stop && *stop) {
+            status = RE_ERR_INTERRUPTED;
+            break;
+        }
+        ssize_t got = pread(fd, buf, CHUNK, (off_t)total);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0)
+            status = RE_ERR_READ;
+        if (got <= 0)
+            break;
+        re_sha256_update(&ctx, buf, (size_t)got);
+        total += (uint64_t)got;
+    }
+    re_sha256_final(&ctx, digest);
+    free(buf);
+    *bytes = total;
+    return status;
+}
+
 re_status re_pwrite_all(int fd, const void *buf, size_t n, off_t at)
 {
     const unsigned char *p = buf;

@@ -500,23 +500,11 @@ const re_sidecar_file *re_sidecar_file_find(const re_sidecar *sidecar, const cha
 
 re_status re_sidecar_file_digest(int fd, uint64_t *bytes, char hex[RE_SHA256_HEX_SIZE])
 {
-    unsigned char block[1 << 16], digest[RE_SHA256_SIZE];
-    re_sha256_ctx ctx;
-    re_sha256_init(&ctx);
-    uint64_t total = 0;
-    for (;;) {
-        ssize_t got = pread(fd, block, sizeof block, (off_t)total);
-        if (got < 0)
-            return RE_ERR_READ;
-        if (got == 0)
-            break;
-        re_sha256_update(&ctx, block, (size_t)got);
-        total += (uint64_t)got;
-    }
-    re_sha256_final(&ctx, digest);
-    re_sha256_hex(digest, hex);
-    *bytes = total;
-    return RE_OK;
+    unsigned char digest[RE_SHA256_SIZE];
+    re_status status = re_fd_sha256(fd, NULL, bytes, digest);
+    if (status == RE_OK)
+        re_sha256_hex(digest, hex);
+    return status;
 }
 
 re_sidecar_match re_sidecar_file_match(const char *path, const re_sidecar_file *entry)

@@ -4,10 +4,12 @@
 #ifndef RE_FILES_H
 #define RE_FILES_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "sha256.h"
 #include "status.h"
 
 /* What re_file_read accepts. */
@@ -55,6 +57,13 @@ re_status re_file_open_regular(const char *path, int *fd, uint64_t *size, re_dia
  * RE_ERR_READ / RE_ERR_WRITE (an error, or the end of the file before n bytes). */
 re_status re_pread_all(int fd, void *buf, size_t n, off_t at);
 re_status re_pwrite_all(int fd, const void *buf, size_t n, off_t at);
+
+/* The SHA-256 of everything in fd from offset 0 to its end (pread, 64 KiB at a time, EINTR
+ * retried; the fd's own position is not moved) and *bytes, how many that was. RE_ERR_READ on
+ * a read error; RE_ERR_INTERRUPTED as soon as *stop is raised between two reads (NULL: never);
+ * RE_ERR_NOMEM. */
+re_status re_fd_sha256(int fd, volatile sig_atomic_t *stop, uint64_t *bytes,
+                       unsigned char digest[RE_SHA256_SIZE]);
 
 re_status re_file_replace(const char *path, const char *expected, size_t expected_len,
                           const char *buf, size_t len, re_diagnostics *diag);
