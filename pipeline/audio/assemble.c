@@ -99,6 +99,39 @@ static re_status write_frames(re_assembler *a, const int16_t *pcm, size_t n, re_
     return status == RE_OK && n > 0 ? write_plain(a, pcm, n, diag) : status;
 }
 
+/* The edge of a stretch of sound that meets silence is faded over RE_JOIN_FADE_MS, so that no
+ * join clicks: the engine ends some calls on a loud sample ("It works." on +896, a cut "B." on
+ * +5511) and the breath variants start theirs on one. Smoothstep weights t*t*(3 - 2t), t =
+ * k/(F+1) for the k-th sample from the edge, in integers (the same bytes on every machine); a
+ * sample that was not zero stays non-zero (+-1), so that every pause, measured from the last
+ * non-zero sample to the next, keeps its exact length. */
+static int16_t faded(int16_t x, size_t k, size_t fade)
+{
+    int64_t t = (int64_t)k, d = (int64_t)fade + 1;
+    int64_t y = (int64_t)x * t * t * (3 * d - 2 * t) / (d * d * d);
+    if (y == 0 && x != 0)
+        y = x > 0 ? 1 : -1;
+    return (int16_t)y;
+}
+
+static re_status write_edged(re_assembler *a, const int16_t *pcm, size_t n, re_diagnostics *diag)
+{
+    int16_t edge[RE_JOIN_FADE_MAX] = { 0 };
+    size_t fade = re_us_to_frames(RE_JOIN_FADE_MS * 1000u, a->rate);
+    if (fade > RE_JOIN_FADE_MAX)
+        fade = RE_JOIN_FADE_MAX;
+    if (fade > n / 2)
+        fade = n / 2;
+    for (size_t k = 0; k < fade; k++)
+        edge[k] = faded(pcm[k], k + 1, fade);
+    re_status status = write_frames(a, edge, fade, diag);
+    if (status == RE_OK)
+        status = write_frames(a, pcm + fade, n - 2 * fade, diag);
+    for (size_t k = 0; k < fade; k++)
+        edge[k] = faded(pcm[n - fade + k], fade - k, fade);
+    return status == RE_OK ? write_frames(a, edge, fade, diag) : status;
+}
+
 re_status re_assembler_add_sound(re_assembler *a, const int16_t *samples, size_t frames,
                                  re_diagnostics *diag)
 {
@@ -138,119 +171,64 @@ re_status re_assembler_add_silence(re_assembler *a, uint64_t frames, re_diagnost
     return RE_OK;
 }
 
-/* The run of zero samples around position s, if it is at least min_len long and lies
- * strictly inside [first, last]. */
-static int zero_run_at(const int16_t *pcm, size_t first, size_t last, size_t s, size_t min_len,
-                       size_t *begin, size_t *end)
+/* The last sound of a sentence's audio pcm[head..end): its last non-zero sample, less a
+ * quiet tail. Voices with breath noise (the +f1..+f5 style variants) and echo end a call with
+ * a tail far below the speech (a few units of 32767, for hundreds of milliseconds): a run of
+ * at least 40 ms no louder than 1/100 of the sentence's peak at the very end is not part of
+ * it. A final fricative ("off") is louder than that and stays. */
+static size_t last_sound(const int16_t *pcm, size_t head, size_t end, unsigned rate)
 {
-    if (s > last || s <= first)
-        return 0;
-    if (pcm[s] != 0) {
-        if (pcm[s - 1] != 0)
-            return 0;
-        s--;
-    }
-    size_t b = s, e = s + 1;
-    while (b > first && pcm[b - 1] == 0)
-        b--;
-    while (e <= last && pcm[e] == 0)
-        e++;
-    if (e - b < min_len)
-        return 0;
-    *begin = b;
-    *end = e;
-    return 1;
-}
-
-/* The last run of at least min_len samples no louder than `quiet` that ends within [from, s]
- * and lies inside [first, last]. */
-static int quiet_run_before(const int16_t *pcm, size_t first, size_t last, size_t from, size_t s,
-                            int quiet, size_t min_len, size_t *begin, size_t *end)
-{
-    size_t i = s <= last ? s : last;
-    while (i > from && i > first) {
-        if (abs(pcm[i - 1]) > quiet) {
-            i--;
-            continue;
-        }
-        size_t e = i, b = i;
-        while (e <= last && abs(pcm[e]) <= quiet)
-            e++;
-        while (b > first && abs(pcm[b - 1]) <= quiet)
-            b--;
-        if (e - b >= min_len && b > first && e <= last) {
-            *begin = b;
-            *end = e;
-            return 1;
-        }
-        i = b;
-    }
-    return 0;
-}
-
-/* The engine's pause before a sentence that starts at sample s: the run of digital silence
- * around s or, nearest before it, after the previous sentence's start `from`. Voices with
- * breath noise (the +f1..+f5 style variants) fill the pause with noise far below the speech
- * and start the sentence with an inhale, so the event points past the pause into sound: then
- * the pause is the nearest stretch of at least 40 ms no louder than 1/50 of the segment's peak
- * before it. Voices with an echo (RicishayMax2: `echo 150 500`) fill it with the echo's tail:
- * then it is the quietest 5 ms within the second before the sentence, widened to what is no
- * more than twice as loud. */
-static int gap_before(const int16_t *pcm, size_t first, size_t last, size_t from, size_t s,
-                      size_t min_gap, int peak, unsigned rate, size_t *begin, size_t *end)
-{
-    if (zero_run_at(pcm, first, last, s, min_gap, begin, end)
-        || quiet_run_before(pcm, first, last, from, s, 0, min_gap, begin, end)
-        || quiet_run_before(pcm, first, last, from, s, peak / 50, rate / 25, begin, end))
-        return 1;
-    size_t block = rate / 200, lo = from + rate > s ? from : s - rate;
-    if (lo <= first)
-        lo = first + 1;
-    int quietest = -1;
-    size_t at = 0;
-    for (size_t b = lo; b + block <= s && b + block <= last; b += block) {
-        int loudest = 0;
-        for (size_t i = b; i < b + block; i++)
-            if (abs(pcm[i]) > loudest)
-                loudest = abs(pcm[i]);
-        if (quietest < 0 || loudest <= quietest) {   /* the latest of equals: nearest the sentence */
-            quietest = loudest;
-            at = b + block;
-        }
-    }
-    return quietest >= 0
-           && quiet_run_before(pcm, first, last, from, at, 2 * quietest, block, begin, end);
-}
-
-/* Plans the cuts of one segment: leading silence, the engine's pause before each sentence
- * (found from its SENTENCE event, gap_before), trailing silence. Returns the number of cuts
- * written to cuts (capacity event_count + 2). */
-static size_t plan_cuts(const re_speech *speech, size_t first, size_t last, size_t sentence_gap,
-                        size_t min_gap, unsigned rate, cut *cuts)
-{
+    size_t last = end - 1;
+    while (last > head && pcm[last] == 0)
+        last--;
     int peak = 0;
-    for (size_t i = first; i <= last; i++)
-        if (abs(speech->pcm[i]) > peak)
-            peak = abs(speech->pcm[i]);
-    size_t n = 0;
-    size_t previous = first;   /* the previous sentence's start: a pause is never before it */
-    cuts[n++] = (cut){ 0, first, 0, 0, NULL, 0, 0 };
-    for (size_t i = 0; i < speech->event_count; i++) {
-        const re_speech_event *ev = &speech->events[i];
-        size_t b, e;
-        if (ev->type != RE_EVENT_SENTENCE || ev->sample >= speech->frames)
-            continue;
-        size_t from = previous;
-        if (ev->sample > previous)
-            previous = (size_t)ev->sample;
-        if (!gap_before(speech->pcm, first, last, from, (size_t)ev->sample, min_gap, peak, rate,
-                        &b, &e))
-            continue;
-        if (b < cuts[n - 1].end)   /* the same gap named twice, or events out of order */
-            continue;
-        cuts[n++] = (cut){ b, e, sentence_gap, 0, NULL, 0, 0 };
+    for (size_t i = head; i <= last; i++)
+        if (abs(pcm[i]) > peak)
+            peak = abs(pcm[i]);
+    size_t quiet = last;
+    while (quiet > head && abs(pcm[quiet]) <= peak / 100)
+        quiet--;
+    return last - quiet >= rate / 25 ? quiet : last;
+}
+
+/* Plans the cuts of one segment. The engine spoke each sentence by a call of its own, and its
+ * SENTENCE event is the first sample of that call (synth.h): so a sentence's audio is the
+ * stretch up to the next event, and its sound runs from its first non-zero sample to its
+ * last sound (last_sound). Cuts: the silence before the first sentence's sound (removed), the
+ * silence between each sentence's last sound and the next one's first (replaced by the
+ * sentence pause), and what follows the last sound (removed). A sentence without a sound adds
+ * nothing. Returns the number of cuts written (capacity event_count + 2). */
+static size_t plan_cuts(const re_speech *speech, size_t sentence_gap, unsigned rate, cut *cuts)
+{
+    size_t n = 0, from = 0, sounded = 0;
+    for (size_t i = 0; i <= speech->event_count; i++) {
+        size_t to = speech->frames;
+        if (i < speech->event_count) {
+            const re_speech_event *ev = &speech->events[i];
+            if (ev->type != RE_EVENT_SENTENCE || ev->sample <= from || ev->sample >= speech->frames)
+                continue;
+            to = (size_t)ev->sample;
+        }
+        size_t head = from;
+        while (head < to && speech->pcm[head] == 0)
+            head++;
+        if (head < to) {
+            size_t begin = n ? cuts[n - 1].begin : 0;
+            if (n == 0)
+                cuts[n++] = (cut){ 0, head, 0, 0, NULL, 0, 0 };
+            else
+                cuts[n - 1] = (cut){ begin, head, sentence_gap, 0, NULL, 0, 0 };
+            size_t last = last_sound(speech->pcm, head, to, rate);
+            cuts[n++] = (cut){ last + 1, to, sentence_gap, 0, NULL, 0, 0 };
+            sounded = 1;
+        } else if (n > 0) {
+            cuts[n - 1].end = to;   /* a silent sentence: its silence joins the cut before */
+        }
+        from = to;
     }
-    cuts[n++] = (cut){ last + 1, speech->frames, 0, 0, NULL, 0, 0 };
+    if (!sounded)
+        return 0;
+    cuts[n - 1].insert = 0;   /* after the last sound: nothing, until what comes next */
     return n;
 }
 
@@ -378,23 +356,16 @@ re_status re_assembler_add_speech(re_assembler *a, const re_speech *speech,
 {
     if (a->reading)
         return RE_ERR_INVALID;
-    size_t first = 0, last = speech->frames;
-    while (first < speech->frames && speech->pcm[first] == 0)
-        first++;
-    while (last > first && speech->pcm[last - 1] == 0)
-        last--;
-    if (first == speech->frames) {   /* nothing audible: the segment adds no audio */
-        a->segments++;
-        return RE_OK;
-    }
-    last--;   /* index of the last sound */
-
     cut *cuts = calloc(speech->event_count + 2, sizeof *cuts);
     if (!cuts)
         return RE_ERR_NOMEM;
     size_t sentence_gap = (size_t)re_us_to_frames((uint64_t)sentence_pause_ms * 1000, a->rate);
-    size_t min_gap = a->speech_rate / 100;   /* 10 ms: shorter zero runs are stops inside words */
-    size_t n = plan_cuts(speech, first, last, sentence_gap, min_gap, a->speech_rate, cuts);
+    size_t n = plan_cuts(speech, sentence_gap, a->speech_rate, cuts);
+    if (n == 0) {   /* nothing audible: the segment adds no audio */
+        free(cuts);
+        a->segments++;
+        return RE_OK;
+    }
 
     uint64_t base = a->frames;
     re_status status = resample_stretches(a, speech, cuts, n);
@@ -405,7 +376,7 @@ re_status re_assembler_add_speech(re_assembler *a, const re_speech *speech,
     size_t pos = 0;
     for (size_t i = 0; status == RE_OK && i < n; i++) {
         const int16_t *sound = cuts[i].sound ? cuts[i].sound + cuts[i].lead : speech->pcm + pos;
-        status = write_frames(a, sound, cuts[i].sound_len, diag);
+        status = write_edged(a, sound, cuts[i].sound_len, diag);
         if (status == RE_OK)
             status = re_assembler_add_silence(a, cuts[i].insert, diag);
         pos = cuts[i].end;

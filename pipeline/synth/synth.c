@@ -5,6 +5,7 @@
  * of pipes let several children run at once without the parent draining them in turn. */
 #define _GNU_SOURCE
 #include "synth.h"
+#include "sentences.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -66,6 +67,8 @@ static int child_write_failed;
 static uint64_t child_samples;
 static uint64_t child_max_samples;   /* a paragraph longer than this is stopped */
 static int child_too_long;
+static uint64_t child_sentence_sample;   /* where the sentence being spoken starts */
+static uint32_t child_sentence_chars;    /* characters of the paragraph before it */
 
 static int write_all(int fd, const void *buf, size_t len)
 {
@@ -92,15 +95,17 @@ static int child_synth_callback(short *wav, int numsamples, espeak_EVENT *events
         child_too_long = 1;   /* bounded: a paragraph cannot fill the disk or the memory */
         return 1;
     }
+    /* The engine's own SENTENCE events are not passed on: sentences are this process's
+     * calls (child_speak). Its positions count from the start of the call. */
     for (espeak_EVENT *ev = events; ev && ev->type != espeakEVENT_LIST_TERMINATED; ev++) {
-        if (ev->type != espeakEVENT_SENTENCE && ev->type != espeakEVENT_WORD)
+        if (ev->type != espeakEVENT_WORD)
             continue;
         meta_record rec = {
             .kind = META_EVENT,
-            .type_or_len = ev->type == espeakEVENT_SENTENCE ? RE_EVENT_SENTENCE : RE_EVENT_WORD,
-            .text_pos = ev->text_position > 0 ? (uint32_t)ev->text_position : 0,
+            .type_or_len = RE_EVENT_WORD,
+            .text_pos = ev->text_position > 0 ? child_sentence_chars + (uint32_t)ev->text_position : 0,
             .length = ev->length > 0 ? (uint32_t)ev->length : 0,
-            .sample = ev->sample > 0 ? (uint64_t)ev->sample : 0,
+            .sample = child_sentence_sample + (ev->sample > 0 ? (uint64_t)ev->sample : 0),
         };
         if (write_all(child_meta_fd, &rec, sizeof rec) != 0)
             child_write_failed = 1;
@@ -220,6 +225,49 @@ static void child_phonemes(const char *text, int flags)
     _exit(CHILD_OK);
 }
 
+static uint32_t utf8_chars(const char *s, size_t len)
+{
+    uint32_t n = 0;
+    for (size_t i = 0; i < len; i++)
+        n += ((unsigned char)s[i] & 0xC0) != 0x80;
+    return n;
+}
+
+/* Speaks the paragraph sentence by sentence (sentences.h), one Synthesize call each, so that
+ * each sentence's audio is exactly what the engine makes of that sentence after the ones
+ * before it: a SENTENCE event at the first sample of each call, never inside one. The first
+ * sentence's audio is the same as that sentence spoken alone. */
+static espeak_ng_STATUS child_speak(const char *text, int flags)
+{
+    size_t len = strlen(text), pos = 0;
+    char *sentence = malloc(len + 1);
+    if (!sentence)
+        _exit(CHILD_WRITE_ERROR);
+    espeak_ng_STATUS status = ENS_OK;
+    while (pos < len && (text[pos] == ' ' || text[pos] == '\t'))
+        pos++;
+    while (status == ENS_OK && pos < len && !child_too_long && !child_write_failed) {
+        size_t end = re_sentence_end(text, pos, (unsigned)(flags & espeakPHONEMES ? RE_TEXT_PHONEMES : 0));
+        memcpy(sentence, text + pos, end - pos);
+        sentence[end - pos] = '\0';
+        child_sentence_sample = child_samples;
+        child_sentence_chars = utf8_chars(text, pos);
+        meta_record rec = { .kind = META_EVENT, .type_or_len = RE_EVENT_SENTENCE,
+                            .text_pos = child_sentence_chars + 1, .sample = child_samples };
+        if (write_all(child_meta_fd, &rec, sizeof rec) != 0)
+            child_write_failed = 1;
+        status = espeak_ng_Synthesize(sentence, end - pos + 1, 0, POS_CHARACTER, 0,
+                                      (unsigned)(espeakCHARS_UTF8 | flags), NULL, NULL);
+        if (status == ENS_OK)
+            status = espeak_ng_Synchronize();
+        pos = end;
+        while (pos < len && (text[pos] == ' ' || text[pos] == '\t'))
+            pos++;
+    }
+    free(sentence);
+    return status;
+}
+
 static void child_run(const char *text, unsigned text_flags, const re_voice_profile *profile,
                       job_kind kind)
 {
@@ -234,10 +282,7 @@ static void child_run(const char *text, unsigned text_flags, const re_voice_prof
         child_phonemes(text, flags);
     espeak_SetSynthCallback(child_synth_callback);
     child_max_samples = (uint64_t)espeak_ng_GetSampleRate() * RE_SEGMENT_MAX_SECONDS;
-    espeak_ng_STATUS status = espeak_ng_Synthesize(text, strlen(text) + 1, 0, POS_CHARACTER, 0,
-                                                   (unsigned)(espeakCHARS_UTF8 | flags), NULL, NULL);
-    if (status == ENS_OK)
-        status = espeak_ng_Synchronize();
+    espeak_ng_STATUS status = child_speak(text, flags);
     if (child_write_failed)
         _exit(CHILD_WRITE_ERROR);
     if (child_too_long) {

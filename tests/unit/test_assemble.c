@@ -100,9 +100,65 @@ static void sounds_and_overlap(void)
     re_diagnostics_free(&diag);
 }
 
+/* Where a sentence's pause goes comes from its own audio (up to the next sentence's call),
+ * not from the silences inside it: a 30 ms stop before the last word ("u+w [stop] B.") stays,
+ * a breath tail of 40 ms or more no louder than 1/100 of the peak goes, a quieter sound of
+ * its own (a final "f", louder than that) stays, and a sample that is not zero never becomes
+ * zero in a fade (so the pause keeps its length). */
+static void pause_after_the_whole_sentence(void)
+{
+    re_assembler *a;
+    re_diagnostics diag;
+    re_diagnostics_init(&diag, 0);
+    re_speech s = { 0 };
+    s.frames = 260;
+    s.pcm = calloc(s.frames, sizeof *s.pcm);
+    for (size_t i = 0; i < 20; i++)
+        s.pcm[i] = 2000;          /* "Run chmod u+w" */
+    for (size_t i = 50; i < 60; i++)
+        s.pcm[i] = 2000;          /* "B." after a 30-sample stop */
+    for (size_t i = 60; i < 110; i++)
+        s.pcm[i] = (int16_t)(i % 2 ? 3 : -3);   /* a breath tail: 50 samples at 3 <= 2000/100 */
+    for (size_t i = 120; i < 140; i++)
+        s.pcm[i] = 2000;          /* the second sentence */
+    for (size_t i = 140; i < 200; i++)
+        s.pcm[i] = 30;            /* its final fricative: 30 > 2000/100, kept */
+    s.pcm[199] = 10;              /* faded to 10 x 16/216 = 0.74: kept as 1 */
+    s.event_count = 2;
+    s.events = calloc(2, sizeof *s.events);
+    s.events[0] = (re_speech_event){ RE_EVENT_SENTENCE, 1, 0, 0 };
+    s.events[1] = (re_speech_event){ RE_EVENT_SENTENCE, 18, 0, 115 };
+    CHECK_INT(re_assembler_create(RATE, RATE, &a, &diag), RE_OK);
+    CHECK_INT(re_assembler_add_speech(a, &s, 100, &diag), RE_OK);
+    /* 60 (sentence 1, its stop kept, its tail gone) + 100 pause + 80 (sentence 2) */
+    CHECK_INT(re_assembler_frames(a), 60 + 100 + 80);
+    CHECK_INT(re_assembler_finish(a, &diag), RE_OK);
+    int16_t buf[256];
+    size_t got;
+    CHECK_INT(re_assembler_read(a, buf, 256, &got, &diag), RE_OK);
+    CHECK_INT(got, 240);
+    CHECK_INT(buf[25], 0);        /* the stop inside the sentence */
+    CHECK_INT(buf[54], 2000);     /* "B." before the pause */
+    CHECK_INT(buf[59], 148);      /* 2000 x 16/216: faded */
+    for (size_t i = 60; i < 160; i++)
+        CHECK_INT(buf[i], 0);
+    CHECK_INT(buf[160], 148);
+    CHECK_INT(buf[200], 30);
+    CHECK_INT(buf[239], 1);       /* never 0 */
+    size_t n;
+    const re_sentence_span *sp = re_assembler_sentences(a, &n);
+    CHECK_INT(n, 2);
+    CHECK_INT(sp[0].end, 60);
+    CHECK_INT(sp[1].start, 160);
+    re_speech_free(&s);
+    re_assembler_free(a);
+    re_diagnostics_free(&diag);
+}
+
 int main(void)
 {
     sounds_and_overlap();
+    pause_after_the_whole_sentence();
     re_assembler *a;
     re_diagnostics diag;
     re_diagnostics_init(&diag, 0);
@@ -154,18 +210,28 @@ int main(void)
         total += got;
     } while (got > 0 && total < 200);
     CHECK_INT(total, 157);
-    CHECK_INT(buf[0], 1000);
+    /* Each stretch's first and last 5 samples (RE_JOIN_FADE_MS at 1000 Hz) are faded:
+     * smoothstep weights 16/216, 56/216, 108/216, 160/216, 200/216 from the edge. */
+    CHECK_INT(buf[0], 74);
+    CHECK_INT(buf[1], 259);
+    CHECK_INT(buf[2], 500);
+    CHECK_INT(buf[3], 740);
+    CHECK_INT(buf[4], 925);
     CHECK_INT(buf[5], 0);             /* the one-sample zero kept */
-    CHECK_INT(buf[19], 1000);
+    CHECK_INT(buf[6], 1000);          /* past the fade: as spoken */
+    CHECK_INT(buf[14], 1000);
+    CHECK_INT(buf[15], 925);
+    CHECK_INT(buf[19], 74);
     CHECK_INT(buf[20], 0);
     CHECK_INT(buf[59], 0);
-    CHECK_INT(buf[60], -1000);
-    CHECK_INT(buf[89], -1000);
+    CHECK_INT(buf[60], -74);
+    CHECK_INT(buf[70], -1000);
+    CHECK_INT(buf[89], -74);
     CHECK_INT(buf[90], 0);
     CHECK_INT(buf[96], 0);
-    CHECK_INT(buf[97], 1000);
+    CHECK_INT(buf[97], 74);
     CHECK_INT(buf[117], 0);           /* second segment: 10-sample sentence pause */
-    CHECK_INT(buf[127], -1000);
+    CHECK_INT(buf[127], -74);
     int16_t raw[157];
     CHECK_INT(pread(re_assembler_pcm_fd(a), raw, sizeof raw, 0), sizeof raw);
     CHECK(memcmp(raw, buf, sizeof raw) == 0);   /* the raw view is the same little-endian PCM */

@@ -6,10 +6,16 @@
  * back once, in order, by the encoder. The sample count here is the one number that every
  * duration, TLEN and chapter time is derived from.
  *
- * Pauses are exact. The engine pads each call with silence of its own (exact zero samples)
- * and puts its own silence between sentences; add_speech trims the first and replaces the
- * second by the profile's sentence pause, so a pause written in the script, a paragraph pause
- * or a sentence pause is exactly as long as stated, measured from the last sound to the next.
+ * Pauses are exact. The engine speaks each sentence by a call of its own (synth.h) and pads
+ * each call with silence (exact zero samples, or a quiet breath tail for some variants);
+ * add_speech trims the padding and puts the profile's sentence pause between one sentence's
+ * last sound and the next one's first, so a pause written in the script, a paragraph pause or
+ * a sentence pause is exactly as long as stated, measured from the last sound to the next.
+ * Where a sentence ends comes from its own audio, never from a guess at the engine's events.
+ *
+ * No join clicks: the first and last RE_JOIN_FADE_MS of every stretch of speech that meets a
+ * silence are faded in and out (smoothstep), so the sample jump at any join of speech with
+ * silence is at most RE_JOIN_JUMP_MAX (and 2 x that where two faded edges meet).
  *
  * Two rates: speech comes at the engine's (the speech rate, as the cache keeps it); the stream
  * is at the episode's. When they differ, the silences are found and cut at the speech rate,
@@ -38,6 +44,10 @@
 #include "spool.h"
 #include "status.h"
 #include "synth.h"
+
+#define RE_JOIN_FADE_MS 5u
+#define RE_JOIN_FADE_MAX 256      /* samples: 5 ms at up to 51.2 kHz */
+#define RE_JOIN_JUMP_MAX 8        /* 32767 * 3 / (F + 1)^2 with F = 5 ms at 22050 Hz, rounded up */
 
 typedef struct re_chapter_mark {
     char *title;
@@ -73,7 +83,9 @@ re_status re_assembler_create(unsigned speech_rate, unsigned sample_rate, re_ass
                               re_diagnostics *diag);
 
 /* Appends a segment's audio after trimming the engine's leading and trailing silence and
- * setting every gap between sentences to sentence_pause_ms. The speech is not modified. */
+ * setting every gap between sentences to sentence_pause_ms. The speech is not modified but for
+ * the faded edges (above). `speech` must come from the engine as synth.h describes it: each
+ * sentence from its SENTENCE event's sample to the next one's. */
 re_status re_assembler_add_speech(re_assembler *a, const re_speech *speech,
                                   unsigned sentence_pause_ms, re_diagnostics *diag);
 /* Appends `frames` samples (at sample_rate) of digital silence. */

@@ -34,7 +34,7 @@
 
 /* Bumped whenever the serialization of the key, the entry layout, or what synth.c does to
  * produce audio from (text, profile) changes: old entries then simply stop being found. */
-#define RE_CACHE_FORMAT_TAG "render-episode segment v1"
+#define RE_CACHE_FORMAT_TAG "render-episode segment v2"   /* v2: a call per sentence */
 
 /* An entry larger than this is refused by put and treated as corrupt by get (a 10,000-byte
  * paragraph at 80 words per minute is about 60 MB of audio). */

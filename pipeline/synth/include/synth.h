@@ -41,7 +41,9 @@ re_status re_engine_check_voice(re_engine *engine, const re_voice_profile *profi
                                 re_diagnostics *diag);
 
 typedef enum re_speech_event_type {
-    RE_EVENT_SENTENCE,   /* a sentence starts */
+    RE_EVENT_SENTENCE,   /* a sentence starts: each sentence (sentences.h) is spoken by a
+                          * call of its own, and this is the first sample of that call; the
+                          * engine's own sentence events are not kept */
     RE_EVENT_WORD        /* a word starts */
 } re_speech_event_type;
 
