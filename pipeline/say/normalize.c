@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sentences.h"
 #include "text.h"
 #include "utf8.h"
 #include "words.h"
@@ -1529,6 +1530,37 @@ static void remember_word(normalizer *n, const char *core, size_t len, const cha
     n->sentence_start = sentence_end;
 }
 
+/* An abbreviation with its full stop (sentences.h) before another word: said without the
+ * stop, which espeak-ng would take for the end of a clause before a capital ("Dr. Smith" is
+ * "doctor", a pause, "Smith"), and said in words where the engine would spell it ("vs." is
+ * "V S", "e.g." before a capital "E G"). Its other closing marks are said. 0 when s is not one. */
+static int say_abbreviation(normalizer *n, const char *core, size_t core_len, size_t close)
+{
+    static const char *const readings[][2] = {
+        { "vs", "versus" }, { "e.g", "for example" }, { "i.e", "that is" }, { "cf", "compare" },
+        { "approx", "approximately" }, { "jr", "junior" }, { "sr", "senior" },
+        { "lt", "lieutenant" }, { "prof", "professor" }, { "no", "number" },
+    };
+    const char *next, *stop = core + core_len;
+    size_t next_len;
+    next_core(n, &next, &next_len);
+    if (close == 0 || *stop != '.' || (close > 1 && stop[1] == '.') || next_len == 0
+        || !re_is_abbreviation(core, core_len, next))
+        return 0;
+    const char *reading = NULL;
+    for (size_t i = 0; i < sizeof readings / sizeof readings[0] && !reading; i++)
+        if (equals_fold(core, core_len, readings[i][0]))
+            reading = readings[i][1];
+    decide(n, core, core_len + 1, reading ? "abbreviation: in words, its full stop ends no sentence"
+                                          : "abbreviation: its full stop ends no sentence");
+    if (reading)
+        says(n, reading);
+    else
+        say(n, core, core_len);
+    say_marks(n, stop + 1, close - 1, 1);
+    return 1;
+}
+
 static void say_chunk(normalizer *n, size_t index)
 {
     const chunk *c = &n->chunks[index];
@@ -1555,6 +1587,10 @@ static void say_chunk(normalizer *n, size_t index)
     say_marks(n, s, open, core_len > 0);
     if (core_len > 1 && core[core_len - 1] == '(' && close > 0 && core[core_len] == ')')
         call = 1;   /* foo() -> foo */
+    if (say_abbreviation(n, core, core_len, close)) {
+        remember_word(n, core, core_len, "", 0);
+        return;
+    }
     if (core_len > 1 && core[0] == '~' && re_is_digit(core[1])) {
         says(n, "about ");
         say_core(n, core + 1, core_len - 1 - call);

@@ -189,7 +189,7 @@ static void test_urls_files_operators(void)
     SAYS("ready && tested", "ready and tested");
     SAYS("cached || rebuilt", "cached or rebuilt");
     SAYS("**bold** text", "bold text");
-    SAME("e.g. this, i.e");
+    SAYS("e.g. this, i.e", "for example this, i.e");   /* an abbreviation before a word */
     SAME("a.k.a. the U.S. team");
 }
 
@@ -210,10 +210,14 @@ static void test_prose_unchanged(void)
          "changed this week.");
     SAME("In 2026, 3 people spent 1.5 seconds each, about 20% of the time, on the 1980s "
          "archive.");
-    SAME("She said, \"I'll be there at 9:30.\" We waited; nobody came \xE2\x80\x94 not even "
-         "Dr. Smith (the host).");
-    SAME("Mr. O'Brien paid $4.99 for 2 coffees on July 4th, 1976, and then left at 10 a.m. "
-         "sharp.");
+    /* but for the full stop of an abbreviation before a word, which the engine would take for
+     * the end of a clause ("Doctor." then "Smith") */
+    SAYS("She said, \"I'll be there at 9:30.\" We waited; nobody came \xE2\x80\x94 not even "
+         "Dr. Smith (the host).", "She said, \"I'll be there at 9:30.\" We waited; nobody came "
+         "\xE2\x80\x94 not even Dr Smith (the host).");
+    SAYS("Mr. O'Brien paid $4.99 for 2 coffees on July 4th, 1976, and then left at 10 a.m. "
+         "sharp.", "Mr O'Brien paid $4.99 for 2 coffees on July 4th, 1976, and then left at "
+         "10 a.m. sharp.");
     SAME("Is it 3 or 4? Maybe 1,000,000! The answer: 42.");
     SAME("The team won 3-2 in the semi-final, their first since 1998; a 5-year plan paid off.");
     SAME("Caf\xC3\xA9 owners in S\xC3\xA3o Paulo and their na\xC3\xAFve customers queued for "
@@ -645,9 +649,16 @@ static void test_engine_safe_pieces(void)
             covered += s.spans[i].spoken_length;
     CHECK(covered >= 300 + 300 / RE_NORMALIZE_MAX_WORD);
     re_spoken_free(&s);
-    /* Short abbreviations and ordinary dotted names are left as they are. */
+    /* Ordinary dotted names are left as they are; e.g. and i.e. before another word are
+     * said in words, without the full stop the engine would take for a clause's end. */
     CHECK_INT(re_normalize_spans(NULL, "e.g. i.e. a.k.a. U.S.A.", &s), RE_OK);
-    CHECK_STR(s.text, "e.g. i.e. a.k.a. U.S.A.");
+    CHECK_STR(s.text, "for example that is a.k.a. U.S.A.");
+    re_spoken_free(&s);
+    CHECK_INT(re_normalize_spans(NULL, "Dr. Smith and Mr. Lee, vs. Prof. X (No. 5).", &s), RE_OK);
+    CHECK_STR(s.text, "Dr Smith and Mr Lee, versus professor X (number 5).");
+    re_spoken_free(&s);
+    CHECK_INT(re_normalize_spans(NULL, "Ask Dr. Smith. Ask Dr.", &s), RE_OK);
+    CHECK_STR(s.text, "Ask Dr Smith. Ask Dr.");   /* the last word keeps its stop */
     re_spoken_free(&s);
 }
 
