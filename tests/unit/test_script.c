@@ -62,7 +62,9 @@ static void expect_error(const char *text, unsigned line, unsigned col, const ch
     CHECK_INT(parse(text, &ep, &d), RE_ERR_INPUT);
     CHECK(ep == NULL);
     CHECK_INT(d.count, 1);
-    if (!has_diag(&d, line, col, part) || d.count != 1) {
+    int found = has_diag(&d, line, col, part);
+    CHECK(found);
+    if (!found || d.count != 1) {
         fprintf(stderr, "  script:\n%s\n", text);
         print_diags(&d);
     }
