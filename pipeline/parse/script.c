@@ -20,9 +20,9 @@
 static const char *const front_matter_keys[] = {
     "title", "show", "published", "summary", "author", "language", "voice", "episode", "lexicon",
     "season", "guid", "sample_rate", "intro", "outro", "intro_overlap", "music", "music_level",
-    "duck", "fade",
+    "duck", "fade", "sound_gap",
 };
-enum { KEY_MUSIC = 15, KEY_MUSIC_LEVEL, KEY_DUCK, KEY_FADE };
+enum { KEY_MUSIC = 15, KEY_MUSIC_LEVEL, KEY_DUCK, KEY_FADE, KEY_SOUND_GAP };
 #define FRONT_MATTER_KEY_COUNT (sizeof front_matter_keys / sizeof front_matter_keys[0])
 
 typedef struct text_buf {
@@ -227,6 +227,9 @@ static const char *duration_syntax(const char *s, size_t len, size_t *at, size_t
                                    size_t *num_len, uint64_t *unit_us);
 static int checked_duration(parser *p, const char *what, const char *s, size_t num_len,
                             uint64_t unit_us, unsigned line, unsigned col, uint64_t *us);
+static int checked_duration_from(parser *p, const char *what, uint64_t min_us, const char *s,
+                                 size_t num_len, uint64_t unit_us, unsigned line, unsigned col,
+                                 uint64_t *us);
 
 /* The known key nearest to an unknown one (case ignored), if at most 2 edits away. */
 static const char *suggest_key(const char *key, size_t len)
@@ -347,24 +350,50 @@ static void set_sound_file(parser *p, char **field, unsigned *field_line, unsign
     *field_col = col;
 }
 
-/* `intro_overlap:` (format 1.1): a duration as a pause writes it, 1 ms to 600 s. */
-static void set_intro_overlap(parser *p, const char *value, size_t len, unsigned line,
-                              unsigned col)
+/* A front-matter duration as a pause writes it (`1.5s`, `800ms`), min_us to 600 s: 1 with
+ * *us, or 0 after an error naming the key `what`; `example` is the message's "write e.g.". */
+static int front_matter_duration(parser *p, const char *what, uint64_t min_us,
+                                 const char *example, const char *value, size_t len,
+                                 unsigned line, unsigned col, uint64_t *us)
 {
     char q[QUOTE_SIZE];
     size_t at = 0, num = 0, num_len = 0;
-    uint64_t unit_us = 0, us = 0;
+    uint64_t unit_us = 0;
     const char *why = duration_syntax(value, len, &at, &num, &num_len, &unit_us);
 
     if (!why && skip_blanks(value, len, at) != len)
         why = "unexpected text after the unit";
-    if (why)
-        parse_error(&p->err, line, col, "intro_overlap '%s' is not a duration: %s; write e.g. "
-                    "1.5s or 800ms", quote(q, value, len), why);
-    else if (checked_duration(p, "intro_overlap", value + num, num_len, unit_us, line, col, &us)) {
+    if (why) {
+        parse_error(&p->err, line, col, "%s '%s' is not a duration: %s; write e.g. %s", what,
+                    quote(q, value, len), why, example);
+        return 0;
+    }
+    return checked_duration_from(p, what, min_us, value + num, num_len, unit_us, line, col, us);
+}
+
+/* `intro_overlap:` (format 1.1): a duration as a pause writes it, 1 ms to 600 s. */
+static void set_intro_overlap(parser *p, const char *value, size_t len, unsigned line,
+                              unsigned col)
+{
+    uint64_t us = 0;
+    if (front_matter_duration(p, "intro_overlap", RE_PAUSE_MIN_US, "1.5s or 800ms", value, len,
+                              line, col, &us)) {
         p->ep->intro_overlap_us = us;
         p->ep->intro_overlap_line = line;
         p->ep->intro_overlap_col = col;
+    }
+}
+
+/* `sound_gap:` (format 1.1): the silence between speech and a sound file, 0 s (none) to
+ * 600 s; the script's own `[pause]` next to a sound replaces it there (render.c). */
+static void set_sound_gap(parser *p, const char *value, size_t len, unsigned line, unsigned col)
+{
+    uint64_t us = 0;
+    if (front_matter_duration(p, "sound_gap", 0, "0.5s, 250ms or 0s", value, len, line, col,
+                              &us)) {
+        p->ep->sound_gap_us = us;
+        p->ep->sound_gap_line = line;
+        p->ep->sound_gap_col = col;
     }
 }
 
@@ -508,6 +537,7 @@ static void set_key(parser *p, int key, const char *value, size_t len, unsigned 
     case KEY_MUSIC_LEVEL: set_music_level(p, value, len, line, col); break;
     case KEY_DUCK: set_duck(p, value, len, line, col); break;
     case KEY_FADE: set_fade(p, value, len, line, col); break;
+    case KEY_SOUND_GAP: set_sound_gap(p, value, len, line, col); break;
     default:   /* lexicon: a path, resolved against the script's folder when the lexicon loads */
         free(ep->lexicon);
         ep->lexicon = strndup(value, len);
@@ -530,7 +560,8 @@ static void unknown_key(parser *p, const char *key, size_t len, unsigned line, u
     else
         parse_error(&p->err, line, col, "unknown front-matter key '%s' (known keys: title, show, "
                  "published, summary, author, language, voice, episode, season, guid, lexicon, sample_rate, "
-                 "intro, outro, intro_overlap, music, music_level, duck, fade)", quote(q, key, len));
+                 "intro, outro, intro_overlap, sound_gap, music, music_level, duck, fade)",
+                 quote(q, key, len));
 }
 
 static void front_matter_line(parser *p, const char *line, size_t len, unsigned number)
@@ -792,19 +823,26 @@ static size_t directive_extent(const char *s, size_t len)
 }
 
 /* The duration s[0..num_len) in units of unit_us, exact to the microsecond and within
- * 1 ms..600 s: 1 with *us, or 0 after an error naming it `what` ("pause"). */
-static int checked_duration(parser *p, const char *what, const char *s, size_t num_len,
-                            uint64_t unit_us, unsigned line, unsigned col, uint64_t *us)
+ * min_us (1 ms or 0) .. 600 s: 1 with *us, or 0 after an error naming it `what` ("pause"). */
+static int checked_duration_from(parser *p, const char *what, uint64_t min_us, const char *s,
+                                 size_t num_len, uint64_t unit_us, unsigned line, unsigned col,
+                                 uint64_t *us)
 {
     char q[QUOTE_SIZE], value[QUOTE_SIZE + 2];
     snprintf(value, sizeof value, "%s%s", quote(q, s, num_len), unit_us == 1000 ? "ms" : "s");
     const char *why = pause_us(s, num_len, unit_us, us);
     if (why)
         parse_error(&p->err, line, col, "%s %s is not exact: %s", what, value, why);
-    else if (*us < RE_PAUSE_MIN_US || *us > RE_PAUSE_MAX_US)
-        parse_error(&p->err, line, col, "%s %s is out of range: 1ms to 600s (10 minutes)", what,
-                    value);
-    return !why && *us >= RE_PAUSE_MIN_US && *us <= RE_PAUSE_MAX_US;
+    else if (*us < min_us || *us > RE_PAUSE_MAX_US)
+        parse_error(&p->err, line, col, "%s %s is out of range: %s to 600s (10 minutes)", what,
+                    value, min_us ? "1ms" : "0s");
+    return !why && *us >= min_us && *us <= RE_PAUSE_MAX_US;
+}
+
+static int checked_duration(parser *p, const char *what, const char *s, size_t num_len,
+                            uint64_t unit_us, unsigned line, unsigned col, uint64_t *us)
+{
+    return checked_duration_from(p, what, RE_PAUSE_MIN_US, s, num_len, unit_us, line, col, us);
 }
 
 static size_t parse_pause(parser *p, const char *s, size_t len, unsigned line, unsigned col)
@@ -1320,6 +1358,7 @@ static re_episode *episode_new(const char *file)
     ep->music = (re_music_spec){ .level_lufs = RE_MUSIC_DEFAULT_LEVEL_LUFS,
                                  .duck_db = RE_MUSIC_DEFAULT_DUCK_DB,
                                  .fade_us = RE_MUSIC_DEFAULT_FADE_US };
+    ep->sound_gap_us = RE_SOUND_GAP_DEFAULT_US;
     if (!ep->file || !ep->language || !ep->voice) {
         re_episode_free(ep);
         return NULL;

@@ -38,6 +38,10 @@
 
 #define LOCAL_SPOTS_MAX 16   /* LOCAL_SPOTS, below */
 
+/* What was last written to the timeline, for the air around sound files: speech and a sound
+ * never touch; the episode's sound gap goes between them unless silence already does. */
+typedef enum audio_kind { AUDIO_NOTHING, AUDIO_SPEECH, AUDIO_SOUND, AUDIO_SILENCE } audio_kind;
+
 typedef struct render {
     const re_render_options *opt;
     re_step_time *steps;                 /* the result's, filled as the render goes */
@@ -79,6 +83,8 @@ typedef struct render {
     re_sidecar_insert *inserts;          /* where each was played (sounds.uses' order) */
     episode_music music;                 /* the script's `music:` bed, if any */
     re_spool *mixed;                     /* speech with the bed under it (mix_music) */
+    audio_kind last_audio;               /* what the timeline ends with (the sound gap's rule) */
+    const char *pending_chapter;         /* a heading's title, marked with its first audio */
 } render;
 
 const char *re_render_format_of(const char *output_path)
@@ -338,6 +344,39 @@ static re_status transcribe_segment(render *r, size_t i)
     return status;
 }
 
+/* The sound gap, in samples: the script's `sound_gap:` or its default. */
+static uint64_t sound_gap(const render *r)
+{
+    return re_us_to_frames(r->episode->sound_gap_us, r->rate);
+}
+
+/* Before audio of `kind` is written: the sound gap when it is speech after a sound or a sound
+ * after speech (nothing else between them but headings), then the waiting heading's chapter
+ * mark, so that a chapter starts with its audio, after the gap. Silence (a pause, a paragraph
+ * pause) between the two is their air instead: the gap is never added to it. */
+static re_status before_audio(render *r, audio_kind kind)
+{
+    re_status status = RE_OK;
+    if ((kind == AUDIO_SPEECH && r->last_audio == AUDIO_SOUND)
+        || (kind == AUDIO_SOUND && r->last_audio == AUDIO_SPEECH))
+        status = re_assembler_add_silence(r->assembler, sound_gap(r), r->diag);
+    if (status == RE_OK && r->pending_chapter) {
+        status = re_assembler_mark_chapter(r->assembler, r->pending_chapter);
+        r->pending_chapter = NULL;
+    }
+    r->last_audio = kind;
+    return status;
+}
+
+/* Any sample that is not zero: the assembler adds nothing for a segment without one. */
+static int audible(const re_speech *speech)
+{
+    for (size_t k = 0; k < speech->frames; k++)
+        if (speech->pcm[k] != 0)
+            return 1;
+    return 0;
+}
+
 /* Item i's audio onto the timeline, then its cues. */
 static re_status speak_item(render *r, size_t i)
 {
@@ -346,11 +385,14 @@ static re_status speak_item(render *r, size_t i)
     re_status status = speech_scheduler_next(r->speech, i, &speech, r->diag);
     if (status != RE_OK)
         return status;
-    uint64_t before = re_assembler_frames(r->assembler);
     size_t from = r->diag->count;
-    status = re_assembler_add_speech(r->assembler, &speech,
-                                     (unsigned)profile_of(r, item->voice)->sentence_pause_ms,
-                                     r->diag);
+    if (audible(&speech))
+        status = before_audio(r, AUDIO_SPEECH);
+    uint64_t before = re_assembler_frames(r->assembler);
+    if (status == RE_OK)
+        status = re_assembler_add_speech(r->assembler, &speech,
+                                         (unsigned)profile_of(r, item->voice)->sentence_pause_ms,
+                                         r->diag);
     re_speech_free(&speech);
     r->sound_frames += re_assembler_frames(r->assembler) - before;
     if (status != RE_OK)
@@ -369,11 +411,15 @@ static const re_item *first_speech(const re_episode *ep)
     return ep->item_count ? &ep->items[0] : NULL;   /* none: all text was left out */
 }
 
-/* Sound file use u onto the timeline: whole, or cut to item's pause_us and faded out
- * (sound_file.h), mixed under what follows by `overlap` samples (the intro). Recorded for the
+/* Sound file use u onto the timeline, after the sound gap when speech is before it: whole, or
+ * cut to item's pause_us and faded out (sound_file.h), mixed under what follows by `overlap`
+ * samples (the intro; what follows then starts under it, with no gap). Recorded for the
  * sidecar. */
 static re_status play_sound(render *r, size_t u, uint64_t cut_us, size_t overlap)
 {
+    re_status status = before_audio(r, overlap ? AUDIO_NOTHING : AUDIO_SOUND);
+    if (status != RE_OK)
+        return status;
     const re_sound *sound = r->sounds.uses[u].sound;
     size_t frames = sound->frames;
     int16_t *cut = NULL;
@@ -387,8 +433,8 @@ static re_status play_sound(render *r, size_t u, uint64_t cut_us, size_t overlap
         re_sound_fade_out(cut, frames, (size_t)re_us_to_frames(RE_SOUND_FADE_MS * 1000ULL, r->rate));
     }
     uint64_t start = re_assembler_frames(r->assembler);
-    re_status status = re_assembler_add_sound_overlapped(r->assembler, cut ? cut : sound->samples,
-                                                         frames, overlap, r->diag);
+    status = re_assembler_add_sound_overlapped(r->assembler, cut ? cut : sound->samples, frames,
+                                               overlap, r->diag);
     free(cut);
     r->sound_frames += frames;
     re_sidecar_insert *insert = &r->inserts[u];
@@ -413,6 +459,39 @@ static size_t use_of(const render *r, sound_use_kind kind)
 static int has_sound(const render *r)
 {
     return r->sound_frames > 0;
+}
+
+/* `frames` of silence from the script (a pause, a paragraph pause), with the chapter that
+ * waits for it. */
+static re_status add_pause(render *r, uint64_t frames)
+{
+    re_status status = before_audio(r, frames ? AUDIO_SILENCE : r->last_audio);
+    return status == RE_OK ? re_assembler_add_silence(r->assembler, frames, r->diag) : status;
+}
+
+/* The kind of the first item after item i that is not a heading, or RE_ITEM_CHAPTER for none. */
+static re_item_kind next_kind(const re_episode *ep, size_t i)
+{
+    while (++i < ep->item_count)
+        if (ep->items[i].kind != RE_ITEM_CHAPTER)
+            return ep->items[i].kind;
+    return RE_ITEM_CHAPTER;
+}
+
+/* BREAK item i's silence: the paragraph pause of the paragraph before it, and at least the
+ * sound gap when it stands between a sound and speech (a sound that ends a paragraph, or starts
+ * the next): it is their air, so the two are not added. */
+static uint64_t paragraph_pause(const render *r, size_t i)
+{
+    const re_item *item = &r->episode->items[i];
+    uint64_t frames = re_us_to_frames((uint64_t)profile_of(r, item->voice)->paragraph_pause_ms * 1000,
+                                      r->rate);
+    re_item_kind next = next_kind(r->episode, i);
+    if (((r->last_audio == AUDIO_SOUND && next == RE_ITEM_SPEECH)
+         || (r->last_audio == AUDIO_SPEECH && next == RE_ITEM_SOUND))
+        && sound_gap(r) > frames)
+        frames = sound_gap(r);
+    return frames;
 }
 
 static re_status speak_all(render *r)
@@ -447,17 +526,13 @@ static re_status speak_all(render *r)
             status = speak_item(r, i);
             break;
         case RE_ITEM_PAUSE:
-            status = re_assembler_add_silence(r->assembler, re_us_to_frames(item->pause_us, rate),
-                                              r->diag);
+            status = add_pause(r, re_us_to_frames(item->pause_us, rate));
             break;
         case RE_ITEM_BREAK:
-            status = re_assembler_add_silence(
-                r->assembler,
-                re_us_to_frames((uint64_t)profile_of(r, item->voice)->paragraph_pause_ms * 1000, rate),
-                r->diag);
+            status = add_pause(r, paragraph_pause(r, i));
             break;
-        case RE_ITEM_CHAPTER:
-            status = re_assembler_mark_chapter(r->assembler, item->text);
+        case RE_ITEM_CHAPTER:   /* marked with the next audio (before_audio) */
+            r->pending_chapter = item->text;
             break;
         case RE_ITEM_SOUND:   /* the uses are in playing order: the next insert is this one */
             while (r->sounds.uses[next_use].kind != SOUND_INSERT)
@@ -475,9 +550,14 @@ static re_status speak_all(render *r)
             status = RE_ERR_INTERRUPTED;
         report(r, RE_PHASE_SPEAK, i + 1, ep->item_count);
     }
+    if (status == RE_OK && r->pending_chapter)   /* its text made no sound: here, as it was */
+        status = before_audio(r, r->last_audio);
     if (status == RE_OK && outro != SIZE_MAX) {   /* after everything, the intro's tail too */
         from = r->diag->count;
+        uint64_t before = re_assembler_frames(r->assembler);
         status = re_assembler_release(r->assembler, r->diag);
+        if (re_assembler_frames(r->assembler) > before)
+            r->last_audio = AUDIO_SOUND;   /* it ends with the intro's tail */
         if (status == RE_OK)
             status = play_sound(r, outro, 0, 0);
         if (status != RE_OK)

@@ -62,7 +62,9 @@ static void expect_error(const char *text, unsigned line, unsigned col, const ch
     CHECK_INT(parse(text, &ep, &d), RE_ERR_INPUT);
     CHECK(ep == NULL);
     CHECK_INT(d.count, 1);
-    if (!has_diag(&d, line, col, part) || d.count != 1) {
+    int found = has_diag(&d, line, col, part);
+    CHECK(found);
+    if (!found || d.count != 1) {
         fprintf(stderr, "  script:\n%s\n", text);
         print_diags(&d);
     }
@@ -1178,6 +1180,46 @@ static void test_sounds(void)
     expect_error("---\ntitle: T\nintro: a.wav\nintro_overlap: 601s\n---\nHi.\n", 4, 16,
                  "intro_overlap 601s is out of range");
     expect_error(FM "[sound x.wav]\n", 4, 1, "the script has no spoken text");
+
+    /* sound_gap: a duration as a pause writes it, 0s (no gap) to 600s; 250 ms when absent */
+    ep = parse_ok(FM "Hi.\n");
+    if (ep)
+        CHECK_INT(ep->sound_gap_us, 250000);
+    re_episode_free(ep);
+    const char *const gaps[][2] = { { "0.5s", "500000" }, { "0s", "0" }, { "0ms", "0" },
+                                    { "80ms", "80000" }, { "600s", "600000000" },
+                                    { "0.25 s", "250000" }, { "1.000001s", "1000001" } };
+    for (size_t k = 0; k < sizeof gaps / sizeof gaps[0]; k++) {
+        char text[128];
+        snprintf(text, sizeof text, "---\ntitle: T\nsound_gap: %s\n---\nHi.\n", gaps[k][0]);
+        ep = parse_ok(text);
+        if (ep) {
+            CHECK_INT(ep->sound_gap_us, strtoull(gaps[k][1], NULL, 10));
+            CHECK_INT(ep->sound_gap_line, 3);
+            CHECK_INT(ep->sound_gap_col, 12);
+        }
+        re_episode_free(ep);
+    }
+    expect_error("---\ntitle: T\nsound_gap: 1.5\n---\nHi.\n", 3, 12,
+                 "sound_gap '1.5' is not a duration: no unit (ms or s); write e.g. 0.5s, 250ms or 0s");
+    expect_error("---\ntitle: T\nsound_gap: 601s\n---\nHi.\n", 3, 12,
+                 "sound_gap 601s is out of range: 0s to 600s (10 minutes)");
+    expect_error("---\ntitle: T\nsound_gap: 600.001s\n---\nHi.\n", 3, 12,
+                 "sound_gap 600.001s is out of range");
+    expect_error("---\ntitle: T\nsound_gap: -1s\n---\nHi.\n", 3, 12,
+                 "sound_gap '-1s' is not a duration: the duration must be a plain number");
+    expect_error("---\ntitle: T\nsound_gap: 0.5s later\n---\nHi.\n", 3, 12,
+                 "sound_gap '0.5s later' is not a duration: unexpected text after the unit");
+    expect_error("---\ntitle: T\nsound_gap: 2 min\n---\nHi.\n", 3, 12,
+                 "sound_gap '2 min' is not a duration: the unit must be ms or s");
+    expect_error("---\ntitle: T\nsound_gap: 0.0000001s\n---\nHi.\n", 3, 12,
+                 "sound_gap 0.0000001s is not exact: it is more precise than 1 microsecond");
+    expect_error("---\ntitle: T\nsound_gap: 1s\nsound_gap: 2s\n---\nHi.\n", 4, 1,
+                 "duplicate front-matter key 'sound_gap' (first set on line 3)");
+    expect_error("---\ntitle: T\nsound_gap:\n---\nHi.\n", 3, 1,
+                 "front-matter key 'sound_gap' has no value");
+    expect_error("---\ntitle: T\nsound_gaps: 1s\n---\nHi.\n", 3, 1,
+                 "unknown front-matter key 'sound_gaps' (did you mean 'sound_gap'?)");
     expect_error(FM "Hi.\n\n[voice guest] [sound x.wav]\n\n[sound y.wav] [voice guest] Hi.\n", 8, 15,
                  "is not at the start of its paragraph");
     /* [sounds] and [sound-effect] are text */

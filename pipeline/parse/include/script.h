@@ -5,7 +5,8 @@
  * and `[pause 1.5s]` insert exact silence, a paragraph starting with `[voice NAME]` is spoken
  * by that profile, `[lang TAG]...[/lang]` (1.1) is spoken by espeak-ng's voice TAG,
  * `[sound FILE]` and `[sound FILE 2.5s]` (1.1) play a sound file there, front matter `intro:`,
- * `outro:` and `intro_overlap:` (1.1) frame the episode with sound files, lines
+ * `outro:` and `intro_overlap:` (1.1) frame the episode with sound files, `sound_gap:` (1.1)
+ * sets the silence between speech and a sound, lines
  * starting with `//` are comments, `\[` is a literal `[`, and all other text is literal. Pure: no I/O except re_script_load, no engine, no voice lookup. */
 #ifndef RE_SCRIPT_H
 #define RE_SCRIPT_H
@@ -19,6 +20,7 @@
 #define RE_PAUSE_MIN_US 1000ULL              /* 1 ms */
 #define RE_PAUSE_MAX_US 600000000ULL         /* 10 minutes; also the longest [sound] cut and
                                               * intro_overlap */
+#define RE_SOUND_GAP_DEFAULT_US 250000ULL   /* `sound_gap:` when absent (format 1.1) */
 #define RE_SCRIPT_DEFAULT_MAX_SIZE (8u << 20) /* bytes */
 
 /* Limits that keep a hostile script from reaching the engine or from making a render
@@ -102,6 +104,9 @@ typedef struct re_episode {
     uint64_t intro_overlap_us;   /* `intro_overlap:` speech starts this long before the
                                   * intro ends (mixed over its tail); 0 when absent */
     unsigned intro_overlap_line, intro_overlap_col;
+    uint64_t sound_gap_us;       /* `sound_gap:` the silence between speech and a sound file
+                                  * (either side); RE_SOUND_GAP_DEFAULT_US when absent */
+    unsigned sound_gap_line, sound_gap_col;   /* of the value; 0 when absent */
     re_music_spec music;
     re_item *items;
     size_t item_count;
