@@ -114,22 +114,44 @@ static int16_t faded(int16_t x, size_t k, size_t fade)
     return (int16_t)y;
 }
 
-static re_status write_edged(re_assembler *a, const int16_t *pcm, size_t n, re_diagnostics *diag)
+static size_t fade_length(const re_assembler *a, size_t n)
 {
-    int16_t edge[RE_JOIN_FADE_MAX] = { 0 };
     size_t fade = re_us_to_frames(RE_JOIN_FADE_MS * 1000u, a->rate);
     if (fade > RE_JOIN_FADE_MAX)
         fade = RE_JOIN_FADE_MAX;
-    if (fade > n / 2)
-        fade = n / 2;
-    for (size_t k = 0; k < fade; k++)
+    return fade > n / 2 ? n / 2 : fade;
+}
+
+static void fade_in_place(const re_assembler *a, int16_t *pcm, size_t n, int head, int tail)
+{
+    size_t fade = fade_length(a, n);
+    for (size_t k = 0; head && k < fade; k++)
+        pcm[k] = faded(pcm[k], k + 1, fade);
+    for (size_t k = 0; tail && k < fade; k++)
+        pcm[n - 1 - k] = faded(pcm[n - 1 - k], k + 1, fade);
+}
+
+/* Writes pcm[0..n) with its start faded in (head) and its end faded out (tail). */
+static re_status write_faded(re_assembler *a, const int16_t *pcm, size_t n, int head, int tail,
+                             re_diagnostics *diag)
+{
+    int16_t edge[RE_JOIN_FADE_MAX] = { 0 };
+    size_t fade = fade_length(a, n);
+    size_t in = head ? fade : 0, out = tail ? fade : 0;
+    for (size_t k = 0; k < in; k++)
         edge[k] = faded(pcm[k], k + 1, fade);
-    re_status status = write_frames(a, edge, fade, diag);
+    re_status status = write_frames(a, edge, in, diag);
     if (status == RE_OK)
-        status = write_frames(a, pcm + fade, n - 2 * fade, diag);
-    for (size_t k = 0; k < fade; k++)
-        edge[k] = faded(pcm[n - fade + k], fade - k, fade);
-    return status == RE_OK ? write_frames(a, edge, fade, diag) : status;
+        status = write_frames(a, pcm + in, n - in - out, diag);
+    for (size_t k = 0; k < out; k++)
+        edge[k] = faded(pcm[n - out + k], out - k, fade);
+    return status == RE_OK ? write_frames(a, edge, out, diag) : status;
+}
+
+/* Speech: both edges of every stretch, always. */
+static re_status write_edged(re_assembler *a, const int16_t *pcm, size_t n, re_diagnostics *diag)
+{
+    return write_faded(a, pcm, n, 1, 1, diag);
 }
 
 re_status re_assembler_add_sound(re_assembler *a, const int16_t *samples, size_t frames,
@@ -144,13 +166,26 @@ re_status re_assembler_add_sound_overlapped(re_assembler *a, const int16_t *samp
 {
     if (a->reading || overlap > frames || (overlap > 0 && a->overlay))
         return RE_ERR_INVALID;
-    re_status status = write_frames(a, samples, frames - overlap, diag);
-    if (status != RE_OK || overlap == 0)
-        return status;
-    a->overlay = malloc(overlap * sizeof *a->overlay);
-    if (!a->overlay)
+    /* A sound file is written as it is, but an edge that would click (a first or last sample
+     * louder than RE_JOIN_JUMP_MAX) is faded like speech's. */
+    int head = frames > 0 && abs(samples[0]) > RE_JOIN_JUMP_MAX;
+    int tail = frames > 0 && abs(samples[frames - 1]) > RE_JOIN_JUMP_MAX;
+    if (overlap == 0)
+        return write_faded(a, samples, frames, head, tail, diag);
+    int16_t *copy = malloc(frames * sizeof *copy);   /* faded whole, then split */
+    if (!copy)
         return RE_ERR_NOMEM;
-    memcpy(a->overlay, samples + (frames - overlap), overlap * sizeof *a->overlay);
+    memcpy(copy, samples, frames * sizeof *copy);
+    fade_in_place(a, copy, frames, head, tail);
+    re_status status = write_frames(a, copy, frames - overlap, diag);
+    a->overlay = status == RE_OK ? malloc(overlap * sizeof *a->overlay) : NULL;
+    if (status == RE_OK && !a->overlay)
+        status = RE_ERR_NOMEM;
+    if (status == RE_OK)
+        memcpy(a->overlay, copy + (frames - overlap), overlap * sizeof *a->overlay);
+    free(copy);
+    if (status != RE_OK)
+        return status;
     a->overlay_len = overlap;
     a->overlay_pos = 0;
     return RE_OK;

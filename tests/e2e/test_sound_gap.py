@@ -7,6 +7,7 @@ each one is found in the decoded episode by its own bytes (not by the sidecar), 
 each side is the run of exact zero samples between it and the speech next to it (the speech
 ends and starts on a sample that is not 0: the engine's own silence is trimmed, as for every
 pause). The sidecar's insert starts, the chapters and the cues must agree with what was found."""
+import array
 import json
 import os
 import re
@@ -34,6 +35,26 @@ def make_sound(path, period, seconds, rate):
         w.setframerate(rate)
         w.writeframes(data)
     return data
+
+
+def declicked(sound, rate):
+    """The sound as the episode must hold it: a first or last sample louder than 8 (of 32767)
+    is faded over 5 ms, smoothstep weights k^2 (3d - 2k) / d^3 with d = F + 1 for the k-th
+    sample from the edge, truncated, a non-zero sample kept at +-1 (docs/design.md, "No
+    clicks")."""
+    x = list(array.array("h", sound))
+    fade = min(frames(0.005, rate), 256, len(x) // 2)
+    d = fade + 1
+
+    def w(v, k):
+        y = abs(v) * k * k * (3 * d - 2 * k) // (d * d * d)
+        y = y if y or not v else 1
+        return y if v >= 0 else -y
+    if abs(x[0]) > 8:
+        x[:fade] = [w(v, k + 1) for k, v in enumerate(x[:fade])]
+    if abs(x[-1]) > 8:
+        x[len(x) - fade:] = [w(v, fade - k) for k, v in enumerate(x[len(x) - fade:])]
+    return array.array("h", x).tobytes()
 
 
 def zeros_before(pcm, at):
@@ -75,8 +96,8 @@ class SoundGap(Case):
         made = {}
         for k, name in enumerate(names):
             seconds = 0.5 if name in ("intro", "outro") else 0.3
-            made[name] = make_sound(os.path.join(self.folder, "sounds", f"{name}.wav"),
-                                    20 + 6 * k, seconds, rate)
+            made[name] = declicked(make_sound(os.path.join(self.folder, "sounds", f"{name}.wav"),
+                                              20 + 6 * k, seconds, rate), rate)
         return made
 
     def render(self, front, body, rate=22050, name="ep"):
