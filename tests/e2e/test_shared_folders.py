@@ -328,5 +328,91 @@ class OneWholeSet(Case):
             self.sidecar_matches(self.path("out"))
 
 
+# ---- the segment cache: no foreign links, folders or entries ---------------------------------
+
+def forge_silence(data):
+    """A cache entry (docs/cache.md's layout) with every sample 0 and a valid checksum."""
+    frames = int.from_bytes(data[16:24], "little")
+    events = int.from_bytes(data[24:32], "little")
+    head = data[:64 + 24 * events]
+    body = head + bytes(2 * frames)
+    return body + hashlib.sha256(body).digest()
+
+
+def entries(folder):
+    found = []
+    for root, _, files in os.walk(folder):
+        found += [os.path.join(root, f) for f in files if f.endswith(".seg")]
+    return found
+
+
+def peak(path):
+    pcm = subprocess.run(["ffmpeg", "-v", "error", "-i", path, "-f", "s16le", "-ac", "1", "-"],
+                         capture_output=True, check=True).stdout
+    return max(abs(int.from_bytes(pcm[i:i + 2], "little", signed=True))
+               for i in range(0, len(pcm), 2))
+
+
+class SharedCache(RootCase):
+    def setUp(self):
+        super().setUp()
+        write(self.path("ep.txt"), EPISODE)
+
+    def test_fan_out_links_planted_by_another_user_are_refused(self):
+        """Symlinks planted as the fan-out folders made root write entries elsewhere, and
+        cache --prune delete matching files there."""
+        cache = self.shared("cache")
+        victim = self.path("victim")
+        os.mkdir(victim)
+        precious = write(os.path.join(victim, "ab" * 32 + ".seg"), "precious")
+
+        def plant():
+            os.mkdir(os.path.join(cache, "v1"), 0o755)
+            for i in range(256):
+                os.symlink(victim, os.path.join(cache, "v1", "%02x" % i))
+        self.assertTrue(as_nobody(plant))
+        res = run(["ep.txt", "-o", "ep.mp3", "--cache", cache], cwd=self.tmp)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertIn("is a symlink", res.stderr)
+        self.assertEqual(os.listdir(victim), [os.path.basename(precious)])
+        res = run(["cache", "--prune", "0", "--cache", cache], cwd=self.tmp)
+        self.assertTrue(os.path.exists(precious), res.stdout + res.stderr)
+
+    def test_entries_forged_by_another_user_are_not_used(self):
+        """Entries forged by another local user, with valid checksums, became root's audio
+        with exit 0 and no warning."""
+        seed = self.path("seed")
+        res = run(["ep.txt", "-o", "seed.mp3", "--cache", seed], cwd=self.tmp)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertGreater(peak(self.path("seed.mp3")), 1000)
+        cache = self.shared("cache")
+        forged = {}
+        for entry in entries(seed):
+            with open(entry, "rb") as f:
+                forged[os.path.relpath(entry, seed)] = forge_silence(f.read())
+        self.assertTrue(forged)
+
+        def plant():
+            for rel, data in forged.items():
+                os.makedirs(os.path.join(cache, os.path.dirname(rel)), 0o755, exist_ok=True)
+                with open(os.path.join(cache, rel), "wb") as f:
+                    f.write(data)
+        self.assertTrue(as_nobody(plant))
+        res = run(["ep.txt", "-o", "ep.mp3", "--cache", cache], cwd=self.tmp)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertGreater(peak(self.path("ep.mp3")), 1000, "the forged silence was used")
+        self.assertEqual(res.stderr.count(f"belongs to another user (uid {NOBODY})"), 1,
+                         res.stderr)
+
+    def test_world_writable_cache_folder_is_refused(self):
+        cache = self.path("open")
+        os.mkdir(cache)
+        os.chmod(cache, 0o777)
+        res = run(["ep.txt", "-o", "ep.mp3", "--cache", cache], cwd=self.tmp)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertIn("can write to it and it is not sticky", res.stderr)
+        self.assertEqual(entries(cache), [])
+
+
 if __name__ == "__main__":
     main()
