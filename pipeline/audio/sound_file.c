@@ -18,12 +18,17 @@
 #define sound_fail(diag, status, path, fmt, ...) \
     re_diag_fail((diag), (status), NULL, 0, 0, "sound file '%s': " fmt, (path), __VA_ARGS__)
 
-/* Opens the file without blocking (files.h), moving its path:0:0 messages into unplaced ones. */
-static re_status open_file(const char *path, int *fd, uint64_t *size, re_diagnostics *diag)
+/* Opens the file without blocking (files.h), or checks the one the caller opened (`given`, -1
+ * for none), moving its path:0:0 messages into unplaced ones. */
+static re_status open_file(const char *path, int given, int *fd, uint64_t *size,
+                           re_diagnostics *diag)
 {
     re_diagnostics local;
     re_diagnostics_init(&local, 4);
-    re_status status = re_file_open_regular(path, fd, size, &local);
+    re_status status = given >= 0 ? re_file_check_regular(given, path, size, &local)
+                                  : re_file_open_regular(path, fd, size, &local);
+    if (given >= 0 && status == RE_OK)
+        *fd = given;
     for (size_t i = 0; status != RE_OK && i < local.count; i++)
         if (sound_fail(diag, status, path, "%s", local.items[i].message) == RE_ERR_NOMEM)
             status = RE_ERR_NOMEM;
@@ -97,8 +102,26 @@ re_status re_sound_load(const char *path, unsigned rate, re_sound *out, re_diagn
     return re_sound_load_until(path, rate, NULL, out, diag);
 }
 
+static re_status load_until(const char *path, int given, unsigned rate,
+                            volatile sig_atomic_t *stop, re_sound *out, re_diagnostics *diag);
+
 re_status re_sound_load_until(const char *path, unsigned rate, volatile sig_atomic_t *stop,
                               re_sound *out, re_diagnostics *diag)
+{
+    return load_until(path, -1, rate, stop, out, diag);
+}
+
+re_status re_sound_load_fd_until(int fd, const char *path, unsigned rate,
+                                 volatile sig_atomic_t *stop, re_sound *out,
+                                 re_diagnostics *diag)
+{
+    if (fd < 0)
+        return RE_ERR_INVALID;
+    return load_until(path, fd, rate, stop, out, diag);
+}
+
+static re_status load_until(const char *path, int given, unsigned rate,
+                            volatile sig_atomic_t *stop, re_sound *out, re_diagnostics *diag)
 {
     int fd = -1;
     uint64_t size = 0;
@@ -106,12 +129,15 @@ re_status re_sound_load_until(const char *path, unsigned rate, volatile sig_atom
     struct stat before, after;
     re_status status;
 
-    if (!out)
+    if (!out || !path || rate == 0) {
+        if (given >= 0)
+            (void)close(given);
+        if (out)
+            memset(out, 0, sizeof *out);
         return RE_ERR_INVALID;
+    }
     memset(out, 0, sizeof *out);
-    if (!path || rate == 0)
-        return RE_ERR_INVALID;
-    status = open_file(path, &fd, &size, diag);
+    status = open_file(path, given, &fd, &size, diag);
     if (status != RE_OK)
         return status;
     if (size > RE_SOUND_MAX_BYTES) {   /* before a byte is read: a sparse file costs nothing */

@@ -20,7 +20,8 @@ struct re_output {
     char *target;        /* the file replaced: named, with its symlinks followed */
     char *dir;
     char *base;
-    char *temp;          /* the hidden name, once it has one */
+    char *temp;          /* the hidden name (in dir), once it has one */
+    int dirfd;           /* the folder, opened once: every name below is looked up in it */
     FILE *stream;
     int nameless;        /* an O_TMPFILE file, not linked yet */
     int prepared;        /* flushed, synced: ready to publish */
@@ -29,6 +30,8 @@ struct re_output {
 
 static void output_free(re_output *output)
 {
+    if (output->dirfd >= 0)
+        (void)close(output->dirfd);
     free(output->named);
     free(output->target);
     free(output->dir);
@@ -44,20 +47,21 @@ static char *hidden_name_in(const char *dir, const char *base, const char *suffi
     if (getrandom(&r, sizeof r, 0) != (ssize_t)sizeof r)
         r = (uint64_t)getpid() << 32 ^ (uint64_t)(uintptr_t)base;
     char *name = NULL;
-    if (asprintf(&name, "%s/.%s.%08llx.%s", dir, base, (unsigned long long)(r & 0xffffffffu),
-                 suffix) < 0)
+    if (asprintf(&name, "%s%s.%s.%08llx.%s", dir ? dir : "", dir ? "/" : "", base,
+                 (unsigned long long)(r & 0xffffffffu), suffix) < 0)
         return NULL;
     return name;
 }
 
+/* The temporary file's name in the folder (no folder: it is looked up in output->dirfd). */
 static char *hidden_name(const re_output *output)
 {
-    return hidden_name_in(output->dir, output->base, "part");
+    return hidden_name_in(NULL, output->base, "part");
 }
 
 static int open_file(re_output *output, mode_t mode)
 {
-    int fd = open(output->dir, O_TMPFILE | O_RDWR | O_CLOEXEC, mode);
+    int fd = openat(output->dirfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, mode);
     if (fd >= 0) {
         output->nameless = 1;
         return fd;
@@ -71,7 +75,8 @@ static int open_file(re_output *output, mode_t mode)
             errno = ENOMEM;
             return -1;
         }
-        fd = open(output->temp, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, mode);
+        fd = openat(output->dirfd, output->temp, O_CREAT | O_EXCL | O_RDWR | O_NOFOLLOW
+                    | O_CLOEXEC, mode);
         if (fd >= 0 || errno != EEXIST)
             return fd;
     }
@@ -88,7 +93,7 @@ static re_status open_direct(re_output *output, const struct stat *st, re_diagno
         return RE_ERR_WRITE;
     }
     /* a FIFO waits here for its reader; a stop signal ends the wait (no SA_RESTART) */
-    int fd = open(output->target, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+    int fd = openat(output->dirfd, output->base, O_WRONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW);
     if (fd < 0 && errno == EINTR)
         return RE_ERR_INTERRUPTED;
     if (fd < 0 || !(output->stream = fdopen(fd, "wb"))) {
@@ -106,51 +111,65 @@ re_status re_output_open(const char *target, re_output **out, re_diagnostics *di
     return re_output_open_special(target, RE_OUTPUT_REFUSE_SPECIAL, out, diag);
 }
 
+/* 1 when a link, or the file it leads to, owned by `uid` may be followed: the running user's
+ * own, or root's. Another user's link in a shared folder (a sticky /tmp) would make the
+ * program write where that user chose, as the running user. */
+static int trusted_owner(uid_t uid)
+{
+    return uid == geteuid() || uid == 0;
+}
+
+/* The target a symlink `named` leads to (*resolved, malloc'ed) and that file's identity, when
+ * both the link and the file belong to the running user or root. RE_ERR_WRITE with a
+ * message otherwise. */
+static re_status follow_link(const char *named, const struct stat *link_st, char **resolved,
+                             struct stat *target_st, re_diagnostics *diag)
+{
+    if (!trusted_owner(link_st->st_uid)) {
+        re_diag_add(diag, named, 0, 0, "%s is a symlink owned by another user (uid %ju); "
+                    "refusing to follow it (remove it, or choose another output name)", named,
+                    (uintmax_t)link_st->st_uid);
+        return RE_ERR_WRITE;
+    }
+    *resolved = realpath(named, NULL);
+    if (!*resolved || stat(*resolved, target_st) != 0) {
+        re_diag_add(diag, named, 0, 0, "%s is a symlink that leads nowhere (%s); refusing "
+                    "to replace the link", named, strerror(errno));
+        free(*resolved);
+        *resolved = NULL;
+        return RE_ERR_WRITE;
+    }
+    if (!trusted_owner(target_st->st_uid)) {
+        re_diag_add(diag, named, 0, 0, "%s is a symlink to %s, which belongs to another user "
+                    "(uid %ju); refusing to replace it", named, *resolved,
+                    (uintmax_t)target_st->st_uid);
+        free(*resolved);
+        *resolved = NULL;
+        return RE_ERR_WRITE;
+    }
+    return RE_OK;
+}
+
 re_status re_output_open_special(const char *named, re_output_special special, re_output **out,
                                  re_diagnostics *diag)
 {
     *out = NULL;
-    struct stat st, lst;
+    struct stat st, lst, linked;
     char *resolved = NULL;
-    if (lstat(named, &lst) == 0 && S_ISLNK(lst.st_mode)) {
-        resolved = realpath(named, NULL);
-        if (!resolved) {
-            re_diag_add(diag, named, 0, 0, "%s is a symlink that leads nowhere (%s); refusing "
-                        "to replace the link", named, strerror(errno));
-            return RE_ERR_WRITE;
-        }
+    int is_link = lstat(named, &lst) == 0 && S_ISLNK(lst.st_mode);
+    if (is_link) {
+        re_status status = follow_link(named, &lst, &resolved, &linked, diag);
+        if (status != RE_OK)
+            return status;
     }
     const char *target = resolved ? resolved : named;
-    int have_target = stat(target, &st) == 0;
-    if (have_target && S_ISDIR(st.st_mode)) {
-        re_diag_add(diag, named, 0, 0, "%s is a directory", named);
-        free(resolved);
-        return RE_ERR_WRITE;
-    }
-    if (have_target && !S_ISREG(st.st_mode) && special == RE_OUTPUT_REFUSE_SPECIAL) {
-        re_diag_add(diag, named, 0, 0, "%s is not a regular file; an episode's files are written "
-                    "by renaming complete files into place, so it would be replaced: choose a "
-                    "file name", named);
-        free(resolved);
-        return RE_ERR_WRITE;
-    }
     re_output *output = calloc(1, sizeof *output);
     if (!output) {
         free(resolved);
         return RE_ERR_NOMEM;
     }
+    output->dirfd = -1;
     output->named = strdup(named);
-    if (have_target && !S_ISREG(st.st_mode)) {
-        output->target = resolved ? resolved : strdup(named);
-        re_status status = output->named && output->target ? open_direct(output, &st, diag)
-                                                            : RE_ERR_NOMEM;
-        if (status != RE_OK) {
-            output_free(output);
-            return status;
-        }
-        *out = output;
-        return RE_OK;
-    }
     char *dir_copy = strdup(target), *base_copy = strdup(target);
     output->target = resolved ? resolved : strdup(target);
     output->dir = dir_copy ? strdup(dirname(dir_copy)) : NULL;
@@ -161,14 +180,52 @@ re_status re_output_open_special(const char *named, re_output_special special, r
         output_free(output);
         return RE_ERR_NOMEM;
     }
-    mode_t mode;
-    if (have_target) {
-        mode = st.st_mode & 07777;
-    } else {
-        mode_t mask = umask(0);
-        umask(mask);
-        mode = 0666 & ~mask;
+    /* The folder is opened once; the file is looked up in it without following a link, so a
+     * link planted or swapped in after the checks above is replaced, never written through. */
+    output->dirfd = open(output->dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (output->dirfd < 0) {
+        re_diag_add(diag, named, 0, 0, "cannot create a file beside %s: %s", named,
+                    strerror(errno));
+        output_free(output);
+        return RE_ERR_WRITE;
     }
+    int have_target = fstatat(output->dirfd, output->base, &st, AT_SYMLINK_NOFOLLOW) == 0;
+    if (have_target && (S_ISLNK(st.st_mode)
+                        || (is_link && (st.st_dev != linked.st_dev || st.st_ino != linked.st_ino)))) {
+        re_diag_add(diag, named, 0, 0, "%s changed while it was being opened (a symlink was "
+                    "put in its place); refusing to write it", named);
+        output_free(output);
+        return RE_ERR_WRITE;
+    }
+    if (have_target && S_ISDIR(st.st_mode)) {
+        re_diag_add(diag, named, 0, 0, "%s is a directory", named);
+        output_free(output);
+        return RE_ERR_WRITE;
+    }
+    if (have_target && !S_ISREG(st.st_mode) && special == RE_OUTPUT_REFUSE_SPECIAL) {
+        re_diag_add(diag, named, 0, 0, "%s is not a regular file; an episode's files are written "
+                    "by renaming complete files into place, so it would be replaced: choose a "
+                    "file name", named);
+        output_free(output);
+        return RE_ERR_WRITE;
+    }
+    if (have_target && !S_ISREG(st.st_mode)) {
+        re_status status = open_direct(output, &st, diag);
+        if (status != RE_OK) {
+            output_free(output);
+            return status;
+        }
+        *out = output;
+        return RE_OK;
+    }
+    /* A new file is 0666 & ~umask; a replaced one never more than that (an earlier 0777 or
+     * 0666 file is not left world-writable or executable), and no more than it was (a file
+     * made private stays private). */
+    mode_t mask = umask(0);
+    umask(mask);
+    mode_t mode = 0666 & ~mask;
+    if (have_target)
+        mode &= st.st_mode;
     int fd = open_file(output, mode);
     if (fd < 0) {
         re_diag_add(diag, named, 0, 0, "cannot create a file beside %s: %s", named,
@@ -183,7 +240,7 @@ re_status re_output_open_special(const char *named, re_output_special special, r
                     strerror(errno));
         close(fd);
         if (output->temp)
-            unlink(output->temp);
+            unlinkat(output->dirfd, output->temp, 0);
         output_free(output);
         return RE_ERR_WRITE;
     }
@@ -250,7 +307,7 @@ static int link_nameless(re_output *output)
             errno = ENOMEM;
             return -1;
         }
-        if (linkat(AT_FDCWD, proc, AT_FDCWD, output->temp, AT_SYMLINK_FOLLOW) == 0) {
+        if (linkat(AT_FDCWD, proc, output->dirfd, output->temp, AT_SYMLINK_FOLLOW) == 0) {
             output->nameless = 0;
             return 0;
         }
@@ -285,7 +342,7 @@ re_status re_output_publish(re_output *output, re_diagnostics *diag)
         saved = errno;
     }
     output->stream = NULL;
-    if (!failed && rename(output->temp, output->target) != 0) {
+    if (!failed && renameat(output->dirfd, output->temp, output->dirfd, output->base) != 0) {
         failed = "rename onto";
         saved = errno;
     }
@@ -293,7 +350,7 @@ re_status re_output_publish(re_output *output, re_diagnostics *diag)
         re_diag_add(diag, output->named, 0, 0, "cannot %s %s: %s", failed, output->named,
                     strerror(saved));
         if (output->temp)
-            unlink(output->temp);
+            unlinkat(output->dirfd, output->temp, 0);
         output_free(output);
         return RE_ERR_WRITE;
     }
@@ -318,7 +375,7 @@ void re_output_discard(re_output *output)
     if (output->stream)
         fclose(output->stream);
     if (output->temp && !output->nameless)
-        unlink(output->temp);
+        unlinkat(output->dirfd, output->temp, 0);
     output_free(output);
 }
 

@@ -1,9 +1,14 @@
 /* artwork.c - a podcast's cover art against Apple's rules, from the PNG or JPEG header alone
  * (libpng, libjpeg-turbo): see artwork.h. */
+#define _GNU_SOURCE  /* O_PATH */
 #include "artwork.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include <jpeglib.h>
@@ -90,13 +95,34 @@ static int jpeg_header(FILE *f, artwork *a)
     return ok;
 }
 
-re_status re_artwork_check(const char *path, re_diagnostics *diag)
+/* Opens name beneath dir without waiting: the fd, or -1 with a message at path. */
+static re_status open_beneath(const char *dir, const char *name, const char *path, int *fd,
+                              re_diagnostics *diag)
+{
+    int dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    *fd = dirfd < 0 ? -1 : re_open_beneath(dirfd, name, O_RDONLY | O_NONBLOCK | O_CLOEXEC
+                                                        | O_NOCTTY);
+    int err = errno;
+    if (dirfd >= 0)
+        (void)close(dirfd);
+    if (*fd >= 0)
+        return RE_OK;
+    if (dirfd >= 0 && (err == EXDEV || err == ELOOP))
+        return re_diag_fail(diag, RE_ERR_READ, path, 0, 0, "it leads out of the folder %s "
+                            "(a symlink to elsewhere): the cover art must be a file there", dir);
+    return re_diag_fail(diag, RE_ERR_READ, path, 0, 0, "cannot open: %s", strerror(err));
+}
+
+static re_status check_file(const char *dir, const char *name, const char *path,
+                            re_diagnostics *diag)
 {
     /* a regular file only (opened without waiting: a FIFO is no cover art to publish) */
     size_t from = diag ? diag->count : 0;
     int fd = -1;
     uint64_t size = 0;
-    re_status status = re_file_open_regular(path, &fd, &size, diag);
+    re_status status = open_beneath(dir, name, path, &fd, diag);
+    if (status == RE_OK)
+        status = re_file_check_regular(fd, path, &size, diag);
     if (status != RE_OK) {
         if (diag)
             re_diag_prefix(diag, from, "cannot read the cover art: ");
@@ -129,4 +155,14 @@ re_status re_artwork_check(const char *path, re_diagnostics *diag)
                             "in RGB colour (grey, indexed or CMYK); Apple Podcasts wants RGB",
                             a.format);
     return RE_OK;
+}
+
+re_status re_artwork_check(const char *dir, const char *name, re_diagnostics *diag)
+{
+    char *path = re_path_join(dir, name);
+    if (!path)
+        return RE_ERR_NOMEM;
+    re_status status = check_file(dir, name, path, diag);
+    free(path);
+    return status;
 }

@@ -1064,17 +1064,13 @@ static re_status complete_publishing(re_feed *feed, const char *base_url, const 
                          "make sure it is a %u to %u px square RGB JPEG or PNG",
                          RE_ARTWORK_MIN_PX, RE_ARTWORK_MAX_PX);
     } else if (s->image) {
-        char *path = re_path_join(feed->dir ? feed->dir : ".", s->image);
-        if (!path || !(feed->image_url = re_feed_url(base_url, s->image))) {
-            free(path);
+        if (!(feed->image_url = re_feed_url(base_url, s->image)))
             return RE_ERR_NOMEM;
-        }
-        st = re_artwork_check(path, errors);
+        st = re_artwork_check(feed->dir ? feed->dir : ".", s->image, errors);
         if (st == RE_ERR_INPUT) {
             (*missing)++;
             st = RE_OK;
         }
-        free(path);
     }
     if (st != RE_OK)
         return st;

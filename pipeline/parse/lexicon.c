@@ -4,6 +4,7 @@
 #include "lexicon.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -469,14 +470,10 @@ done:
     return status;
 }
 
-re_status re_lexicon_load(re_lexicon *lexicon, const char *path, re_diagnostics *diag)
+/* Parses what was read from `path` and records the file. */
+static re_status load_text(re_lexicon *lexicon, const char *path, re_status status, char *buf,
+                           size_t len, re_diagnostics *diag)
 {
-    char *buf = NULL;
-    size_t len = 0;
-
-    if (!lexicon || !path || !diag)
-        return RE_ERR_INVALID;
-    re_status status = re_file_read(path, RE_LEXICON_FILE_MAX, RE_READ_ANY, &buf, &len, diag);
     if (status == RE_OK)
         status = re_lexicon_parse(lexicon, path, buf, len, diag);
     free(buf);
@@ -491,6 +488,17 @@ re_status re_lexicon_load(re_lexicon *lexicon, const char *path, re_diagnostics 
         lexicon->file_count++;
     }
     return status;
+}
+
+re_status re_lexicon_load(re_lexicon *lexicon, const char *path, re_diagnostics *diag)
+{
+    char *buf = NULL;
+    size_t len = 0;
+
+    if (!lexicon || !path || !diag)
+        return RE_ERR_INVALID;
+    re_status status = re_file_read(path, RE_LEXICON_FILE_MAX, RE_READ_ANY, &buf, &len, diag);
+    return load_text(lexicon, path, status, buf, len, diag);
 }
 
 /* ---- matching ----------------------------------------------------------------------- */
@@ -592,36 +600,33 @@ re_status re_lexicon_find_default(const char *const *dirs, size_t dir_count, cha
 
 /* A script's `lexicon:` must name a file in the script's folder tree or an allowed folder: a
  * script from elsewhere must not make the program read (and quote in its errors) any file
- * the user can read. RE_ERR_INPUT, reported at the key, when it does not. */
-static re_status confine(const re_lexicon_sources *src, const char *path, re_diagnostics *diag)
-{
-    int inside = 1;
-    re_status status = re_path_confined(src->script_path, path, src->allowed_dirs,
-                                        src->allowed_dir_count, &inside);
-    if (status != RE_OK || inside)
-        return status;
-    return re_diag_add(diag, src->script_path, src->front_matter_line, src->front_matter_col,
-                       "lexicon '%s' is outside the script's folder; a script may name only "
-                       "files in its own folder tree (allow another folder with --allow-path DIR, "
-                       "or give the file with --lexicon)", src->front_matter) == RE_OK
-               ? RE_ERR_INPUT : RE_ERR_NOMEM;
-}
-
+ * the user can read. It is opened beneath that folder (files.h), so that neither a link nor a
+ * swap made while it is opened leads out; RE_ERR_INPUT, reported at the key, when it does. */
 static re_status load_front_matter(re_lexicon *lex, const re_lexicon_sources *src,
                                    re_diagnostics *diag)
 {
-    char *path = NULL;
+    char *path = NULL, *buf = NULL;
+    size_t len = 0;
+    int fd = -1, error = 0;
     re_status status = re_lexicon_resolve(src->script_path, src->front_matter, &path);
-
-    if (status == RE_OK) {
-        status = confine(src, path, diag);
-        if (status != RE_OK) {
-            free(path);
-            return status;
-        }
-    }
     if (status == RE_OK)
-        status = re_lexicon_load(lex, path, diag);
+        status = re_path_open_confined(src->script_path, path, src->allowed_dirs,
+                                       src->allowed_dir_count, O_RDONLY | O_CLOEXEC | O_NOCTTY,
+                                       &fd, &error);
+    if (status == RE_OK && fd < 0 && !error) {
+        free(path);
+        return re_diag_add(diag, src->script_path, src->front_matter_line, src->front_matter_col,
+                           "lexicon '%s' is outside the script's folder; a script may name only "
+                           "files in its own folder tree (allow another folder with --allow-path "
+                           "DIR, or give the file with --lexicon)", src->front_matter) == RE_OK
+                   ? RE_ERR_INPUT : RE_ERR_NOMEM;
+    }
+    if (status == RE_OK && fd < 0)
+        status = re_diag_fail(diag, RE_ERR_READ, path, 0, 0, "cannot open: %s", strerror(error));
+    else if (status == RE_OK)
+        status = re_file_read_fd(fd, path, RE_LEXICON_FILE_MAX, RE_READ_ANY, &buf, &len, diag);
+    if (status != RE_ERR_NOMEM && status != RE_ERR_INVALID)
+        status = load_text(lex, path, status, buf, len, diag);
     if (status != RE_OK && status != RE_ERR_NOMEM && status != RE_ERR_INTERRUPTED
         && re_diag_add(diag, src->script_path, src->front_matter_line, src->front_matter_col,
                        "lexicon '%s' could not be loaded (see its errors above)",

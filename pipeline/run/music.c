@@ -1,6 +1,7 @@
 /* music.c - the episode's music bed: loaded before speech, mixed after it (see music.h). */
 #include "music.h"
 
+#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,19 +61,23 @@ re_status episode_music_load(const re_episode *ep, const char *script_path,
     out->present = 1;
     out->spec = spec;
     out->script = ep->file;
-    int inside = 1;
+    int fd = -1, error = 0;
     re_status status = re_path_beside(script_path, spec->file, &out->path);
     const char *path = out->path;
-    if (status == RE_OK)
-        status = re_path_confined(script_path, path, allowed_dirs, allowed_dir_count, &inside);
-    if (status == RE_OK && !inside)
+    if (status == RE_OK)   /* beneath the script's folder or an allowed one (files.h) */
+        status = re_path_open_confined(script_path, path, allowed_dirs, allowed_dir_count,
+                                       O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY, &fd, &error);
+    if (status == RE_OK && fd < 0 && !error)
         status = re_diag_fail(diag, RE_ERR_INPUT, ep->file, spec->line, spec->col,
                               "music '%s' is outside the script's folder; a script may name "
                               "only files in its own folder tree (allow another folder with "
                               "--allow-path DIR)", spec->file);
     size_t from = diag->count;
-    if (status == RE_OK)
-        status = re_sound_load_until(path, rate, stop, &out->sound, diag);
+    if (status == RE_OK && fd < 0)
+        status = re_diag_fail(diag, RE_ERR_READ, NULL, 0, 0, "sound file '%s': cannot open: %s",
+                              path, strerror(error));
+    else if (status == RE_OK)
+        status = re_sound_load_fd_until(fd, path, rate, stop, &out->sound, diag);
     if (status != RE_OK && status != RE_ERR_NOMEM && status != RE_ERR_INPUT
         && status != RE_ERR_INTERRUPTED) {
         re_diag_prefix(diag, from, "music: ");

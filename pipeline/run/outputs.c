@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -185,6 +186,34 @@ static void remove_stale(const output_set *set, output_kind kind)
     free(path);
 }
 
+/* Takes the publishing lock of the folder OUT is in (flock on the folder, exclusive): two
+ * renders publishing the same set one after the other leave one whole set, never one's audio
+ * with the other's sidecar. Waits for the holder; a stop signal ends the wait (no SA_RESTART:
+ * RE_ERR_INTERRUPTED). *lock is the fd to close, or -1 where the folder cannot be locked (a
+ * file system without flock): published as before. */
+static re_status lock_folder(const char *audio_target, int *lock, re_diagnostics *diag)
+{
+    *lock = -1;
+    const char *slash = strrchr(audio_target, '/');
+    char *dir = slash ? strndup(audio_target, (size_t)(slash - audio_target) + 1) : strdup(".");
+    if (!dir)
+        return RE_ERR_NOMEM;
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    re_status status = RE_OK;
+    if (fd >= 0 && flock(fd, LOCK_EX) != 0) {
+        if (errno == EINTR)
+            status = RE_ERR_INTERRUPTED;
+        else if (errno != ENOLCK && errno != EOPNOTSUPP && errno != EINVAL)
+            status = re_diag_fail(diag, RE_ERR_WRITE, audio_target, 0, 0, "cannot lock the "
+                                  "folder %s to publish: %s", dir, strerror(errno));
+        (void)close(fd);
+        fd = -1;
+    }
+    free(dir);
+    *lock = fd;
+    return status;
+}
+
 re_status output_set_publish(output_set *set, volatile sig_atomic_t *stop, re_diagnostics *diag)
 {
     re_output *order[OUTPUT_KINDS];
@@ -199,6 +228,15 @@ re_status output_set_publish(output_set *set, volatile sig_atomic_t *stop, re_di
     }
     if (stop && *stop)
         return RE_ERR_INTERRUPTED;
+    int lock = -1;
+    re_status locked = n ? lock_folder(re_output_target(order[0]), &lock, diag) : RE_OK;
+    if (locked != RE_OK)
+        return locked;
+    if (stop && *stop) {
+        if (lock >= 0)
+            (void)close(lock);
+        return RE_ERR_INTERRUPTED;
+    }
     char *targets[OUTPUT_KINDS], *backups[OUTPUT_KINDS];
     re_status status = RE_OK;
     for (size_t i = 0; i < n; i++) {
@@ -230,6 +268,8 @@ re_status output_set_publish(output_set *set, volatile sig_atomic_t *stop, re_di
     }
     if (status == RE_OK && !output_wanted(&set->choice, OUTPUT_CHAPTERS))
         remove_stale(set, OUTPUT_CHAPTERS);
+    if (lock >= 0)
+        (void)close(lock);   /* releases the folder's lock */
     return status;
 }
 

@@ -67,9 +67,10 @@ re_status output_set_open(const char *output_path, const output_inputs *inputs,
 /* The file of that kind, NULL when it is not in the set. */
 re_output *output_set_file(output_set *set, output_kind kind);
 
-/* Every file's data on disk first (a failure names its file in diag); then, unless `stop` (may
- * be NULL) was raised meanwhile (RE_ERR_INTERRUPTED), each is renamed into place in
- * publishing order. All or nothing: when a rename fails, the files already published are
+/* Every file's data on disk first (a failure names its file in diag); then, holding the
+ * publishing lock of OUT's folder (an exclusive flock on the folder, waited for: a second
+ * render of the same set publishes after this one, whole), and unless `stop` (may be NULL) was
+ * raised meanwhile (RE_ERR_INTERRUPTED), each is renamed into place in publishing order. All or nothing: when a rename fails, the files already published are
  * put back as they were (or removed when there was none). On success a stale OUT.chapters.json
  * is removed. The set's files are published or discarded in every case but an early failure
  * or stop, after which they are still the set's. */

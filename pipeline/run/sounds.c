@@ -1,9 +1,11 @@
 /* sounds.c - the sound files an episode names, loaded before anything is spoken (sounds.h). */
 #include "sounds.h"
 
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "assemble.h"
 #include "files.h"
@@ -13,18 +15,20 @@ const char *sound_use_kind_name(sound_use_kind kind)
     return kind == SOUND_INTRO ? "intro" : kind == SOUND_OUTRO ? "outro" : "sound";
 }
 
-/* The loaded sound of `path` (resolved), loading it on first use; *index is its place. */
-static re_status load_once(episode_sounds *s, char *path, unsigned rate,
+/* The loaded sound of `path` (resolved), open as fd (closed here), loading it on first use;
+ * *index is its place. */
+static re_status load_once(episode_sounds *s, char *path, int fd, unsigned rate,
                            volatile sig_atomic_t *stop, size_t *index, re_diagnostics *diag)
 {
     struct stat st;
     uint64_t id[2] = { 0, 0 }, bytes = 0;
-    if (stat(path, &st) == 0) {   /* else the load says why (and st is not to be read) */
+    if (fstat(fd, &st) == 0) {   /* else the load says why (and st is not to be read) */
         bytes = S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
         id[0] = (uint64_t)st.st_dev;
         id[1] = (uint64_t)st.st_ino;
         for (size_t k = 0; k < s->loaded_count; k++)
             if (s->file_ids[k][0] == id[0] && s->file_ids[k][1] == id[1]) {
+                (void)close(fd);
                 free(path);
                 *index = k;
                 return RE_OK;
@@ -35,12 +39,13 @@ static re_status load_once(episode_sounds *s, char *path, unsigned rate,
                                        "episode's sound files would be more than %llu bytes "
                                        "(4 GiB) together here, the limit (every byte is read)",
                                        path, (unsigned long long)SOUNDS_MAX_TOTAL_BYTES);
+        (void)close(fd);
         free(path);
         return limit;
     }
     s->total_bytes += bytes;   /* read even when the load fails: the work is done */
     re_sound sound;
-    re_status status = re_sound_load_until(path, rate, stop, &sound, diag);
+    re_status status = re_sound_load_fd_until(fd, path, rate, stop, &sound, diag);
     if (status != RE_OK) {
         free(path);
         return status;
@@ -53,29 +58,37 @@ static re_status load_once(episode_sounds *s, char *path, unsigned rate,
     return RE_OK;
 }
 
-/* One name: resolved beside the script, confined, loaded; failures at line:col. */
+/* One name: resolved beside the script, opened beneath its folder (files.h), loaded; failures
+ * at line:col. */
 static re_status load_use(episode_sounds *s, const re_episode *ep, const char *script_path,
                           const char *const *allowed_dirs, size_t allowed_dir_count,
                           unsigned rate, volatile sig_atomic_t *stop, const char *file,
                           unsigned line, unsigned col, size_t *index, re_diagnostics *diag)
 {
     char *path = NULL;
-    int inside = 1;
+    int fd = -1, error = 0;
     re_status status = re_path_beside(script_path, file, &path);
     if (status == RE_OK)
-        status = re_path_confined(script_path, path, allowed_dirs, allowed_dir_count, &inside);
+        status = re_path_open_confined(script_path, path, allowed_dirs, allowed_dir_count,
+                                       O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY, &fd, &error);
     if (status != RE_OK) {
         free(path);
         return status;
     }
-    if (!inside) {
+    if (fd < 0 && error) {
+        status = re_diag_fail(diag, RE_ERR_INPUT, ep->file, line, col, "sound file '%s': cannot "
+                              "open: %s", path, strerror(error));
+        free(path);
+        return status;
+    }
+    if (fd < 0) {
         free(path);
         return re_diag_fail(diag, RE_ERR_INPUT, ep->file, line, col, "sound file '%s' is outside "
                             "the script's folder; a script may name only files in its own "
                             "folder tree (allow another folder with --allow-path DIR)", file);
     }
     size_t from = diag ? diag->count : 0, loaded = s->loaded_count;
-    status = load_once(s, path, rate, stop, index, diag);
+    status = load_once(s, path, fd, rate, stop, index, diag);
     re_diag_place(diag, from, ep->file, line, col);
     if (status == RE_OK && s->loaded_count > loaded) {
         s->total_frames += s->loaded[*index].frames;

@@ -129,6 +129,8 @@ static re_status start_item(speech_scheduler *s, size_t i, re_diagnostics *diag)
         re_cache_key_compute(&slot->key, s->plan.engine_name, sample_rate(s), profile, flags, text);
         int hit = 0;
         status = re_cache_get(s->cache, &slot->key, sample_rate(s), &slot->speech, &hit);
+        if (status == RE_OK)
+            status = re_cache_take_warning(s->cache, diag);   /* an unsafe folder or entry */
         if (status != RE_OK)
             return status;
         if (hit) {

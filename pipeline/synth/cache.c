@@ -92,6 +92,8 @@ char *re_cache_default_dir(re_diagnostics *diag)
 
 struct re_cache {
     char *dir;
+    char *refusal;      /* the first folder or entry refused as unsafe, until it is warned of */
+    int refusal_taken;
     char *entry_path;   /* scratch: DIR/v1/ab/<hex>.seg */
     char *temp_path;    /* scratch: DIR/v1/ab/.<hex>.<pid>-<random>.tmp */
     size_t path_size;
@@ -124,6 +126,7 @@ void re_cache_free(re_cache *cache)
     if (!cache)
         return;
     free(cache->dir);
+    free(cache->refusal);
     free(cache->entry_path);
     free(cache->temp_path);
     free(cache);
@@ -139,6 +142,133 @@ static const char *entry_path_of(re_cache *cache, const re_cache_key *key,
     re_cache_key_hex(key, hex);
     snprintf(cache->entry_path, cache->path_size, "%s/v1/%.2s/%s.seg", cache->dir, hex, hex);
     return cache->entry_path;
+}
+
+/* ---- safe folders ------------------------------------------------------------------------ */
+
+/* Records the first reason a folder or an entry of a shared cache is not trusted (one warning
+ * per handle, re_cache_take_warning). */
+static void refuse(re_cache *cache, const char *fmt, const char *what, uintmax_t n)
+{
+    if (cache->refusal)
+        return;
+    if (asprintf(&cache->refusal, fmt, what, n) < 0)
+        cache->refusal = NULL;
+}
+
+re_status re_cache_take_warning(re_cache *cache, re_diagnostics *diag)
+{
+    if (!cache->refusal || cache->refusal_taken)
+        return RE_OK;
+    cache->refusal_taken = 1;
+    return re_diag_add(diag, cache->dir, 0, 0, "warning: %s", cache->refusal);
+}
+
+/* Opens the folder `name` in `parent` (AT_FDCWD and a path for the cache folder itself) as
+ * the cache trusts it: not a symlink, and not writable by users other than its owner unless
+ * sticky (others could then rename their own entries over ours). With `create`, a missing one
+ * is made (0777 & ~umask, made sticky when that leaves it writable by others). The fd, or -1:
+ * missing (errno ENOENT), refused (a reason recorded, errno EPERM), or another error. */
+static int open_folder(re_cache *cache, int parent, const char *name, const char *shown,
+                       int create)
+{
+    int fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0 && errno == ENOENT && create) {
+        int made = mkdirat(parent, name, 0777) == 0;
+        if (!made && errno != EEXIST)
+            return -1;
+        fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        struct stat st;
+        if (made && fd >= 0 && fstat(fd, &st) == 0 && (st.st_mode & 022))
+            (void)fchmod(fd, (st.st_mode & 07777) | S_ISVTX);
+    }
+    struct stat st;
+    if (fd < 0) {
+        int err = errno;
+        if ((err == ELOOP || err == ENOTDIR) && fstatat(parent, name, &st, AT_SYMLINK_NOFOLLOW) == 0
+            && S_ISLNK(st.st_mode)) {
+            refuse(cache, "not using the segment cache folder %s: it is a symlink (a shared "
+                   "cache's folders must be real folders)%.0ju", shown, 0);
+            errno = EPERM;
+            return -1;
+        }
+        errno = err;
+        return -1;
+    }
+    if (fstat(fd, &st) != 0) {
+        (void)close(fd);
+        return -1;
+    }
+    if ((st.st_mode & 022) && !(st.st_mode & S_ISVTX)) {
+        refuse(cache, "not using the segment cache folder %s: users other than its owner (uid "
+               "%ju) can write to it and it is not sticky (chmod +t, or see docs/cache.md)",
+               shown, (uintmax_t)st.st_uid);
+        (void)close(fd);
+        errno = EPERM;
+        return -1;
+    }
+    return fd;
+}
+
+/* Creates every missing folder of path (mkdir -p: the folders above the cache's, as the user
+ * named it); an existing one, also one made by another process at the same moment, is fine.
+ * 0, or -1 with errno. */
+static int make_folders(char *path)
+{
+    for (char *p = path + 1;; p++) {
+        if (*p != '/' && *p != '\0')
+            continue;
+        char c = *p;
+        *p = '\0';
+        int ok = mkdir(path, 0777) == 0 || errno == EEXIST;
+        *p = c;
+        if (!ok)
+            return -1;
+        if (c == '\0')
+            return 0;
+    }
+}
+
+/* The fan-out folder of `hex` (DIR/v1/ab), opened and checked folder by folder; -1 as
+ * open_folder. */
+static int open_fan(re_cache *cache, const char *hex, int create)
+{
+    char shown[4096], fan[3] = { hex[0], hex[1], '\0' };
+    int dir = open_folder(cache, AT_FDCWD, cache->dir, cache->dir, 0);
+    if (dir < 0 && errno == ENOENT && create) {   /* first use of the cache */
+        snprintf(shown, sizeof shown, "%s", cache->dir);
+        if (make_folders(shown) != 0)
+            return -1;
+        dir = open_folder(cache, AT_FDCWD, cache->dir, cache->dir, 0);
+    }
+    if (dir < 0)
+        return -1;
+    snprintf(shown, sizeof shown, "%s/v1", cache->dir);
+    int v1 = open_folder(cache, dir, "v1", shown, create);
+    int err = errno;
+    (void)close(dir);
+    if (v1 < 0) {
+        errno = err;
+        return -1;
+    }
+    snprintf(shown, sizeof shown, "%s/v1/%s", cache->dir, fan);
+    int fd = open_folder(cache, v1, fan, shown, create);
+    err = errno;
+    (void)close(v1);
+    errno = err;
+    return fd;
+}
+
+/* 1 when an entry owned by `uid` may be used: ours or root's. Another user of a shared folder
+ * could have written any audio under a valid checksum. */
+static int trusted_entry(re_cache *cache, const struct stat *st, const char *path)
+{
+    if (st->st_uid == geteuid() || st->st_uid == 0)
+        return 1;
+    refuse(cache, "not using the segment cache entry %s: it belongs to another user (uid %ju); "
+           "a cache is shared only between users who trust each other (docs/cache.md)", path,
+           (uintmax_t)st->st_uid);
+    return 0;
 }
 
 /* ---- the entry layout -------------------------------------------------------------------- */
@@ -317,13 +447,14 @@ re_status re_cache_entry_read(int fd, const re_cache_key *key, unsigned sample_r
     return verdict == ENTRY_NOMEM ? RE_ERR_NOMEM : RE_OK;
 }
 
-/* Removes path if it is still the file we read (another process may have just renamed a good
- * entry over the bad one). Best effort. */
-static void remove_if_same(const char *path, const struct stat *read_st)
+/* Removes the entry `name` in fan if it is still the file we read (another process may have
+ * just renamed a good entry over the bad one). Best effort. */
+static void remove_if_same(int fan, const char *name, const struct stat *read_st)
 {
     struct stat now;
-    if (stat(path, &now) == 0 && now.st_dev == read_st->st_dev && now.st_ino == read_st->st_ino)
-        (void)unlink(path);
+    if (fstatat(fan, name, &now, AT_SYMLINK_NOFOLLOW) == 0 && now.st_dev == read_st->st_dev
+        && now.st_ino == read_st->st_ino)
+        (void)unlinkat(fan, name, 0);
 }
 
 re_status re_cache_get(re_cache *cache, const re_cache_key *key, unsigned sample_rate,
@@ -333,27 +464,41 @@ re_status re_cache_get(re_cache *cache, const re_cache_key *key, unsigned sample
     *hit = 0;
     char hex[RE_SHA256_HEX_SIZE];
     const char *path = entry_path_of(cache, key, hex);
+    const char *name = strrchr(path, '/') + 1;
+    int fan = open_fan(cache, hex, 0);
     /* O_NONBLOCK: a FIFO that someone put where an entry goes must not stall every render
      * that needs this segment (read_entry refuses anything but a regular file). */
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    int fd = fan < 0 ? -1 : openat(fan, name, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK
+                                               | O_NOFOLLOW);
+    struct stat st;
+    if (fd < 0 && fan >= 0 && errno == ELOOP) {   /* a symlink is no entry: the link goes */
+        (void)unlinkat(fan, name, 0);
+        cache->counters.rejected++;
+    }
+    if (fd >= 0 && (fstat(fd, &st) != 0 || !trusted_entry(cache, &st, path))) {
+        close(fd);
+        fd = -1;
+    }
     if (fd < 0) {
+        if (fan >= 0)
+            close(fan);
         cache->counters.misses++;
         return RE_OK;
     }
-    struct stat st;
-    entry_verdict verdict = fstat(fd, &st) == 0 ? read_entry(fd, &st, key, sample_rate, out)
-                                                : ENTRY_UNREADABLE;
+    entry_verdict verdict = read_entry(fd, &st, key, sample_rate, out);
     if (verdict == ENTRY_VALID)
         (void)futimens(fd, NULL);   /* "recently used", for prune; fails harmlessly when the
-                                     * entry belongs to another user */
+                                     * entry belongs to root */
     close(fd);
+    if (verdict == ENTRY_INVALID)
+        remove_if_same(fan, name, &st);
+    close(fan);
     switch (verdict) {
     case ENTRY_VALID:
         cache->counters.hits++;
         *hit = 1;
         return RE_OK;
     case ENTRY_INVALID:
-        remove_if_same(path, &st);
         cache->counters.rejected++;
         cache->counters.misses++;
         return RE_OK;
@@ -369,27 +514,9 @@ re_status re_cache_get(re_cache *cache, const re_cache_key *key, unsigned sample
 
 /* ---- put --------------------------------------------------------------------------------- */
 
-/* Creates every missing folder of path (mkdir -p); an existing one, also one made by another
- * process at the same moment, is fine. 0, or -1 with errno. */
-static int make_folders(char *path)
-{
-    for (char *p = path + 1;; p++) {
-        if (*p != '/' && *p != '\0')
-            continue;
-        char c = *p;
-        *p = '\0';
-        int ok = mkdir(path, 0777) == 0 || errno == EEXIST;
-        *p = c;
-        if (!ok)
-            return -1;
-        if (c == '\0')
-            return 0;
-    }
-}
-
 /* A new temporary file beside the entry, with a name unique to this process and call, mode
  * 0666 less the umask (readable by the other users of a shared cache). */
-static int create_temp(re_cache *cache, const char *hex)
+static int create_temp(re_cache *cache, int fan, const char *hex)
 {
     for (int attempt = 0; attempt < 64; attempt++) {
         uint64_t nonce = 0;
@@ -399,9 +526,10 @@ static int create_temp(re_cache *cache, const char *hex)
             nonce = (uint64_t)ts.tv_nsec ^ (uint64_t)ts.tv_sec << 30;
         }
         nonce += ++cache->temp_sequence;
-        snprintf(cache->temp_path, cache->path_size, "%s/v1/%.2s/.%s.%ld-%016llx.tmp", cache->dir,
-                 hex, hex, (long)getpid(), (unsigned long long)nonce);
-        int fd = open(cache->temp_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY, 0666);
+        snprintf(cache->temp_path, cache->path_size, ".%s.%ld-%016llx.tmp", hex, (long)getpid(),
+                 (unsigned long long)nonce);
+        int fd = openat(fan, cache->temp_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY
+                        | O_NOFOLLOW, 0666);
         if (fd >= 0 || errno != EEXIST)
             return fd;
     }
@@ -555,31 +683,31 @@ re_status re_cache_put(re_cache *cache, const re_cache_key *key, unsigned sample
         status = RE_ERR_LIMIT;
         goto fail;
     }
-    int fd = create_temp(cache, hex);
-    if (fd < 0 && errno == ENOENT) {   /* first use of this fan-out folder (or of the cache) */
-        if (make_folders(folder) != 0) {
-            failed = "create the cache folder";
-            error = errno;
-            goto fail;
-        }
-        fd = create_temp(cache, hex);
+    int fan = open_fan(cache, hex, 1);
+    if (fan < 0) {
+        failed = errno == EPERM ? "use the cache folder" : "create the cache folder";
+        error = errno;
+        goto fail;
     }
+    int fd = create_temp(cache, fan, hex);
     if (fd < 0) {
         failed = "create a file in";
         error = errno;
+        close(fan);
         goto fail;
     }
     error = write_entry(fd, key, sample_rate, speech);
     if (error)
         failed = "write an entry in";
-    else if (rename(cache->temp_path, path) != 0) {
+    else if (renameat(fan, cache->temp_path, fan, strrchr(path, '/') + 1) != 0) {
         failed = "rename an entry in";
         error = errno;
     }
-    if (failed) {
-        (void)unlink(cache->temp_path);
+    if (failed)
+        (void)unlinkat(fan, cache->temp_path, 0);
+    close(fan);
+    if (failed)
         goto fail;
-    }
     free(folder);
     cache->counters.stored++;
     return RE_OK;
@@ -590,6 +718,10 @@ fail:
     else if (status == RE_ERR_LIMIT)
         re_diag_add(diag, cache->dir, 0, 0, "segment too large for the cache (over %llu bytes)",
                     (unsigned long long)RE_CACHE_MAX_ENTRY_BYTES);
+    else if (error == EPERM && cache->refusal) {
+        re_diag_add(diag, cache->dir, 0, 0, "%s", cache->refusal);
+        cache->refusal_taken |= diag != NULL;   /* said once */
+    }
     else
         re_diag_add(diag, cache->dir, 0, 0, "cannot %s %s: %s", failed, folder, strerror(error));
     if (error == ENOMEM)
@@ -610,6 +742,7 @@ typedef struct scanned_entry {
 } scanned_entry;
 
 typedef struct cache_scan {
+    re_cache *cache;
     int v1;                     /* DIR/v1, open; -1 when the cache does not exist yet */
     scanned_entry *entries;     /* collected only for prune */
     size_t count, capacity;
@@ -659,14 +792,22 @@ static int add_entry(cache_scan *scan, const char *fan, const char *name, const 
 }
 
 /* One fan-out folder. Files that vanish while we look are simply not there. */
+/* A fan-out folder of DIR/v1 (open as v1), checked as every folder of the cache is. */
+static int open_fan_in(re_cache *cache, int v1, const char *fan)
+{
+    char shown[4096];
+    snprintf(shown, sizeof shown, "%s/v1/%s", cache->dir, fan);
+    return open_folder(cache, v1, fan, shown, 0);
+}
+
 static re_status scan_fan(cache_scan *scan, const char *fan)
 {
-    int fd = openat(scan->v1, fan, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int fd = open_fan_in(scan->cache, scan->v1, fan);
     DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
     if (!d) {
         if (fd >= 0)
             close(fd);
-        return RE_OK;   /* removed meanwhile, or not a folder: nothing of ours */
+        return RE_OK;   /* removed meanwhile, not a folder, or refused: nothing of ours */
     }
     re_status status = RE_OK;
     struct dirent *de;
@@ -702,12 +843,22 @@ static re_status scan_fan(cache_scan *scan, const char *fan)
 static re_status scan_cache(re_cache *cache, cache_scan *scan, re_diagnostics *diag)
 {
     snprintf(cache->entry_path, cache->path_size, "%s/v1", cache->dir);
-    scan->v1 = open(cache->entry_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    scan->cache = cache;
+    int dir = open_folder(cache, AT_FDCWD, cache->dir, cache->dir, 0);
+    scan->v1 = dir < 0 ? -1 : open_folder(cache, dir, "v1", cache->entry_path, 0);
+    int err = errno;
+    if (dir >= 0)
+        (void)close(dir);
     if (scan->v1 < 0) {
-        if (errno == ENOENT)
+        if (err == ENOENT)
             return RE_OK;   /* no cache yet: an empty one */
-        re_diag_add(diag, cache->dir, 0, 0, "cannot open the cache folder %s: %s",
-                    cache->entry_path, strerror(errno));
+        if (err == EPERM && cache->refusal) {
+            cache->refusal_taken = 1;
+            re_diag_add(diag, cache->dir, 0, 0, "%s", cache->refusal);
+        } else {
+            re_diag_add(diag, cache->dir, 0, 0, "cannot open the cache folder %s: %s",
+                        cache->entry_path, strerror(err));
+        }
         return RE_ERR_READ;
     }
     int dup_fd = dup(scan->v1);
@@ -776,16 +927,27 @@ re_status re_cache_prune(re_cache *cache, uint64_t max_bytes, re_cache_prune_rep
         for (size_t i = 0; i < scan.count && total > max_bytes; i++) {
             const scanned_entry *e = &scan.entries[i];
             struct stat st;
-            if (fstatat(scan.v1, e->rel, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+            char fan_name[3] = { e->rel[0], e->rel[1], '\0' };
+            const char *name = e->rel + 3;
+            int fan = open_fan_in(cache, scan.v1, fan_name);
+            if (fan < 0 || fstatat(fan, name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+                if (fan >= 0)
+                    close(fan);
                 if (errno == ENOENT) {   /* pruned or rejected by someone else */
                     total -= e->size;
                     entries--;
                 }
                 continue;
             }
-            if (newer_than(&st.st_mtim, &e->mtime))
+            if (newer_than(&st.st_mtim, &e->mtime)) {
+                close(fan);
                 continue;               /* used (or rewritten) since the walk: keep it */
-            if (unlinkat(scan.v1, e->rel, 0) == 0) {
+            }
+            int removed = unlinkat(fan, name, 0) == 0;
+            int err = errno;
+            close(fan);
+            errno = err;
+            if (removed) {
                 report->entries_removed++;
                 report->bytes_removed += e->size;
             } else if (errno != ENOENT) {

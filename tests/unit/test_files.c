@@ -430,6 +430,54 @@ static void test_replace_guarded(void)
     re_diagnostics_free(&d);
 }
 
+/* re_open_beneath and its fallback walk agree on every kind of name: links that stay beneath
+ * are followed, a name or link that leads out is EXDEV, a loop ELOOP, a missing file ENOENT. */
+static void test_open_beneath(void)
+{
+    char *root = path_in("beneath"), *outside = path_in("outside.txt");
+    CHECK_INT(mkdir(root, 0700), 0);
+    write_file(outside, "secret", 6, 0600);
+    int dirfd = open(root, O_PATH | O_DIRECTORY);
+    CHECK(dirfd >= 0);
+    CHECK_INT(mkdirat(dirfd, "a", 0700), 0);
+    int fd = openat(dirfd, "f", O_WRONLY | O_CREAT, 0600);
+    CHECK(fd >= 0);
+    close(fd);
+    CHECK_INT(symlinkat("../f", dirfd, "a/back"), 0);        /* stays beneath */
+    CHECK_INT(symlinkat("a/back", dirfd, "chain"), 0);       /* two links, still beneath */
+    CHECK_INT(symlinkat("../outside.txt", dirfd, "esc"), 0); /* relative, leads out */
+    CHECK_INT(symlinkat(outside, dirfd, "abs"), 0);          /* absolute */
+    CHECK_INT(symlinkat("loop", dirfd, "loop"), 0);
+    CHECK_INT(symlinkat("a/../..", dirfd, "updir"), 0);
+    struct { const char *name; int err; } cases[] = {
+        { "f", 0 }, { "a/back", 0 }, { "chain", 0 }, { "a/../f", 0 }, { "./a/./back", 0 },
+        { "esc", EXDEV }, { "abs", EXDEV }, { "a/../../outside.txt", EXDEV },
+        { "../beneath/f", EXDEV }, { "updir/outside.txt", EXDEV }, { "loop", ELOOP },
+        { "missing", ENOENT }, { "a/missing", ENOENT }, { "f/", ENOTDIR }, { "f/x", ENOTDIR },
+        { outside, EXDEV },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        for (int walk = 0; walk < 2; walk++) {
+            errno = 0;
+            fd = walk ? re_walk_beneath(dirfd, cases[i].name, O_RDONLY | O_CLOEXEC)
+                      : re_open_beneath(dirfd, cases[i].name, O_RDONLY | O_CLOEXEC);
+            int err = fd >= 0 ? 0 : errno;
+            if (err != cases[i].err)
+                fprintf(stderr, "  %s %s: errno %d, want %d\n", walk ? "walk" : "openat2",
+                        cases[i].name, err, cases[i].err);
+            CHECK_INT(err, cases[i].err);
+            if (fd >= 0) {
+                char buf[8] = { 0 };
+                CHECK_INT((int)read(fd, buf, sizeof buf), 0);   /* f is empty; outside is not */
+                close(fd);
+            }
+        }
+    }
+    close(dirfd);
+    free(root);
+    free(outside);
+}
+
 int main(void)
 {
     if (test_temp_dir(dir, sizeof dir, "files") != 0)
@@ -440,6 +488,7 @@ int main(void)
     test_replace();
     test_replace_guarded();
     test_path_join();
+    test_open_beneath();
     test_remove_tree(dir);
     return check_finish("test_files");
 }

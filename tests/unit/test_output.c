@@ -175,7 +175,7 @@ static void test_existing_target(void)
     CHECK_INT(hidden, 0);
     re_output_discard(NULL);
 
-    /* committed: replaced whole, with the old file's mode, as a new file */
+    /* committed: replaced whole, as a new file, with no more than the old file's mode */
     CHECK_INT(out_open(target, &o), RE_OK);
     write_text(o, "today");
     CHECK_STR(contents(target), "yesterday");
@@ -185,6 +185,16 @@ static void test_existing_target(void)
     struct stat after;
     CHECK(stat(target, &after) == 0 && after.st_ino != before.st_ino);
     CHECK_INT(entries(&hidden), 1);
+
+    /* an earlier world-writable, executable file: replaced by one of 0666 & ~umask at most */
+    static const mode_t wide[] = { 0777, 0666, 04755 };
+    for (size_t i = 0; i < sizeof wide / sizeof wide[0]; i++) {
+        CHECK(chmod(target, wide[i]) == 0);
+        CHECK_INT(out_open(target, &o), RE_OK);
+        write_text(o, "today");
+        CHECK_INT(out_commit(o), RE_OK);
+        CHECK_INT(mode_of(target), wide[i] & 0644);
+    }
 
     /* restart: what was written before it is gone */
     CHECK_INT(out_open(target, &o), RE_OK);

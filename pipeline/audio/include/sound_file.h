@@ -65,6 +65,12 @@ re_status re_sound_load(const char *path, unsigned rate, re_sound *out, re_diagn
 re_status re_sound_load_until(const char *path, unsigned rate, volatile sig_atomic_t *stop,
                               re_sound *out, re_diagnostics *diag);
 
+/* The same for a file already open (re_path_open_confined's fd, opened with O_NONBLOCK), which
+ * it owns and closes in every case; `path` names it in messages. */
+re_status re_sound_load_fd_until(int fd, const char *path, unsigned rate,
+                                 volatile sig_atomic_t *stop, re_sound *out,
+                                 re_diagnostics *diag);
+
 /* A cut sound (`[sound FILE 2.5s]`) ends with a linear fade-out over its last
  * RE_SOUND_FADE_MS (or all of it when it is shorter): long enough that the cut makes no
  * click, short enough that the cut is where the script says. */

@@ -35,10 +35,19 @@ typedef enum re_file_read_mode {
 re_status re_file_read(const char *path, size_t max_size, re_file_read_mode mode, char **out,
                        size_t *len, re_diagnostics *diag);
 
+/* re_file_read of a file already open (re_path_open_confined's fd, opened with O_NONBLOCK in
+ * RE_READ_REGULAR mode): the fd is closed in every case; `path` names it in messages. */
+re_status re_file_read_fd(int fd, const char *path, size_t max_size, re_file_read_mode mode,
+                          char **out, size_t *len, re_diagnostics *diag);
+
 /* Opens a regular file for reading without ever waiting (a FIFO is refused before it could
  * block): *fd (the caller closes it) and its *size. RE_ERR_READ when it cannot be opened or
  * is a directory or not a regular file. */
 re_status re_file_open_regular(const char *path, int *fd, uint64_t *size, re_diagnostics *diag);
+
+/* The checks of re_file_open_regular on an fd already open (with O_NONBLOCK, so a FIFO did
+ * not block), which is made blocking: *size, or RE_ERR_READ with the fd closed. */
+re_status re_file_check_regular(int fd, const char *path, uint64_t *size, re_diagnostics *diag);
 
 /* Replaces the existing file at `path` (following symlinks, so a symlink stays one) with
  * buf[0..len) atomically: a temporary file in the same directory, written, given the old
@@ -78,14 +87,34 @@ char *re_path_join(const char *dir, const char *name);
  * path as it is. *out is malloc'ed, owned by the caller. RE_ERR_NOMEM, RE_ERR_INVALID. */
 re_status re_path_beside(const char *script_path, const char *value, char **out);
 
-/* The rule for every file a script names: it must be inside the script's folder tree or one
- * of allowed_dirs[0..n) (--allow-path), judged on the real path with every symlink followed
- * (of the folder plus the last name when the file does not exist), so that a script from
+/* Opens `rel` beneath the folder dirfd: every step of the lookup, symlinks and ".." included,
+ * stays beneath it, so a name or a link that leads out, or one swapped in while the file is
+ * opened, is refused (EXDEV) instead of followed; links that stay beneath are followed.
+ * openat2 with RESOLVE_BENEATH (Linux 5.6 and later); where the kernel or a seccomp filter
+ * has no openat2, re_walk_beneath. The fd (flags as open's), or -1 with errno. */
+int re_open_beneath(int dirfd, const char *rel, int flags);
+
+/* The same by a walk, name by name, each folder opened with O_NOFOLLOW from the one before
+ * (a symlink is read and its text walked in its place: an absolute one is EXDEV, more than 40
+ * ELOOP), ".." taking back the folder it came from and EXDEV above dirfd. Public for its unit
+ * test; re_open_beneath chooses it where it must. */
+int re_walk_beneath(int dirfd, const char *rel, int flags);
+
+/* The one way to open a file a script names: it must be beneath the script's folder
+ * (script_path's) or one of allowed_dirs[0..n) (--allow-path), so that a script from
  * elsewhere cannot make the program read (and quote in its errors) any file the user can
- * read: an absolute path or a symlink that leaves the tree is outside. `path` is the resolved
- * one (re_path_beside). *inside is 1 or 0; a path that does not resolve at all counts as
- * inside (reading it then reports the real problem). RE_ERR_NOMEM, RE_ERR_INVALID. */
-re_status re_path_confined(const char *script_path, const char *path,
-                           const char *const *allowed_dirs, size_t n, int *inside);
+ * read. `path` is the resolved one (re_path_beside). It is opened (open's `flags`) with
+ * re_open_beneath from the folder it is beneath: the script's for a relative name, else the
+ * one its real path is in. Symlinks that stay beneath a folder are followed; one that leads
+ * out, a name the lookup cannot follow to its end (too long, a loop) and an absolute path
+ * elsewhere are "outside", whatever happens to the files while it is opened.
+ *
+ * RE_OK with *fd open (the caller closes it); or RE_OK with *fd -1 and *error the errno of a
+ * file that is beneath but cannot be opened (ENOENT, EACCES, ...), or *error 0 when it is
+ * outside. RE_ERR_INTERRUPTED when a stop signal ended the wait for a FIFO's writer (flags
+ * without O_NONBLOCK); RE_ERR_NOMEM, RE_ERR_INVALID. */
+re_status re_path_open_confined(const char *script_path, const char *path,
+                                const char *const *allowed_dirs, size_t n, int flags, int *fd,
+                                int *error);
 
 #endif

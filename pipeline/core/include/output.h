@@ -14,16 +14,22 @@
 typedef struct re_output re_output;
 
 /* Creates a nameless temporary file (O_TMPFILE) in the target's folder, or a hidden
- * `.NAME.XXXXXXXX.part` where the filesystem has no O_TMPFILE (mode 0666 & ~umask, or the
- * mode of an existing target). RE_ERR_WRITE when the folder is missing, the target is a
+ * `.NAME.XXXXXXXX.part` where the filesystem has no O_TMPFILE, with mode 0666 & ~umask, or,
+ * replacing a file, that and the old file's mode (a private file stays private; an earlier
+ * file's wider mode, 0777 or 0666, is never kept). The folder is
+ * opened once and every later step (the temporary name, the rename) is made in it by name
+ * (openat, O_NOFOLLOW, renameat), so a link put at the target's name after the checks is
+ * replaced, never written through. RE_ERR_WRITE when the folder is missing, the target is a
  * directory, or the file cannot be created; RE_ERR_NOMEM (no message).
  *
  * Every failure below that says "a message" adds one to diag naming the target, with the
  * reason (errno's) in it. */
 re_status re_output_open(const char *target, re_output **out, re_diagnostics *diag);
 
-/* What an existing target that is not a regular file gets. A symlink is always followed: the
- * file it leads to is replaced and the link stays (a dangling one is refused). */
+/* What an existing target that is not a regular file gets. A symlink is followed (the file it
+ * leads to is replaced and the link stays) only when the link and that file both belong to
+ * the running user or root; another user's link (planted in a shared folder), or one to
+ * another user's file, is refused with a message, as is a dangling one. */
 typedef enum re_output_special {
     /* refused (RE_ERR_WRITE, a message): an episode's files, which must be replaceable as a
      * set and measurable, are never written into /dev/null, a FIFO or a terminal, and such a

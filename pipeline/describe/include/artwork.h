@@ -9,9 +9,10 @@
 #define RE_ARTWORK_MIN_PX 1400
 #define RE_ARTWORK_MAX_PX 3000
 
-/* RE_OK, or RE_ERR_INPUT with one message at `path` saying what is wrong (it cannot be read,
- * is neither a PNG nor a JPEG by its signature, has the wrong size, or is grey, indexed or
- * CMYK); RE_ERR_NOMEM. */
-re_status re_artwork_check(const char *path, re_diagnostics *diag);
+/* The file `name` in the folder `dir`, opened beneath it (files.h: a symlink that leads out of
+ * the folder is refused, never followed). RE_OK, or RE_ERR_INPUT with one message at dir/name
+ * saying what is wrong (it cannot be read, leads out of the folder, is neither a PNG nor a
+ * JPEG by its signature, has the wrong size, or is grey, indexed or CMYK); RE_ERR_NOMEM. */
+re_status re_artwork_check(const char *dir, const char *name, re_diagnostics *diag);
 
 #endif

@@ -74,6 +74,16 @@ char *re_cache_default_dir(re_diagnostics *diag);
 
 typedef struct re_cache re_cache;
 
+/* A cache folder may be shared (docs/cache.md says which layouts are safe): every folder of
+ * it (DIR, DIR/v1, DIR/v1/ab) is opened without following a symlink and refused when it is
+ * one, or when users other than its owner can write to it and it is not sticky; an entry
+ * owned by another user than the running one or root is refused (any local user could have
+ * written any audio under a valid checksum). A refusal is a miss (get) or a failed put, and
+ * its reason, naming the folder or entry, is kept: re_cache_take_warning adds it to diag once
+ * per handle ("warning: not using the segment cache folder ...: ..."), and nothing when there
+ * was none or it was given already (by a put's message). RE_ERR_NOMEM. */
+re_status re_cache_take_warning(re_cache *cache, re_diagnostics *diag);
+
 /* A handle on the cache in `dir` (copied). Touches no file: a missing folder is created by
  * the first put. RE_ERR_INVALID for an empty dir, RE_ERR_NOMEM. */
 re_status re_cache_open(const char *dir, re_cache **out);

@@ -1,0 +1,418 @@
+"""The program run as root in folders that others can write, as CI jobs run it: no file a
+script names is read from outside its folder tree however the name or its links are made or
+swapped, no output follows a link another user planted, no cache folder or entry of another
+user is trusted, outputs never keep a wider mode than 0666 & ~umask, and two renders of the
+same output never leave a mixed set.
+
+"Another user" is uid 65534 (nobody), acting through a child that drops to it; where the
+program cannot run as one (not root), the test is skipped with ALLOWED_SKIPS'
+"unprivileged-user"."""
+import hashlib
+import json
+import os
+import stat
+import subprocess
+import sys
+import wave
+
+from common import Case, env_skip, ffmpeg_samples, main, run, write
+
+NOBODY = 65534
+
+
+def tone_wav(path, seconds, rate=22050):
+    """A 16-bit mono WAV of a 440 Hz square-ish tone: `seconds` long."""
+    frames = int(seconds * rate)
+    with wave.open(path, "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(2)
+        w.setframerate(rate)
+        w.writeframes(b"".join((3000 if (i // 25) % 2 else -3000).to_bytes(2, "little", signed=True)
+                               for i in range(frames)))
+
+
+def as_nobody(fn):
+    """Runs fn() in a child with uid and gid 65534; True when it returned normally."""
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            os.setgroups([])
+            os.setgid(NOBODY)
+            os.setuid(NOBODY)
+            fn()
+            code = 0
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    return os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+
+
+class RootCase(Case):
+    def setUp(self):
+        super().setUp()
+        if os.geteuid() != 0:
+            env_skip(self, "unprivileged-user")
+        os.chmod(self.tmp, 0o755)
+
+    def shared(self, *names):
+        """A sticky world-writable folder (like /tmp) in the test's folder."""
+        folder = self.path(*names)
+        os.makedirs(folder, exist_ok=True)
+        os.chmod(folder, 0o1777)
+        return folder
+
+
+# ---- what a script names: confined however its links are made -------------------------------
+
+SECRET = "SECRET_TOKEN = hunter2 value\n"
+
+
+def deep_links(show):
+    """Two symlinks in `show` that lead 20 levels of 250-character folders deep (a path longer
+    than PATH_MAX, so realpath fails on it), and the name that climbs from there out of the
+    tree: 'L/M/' + '../' * 21."""
+    names = ["%02d" % i + "d" * 248 for i in range(20)]
+    fd = os.open(show, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        cur = os.dup(fd)
+        for name in names:
+            os.mkdir(name, dir_fd=cur)
+            nxt = os.open(name, os.O_RDONLY | os.O_DIRECTORY, dir_fd=cur)
+            os.close(cur)
+            cur = nxt
+        os.close(cur)
+        os.symlink("/".join(names[:10]), "L", dir_fd=fd)
+        cur = os.open("/".join(names[:10]), os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+        os.symlink("/".join(names[10:]), "M", dir_fd=cur)
+        os.close(cur)
+    finally:
+        os.close(fd)
+    return "L/M/" + "../" * 21
+
+
+class DeepLinks(Case):
+    """realpath's ENAMETOOLONG once counted as inside: a name through two long links that
+    climbs out read the lexicon outside (quoting it) and played the sound outside."""
+
+    def setUp(self):
+        super().setUp()
+        os.mkdir(self.path("show"))
+        os.mkdir(self.path("other"))
+        write(self.path("other", "secret.lexicon"), SECRET)
+        tone_wav(self.path("other", "long.wav"), 3.0)
+        self.climb = deep_links(self.path("show"))
+
+    def test_lexicon_through_long_links_is_outside(self):
+        write(self.path("show", "ep.txt"),
+              f"---\ntitle: T\nlexicon: {self.climb}other/secret.lexicon\n---\nNCCL here.\n")
+        for args in (["explain", "show/ep.txt"], ["show/ep.txt", "-o", "show/out.mp3", "-q"]):
+            with self.subTest(args=args[0]):
+                res = run(args, cwd=self.tmp)
+                self.assertEqual(res.returncode, 2, res.stderr)
+                self.assertIn("show/ep.txt:3:10: lexicon ", res.stderr)
+                self.assertIn("is outside the script's folder", res.stderr)
+                self.assertNotIn("hunter2", res.stdout + res.stderr)
+                self.assertFalse(os.path.exists(self.path("show", "out.mp3")))
+
+    def test_sound_through_long_links_is_outside(self):
+        write(self.path("show", "ep.txt"),
+              f"---\ntitle: T\n---\nHi.\n\n[sound {self.climb}other/long.wav]\n")
+        res = run(["show/ep.txt", "-o", "show/out.mp3", "-q"], cwd=self.tmp)
+        self.assertEqual(res.returncode, 2, res.stderr)
+        self.assertIn("show/ep.txt:6:1: sound file ", res.stderr)
+        self.assertIn("is outside the script's folder", res.stderr)
+        self.assertFalse(os.path.exists(self.path("show", "out.mp3")))
+
+    def test_long_links_that_stay_inside_are_followed(self):
+        tone_wav(self.path("show", "short.wav"), 0.2)
+        write(self.path("show", "ep.txt"),
+              f"---\ntitle: T\n---\nHi.\n\n[sound {self.climb[:-3]}short.wav]\n")
+        res = run(["show/ep.txt", "-o", "show/out.mp3", "-q"], cwd=self.tmp)
+        self.assertEqual(res.returncode, 0, res.stderr)
+
+
+SWAPPER = r"""
+import os, sys
+folder, name, inside, outside = sys.argv[1:5]
+tmp = os.path.join(folder, ".swap")
+link = os.path.join(folder, name)
+while True:
+    for target in (inside, outside):
+        os.symlink(target, tmp)
+        os.replace(tmp, link)
+"""
+
+
+class SwappedLink(Case):
+    """A symlink swapped between the check and the open was followed: the file that is opened
+    must be the one that was judged. A second process swaps the link between a file inside and
+    one outside as fast as it can while the program opens it, a bounded number of times: on a
+    correct build the outside file is never read, whatever the timing."""
+
+    def setUp(self):
+        super().setUp()
+        os.mkdir(self.path("show"))
+        os.mkdir(self.path("other"))
+        write(self.path("other", "secret.lexicon"), SECRET)
+        write(self.path("show", "inside.lexicon"), "NCCL = nickel\n")
+        tone_wav(self.path("other", "long.wav"), 3.0)
+        tone_wav(self.path("show", "short.wav"), 0.1)
+
+    def swapping(self, name, inside, outside):
+        proc = subprocess.Popen([sys.executable, "-c", SWAPPER, self.path("show"), name, inside,
+                                 outside])
+        self.addCleanup(proc.wait)
+        self.addCleanup(proc.kill)
+        while not os.path.lexists(self.path("show", name)):
+            pass
+        return proc
+
+    def test_lexicon_swapped_to_outside_is_never_read(self):
+        write(self.path("show", "ep.txt"), "---\ntitle: T\nlexicon: link.lexicon\n---\nNCCL here.\n")
+        self.swapping("link.lexicon", "inside.lexicon", "../other/secret.lexicon")
+        outcomes = set()
+        for _ in range(100):
+            res = run(["explain", "show/ep.txt"], cwd=self.tmp)
+            self.assertNotIn("hunter2", res.stdout + res.stderr)
+            self.assertNotIn("SECRET", res.stdout + res.stderr)
+            outcomes.add(res.returncode)
+        self.assertLessEqual(outcomes, {0, 2})
+
+    def test_sound_swapped_to_outside_is_never_played(self):
+        write(self.path("show", "ep.txt"), "---\ntitle: T\n---\nHi.\n\n[sound link.wav]\n")
+        self.swapping("link.wav", "short.wav", "../other/long.wav")
+        for i in range(25):
+            out = self.path("show", "out%d.mp3" % i)
+            res = run(["show/ep.txt", "-o", out, "-q"], cwd=self.tmp)
+            if res.returncode == 0:
+                # the speech of "Hi." and 0.1 s, never the 3 s tone
+                self.assertLess(ffmpeg_samples(out), 2.5 * 22050, "the outside sound was played")
+            else:
+                self.assertEqual(res.returncode, 2, res.stderr)
+                self.assertIn("is outside the script's folder", res.stderr)
+
+
+# ---- outputs: another user's links are not followed; modes; one whole set --------------------
+
+EPISODE = "---\ntitle: T\n---\nHello there.\n"
+
+
+class ForeignOutputLinks(RootCase):
+    """In a sticky world-writable output folder, a link another user plants at an output's
+    name made root overwrite the file it points to (the program resolved the link itself and
+    renamed onto the target, so protected_symlinks did not help)."""
+
+    def setUp(self):
+        super().setUp()
+        self.out = self.shared("out")
+        write(self.path("ep.txt"), EPISODE)
+        self.victim = write(self.path("victim.txt"), "precious\n")
+
+    def test_link_planted_by_another_user_is_not_followed(self):
+        for name in ("ep.json", "ep.vtt", "ep.mp3"):
+            with self.subTest(name=name):
+                link = os.path.join(self.out, name)
+                self.assertTrue(as_nobody(lambda: os.symlink(self.victim, link)))
+                res = run(["ep.txt", "-o", "out/ep.mp3", "-q"], cwd=self.tmp)
+                self.assertEqual(res.returncode, 2, res.stderr)
+                self.assertIn(f"out/{name}: out/{name} is a symlink owned by another user "
+                              f"(uid {NOBODY})", res.stderr)
+                with open(self.victim, encoding="utf-8") as f:
+                    self.assertEqual(f.read(), "precious\n")
+                self.assertEqual(os.readlink(link), self.victim)
+                self.assertEqual(os.stat(self.victim).st_uid, 0)
+                os.unlink(link)
+
+    def test_own_link_to_another_users_file_is_not_followed(self):
+        theirs = os.path.join(self.out, "theirs.json")
+        self.assertTrue(as_nobody(lambda: write(theirs, "their file\n")))
+        os.symlink("theirs.json", os.path.join(self.out, "ep.json"))
+        res = run(["ep.txt", "-o", "out/ep.mp3", "-q"], cwd=self.tmp)
+        self.assertEqual(res.returncode, 2, res.stderr)
+        self.assertIn("which belongs to another user", res.stderr)
+        with open(theirs, encoding="utf-8") as f:
+            self.assertEqual(f.read(), "their file\n")
+
+    def test_own_link_to_own_file_is_followed(self):
+        os.mkdir(self.path("real"))
+        write(self.path("real", "ep.json"), "{}")
+        os.symlink("../real/ep.json", os.path.join(self.out, "ep.json"))
+        res = run(["ep.txt", "-o", "out/ep.mp3", "-q"], cwd=self.tmp)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertTrue(os.path.islink(os.path.join(self.out, "ep.json")))
+        with open(self.path("real", "ep.json"), encoding="utf-8") as f:
+            self.assertEqual(json.load(f)["title"], "T")
+
+
+class ReplacedModes(Case):
+    """An output that replaced a 0666/0777 file stayed world-writable (and executable)."""
+
+    def test_replaced_outputs_are_never_wider_than_a_new_file(self):
+        write(self.path("ep.txt"), EPISODE)
+        names = ("ep.mp3", "ep.json", "ep.vtt")
+        for wide in (0o777, 0o666):
+            with self.subTest(mode=oct(wide)):
+                for name in names:
+                    write(self.path(name), "old")
+                    os.chmod(self.path(name), wide)
+                res = run(["ep.txt", "-o", "ep.mp3", "-q"], cwd=self.tmp,
+                          preexec_fn=lambda: os.umask(0o022))
+                self.assertEqual(res.returncode, 0, res.stderr)
+                for name in names:
+                    self.assertEqual(stat.S_IMODE(os.stat(self.path(name)).st_mode), 0o644, name)
+
+
+def blocked_flock_waiter(pid, inode):
+    """True when /proc/locks shows `pid` waiting for a FLOCK on the file with this inode."""
+    with open("/proc/locks", encoding="ascii") as f:
+        for line in f:
+            fields = line.split()
+            if "->" not in fields:
+                continue
+            rest = fields[fields.index("->") + 1:]
+            if rest[0] == "FLOCK" and rest[3] == str(pid) and rest[4].split(":")[-1] == str(inode):
+                return True
+    return False
+
+
+class OneWholeSet(Case):
+    """Two renders to the same output both exited 0 and left one's MP3 with the other's
+    sidecar: a render publishes its set holding an exclusive flock on the output folder."""
+
+    def sidecar_matches(self, folder):
+        with open(os.path.join(folder, "ep.json"), encoding="utf-8") as f:
+            files = json.load(f)["files"]
+        for entry in files:
+            with open(os.path.join(folder, entry["name"]), "rb") as f:
+                self.assertEqual(hashlib.sha256(f.read()).hexdigest(), entry["sha256"],
+                                 f"{entry['name']} is not the file the sidecar describes")
+        return {e["name"] for e in files}
+
+    def test_render_waits_for_the_folder_lock(self):
+        import fcntl
+        import time
+        os.mkdir(self.path("out"))
+        write(self.path("ep.txt"), EPISODE)
+        held = os.open(self.path("out"), os.O_RDONLY | os.O_DIRECTORY)
+        fcntl.flock(held, fcntl.LOCK_EX)
+        proc = subprocess.Popen([os.environ["RE_BIN"], "ep.txt", "-o", "out/ep.mp3", "-q"],
+                                cwd=self.tmp, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                env=dict(os.environ, XDG_CACHE_HOME=self.path("cache")))
+        inode = os.stat(self.path("out")).st_ino
+        waiting = False
+        while proc.poll() is None and not waiting:
+            waiting = blocked_flock_waiter(proc.pid, inode)
+            time.sleep(0.02)   # a poll's pace, not a deadline: the loop ends on an event
+        published = os.listdir(self.path("out"))
+        os.close(held)
+        out, err = proc.communicate()
+        self.assertTrue(waiting, f"the render did not wait for the folder's lock: {published}")
+        self.assertEqual(published, [], "files were published while the folder was locked")
+        self.assertEqual(proc.returncode, 0, err)
+        self.assertEqual(self.sidecar_matches(self.path("out")), {"ep.mp3", "ep.vtt"})
+
+    def test_two_renders_of_one_output_leave_one_whole_set(self):
+        write(self.path("a.txt"), "---\ntitle: A\n---\nThe first episode, rather long. " * 1
+              + "It says more words than the other one does.\n")
+        write(self.path("b.txt"), "---\ntitle: B\n---\nThe second.\n")
+        os.mkdir(self.path("out"))
+        for _ in range(6):
+            procs = [subprocess.Popen([os.environ["RE_BIN"], script, "-o", "out/ep.mp3", "-q"],
+                                      cwd=self.tmp, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                      env=dict(os.environ, XDG_CACHE_HOME=self.path("cache")))
+                     for script in ("a.txt", "b.txt")]
+            for proc in procs:
+                _, err = proc.communicate()
+                self.assertEqual(proc.returncode, 0, err)
+            self.sidecar_matches(self.path("out"))
+
+
+# ---- the segment cache: no foreign links, folders or entries ---------------------------------
+
+def forge_silence(data):
+    """A cache entry (docs/cache.md's layout) with every sample 0 and a valid checksum."""
+    frames = int.from_bytes(data[16:24], "little")
+    events = int.from_bytes(data[24:32], "little")
+    head = data[:64 + 24 * events]
+    body = head + bytes(2 * frames)
+    return body + hashlib.sha256(body).digest()
+
+
+def entries(folder):
+    found = []
+    for root, _, files in os.walk(folder):
+        found += [os.path.join(root, f) for f in files if f.endswith(".seg")]
+    return found
+
+
+def peak(path):
+    pcm = subprocess.run(["ffmpeg", "-v", "error", "-i", path, "-f", "s16le", "-ac", "1", "-"],
+                         capture_output=True, check=True).stdout
+    return max(abs(int.from_bytes(pcm[i:i + 2], "little", signed=True))
+               for i in range(0, len(pcm), 2))
+
+
+class SharedCache(RootCase):
+    def setUp(self):
+        super().setUp()
+        write(self.path("ep.txt"), EPISODE)
+
+    def test_fan_out_links_planted_by_another_user_are_refused(self):
+        """Symlinks planted as the fan-out folders made root write entries elsewhere, and
+        cache --prune delete matching files there."""
+        cache = self.shared("cache")
+        victim = self.path("victim")
+        os.mkdir(victim)
+        precious = write(os.path.join(victim, "ab" * 32 + ".seg"), "precious")
+
+        def plant():
+            os.mkdir(os.path.join(cache, "v1"), 0o755)
+            for i in range(256):
+                os.symlink(victim, os.path.join(cache, "v1", "%02x" % i))
+        self.assertTrue(as_nobody(plant))
+        res = run(["ep.txt", "-o", "ep.mp3", "--cache", cache], cwd=self.tmp)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertIn("is a symlink", res.stderr)
+        self.assertEqual(os.listdir(victim), [os.path.basename(precious)])
+        res = run(["cache", "--prune", "0", "--cache", cache], cwd=self.tmp)
+        self.assertTrue(os.path.exists(precious), res.stdout + res.stderr)
+
+    def test_entries_forged_by_another_user_are_not_used(self):
+        """Entries forged by another local user, with valid checksums, became root's audio
+        with exit 0 and no warning."""
+        seed = self.path("seed")
+        res = run(["ep.txt", "-o", "seed.mp3", "--cache", seed], cwd=self.tmp)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertGreater(peak(self.path("seed.mp3")), 1000)
+        cache = self.shared("cache")
+        forged = {}
+        for entry in entries(seed):
+            with open(entry, "rb") as f:
+                forged[os.path.relpath(entry, seed)] = forge_silence(f.read())
+        self.assertTrue(forged)
+
+        def plant():
+            for rel, data in forged.items():
+                os.makedirs(os.path.join(cache, os.path.dirname(rel)), 0o755, exist_ok=True)
+                with open(os.path.join(cache, rel), "wb") as f:
+                    f.write(data)
+        self.assertTrue(as_nobody(plant))
+        res = run(["ep.txt", "-o", "ep.mp3", "--cache", cache], cwd=self.tmp)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertGreater(peak(self.path("ep.mp3")), 1000, "the forged silence was used")
+        self.assertEqual(res.stderr.count(f"belongs to another user (uid {NOBODY})"), 1,
+                         res.stderr)
+
+    def test_world_writable_cache_folder_is_refused(self):
+        cache = self.path("open")
+        os.mkdir(cache)
+        os.chmod(cache, 0o777)
+        res = run(["ep.txt", "-o", "ep.mp3", "--cache", cache], cwd=self.tmp)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertIn("can write to it and it is not sticky", res.stderr)
+        self.assertEqual(entries(cache), [])
+
+
+if __name__ == "__main__":
+    main()
