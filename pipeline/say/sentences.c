@@ -96,9 +96,10 @@ size_t re_sentence_end(const char *text, size_t from, unsigned text_flags)
         while (j < len && (text[j] == '.' || text[j] == '!' || text[j] == '?'))
             j++;
         int one_stop = (j - punct == 1 && c == '.') || (ellipsis && j - punct == 3);
-        size_t m;
+        size_t m, marks = j;
         while ((m = closing_mark(text + j)) > 0)
             j += m;
+        int closed = j > marks;
         if (j == len)
             return len;
         if (!is_blank(text[j])) {
@@ -110,6 +111,10 @@ size_t re_sentence_end(const char *text, size_t from, unsigned text_flags)
             next++;
         if (next == len)
             return j;
+        if (closed && starts_lower((const unsigned char *)text + next)) {
+            i = j;   /* a quoted "Stop!" or `rev^!` inside a sentence that goes on */
+            continue;
+        }
         if (one_stop) {
             size_t word = punct;
             while (word > from && !is_blank(text[word - 1]))

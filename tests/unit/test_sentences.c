@@ -46,6 +46,8 @@ int main(void)
         { "What?! Oh... I see.", "What?! | Oh... | I see." },
         { "He said \"Stop.\" Then he left.", "He said \"Stop.\" | Then he left." },
         { "(This is it.) Next one.", "(This is it.) | Next one." },
+        { "\"git diff rev^!\" did not show it. He said \"Stop!\" and left. \"Go!\" Done.",
+          "\"git diff rev^!\" did not show it. | He said \"Stop!\" and left. | \"Go!\" | Done." },
         { "It\xE2\x80\x99s \xE2\x80\x9C" "done.\xE2\x80\x9D Next.",
           "It\xE2\x80\x99s \xE2\x80\x9C" "done.\xE2\x80\x9D | Next." },
         { "A dot. then small letters. And a capital.", "A dot. | then small letters. | And a capital." },

@@ -14,6 +14,8 @@
  *     not end a clause at any full stop before a small letter (readclause.c: "this dot is
  *     probably from an abbreviation"), but in release notes a sentence often starts with a
  *     command or an identifier ("`npm` now ...", spoken "npm now"), so only these do here;
+ *   - before a word that starts with a small letter when closing marks came between: a
+ *     quoted `"git diff rev^!" did not show` or `he said "Stop!" and left` goes on;
  *   - inside [[ ]] phoneme input, when the text has it (RE_TEXT_PHONEMES).
  * So a one-letter last word stays with its sentence ("Run chmod u+w B." ends after the B.).
  *
