@@ -52,9 +52,9 @@ def samples(path):
         return w.getframerate(), array.array("h", w.readframes(w.getnframes()))
 
 
-def paragraphs(data, rate):
+def paragraphs(data, rate, paragraph_ms):
     """(first, last + 1) of each paragraph's sound: split at the paragraph pauses."""
-    gap = (PARAGRAPH_MS * rate + 500) // 1000
+    gap = (paragraph_ms * rate + 500) // 1000
     out, start = [], 0
     for s, n in runs_of_zeros(data, gap):
         if n != gap:
@@ -84,26 +84,38 @@ def vtt_cues(path):
 
 class Boundaries(Case):
     def render(self, job):
+        """voice: an engine voice, given a profile with the test's pauses; or "profile:NAME", a
+        profile shipped in voices/ (its own pauses), each paragraph in it."""
         voice, pairs = job
-        folder = self.path("b-" + voice.replace("+", "_"))
+        folder = self.path("b-" + voice.replace("+", "_").replace(":", "_"))
         os.mkdir(folder)
-        write(os.path.join(folder, "host.voice"),
-              f"voice = {voice}\nrate = 175\npitch = 50\nsentence_pause = {SENTENCE_MS}\n"
-              f"paragraph_pause = {PARAGRAPH_MS}\n")
+        sentence_ms, paragraph_ms, lead, options = SENTENCE_MS, PARAGRAPH_MS, "", ["--voices", folder]
+        if voice.startswith("profile:"):
+            name = voice.split(":", 1)[1]
+            with open(os.path.join(SRC, "voices", f"{name}.voice"), encoding="utf-8") as f:
+                keys = dict(line.split("=", 1) for line in f.read().splitlines()
+                            if "=" in line and not line.startswith("#"))
+            keys = {k.strip(): v.strip() for k, v in keys.items()}
+            sentence_ms, paragraph_ms = int(keys["sentence_pause"]), int(keys["paragraph_pause"])
+            lead, options = f"[voice {name}] ", []
+        else:
+            write(os.path.join(folder, "host.voice"),
+                  f"voice = {voice}\nrate = 175\npitch = 50\nsentence_pause = {SENTENCE_MS}\n"
+                  f"paragraph_pause = {PARAGRAPH_MS}\n")
         head = "---\ntitle: Boundaries\n---\n"
-        alone = write(os.path.join(folder, "alone.txt"), head + "".join(f"{a}\n\n" for a, _ in pairs))
-        pair = write(os.path.join(folder, "pair.txt"), head + "".join(f"{a} {b}\n\n" for a, b in pairs))
+        alone = write(os.path.join(folder, "alone.txt"), head + "".join(f"{lead}{a}\n\n" for a, _ in pairs))
+        pair = write(os.path.join(folder, "pair.txt"), head + "".join(f"{lead}{a} {b}\n\n" for a, b in pairs))
         for script in (alone, pair):
-            res = run([script, "-o", script[:-4] + ".wav", "--voices", folder, "--loudness", "off",
+            res = run([script, "-o", script[:-4] + ".wav", *options, "--loudness", "off",
                        "-q", "-j", "1", "--no-cache"])
             if res.returncode != 0:
                 return [f"{voice}: {os.path.basename(script)}: exit {res.returncode}: {res.stderr.strip()}"]
         rate, one = samples(alone[:-4] + ".wav")
         _, two = samples(pair[:-4] + ".wav")
-        gap = (SENTENCE_MS * rate + 500) // 1000
+        gap = (sentence_ms * rate + 500) // 1000
         problems = []
         try:
-            ones, twos = paragraphs(one, rate), paragraphs(two, rate)
+            ones, twos = paragraphs(one, rate, paragraph_ms), paragraphs(two, rate, paragraph_ms)
         except AssertionError as e:
             return [f"{voice}: {e}"]
         if len(ones) != len(pairs) or len(twos) != len(pairs):
@@ -113,7 +125,7 @@ class Boundaries(Case):
         for k, ((a, b), (o0, o1), (t0, t1)) in enumerate(zip(pairs, ones, twos)):
             where = f"{voice}: {a!r} + {b!r}"
             length = o1 - o0
-            pauses = [(s, n) for s, n in runs_of_zeros(two[t0:t1], rate // 10) if n >= gap // 2]
+            pauses = [(s, n) for s, n in runs_of_zeros(two[t0:t1], min(gap, rate // 10)) if n >= gap]
             if len(pauses) != 1 or pauses[0][1] != gap:
                 problems.append(f"{where}: silences {pauses} in the pair, expected one of {gap}")
                 continue
@@ -149,7 +161,8 @@ class Boundaries(Case):
         with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
             results = list(pool.map(self.render, jobs))
         problems = [p for r in results for p in r]
-        self.assertEqual(problems[:40], [], f"{len(problems)} problems in {boundaries} boundaries")
+        self.maxDiff = None
+        self.assertEqual(problems[:60], [], f"{len(problems)} problems in {boundaries} boundaries")
         return boundaries
 
     def test_every_variant_with_en_us_and_en_gb(self):
@@ -166,8 +179,55 @@ class Boundaries(Case):
     def test_the_voices_that_misplaced_pauses_on_every_made_case(self):
         made, _ = corpus()
         seconds = ["A fix is here.", "It works.", "The first sentence is here."]
-        jobs = [(v, [(a, seconds[k % 3]) for k, a in enumerate(made)]) for v in NAMED]
+        jobs = [(v, [(a, seconds[k % 3]) for k, a in enumerate(made)])
+                for v in NAMED + ["profile:host", "profile:guest"]]
         self.check(jobs)
+
+    def test_no_join_clicks(self):
+        """Every join of an episode with both shipped speakers, [lang] spans (joined by the
+        engine's comma pause, 160 ms), a written pause, and a square-wave sound (loud from its
+        first sample to its last) between gaps: the samples on both sides of each silence that
+        the program makes (of one of those lengths, exact zeros) and at the two ends of the
+        file are at most 8. At the engine's rate and resampled to 44100 Hz."""
+        folder = self.path("joins")
+        os.mkdir(folder)
+        with wave.open(os.path.join(folder, "sq.wav"), "wb") as w:
+            w.setnchannels(1)
+            w.setsampwidth(2)
+            w.setframerate(22050)
+            w.writeframes(array.array("h", [6000 if (k // 25) % 2 == 0 else -6000
+                                            for k in range(6615)]).tobytes())
+        made, real = corpus()
+        body = []
+        for k, (a, b) in enumerate(zip(made, real)):
+            lead = "[voice guest] " if k % 2 else ""
+            body.append(f"{lead}{a} We say [lang de]Guten Tag[/lang] and [lang fr]bonjour[/lang]. {b}")
+            if k % 5 == 4:
+                body.append("[sound sq.wav]")
+            if k % 7 == 6:
+                body.append("[pause 600ms]")
+        script = write(os.path.join(folder, "ep.txt"), "---\ntitle: Joins\n---\n" + "\n\n".join(body) + "\n")
+        lengths_ms = [350, 400, 750, 800, 160, 250, 600]   # guest's and host's pauses, piece, gap, written
+        for rate in (22050, 44100):
+            out = os.path.join(folder, f"ep{rate}.wav")
+            res = run([script, "-o", out, "--sample-rate", str(rate), "--loudness", "off", "-q", "--no-cache"])
+            self.assertEqual(res.returncode, 0, res.stderr)
+            got, data = samples(out)
+            self.assertEqual(got, rate)
+            lengths = {(ms * rate + 500) // 1000 for ms in lengths_ms}
+            joins, clicks = 0, []
+            for s, n in runs_of_zeros(data, rate // 200):
+                if n not in lengths:
+                    continue
+                joins += 1
+                for x in (data[s - 1], data[s + n] if s + n < len(data) else 0):
+                    if abs(x) > JUMP_MAX:
+                        clicks.append((s, n, x))
+            for x in (data[0], data[-1]):
+                if abs(x) > JUMP_MAX:
+                    clicks.append(("end", x))
+            self.assertGreater(joins, 4 * len(body), rate)
+            self.assertEqual(clicks[:20], [], f"{len(clicks)} of {joins} joins click at {rate} Hz")
 
 
 if __name__ == "__main__":
