@@ -59,6 +59,7 @@ typedef struct normalizer {
     int reference;                  /* this word may be a reference number */
     int after_reference;            /* the word before was one (a range or list may go on) */
     int pull;                       /* the word before was "pull" (of "pull request") */
+    int after_commit;               /* the word before was "commit" or "commits" */
     int said_reference;             /* this word was read as a reference number */
     int after_number;               /* the word before was a number: 1, or 2 when it was "1" */
     int sentence_start;             /* this word starts a sentence */
@@ -539,6 +540,7 @@ static const char *const amount_words[] = {
 /* ---- the rules, each on one word's core --------------------------------------------- */
 
 static void say_core(normalizer *n, const char *s, size_t len);
+static void say_characters(normalizer *n, const char *s, size_t len);
 
 /* A number: digits with at most one decimal part. */
 static size_t number_length(const char *s, size_t len, int *fraction)
@@ -778,12 +780,21 @@ static int say_repository_reference(normalizer *n, const char *s, size_t len)
 }
 
 /* A code of a few letters and five or more digits (D157341, T12345) is an identifier, read
- * digit by digit; shorter ones are model names the engine says as people do (H100). */
+ * digit by digit; shorter ones are model names the engine says as people do (H100). So is a
+ * name in lower case with a number of four digits or more (lib1560, a test's name: the
+ * engine says "lib one thousand five hundred sixty"), unless the four are a year (vs2022). */
 static int say_code(normalizer *n, const char *s, size_t len)
 {
-    size_t letters = leading(s, len, re_is_letter);
-    if (letters == 0 || letters > 3 || len - letters < 5 || !all_of(s + letters, len - letters, re_is_digit))
+    size_t letters = leading(s, len, re_is_letter), digits = len - letters;
+    if (letters == 0 || digits < 4 || !all_of(s + letters, digits, re_is_digit))
         return 0;
+    int year = digits == 4 && (memcmp(s + letters, "19", 2) == 0 || memcmp(s + letters, "20", 2) == 0);
+    int code = letters <= 3 && digits >= 5;
+    int named = all_of(s, letters, re_is_lower) && !year;
+    if (!code && !named)
+        return 0;
+    if (!code)
+        detail(n, "name and number: its digits one by one");
     if (!say_acronym(n, s, letters, 0))
         say(n, s, letters);
     says(n, " ");
@@ -791,24 +802,49 @@ static int say_code(normalizer *n, const char *s, size_t len)
     return 1;
 }
 
+/* A part of a ticket key after its first number: digits, or capitals and digits with a digit
+ * ("A2945B" of TEMP-0000000-A2945B, Debian's temporary security IDs). */
+static int ticket_code(const char *s, size_t len)
+{
+    int digit = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (!re_is_digit(s[i]) && !re_is_upper(s[i]))
+            return 0;
+        digit |= re_is_digit(s[i]);
+    }
+    return digit;
+}
+
 /* Ticket keys and the like: "CVE-2024-3094" -> "C.V.E 2024 three zero nine four",
- * "UTF-8" -> "U.T.F 8". A year inside stays a year. */
+ * "UTF-8" -> "U.T.F 8", "TEMP-0000000-A2945B" -> "TEMP zero ... zero eh two nine four
+ * five B". A year inside stays a year. */
 static int say_ticket(normalizer *n, const char *s, size_t len)
 {
     size_t i = leading(s, len, re_is_upper);
-    if (i < 2 || i == len || s[i] != '-')
+    if (i < 2 || i == len || s[i] != '-' || i + 1 == len || !re_is_digit(s[i + 1]))
         return 0;
-    for (size_t j = i; j < len; j++)
-        if (!re_is_digit(s[j]) && !(s[j] == '-' && j + 1 < len && re_is_digit(s[j + 1])))
+    for (size_t j = i + 1, part = 0; j <= len; j++) {
+        if (j < len && s[j] != '-')
+            continue;
+        size_t from = part ? part : i + 1;
+        if (j == from || (part == 0 ? !all_of(s + from, j - from, re_is_digit)
+                                    : !ticket_code(s + from, j - from)))
             return 0;
+        part = j + 1;
+    }
     if (!say_acronym(n, s, i, 0))
         say(n, s, i);
     while (i < len) {
         size_t j = ++i;
-        while (j < len && re_is_digit(s[j]))
+        while (j < len && s[j] != '-')
             j++;
-        int year = j - i == 4 && j < len && (memcmp(s + i, "19", 2) == 0 || memcmp(s + i, "20", 2) == 0);
         says(n, " ");
+        if (!all_of(s + i, j - i, re_is_digit)) {
+            say_characters(n, s + i, j - i);
+            i = j;
+            continue;
+        }
+        int year = j - i == 4 && j < len && (memcmp(s + i, "19", 2) == 0 || memcmp(s + i, "20", 2) == 0);
         if (j - i >= 3 && !year)
             say_digits(n, s + i, j - i);
         else
@@ -888,10 +924,11 @@ static int is_hex_digit(char c)
     return re_is_digit(c) || (c >= 'a' && c <= 'f');
 }
 
-/* A commit or object hash: 7-40 characters 0-9 a-f, at least one a digit and one a letter. */
+/* A commit or object hash: 7 or more characters 0-9 a-f (an abbreviated commit, a SHA-1 of
+ * 40, a SHA-256 of 64, a SHA-512 of 128), at least one a digit and one a letter. */
 static int is_hash(const char *s, size_t len)
 {
-    if (len < 7 || len > 40 || !all_of(s, len, is_hex_digit))
+    if (len < 7 || !all_of(s, len, is_hex_digit))
         return 0;
     size_t digits = 0;
     for (size_t i = 0; i < len; i++)
@@ -899,12 +936,12 @@ static int is_hash(const char *s, size_t len)
     return digits > 0 && digits < len;
 }
 
-/* A hash's first 7 characters one by one: "12d655d4561" -> "one two D six five five D".
- * Letters side by side are dotted (D.E), the form the engine always spells; a lone "a" is
- * "eh", since the engine reads a lone "A" as the article. */
-static void say_hash_start(normalizer *n, const char *s)
+/* Letters and digits one by one: "12d655d" -> "one two D six five five D", "A2945B" -> "eh
+ * two nine four five B". Letters side by side are dotted (D.E), the form the engine always
+ * spells; a lone "a" is "eh", since the engine reads a lone "A" as the article. */
+static void say_characters(normalizer *n, const char *s, size_t len)
 {
-    for (size_t i = 0; i < 7;) {
+    for (size_t i = 0; i < len;) {
         if (i)
             says(n, " ");
         if (re_is_digit(s[i])) {
@@ -913,9 +950,9 @@ static void say_hash_start(normalizer *n, const char *s)
             continue;
         }
         size_t j = i;
-        while (j < 7 && !re_is_digit(s[j]))
+        while (j < len && !re_is_digit(s[j]))
             j++;
-        if (j - i == 1 && s[i] == 'a') {
+        if (j - i == 1 && (s[i] == 'a' || s[i] == 'A')) {
             says(n, "eh");
         } else {
             for (size_t k = i; k < j; k++) {
@@ -929,9 +966,40 @@ static void say_hash_start(normalizer *n, const char *s)
     }
 }
 
+/* A hash's first 7 characters one by one, whatever its length: a listener tells hashes
+ * apart by their start, and 64 characters one by one take about 25 s. */
+static void say_hash_start(normalizer *n, const char *s)
+{
+    say_characters(n, s, 7);
+}
+
+/* The digest algorithms written before a hash ("sha256:e3b0c442..."). */
+static const char *const digest_names[] = { "sha1", "sha224", "sha256", "sha384", "sha512",
+                                            "md5", NULL };
+
+/* A hash, alone or after its algorithm ("sha256:..." -> "S.H.A 256 E three B zero C four
+ * four"); after "commit", 7 or more digits are a hash too (a commit named by digits only,
+ * "commit 995151807658"). */
 static int say_hash(normalizer *n, const char *s, size_t len)
 {
-    if (!is_hash(s, len))
+    size_t colon = find(s, len, ":");
+    if (colon < len && in_list_fold(s, colon, digest_names)
+        && is_hash(s + colon + 1, len - colon - 1)) {
+        size_t letters = leading(s, colon, re_is_letter);
+        for (size_t i = 0; i < letters; i++) {
+            char letter = upper(s[i]);
+            if (i)
+                says(n, ".");
+            say(n, &letter, 1);
+        }
+        says(n, " ");
+        say(n, s + letters, colon - letters);
+        says(n, " ");
+        say_hash_start(n, s + colon + 1);
+        detail(n, "hash: its algorithm, then its first 7 characters one by one");
+        return 1;
+    }
+    if (!is_hash(s, len) && !(n->after_commit && len >= 7 && all_of(s, len, re_is_digit)))
         return 0;
     say_hash_start(n, s);
     return 1;
@@ -1314,10 +1382,16 @@ static int say_compound(normalizer *n, const char *s, size_t len)
     size_t i = 0;
     while (i < len) {
         size_t j = i + find(s + i, len - i, "-");
+        /* a hyphen after no letter or digit, before a number, is a minus: "@{-1}" */
+        int minus = i > 0 && re_is_digit(s[i]) && (i == 1 || !re_is_alnum(s[i - 2]));
         if (j > i) {
             if (!first)
                 says(n, " ");
             first = 0;
+            if (minus) {
+                says(n, "minus ");
+                changed = 1;
+            }
             mark part = mark_here(n);
             size_t run = say_letter_run(n, s + i, len - i);
             if (run) {
@@ -1522,6 +1596,8 @@ static void remember_word(normalizer *n, const char *core, size_t len, const cha
     if (sentence_end)
         n->reference = n->after_reference = 0;
     n->pull = equals_fold(last, last_len, "pull");
+    n->after_commit = !sentence_end && close_len == 0 && (equals_fold(last, last_len, "commit")
+                                                          || equals_fold(last, last_len, "commits"));
     n->after_number = close_len == 0 && is_plain_number(core, len) ? 1 + equals(core, len, "1") : 0;
     n->previous = core;
     n->previous_len = len;
