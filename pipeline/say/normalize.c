@@ -29,6 +29,7 @@ typedef struct piece {
 
 typedef struct chunk {
     int is_match;                   /* a lexicon match, else a run of non-blanks */
+    int is_emoji;                   /* an emoji: not said */
     re_lexicon_hit hit;
     size_t start, end;
     size_t blanks;                  /* where the blanks before it start (== start: none) */
@@ -371,7 +372,8 @@ static const char *caps_decision(caps_reading reading)
  * Fills cuts[] with the end of each piece and returns how many, or 0 for no reading in pieces. */
 #define CAPS_PIECES_MAX 24
 #define CAPS_LETTER_COST 5
-static size_t caps_pieces(const char *s, size_t len, size_t cuts[CAPS_PIECES_MAX])
+#define CAPS_SAYABLE_COST 4
+static size_t caps_pieces(const char *s, size_t len, int sayable, size_t cuts[CAPS_PIECES_MAX])
 {
     if (len < 5 || len > CAPS_PIECES_MAX || !all_of(s, len, re_is_upper) || re_is_word(s, len)
         || in_list(s, len, roman_numerals))
@@ -395,14 +397,16 @@ static size_t caps_pieces(const char *s, size_t len, size_t cuts[CAPS_PIECES_MAX
         for (size_t j = 0; j + 2 <= i; j++) {   /* pieces of 2 or more */
             size_t size = i - j;
             int word = size >= 3 && re_is_word(s + j, size);
-            if (j == 1 && !(word && size >= 4))
+            /* sayable: a piece of 4 or more the engine can pronounce reads like a word */
+            int said = sayable && !word && size >= 4 && pronounceable(s + j, size);
+            if (j == 1 && !((word || said) && size >= 4))
                 continue;
-            unsigned cost = word ? (size >= 4 ? 2 : 5)
+            unsigned cost = said ? CAPS_SAYABLE_COST : word ? (size >= 4 ? 2 : 5)
                             : size <= 4 && !said_as_word ? (size == 3 ? 5 : size == 4 ? 6 : 7) : 0;
             if (cost && best[j] != UINT32_MAX && best[j] + cost < best[i]) {
                 best[i] = best[j] + cost;
                 from[i] = j;
-                long_word[i] = long_word[j] || (word && size >= 4);
+                long_word[i] = long_word[j] || ((word || said) && size >= 4);
             }
         }
     }
@@ -423,12 +427,21 @@ static size_t caps_pieces(const char *s, size_t len, size_t cuts[CAPS_PIECES_MAX
 static int say_caps(normalizer *n, const char *s, size_t len, int constant)
 {
     size_t cuts[CAPS_PIECES_MAX];
-    size_t pieces = caps_pieces(s, len, cuts);
+    size_t pieces = caps_pieces(s, len, 0, cuts);
+    int sayable = 0;
+    if (!pieces && constant && read_caps(s, len, constant) == CAPS_SPELLED) {
+        /* A part of a constant that would be spelled whole (ADDRCONFIG of AI_ADDRCONFIG):
+         * the pieces the engine can pronounce are read as words (ADDR CONFIG). */
+        pieces = caps_pieces(s, len, 1, cuts);
+        sayable = pieces > 0;
+    }
     if (pieces) {
-        decide(n, s, len, cuts[0] == 1 ? "capitals, not in the dictionary: a letter, then "
-                                         "dictionary words and acronyms"
-                                       : "capitals, not in the dictionary: dictionary words "
-                                         "and acronyms");
+        decide(n, s, len, sayable ? "capitals, not in the dictionary: acronyms and "
+                                    "pronounceable pieces"
+                          : cuts[0] == 1 ? "capitals, not in the dictionary: a letter, then "
+                                           "dictionary words and acronyms"
+                                         : "capitals, not in the dictionary: dictionary words "
+                                           "and acronyms");
         for (size_t k = 0, at = 0; k < pieces; at = cuts[k++]) {
             if (k)
                 says(n, " ");
@@ -1079,9 +1092,9 @@ static int say_url_tail(normalizer *n, const char *s, size_t len)
     return 0;
 }
 
-/* https://github.com/pytorch/pytorch/pull/1 -> "github dot com pull request 1";
- * https://example.org/a/b -> "example dot org". */
-static int say_url(normalizer *n, const char *s, size_t len)
+/* Whether s[0..len) is a URL ("scheme://host..." or "www.host..."): 1 with its host (no
+ * user, no "www.") at s[*host..*end), else 0. */
+static int url_host(const char *s, size_t len, size_t *host_start, size_t *host_end)
 {
     size_t scheme = find(s, len, "://"), host;
     if (scheme < len && scheme > 0 && all_of(s, scheme, re_is_letter))
@@ -1100,11 +1113,34 @@ static int say_url(normalizer *n, const char *s, size_t len)
         host += 4;
     if (end == host || !is_ascii(s + host, end - host))
         return 0;
-    for (size_t i = host; i < end; i++) {
-        if (s[i] == '.')
+    *host_start = host;
+    *host_end = end;
+    return 1;
+}
+
+/* https://github.com/pytorch/pytorch/pull/1 -> "github dot com pull request 1";
+ * https://example.org/a/b -> "example dot org". A name of the host that the lexicon has is
+ * said as it says ("nginx dot org" with nginx = engine X): the lexicon names the site, the
+ * URL rule reads the URL (the text is cut so that no entry matches inside a URL). */
+static int say_url(normalizer *n, const char *s, size_t len)
+{
+    size_t host, end;
+    if (!url_host(s, len, &host, &end))
+        return 0;
+    for (size_t i = host; i < end;) {
+        size_t j = i + find(s + i, end - i, ".");
+        re_lexicon_hit hit;
+        if (i > host)
             says(n, " dot ");
-        else
-            say(n, s + i, 1);
+        if (j > i && n->lexicon && re_lexicon_lookup(n->lexicon, s + i, j - i, &hit)) {
+            decide(n, s + i, j - i, "lexicon entry");
+            say_replacement(n, &hit);
+        } else {
+            say(n, s + i, j - i);
+        }
+        i = j + (j < end);
+        if (i == end && j < end)
+            says(n, " dot ");   /* a host ending in a dot */
     }
     size_t path = end;
     while (path < len && s[path] == ':')   /* a port: not said */
@@ -1614,6 +1650,10 @@ static void say_chunk(normalizer *n, size_t index)
     n->source = c->start;
     n->source_length = len;
     n->said_reference = 0;
+    if (c->is_emoji) {   /* a picture: the engine would name it ("party popper") */
+        decide(n, s, len, "emoji: not spoken");
+        return;
+    }
     if (c->is_match) {
         decide(n, s, len, "lexicon entry");
         say_replacement(n, &c->hit);
@@ -1662,7 +1702,22 @@ static size_t char_length(unsigned char lead)
     return lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4;
 }
 
-/* Cuts the text into lexicon matches and the runs of non-blanks between them. */
+/* The end of the URL that is the word starting at text[pos] (with its brackets and
+ * punctuation), or pos when that word is no URL. */
+static size_t url_at(const normalizer *n, size_t pos)
+{
+    size_t end = pos, open, close, host, host_end;
+    while (end < n->len && n->text[end] != ' ' && n->text[end] != '\t')
+        end++;
+    split_word(n->text + pos, end - pos, &open, &close);
+    if (end - pos <= open + close
+        || !url_host(n->text + pos + open, end - pos - open - close, &host, &host_end))
+        return pos;
+    return end;
+}
+
+/* Cuts the text into lexicon matches, emoji and the runs of non-blanks between them. A URL
+ * is one run, whole: no lexicon entry matches inside it (nginx in https://nginx.org/...). */
 static void cut(normalizer *n)
 {
     size_t pos = 0, word = SIZE_MAX, previous_end = 0;
@@ -1670,6 +1725,26 @@ static void cut(normalizer *n)
         char c = n->text[pos];
         re_lexicon_hit hit;
         int blank = c == ' ' || c == '\t';
+        size_t emoji = blank ? 0 : re_utf8_emoji_length(n->text + pos, n->text + n->len);
+        if (emoji) {
+            if (word != SIZE_MAX)
+                add_chunk(n, 0, NULL, word, pos, &previous_end);
+            word = SIZE_MAX;
+            add_chunk(n, 0, NULL, pos, pos + emoji, &previous_end);
+            if (!n->nomem)
+                n->chunks[n->chunk_count - 1].is_emoji = 1;
+            pos += emoji;
+            continue;
+        }
+        if (!blank && word == SIZE_MAX && (pos == 0 || n->text[pos - 1] == ' '
+                                           || n->text[pos - 1] == '\t')) {
+            size_t url_end = url_at(n, pos);
+            if (url_end > pos) {
+                add_chunk(n, 0, NULL, pos, url_end, &previous_end);
+                pos = url_end;
+                continue;
+            }
+        }
         int match = !blank && n->lexicon && re_lexicon_match(n->lexicon, n->text, n->len, pos, &hit);
         if ((blank || match) && word != SIZE_MAX) {
             add_chunk(n, 0, NULL, word, pos, &previous_end);
@@ -1691,14 +1766,16 @@ static void cut(normalizer *n)
 /* Says each chunk, with one space where the text had blanks between two. */
 static void say_all(normalizer *n)
 {
+    int words = 0;   /* chunks said before this one (emoji are not) */
     for (size_t i = 0; i < n->chunk_count && !n->nomem; i++) {
         const chunk *c = &n->chunks[i];
-        if (i > 0 && c->blanks < c->start) {
+        if (words && c->blanks < c->start && !c->is_emoji) {
             n->source = c->blanks;
             n->source_length = c->start - c->blanks;
             new_piece(n, PIECE_SPACE);
         }
         say_chunk(n, i);
+        words += !c->is_emoji;
     }
 }
 

@@ -513,6 +513,33 @@ static void test_token_rules(void)
     SAYS("via @{-1} is", "via @{ minus 1} is");
     SAYS("HEAD@{-2}", "HEAD@{ minus 2}");
     SAME("well-known 2-3");
+    /* a part of a constant that would be spelled whole: pronounceable pieces are words */
+    SAYS("Use AI_ADDRCONFIG.", "Use AI ADDR CONFIG.");
+    SAYS("OPENSSL_INIT_LOAD", "OPEN S.S.L INIT LOAD");   /* as before */
+    SAYS("NVGEMM", "N.V.G.E.M.M");                        /* not in a constant: as before */
+    /* a URL before the lexicon: the default nginx = engine X names the site only */
+    SAYS("See https://nginx.org/en/security_advisories.html today.",
+         "See engine X dot org today.");
+    SAYS("(https://www.nginx.org/)", "(engine X dot org)");
+    SAYS("nginx.org and nginx", "engine X.org and engine X");   /* no URL: the lexicon */
+    SAYS("https://github.com/curl/curl/pull/10542", "github dot com pull request one zero five four two");
+    /* emoji: not said, in any voice; the text around them is */
+    SAYS("CHANGES WITH 252 \xF0\x9F\x8E\x83:", "CHANGES WITH 252:");
+    SAYS("Done \xF0\x9F\x8E\x89 and \xE2\x9C\x85 fixed\xF0\x9F\x91\x8D\xF0\x9F\x8F\xBD ok.",
+         "Done and fixed ok.");
+    SAYS("\xE2\x9A\xA0\xEF\xB8\x8F Kernel versions", "Kernel versions");
+    SAYS("\xF0\x9F\x8E\x89", "");
+    SAME("\xC2\xA9 2024 \xE2\x9D\xB6");   /* the copyright sign, a circled digit: no emoji */
+    re_spoken sp;
+    CHECK_INT(re_normalize_spans_for(shipped, "Hallo \xF0\x9F\x91\x8B Welt", "de", &sp), RE_OK);
+    CHECK_STR(sp.text, "Hallo Welt");
+    CHECK_INT(sp.decision_count, 1);
+    if (sp.decision_count == 1) {
+        CHECK_INT(sp.decisions[0].text_offset, 6);
+        CHECK_INT(sp.decisions[0].text_length, 4);
+        CHECK_STR(sp.decisions[0].what, "emoji: not spoken");
+    }
+    re_spoken_free(&sp);
 }
 
 static void test_decisions(void)
