@@ -207,8 +207,10 @@ re_status re_transcript_build(re_transcript *t, const re_sentence_span *sentence
 }
 
 /* A cue's text as it is heard, for the transcript files: without its emoji, which are not
- * spoken (re_utf8_emoji_length), and without the blank one leaves ("good ✅ now" -> "good
- * now"). The page keeps the written text. malloc'ed; NULL when out of memory. */
+ * spoken (re_utf8_emoji_length), and without the blank one leaves between two ("good ✅ now"
+ * -> "good now"); nothing else moves, so that the cues put together are the script's text
+ * without its emoji, whitespace aside. The page keeps the written text. malloc'ed; NULL when
+ * out of memory. */
 static char *heard_text(const char *text)
 {
     size_t len = strlen(text), o = 0;
@@ -224,12 +226,6 @@ static char *heard_text(const char *text)
         i += emoji;
         if ((o == 0 || out[o - 1] == ' ') && text[i] == ' ')
             i++;   /* the blank between it and the next word */
-        else if (o > 0 && out[o - 1] == ' ' && text[i] && text[i] != ' '
-                 && !re_is_alnum(text[i]) && (unsigned char)text[i] < 0x80)
-            o--;   /* "252 🎃:" -> "252:" */
-        else if (o > 0 && out[o - 1] != ' ' && (re_is_alnum(text[i]) || (unsigned char)text[i] >= 0x80)
-                 && re_utf8_emoji_length(text + i, text + len) == 0)
-            out[o++] = ' ';   /* "fixed✅now" -> "fixed now" */
     }
     while (o > 0 && out[o - 1] == ' ')
         o--;

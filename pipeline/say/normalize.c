@@ -29,7 +29,6 @@ typedef struct piece {
 
 typedef struct chunk {
     int is_match;                   /* a lexicon match, else a run of non-blanks */
-    int is_emoji;                   /* an emoji: not said */
     re_lexicon_hit hit;
     size_t start, end;
     size_t blanks;                  /* where the blanks before it start (== start: none) */
@@ -554,6 +553,7 @@ static const char *const amount_words[] = {
 
 static void say_core(normalizer *n, const char *s, size_t len);
 static void say_characters(normalizer *n, const char *s, size_t len);
+static size_t char_length(unsigned char lead);
 
 /* A number: digits with at most one decimal part. */
 static size_t number_length(const char *s, size_t len, int *fraction)
@@ -1534,13 +1534,26 @@ static size_t mark_length(const char *s, size_t len, const char *const *marks, i
     return 0;
 }
 
-/* A word's opening and closing marks: brackets, quotes, emphasis, sentence punctuation. */
+/* The length of the emoji that ends s[0..len), 0 when none does. */
+static size_t emoji_before(const char *s, size_t len)
+{
+    for (size_t back = 1; back <= len && back <= 32; back++)
+        if (((unsigned char)s[len - back] & 0xC0) != 0x80
+            && re_utf8_emoji_length(s + len - back, s + len) == back)
+            return back;
+    return 0;
+}
+
+/* A word's opening and closing marks: brackets, quotes, emphasis, sentence punctuation, and
+ * emoji (which are not said). */
 static void split_word(const char *s, size_t len, size_t *open, size_t *close)
 {
     size_t o = 0, c = 0, m;
-    while ((m = mark_length(s + o, len - o, opening_marks, 0)))
+    while ((m = mark_length(s + o, len - o, opening_marks, 0))
+           || (m = re_utf8_emoji_length(s + o, s + len)))
         o += m;
-    while (o + c < len && (m = mark_length(s + o, len - o - c, closing_marks, 1)))
+    while (o + c < len && ((m = mark_length(s + o, len - o - c, closing_marks, 1))
+                           || (m = emoji_before(s + o, len - o - c))))
         c += m;
     *open = o;
     *close = c;
@@ -1650,10 +1663,6 @@ static void say_chunk(normalizer *n, size_t index)
     n->source = c->start;
     n->source_length = len;
     n->said_reference = 0;
-    if (c->is_emoji) {   /* a picture: the engine would name it ("party popper") */
-        decide(n, s, len, "emoji: not spoken");
-        return;
-    }
     if (c->is_match) {
         decide(n, s, len, "lexicon entry");
         say_replacement(n, &c->hit);
@@ -1661,6 +1670,9 @@ static void say_chunk(normalizer *n, size_t index)
         n->after_number = 0;
         return;
     }
+    for (size_t i = 0, e; i < len; i += e ? e : char_length((unsigned char)s[i]))
+        if ((e = re_utf8_emoji_length(s + i, s + len)))
+            decide(n, s + i, e, "emoji: not spoken");   /* join leaves it out */
     if (!n->english) {   /* another language: its voice reads the text its own way */
         say(n, s, len);
         return;
@@ -1716,7 +1728,7 @@ static size_t url_at(const normalizer *n, size_t pos)
     return end;
 }
 
-/* Cuts the text into lexicon matches, emoji and the runs of non-blanks between them. A URL
+/* Cuts the text into lexicon matches and the runs of non-blanks between them. A URL
  * is one run, whole: no lexicon entry matches inside it (nginx in https://nginx.org/...). */
 static void cut(normalizer *n)
 {
@@ -1725,17 +1737,6 @@ static void cut(normalizer *n)
         char c = n->text[pos];
         re_lexicon_hit hit;
         int blank = c == ' ' || c == '\t';
-        size_t emoji = blank ? 0 : re_utf8_emoji_length(n->text + pos, n->text + n->len);
-        if (emoji) {
-            if (word != SIZE_MAX)
-                add_chunk(n, 0, NULL, word, pos, &previous_end);
-            word = SIZE_MAX;
-            add_chunk(n, 0, NULL, pos, pos + emoji, &previous_end);
-            if (!n->nomem)
-                n->chunks[n->chunk_count - 1].is_emoji = 1;
-            pos += emoji;
-            continue;
-        }
         if (!blank && word == SIZE_MAX && (pos == 0 || n->text[pos - 1] == ' '
                                            || n->text[pos - 1] == '\t')) {
             size_t url_end = url_at(n, pos);
@@ -1766,16 +1767,14 @@ static void cut(normalizer *n)
 /* Says each chunk, with one space where the text had blanks between two. */
 static void say_all(normalizer *n)
 {
-    int words = 0;   /* chunks said before this one (emoji are not) */
     for (size_t i = 0; i < n->chunk_count && !n->nomem; i++) {
         const chunk *c = &n->chunks[i];
-        if (words && c->blanks < c->start && !c->is_emoji) {
+        if (i > 0 && c->blanks < c->start) {
             n->source = c->blanks;
             n->source_length = c->start - c->blanks;
             new_piece(n, PIECE_SPACE);
         }
         say_chunk(n, i);
-        words += !c->is_emoji;
     }
 }
 
@@ -1927,7 +1926,7 @@ static void add_span(joined *j, size_t start, const piece *p)
 static re_status join(const normalizer *n, re_spoken *out)
 {
     joined j = { 0 };
-    int phonemes = 0;
+    int phonemes = 0, after_emoji = 0;
     for (size_t i = 0; i < n->piece_count; i++)
         phonemes |= n->pieces[i].kind == PIECE_LEXICON && n->pieces[i].hit.phonemes;
     j.phonemes = phonemes;
@@ -1946,13 +1945,23 @@ static re_status join(const normalizer *n, re_spoken *out)
             && needs_space(j.text[j.len - 1], s[0]))
             put(&j, ' ');
         for (size_t k = 0; k < len; k++) {
+            size_t emoji = re_utf8_emoji_length(s + k, s + len);
+            if (emoji) {   /* not said: the engine would name it ("party popper") */
+                k += emoji - 1;
+                after_emoji = 1;
+                continue;
+            }
+            if (s[k] == ' ' && after_emoji && (j.len == 0 || j.text[j.len - 1] == ' '))
+                continue;   /* the blank it leaves between two words, or at the start */
+            after_emoji = 0;
             if (phonemes && p->kind != PIECE_LEXICON && (s[k] == '[' || s[k] == ']') && j.len
                 && (j.text[j.len - 1] == '[' || j.text[j.len - 1] == ']'))
                 put(&j, ' ');
             j.next_span_chars = span_chars(s, len, k);
             put(&j, s[k]);
         }
-        add_span(&j, start, p);
+        if (j.len > start)
+            add_span(&j, start, p);
     }
     if (j.nomem) {
         free(j.text);

