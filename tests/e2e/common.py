@@ -317,7 +317,8 @@ def explained(stdout):
     while i < len(lines) - 1:
         m = re.match(r"^(.+?:\d+:\d+): (.*)$", lines[i])
         assert m, lines[i]
-        assert lines[i + 1].startswith("    ") and lines[i + 1].strip(), lines[i + 1]
+        # (no phonemes only when nothing is spoken: a paragraph of emoji)
+        assert lines[i + 1].startswith("    ") and (lines[i + 1].strip() or not m.group(2)), lines[i + 1]
         assert not lines[i + 1].startswith("    - "), lines[i + 1]
         decisions = []
         i += 2
