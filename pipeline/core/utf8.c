@@ -280,3 +280,54 @@ char *re_utf8_shown(const char *name)
     *o = '\0';
     return out;
 }
+
+/* Pictographs that are emoji by themselves (see re_utf8_emoji_length). */
+static int pictograph(uint32_t cp)
+{
+    static const struct { uint32_t first, last; } ranges[] = {
+        { 0x231A, 0x231B }, { 0x2328, 0x2328 }, { 0x23CF, 0x23CF }, { 0x23E9, 0x23F3 },
+        { 0x23F8, 0x23FA }, { 0x2600, 0x2775 }, { 0x2794, 0x27BF }, { 0x2934, 0x2935 },
+        { 0x2B05, 0x2B07 }, { 0x2B1B, 0x2B1C }, { 0x2B50, 0x2B50 }, { 0x2B55, 0x2B55 },
+        { 0x3030, 0x3030 }, { 0x303D, 0x303D }, { 0x3297, 0x3297 }, { 0x3299, 0x3299 },
+        { 0x1F000, 0x1FAFF },
+    };
+    for (size_t i = 0; i < sizeof ranges / sizeof ranges[0]; i++)
+        if (cp >= ranges[i].first && cp <= ranges[i].last)
+            return 1;
+    return 0;
+}
+
+/* What may follow a pictograph inside one emoji: presentation selectors, the keycap mark,
+ * skin tones, tag characters. */
+static int emoji_modifier(uint32_t cp)
+{
+    return cp == 0xFE0E || cp == 0xFE0F || cp == 0x20E3 || (cp >= 0x1F3FB && cp <= 0x1F3FF)
+           || (cp >= 0xE0020 && cp <= 0xE007F);
+}
+
+size_t re_utf8_emoji_length(const char *s, const char *end)
+{
+    if (s >= end)
+        return 0;
+    uint32_t cp, next = 0;
+    size_t n = re_utf8_decode(s, end, &cp);
+    if (s + n < end)
+        re_utf8_decode(s + n, end, &next);
+    if (!pictograph(cp) && next != 0xFE0F && !(next == 0x20E3 && cp < 0x80))
+        return 0;
+    size_t len = n;
+    while (s + len < end) {
+        size_t m = re_utf8_decode(s + len, end, &cp);
+        if (emoji_modifier(cp)) {
+            len += m;
+            continue;
+        }
+        if (cp != 0x200D || s + len + m >= end)
+            break;
+        size_t k = re_utf8_decode(s + len + m, end, &next);
+        if (!pictograph(next))
+            break;
+        len += m + k;   /* a joined pictograph: one emoji */
+    }
+    return len;
+}

@@ -9,6 +9,7 @@
 
 #include "duration.h"
 #include "text.h"
+#include "utf8.h"
 
 void re_transcript_init(re_transcript *t, unsigned sample_rate)
 {
@@ -205,6 +206,57 @@ re_status re_transcript_build(re_transcript *t, const re_sentence_span *sentence
     return RE_OK;
 }
 
+/* A cue's text as it is heard, for the transcript files: without its emoji, which are not
+ * spoken (re_utf8_emoji_length), and without the blank one leaves between two ("good ✅ now"
+ * -> "good now"); nothing else moves, so that the cues put together are the script's text
+ * without its emoji, whitespace aside. The page keeps the written text. malloc'ed; NULL when
+ * out of memory. */
+static char *heard_text(const char *text)
+{
+    size_t len = strlen(text), o = 0;
+    char *out = malloc(len + 1);
+    if (!out)
+        return NULL;
+    for (size_t i = 0; i < len;) {
+        size_t emoji = re_utf8_emoji_length(text + i, text + len);
+        if (!emoji) {
+            out[o++] = text[i++];
+            continue;
+        }
+        i += emoji;
+        if ((o == 0 || out[o - 1] == ' ') && text[i] == ' ')
+            i++;   /* the blank between it and the next word */
+    }
+    while (o > 0 && out[o - 1] == ' ')
+        o--;
+    out[o] = '\0';
+    return out;
+}
+
+/* The heard texts of t's cues, an empty one for a cue of emoji only (left out of the files).
+ * NULL when out of memory; free with free_heard. */
+static char **heard_texts(const re_transcript *t)
+{
+    char **texts = calloc(t->count ? t->count : 1, sizeof *texts);
+    for (size_t i = 0; texts && i < t->count; i++) {
+        texts[i] = heard_text(t->cues[i].text ? t->cues[i].text : "");
+        if (!texts[i]) {
+            for (size_t k = 0; k < i; k++)
+                free(texts[k]);
+            free(texts);
+            return NULL;
+        }
+    }
+    return texts;
+}
+
+static void free_heard(char **texts, size_t count)
+{
+    for (size_t i = 0; texts && i < count; i++)
+        free(texts[i]);
+    free(texts);
+}
+
 /* HH:MM:SS.mmm (WebVTT) or HH:MM:SS,mmm (SRT). */
 static void format_time(uint64_t ms, char separator, char *buf, size_t len)
 {
@@ -233,21 +285,26 @@ static int write_vtt_escaped(FILE *out, const char *s)
 
 re_status re_transcript_write_vtt(FILE *out, const re_transcript *t)
 {
-    if (fputs("WEBVTT\n", out) == EOF)
-        return RE_ERR_WRITE;
-    for (size_t i = 0; i < t->count; i++) {
+    char **heard = heard_texts(t);
+    if (!heard)
+        return RE_ERR_NOMEM;
+    re_status status = fputs("WEBVTT\n", out) == EOF ? RE_ERR_WRITE : RE_OK;
+    for (size_t i = 0, number = 0; status == RE_OK && i < t->count; i++) {
         const re_cue *c = &t->cues[i];
         char start[32], end[32];
+        if (!heard[i][0])
+            continue;
         format_time(re_cue_start_ms(t, c), '.', start, sizeof start);
         format_time(re_cue_end_ms(t, c), '.', end, sizeof end);
-        if (fprintf(out, "\n%zu\n%s --> %s\n", i + 1, start, end) < 0)
-            return RE_ERR_WRITE;
-        if (c->speaker && (fputs("<v ", out) == EOF || write_vtt_escaped(out, c->speaker) != 0
-                           || fputc('>', out) == EOF))
-            return RE_ERR_WRITE;
-        if (write_vtt_escaped(out, c->text) != 0 || fputc('\n', out) == EOF)
-            return RE_ERR_WRITE;
+        if (fprintf(out, "\n%zu\n%s --> %s\n", ++number, start, end) < 0
+            || (c->speaker && (fputs("<v ", out) == EOF || write_vtt_escaped(out, c->speaker) != 0
+                               || fputc('>', out) == EOF))
+            || write_vtt_escaped(out, heard[i]) != 0 || fputc('\n', out) == EOF)
+            status = RE_ERR_WRITE;
     }
+    free_heard(heard, t->count);
+    if (status != RE_OK)
+        return status;
     return ferror(out) ? RE_ERR_WRITE : RE_OK;
 }
 
@@ -282,16 +339,26 @@ static int write_srt_text(FILE *out, const char *s)
 
 re_status re_transcript_write_srt(FILE *out, const re_transcript *t)
 {
-    for (size_t i = 0; i < t->count; i++) {
+    char **heard = heard_texts(t);
+    if (!heard)
+        return RE_ERR_NOMEM;
+    re_status status = RE_OK;
+    for (size_t i = 0, number = 0; status == RE_OK && i < t->count; i++) {
         const re_cue *c = &t->cues[i];
         char start[32], end[32];
+        if (!heard[i][0])
+            continue;
         format_time(re_cue_start_ms(t, c), ',', start, sizeof start);
         format_time(re_cue_end_ms(t, c), ',', end, sizeof end);
-        if (fprintf(out, "%s%zu\n%s --> %s\n", i ? "\n" : "", i + 1, start, end) < 0
+        if (fprintf(out, "%s%zu\n%s --> %s\n", number ? "\n" : "", number + 1, start, end) < 0
             || (c->speaker && (write_srt_text(out, c->speaker) != 0 || fputs(": ", out) == EOF))
-            || write_srt_text(out, c->text) != 0 || fputc('\n', out) == EOF)
-            return RE_ERR_WRITE;
+            || write_srt_text(out, heard[i]) != 0 || fputc('\n', out) == EOF)
+            status = RE_ERR_WRITE;
+        number++;
     }
+    free_heard(heard, t->count);
+    if (status != RE_OK)
+        return status;
     return ferror(out) ? RE_ERR_WRITE : RE_OK;
 }
 
@@ -299,10 +366,15 @@ re_status re_transcript_write_json(FILE *out, const re_transcript *t)
 {
     json_t *segments = json_array();
     json_t *root = json_pack("{s:s, s:o}", "version", "1.0.0", "segments", segments);
-    if (!root)
+    char **heard = root ? heard_texts(t) : NULL;
+    if (!heard) {
+        json_decref(root);
         return RE_ERR_NOMEM;
+    }
     for (size_t i = 0; i < t->count; i++) {
         const re_cue *c = &t->cues[i];
+        if (!heard[i][0])
+            continue;
         json_t *seg = json_object();
         int failed = !seg;
         if (!failed && c->speaker)
@@ -310,14 +382,16 @@ re_status re_transcript_write_json(FILE *out, const re_transcript *t)
         if (!failed) {
             failed |= json_object_set_new(seg, "startTime", json_real((double)re_cue_start_ms(t, c) / 1000.0));
             failed |= json_object_set_new(seg, "endTime", json_real((double)re_cue_end_ms(t, c) / 1000.0));
-            failed |= json_object_set_new(seg, "body", json_string(c->text));
+            failed |= json_object_set_new(seg, "body", json_string(heard[i]));
             failed |= json_array_append_new(segments, seg);
         }
         if (failed) {
+            free_heard(heard, t->count);
             json_decref(root);
             return RE_ERR_NOMEM;
         }
     }
+    free_heard(heard, t->count);
     int rc = json_dumpf(root, out, JSON_INDENT(2) | JSON_REAL_PRECISION(12));
     json_decref(root);
     return rc != 0 || fputc('\n', out) == EOF ? RE_ERR_WRITE : RE_OK;

@@ -60,6 +60,7 @@ typedef struct normalizer {
     int reference;                  /* this word may be a reference number */
     int after_reference;            /* the word before was one (a range or list may go on) */
     int pull;                       /* the word before was "pull" (of "pull request") */
+    int after_commit;               /* the word before was "commit" or "commits" */
     int said_reference;             /* this word was read as a reference number */
     int after_number;               /* the word before was a number: 1, or 2 when it was "1" */
     int sentence_start;             /* this word starts a sentence */
@@ -371,7 +372,8 @@ static const char *caps_decision(caps_reading reading)
  * Fills cuts[] with the end of each piece and returns how many, or 0 for no reading in pieces. */
 #define CAPS_PIECES_MAX 24
 #define CAPS_LETTER_COST 5
-static size_t caps_pieces(const char *s, size_t len, size_t cuts[CAPS_PIECES_MAX])
+#define CAPS_SAYABLE_COST 4
+static size_t caps_pieces(const char *s, size_t len, int sayable, size_t cuts[CAPS_PIECES_MAX])
 {
     if (len < 5 || len > CAPS_PIECES_MAX || !all_of(s, len, re_is_upper) || re_is_word(s, len)
         || in_list(s, len, roman_numerals))
@@ -395,14 +397,16 @@ static size_t caps_pieces(const char *s, size_t len, size_t cuts[CAPS_PIECES_MAX
         for (size_t j = 0; j + 2 <= i; j++) {   /* pieces of 2 or more */
             size_t size = i - j;
             int word = size >= 3 && re_is_word(s + j, size);
-            if (j == 1 && !(word && size >= 4))
+            /* sayable: a piece of 4 or more the engine can pronounce reads like a word */
+            int said = sayable && !word && size >= 4 && pronounceable(s + j, size);
+            if (j == 1 && !((word || said) && size >= 4))
                 continue;
-            unsigned cost = word ? (size >= 4 ? 2 : 5)
+            unsigned cost = said ? CAPS_SAYABLE_COST : word ? (size >= 4 ? 2 : 5)
                             : size <= 4 && !said_as_word ? (size == 3 ? 5 : size == 4 ? 6 : 7) : 0;
             if (cost && best[j] != UINT32_MAX && best[j] + cost < best[i]) {
                 best[i] = best[j] + cost;
                 from[i] = j;
-                long_word[i] = long_word[j] || (word && size >= 4);
+                long_word[i] = long_word[j] || ((word || said) && size >= 4);
             }
         }
     }
@@ -423,12 +427,21 @@ static size_t caps_pieces(const char *s, size_t len, size_t cuts[CAPS_PIECES_MAX
 static int say_caps(normalizer *n, const char *s, size_t len, int constant)
 {
     size_t cuts[CAPS_PIECES_MAX];
-    size_t pieces = caps_pieces(s, len, cuts);
+    size_t pieces = caps_pieces(s, len, 0, cuts);
+    int sayable = 0;
+    if (!pieces && constant && read_caps(s, len, constant) == CAPS_SPELLED) {
+        /* A part of a constant that would be spelled whole (ADDRCONFIG of AI_ADDRCONFIG):
+         * the pieces the engine can pronounce are read as words (ADDR CONFIG). */
+        pieces = caps_pieces(s, len, 1, cuts);
+        sayable = pieces > 0;
+    }
     if (pieces) {
-        decide(n, s, len, cuts[0] == 1 ? "capitals, not in the dictionary: a letter, then "
-                                         "dictionary words and acronyms"
-                                       : "capitals, not in the dictionary: dictionary words "
-                                         "and acronyms");
+        decide(n, s, len, sayable ? "capitals, not in the dictionary: acronyms and "
+                                    "pronounceable pieces"
+                          : cuts[0] == 1 ? "capitals, not in the dictionary: a letter, then "
+                                           "dictionary words and acronyms"
+                                         : "capitals, not in the dictionary: dictionary words "
+                                           "and acronyms");
         for (size_t k = 0, at = 0; k < pieces; at = cuts[k++]) {
             if (k)
                 says(n, " ");
@@ -540,6 +553,8 @@ static const char *const amount_words[] = {
 /* ---- the rules, each on one word's core --------------------------------------------- */
 
 static void say_core(normalizer *n, const char *s, size_t len);
+static void say_characters(normalizer *n, const char *s, size_t len);
+static size_t char_length(unsigned char lead);
 
 /* A number: digits with at most one decimal part. */
 static size_t number_length(const char *s, size_t len, int *fraction)
@@ -779,12 +794,21 @@ static int say_repository_reference(normalizer *n, const char *s, size_t len)
 }
 
 /* A code of a few letters and five or more digits (D157341, T12345) is an identifier, read
- * digit by digit; shorter ones are model names the engine says as people do (H100). */
+ * digit by digit; shorter ones are model names the engine says as people do (H100). So is a
+ * name in lower case with a number of four digits or more (lib1560, a test's name: the
+ * engine says "lib one thousand five hundred sixty"), unless the four are a year (vs2022). */
 static int say_code(normalizer *n, const char *s, size_t len)
 {
-    size_t letters = leading(s, len, re_is_letter);
-    if (letters == 0 || letters > 3 || len - letters < 5 || !all_of(s + letters, len - letters, re_is_digit))
+    size_t letters = leading(s, len, re_is_letter), digits = len - letters;
+    if (letters == 0 || digits < 4 || !all_of(s + letters, digits, re_is_digit))
         return 0;
+    int year = digits == 4 && (memcmp(s + letters, "19", 2) == 0 || memcmp(s + letters, "20", 2) == 0);
+    int code = letters <= 3 && digits >= 5;
+    int named = all_of(s, letters, re_is_lower) && !year;
+    if (!code && !named)
+        return 0;
+    if (!code)
+        detail(n, "name and number: its digits one by one");
     if (!say_acronym(n, s, letters, 0))
         say(n, s, letters);
     says(n, " ");
@@ -792,24 +816,49 @@ static int say_code(normalizer *n, const char *s, size_t len)
     return 1;
 }
 
+/* A part of a ticket key after its first number: digits, or capitals and digits with a digit
+ * ("A2945B" of TEMP-0000000-A2945B, Debian's temporary security IDs). */
+static int ticket_code(const char *s, size_t len)
+{
+    int digit = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (!re_is_digit(s[i]) && !re_is_upper(s[i]))
+            return 0;
+        digit |= re_is_digit(s[i]);
+    }
+    return digit;
+}
+
 /* Ticket keys and the like: "CVE-2024-3094" -> "C.V.E 2024 three zero nine four",
- * "UTF-8" -> "U.T.F 8". A year inside stays a year. */
+ * "UTF-8" -> "U.T.F 8", "TEMP-0000000-A2945B" -> "TEMP zero ... zero eh two nine four
+ * five B". A year inside stays a year. */
 static int say_ticket(normalizer *n, const char *s, size_t len)
 {
     size_t i = leading(s, len, re_is_upper);
-    if (i < 2 || i == len || s[i] != '-')
+    if (i < 2 || i == len || s[i] != '-' || i + 1 == len || !re_is_digit(s[i + 1]))
         return 0;
-    for (size_t j = i; j < len; j++)
-        if (!re_is_digit(s[j]) && !(s[j] == '-' && j + 1 < len && re_is_digit(s[j + 1])))
+    for (size_t j = i + 1, part = 0; j <= len; j++) {
+        if (j < len && s[j] != '-')
+            continue;
+        size_t from = part ? part : i + 1;
+        if (j == from || (part == 0 ? !all_of(s + from, j - from, re_is_digit)
+                                    : !ticket_code(s + from, j - from)))
             return 0;
+        part = j + 1;
+    }
     if (!say_acronym(n, s, i, 0))
         say(n, s, i);
     while (i < len) {
         size_t j = ++i;
-        while (j < len && re_is_digit(s[j]))
+        while (j < len && s[j] != '-')
             j++;
-        int year = j - i == 4 && j < len && (memcmp(s + i, "19", 2) == 0 || memcmp(s + i, "20", 2) == 0);
         says(n, " ");
+        if (!all_of(s + i, j - i, re_is_digit)) {
+            say_characters(n, s + i, j - i);
+            i = j;
+            continue;
+        }
+        int year = j - i == 4 && j < len && (memcmp(s + i, "19", 2) == 0 || memcmp(s + i, "20", 2) == 0);
         if (j - i >= 3 && !year)
             say_digits(n, s + i, j - i);
         else
@@ -889,10 +938,11 @@ static int is_hex_digit(char c)
     return re_is_digit(c) || (c >= 'a' && c <= 'f');
 }
 
-/* A commit or object hash: 7-40 characters 0-9 a-f, at least one a digit and one a letter. */
+/* A commit or object hash: 7 or more characters 0-9 a-f (an abbreviated commit, a SHA-1 of
+ * 40, a SHA-256 of 64, a SHA-512 of 128), at least one a digit and one a letter. */
 static int is_hash(const char *s, size_t len)
 {
-    if (len < 7 || len > 40 || !all_of(s, len, is_hex_digit))
+    if (len < 7 || !all_of(s, len, is_hex_digit))
         return 0;
     size_t digits = 0;
     for (size_t i = 0; i < len; i++)
@@ -900,12 +950,12 @@ static int is_hash(const char *s, size_t len)
     return digits > 0 && digits < len;
 }
 
-/* A hash's first 7 characters one by one: "12d655d4561" -> "one two D six five five D".
- * Letters side by side are dotted (D.E), the form the engine always spells; a lone "a" is
- * "eh", since the engine reads a lone "A" as the article. */
-static void say_hash_start(normalizer *n, const char *s)
+/* Letters and digits one by one: "12d655d" -> "one two D six five five D", "A2945B" -> "eh
+ * two nine four five B". Letters side by side are dotted (D.E), the form the engine always
+ * spells; a lone "a" is "eh", since the engine reads a lone "A" as the article. */
+static void say_characters(normalizer *n, const char *s, size_t len)
 {
-    for (size_t i = 0; i < 7;) {
+    for (size_t i = 0; i < len;) {
         if (i)
             says(n, " ");
         if (re_is_digit(s[i])) {
@@ -914,9 +964,9 @@ static void say_hash_start(normalizer *n, const char *s)
             continue;
         }
         size_t j = i;
-        while (j < 7 && !re_is_digit(s[j]))
+        while (j < len && !re_is_digit(s[j]))
             j++;
-        if (j - i == 1 && s[i] == 'a') {
+        if (j - i == 1 && (s[i] == 'a' || s[i] == 'A')) {
             says(n, "eh");
         } else {
             for (size_t k = i; k < j; k++) {
@@ -930,9 +980,40 @@ static void say_hash_start(normalizer *n, const char *s)
     }
 }
 
+/* A hash's first 7 characters one by one, whatever its length: a listener tells hashes
+ * apart by their start, and 64 characters one by one take about 25 s. */
+static void say_hash_start(normalizer *n, const char *s)
+{
+    say_characters(n, s, 7);
+}
+
+/* The digest algorithms written before a hash ("sha256:e3b0c442..."). */
+static const char *const digest_names[] = { "sha1", "sha224", "sha256", "sha384", "sha512",
+                                            "md5", NULL };
+
+/* A hash, alone or after its algorithm ("sha256:..." -> "S.H.A 256 E three B zero C four
+ * four"); after "commit", 7 or more digits are a hash too (a commit named by digits only,
+ * "commit 995151807658"). */
 static int say_hash(normalizer *n, const char *s, size_t len)
 {
-    if (!is_hash(s, len))
+    size_t colon = find(s, len, ":");
+    if (colon < len && in_list_fold(s, colon, digest_names)
+        && is_hash(s + colon + 1, len - colon - 1)) {
+        size_t letters = leading(s, colon, re_is_letter);
+        for (size_t i = 0; i < letters; i++) {
+            char letter = upper(s[i]);
+            if (i)
+                says(n, ".");
+            say(n, &letter, 1);
+        }
+        says(n, " ");
+        say(n, s + letters, colon - letters);
+        says(n, " ");
+        say_hash_start(n, s + colon + 1);
+        detail(n, "hash: its algorithm, then its first 7 characters one by one");
+        return 1;
+    }
+    if (!is_hash(s, len) && !(n->after_commit && len >= 7 && all_of(s, len, re_is_digit)))
         return 0;
     say_hash_start(n, s);
     return 1;
@@ -1012,9 +1093,9 @@ static int say_url_tail(normalizer *n, const char *s, size_t len)
     return 0;
 }
 
-/* https://github.com/pytorch/pytorch/pull/1 -> "github dot com pull request 1";
- * https://example.org/a/b -> "example dot org". */
-static int say_url(normalizer *n, const char *s, size_t len)
+/* Whether s[0..len) is a URL ("scheme://host..." or "www.host..."): 1 with its host (no
+ * user, no "www.") at s[*host..*end), else 0. */
+static int url_host(const char *s, size_t len, size_t *host_start, size_t *host_end)
 {
     size_t scheme = find(s, len, "://"), host;
     if (scheme < len && scheme > 0 && all_of(s, scheme, re_is_letter))
@@ -1033,11 +1114,34 @@ static int say_url(normalizer *n, const char *s, size_t len)
         host += 4;
     if (end == host || !is_ascii(s + host, end - host))
         return 0;
-    for (size_t i = host; i < end; i++) {
-        if (s[i] == '.')
+    *host_start = host;
+    *host_end = end;
+    return 1;
+}
+
+/* https://github.com/pytorch/pytorch/pull/1 -> "github dot com pull request 1";
+ * https://example.org/a/b -> "example dot org". A name of the host that the lexicon has is
+ * said as it says ("nginx dot org" with nginx = engine X): the lexicon names the site, the
+ * URL rule reads the URL (the text is cut so that no entry matches inside a URL). */
+static int say_url(normalizer *n, const char *s, size_t len)
+{
+    size_t host, end;
+    if (!url_host(s, len, &host, &end))
+        return 0;
+    for (size_t i = host; i < end;) {
+        size_t j = i + find(s + i, end - i, ".");
+        re_lexicon_hit hit;
+        if (i > host)
             says(n, " dot ");
-        else
-            say(n, s + i, 1);
+        if (j > i && n->lexicon && re_lexicon_lookup(n->lexicon, s + i, j - i, &hit)) {
+            decide(n, s + i, j - i, "lexicon entry");
+            say_replacement(n, &hit);
+        } else {
+            say(n, s + i, j - i);
+        }
+        i = j + (j < end);
+        if (i == end && j < end)
+            says(n, " dot ");   /* a host ending in a dot */
     }
     size_t path = end;
     while (path < len && s[path] == ':')   /* a port: not said */
@@ -1315,10 +1419,16 @@ static int say_compound(normalizer *n, const char *s, size_t len)
     size_t i = 0;
     while (i < len) {
         size_t j = i + find(s + i, len - i, "-");
+        /* a hyphen after no letter or digit, before a number, is a minus: "@{-1}" */
+        int minus = i > 0 && re_is_digit(s[i]) && (i == 1 || !re_is_alnum(s[i - 2]));
         if (j > i) {
             if (!first)
                 says(n, " ");
             first = 0;
+            if (minus) {
+                says(n, "minus ");
+                changed = 1;
+            }
             mark part = mark_here(n);
             size_t run = say_letter_run(n, s + i, len - i);
             if (run) {
@@ -1425,13 +1535,26 @@ static size_t mark_length(const char *s, size_t len, const char *const *marks, i
     return 0;
 }
 
-/* A word's opening and closing marks: brackets, quotes, emphasis, sentence punctuation. */
+/* The length of the emoji that ends s[0..len), 0 when none does. */
+static size_t emoji_before(const char *s, size_t len)
+{
+    for (size_t back = 1; back <= len && back <= 32; back++)
+        if (((unsigned char)s[len - back] & 0xC0) != 0x80
+            && re_utf8_emoji_length(s + len - back, s + len) == back)
+            return back;
+    return 0;
+}
+
+/* A word's opening and closing marks: brackets, quotes, emphasis, sentence punctuation, and
+ * emoji (which are not said). */
 static void split_word(const char *s, size_t len, size_t *open, size_t *close)
 {
     size_t o = 0, c = 0, m;
-    while ((m = mark_length(s + o, len - o, opening_marks, 0)))
+    while ((m = mark_length(s + o, len - o, opening_marks, 0))
+           || (m = re_utf8_emoji_length(s + o, s + len)))
         o += m;
-    while (o + c < len && (m = mark_length(s + o, len - o - c, closing_marks, 1)))
+    while (o + c < len && ((m = mark_length(s + o, len - o - c, closing_marks, 1))
+                           || (m = emoji_before(s + o, len - o - c))))
         c += m;
     *open = o;
     *close = c;
@@ -1523,6 +1646,8 @@ static void remember_word(normalizer *n, const char *core, size_t len, const cha
     if (sentence_end)
         n->reference = n->after_reference = 0;
     n->pull = equals_fold(last, last_len, "pull");
+    n->after_commit = !sentence_end && close_len == 0 && (equals_fold(last, last_len, "commit")
+                                                          || equals_fold(last, last_len, "commits"));
     n->after_number = close_len == 0 && is_plain_number(core, len) ? 1 + equals(core, len, "1") : 0;
     n->previous = core;
     n->previous_len = len;
@@ -1577,6 +1702,9 @@ static void say_chunk(normalizer *n, size_t index)
         n->after_number = 0;
         return;
     }
+    for (size_t i = 0, e; i < len; i += e ? e : char_length((unsigned char)s[i]))
+        if ((e = re_utf8_emoji_length(s + i, s + len)))
+            decide(n, s + i, e, "emoji: not spoken");   /* join leaves it out */
     if (!n->english) {   /* another language: its voice reads the text its own way */
         say(n, s, len);
         return;
@@ -1622,7 +1750,22 @@ static size_t char_length(unsigned char lead)
     return lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4;
 }
 
-/* Cuts the text into lexicon matches and the runs of non-blanks between them. */
+/* The end of the URL that is the word starting at text[pos] (with its brackets and
+ * punctuation), or pos when that word is no URL. */
+static size_t url_at(const normalizer *n, size_t pos)
+{
+    size_t end = pos, open, close, host, host_end;
+    while (end < n->len && n->text[end] != ' ' && n->text[end] != '\t')
+        end++;
+    split_word(n->text + pos, end - pos, &open, &close);
+    if (end - pos <= open + close
+        || !url_host(n->text + pos + open, end - pos - open - close, &host, &host_end))
+        return pos;
+    return end;
+}
+
+/* Cuts the text into lexicon matches and the runs of non-blanks between them. A URL
+ * is one run, whole: no lexicon entry matches inside it (nginx in https://nginx.org/...). */
 static void cut(normalizer *n)
 {
     size_t pos = 0, word = SIZE_MAX, previous_end = 0;
@@ -1630,6 +1773,15 @@ static void cut(normalizer *n)
         char c = n->text[pos];
         re_lexicon_hit hit;
         int blank = c == ' ' || c == '\t';
+        if (!blank && word == SIZE_MAX && (pos == 0 || n->text[pos - 1] == ' '
+                                           || n->text[pos - 1] == '\t')) {
+            size_t url_end = url_at(n, pos);
+            if (url_end > pos) {
+                add_chunk(n, 0, NULL, pos, url_end, &previous_end);
+                pos = url_end;
+                continue;
+            }
+        }
         int match = !blank && n->lexicon && re_lexicon_match(n->lexicon, n->text, n->len, pos, &hit);
         if ((blank || match) && word != SIZE_MAX) {
             add_chunk(n, 0, NULL, word, pos, &previous_end);
@@ -1810,7 +1962,7 @@ static void add_span(joined *j, size_t start, const piece *p)
 static re_status join(const normalizer *n, re_spoken *out)
 {
     joined j = { 0 };
-    int phonemes = 0;
+    int phonemes = 0, after_emoji = 0;
     for (size_t i = 0; i < n->piece_count; i++)
         phonemes |= n->pieces[i].kind == PIECE_LEXICON && n->pieces[i].hit.phonemes;
     j.phonemes = phonemes;
@@ -1829,13 +1981,23 @@ static re_status join(const normalizer *n, re_spoken *out)
             && needs_space(j.text[j.len - 1], s[0]))
             put(&j, ' ');
         for (size_t k = 0; k < len; k++) {
+            size_t emoji = re_utf8_emoji_length(s + k, s + len);
+            if (emoji) {   /* not said: the engine would name it ("party popper") */
+                k += emoji - 1;
+                after_emoji = 1;
+                continue;
+            }
+            if (s[k] == ' ' && after_emoji && (j.len == 0 || j.text[j.len - 1] == ' '))
+                continue;   /* the blank it leaves between two words, or at the start */
+            after_emoji = 0;
             if (phonemes && p->kind != PIECE_LEXICON && (s[k] == '[' || s[k] == ']') && j.len
                 && (j.text[j.len - 1] == '[' || j.text[j.len - 1] == ']'))
                 put(&j, ' ');
             j.next_span_chars = span_chars(s, len, k);
             put(&j, s[k]);
         }
-        add_span(&j, start, p);
+        if (j.len > start)
+            add_span(&j, start, p);
     }
     if (j.nomem) {
         free(j.text);

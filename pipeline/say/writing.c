@@ -13,6 +13,7 @@ typedef enum writing {
     W_TELUGU, W_KANNADA, W_MALAYALAM, W_SINHALA, W_MYANMAR,
     /* no espeak-ng 1.51 voice reads these: their text is left out, with a warning */
     W_SYRIAC, W_THAANA, W_LAO, W_TIBETAN, W_KHMER, W_MONGOLIAN, W_YI, W_BOPOMOFO,
+    W_KANJI,       /* Han in Japanese text: espeak-ng 1.51's ja voice calls each "Chinese letter" */
     W_COUNT
 } writing;
 
@@ -68,6 +69,7 @@ static const char *const voice_for[W_COUNT] = {
     [W_LAO] = RE_WRITING_NO_VOICE, [W_TIBETAN] = RE_WRITING_NO_VOICE,
     [W_KHMER] = RE_WRITING_NO_VOICE, [W_MONGOLIAN] = RE_WRITING_NO_VOICE,
     [W_YI] = RE_WRITING_NO_VOICE, [W_BOPOMOFO] = RE_WRITING_NO_VOICE,
+    [W_KANJI] = RE_WRITING_NO_VOICE,
 };
 
 static const char *const names[W_COUNT] = {
@@ -80,6 +82,7 @@ static const char *const names[W_COUNT] = {
     [W_SINHALA] = "Sinhala", [W_MYANMAR] = "Myanmar", [W_SYRIAC] = "Syriac",
     [W_THAANA] = "Thaana", [W_LAO] = "Lao", [W_TIBETAN] = "Tibetan", [W_KHMER] = "Khmer",
     [W_MONGOLIAN] = "Mongolian", [W_YI] = "Yi", [W_BOPOMOFO] = "Bopomofo",
+    [W_KANJI] = "Japanese kanji",
 };
 
 /* Languages whose voices read a writing system themselves (by espeak-ng voice name, up to its
@@ -104,7 +107,7 @@ static const struct own {
     { "my", W_MYANMAR },  { "shn", W_MYANMAR },
     { "bpy", W_BENGALI }, { "ta", W_TAMIL },    { "am", W_ETHIOPIC },
     { "ko", W_HANGUL },
-    { "ja", W_KANA },     { "ja", W_HAN },
+    { "ja", W_KANA },
     { "cmn", W_HAN },     { "yue", W_HAN },     { "hak", W_HAN },     { "zh", W_HAN },
 };
 
@@ -159,14 +162,18 @@ void re_writing_runs(const char *text, const char *voice, re_writing_run *runs, 
     size_t span_count = 0;
     int too_many = 0;
     size_t letters[(RE_WRITING_MAX_RUNS - 1) / 2] = { 0 };   /* of its script, per span */
+    int kanji[(RE_WRITING_MAX_RUNS - 1) / 2] = { 0 };        /* Japanese with Han, per span */
     writing kinds[(RE_WRITING_MAX_RUNS - 1) / 2];
     re_writing_run *current = NULL;
     for (size_t i = 0; i < len && !too_many;) {
         uint32_t cp;
         size_t n = re_utf8_decode(text + i, text + len, &cp);
         writing w = writing_of(cp);
-        if (w == W_HAN && kana)
-            w = W_KANA;
+        int han = w == W_HAN;
+        if (han && reads_itself(voice, W_KANA))
+            w = W_KANJI;   /* the Japanese voice reads kana, not kanji: left out */
+        else if (han && kana)
+            w = W_KANA;    /* Japanese: one span with its kana, left out whole below */
         if (w == W_NONE && !latin_letter(cp)) {
             i += n;
             continue;   /* neutral */
@@ -175,6 +182,7 @@ void re_writing_runs(const char *text, const char *voice, re_writing_run *runs, 
         if (current && current->voice == needs) {
             current->length = i + n - current->offset;
             letters[current - spans]++;
+            kanji[current - spans] |= han;
         } else if (!needs) {
             current = NULL;
         } else if (span_count == sizeof spans / sizeof spans[0]) {
@@ -182,6 +190,7 @@ void re_writing_runs(const char *text, const char *voice, re_writing_run *runs, 
         } else {
             current = &spans[span_count];
             kinds[span_count] = w;
+            kanji[span_count] = han;
             letters[span_count++] = 1;
             *current = (re_writing_run){ i, n, needs, names[w] };
         }
@@ -192,9 +201,15 @@ void re_writing_runs(const char *text, const char *voice, re_writing_run *runs, 
     size_t kept = 0;
     for (size_t k = 0; k < span_count; k++) {
         writing w = kinds[k];
-        int syllabic = w == W_HAN || w == W_KANA || w == W_HANGUL || w == W_YI;
-        if (letters[k] >= 2 || syllabic)
-            spans[kept++] = spans[k];
+        int syllabic = w == W_HAN || w == W_KANA || w == W_HANGUL || w == W_YI || w == W_KANJI;
+        if (letters[k] < 2 && !syllabic)
+            continue;
+        spans[kept] = spans[k];
+        if (w == W_KANA && kanji[k]) {   /* kana with kanji: half a sentence would be noise */
+            spans[kept].voice = RE_WRITING_NO_VOICE;
+            spans[kept].script = names[W_KANJI];
+        }
+        kept++;
     }
     span_count = kept;
     *count = 0;

@@ -272,6 +272,40 @@ class NginxDav:
         return sorted(found)
 
 
+_PICTOGRAPHS = ((0x231A, 0x231B), (0x2328, 0x2328), (0x23CF, 0x23CF), (0x23E9, 0x23F3),
+                (0x23F8, 0x23FA), (0x2600, 0x2775), (0x2794, 0x27BF), (0x2934, 0x2935),
+                (0x2B05, 0x2B07), (0x2B1B, 0x2B1C), (0x2B50, 0x2B50), (0x2B55, 0x2B55),
+                (0x3030, 0x3030), (0x303D, 0x303D), (0x3297, 0x3297), (0x3299, 0x3299),
+                (0x1F000, 0x1FAFF))
+_EMOJI_PARTS = {0xFE0E, 0xFE0F, 0x20E3, 0x200D}
+
+
+def heard(text):
+    """What a transcript file shows of a script's text (docs/pronunciation.md, emoji): every
+    emoji (a pictograph, or a character before U+FE0F, with its selectors, skin tones and
+    ZWJ-joined pictographs) left out, with the blank after it when one is before it."""
+    def pictograph(c):
+        return any(a <= ord(c) <= b for a, b in _PICTOGRAPHS)
+    out, i = [], 0
+    while i < len(text):
+        c = text[i]
+        nxt = text[i + 1] if i + 1 < len(text) else ""
+        if not (pictograph(c) or nxt == "\ufe0f" or (nxt == "\u20e3" and ord(c) < 0x80)):
+            out.append(c)
+            i += 1
+            continue
+        i += 1
+        while i < len(text) and (ord(text[i]) in _EMOJI_PARTS or 0x1F3FB <= ord(text[i]) <= 0x1F3FF
+                                 or 0xE0020 <= ord(text[i]) <= 0xE007F):
+            if text[i] == "\u200d" and not (i + 1 < len(text) and pictograph(text[i + 1])):
+                break
+            i += 2 if text[i] == "\u200d" else 1
+        after = text[i] if i < len(text) else ""
+        if (not out or out[-1] == " ") and after == " ":
+            i += 1
+    return "".join(out).rstrip(" ")
+
+
 def explained(stdout):
     """[(place, spoken text, phonemes, [(depth, word, decision)])] from explain's output: a
     place line, the phonemes indented by 4, then one "- WORD: decision" line per word a rule
@@ -283,7 +317,8 @@ def explained(stdout):
     while i < len(lines) - 1:
         m = re.match(r"^(.+?:\d+:\d+): (.*)$", lines[i])
         assert m, lines[i]
-        assert lines[i + 1].startswith("    ") and lines[i + 1].strip(), lines[i + 1]
+        # (no phonemes only when nothing is spoken: a paragraph of emoji)
+        assert lines[i + 1].startswith("    ") and (lines[i + 1].strip() or not m.group(2)), lines[i + 1]
         assert not lines[i + 1].startswith("    - "), lines[i + 1]
         decisions = []
         i += 2

@@ -72,9 +72,9 @@ class Voices(Case):
         # another script, letter by letter, adds silences of its own between the letters)
         if runs.count(sentence) != 2 or runs.count(paragraph) != 1:
             return voice, f"silences of {runs} samples, expected two of {sentence} and one of {paragraph}"
-        return voice, self.long_tokens(folder)
+        return voice, self.long_tokens(folder, voice)
 
-    def long_tokens(self, folder):
+    def long_tokens(self, folder, voice):
         """None when the long-token paragraph renders in the folder's voice, else why not."""
         script = write(os.path.join(folder, "long.txt"), LONG_TEXT)
         res = run([script, "-o", os.path.join(folder, "long.wav"), "--voices", folder,
@@ -87,7 +87,14 @@ class Voices(Case):
         with open(os.path.join(folder, "long.vtt"), encoding="utf-8") as f:
             words = f.read().replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&").split()
         missing = [t for t in set(LONG_TOKENS) if t not in words]
-        missing += [t for t in ("Привет,", "мир", "中文", "Guten", "Tag") if t not in words]
+        # A Japanese voice reads kana but calls each kanji "Chinese letter": they are left out,
+        # with a warning at their place (docs/pronunciation.md).
+        japanese = voice.split("+")[0].split("/")[-1] == "ja"
+        missing += [t for t in ("Привет,", "мир", "中文", "Guten", "Tag")
+                    if t not in words and not (japanese and t == "中文")]
+        if japanese and ("中文" in words or "left out: espeak-ng has no voice for Japanese kanji"
+                         not in res.stderr):
+            return "long tokens: the kanji of a ja paragraph are not left out with a warning"
         return f"long tokens: not in the transcript: {missing}" if missing else None
 
     def check_all(self, voices):

@@ -484,6 +484,68 @@ static void test_other_languages(void)
 }
 
 /* What explain shows: the decision for each word a rule took, word before its parts. */
+/* Hashes of any length, numbers inside identifiers, a minus after a bracket. */
+static void test_token_rules(void)
+{
+    /* SHA-256 (sqlite3's changelog), 41 characters, SHA-512: the first 7, not 25 s of numbers */
+    SAYS("df5c253c0b3dd24916e4ec7cf77d3db5294cc9fd45ae7b9c5e82ad8197f38a24",
+         "D.F five C two five three");
+    SAYS("0123456789abcdef0123456789abcdef012345678", "zero one two three four five six");
+    SAYS("cf83e1357eefb8bdf1542850d66d8007d620e4050b5715dc83f4a921d36ce9ce47d0d13c5d85f2b0"
+         "ff8318d2877eec2f63b931bd47417a81a538327af927da3e", "C.F eight three E one three");
+    SAYS("--hash=sha256:2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824",
+         "dash dash hash equals S.H.A 256 two C.F two four D.B");
+    SAYS("sha1:da39a3ee5e6b4b0d3255bfef95601890afd80709", "S.H.A 1 D.A three nine eh three E");
+    SAYS("(sha512:cf83e1357eefb8bd)", "(S.H.A 512 C.F eight three E one three)");
+    SAYS("md5:d41d8cd98f00b204e9800998ecf8427e.", "M.D 5 D four one D eight C.D.");
+    SAME("sha256: add support for Nettle");        /* the algorithm alone: the engine's */
+    SAME("SHA256:uNiVztksCsDhcc0u9e8BujQXVUpKZIDTMczCvj3tD2s");   /* base64, not hex */
+    /* a commit named by digits only (findutils' changelog): its first 7 too */
+    SAYS("removed with commit 995151807658,", "removed with commit nine nine five one five one eight,");
+    SAYS("commit 4159567.", "commit four one five nine five six seven.");
+    SAYS("commits 123 and 456", "commits one two three and four five six");   /* references */
+    SAME("in 1234567890 ways");                     /* not after "commit": a number */
+    /* numbers inside identifiers, digit group by digit group */
+    SAYS("lib1560: add tests", "lib one five six zero: add tests");
+    SAYS("rfc3986", "rfc three nine eight six");
+    SAME("release2024");                            /* a year stays a year */
+    SAME("H100 and A6000");                         /* model names: the engine's */
+    SAYS("TEMP-0000000-A2945B.", "TEMP zero zero zero zero zero zero zero eh two nine four five B.");
+    SAYS("CVE-2024-3094", "C.V.E 2024 three zero nine four");
+    SAME("UTF-8B");
+    /* a minus after a bracket keeps its sign (git's @{-1}); a hyphen between words none */
+    SAYS("via @{-1} is", "via @{ minus 1} is");
+    SAYS("HEAD@{-2}", "HEAD@{ minus 2}");
+    SAME("well-known 2-3");
+    /* a part of a constant that would be spelled whole: pronounceable pieces are words */
+    SAYS("Use AI_ADDRCONFIG.", "Use AI ADDR CONFIG.");
+    SAYS("OPENSSL_INIT_LOAD", "OPEN S.S.L INIT LOAD");   /* as before */
+    SAYS("NVGEMM", "N.V.G.E.M.M");                        /* not in a constant: as before */
+    /* a URL before the lexicon: the default nginx = engine X names the site only */
+    SAYS("See https://nginx.org/en/security_advisories.html today.",
+         "See engine X dot org today.");
+    SAYS("(https://www.nginx.org/)", "(engine X dot org)");
+    SAYS("nginx.org and nginx", "engine X.org and engine X");   /* no URL: the lexicon */
+    SAYS("https://github.com/curl/curl/pull/10542", "github dot com pull request one zero five four two");
+    /* emoji: not said, in any voice; the text around them is */
+    SAYS("CHANGES WITH 252 \xF0\x9F\x8E\x83:", "CHANGES WITH 252 :");
+    SAYS("Done \xF0\x9F\x8E\x89 and \xE2\x9C\x85 fixed\xF0\x9F\x91\x8D\xF0\x9F\x8F\xBD ok.",
+         "Done and fixed ok.");
+    SAYS("\xE2\x9A\xA0\xEF\xB8\x8F Kernel versions", "Kernel versions");
+    SAYS("\xF0\x9F\x8E\x89", "");
+    SAME("\xC2\xA9 2024 \xE2\x9D\xB6");   /* the copyright sign, a circled digit: no emoji */
+    re_spoken sp;
+    CHECK_INT(re_normalize_spans_for(shipped, "Hallo \xF0\x9F\x91\x8B Welt", "de", &sp), RE_OK);
+    CHECK_STR(sp.text, "Hallo Welt");
+    CHECK_INT(sp.decision_count, 1);
+    if (sp.decision_count == 1) {
+        CHECK_INT(sp.decisions[0].text_offset, 6);
+        CHECK_INT(sp.decisions[0].text_length, 4);
+        CHECK_STR(sp.decisions[0].what, "emoji: not spoken");
+    }
+    re_spoken_free(&sp);
+}
+
 static void test_decisions(void)
 {
     re_spoken s;
@@ -834,6 +896,7 @@ int main(void)
     test_letter_then_word();
     test_hashes_options_revisions_urls();
     test_decisions();
+    test_token_rules();
     test_spans_of_new_rules();
     test_other_languages();
     test_bad_input();

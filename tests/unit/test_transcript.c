@@ -460,6 +460,39 @@ static void test_add_spoken(void)
     re_spoken_free(&spoken);
 }
 
+/* Emoji are not heard: the transcript files leave them out (a cue of emoji only too), with
+ * the blank around them; the cue itself keeps the written text, for the page. */
+static void test_emoji_not_in_files(void)
+{
+    re_transcript t;
+    re_transcript_init(&t, 1000);
+    CHECK_INT(re_transcript_add(&t, 0, 1000, NULL, "CHANGES WITH 252 \xF0\x9F\x8E\x83: all good "
+                                "\xE2\x9C\x85 now."), RE_OK);
+    CHECK_INT(re_transcript_add(&t, 1000, 1500, NULL, "\xF0\x9F\x8E\x89"), RE_OK);
+    CHECK_INT(re_transcript_add(&t, 1500, 2000, NULL, "\xE2\x9A\xA0\xEF\xB8\x8F fixed"
+                                "\xF0\x9F\x91\x8D\xF0\x9F\x8F\xBDnow \xF0\x9F\x91\x8B"), RE_OK);
+    re_status st;
+    char *vtt = write_to_memory(re_transcript_write_vtt, &t, &st);
+    CHECK_INT(st, RE_OK);
+    CHECK_STR(vtt, "WEBVTT\n\n1\n00:00:00.000 --> 00:00:01.000\nCHANGES WITH 252 : all good now.\n"
+                   "\n2\n00:00:01.500 --> 00:00:02.000\nfixednow\n");
+    char *srt = write_to_memory(re_transcript_write_srt, &t, &st);
+    CHECK_INT(st, RE_OK);
+    CHECK_STR(srt, "1\n00:00:00,000 --> 00:00:01,000\nCHANGES WITH 252 : all good now.\n"
+                   "\n2\n00:00:01,500 --> 00:00:02,000\nfixednow\n");
+    char *json = write_to_memory(re_transcript_write_json, &t, &st);
+    CHECK_INT(st, RE_OK);
+    CHECK(json && strstr(json, "\"body\": \"CHANGES WITH 252 : all good now.\"") != NULL);
+    CHECK(json && strstr(json, "\"body\": \"fixednow\"") != NULL);
+    CHECK(json && strstr(json, "\xF0\x9F") == NULL && strstr(json, "\\ud83c") == NULL);
+    CHECK(json && strstr(json, "startTime\": 1.0,") == NULL);   /* the cue of emoji only */
+    CHECK_STR(t.cues[0].text, "CHANGES WITH 252 \xF0\x9F\x8E\x83: all good \xE2\x9C\x85 now.");
+    free(vtt);
+    free(srt);
+    free(json);
+    re_transcript_free(&t);
+}
+
 int main(void)
 {
     if (test_temp_dir(dir, sizeof dir, "transcript") != 0)
@@ -468,6 +501,7 @@ int main(void)
     test_vtt();
     test_srt();
     test_json();
+    test_emoji_not_in_files();
     test_independent_parsers();
     test_build_sentences();
     test_build_long_sentences();

@@ -179,8 +179,33 @@ static void test_check_text(void)
     re_diagnostics_free(&d);
 }
 
+/* Emoji are pictures with everything that belongs to them; text around them is not. */
+static void test_emoji(void)
+{
+    static const struct { const char *text; size_t length; } cases[] = {
+        { "\xF0\x9F\x8E\x83:", 4 },                     /* U+1F383 jack-o-lantern, then ':' */
+        { "\xE2\x9C\x85 bringing", 3 },                  /* U+2705 check mark button */
+        { "\xE2\x9A\xA0\xEF\xB8\x8F Kernel", 6 },      /* U+26A0 U+FE0F warning */
+        { "\xF0\x9F\x91\x8D\xF0\x9F\x8F\xBD!", 8 },   /* thumbs up, medium skin tone */
+        { "\xF0\x9F\x91\xA9\xE2\x80\x8D\xF0\x9F\x92\xBB x", 11 },   /* woman ZWJ laptop */
+        { "1\xEF\xB8\x8F\xE2\x83\xA3 one", 7 },        /* keycap 1 */
+        { "\xF0\x9F\x87\xA9\xF0\x9F\x87\xAA", 4 },    /* a regional indicator (of a flag) */
+        { "\xE2\x86\x92 to", 0 },                       /* an arrow is no emoji */
+        { "\xE2\x9D\xB6", 0 },                           /* a circled digit neither */
+        { "\xC2\xA9 2024", 0 },                          /* nor the copyright sign */
+        { "\xE0\xA4\x95\xE2\x80\x8D\xE0\xA4\xB7", 0 },   /* Devanagari with a ZWJ */
+        { "1 one", 0 },
+        { "\xF0\x9F\x98\x8A\xE2\x80\x8D", 4 },        /* a ZWJ at the end is not joined */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *s = cases[i].text;
+        CHECK_INT(re_utf8_emoji_length(s, s + strlen(s)), cases[i].length);
+    }
+}
+
 int main(void)
 {
+    test_emoji();
     test_check();
     test_decode_encode();
     test_helpers();

@@ -29,10 +29,15 @@ static void test_scripts_and_voices(void)
     expect_runs("Plain English, café and naïve 42.", "en-us", "Plain English, café and naïve 42.|-;");
     expect_runs("The word Привет, мир! means hello.", "en-us",
                 "The word |-;Привет, мир!|ru; means hello.|-;");
-    /* Han alone is Chinese; with kana anywhere in the text, Japanese. */
+    /* Han alone is Chinese; with kana anywhere in the text, Japanese kanji, which espeak-ng
+     * 1.51's ja voice calls "Chinese letter" one by one: left out (no voice) with its kana;
+     * kana alone is ja's. */
     expect_runs("Say 中文 now.", "en-gb+f3", "Say |-;中文|cmn; now.|-;");
     expect_runs("Say 東京 and 日本語のテキスト.", "en-us",
-                "Say |-;東京|ja; and |-;日本語のテキスト.|ja;");
+                "Say |-;東京|; and |-;日本語のテキスト.|;");
+    expect_runs("セグメンテーション違反です (core dumped)", "en-us",
+                "セグメンテーション違反です|; (core dumped)|-;");
+    expect_runs("Say セグメンテーション now.", "en-us", "Say |-;セグメンテーション|ja; now.|-;");
     expect_runs("Γεια σου and שלום and 안녕 and مرحبا and สวัสดี and नमस्ते end", "en-us",
                 "Γεια σου|el; and |-;שלום|he; and |-;안녕|ko; and |-;مرحبا|ar; and |-;"
                 "สวัสดี|th; and |-;नमस्ते|hi; end|-;");
@@ -43,7 +48,8 @@ static void test_scripts_and_voices(void)
     /* A voice reads its own script (and Latin); the variant and region do not matter. */
     expect_runs("Привет, Ivan!", "ru", "Привет, Ivan!|-;");
     expect_runs("Привет, Ivan!", "uk+m3", "Привет, Ivan!|-;");
-    expect_runs("東京とParis", "ja", "東京とParis|-;");
+    expect_runs("東京とParis", "ja", "東京|;とParis|-;");   /* ja: its kana, not kanji */
+    expect_runs("ひらがなとParis", "ja", "ひらがなとParis|-;");
     expect_runs("中文 and Ελλάδα", "cmn", "中文 and |-;Ελλάδα|el;");
     expect_runs("Sinhala සිංහල and Myanmar မြန်မာ ok", "en-us",
                 "Sinhala |-;සිංහල|si; and Myanmar |-;မြန်မာ|my; ok|-;");

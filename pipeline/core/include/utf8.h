@@ -55,6 +55,15 @@ const char *re_utf8_quote(char *out, const char *s, size_t len, size_t max);
  * TAB, LF and CR, U+FFFE, U+FFFF - or 0 when there is none. */
 uint32_t re_utf8_xml_unsafe(const char *s);
 
+/* Length in bytes of the emoji that starts s[0..end) (valid UTF-8), 0 when none does: a
+ * pictograph (U+1F000..U+1FAFF, the symbols and dingbats of U+2600..U+27BF but the circled
+ * digits, and the few elsewhere that Unicode gives an emoji form: watch, hourglass, stars,
+ * ...), or any character followed by the emoji presentation selector U+FE0F (a keycap "1"
+ * U+FE0F U+20E3), with what belongs to it: presentation selectors, skin tones, the keycap
+ * mark, tag characters, and further pictographs joined by U+200D (a family, a flag). These
+ * are pictures: a voice names them ("party popper") and a listener hears noise. */
+size_t re_utf8_emoji_length(const char *s, const char *end);
+
 /* Why a name (a file name or a path) cannot be written as it is into XML, JSON or a terminal
  * line: NULL when it is valid UTF-8 without control characters (re_utf8_is_control, tab and
  * LF included) or the noncharacters U+FFFE and U+FFFF; otherwise a static reason. */

@@ -16,8 +16,12 @@
  *                       ("PR 189759" -> "PR one eight nine seven five nine", "#120345" ->
  *                       "number one two zero three four five"); lists and ranges go on
  *                       ("PRs 1001, 1002 and 1003", "189771 through 189841", "1001-1003")
- *   hashes              7-40 of 0-9a-f with a digit and a letter: the first 7 one by one
- *                       (12d655d4561 -> "one two D six five five D")
+ *   hashes              7 or more of 0-9a-f with a digit and a letter, alone or after
+ *                       sha1: sha224: sha256: sha384: sha512: md5:, and 7 or more digits
+ *                       after "commit": the first 7 one by one (12d655d4561 -> "one two
+ *                       D six five five D", sha256:2cf24db... -> "S.H.A 256 two C.F ...")
+ *   names and numbers   lib1560 -> "lib one five six zero" (a year stays); TEMP-0000000-A2945B
+ *                       -> "TEMP zero ... eh two nine four five B"; @{-1} -> "@{ minus 1}"
  *   options             --silent -> "dash dash silent", -v -> "dash v"
  *   versions            v2.1.0 -> "version 2 point 1 point 0"; 2.1.0 -> "2 point 1 point 0";
  *                       separators said: 3.25.0-3 -> "... dash 3", +deb12u1 -> "plus deb 12
@@ -33,7 +37,9 @@
  *                       "OPEN S.S.L"), else 2-4 are spelled (NCCL -> "N.C.C.L", PRs ->
  *                       "P.R.'s"), longer ones when not pronounceable (NVGEMM); Roman numerals
  *                       stay
- *   URLs                the site, plus "pull request N", "issue N", "merge request N" or
+ *   emoji               not said (the engine would name them), in any voice
+ *   URLs                recognized before the lexicon, which may name the site's parts
+ *                       (nginx.org -> "engine X dot org"); the site, plus "pull request N", "issue N", "merge request N" or
  *                       "commit" and a hash's first 7 characters for those paths:
  *                       https://github.com/pytorch/pytorch/pull/1 -> "github dot com pull
  *                       request 1"; any other path: the site alone
@@ -54,10 +60,12 @@
 #include "status.h"
 
 /* Bumped whenever a rule changes what is said: part of any cache key built on the input. */
-#define RE_NORMALIZE_RULES_VERSION 5   /* 2: the engine-input cuts; 3: the dictionary decides
+#define RE_NORMALIZE_RULES_VERSION 6   /* 2: the engine-input cuts; 3: the dictionary decides
                                         * capitals; hashes, options, revisions, URL tails;
                                         * 4: both (issue 14); 5: a first letter before a word
-                                        * in capitals (FTRUNCATE -> F TRUNCATE) */
+                                        * in capitals (FTRUNCATE -> F TRUNCATE); 6: hashes of
+                                        * any length, names with numbers, minus, constants in
+                                        * pronounceable pieces, URLs before the lexicon, emoji */
 
 /* How the engine is to read a spoken text (the synth stage takes these flags). Never as SSML. */
 #define RE_TEXT_PLAIN 0u      /* every character is text, [[ included */

@@ -3,7 +3,7 @@
  * in an English voice, which espeak-ng reads as "Japanese letter" once per character), and
  * the espeak-ng voice to speak each with (docs/pronunciation.md has the table):
  *
- *   Han                 cmn, or ja when the text also has kana
+ *   Han                 cmn; with kana in the text, Japanese kanji: no voice (below)
  *   Hiragana, Katakana  ja             Hangul      ko
  *   Cyrillic            ru             Greek       el
  *   Arabic              ar             Hebrew      he
@@ -18,6 +18,9 @@
  *
  * Syriac, Thaana, Lao, Tibetan, Khmer, Mongolian, Yi and Bopomofo have no espeak-ng 1.51
  * voice: their spans get RE_WRITING_NO_VOICE, for the caller to leave out with a warning.
+ * Nor has Japanese written with kanji: espeak-ng 1.51's ja voice reads kana but says
+ * "Chinese letter" for every Han character, so a span of kana and Han is left out whole
+ * (script "Japanese kanji"), and so are the kanji in a ja paragraph; kana alone is ja's.
  *
  * A span runs from the first to the last character of its script, with the blanks,
  * punctuation and digits between them, the punctuation right after it (up to a blank) and
