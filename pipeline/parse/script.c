@@ -1449,7 +1449,12 @@ static void parse_markdown(parser *p, line_reader *r)
         return;
     if (p->err.nomem)
         return;
-    re_markdown_body(p, r->buf + r->pos, r->pos < r->len ? r->len - r->pos : 0, r->number + 1);
+    size_t body_len = r->pos < r->len ? r->len - r->pos : 0;
+    if (!(p->ep->notes = strndup(r->buf + r->pos, body_len))) {
+        p->err.nomem = 1;
+        return;
+    }
+    re_markdown_body(p, r->buf + r->pos, body_len, r->number + 1);
     if (!p->ep->title && !p->err.nomem) {
         const char *base = strrchr(p->err.file, '/');
         base = base ? base + 1 : p->err.file;
@@ -1524,6 +1529,7 @@ void re_episode_free(re_episode *episode)
     free(episode->intro);
     free(episode->outro);
     free(episode->music.file);
+    free(episode->notes);
     free(episode);
 }
 

@@ -108,6 +108,8 @@ typedef struct re_episode {
                                   * (either side); RE_SOUND_GAP_DEFAULT_US when absent */
     unsigned sound_gap_line, sound_gap_col;   /* of the value; 0 when absent */
     re_music_spec music;
+    char *notes;          /* a Markdown script's document after its front matter, as written:
+                           * the page's show notes; NULL for a .txt script */
     re_item *items;
     size_t item_count;
     char **voices;        /* distinct profile names used by SPEECH items, in order of first use */
