@@ -99,9 +99,9 @@ class MarkdownTest(Case):
         self.assertIn("<code class=\"language-sh\">make install\n</code>", html)
         r = run(["explain", src])
         self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertIn(src + ":10:1: [code block] left out", r.stdout)
-        self.assertIn(src + ":14:1: [table] spoken: Flag: -v, Meaning: verbose.", r.stdout)
-        self.assertIn(src + ":10:1: warning: 1 code block is left out", r.stderr)
+        self.assertIn(src + ":9:1: [code block] left out", r.stdout)
+        self.assertIn(src + ":13:1: [table] spoken: Flag: -v, Meaning: verbose.", r.stdout)
+        self.assertIn(src + ":9:1: warning: 1 code block is left out", r.stderr)
 
     def test_bad_directive_in_list_item(self):
         src = self.path("bad.md")
