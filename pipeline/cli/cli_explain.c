@@ -13,6 +13,8 @@
 
 #include "cli.h"
 #include "explain.h"
+#include "files.h"
+#include "markdown.h"
 #include "script.h"
 
 #define MAX_LIST 16    /* --voices, --lexicon and --allow-path, each */
@@ -25,6 +27,10 @@ static const char explain_usage[] =
     "spoken (after the pronunciation lexicon and normalization), then, indented, the\n"
     "phonemes the engine will use (espeak-ng's mnemonics, as `espeak-ng -x` prints them)\n"
     "and the decisions of the rules, word by word:\n"
+    "\n"
+    "A Markdown document (*.md, *.markdown) is first accounted for block by block:\n"
+    "\n"
+    "  SCRIPT:LINE:COL: [KIND] spoken: TEXT | chapter: TITLE | title: TITLE | left out: WHY\n"
     "\n"
     "  SCRIPT:LINE:COL: spoken text\n"
     "      phonemes\n"
@@ -149,6 +155,29 @@ static int parse_args(int argc, char **argv, explain_cli *cli)
     return -1;
 }
 
+/* A Markdown document's blocks, each with what is spoken of it or why it is left out. Its
+ * errors are not printed here: re_explain reports them. */
+static void print_outline(const explain_cli *cli)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    re_md_outline outline = { 0 };
+    re_diagnostics quiet;
+
+    if (!re_script_is_markdown(cli->script))
+        return;
+    re_diagnostics_init(&quiet, RE_DIAG_DEFAULT_LIMIT);
+    if (re_file_read(cli->script, cli->max_size, RE_READ_ANY, &buf, &len, &quiet) == RE_OK
+        && re_markdown_outline(cli->script, buf, len, &outline, &quiet) == RE_OK) {
+        for (size_t i = 0; i < outline.count; i++)
+            printf("%s:%u:%u: [%s] %s\n", cli->script, outline.blocks[i].line,
+                   outline.blocks[i].col, outline.blocks[i].kind, outline.blocks[i].account);
+    }
+    re_md_outline_free(&outline);
+    re_diagnostics_free(&quiet);
+    free(buf);
+}
+
 /* Prints one SPEECH item: its place and spoken text, then its phonemes, indented, then one
  * line per decision of the rules ("- HEAD: dictionary word, ..."), a part of a word indented
  * under the word. */
@@ -187,6 +216,7 @@ int cli_explain(int argc, char **argv)
         .no_default_lexicon = cli.no_default_lexicon,
         .allowed_dirs = cli.allowed_dirs, .allowed_dir_count = cli.allowed_dir_count,
     };
+    print_outline(&cli);
     re_status status = re_explain(&sources, &cli_stop_signal, print_item, NULL, &diag);
     if (status == RE_OK && fflush(stdout) != 0)
         status = re_diag_add(&diag, "(stdout)", 0, 0, "%s", strerror(errno)) == RE_OK

@@ -126,6 +126,34 @@ static void write_transcript(FILE *out, const re_render_facts *facts, const re_t
     }
 }
 
+/* A Markdown script's document carried through as show notes: as written, but its ATX
+ * headings two levels down (under the page's own `##`), and a colon right after "duration"
+ * written `\:`, so that the page's own claims stay the only ones. */
+static void write_notes(FILE *out, const char *notes)
+{
+    int fence = 0;
+    fputs("\n## Show notes\n\n", out);
+    for (const char *line = notes; *line;) {
+        const char *nl = strchr(line, '\n');
+        size_t len = nl ? (size_t)(nl - line) + 1 : strlen(line);
+        size_t lead = strspn(line, " ");
+        if (lead < 4 && (strncmp(line + lead, "```", 3) == 0 || strncmp(line + lead, "~~~", 3) == 0))
+            fence = !fence;
+        size_t hashes = lead == 0 && !fence ? strspn(line, "#") : 0;
+        if (hashes >= 1 && hashes <= 6 && (line[hashes] == ' ' || line[hashes] == '\t'
+                                           || line[hashes] == '\n'))
+            fputs(hashes <= 4 ? "##" : hashes == 5 ? "#" : "", out);
+        for (size_t i = 0; i < len; i++) {
+            if (line[i] == ':' && page_ends_with_duration(line, i))
+                fputc('\\', out);
+            fputc(line[i], out);
+        }
+        line += len;
+    }
+    if (*notes && notes[strlen(notes) - 1] != '\n')
+        fputc('\n', out);
+}
+
 re_status re_page_write(FILE *out, const re_render_facts *facts, const re_transcript *transcript)
 {
     if (!out || !facts || !facts->episode || !facts->episode->title || facts->sample_rate == 0
@@ -158,6 +186,8 @@ re_status re_page_write(FILE *out, const re_render_facts *facts, const re_transc
     fprintf(out, "- Audio duration: %s\n", iso);
     if (facts->chapter_count > 0)
         write_chapters(out, facts);
+    if (ep->notes && *ep->notes)
+        write_notes(out, ep->notes);
     if (transcript && transcript->count > 0)
         write_transcript(out, facts, transcript);
     return ferror(out) || fflush(out) == EOF ? RE_ERR_WRITE : RE_OK;

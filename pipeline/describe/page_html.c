@@ -7,7 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cmark-gfm.h>
+#include <cmark-gfm-core-extensions.h>
 #include <jansson.h>
+#include <libxml/HTMLparser.h>
 
 #include "disclosure.h"
 #include "duration.h"
@@ -283,6 +286,73 @@ static void build_transcript(html_builder *b, xmlNodePtr article, const re_rende
     }
 }
 
+/* Copies a fragment libxml2's HTML parser read into the page: elements with their
+ * attributes, text through html_text (its duration rule); comments (cmark-gfm's "raw HTML
+ * omitted") are dropped. */
+static void copy_fragment(html_builder *b, xmlNodePtr parent, xmlNodePtr node, unsigned depth)
+{
+    for (; node && !b->failed; node = node->next) {
+        if (node->type == XML_TEXT_NODE && node->content) {
+            html_text(b, parent, (const char *)node->content);
+        } else if (node->type == XML_ELEMENT_NODE && depth < 64) {
+            xmlNodePtr copy = html_element(b, parent, (const char *)node->name, NULL);
+            for (xmlAttrPtr a = node->properties; a && copy; a = a->next) {
+                xmlChar *value = xmlNodeListGetString(node->doc, a->children, 1);
+                html_attribute(b, copy, (const char *)a->name, value ? (const char *)value : "");
+                xmlFree(value);
+            }
+            if (copy)
+                copy_fragment(b, copy, node->children, depth + 1);
+        }
+    }
+}
+
+/* A Markdown script's document as show notes: cmark-gfm's HTML (raw HTML and unsafe links
+ * left out: CMARK_OPT_UNSAFE is off), read back by libxml2's HTML parser into the tree. */
+static void build_notes(html_builder *b, xmlNodePtr article, const char *notes)
+{
+    static const char *const names[] = { "table", "strikethrough", "autolink", "tasklist" };
+    cmark_gfm_core_extensions_ensure_registered();
+    cmark_parser *reader = cmark_parser_new(CMARK_OPT_DEFAULT);
+    if (!reader) {
+        b->failed = 1;
+        return;
+    }
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        cmark_syntax_extension *ext = cmark_find_syntax_extension(names[i]);
+        if (ext)
+            cmark_parser_attach_syntax_extension(reader, ext);
+    }
+    cmark_parser_feed(reader, notes, strlen(notes));
+    cmark_node *doc = cmark_parser_finish(reader);
+    char *html = doc ? cmark_render_html(doc, CMARK_OPT_DEFAULT,
+                                         cmark_parser_get_syntax_extensions(reader)) : NULL;
+    cmark_node_free(doc);
+    cmark_parser_free(reader);
+    size_t len = html ? strlen(html) : 0;
+    char *wrapped = html ? malloc(len + 64) : NULL;
+    htmlDocPtr fragment = NULL;
+    if (wrapped) {
+        int n = snprintf(wrapped, len + 64, "<html><body>%s</body></html>", html);
+        fragment = htmlReadMemory(wrapped, n, NULL, "UTF-8", HTML_PARSE_NOERROR
+                                  | HTML_PARSE_NOWARNING | HTML_PARSE_NONET);
+    }
+    xmlNodePtr root = fragment ? xmlDocGetRootElement(fragment) : NULL;
+    xmlNodePtr fbody = root ? root->children : NULL;
+    while (fbody && (fbody->type != XML_ELEMENT_NODE || strcmp((const char *)fbody->name, "body")))
+        fbody = fbody->next;
+    if (fbody) {
+        xmlNodePtr section = html_element(b, article, "section", "notes");
+        html_text_element(b, section, "h2", NULL, "Show notes");
+        copy_fragment(b, section, fbody->children, 0);
+    } else if (len > 0) {
+        b->failed = 1;
+    }
+    xmlFreeDoc(fragment);
+    free(wrapped);
+    free(html);
+}
+
 static void build_body(html_builder *b, xmlNodePtr html, const re_render_facts *facts,
                        const re_transcript *transcript, const char *iso, const char *audio_href,
                        const char *vtt_href)
@@ -329,6 +399,8 @@ static void build_body(html_builder *b, xmlNodePtr html, const re_render_facts *
     html_text_element(b, article, "p", "disclosure", RE_DISCLOSURE_TEXT);
     if (facts->chapter_count > 0)
         build_chapters(b, article, facts, audio_href);
+    if (facts->episode->notes && *facts->episode->notes)
+        build_notes(b, article, facts->episode->notes);
     if (transcript && transcript->count > 0)
         build_transcript(b, article, facts, transcript);
     xmlNodePtr script = html_element(b, body, "script", NULL);

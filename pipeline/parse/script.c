@@ -10,7 +10,9 @@
 
 #include "datetime.h"
 #include "files.h"
+#include "markdown.h"
 #include "parse_errors.h"
+#include "script_body.h"
 #include "text.h"
 #include "utf8.h"
 
@@ -67,6 +69,8 @@ typedef struct parser {
     uint64_t pause_total_us;     /* the script's own pauses so far */
     int too_many_voices;         /* reported once */
     int halted;                  /* a limit ended the body early: the rest is not read */
+    int markdown;                /* a Markdown document (markdown.c reads its body) */
+    re_md_outline *outline;      /* where markdown.c accounts for each block, or NULL */
 } parser;
 
 typedef struct line_reader {
@@ -625,7 +629,7 @@ static int parse_front_matter(parser *p, line_reader *r, unsigned *closing_line)
         if (!line_too_long(p, len, r->number))
             front_matter_line(p, line, len, r->number);
     }
-    if (!p->ep->title && !p->key_line[0])
+    if (!p->ep->title && !p->key_line[0] && !p->markdown)
         parse_error(&p->err, *closing_line, 1, "the front matter has no title: add a line "
                  "'title: ...' before this '---'");
     if (p->ep->intro_overlap_us && !p->key_line[12])
@@ -1139,35 +1143,49 @@ static size_t directive(parser *p, const char *s, size_t len, unsigned line, uns
 
 /* ---- body ------------------------------------------------------------------------------- */
 
-/* Reads one line of paragraph text from column i (its first non-blank). */
-static void paragraph_line(parser *p, const char *line, size_t len, size_t i, unsigned number)
+/* Reads s[0..len), which stands at line:col, into the open paragraph; with `directives`,
+ * `[` may start a directive and `\[` is a literal '['. */
+static void read_text(parser *p, const char *s, size_t len, unsigned line, unsigned col,
+                      int directives)
 {
     paragraph *para = &p->para;
+    size_t i = 0;
 
-    if (!para->open) {
-        para->open = 1;
-        para->line = number;
-        para->col = (unsigned)i + 1;
-    }
-    para->pending_space = 1;   /* lines are joined with a space */
     while (i < len && !p->err.nomem && !p->halted) {
-        char c = line[i];
+        char c = s[i];
         size_t used = 0;
         if (re_is_line_blank(c)) {
             para->pending_space = 1;
             used = 1;
-        } else if (c == '\\' && i + 1 < len && line[i + 1] == '[') {
-            add_text(p, "[", 1, number, (unsigned)i + 1);
+        } else if (directives && c == '\\' && i + 1 < len && s[i + 1] == '[') {
+            add_text(p, "[", 1, line, col + (unsigned)i);
             used = 2;
-        } else if (c == '[') {
-            used = directive(p, line + i, len - i, number, (unsigned)i + 1);
+        } else if (directives && c == '[') {
+            used = directive(p, s + i, len - i, line, col + (unsigned)i);
         }
         if (used == 0) {
-            add_text(p, &c, 1, number, (unsigned)i + 1);
+            add_text(p, &c, 1, line, col + (unsigned)i);
             used = 1;
         }
         i += used;
     }
+}
+
+static void open_paragraph(parser *p, unsigned line, unsigned col)
+{
+    if (!p->para.open) {
+        p->para.open = 1;
+        p->para.line = line;
+        p->para.col = col;
+    }
+}
+
+/* Reads one line of paragraph text from column i (its first non-blank). */
+static void paragraph_line(parser *p, const char *line, size_t len, size_t i, unsigned number)
+{
+    open_paragraph(p, number, (unsigned)i + 1);
+    p->para.pending_space = 1;   /* lines are joined with a space */
+    read_text(p, line + i, len - i, number, (unsigned)i + 1, 1);
 }
 
 /* A heading waits for the next audio; one still waiting has none, which is an error. */
@@ -1202,6 +1220,20 @@ static int heading_level(const char *s, size_t len)
     return n >= 1 && n <= 6 && n < len && re_is_line_blank(s[n]) ? (int)n : 0;
 }
 
+static void chapter(parser *p, const char *title, size_t title_len, unsigned line,
+                    unsigned col)
+{
+    if (++p->chapters == RE_SCRIPT_MAX_CHAPTERS + 1)
+        parse_error(&p->err, line, col, "this is chapter %u; the limit is %u (the MP3's chapter table "
+                 "holds no more)", p->chapters, RE_SCRIPT_MAX_CHAPTERS);
+    chapter_without_audio(p);
+    p->chapter = collapse_blanks(title, title_len);
+    p->chapter_line = line;
+    p->chapter_col = col;
+    if (!p->chapter)
+        p->err.nomem = 1;
+}
+
 static void heading(parser *p, const char *s, size_t len, int level, unsigned line,
                     unsigned col)
 {
@@ -1213,15 +1245,7 @@ static void heading(parser *p, const char *s, size_t len, int level, unsigned li
         parse_error(&p->err, line, col, "a heading needs a title after '%.*s '", level, s);
         return;
     }
-    if (++p->chapters == RE_SCRIPT_MAX_CHAPTERS + 1)
-        parse_error(&p->err, line, col, "this is chapter %u; the limit is %u (the MP3's chapter table "
-                 "holds no more)", p->chapters, RE_SCRIPT_MAX_CHAPTERS);
-    chapter_without_audio(p);
-    p->chapter = collapse_blanks(title, title_len);
-    p->chapter_line = line;
-    p->chapter_col = col;
-    if (!p->chapter)
-        p->err.nomem = 1;
+    chapter(p, title, title_len, line, col);
 }
 
 static const char *paragraph_voice(parser *p)
@@ -1317,6 +1341,75 @@ static void body_line(parser *p, const char *line, size_t len, unsigned number)
     }
 }
 
+/* ---- the body as the Markdown reader builds it (script_body.h) ------------------------ */
+
+void body_span(parser *p, const char *s, size_t len, unsigned line, unsigned col)
+{
+    open_paragraph(p, line, col);
+    read_text(p, s, len, line, col, 1);
+}
+
+void body_literal(parser *p, const char *s, size_t len, unsigned line, unsigned col)
+{
+    open_paragraph(p, line, col);
+    read_text(p, s, len, line, col, 0);
+}
+
+void body_space(parser *p)
+{
+    p->para.pending_space = 1;
+}
+
+void body_end_sentence(parser *p)
+{
+    text_buf *t = &p->para.text;
+
+    if (t->len == 0)
+        return;
+    char last = t->data[t->len - 1];
+    if (last == ':' || last == ';' || last == ',')
+        t->data[t->len - 1] = '.';
+    else if (last != '.' && last != '!' && last != '?' && !text_append(t, ".", 1))
+        p->err.nomem = 1;
+    p->para.pending_space = 1;
+}
+
+size_t body_paragraph_bytes(const parser *p)
+{
+    return p->para.speech_bytes + p->para.text.len;
+}
+
+void body_end_paragraph(parser *p, unsigned ended_by)
+{
+    end_paragraph(p, ended_by);
+}
+
+void body_heading(parser *p, const char *title, size_t len, unsigned line, unsigned col)
+{
+    end_paragraph(p, line);
+    chapter(p, title, len, line, col);
+}
+
+parse_errors *body_errors(parser *p)
+{
+    return &p->err;
+}
+
+re_episode *body_episode(parser *p)
+{
+    return p->ep;
+}
+
+re_md_outline *body_outline(parser *p)
+{
+    return p->outline;
+}
+
+int body_stopped(const parser *p)
+{
+    return p->halted || p->err.nomem;
+}
+
 static int has_speech(const re_episode *ep)
 {
     for (size_t i = 0; i < ep->item_count; i++) {
@@ -1342,7 +1435,49 @@ static void parse_body(parser *p, line_reader *r, unsigned closing_line)
         parse_error(&p->err, closing_line + 1, 1, "the script has no spoken text");
 }
 
+/* A Markdown document: front matter only when its first line is `---`; the title, when the
+ * front matter gives none, is the first level-1 heading (markdown.c), else the file name. */
+static void parse_markdown(parser *p, line_reader *r)
+{
+    const char *line;
+    size_t len;
+    line_reader first = *r;
+    unsigned closing_line = 0;
+
+    if (next_line(&first, &line, &len) && is_delimiter_line(line, len)
+        && !parse_front_matter(p, r, &closing_line))
+        return;
+    if (p->err.nomem)
+        return;
+    size_t body_len = r->pos < r->len ? r->len - r->pos : 0;
+    if (!(p->ep->notes = strndup(r->buf + r->pos, body_len))) {
+        p->err.nomem = 1;
+        return;
+    }
+    re_markdown_body(p, r->buf + r->pos, body_len, r->number + 1);
+    if (!p->ep->title && !p->err.nomem) {
+        const char *base = strrchr(p->err.file, '/');
+        base = base ? base + 1 : p->err.file;
+        const char *dot = strrchr(base, '.');
+        size_t n = dot && dot > base ? (size_t)(dot - base) : strlen(base);
+        if (!(p->ep->title = strndup(base, n)))
+            p->err.nomem = 1;
+    }
+    if (!p->halted)
+        chapter_without_audio(p);
+    if (!p->err.nomem && !has_speech(p->ep))
+        parse_error(&p->err, closing_line + 1, 1, "the document has no spoken text");
+}
+
 /* ---- public ----------------------------------------------------------------------------- */
+
+int re_script_is_markdown(const char *path)
+{
+    size_t n = path ? strlen(path) : 0;
+
+    return (n > 3 && strcasecmp(path + n - 3, ".md") == 0)
+           || (n > 9 && strcasecmp(path + n - 9, ".markdown") == 0);
+}
 
 static re_episode *episode_new(const char *file)
 {
@@ -1394,6 +1529,7 @@ void re_episode_free(re_episode *episode)
     free(episode->intro);
     free(episode->outro);
     free(episode->music.file);
+    free(episode->notes);
     free(episode);
 }
 
@@ -1409,9 +1545,9 @@ static void parser_free(parser *p)
 /* re_script_parse; with keep_partial, an episode that failed with RE_ERR_INPUT is handed out
  * too (re_script_parse_partial). */
 static re_status parse_script(const char *file, const char *buf, size_t len, re_episode **out,
-                              re_diagnostics *diag, int keep_partial)
+                              re_diagnostics *diag, int keep_partial, re_md_outline *outline)
 {
-    parser p = { .err = { .file = file ? file : "-", .diag = diag } };
+    parser p = { .err = { .file = file ? file : "-", .diag = diag }, .outline = outline };
     line_reader r = { 0 };
     unsigned closing_line = 0;
     int decodable = 0;
@@ -1430,7 +1566,10 @@ static re_status parse_script(const char *file, const char *buf, size_t len, re_
     p.ep = episode_new(p.err.file);
     if (!p.ep)
         return RE_ERR_NOMEM;
-    if (parse_front_matter(&p, &r, &closing_line) && !p.err.nomem)
+    p.markdown = re_script_is_markdown(p.err.file);
+    if (p.markdown)
+        parse_markdown(&p, &r);
+    else if (parse_front_matter(&p, &r, &closing_line) && !p.err.nomem)
         parse_body(&p, &r, closing_line);
     parser_free(&p);
     status = p.err.nomem ? RE_ERR_NOMEM : p.err.count ? RE_ERR_INPUT : RE_OK;
@@ -1445,13 +1584,38 @@ static re_status parse_script(const char *file, const char *buf, size_t len, re_
 re_status re_script_parse(const char *file, const char *buf, size_t len, re_episode **out,
                           re_diagnostics *diag)
 {
-    return parse_script(file, buf, len, out, diag, 0);
+    return parse_script(file, buf, len, out, diag, 0, NULL);
 }
 
 re_status re_script_parse_partial(const char *file, const char *buf, size_t len,
                                   re_episode **out, re_diagnostics *diag)
 {
-    return parse_script(file, buf, len, out, diag, 1);
+    return parse_script(file, buf, len, out, diag, 1, NULL);
+}
+
+re_status re_markdown_outline(const char *file, const char *buf, size_t len, re_md_outline *out,
+                              re_diagnostics *diag)
+{
+    re_episode *episode = NULL;
+
+    if (!out || !re_script_is_markdown(file))
+        return RE_ERR_INVALID;
+    memset(out, 0, sizeof *out);
+    re_status status = parse_script(file, buf, len, &episode, diag, 0, out);
+    re_episode_free(episode);
+    return status;
+}
+
+void re_md_outline_free(re_md_outline *outline)
+{
+    if (!outline)
+        return;
+    for (size_t i = 0; i < outline->count; i++) {
+        free(outline->blocks[i].kind);
+        free(outline->blocks[i].account);
+    }
+    free(outline->blocks);
+    memset(outline, 0, sizeof *outline);
 }
 
 re_status re_script_load(const char *path, size_t max_size, re_episode **out,

@@ -72,6 +72,8 @@ static re_status add_script(re_batch *batch, size_t *capacity, const char *path)
     size_t len = strlen(base);
     if (len > 4 && strcmp(base + len - 4, ".txt") == 0)
         len -= 4;
+    else if (re_script_is_markdown(base))
+        len = (size_t)(strrchr(base, '.') - base);
     re_batch_episode ep = { .script = strdup(path), .name = strndup(base, len) };
     if (!ep.script || !ep.name) {
         free(ep.script);
@@ -88,6 +90,25 @@ static int ends_in_txt(const char *name)
     return len > 4 && strcmp(name + len - 4, ".txt") == 0 && name[0] != '.';
 }
 
+/* A Markdown file in a folder is a script only when it starts with front matter (a line
+ * `---`), so that a folder's README.md is never rendered by surprise. */
+static int markdown_script(const char *path)
+{
+    char head[8] = "";
+    FILE *f = fopen(path, "rb");
+    size_t n = f ? fread(head, 1, sizeof head - 1, f) : 0;
+    if (f)
+        fclose(f);
+    head[n] = '\0';
+    size_t i = strncmp(head, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
+    if (strncmp(head + i, "---", 3) != 0)
+        return 0;
+    i += 3;
+    while (head[i] == ' ' || head[i] == '\t')
+        i++;
+    return head[i] == '\n' || head[i] == '\r' || (head[i] == '\0' && n < sizeof head - 1);
+}
+
 static re_status add_folder(re_batch *batch, size_t *capacity, const char *dir, re_diagnostics *diag)
 {
     DIR *d = opendir(dir);
@@ -98,13 +119,15 @@ static re_status add_folder(re_batch *batch, size_t *capacity, const char *dir, 
     re_status status = RE_OK;
     struct dirent *entry;
     while (status == RE_OK && (entry = readdir(d)) != NULL) {
-        if (!ends_in_txt(entry->d_name))
+        int markdown = entry->d_name[0] != '.' && re_script_is_markdown(entry->d_name);
+        if (!ends_in_txt(entry->d_name) && !markdown)
             continue;
         char *path = NULL;
         if (asprintf(&path, "%s/%s", dir, entry->d_name) < 0)
             status = RE_ERR_NOMEM;
         struct stat st;
-        if (status == RE_OK && stat(path, &st) == 0 && S_ISREG(st.st_mode))
+        if (status == RE_OK && stat(path, &st) == 0 && S_ISREG(st.st_mode)
+            && (!markdown || markdown_script(path)))
             status = add_script(batch, capacity, path);
         free(path);
     }

@@ -108,6 +108,8 @@ typedef struct re_episode {
                                   * (either side); RE_SOUND_GAP_DEFAULT_US when absent */
     unsigned sound_gap_line, sound_gap_col;   /* of the value; 0 when absent */
     re_music_spec music;
+    char *notes;          /* a Markdown script's document after its front matter, as written:
+                           * the page's show notes; NULL for a .txt script */
     re_item *items;
     size_t item_count;
     char **voices;        /* distinct profile names used by SPEECH items, in order of first use */
@@ -116,7 +118,12 @@ typedef struct re_episode {
     size_t voice_ref_count;
 } re_episode;
 
-/* Parses a whole script held in memory. `file` names it in diagnostics. On success *out is a
+/* 1 when `path` names a Markdown document (it ends `.md` or `.markdown`, in any case):
+ * re_script_parse reads it as CommonMark with GitHub's extensions (docs/script-format.md,
+ * "Markdown"), not as the .txt format. */
+int re_script_is_markdown(const char *path);
+
+/* Parses a whole script held in memory; a Markdown document when re_script_is_markdown(file). `file` names it in diagnostics. On success *out is a
  * new episode (free with re_episode_free). On RE_ERR_INPUT every problem found (up to the
  * diagnostics limit) is in diag and *out is NULL. */
 re_status re_script_parse(const char *file, const char *buf, size_t len, re_episode **out,

@@ -1,0 +1,60 @@
+/* script_body.h - the episode builder that script.c's own reader drives, opened to the
+ * Markdown reader (markdown.c) so that a Markdown document becomes the same items, with the
+ * same directives, limits and messages, as a .txt script (private to the parse stage).
+ *
+ * Call order for one body: any number of body_span / body_literal / body_space /
+ * body_end_sentence calls make up a paragraph, body_end_paragraph ends it; body_heading
+ * starts a chapter (ending the open paragraph first). Positions are the script's own
+ * (1-based line, byte column). */
+#ifndef RE_SCRIPT_BODY_H
+#define RE_SCRIPT_BODY_H
+
+#include <stddef.h>
+
+#include "markdown.h"
+#include "parse_errors.h"
+#include "script.h"
+
+typedef struct parser parser;
+
+/* Text of a paragraph in the .txt syntax: directives ([pause], [voice], [lang], [sound]) are
+ * read, `\[` is a literal '[', blank runs are one space; s[0] stands at line:col. */
+void body_span(parser *p, const char *s, size_t len, unsigned line, unsigned col);
+
+/* Text taken as it is (no directives), blank runs one space; s[0] stands at line:col. */
+void body_literal(parser *p, const char *s, size_t len, unsigned line, unsigned col);
+
+/* A space before the next text, when there is text before it. */
+void body_space(parser *p);
+
+/* Ends a sentence: a full stop is supplied when the text so far does not end with one
+ * (a trailing ':' ';' or ',' becomes the full stop). Nothing when no text is pending. */
+void body_end_sentence(parser *p);
+
+/* Bytes of speech in the open paragraph so far. */
+size_t body_paragraph_bytes(const parser *p);
+
+/* Ends the open paragraph, if any; `ended_by` is the line that ended it. */
+void body_end_paragraph(parser *p, unsigned ended_by);
+
+/* A chapter titled title[0..len) starts here (the title is used as given, blanks collapsed). */
+void body_heading(parser *p, const char *title, size_t len, unsigned line, unsigned col);
+
+/* The error reporter, for the Markdown reader's own messages. */
+parse_errors *body_errors(parser *p);
+
+/* The episode being built (for its title). */
+re_episode *body_episode(parser *p);
+
+/* Where each block is accounted for (markdown.h), or NULL when no one asked. */
+re_md_outline *body_outline(parser *p);
+
+/* 1 once a limit ended the body (the rest is not read) or memory ran out. */
+int body_stopped(const parser *p);
+
+/* The Markdown reader: reads body[0..len) (the document after its front matter, whose first
+ * line is line first_line of the file) into p. Sets the episode's title from the first
+ * level-1 heading when it has none. Defined in markdown.c. */
+void re_markdown_body(parser *p, const char *body, size_t len, unsigned first_line);
+
+#endif

@@ -1,0 +1,134 @@
+"""Markdown release notes as scripts: a GitHub-generated release body and 21 real release
+notes (tests/data/markdown/corpus, sources in SOURCES.tsv) rendered and judged by ffmpeg,
+ffprobe, mpg123 --gapless and python's own reading of the VTT and the source."""
+import json
+import os
+import re
+
+from common import SRC, Case, ffmpeg_samples, ffprobe, main, mpg123_samples, run, write
+
+CORPUS = os.path.join(SRC, "tests", "data", "markdown", "corpus")
+
+RELEASE = """## What's Changed
+* Faster **startup** by @alice in https://github.com/acme/tool/pull/123
+* Fix `--verbose` output by @bob-smith in https://github.com/acme/tool/pull/124 :tada:
+* ~~Dropped~~ Kept the old flag
+
+## New Contributors
+* @carol made their first contribution in https://github.com/acme/tool/pull/125
+
+```sh
+make install
+```
+
+| Flag | Meaning |
+|---|---|
+| -v | verbose |
+
+**Full Changelog**: https://github.com/acme/tool/compare/v1.2.0...v1.3.0
+"""
+
+
+def vtt_text(path):
+    out = []
+    for block in open(path, encoding="utf-8").read().split("\n\n")[1:]:
+        lines = [l for l in block.split("\n") if l and "-->" not in l and not l.isdigit()]
+        out.append(" ".join(re.sub(r"^<v [^>]*>", "", l) for l in lines))
+    return " ".join(out)
+
+
+def chapter_headings(text):
+    """The chapter headings, read from the source by lines (ATX headings outside fences):
+    one level-1 heading first makes its subheadings' shallowest level the chapters."""
+    levels, fence, lines = [], False, text.split("\n")
+    for i, line in enumerate(lines):
+        if re.match(r"^ {0,3}(```|~~~)", line):
+            fence = not fence
+        m = None if fence else re.match(r"^ {0,3}(#{1,6})(\s|$)", line)
+        if m:
+            levels.append(len(m.group(1)))
+        elif (not fence and i + 1 < len(lines) and re.match(r"^ {0,3}(=+|-+) *$", lines[i + 1])
+              and re.match(r"^ {0,3}[^\s>*+#-]", line)
+              and (i == 0 or not lines[i - 1].strip() or lines[i - 1].lstrip().startswith("#"))):
+            levels.append(1 if "=" in lines[i + 1] else 2)   # a setext heading
+    if levels and levels[0] == 1 and levels.count(1) == 1:
+        rest = levels[1:]
+        return rest.count(min(rest)) if rest else 0
+    return levels.count(min(levels)) if levels else 0
+
+
+class MarkdownTest(Case):
+    def render(self, src, name):
+        out = self.path(name + ".mp3")
+        r = run([src, "-o", out, "--page"])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        return out
+
+    def judge_audio(self, mp3):
+        sidecar = json.load(open(mp3[:-4] + ".json"))
+        self.assertEqual(ffmpeg_samples(mp3), sidecar["samples"])
+        self.assertEqual(mpg123_samples(mp3), sidecar["samples"])
+        r = run(["check", mp3, mp3[:-4] + ".html"])
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+
+    def no_markup(self, said, source):
+        for mark in ("*", "`", "|", "](", "~~", "<!--"):
+            self.assertNotIn(mark, said)
+        for url in re.findall(r"\]\(([^)\s]+)", source):
+            self.assertNotIn(url, said)
+
+    def test_release_body(self):
+        src = self.path("release.md")
+        write(src, RELEASE)
+        mp3 = self.render(src, "ep")
+        said = vtt_text(self.path("ep.vtt"))
+        self.no_markup(said, RELEASE)
+        self.assertNotIn("http", said)
+        self.assertNotIn("@", said)
+        self.assertNotIn("tada", said)
+        self.assertNotIn("Dropped", said)
+        self.assertNotIn("make install", said)
+        for words in ("by alice, pull request 123", "by bob-smith, pull request 124",
+                      "changes from v1.2.0 to v1.3.0", "Flag: -v, Meaning: verbose",
+                      "Kept the old flag."):
+            self.assertIn(words, said)
+        self.assertEqual(len(ffprobe(mp3, "-show_chapters")["chapters"]), 2)
+        self.judge_audio(mp3)
+        html = open(self.path("ep.html"), encoding="utf-8").read()
+        self.assertIn('href="https://github.com/acme/tool/pull/123"', html)
+        self.assertIn("<code class=\"language-sh\">make install\n</code>", html)
+        r = run(["explain", src])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn(src + ":9:1: [code block] left out", r.stdout)
+        self.assertIn(src + ":13:1: [table] spoken: Flag: -v, Meaning: verbose.", r.stdout)
+        self.assertIn(src + ":9:1: warning: 1 code block is left out", r.stderr)
+
+    def test_bad_directive_in_list_item(self):
+        src = self.path("bad.md")
+        write(src, "# Notes\n\n- fine\n- wait [pause 99h] here\n")
+        r = run([src, "-o", self.path("ep.mp3")])
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn(src + ":4:8: ", r.stderr)
+        self.assertEqual(os.listdir(self.tmp), ["bad.md"])
+
+    def test_corpus(self):
+        files = sorted(f for f in os.listdir(CORPUS) if f.endswith(".md"))
+        self.assertGreaterEqual(len(files), 20)
+        cited = open(os.path.join(CORPUS, "SOURCES.tsv"), encoding="utf-8").read()
+        for name in files:
+            with self.subTest(name=name):
+                self.assertIn(name + "\t", cited)
+                src = os.path.join(CORPUS, name)
+                text = open(src, encoding="utf-8").read()
+                mp3 = self.render(src, name[:-3])
+                said = vtt_text(mp3[:-4] + ".vtt")
+                self.no_markup(said, text)
+                for link_text in re.findall(r"(?<!!)\[([A-Za-z][A-Za-z ]{3,})\]\(", text):
+                    self.assertIn(link_text, said)
+                self.assertEqual(len(ffprobe(mp3, "-show_chapters")["chapters"]),
+                                 chapter_headings(text))
+                self.judge_audio(mp3)
+
+
+if __name__ == "__main__":
+    main()
