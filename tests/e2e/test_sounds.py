@@ -196,10 +196,11 @@ class Sounds(Case):
 
     def test_insert_samples_in_a_wav(self):
         """--loudness off: what the assembler wrote is what the file holds. tick.wav (22050 Hz mono)
-        is bit-exact in a 22050 Hz episode; chime.wav (44.1 kHz stereo, the same sine on both
+        is bit-exact in a 22050 Hz episode, but for its first and last 5 ms where it starts or
+        ends louder than the join bound (faded: docs/design.md); chime.wav (44.1 kHz stereo, the same sine on both
         channels) in a 22050 Hz episode matches its own every other sample (the ratio is exactly 2,
         and a 440 Hz sine is far inside the passband) within the resampler's error, away from the
-        two ends where its filter's ringing is cut."""
+        two ends where its filter's ringing is cut and the declick fade is."""
         out = self.path("pcm.wav")
         side = self.render(out, "--loudness", "off")
         channels, rate, episode = wav_samples(out)
@@ -230,7 +231,7 @@ class Sounds(Case):
         at, n = by_file["sounds/chime.wav"]["start"], by_file["sounds/chime.wav"]["samples"]
         self.assertEqual(n, len(left) // 2)
         errors = [abs(episode[at + k] - left[2 * k]) for k in range(n)]
-        self.assertLessEqual(max(errors[100:-100]), 2)
+        self.assertLessEqual(max(errors[fade:-fade]), 2)   # past the ringing and the declick fade
         self.assertGreater(max(abs(x) for x in episode[at:at + n]), 10000)   # it is there
 
         # the cut sting: 0.2 s of it, faded out to nearly nothing at the cut
