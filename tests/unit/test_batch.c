@@ -91,7 +91,11 @@ static void make_tree(void)
     touch("scripts/c10.txt");
     touch("scripts/c9.txt");
     touch("scripts/.hidden.txt");    /* hidden: not listed */
-    touch("scripts/notes.md");       /* not .txt */
+    touch("scripts/notes.md");
+    char *readme = path_of("scripts/notes.md");
+    FILE *f = fopen(readme, "wb");   /* Markdown without front matter: not listed */
+    CHECK(f && fputs("# Notes\n\nA folder's README, not an episode.\n", f) != EOF && fclose(f) == 0);
+    free(readme);
     touch("scripts/upper.TXT");      /* not .txt either */
     touch("scripts/.txt");           /* no name */
     folder("scripts/sub.txt");       /* a folder named like a script */
