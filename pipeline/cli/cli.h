@@ -40,7 +40,8 @@ void cli_print_diagnostics(const re_diagnostics *diag);
 const char *cli_first_message(const re_diagnostics *diag, re_status status);
 
 /* Appends the shipped voice folders (beside the installed program, the source tree it was
- * built from, the configured install location) to dirs, which has room for 3 more; returns
+ * built from unless RE_SOURCE_VOICES is off, the configured install location) to dirs,
+ * which has room for 3 more; returns
  * the new count. *exe_voices is malloc'ed (or NULL) and must be freed by the caller. */
 size_t cli_add_default_voice_dirs(const char **dirs, size_t count, char **exe_voices);
 

@@ -304,7 +304,9 @@ size_t cli_add_default_voice_dirs(const char **dirs, size_t count, char **exe_vo
     }
     if (*exe_voices)
         dirs[count++] = *exe_voices;
+#ifdef RE_SOURCE_VOICES_DIR
     dirs[count++] = RE_SOURCE_VOICES_DIR;
+#endif
     dirs[count++] = RE_INSTALL_VOICES_DIR;
     return count;
 }
