@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* cli.h - the command-line front end: main.c dispatches subcommands to these. Only the CLI
  * prints, parses options and chooses exit codes (0 ok, 1 usage or a claim that failed,
  * 2 input or render failure, 130/143 interrupted). */

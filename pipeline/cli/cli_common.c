@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* cli_common.c - what every subcommand of the command line shares: signals, exit statuses,
  * strict option parsing, diagnostics printing, and the render options `render` and `batch`
  * have in common. */

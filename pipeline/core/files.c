@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* files.c - whole-file reading and atomic replacement of an existing file (see files.h). */
 #define _GNU_SOURCE  /* asprintf, strndup */
 #include "files.h"

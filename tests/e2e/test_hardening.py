@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """End to end: the program is built hardened, as Debian builds its packages, judged by Debian's
 hardening-check (devscripts) and readelf (binutils). Registered only for a hardened, optimized,
 unsanitized build (tests/CMakeLists.txt): fortification needs the optimizer and is left out

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """End to end: help and documentation as a new user meets them. Every subcommand answers
 `--help` and `help COMMAND` alike; the man page, formatted by groff (not ours), names every
 command and every option the helps list; `cmake --install` into a DESTDIR installs the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """End to end: one version number. CMakeLists.txt's project(VERSION), as CMake itself recorded it
 in the build's CMakeCache.txt, is what --version prints, what the sidecar's and the feed's
 "generator" say, what the installed man page's header names (groff formats it), and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* kill_at_rename.c - an LD_PRELOAD shim for tests/e2e/test_faults.py: the process kills itself
  * with SIGKILL at the Nth rename() it makes (RE_KILL_AT_RENAME=N), just before it
  * (RE_KILL_WHEN=before) or just after it (after), to stop a render at each step of
