@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* assemble.c - exact joins, the spool file and the timeline (see assemble.h). */
 #define _GNU_SOURCE
 #include "assemble.h"

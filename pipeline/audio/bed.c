@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* bed.c - the music bed mixer (see bed.h): loop or cut, gain, sidechain duck, fades. */
 #include "bed.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* loudness.c - BS.1770 meter, gain + true-peak limiter, the plan, and the after-encoding
  * measurement of an MP3 (see loudness.h; design and measurements in docs/loudness.md). */
 #include "loudness.h"

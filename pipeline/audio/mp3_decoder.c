@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* mp3_decoder.c - the one libmpg123 setup, pread source, format check and decode loop (see
  * mp3_decoder.h). */
 #include "mp3_decoder.h"

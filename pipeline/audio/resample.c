@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* resample.c - the one libsoxr recipe (see resample.h). */
 #include "resample.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* ring.c - a bounded queue of PCM chunks between two threads (see ring.h). */
 #include "ring.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* ring.h - a bounded queue of PCM chunks between two threads: one side produces chunks, the
  * other consumes them in order, and neither waits on the other more than the ring's few
  * chunks allow. The ring starts and joins the second thread (the "worker"), which may be

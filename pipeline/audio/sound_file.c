@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* sound_file.c - a sound file read whole, mixed to mono and resampled (see sound_file.h). */
 #include "sound_file.h"
 

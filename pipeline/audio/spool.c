@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* spool.c - raw PCM in a nameless temporary file, through libsndfile (see spool.h). */
 #define _GNU_SOURCE
 #include "spool.h"

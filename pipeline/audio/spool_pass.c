@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* spool_pass.c - metering and leveling passes over a spool (see spool_pass.h). */
 #include "spool_pass.h"
 

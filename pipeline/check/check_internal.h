@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* check_internal.h - what the check stage's files share and nobody else sees: diagnostics,
  * the claim list's growth and value readers, and a whole run's state for run.c and fix.c. */
 #ifndef RE_CHECK_INTERNAL_H

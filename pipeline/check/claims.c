@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* claims.c - the claim list, reading claimed values (durations in their notation, counts),
  * the MP3's own TLEN claims, and the check stage's diagnostics. */
 #define _GNU_SOURCE  /* vasprintf, strndup */

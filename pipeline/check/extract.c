@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* extract.c - claims from one file's bytes: the format table, sniffing, and what every format
  * shares (positions, adding claims, skipped regions); see extract.h. */
 #include "extract.h"

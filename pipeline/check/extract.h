@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* extract.h - claim extraction inside the check stage: the context one file is read with, the
  * helpers every format uses, and the format handlers (SoX style: one file per format, each a
  * claim_format with its name, how it is recognised and its extractor; extract.c walks the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* extract_feed.c - RSS 2.0 (and 1.0) items and Atom entries whose enclosure names the MP3:
  * itunes:duration and the enclosure's length. libxml2, without network, DTD loading or entity
  * substitution; byte offsets are recorded while parsing so values can be rewritten. */

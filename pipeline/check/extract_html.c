@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* extract_html.c - pages: `Duration:` lines outside comments, script, style, pre and textarea,
  * and the JSON-LD in <script type="application/ld+json">. */
 #include "extract.h"

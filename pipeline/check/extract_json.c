@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* extract_json.c - JSON and JSON-LD: every "duration" key at any depth; render-episode's
  * sidecar (describe's schema, sidecar.h) also gives duration_ms, samples, sample_rate and
  * bytes. jansson validates and decodes; a token scan finds the byte spans that --fix edits. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* extract_text.c - `Duration: VALUE` and `Audio duration: VALUE` lines in text and Markdown
  * (fenced code skipped); the line scanner is HTML's too. */
 #include "extract.h"

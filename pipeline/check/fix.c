@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* fix.c - --fix: wrong claims rewritten in their own notation, every other byte kept; the new
  * contents checked again and the file replaced atomically only if it did not change meanwhile. */
 #include "check_internal.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* judge.c - a claim against a measurement, at the precision the claim was written with, and
  * the measured value written in the claim's own notation (see check.h, re_claim_judge). */
 #include "check_internal.h"

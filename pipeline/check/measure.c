@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* measure.c - an MP3's true length: decoded whole with libmpg123 (gapless), the Xing/LAME tag's
  * frame count trusted over anything after it, and the ID3v2 TLEN texts collected (see
  * check.h, re_mp3_measure). */

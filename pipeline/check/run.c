@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* run.c - a whole check: measure the MP3, list the sidecar and the named files (each once),
  * read and extract them, judge every claim, fix, and the MP3's warnings (see check.h,
  * re_check_run). */

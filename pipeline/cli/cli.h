@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* cli.h - the command-line front end: main.c dispatches subcommands to these. Only the CLI
  * prints, parses options and chooses exit codes (0 ok, 1 usage or a claim that failed,
  * 2 input or render failure, 130/143 interrupted). */
@@ -40,7 +41,8 @@ void cli_print_diagnostics(const re_diagnostics *diag);
 const char *cli_first_message(const re_diagnostics *diag, re_status status);
 
 /* Appends the shipped voice folders (beside the installed program, the source tree it was
- * built from, the configured install location) to dirs, which has room for 3 more; returns
+ * built from unless RE_SOURCE_VOICES is off, the configured install location) to dirs,
+ * which has room for 3 more; returns
  * the new count. *exe_voices is malloc'ed (or NULL) and must be freed by the caller. */
 size_t cli_add_default_voice_dirs(const char **dirs, size_t count, char **exe_voices);
 

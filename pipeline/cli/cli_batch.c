@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* cli_batch.c - `render-episode batch`: options, the progress display, the summary table,
  * the report files, and the exit status (0 all ok, 1 any episode failed, 2 nothing could
  * run, 130/143 interrupted). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* cli_cache.c - `render-episode cache --stats | --prune SIZE [--cache DIR]`: look at or bound
  * the segment cache (docs/cache.md). Exit status: 0 ok, 1 usage error, 2 the cache folder
  * cannot be read or some of it cannot be removed. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* cli_check.c - `render-episode check MP3 [FILE...]`: options, the report on stdout
  * (text or --json), diagnostics on stderr, and the exit status (0 every claim holds,
  * 1 a claim does not hold or a FILE has none, or a usage error, 2 an input cannot be read). */

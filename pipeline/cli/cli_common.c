@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* cli_common.c - what every subcommand of the command line shares: signals, exit statuses,
  * strict option parsing, diagnostics printing, and the render options `render` and `batch`
  * have in common. */
@@ -304,7 +305,9 @@ size_t cli_add_default_voice_dirs(const char **dirs, size_t count, char **exe_vo
     }
     if (*exe_voices)
         dirs[count++] = *exe_voices;
+#ifdef RE_SOURCE_VOICES_DIR
     dirs[count++] = RE_SOURCE_VOICES_DIR;
+#endif
     dirs[count++] = RE_INSTALL_VOICES_DIR;
     return count;
 }

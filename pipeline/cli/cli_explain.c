@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* cli_explain.c - `render-episode explain SCRIPT`: for each piece of speech, where it is, the
  * text the engine will be given (after the lexicon and normalization) and the phonemes it will
  * say, without rendering audio. Exit status: 0 ok, 1 usage error, 2 invalid script, profile

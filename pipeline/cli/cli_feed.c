@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* cli_feed.c - `render-episode feed OUTDIR --base-url URL [-o FEED.xml] [--show FILE]`:
  * options, diagnostics on stderr, one summary line on stdout, and the exit status (0 ok,
  * 1 usage error, 2 invalid input or unwritable output; nothing written on failure). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* main.c - render-episode's command line: dispatch subcommands, and the render command
  * itself. Parses options, calls the library, prints, maps statuses to exit codes (0 ok,
  * 1 usage, 2 input or render failure, 128+N on signal N). */

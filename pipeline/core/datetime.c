@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* datetime.c - ISO 8601 dates and date-times (datetime.h). */
 #include "datetime.h"
 

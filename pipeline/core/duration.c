@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* duration.c - the project's sample-count-to-duration rule and the ISO 8601 and clock
  * readers (see duration.h). Pure arithmetic: no I/O, no allocation. */
 #include "duration.h"

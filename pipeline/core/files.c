@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* files.c - whole-file reading, atomic replacement of an existing file, and opening a file
  * beneath a folder (see files.h). */
 #define _GNU_SOURCE  /* asprintf, strndup */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* output.c - nameless temporary file beside the target, named and renamed on success (see
  * output.h). The data is written to an O_TMPFILE file, which has no name until it is complete,
  * so even SIGKILL leaves nothing behind; only at publish time does it get a hidden name for the

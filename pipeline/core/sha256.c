@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* sha256.c - the library's SHA-256: libnettle's, behind the few calls the stages use. */
 #include "sha256.h"
 

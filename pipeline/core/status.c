@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* status.c - strerror and the diagnostics list. */
 #define _GNU_SOURCE
 #include "status.h"

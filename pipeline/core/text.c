@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* text.c - shared text checks (text.h). */
 #include "text.h"
 

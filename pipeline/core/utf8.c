@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* utf8.c - strict UTF-8 validation, decoding and encoding, and the text check that every
  * parser runs before it looks at lines. */
 #include "utf8.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* artwork.c - a podcast's cover art against Apple's rules, from the PNG or JPEG header alone
  * (libpng, libjpeg-turbo): see artwork.h. */
 #define _GNU_SOURCE  /* O_PATH */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* feed.c - show file, sidecars in a folder, and the RSS 2.0 feed written with libxml2's
  * xmlTextWriter (see feed.h, docs/feed.md). */
 #define _GNU_SOURCE

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* folder_index.c - index.html of a folder of episodes, newest first (see folder_index.h). */
 #define _GNU_SOURCE
 #include "folder_index.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* html_tree.c - HTML documents as libxml2 trees, serialized by libxml2 (see html_tree.h). */
 #include "html_tree.h"
 

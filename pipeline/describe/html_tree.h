@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* html_tree.h - the HTML documents of the describe stage (the episode page, the folder's
  * index) are built as a libxml2 tree and written by libxml2's serializer, which does every
  * escape. These helpers keep the building readable: each call appends to a parent, and the

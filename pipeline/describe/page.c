@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* page.c - the episode page in Markdown (see page.h, docs/feed.md). */
 #include "page.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* page_html.c - the episode page in HTML (see page.h, docs/feed.md): a libxml2 HTML tree,
  * written by libxml2's serializer, which does every escape. */
 #define _GNU_SOURCE

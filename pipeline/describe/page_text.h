@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* page_text.h - what the Markdown and the HTML episode pages share: the guard that keeps the
  * script's own words from reading as duration claims, chapter start times as a clock, and
  * where the transcript's paragraphs begin. */

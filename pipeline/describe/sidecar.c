@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* sidecar.c - the render's facts as JSON, written and read back with jansson (see sidecar.h). */
 #define _GNU_SOURCE
 #include "sidecar.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* transcript.c - cues from the timeline, and the WebVTT, SRT and JSON writers. */
 #define _GNU_SOURCE
 #include "transcript.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* id3.c - builds our ID3v2.3.0 tag in memory: UTF-16 text frames, COMM, TLEN, TSSE and the
  * CHAP/CTOC chapter frames of the id3.org Chapter Frame Addendum. */
 #include "id3.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* mp3.c - the MP3 encoding stage on libmp3lame: CBR mono, our ID3v2 tag in front, and LAME's
  * Xing/Info + LAME tag frame written back over its placeholder once the length is known.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* mp3_parallel.c - parallel MP3 encoding of a PCM spool: pieces at frame boundaries, one
  * LAME encoder per piece and thread, frames spliced into one stream with one LAME tag.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* wav.c - WAV files through libsndfile (see wav.h). */
 #include "wav.h"
 

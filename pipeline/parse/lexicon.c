@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lexicon.c - pronunciation lexicons: the `WORD = replacement` parser, precedence between
  * sources, whole-word matching, and the canonical form the segment cache keys on. */
 #define _GNU_SOURCE

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* parse_errors.c - error reporting shared by the parsers (parse_errors.h). */
 #include "parse_errors.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* parse_errors.h - what the script, voice-profile and lexicon parsers share to report errors
  * (private to the parse stage). */
 #ifndef RE_PARSE_ERRORS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* script.c - the episode script parser: front matter, then paragraphs, headings and
  * directives turned into a flat list of items (format: docs/script-format.md). */
 #include "script.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* voice.c - voice profiles: the NAME.voice parser, and the set of folders profiles are
  * looked up in (each profile parsed once and kept for the life of the set). */
 #include "voice.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* batch.c - scripts in, one worker process per episode (see batch.h). */
 #define _GNU_SOURCE
 #include "batch.h"

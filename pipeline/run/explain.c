@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* explain.c - script -> profiles -> lexicon -> normalize -> engine phonemes (see explain.h). */
 #include "explain.h"
 

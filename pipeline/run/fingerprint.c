@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* fingerprint.c - the inputs digest (see fingerprint.h for what it covers). */
 #include "fingerprint.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* fingerprint.h - the inputs digest: one SHA-256 over everything a render's outputs are
  * made from, recorded in the sidecar as inputs_sha256 so that a later run can skip an
  * episode whose outputs were made from exactly these inputs (re_render_options.skip_unchanged).

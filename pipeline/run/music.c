@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* music.c - the episode's music bed: loaded before speech, mixed after it (see music.h). */
 #include "music.h"
 

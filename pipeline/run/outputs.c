@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* outputs.c - an episode's files: opened together, published all or nothing (see outputs.h). */
 #define _GNU_SOURCE
 #include "outputs.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* outputs.h - an episode's output set: OUT itself (the audio), the files published beside it
  * and named after it, and the sidecar; each written to a temporary file (core/output.h) and
  * published all or nothing.

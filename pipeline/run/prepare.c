@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* prepare.c - an episode's inputs, loaded and checked (see prepare.h). */
 #include "prepare.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* render.c - one episode end to end (see render.h): the order of work. Everything that can
  * be refused is refused before the first sample: script, profiles, engine voices, encoder
  * settings, output files; then speech (speak.h) is assembled, leveled and encoded, and the

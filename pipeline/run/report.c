@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* report.c - the batch's JSON report (jansson) and JUnit XML (libxml2). */
 #define _GNU_SOURCE   /* strndup */
 #include "report.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* shard.c - this runner's shard from its scheduler's variables (see shard.h). */
 #define _GNU_SOURCE
 #include "shard.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* sounds.c - the sound files an episode names, loaded before anything is spoken (sounds.h). */
 #include "sounds.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* sounds.h - the sound files an episode names (format 1.1: `[sound FILE]`, `intro:`,
  * `outro:`), every one found beside the script, confined to its folder tree (files.h's
  * re_path_confined, the lexicon's rule) and loaded at the episode's rate (sound_file.h)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* speak.c - paragraphs spoken ahead, from the cache or in children, handed out in order (see
  * speak.h). */
 #include "speak.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* speak.h - the speech of an episode's paragraphs, handed out in script order with every core
  * busy: up to `jobs` paragraphs are under way ahead of the one being assembled, each read from
  * the segment cache when it holds it (the local folder first, then the remote one, remote.h),

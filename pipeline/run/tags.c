@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tags.c - the episode's ID3 frames and WAV strings (see tags.h). */
 #include "tags.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tags.h - what the audio file itself says about its episode: the MP3's ID3v2 tag and the
  * WAV's LIST/INFO strings, filled from the script's front matter and the render's facts, the
  * facts the sidecar holds (sidecar.h), so that the file and its sidecar say the same things.

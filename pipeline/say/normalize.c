@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* normalize.c - technical-text normalization (see normalize.h for the rules).
  *
  * Three steps. The text is cut into chunks: lexicon matches, and the runs of non-blanks

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* words.c - binary search in the compiled word set (see words.h). */
 #include "words.h"
 

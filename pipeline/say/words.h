@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* words.h - is this an English word? The normalizer's dictionary: a fixed set of English
  * words, those of Debian's wamerican word list (2020.12.07) and of espeak-ng 1.51's English
  * dictionary (en_dict), compiled in so that what is said never depends on the files of the

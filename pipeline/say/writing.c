@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* writing.c - spans of a text in another writing system than its voice's (see writing.h). */
 #include "writing.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* cache.c - the content-addressed segment cache (see cache.h and docs/cache.md). */
 #define _GNU_SOURCE
 #include "cache.h"

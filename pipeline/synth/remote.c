@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* remote.c - the segment cache over HTTP(S) GET/PUT with libcurl (see remote.h). */
 #define _GNU_SOURCE
 #include "remote.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* synth.c - espeak-ng in a warm parent, one forked child per segment (see synth.h for why).
  *
  * A child writes its samples into one anonymous memory file and its events (and, on failure,

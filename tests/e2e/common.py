@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Shared helpers of the end-to-end tests: run the built program, and ask independent tools
 (ffmpeg/ffprobe, mpg123, mutagen, sox, python's wave module) what it wrote."""
 import atexit

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Batch rendering: every script rendered once, failures isolated, shards partition the work,
 outputs byte-identical to single renders whatever -j, reports readable by other tools."""
 import json

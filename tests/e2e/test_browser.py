@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """End to end, in a real browser: the episode page (`--page`) loaded by headless Chromium
 from a 127.0.0.1 server that answers byte ranges (as a web server does; the browser seeks
 audio with them), driven through chromedriver's W3C WebDriver protocol (plain HTTP + JSON).

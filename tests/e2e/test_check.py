@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """test_check.py - end-to-end tests of `render-episode check MP3 [FILE...]`.
 
 MP3s are made here by the lame program and by ffmpeg (CBR and VBR, with and without the

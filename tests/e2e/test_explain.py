@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """End to end: `render-episode explain` shows, for each piece of speech, the text the engine
 is given after the lexicon and normalization and the phonemes espeak-ng will use for it;
 lexicon sources take precedence in the documented order and their errors name FILE:LINE:COL."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Output faults and signals: a full disk, a write error at any byte, a read-only folder, a
 failed final rename, SIGINT/SIGTERM/SIGHUP at every phase. Each ends in exit 2 (or 128+N) with
 a message, no partial file, no leftover spool or process, and the previous output intact.

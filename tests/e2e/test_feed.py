@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """End to end: episodes rendered into a folder become an RSS feed that xmllint accepts, that
 python's xml.etree reads back item by item (order, enclosure sizes, durations from ffmpeg's
 decode), and that `render-episode check` confirms; and the episode page (`--page`) passes

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """End to end: a folder rendered from scripts no other test uses becomes a feed that the
 judges we did not write read back field by field: python3-feedparser, Podcast Index's own
 parser (npm podcast-partytime, tests/js), xmllint; the channel guid is the UUIDv5 that

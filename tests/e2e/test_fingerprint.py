@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """batch's up-to-date decision, input by input: an episode is rendered again exactly when its
 outputs would change.
 

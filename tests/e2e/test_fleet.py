@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """A fleet of runners (issue 19): `--shard auto` from each scheduler's variables, and the remote
 segment cache against a real nginx with WebDAV on 127.0.0.1. The command lines of docs/ci.md's
 GitHub Actions, GitLab and Kubernetes examples are read from that file and run as written, with

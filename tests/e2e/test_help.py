@@ -1,9 +1,10 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """End to end: help and documentation as a new user meets them. Every subcommand answers
 `--help` and `help COMMAND` alike; the man page, formatted by groff (not ours), names every
 command and every option the helps list; `cmake --install` into a DESTDIR installs the
-program, the man page, README.md and docs/ under share/doc/render-episode, and the installed
-man page points there; `-V` names every library the program runs with, at the version
-dpkg reports for the installed package."""
+program, the man page, README.md, LICENSE, CHANGELOG.md and docs/ under
+share/doc/render-episode, and the installed man page points there; `-V` names every library
+the program runs with, at the version dpkg reports for the installed package."""
 import os
 import re
 import subprocess
@@ -115,9 +116,12 @@ class Install(Case):
         self.assertGreater(len(shipped), 5)
         for name in shipped:
             self.assertIn(doc + "docs/" + name, files)
-        with open(os.path.join(dest, doc, "README.md"), "rb") as f, \
-                open(os.path.join(SRC, "README.md"), "rb") as g:
-            self.assertEqual(f.read(), g.read())
+        for name in ["README.md", "LICENSE", "CHANGELOG.md"]:
+            with self.subTest(name=name), open(os.path.join(dest, doc, name), "rb") as f, \
+                    open(os.path.join(SRC, name), "rb") as g:
+                self.assertEqual(f.read(), g.read())
+        with open(os.path.join(dest, doc, "LICENSE"), encoding="utf-8") as f:
+            self.assertIn("GNU GENERAL PUBLIC LICENSE\n                       Version 3", f.read())
         text, warnings = man_text(os.path.join(dest, "usr/share/man/man1/render-episode.1"))
         self.assertEqual(warnings, "")
         # every file the installed page names is installed

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """The hostile-input corpus (tests/hostile/): every input ends in a correct episode or in exit 2
 with a message naming FILE:LINE:COL; never a signal, never a hang, never a partial file, never
 a damaged earlier output, never a leftover process or spool file."""

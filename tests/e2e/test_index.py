@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """End to end: `feed` also writes OUTDIR/index.html, the folder's page: read back by python's
 html.parser (not ours), it lists every episode newest first (the feed's order), links each
 to its page where it has one (`--page`) and to its audio otherwise, percent-encoded by the

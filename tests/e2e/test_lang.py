@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Script format 1.1's [lang TAG]...[/lang] spans, and text in another writing system than the
 voice's (no span needed): spoken by espeak-ng's voice for TAG (judged
 by espeak-ng's own program: the phonemes of the span are what `espeak-ng -x -v TAG` gives for

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """The stage folders hold what the README says they hold, and the build enforces the layering.
 
 The README's table "How it is built" lists, for every folder of pipeline/, the stages it may

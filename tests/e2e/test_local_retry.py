@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Issue 18's local retry: when the MP3's decoded true peak passes the ceiling somewhere, only
 the frames around that spot are encoded again and spliced in place. A short episode is made
 to pass the ceiling with the documented test hook RE_TEST_OVERSHOOT="SECONDS:DB" (the leveled

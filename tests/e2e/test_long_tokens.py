@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """No token of any length is refused (issue 14): tokens that abort espeak-ng 1.51 when it is
 given them whole (three 64-character dotted words, `s'` repeated, `q.z.` repeated) and a seeded
 sweep of long tokens of every class (URLs, hashes, identifiers, digits, punctuation, dotted

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Loudness on the decoded MP3, judged by ffmpeg's own BS.1770 meter (ebur128 filter, true
 peak, dual mono): quiet, loud and mixed-voice scripts reach the target within 1 LU with the
 true peak at or under the ceiling, and the sidecar tells the truth about it."""

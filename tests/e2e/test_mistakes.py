@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """End to end: a new user's mistakes in a script's voices are all reported in one run. An
 unknown profile, in the front matter's `voice:` or a `[voice NAME]`, gets a "did you mean"
 for the nearest profile in the search path (shipped or --voices), like an unknown

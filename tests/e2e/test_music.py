@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """The music bed (front matter `music:`, issue 17), judged by tools we did not write.
 
 The bed is generated with sox: a 30 Hz sine, a frequency espeak-ng's speech has no energy at

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Every deliberate bug of tests/mutations.json can still be planted: its `find` text occurs
 exactly once in its file. scripts/mutate runs only three of them per commit (CI's rotation),
 so a refactor that moves a mutation's code would otherwise be noticed only on the day the

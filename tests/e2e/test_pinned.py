@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """End to end, pinned: every observable output of six renders and a feed, compared with a
 manifest recorded from a known-good build (tests/data/pinned/expected.json).
 

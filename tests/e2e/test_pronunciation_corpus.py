@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """The pronunciation corpus: 300+ tokens taken from real release notes, changelogs and security
 advisories (tests/data/pronunciation/corpus.tsv, each citing its file under /usr/share/doc),
 each said alone as a paragraph and checked through `render-episode explain`:

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """End to end: scripts become MP3/WAV files whose length, tags, chapters and pauses are
 judged by ffmpeg, mpg123, mutagen and python's wave module, never by our own reader."""
 import array

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """The output sample rate (--sample-rate, front matter `sample_rate:`): at 22050, 44100 and
 48000 Hz every length claim is exact as ffprobe, ffmpeg and mpg123 decode it, pauses are
 exact in samples of the output rate, loudness is on target by ffmpeg's ebur128 meter, and the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Sound inserts, intro and outro (script format 1.1, issue 17), judged by tools we did not write.
 
 The sound files are made by sox (WAV 44.1 kHz stereo, WAV 22050 Hz mono, FLAC 48 kHz, Ogg

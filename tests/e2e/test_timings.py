@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """--timings (issue 18): wall and CPU seconds per step of a render on stderr, and in a batch's
 JSON report. Only the presence and shape of the figures are judged (no timed assertion), and
 that asking for them changes no byte of any output."""

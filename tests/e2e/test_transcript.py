@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Timed transcripts and JSON chapters: cue times come from the engine's sentence events and
 our sample offsets; they are judged against the PCM itself and re-read by ffmpeg."""
 import array

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Every transcript format says exactly what is spoken (issue 14): rendered with --srt
 --transcript-json --page, the cues of the WebVTT file and of the SRT file (each re-read by
 ffmpeg's own subtitle demuxer and decoder), of the transcript JSON (python's json) and of the

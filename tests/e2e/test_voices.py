@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Every voice keeps every pause exact: for each espeak-ng variant (with en-us and with en-gb)
 and each espeak-ng voice that needs no MBROLA, a profile with a sentence pause of 350 ms and a
 paragraph pause of 800 ms renders a WAV whose silences between sentences and between

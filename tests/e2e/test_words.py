@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """The normalizer's dictionary (pipeline/say/words_table.c) is exactly what scripts/make-words
 makes of Debian's wamerican word list and espeak-ng's en_dict, so "is this a word" can be
 traced to public files, and a word of either in capitals is left to the engine: `explain`

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* fuzz.h - what every harness shares: the libFuzzer entry point and an invariant check that
  * aborts (so libFuzzer, or the replay driver under ASan, reports the input). */
 #ifndef RE_FUZZ_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* fuzz_cache_entry.c - a segment cache entry as someone with write access to a shared cache
  * could forge it: a valid header, key and checksum (the harness computes them) around
  * arbitrary events and audio. The reader must refuse what the engine could not have made, and

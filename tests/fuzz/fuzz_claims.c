@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* fuzz_claims.c - what `check` reads from pages, feeds and JSON files: sniffing, claim
  * extraction (text, HTML, JSON, sidecar, RSS/Atom XML), judging and the --fix rewrite.
  * The first byte picks the kind; the rest is the file. Claims must point inside the file,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* fuzz_duration.c - the duration readers (ISO 8601 and clock forms, as pages and feeds write
  * them) and the duration rule: no crash, no overflow (UBSan), and what is formatted reads back. */
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* fuzz_mp3.c - what `check` reads from an MP3: frames (through libmpg123), the Xing/LAME tag
  * and the ID3v2 tag's TLEN frames. The input is the file, given as /proc/self/fd/N of a
  * memory file. Truncated and damaged files are measured, never a crash. */

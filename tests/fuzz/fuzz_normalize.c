@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* fuzz_normalize.c - what is said instead of what is written: the lexicon parser and the
  * normalization rules, whose output goes to the engine. Input: a lexicon source, a NUL byte,
  * then a text. The spoken text keeps normalize.h's promises (valid UTF-8, no control

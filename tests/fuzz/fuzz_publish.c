@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* fuzz_publish.c - what `feed` reads: the show file and sidecars. The first byte chooses the
  * parser (even: show file, odd: sidecar), the rest is the file. A show that parses holds only
  * valid values; a sidecar that reads holds a title and only plain file names with SHA-256s. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* fuzz_script.c - the episode script parser: any bytes in, and whatever comes out keeps the
  * promises of script.h and docs/robustness.md (valid, clean, bounded text for the engine). */
 #include <string.h>

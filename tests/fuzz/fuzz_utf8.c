@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* fuzz_utf8.c - strict UTF-8: the validator agrees with an independent decoder (RFC 3629
  * table 3-7), the decoder and encoder round-trip, and the text checker never crashes. */
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* fuzz_voice.c - the voice-profile parser: any bytes in; a profile that parses is complete
  * and every number is inside its documented range. */
 #include <string.h>

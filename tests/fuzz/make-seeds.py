@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """tests/fuzz/make-seeds.py - (re)writes the seed corpora in tests/fuzz/corpus/HARNESS/ from
 the project's own samples and a few hand-written inputs per construct. Seeds are small:
 libFuzzer mutates them; regressions (tests/fuzz/regressions/) are never touched here."""

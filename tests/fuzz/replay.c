@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* replay.c - a main() for the harnesses when there is no libFuzzer (gcc builds): runs
  * LLVMFuzzerTestOneInput once on every file named, or in a folder named, and says how many.
  * A crash or a failed invariant aborts, naming the file first. */

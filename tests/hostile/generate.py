@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """tests/hostile/generate.py - the hostile-input corpus and the outcome expected of each.
 
 Every case is a script (bytes, or a recipe for a big one), the command-line arguments to add,

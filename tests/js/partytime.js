@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // partytime.js FEED.xml - prints, as JSON, what podcast-partytime (Podcast Index's parser)
 // reads from the feed, for tests/e2e/test_feed_judges.py to compare. Exit 1 when it cannot
 // parse the feed. Drops only `lastUpdate`, the parser's own clock.

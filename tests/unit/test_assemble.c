@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test_assemble.c - exact joins: leading/trailing engine silence trimmed, sentence gaps set
  * to the profile's pause, silences exact, chapters and events placed on the right samples. */
 #include <stdlib.h>

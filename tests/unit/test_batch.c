@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test_batch.c - the batch's list of scripts: what a folder contributes (its regular *.txt
  * files, not hidden ones, not recursively), files given by name, the order by output name
  * whatever order the inputs come in, the refusals before anything runs (a duplicate output

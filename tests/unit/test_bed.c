@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test_bed.c - the music bed mixer: the sidechain's attack, hold and release measured on
  * synthetic input (a constant bed, a burst of "speech"), the fades, a bed cut and a bed
  * looped with its crossfade, saturation, and the same samples whatever the chunking. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test_cache.c - the segment cache: keys, round trips, corrupt and truncated entries, failed
  * writes, LRU pruning, and several processes sharing one folder. */
 #define _GNU_SOURCE

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test_check.c - the check stage on memory buffers (claims in text, Markdown, HTML, JSON,
  * sidecars, RSS and Atom; judging at each precision; rewriting) and on the small MP3s in
  * tests/data/check (measuring, truncated and junk files). */

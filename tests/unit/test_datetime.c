@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test_datetime.c - ISO 8601 dates and date-times as `published:` is written: every field of
  * what is accepted, the exact reason for what is not, and re_days_from_civil against known
  * dates and against a day-by-day walk through the calendar. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test_duration.c - the rounding rule, the ISO formatter and the ISO and clock readers. */
 #include <string.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test_feed.c - the feed stage: RFC 822 dates, URLs, the show file, sidecars, sorting,
  * channel defaults, escaping, and the written XML read back by libxml2 and by check. */
 #define _GNU_SOURCE

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test_files.c - whole files: re_file_read's limits and its two modes (a FIFO is refused in
  * RE_READ_REGULAR before it could block, and read until its writer closes in RE_READ_ANY),
  * re_file_open_regular, re_file_replace (permissions, symlinks, the old file kept on a

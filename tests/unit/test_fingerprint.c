@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test_fingerprint.c - the inputs digest: every input fingerprint.h lists changes it (each
  * profile value of each voice, the options, the engine and encoder strings, the lexicon's
  * content, the script's bytes), no two inputs can run together, and what it documents as not

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test_id3.c - byte-level checks of the ID3v2.3 tag from re_id3_build: header, syncsafe size,
  * frame order and sizes, UTF-16 text decoded back by the test's own decoder, COMM, CTOC and
  * CHAP layout, date handling and refusals. */

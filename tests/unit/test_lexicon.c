@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test_lexicon.c - lexicon files: parsing and its errors, whole-word matching, precedence
  * between sources, and the canonical form and digest the segment cache keys on. */
 #define _GNU_SOURCE

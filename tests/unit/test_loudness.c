@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test_loudness.c - the loudness stage: the meter against BS.1770 reference values, the leveler's
  * contract (same length, in place, deterministic, pure gain where it does not limit, inter-sample
  * peaks caught, smooth gain), the plan, the MP3 measurement, and the whole two-pass flow on real

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test_mp3.c - encodes a synthetic sine through mp3.c with a full ID3 tag and judges the file
  * with tools we did not write: ffmpeg and mpg123 must decode exactly the samples fed in (and
  * in place: the encoder delay is removed), mutagen and ffprobe must read our tag and chapters.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test_mp3_parallel.c - the parallel MP3 encoder judged by tools we did not write: real
  * speech (espeak-ng, the program, into a WAV read with libsndfile) is encoded serially and
  * in pieces on 2, 3 and 4 threads; ffmpeg and mpg123 must decode exactly the samples fed in,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test_normalize.c - technical-text normalization: a table of tricky inputs and what is
  * said for them, prose that must come out unchanged, lexicon entries overriding the rules,
  * phoneme spans and the brackets around them, spans back to the script, and for a subset

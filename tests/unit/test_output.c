@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test_output.c - atomic outputs: nothing at the target until commit, an existing target kept
  * when the output is discarded or its writing fails, its mode kept when it is replaced, and
  * the two-phase publish with backups putting yesterday's file back after a late failure.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test_page.c - the episode page: its exact Markdown, escaping, and that `check` reads exactly
  * its two duration lines and finds them true. */
 #define _GNU_SOURCE

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test_report.c - what a batch tells CI: the JSON report read back with jansson (every value,
  * nulls where an episode has none, the counts) and the JUnit XML read back with libxml2
  * (suite counts and time, one test case per episode with its failure, skip or output), both

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test_report_names.c - the batch reports stay well-formed whatever a name holds. Linux file
  * names are bytes: a script may be named with a control character or with bytes that are not
  * UTF-8, and its FILE:LINE:COL errors carry the name. batch refuses such names before it runs

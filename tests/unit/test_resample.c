@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test_resample.c - the libsoxr recipe: exact output lengths, equal rates copy, digital
  * silence stays digital silence, a tone keeps its shape within the recipe's precision, the
  * same input gives the same bytes; and the assembler at two rates keeps pauses exact. */

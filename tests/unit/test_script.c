@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test_script.c - the episode script parser: every construct, every error with its position. */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test_sha256.c - the library's SHA-256 (libnettle's) against the FIPS 180-4 example messages,
  * padding boundaries, and incremental hashing split at every position. */
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test_shard.c - `--shard auto`: each scheduler's numbering becomes the batch's 1-based K of N,
  * with its own off-by-one convention (GitLab 1-based; CircleCI, Buildkite, Kubernetes 0-based;
  * Slurm relative to SLURM_ARRAY_TASK_MIN), and every ambiguous environment is refused. */

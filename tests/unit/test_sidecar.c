@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test_sidecar.c - the sidecar: what re_sidecar_write writes, judged with jansson on its own
  * (keys in the documented order, types, exact values, the duration rules, null for absent
  * metadata and silent levels, no paths, the same bytes every time), then read back with

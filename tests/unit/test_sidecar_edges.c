@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test_sidecar_edges.c - the sidecar schema as documented at its edges: the key order the
  * header states, any JSON value at the top is read (a scalar is "not ours"), and a NUL in a
  * text is an input error, not invalid JSON. Each check failed before its fix. */

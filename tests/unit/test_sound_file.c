@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test_sound_file.c - sound files a script names: libsndfile reads them whole, mixes them to
  * mono and resamples them with the one recipe; a 16-bit mono file at the episode's rate comes
  * back bit-exact; every failure is one unplaced message naming the path; a FIFO is refused

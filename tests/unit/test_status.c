@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test_status.c - the diagnostics list: adding without a file, placing, prefixing, moving a
  * thread's list into its caller's, and the limit through all of them. */
 #include "status.h"

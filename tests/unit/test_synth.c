@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test_synth.c - the engine stage: audio depends on text and profile only, crashes and
  * unknown voices end as errors of that segment, not of this process. */
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test_transcript.c - timed transcripts: cue times in exact milliseconds (rounded down, hours
  * rolling over), WebVTT escaping and <v> speaker tags, SRT, the Podcasting 2.0 JSON; each
  * format also read by a parser we did not write (ffprobe/ffmpeg for WebVTT and SRT, python3's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test_utf8.c - strict UTF-8 checking, decoding, encoding and the text check of utf8.c. */
 #include <stdint.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test_voice.c - voice profile parsing and the voice set's search path and cache. */
 #include <stdio.h>
 #include <stdlib.h>

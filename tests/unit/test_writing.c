@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test_writing.c - spans of text in another writing system than the voice's (writing.c). */
 #include <stdio.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* testdir.h - a temporary folder for a unit test and its removal (include after defining
  * _GNU_SOURCE or _XOPEN_SOURCE 500, as <ftw.h> wants). */
 #ifndef RE_TESTDIR_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* testkit.h - the tiny assertion kit of the unit tests: a failed CHECK prints where and why
  * and the test exits 1 at the end; main returns check_finish(). */
 #ifndef RE_TESTKIT_H

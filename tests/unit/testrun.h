@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* testrun.h - running another program from a unit test (ffmpeg, mpg123, python3 with
  * mutagen, espeak-ng: the tools we did not write that make test input or judge our files),
  * collecting its output, and reading a file whole. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* assemble.h - joins spoken segments and exact silences into one PCM stream and keeps the
  * timeline (where every segment, sentence, word and chapter starts, in samples).
  *

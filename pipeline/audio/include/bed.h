@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* bed.h - the music bed (issue 17): a sound looped or cut to the episode's length, at a fixed
  * gain, ducked under speech by a sidechain on the speech itself, faded in at the start and
  * out at the end, and added to the speech. Streaming: the mixer holds the bed (borrowed) and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* loudness.h - the loudness stage: an ITU-R BS.1770 meter (libebur128), a leveler (gain and a
  * true-peak limiter) that keeps the sample count, a plan that turns a measurement into the
  * leveler's settings, and an after-encoding measurement of an MP3 file (libmpg123).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* mp3_decoder.h - a libmpg123 decoder set up the way this program reads MP3s (check's
  * duration measurement, the loudness stage's peaks and loudness): gapless, so the LAME tag's
  * delay and padding are removed as ffmpeg removes them; silent; every rate libmpg123 knows,

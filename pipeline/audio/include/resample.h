@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* resample.h - sample-rate conversion with libsoxr, one fixed recipe for the whole program,
  * so that the same input always gives the same output bytes.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* sound_file.h - a sound file a script names (an insert, the intro, the outro, a music bed),
  * read whole into memory as mono 16-bit samples at the episode's rate.
  *

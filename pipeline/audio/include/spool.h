@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* spool.h - a nameless temporary file of mono 16-bit PCM, written and read through
  * libsndfile, so that an episode's audio never has to fit in memory. The file is unlinked
  * as soon as it exists: whatever happens, nothing is left behind.

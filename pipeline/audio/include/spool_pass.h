@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* spool_pass.h - one pass over a finished spool, chunk by chunk: metering it, or leveling it
  * into a new spool (and metering what comes out). Both can be stopped by a signal between
  * chunks. These are the loudness passes of a render; the spool's audio never has to fit in

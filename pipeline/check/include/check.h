@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* check.h - the `check` stage: measures an MP3's true length by decoding it, collects every
  * claim that pages, feeds, JSON files, our sidecar and the MP3's own ID3 tag make about its
  * duration or size, judges each claim at the precision it was written with, and rewrites

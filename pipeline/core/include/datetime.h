@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* datetime.h - ISO 8601 dates and date-times as scripts write `published:`, one parser for the
  * script, the ID3 date frames and the feed's RFC 822 dates.
  *

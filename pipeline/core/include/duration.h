@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* duration.h - the project's one rule for turning sample counts into durations, and
  * readers for every duration notation that pages and feeds use.
  *

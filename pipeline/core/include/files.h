@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* files.h - whole files: opening and reading one into memory, and replacing an existing one
  * atomically. Failures are path:0:0 diagnostics (diag may be NULL: the status alone). Streamed
  * outputs that are new files go through output.h instead. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* output.h - atomic output files: written as a temporary file beside the target and renamed
  * over it only when complete, so a failure, a full disk or Ctrl-C never leaves a partial file
  * and never damages yesterday's output.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* sha256.h - SHA-256 (FIPS 180-4) from Debian's libnettle, incremental and one-shot, with a hex
  * helper.
  *

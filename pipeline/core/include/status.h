@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* status.h - the one status type, its strerror, and positioned diagnostics for the whole library.
  *
  * Stages never print and never exit: they return an re_status and say what went wrong in an

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* text.h - the ASCII character classes and small text checks that every parser shares.
  *
  * Locale-independent on purpose: <ctype.h> answers differently under another LC_CTYPE, and a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* utf8.h - strict UTF-8 validation and decoding for everything we read. */
 #ifndef RE_UTF8_H
 #define RE_UTF8_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* artwork.h - a podcast's cover art checked against what Apple Podcasts requires: a JPEG or
  * PNG, RGB, square, RE_ARTWORK_MIN_PX..RE_ARTWORK_MAX_PX. Only the file's header is read
  * (libpng's png_read_info, libjpeg-turbo's jpeg_read_header): no pixel is decoded. */

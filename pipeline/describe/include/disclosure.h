@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* disclosure.h - the one sentence that tells listeners the voices are synthetic: the feed's
  * podcast:txt (purpose "disclosure") and the episode page both say it, in these words. */
 #ifndef RE_DISCLOSURE_H

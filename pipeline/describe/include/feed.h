@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* feed.h - the publish stage: an RSS 2.0 podcast feed (with the iTunes and Podcasting 2.0
  * namespaces) built from the sidecars of the episodes rendered into one folder, and the show
  * file that describes the channel. The formats and the mapping are in docs/feed.md.

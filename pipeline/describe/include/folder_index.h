@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* folder_index.h - index.html for a folder of published episodes (written by `feed` beside
  * the feed): the show's title and description, a link to the feed, and every episode newest
  * first (the feed's order) with its date, number, length, summary and a link to its page

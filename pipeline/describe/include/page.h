@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* page.h - the episode page, in HTML (ep.html beside ep.mp3: `--page`) or as show notes in
  * Markdown (ep.md: `--page-md`): title, summary, the duration, chapters with their start
  * times, the transcript; the HTML page also the player, the speakers and the synthetic-voice

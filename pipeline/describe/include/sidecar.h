@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* sidecar.h - the describe stage: OUT.json beside every output, the facts of one render.
  *
  * Keys, in this order: title, show, published, summary, author, language, episode, season,

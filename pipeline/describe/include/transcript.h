@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* transcript.h - timed transcripts from the render itself: one cue per sentence, its start
  * the sentence's first sample (the engine's SENTENCE event plus the segment's offset in the
  * assembled stream), its end the sentence's last voiced sample. Never estimated.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* id3.h - builds the ID3v2.3 tag at the head of our MP3s: UTF-16 text frames, TLEN,
  * COMM, TSSE, and CHAP/CTOC chapter frames (id3.org ID3v2 Chapter Frame Addendum), which
  * LAME cannot write. Pure: bytes in memory, no I/O. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* mp3.h - the MP3 encoding stage: libmp3lame, CBR mono at the engine's rate, our own ID3v2
  * tag in front, and LAME's Xing/Info + LAME tag written back after the last frame so that
  * decoders return exactly the samples that were fed in (encoder delay and padding).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* mp3_parallel.h - MP3 encoding of a finished PCM spool on every core: the audio is cut at MP3
  * frame boundaries into pieces, each piece is encoded by its own LAME encoder in its own
  * thread, and the frames are spliced into one valid stream with one correct Xing/Info + LAME

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* wav.h - the WAV encoding stage: 16-bit PCM mono through libsndfile, with the episode's
  * metadata in the LIST/INFO chunk (title, artist, album, comment, date, software).
  *

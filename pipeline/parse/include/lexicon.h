@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* lexicon.h - pronunciation lexicons: how to say the words the engine reads wrongly.
  *
  * A lexicon file holds `WORD = replacement` lines; a line whose first non-blank character is

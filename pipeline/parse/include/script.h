@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* script.h - the episode script parser: text in, an episode (metadata + items) out.
  *
  * The format (version 1.1) is documented in README.md; in short: front matter between `---`

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* voice.h - voice profiles: how a speaker sounds (engine voice, rate, pitch, pauses).
  *
  * A profile is a file NAME.voice of `key = value` lines (`#` starts a comment line):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* batch.h - many episodes at once, for CI: every script becomes OUTDIR/<name>.mp3 with its
  * sidecar, rendered by worker processes forked from one warm engine.
  *

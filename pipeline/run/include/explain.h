@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* explain.h - what the engine will be given for each piece of speech, without rendering
  * audio: the script, its profiles and lexicon (prepare.h), each SPEECH item normalized, and
  * the phonemes the engine makes of it (espeak-ng's mnemonics, as `espeak-ng -x` prints them).

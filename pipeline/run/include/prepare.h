@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* prepare.h - an episode's inputs, loaded and checked, as render and explain both start:
  * the script (its bytes kept), the voice profiles it names resolved in the voice folders,
  * and its pronunciation lexicon built (shipped default < the script's `lexicon:` < each

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* render.h - one episode from script to published files: parse -> synth -> assemble ->
  * encode -> describe. This is the library's entry point for the CLI (and later for batch).
  *

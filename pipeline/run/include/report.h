@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* report.h - what a batch tells CI: a JSON report and a JUnit XML file (one test case per
  * episode, so CI test views list episodes and show why one failed). */
 #ifndef RE_REPORT_H

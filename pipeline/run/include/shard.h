@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* shard.h - which part of a batch this runner renders, from the variables its CI system or
  * scheduler sets (`batch --shard auto`, docs/ci.md).
  *

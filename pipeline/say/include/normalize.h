@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* normalize.h - technical-text normalization: what the engine is given to say for a piece of
  * script text, so that "PR 189759" is not read as a quantity and "NCCL" as the lexicon says.
  *

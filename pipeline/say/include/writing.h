@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* writing.h - text in another writing system than the voice's: which spans of a text are
  * written in a script the voice does not read (Japanese, Chinese, Cyrillic, Greek, Arabic ...
  * in an English voice, which espeak-ng reads as "Japanese letter" once per character), and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* cache.h - the segment cache: synthesized speech stored by the SHA-256 of everything that
  * determines it, so that an unchanged paragraph is never synthesized twice (docs/cache.md).
  *

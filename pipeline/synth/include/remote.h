@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* remote.h - the segment cache behind an HTTP(S) URL, layered under the local folder
  * (docs/cache.md, "A remote cache"): plain GET and PUT with libcurl, so that nginx with WebDAV,
  * bazel-remote or any server that stores what is PUT and serves it back can share one team's

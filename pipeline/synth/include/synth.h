@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* synth.h - the speech stage: espeak-ng through its C library, one child process per segment.
  *
  * espeak-ng keeps hidden state between calls (the same sentence twice gives different audio),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* engine_abort.c - an LD_PRELOAD shim for tests/e2e/test_long_tokens.py: espeak_ng_Synthesize
  * aborts the process (SIGABRT, as espeak-ng 1.51's own buffer overflows do) when the text it
  * is given contains $RE_ABORT_MARKER. Since no known input crashes the engine after the

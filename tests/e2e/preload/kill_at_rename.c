@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* kill_at_rename.c - an LD_PRELOAD shim for tests/e2e/test_faults.py: the process kills itself
  * with SIGKILL at the Nth rename() or renameat() it makes (RE_KILL_AT_RENAME=N, both counted
  * together: outputs are renamed in their folder's fd, the backups' restore by name), just
