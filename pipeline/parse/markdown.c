@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* markdown.c - a Markdown document's body, parsed by cmark-gfm, read aloud as a person
  * would: the blocks become the paragraphs, sentences and chapters of script_body.h
  * (docs/script-format.md, "Markdown", says what is spoken and what is left out). */

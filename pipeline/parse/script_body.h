@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* script_body.h - the episode builder that script.c's own reader drives, opened to the
  * Markdown reader (markdown.c) so that a Markdown document becomes the same items, with the
  * same directives, limits and messages, as a .txt script (private to the parse stage).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* sentences.c - where a paragraph's sentences end (sentences.h). */
 #include "sentences.h"
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Markdown release notes as scripts: a GitHub-generated release body and 21 real release
 notes (tests/data/markdown/corpus, sources in SOURCES.tsv) rendered and judged by ffmpeg,
 ffprobe, mpg123 --gapless and python's own reading of the VTT and the source."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Every sentence pause is between the sentences, never inside a word, for every voice.
 
 For each espeak-ng variant with en-us and with en-gb (and the two plain voices), a profile with a

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """The program run as root in folders that others can write, as CI jobs run it: no file a
 script names is read from outside its folder tree however the name or its links are made or
 swapped, no output follows a link another user planted, no cache folder or entry of another

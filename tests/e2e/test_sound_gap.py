@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Air around sound files: the sound gap between speech and a sound (`sound_gap:`, 250 ms by
 default), measured in the decoded audio.
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test_sentences.c - where a paragraph's sentences end (sentences.h): abbreviations, one-letter
  * last words, quotes, numbers, the engine's small-letter rule and phoneme spans. */
 #include <stdio.h>

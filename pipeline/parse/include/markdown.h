@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* markdown.h - what the Markdown reader made of each block of a document, for `explain`.
  *
  * A file named *.md or *.markdown is read by re_script_parse as CommonMark with GitHub's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* sentences.h - where the sentences of a paragraph end, decided from its text.
  *
  * The speech stage speaks each sentence of a paragraph by a call of its own (synth.h), so that
