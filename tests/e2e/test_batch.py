@@ -57,6 +57,28 @@ class Batch(Case):
         self.assertEqual(len(failed), 1)
         self.assertIn("broken.txt", failed[0].get("name"))
 
+    def test_markdown_in_a_folder_needs_front_matter(self):
+        """In a folder, a *.md is a script only when it starts with front matter (a README.md
+        is never rendered by surprise); a .md named on the command line is rendered."""
+        folder = self.path("notes")
+        os.mkdir(folder)
+        write(os.path.join(folder, "README.md"), "# About this folder\n\nNot an episode.\n")
+        write(os.path.join(folder, "notes.md"), "---\ntitle: Notes\n---\n## One\n\n- First item\n")
+        readme = self.path("README.md")
+        write(readme, "# Named\n\nSpoken because it is named.\n")
+        out = self.path("out")
+        res = self.batch("-O", out, folder)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertRegex(res.stdout, r"1 episodes?: 1 rendered")
+        self.assertEqual(sorted(n for n in listing(out) if n.endswith(".mp3")), ["notes.mp3"])
+        self.assertEqual(ffmpeg_samples(os.path.join(out, "notes.mp3")),
+                         json.load(open(os.path.join(out, "notes.json")))["samples"])
+        out2 = self.path("out2")
+        res = self.batch("-O", out2, readme)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertEqual(sorted(n for n in listing(out2) if n.endswith(".mp3")), ["README.mp3"])
+        self.assertEqual(json.load(open(os.path.join(out2, "README.json")))["title"], "Named")
+
     def test_same_bytes_alone_and_with_any_jobs(self):
         os.remove(os.path.join(self.scripts, "broken.txt"))
         for jobs in ("1", "2", "3"):

@@ -58,6 +58,61 @@ def chapter_headings(text):
     return levels.count(min(levels)) if levels else 0
 
 
+FENCE = re.compile(r"^( {0,3})(`{3,}|~{3,})")
+ITEM = re.compile(r"^( *)([-*+]|\d{1,9}[.)])( +|$)(.*)$")
+
+
+def code_and_items(text):
+    """Read from the source by lines, without a Markdown parser: the lines of each fenced code
+    block, and the text of each list item (its first line and the lines that continue it, up
+    to a blank line, the next item or another block). Lines in HTML blocks are skipped."""
+    code, items, lines = [], [], text.split("\n")
+    fence, html, item = None, False, None
+    for line in lines:
+        line = re.sub(r"^( *[-*+] +)(?=(`{3,}|~{3,}))", lambda m: " " * len(m.group(1)), line)
+        if fence:
+            close = FENCE.match(line)
+            if close and close.group(2)[0] == fence[0] and len(close.group(2)) >= len(fence) \
+                    and not line[close.end():].strip():
+                fence = None
+            else:
+                code.append(line)
+            continue
+        m = FENCE.match(line)
+        if m:
+            fence, item = m.group(2), None
+            continue
+        if html or re.match(r"^ {0,3}<(/?[A-Za-z]|!--)", line):
+            html, item = bool(line.strip()), None   # an HTML block ends at a blank line
+            continue
+        m = ITEM.match(line)
+        if m and not re.match(r"^ {0,3}([-*_])( *\1){2,} *$", line):
+            item = [m.group(4)]
+            items.append(item)
+        elif item is not None and line.strip() and not re.match(r"^ {0,3}(#|>|\|)", line):
+            item.append(line.strip())
+        else:
+            item = None
+    return code, [" ".join(i) for i in items]
+
+
+def spoken_words(item):
+    """The words of a list item a listener hears: inline code, link targets, bare URLs,
+    images, raw HTML, struck-through text, emoji shortcodes and reference numbers taken out,
+    then every word of three letters or more."""
+    item = re.sub(r"^\[[ xX]\] ", "", item)
+    item = re.sub(r"`+[^`]*`+", " ", item)
+    item = re.sub(r"!\[[^\]]*\]\([^)]*\)", " ", item)
+    item = re.sub(r"\]\([^)]*\)", "] ", item)
+    item = re.sub(r"\]\[[^\]]*\]", "] ", item)
+    item = re.sub(r"<[^>]*>", " ", item)
+    item = re.sub(r"(https?|ftp)://\S+|www\.\S+|\S+@\S+\.\S+", " ", item)
+    item = re.sub(r"~~.*?~~", " ", item)
+    item = re.sub(r":[a-z0-9_+-]+:", " ", item)
+    item = re.sub(r"\\.", " ", item)
+    return [w for w in re.findall(r"(?<![\w./@#-])[A-Za-z]{3,}(?![\w./@-])", item)]
+
+
 class MarkdownTest(Case):
     def render(self, src, name):
         out = self.path(name + ".mp3")
@@ -78,6 +133,18 @@ class MarkdownTest(Case):
         for url in re.findall(r"\]\(([^)\s]+)", source):
             self.assertNotIn(url, said)
 
+    def items_and_code(self, said, text):
+        """Every list item's words are heard, and no line of a code block is."""
+        code, items = code_and_items(text)
+        heard = set(re.findall(r"[A-Za-z]+", said))
+        for item in items:
+            for word in spoken_words(item):
+                self.assertIn(word, heard, item)
+        for line in code:
+            if len(line.strip()) >= 6:
+                self.assertNotIn(line.strip(), said)
+        return code, items
+
     def test_release_body(self):
         src = self.path("release.md")
         write(src, RELEASE)
@@ -93,6 +160,8 @@ class MarkdownTest(Case):
                       "changes from v1.2.0 to v1.3.0", "Flag: -v, Meaning: verbose",
                       "Kept the old flag."):
             self.assertIn(words, said)
+        code, items = self.items_and_code(said, RELEASE)
+        self.assertEqual((code, len(items)), (["make install"], 4))
         self.assertEqual(len(ffprobe(mp3, "-show_chapters")["chapters"]), 2)
         self.judge_audio(mp3)
         html = open(self.path("ep.html"), encoding="utf-8").read()
@@ -103,6 +172,22 @@ class MarkdownTest(Case):
         self.assertIn(src + ":9:1: [code block] left out", r.stdout)
         self.assertIn(src + ":13:1: [table] spoken: Flag: -v, Meaning: verbose.", r.stdout)
         self.assertIn(src + ":9:1: warning: 1 code block is left out", r.stderr)
+
+    def test_sample_changelog(self):
+        """samples/CHANGELOG.md, which scripts/demo renders: one chapter per release, every
+        list item heard, its code block not."""
+        src = os.path.join(SRC, "samples", "CHANGELOG.md")
+        text = open(src, encoding="utf-8").read()
+        mp3 = self.render(src, "changelog")
+        said = vtt_text(self.path("changelog.vtt"))
+        self.no_markup(said, text)
+        code, items = self.items_and_code(said, text)
+        self.assertEqual((len(code), len(items)), (1, 15))
+        self.assertEqual(chapter_headings(text), 4)
+        self.assertEqual([c["tags"]["title"] for c in ffprobe(mp3, "-show_chapters")["chapters"]],
+                         ["Unreleased", "1.3.0 - 2026-11-30", "1.2.0 - 2026-10-12",
+                          "1.1.0 - 2026-09-01"])
+        self.judge_audio(mp3)
 
     def test_bad_directive_in_list_item(self):
         src = self.path("bad.md")
@@ -126,6 +211,7 @@ class MarkdownTest(Case):
                 self.no_markup(said, text)
                 for link_text in re.findall(r"(?<!!)\[([A-Za-z][A-Za-z ]{3,})\]\(", text):
                     self.assertIn(link_text, said)
+                self.items_and_code(said, text)
                 self.assertEqual(len(ffprobe(mp3, "-show_chapters")["chapters"]),
                                  chapter_headings(text))
                 self.judge_audio(mp3)

@@ -26,15 +26,20 @@ static char *path_of(const char *name)
     return p;
 }
 
-static void touch(const char *name)
+static void write_text(const char *name, const char *text)
 {
     char *p = path_of(name);
     FILE *f = fopen(p, "wb");
-    if (!f || fputs("---\ntitle: T\n---\nHello.\n", f) == EOF || fclose(f) != 0) {
+    if (!f || fputs(text, f) == EOF || fclose(f) != 0) {
         perror(p);
         abort();
     }
     free(p);
+}
+
+static void touch(const char *name)
+{
+    write_text(name, "---\ntitle: T\n---\nHello.\n");
 }
 
 static void folder(const char *name)
@@ -92,11 +97,7 @@ static void make_tree(void)
     touch("scripts/c10.txt");
     touch("scripts/c9.txt");
     touch("scripts/.hidden.txt");    /* hidden: not listed */
-    touch("scripts/notes.md");
-    char *readme = path_of("scripts/notes.md");
-    FILE *f = fopen(readme, "wb");   /* Markdown without front matter: not listed */
-    CHECK(f && fputs("# Notes\n\nA folder's README, not an episode.\n", f) != EOF && fclose(f) == 0);
-    free(readme);
+    write_text("scripts/notes.md", "# Notes\n\nHello.\n");   /* Markdown without front matter */
     touch("scripts/upper.TXT");      /* not .txt either */
     touch("scripts/.txt");           /* no name */
     folder("scripts/sub.txt");       /* a folder named like a script */
