@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* fuzz_markdown.c - a Markdown script (*.md): any bytes in, and the episode keeps the promises
  * of script.h as for a .txt script (valid, clean, bounded text for the engine); explain's
  * outline gives the same verdict and a place, a kind and an account for every block. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test_markdown.c - a Markdown document read as a script: the spoken text, the chapters, the
  * title, the warnings and errors with their FILE:LINE:COL, and explain's outline. */
 #include <stdio.h>
