@@ -142,18 +142,14 @@ static unsigned file_col(cmark_node *node)
     return col > 0 ? (unsigned)col : 1;
 }
 
-static void account(md_reader *md, cmark_node *node, const char *kind, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static void account(md_reader *md, cmark_node *node, const char *kind, const char *fmt, ...)
+static void account_line(md_reader *md, unsigned line, unsigned col, const char *kind,
+                         const char *fmt, va_list ap)
 {
     re_md_outline *o = body_outline(md->p);
     if (!o || md->nomem)
         return;
-    va_list ap;
-    va_start(ap, fmt);
     char *text = NULL;
     int n = vasprintf(&text, fmt, ap);
-    va_end(ap);
     char *k = strdup(kind);
     if (n < 0 || !k || re_array_grow(&o->blocks, &o->capacity, o->count, sizeof *o->blocks)
                        != RE_OK) {
@@ -162,7 +158,65 @@ static void account(md_reader *md, cmark_node *node, const char *kind, const cha
         md->nomem = 1;
         return;
     }
-    o->blocks[o->count++] = (re_md_block){ file_line(md, node), file_col(node), k, text };
+    size_t at = o->count++;   /* in the order of the source */
+    while (at > 0 && o->blocks[at - 1].line > line) {
+        o->blocks[at] = o->blocks[at - 1];
+        at--;
+    }
+    o->blocks[at] = (re_md_block){ line, col, k, text };
+}
+
+static void account(md_reader *md, cmark_node *node, const char *kind, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void account(md_reader *md, cmark_node *node, const char *kind, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    account_line(md, file_line(md, node), file_col(node), kind, fmt, ap);
+    va_end(ap);
+}
+
+static void account_at(md_reader *md, unsigned line, unsigned col, const char *kind,
+                       const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static void account_at(md_reader *md, unsigned line, unsigned col, const char *kind,
+                       const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    account_line(md, line, col, kind, fmt, ap);
+    va_end(ap);
+}
+
+/* cmark-gfm takes link reference definitions (`[1.1.0]: https://...`) out of the tree, so
+ * explain would not see them: a line outside every top-level block that starts like one is
+ * accounted for as left out. */
+static void account_definitions(md_reader *md, cmark_node *doc)
+{
+    unsigned covered_to = 0;   /* body lines (from 1) inside the blocks seen so far */
+    cmark_node *next = cmark_node_first_child(doc);
+    for (unsigned line = 1; line <= md->line_count; line++) {
+        while (next && cmark_node_get_start_line(next) > 0
+               && (unsigned)cmark_node_get_start_line(next) <= line) {
+            int end = cmark_node_get_end_line(next);
+            if (end > 0 && (unsigned)end > covered_to)
+                covered_to = (unsigned)end;
+            next = cmark_node_next(next);
+        }
+        if (line <= covered_to)
+            continue;
+        const char *s = md->src + md->line_starts[line - 1];
+        const char *end = line < md->line_count ? md->src + md->line_starts[line] : md->src + md->len;
+        size_t i = 0;
+        while (i < 3 && s + i < end && s[i] == ' ')
+            i++;
+        if (s + i >= end || s[i] != '[')
+            continue;
+        const char *close = memchr(s + i, ']', (size_t)(end - s - i));
+        if (close && close + 1 < end && close[1] == ':' && close > s + i + 1)
+            account_at(md, md->first_line + line - 1, (unsigned)i + 1, "link reference definition",
+                       "left out: %.*s (a link's target, not read aloud)", (int)(close - s - i + 1),
+                       s + i);
+    }
 }
 
 /* ---- GitHub's conventions --------------------------------------------------------------- */
@@ -827,6 +881,7 @@ void re_markdown_body(parser *p, const char *body, size_t len, unsigned first_li
     md.line_count++;
     choose_chapters(&md, doc);
     blocks(&md, &t, doc, 0, 0);
+    account_definitions(&md, doc);
     body_end_paragraph(p, first_line + md.line_count);
     if (md.code_blocks && !body_stopped(p))
         re_diag_add(body_errors(p)->diag, body_errors(p)->file, md.code_line, md.code_col,

@@ -189,6 +189,25 @@ static void test_outline(void)
         CHECK_INT(outline.blocks[3].line, 7);
     }
     re_md_outline_free(&outline);
+
+    /* link reference definitions, which cmark-gfm takes out of its tree, are accounted for
+     * where they are; one inside a code block is code */
+    doc = "# T\n\nSee [1.0][].\n\n[1.0]: https://example.org/v1\n\n```\n[x]: y\n```\n"
+          "  [2.0]: https://example.org/v2\n";
+    outline = (re_md_outline){ 0 };
+    CHECK_INT(re_markdown_outline("notes.md", doc, strlen(doc), &outline, &d), RE_OK);
+    CHECK_INT(outline.count, 5);
+    if (outline.count == 5) {
+        CHECK_STR(outline.blocks[2].kind, "link reference definition");
+        CHECK_INT(outline.blocks[2].line, 5);
+        CHECK_STR(outline.blocks[2].account,
+                  "left out: [1.0] (a link's target, not read aloud)");
+        CHECK_STR(outline.blocks[3].kind, "code block");
+        CHECK_STR(outline.blocks[4].kind, "link reference definition");
+        CHECK_INT(outline.blocks[4].line, 10);
+        CHECK_INT(outline.blocks[4].col, 3);
+    }
+    re_md_outline_free(&outline);
     re_diagnostics_free(&d);
 }
 
