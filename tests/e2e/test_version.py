@@ -50,7 +50,7 @@ class Version(Case):
         self.assertEqual(warnings, "")
         footer = [line for line in text.splitlines() if line.strip()][-1]
         self.assertRegex(footer, r"^render-episode " + re.escape(self.version) + r"\s")
-        self.assertNotIn("@", text)
+        self.assertNotRegex(text, r"@[A-Z_]+@")   # no CMake variable left unsubstituted ("@names" is text)
 
     def test_sidecar_and_feed_generator(self):
         script = write(self.path("ep.txt"), "---\ntitle: Version\nshow: Versions\nsummary: One version.\n---\nOne version.\n")
