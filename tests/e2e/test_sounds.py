@@ -586,27 +586,33 @@ class SoundFormats(Case):
         self.assertEqual(res.returncode, 0, res.stderr)
 
     def test_a_truncated_ogg_is_an_error_at_its_name(self):
-        def truncated(path):
-            whole = path + ".whole.ogg"
-            sox("-n", "-r", "44100", "-c", "2", whole, "synth", "3", "sine", "330", "vol", "0.2")
-            with open(whole, "rb") as f:
-                data = f.read()
-            os.unlink(whole)
-            with open(path, "wb") as f:
-                f.write(data[:len(data) * 2 // 3])
-
+        """Cut inside its headers (1000 bytes: in the sanitizer build, libvorbis's own leak there
+        is suppressed by name, tests/lsan.supp, and must not fail the run) or in its audio."""
         folder = self.path("show")
         os.makedirs(os.path.join(folder, "sounds"))
-        truncated(os.path.join(folder, "sounds", "cut.ogg"))
-        script = write(os.path.join(folder, "ep.txt"), "---\ntitle: T\n---\nHi. [sound sounds/cut.ogg] Bye.\n")
-        res = run(["ep.txt", "-o", "ep.mp3", "--no-cache", "-q"], cwd=folder)
-        # libvorbis decodes what is there (or nothing): an episode, or exit 2 at the name
-        self.assertIn(res.returncode, (0, 2), res.stderr)
-        if res.returncode == 2:
-            self.assertIn("ep.txt:4:5: sound file 'sounds/cut.ogg':", res.stderr)
-        else:
-            self.assertEqual(res.stderr, "")
-        self.assertNotIn("LeakSanitizer", res.stderr)
+        whole = os.path.join(folder, "whole.ogg")
+        sox("-n", "-r", "44100", "-c", "2", whole, "synth", "3", "sine", "330", "vol", "0.2")
+        with open(whole, "rb") as f:
+            data = f.read()
+        os.unlink(whole)
+        write(os.path.join(folder, "ep.txt"), "---\ntitle: T\n---\nHi. [sound sounds/cut.ogg] Bye.\n")
+        for cut in (1000, len(data) * 2 // 3):
+            with self.subTest(cut=cut):
+                with open(os.path.join(folder, "sounds", "cut.ogg"), "wb") as f:
+                    f.write(data[:cut])
+                res = run(["ep.txt", "-o", "ep.mp3", "--no-cache", "-q"], cwd=folder)
+                self.assertNotIn("LeakSanitizer", res.stderr)
+                # libvorbis decodes what is there (or nothing): an episode, or exit 2 at the name
+                self.assertIn(res.returncode, (0, 2), res.stderr)
+                if res.returncode == 2 or cut == 1000:
+                    self.assertEqual(res.returncode, 2, res.stderr)
+                    self.assertIn("ep.txt:4:5: sound file 'sounds/cut.ogg':", res.stderr)
+                    self.assertEqual(sorted(os.listdir(folder)), ["ep.txt", "sounds"])
+                else:
+                    self.assertEqual(res.stderr, "")
+                for name in ("ep.mp3", "ep.json", "ep.vtt"):
+                    if os.path.exists(os.path.join(folder, name)):
+                        os.unlink(os.path.join(folder, name))
 
     def junk_mp3(self, path):
         """The first frames of a real MP3, then 2 MB of random bytes with an MPEG sync word
