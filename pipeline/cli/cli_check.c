@@ -204,6 +204,8 @@ static const char *not_fixed_reason(const re_check_report *rep, const re_claim *
         return "found beside the MP3; name it as a FILE to fix it";
     if (!c->readable && c->kind == RE_CLAIM_DURATION)
         return "not a duration it can read; fix it by hand";
+    if (f->fix_error)
+        return f->fix_error;   /* the file could not be replaced: the real reason */
     return "written with CDATA, entities or as a JSON string; fix it by hand";
 }
 
