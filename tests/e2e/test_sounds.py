@@ -175,6 +175,24 @@ class Sounds(Case):
         intro = side["inserts"][0]
         self.assertAlmostEqual(cues[0], (intro["samples"] * 1000 / rate) - overlap_ms, delta=1.5)
 
+    def test_intro_overlap_at_its_edge(self):
+        """The documented edge: an intro_overlap equal to the intro's length is allowed (the
+        speech starts with the intro's first sample); one sample's worth more is an error at
+        the intro_overlap value, nothing written."""
+        sox("-n", "-r", "22050", "-c", "1", "-b", "16", os.path.join(self.folder, "sounds", "half.wav"),
+            "synth", "0.5", "sine", "300", "vol", "0.2")
+        write(self.script, "---\ntitle: Edge\nintro: sounds/half.wav\nintro_overlap: 500ms\n---\nHi.\n")
+        out = self.path("edge.mp3")
+        side = self.render(out)
+        intro = side["inserts"][0]
+        self.assertEqual((intro["kind"], intro["start"], intro["samples"]), ("intro", 0, 11025))
+        self.assertEqual(ffmpeg_samples(out), side["samples"])
+        write(self.script, "---\ntitle: Edge\nintro: sounds/half.wav\nintro_overlap: 501ms\n---\nHi.\n")
+        res = run([self.script, "-o", self.path("past.mp3"), "--no-cache"])
+        self.assertEqual(res.returncode, 2, res.stderr)
+        self.assertIn(f"{self.script}:4:16: intro_overlap (0.501 s) is longer than the intro", res.stderr)
+        self.assertFalse(os.path.exists(self.path("past.mp3")))
+
     def test_outro_after_an_intro_longer_than_the_speech(self):
         """An intro_overlap longer than all the speech: the outro still ends the episode, after
         the intro's last sample (it used to be mixed over the intro's tail, which then went on
