@@ -28,7 +28,7 @@ struct re_remote {
     size_t body_size;
     uint64_t body_cap;       /* the largest entry of the current request's rate */
     int body_too_large;
-    uint64_t waited_ms;      /* in all requests of this handle (RE_REMOTE_WAIT_BUDGET_MS) */
+    uint64_t waited_ms;      /* in all requests of this handle (RE_REMOTE_WAIT_BUDGET) */
     char error[CURL_ERROR_SIZE];
     re_remote_counters counters;
 };
@@ -244,18 +244,25 @@ static void give_up_answer(re_remote *r, re_diagnostics *warn, long http_status)
     give_up(r, warn, reason);
 }
 
+static void give_up_waited(re_remote *r, re_diagnostics *warn)
+{
+    char reason[112];
+    snprintf(reason, sizeof reason, "its answers took %.1f s in all, the most one render waits "
+             "for it (%u times --cache-timeout)", (double)r->waited_ms / 1000.0,
+             RE_REMOTE_WAIT_BUDGET);
+    give_up(r, warn, reason);
+}
+
 /* Before a request: its timeout, cut to what is left of the wait budget; 0 when none is left
  * (the remote is then off, said once). */
 static int start_request(re_remote *r, re_diagnostics *warn)
 {
-    if (r->waited_ms >= RE_REMOTE_WAIT_BUDGET_MS) {
-        char reason[96];
-        snprintf(reason, sizeof reason, "its answers took %u s in all, the most one render "
-                 "waits for it", RE_REMOTE_WAIT_BUDGET_MS / 1000);
-        give_up(r, warn, reason);
+    uint64_t budget = (uint64_t)RE_REMOTE_WAIT_BUDGET * r->timeout_ms;
+    if (r->waited_ms >= budget) {
+        give_up_waited(r, warn);
         return 0;
     }
-    uint64_t left = RE_REMOTE_WAIT_BUDGET_MS - r->waited_ms;
+    uint64_t left = budget - r->waited_ms;
     unsigned timeout = left < r->timeout_ms ? (unsigned)left : r->timeout_ms;
     unsigned connect = timeout < RE_REMOTE_CONNECT_TIMEOUT_MS ? timeout : RE_REMOTE_CONNECT_TIMEOUT_MS;
     (void)curl_easy_setopt(r->curl, CURLOPT_TIMEOUT_MS, (long)timeout);
@@ -278,10 +285,8 @@ static void end_request(re_remote *r, re_diagnostics *warn)
         snprintf(reason, sizeof reason, "%d answers took %.1f s or more each (half the "
                  "timeout)", RE_REMOTE_MAX_SLOW, r->timeout_ms * RE_REMOTE_SLOW_PERCENT / 100000.0);
         give_up(r, warn, reason);
-    } else if (r->waited_ms >= RE_REMOTE_WAIT_BUDGET_MS) {
-        snprintf(reason, sizeof reason, "its answers took %u s in all, the most one render "
-                 "waits for it", RE_REMOTE_WAIT_BUDGET_MS / 1000);
-        give_up(r, warn, reason);
+    } else if (r->waited_ms >= (uint64_t)RE_REMOTE_WAIT_BUDGET * r->timeout_ms) {
+        give_up_waited(r, warn);
     }
 }
 

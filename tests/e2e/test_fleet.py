@@ -433,6 +433,32 @@ class Fleet(unittest.TestCase):
         self.assertEqual(seen["PUT"], 2)   # the first two segments' good entries; then off
         self.assertEqual(sum(e["segments_synthesized"] for e in report["episodes"]), self.segments)
 
+    def test_a_render_waits_for_the_remote_four_timeouts_at_most(self):
+        """Answers of 0.4 s to a render of 30 paragraphs, under a 2 s timeout: none is slow (half
+        the timeout), but together they pass the wait budget, four timeouts (8 s), within about
+        20 answers; the remote is then off with one warning, and the episode is whole."""
+        def miss(handler):
+            time.sleep(0.4)
+            handler.send_response(404)
+            handler.send_header("Content-Length", "0")
+            handler.end_headers()
+
+        url, seen = self.fake_remote(miss)
+        body = "\n\n".join(f"Paragraph number {i} of the long episode." for i in range(30))
+        os.mkdir(os.path.join(self.dir, "in"))
+        write(os.path.join(self.dir, "in", "long.txt"), "---\ntitle: Long\n---\n" + body + "\n")
+        res = self.batch("-O", os.path.join(self.dir, "out"), os.path.join(self.dir, "in"),
+                         "--cache", os.path.join(self.dir, "c"), "--cache-url", url,
+                         "--cache-timeout", "2", "--report", os.path.join(self.dir, "r.json"))
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertEqual(res.stderr.count(WARN_OFF), 1, res.stderr)
+        self.assertRegex(res.stderr, r"its answers took 8\.\d s in all, the most one render waits "
+                         r"for it \(4 times --cache-timeout\)")
+        self.assertGreaterEqual(seen["GET"], 3)
+        self.assertLessEqual(seen["GET"], 21, res.stderr)   # 8 s / 0.4 s, and the one that passes it
+        report = read_json(os.path.join(self.dir, "r.json"))
+        self.assertEqual(report["episodes"][0]["segments_synthesized"], 30)
+
     def test_oversized_objects_are_refused_early_and_given_up(self):
         """Objects claiming 2 GiB (refused by their Content-Length) or streamed without a length
         (cut off at the largest entry a segment can have at 22050 Hz, about 160 MB, not 1 GiB):
