@@ -92,11 +92,22 @@ static off_t source_seek(void *handle, off_t offset, int whence)
 re_status re_mp3_decoder_open(int encoding, re_mp3_source *src, mpg123_handle **out,
                               re_diagnostics *diag)
 {
+    return re_mp3_decoder_open_flags(encoding, 0, src, out, diag);
+}
+
+re_status re_mp3_decoder_open_flags(int encoding, long flags, re_mp3_source *src,
+                                    mpg123_handle **out, re_diagnostics *diag)
+{
     mpg123_handle *mh = NULL;
     *out = NULL;
     re_status status = re_mp3_decoder_new(encoding, &mh, diag);
     if (status != RE_OK)
         return status;
+    if (flags && mpg123_param2(mh, MPG123_ADD_FLAGS, flags, 0) != MPG123_OK) {
+        re_diag_add(diag, NULL, 0, 0, "cannot set up the MP3 decoder: %s", mpg123_strerror(mh));
+        mpg123_delete(mh);
+        return RE_ERR_FORMAT;
+    }
     if (mpg123_replace_reader_handle(mh, source_read, source_seek, NULL) != MPG123_OK
         || mpg123_open_handle(mh, src) != MPG123_OK) {
         re_diag_add(diag, NULL, 0, 0, "cannot read: %s", mpg123_strerror(mh));

@@ -2,6 +2,7 @@
 /* ring.c - a bounded queue of PCM chunks between two threads (see ring.h). */
 #include "ring.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 
@@ -51,8 +52,9 @@ re_status re_ring_start(re_ring *ring, void *(*worker)(void *arg), void *arg)
 {
     if (ring->worker_running)
         return RE_ERR_INVALID;
-    if (pthread_create(&ring->worker, NULL, worker, arg) != 0)
-        return RE_ERR_NOMEM;
+    int err = pthread_create(&ring->worker, NULL, worker, arg);
+    if (err != 0)   /* EAGAIN: a process limit, which another process's end may lift */
+        return err == EAGAIN ? RE_ERR_LIMIT : RE_ERR_NOMEM;
     ring->worker_running = 1;
     return RE_OK;
 }

@@ -23,7 +23,8 @@ typedef struct re_ring re_ring;
 
 /* RE_ERR_INVALID for zero sizes, RE_ERR_NOMEM. */
 re_status re_ring_create(size_t chunk_count, size_t chunk_frames, re_ring **out);
-/* Runs worker(arg) on a new thread; at most once. RE_ERR_NOMEM when it cannot start (the
+/* Runs worker(arg) on a new thread; at most once. RE_ERR_LIMIT when a process limit keeps
+ * it from starting (EAGAIN), RE_ERR_NOMEM for any other reason it cannot start (the
  * ring stays usable, without a worker). */
 re_status re_ring_start(re_ring *ring, void *(*worker)(void *arg), void *arg);
 

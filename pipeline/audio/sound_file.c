@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* sound_file.c - a sound file read whole, mixed to mono and resampled (see sound_file.h). */
+#define _GNU_SOURCE   /* memmem */
 #include "sound_file.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +13,7 @@
 #include <sndfile.h>
 
 #include "files.h"
+#include "mp3_decoder.h"
 #include "resample.h"
 
 #define DECODE_CHUNK 4096u  /* frames decoded at a time */
@@ -37,11 +40,55 @@ static re_status open_file(const char *path, int given, int *fd, uint64_t *size,
     return status;
 }
 
+/* Where decoded frames come from: libsndfile, or libmpg123 for an MP3. read fills up to
+ * `frames` interleaved float frames and returns how many; 0 at the end or on an error (the
+ * reader's own error state says which). */
+typedef struct frame_reader {
+    size_t (*read)(void *context, float *frames_out, size_t frames);
+    void *context;
+} frame_reader;
+
+static size_t read_sndfile(void *context, float *out, size_t frames)
+{
+    sf_count_t got = sf_readf_float(context, out, (sf_count_t)frames);
+    return got > 0 ? (size_t)got : 0;
+}
+
+/* An MP3 as libmpg123 decodes it: a change of format after the first frame (what a run of
+ * bytes that only look like frames gives) or any libmpg123 error ends it with `error` set. */
+typedef struct mp3_reader {
+    mpg123_handle *mh;
+    unsigned channels;
+    int error;           /* an mpg123 error code, or MPG123_NEW_FORMAT */
+} mp3_reader;
+
+static size_t read_mp3(void *context, float *out, size_t frames)
+{
+    mp3_reader *r = context;
+    size_t want = frames * r->channels * sizeof *out, done = 0;
+    while (done < want) {
+        size_t got = 0;
+        int rc = mpg123_read(r->mh, (unsigned char *)out + done, want - done, &got);
+        done += got;
+        if (rc == MPG123_DONE)
+            break;
+        if (rc == MPG123_NEW_FORMAT || rc != MPG123_OK) {
+            r->error = rc == MPG123_NEW_FORMAT ? MPG123_NEW_FORMAT : mpg123_errcode(r->mh);
+            if (r->error == MPG123_OK)
+                r->error = MPG123_ERR;
+            return 0;
+        }
+        if (got == 0)
+            break;
+    }
+    return done / (r->channels * sizeof *out);
+}
+
 /* Decodes every frame, channels averaged, a chunk at a time, straight into the resampler:
  * only the output, at the episode's rate, is ever held whole (a small file can claim a rate of
  * hundreds of kHz: FLAC's silence takes a few bytes a block). *frames counts the source frames,
  * at most max_frames (one chunk more is read to know the file is longer: *too_long). */
-static re_status decode_resampled(SNDFILE *sf, unsigned channels, unsigned source_rate,
+static re_status decode_resampled(frame_reader reader, unsigned channels, unsigned source_rate,
                                   unsigned rate, uint64_t max_frames,
                                   volatile sig_atomic_t *stop, int16_t **out,
                                   size_t *out_len, uint64_t *frames, int *too_long)
@@ -60,21 +107,22 @@ static re_status decode_resampled(SNDFILE *sf, unsigned channels, unsigned sourc
             status = RE_ERR_INTERRUPTED;
             break;
         }
-        sf_count_t got = sf_readf_float(sf, chunk, DECODE_CHUNK);
-        if (got <= 0)
+        size_t got = reader.read(reader.context, chunk, DECODE_CHUNK);
+        if (got == 0)
             break;
         if (used + (uint64_t)got > max_frames) {
+            used += (uint64_t)got;
             *too_long = 1;
             break;
         }
-        for (sf_count_t f = 0; f < got; f++) {
+        for (size_t f = 0; f < got; f++) {
             double sum = 0;
             for (unsigned c = 0; c < channels; c++)
-                sum += chunk[(size_t)f * channels + c];
+                sum += chunk[f * channels + c];
             float v = (float)(sum / channels);
             mono[f] = isfinite(v) ? v : 0.0f;
         }
-        status = re_resample_stream_feed(stream, mono, (size_t)got, &buf, &len, &cap);
+        status = re_resample_stream_feed(stream, mono, got, &buf, &len, &cap);
         used += (uint64_t)got;
     }
     if (status == RE_OK && !*too_long && used > 0)
@@ -82,13 +130,13 @@ static re_status decode_resampled(SNDFILE *sf, unsigned channels, unsigned sourc
     free(chunk);
     free(mono);
     re_resample_stream_free(stream);
+    *frames = used;   /* the work done, even when it fails */
     if (status != RE_OK) {
         free(buf);
         return status;
     }
     *out = buf;
     *out_len = len;
-    *frames = used;
     return RE_OK;
 }
 
@@ -98,18 +146,141 @@ static int same_file(const struct stat *a, const struct stat *b)
            && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec && a->st_ino == b->st_ino;
 }
 
+/* The containers and codecs a sound file may be (docs/script-format.md, "Sound files"), by
+ * libsndfile's verdict on its header, never by its name: the other parsers libsndfile has
+ * (AIFF, AU, IRCAM, PAF, VOC, XI, ...) are rarely used and never reached by a script. An MP3
+ * is not in the table: libmpg123 reads it directly (read_mp3). */
+static int allowed_format(int format)
+{
+    int major = format & SF_FORMAT_TYPEMASK, sub = format & SF_FORMAT_SUBMASK;
+    switch (major) {
+    case SF_FORMAT_WAV:
+    case SF_FORMAT_WAVEX:
+        return sub == SF_FORMAT_PCM_U8 || sub == SF_FORMAT_PCM_16 || sub == SF_FORMAT_PCM_24
+               || sub == SF_FORMAT_PCM_32 || sub == SF_FORMAT_FLOAT || sub == SF_FORMAT_DOUBLE;
+    case SF_FORMAT_FLAC:
+        return sub == SF_FORMAT_PCM_S8 || sub == SF_FORMAT_PCM_16 || sub == SF_FORMAT_PCM_24;
+    case SF_FORMAT_OGG:
+        return sub == SF_FORMAT_VORBIS || sub == SF_FORMAT_OPUS;
+    default:
+        return 0;
+    }
+}
+
+/* libsndfile's name of a major format or a subtype ("AIFF (Apple/SGI)", "Signed 16 bit PCM"). */
+static const char *format_name(int format)
+{
+    SF_FORMAT_INFO info = { .format = format };
+    if (sf_command(NULL, SFC_GET_FORMAT_INFO, &info, sizeof info) != 0 || !info.name)
+        return "unknown";
+    return info.name;
+}
+
+static ssize_t pread_all(int fd, unsigned char *buf, size_t len, off_t at)
+{
+    size_t done = 0;
+    while (done < len) {
+        ssize_t n = pread(fd, buf + done, len - done, at + (off_t)done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return -1;
+        if (n == 0)
+            break;
+        done += (size_t)n;
+    }
+    return (ssize_t)done;
+}
+
+/* Ogg's page checksum: CRC-32, polynomial 0x04c11db7, MSB first, no reflection, init 0. */
+static uint32_t ogg_crc(const unsigned char *data, size_t len)
+{
+    static uint32_t table[256];
+    if (!table[1])
+        for (uint32_t i = 0; i < 256; i++) {
+            uint32_t r = i << 24;
+            for (int k = 0; k < 8; k++)
+                r = r & 0x80000000u ? (r << 1) ^ 0x04c11db7u : r << 1;
+            table[i] = r;
+        }
+    uint32_t crc = 0;
+    for (size_t i = 0; i < len; i++)
+        crc = (crc << 8) ^ table[((crc >> 24) ^ data[i]) & 0xff];
+    return crc;
+}
+
+#define OGG_PAGE_MAX (27 + 255 + 255 * 255)
+
+/* How many logical streams begin in an Ogg file (pages with the beginning-of-stream flag),
+ * found as libogg finds pages: at a capture pattern "OggS" whose page checksum holds, anywhere
+ * in the file. libsndfile plays the first stream only, so a chained file (streams one after
+ * another, as `cat a.ogg b.ogg` makes) would lose the rest without a word. -1: a read error,
+ * -2 no memory. */
+static long ogg_streams(int fd, uint64_t size, volatile sig_atomic_t *stop)
+{
+    unsigned char *page = malloc(OGG_PAGE_MAX);
+    if (!page)
+        return -2;
+    long streams = 0;
+    uint64_t at = 0;
+    while (at + 27 <= size) {
+        if (stop && *stop)
+            break;
+        ssize_t n = pread_all(fd, page, OGG_PAGE_MAX, (off_t)at);
+        if (n < 0) {
+            streams = -1;
+            break;
+        }
+        if (n < 27)
+            break;
+        size_t skip = 1;   /* where the next capture pattern may start */
+        if (memcmp(page, "OggS", 4) == 0 && page[4] == 0 && (size_t)n >= 27u + page[26]) {
+            size_t body = 0, header = 27u + page[26];
+            for (unsigned i = 0; i < page[26]; i++)
+                body += page[27 + i];
+            if (header + body <= (size_t)n) {
+                uint32_t stored = (uint32_t)page[22] | (uint32_t)page[23] << 8
+                                  | (uint32_t)page[24] << 16 | (uint32_t)page[25] << 24;
+                memset(page + 22, 0, 4);
+                if (ogg_crc(page, header + body) == stored) {
+                    if (page[5] & 0x02)
+                        streams++;
+                    skip = header + body;
+                }
+            }
+        }
+        if (skip == 1) {   /* not a page here: on to the next "OggS" in what was read */
+            unsigned char *next = memmem(page + 1, (size_t)n - 1, "OggS", 4);
+            skip = next ? (size_t)(next - page) : (size_t)n > 3 ? (size_t)n - 3 : 1;
+        }
+        at += skip;
+    }
+    free(page);
+    return streams;
+}
+
+/* An MP3 starts with an ID3v2 tag or an MPEG audio frame's sync (11 bits set): libmpg123
+ * reads it. Anything else goes to libsndfile, whose own MP3 reader is not used (it lets
+ * libmpg123 print, and takes bytes that only look like frames for audio). */
+static int starts_as_mp3(const unsigned char *head, ssize_t n)
+{
+    return (n >= 3 && memcmp(head, "ID3", 3) == 0)
+           || (n >= 2 && head[0] == 0xff && (head[1] & 0xe0) == 0xe0);
+}
+
 re_status re_sound_load(const char *path, unsigned rate, re_sound *out, re_diagnostics *diag)
 {
     return re_sound_load_until(path, rate, NULL, out, diag);
 }
 
 static re_status load_until(const char *path, int given, unsigned rate,
-                            volatile sig_atomic_t *stop, re_sound *out, re_diagnostics *diag);
+                            volatile sig_atomic_t *stop, uint64_t *budget_frames,
+                            re_sound *out, re_diagnostics *diag);
 
 re_status re_sound_load_until(const char *path, unsigned rate, volatile sig_atomic_t *stop,
                               re_sound *out, re_diagnostics *diag)
 {
-    return load_until(path, -1, rate, stop, out, diag);
+    return load_until(path, -1, rate, stop, NULL, out, diag);
 }
 
 re_status re_sound_load_fd_until(int fd, const char *path, unsigned rate,
@@ -118,15 +289,28 @@ re_status re_sound_load_fd_until(int fd, const char *path, unsigned rate,
 {
     if (fd < 0)
         return RE_ERR_INVALID;
-    return load_until(path, fd, rate, stop, out, diag);
+    return load_until(path, fd, rate, stop, NULL, out, diag);
+}
+
+re_status re_sound_load_fd_budget(int fd, const char *path, unsigned rate,
+                                  volatile sig_atomic_t *stop, uint64_t *budget_us,
+                                  re_sound *out, re_diagnostics *diag)
+{
+    if (fd < 0)
+        return RE_ERR_INVALID;
+    return load_until(path, fd, rate, stop, budget_us, out, diag);
 }
 
 static re_status load_until(const char *path, int given, unsigned rate,
-                            volatile sig_atomic_t *stop, re_sound *out, re_diagnostics *diag)
+                            volatile sig_atomic_t *stop, uint64_t *budget_us,
+                            re_sound *out, re_diagnostics *diag)
 {
     int fd = -1;
     uint64_t size = 0;
     SNDFILE *sf = NULL;
+    mpg123_handle *mh = NULL;
+    re_mp3_source *src = NULL;
+    mp3_reader mp3 = { NULL, 0, MPG123_OK };
     struct stat before, after;
     re_status status;
 
@@ -155,20 +339,84 @@ static re_status load_until(const char *path, int given, unsigned rate,
         status = sound_fail(diag, RE_ERR_FORMAT, path, "%s", "is empty: no audio to play");
         goto fail;
     }
-    /* libsndfile's verdict on the header first: what is not audio is refused before its
-     * bytes are hashed (pread: libsndfile's position in the file stays where it is) */
-    SF_INFO info;
-    memset(&info, 0, sizeof info);
-    sf = sf_open_fd(fd, SFM_READ, &info, 0);
-    if (!sf) {
-        status = sound_fail(diag, RE_ERR_FORMAT, path,
-                            "is not audio that libsndfile reads (WAV, FLAC, Ogg Vorbis or "
-                            "Opus, MP3): %s", sf_strerror(NULL));
-        goto fail;
-    }
-    if (info.samplerate <= 0 || info.channels <= 0) {
-        status = sound_fail(diag, RE_ERR_FORMAT, path, "%s", "has no sample rate or no channels");
-        goto fail;
+    unsigned char head[4];
+    ssize_t head_len = pread_all(fd, head, sizeof head, 0);
+    unsigned channels = 0, source_rate = 0;
+    frame_reader reader;
+    if (starts_as_mp3(head, head_len)) {
+        src = calloc(1, sizeof *src);
+        if (!src) {
+            status = RE_ERR_NOMEM;
+            goto fail;
+        }
+        src->fd = fd;
+        src->size = (off_t)size;
+        re_diagnostics local;
+        re_diagnostics_init(&local, 2);
+        status = re_mp3_decoder_open_flags(MPG123_ENC_FLOAT_32, MPG123_NO_RESYNC, src, &mh,
+                                           &local);
+        for (size_t i = 0; status != RE_OK && i < local.count; i++)
+            if (sound_fail(diag, status, path, "%s", local.items[i].message) == RE_ERR_NOMEM)
+                status = RE_ERR_NOMEM;
+        re_diagnostics_free(&local);
+        if (status != RE_OK)
+            goto fail;
+        re_mp3_format fmt;
+        re_mp3_format_problem problem = re_mp3_decoder_format(mh, MPG123_ENC_FLOAT_32, &fmt);
+        if (problem != RE_MP3_FORMAT_OK) {
+            status = sound_fail(diag, RE_ERR_FORMAT, path, "is not an MP3 (MPEG-1/2 layer III, "
+                                "mono or stereo) that libmpg123 decodes: %s",
+                                problem == RE_MP3_NOT_LAYER3 ? "not layer III"
+                                : src->error ? strerror(src->error) : mpg123_strerror(mh));
+            goto fail;
+        }
+        channels = (unsigned)fmt.channels;
+        source_rate = (unsigned)fmt.rate;
+        mp3 = (mp3_reader){ mh, channels, MPG123_OK };
+        reader = (frame_reader){ read_mp3, &mp3 };
+    } else {
+        /* libsndfile's verdict on the header first: what is not audio is refused before its
+         * bytes are hashed (pread: libsndfile's position in the file stays where it is) */
+        SF_INFO info;
+        memset(&info, 0, sizeof info);
+        sf = sf_open_fd(fd, SFM_READ, &info, 0);
+        if (!sf) {
+            status = sound_fail(diag, RE_ERR_FORMAT, path,
+                                "is not audio that libsndfile reads (WAV, FLAC, Ogg Vorbis or "
+                                "Opus, MP3): %s", sf_strerror(NULL));
+            goto fail;
+        }
+        if (!allowed_format(info.format)) {
+            status = sound_fail(diag, RE_ERR_FORMAT, path, "is %s, %s: a sound file is WAV "
+                                "(PCM or float), FLAC, Ogg Vorbis, Ogg Opus or MP3",
+                                format_name(info.format & SF_FORMAT_TYPEMASK),
+                                format_name(info.format & SF_FORMAT_SUBMASK));
+            goto fail;
+        }
+        if (info.samplerate <= 0 || info.channels <= 0) {
+            status = sound_fail(diag, RE_ERR_FORMAT, path, "%s", "has no sample rate or no channels");
+            goto fail;
+        }
+        if ((info.format & SF_FORMAT_TYPEMASK) == SF_FORMAT_OGG) {
+            long streams = ogg_streams(fd, size, stop);
+            if (streams == -2) {
+                status = RE_ERR_NOMEM;
+                goto fail;
+            }
+            if (streams < 0) {
+                status = sound_fail(diag, RE_ERR_READ, path, "%s", "cannot read the file");
+                goto fail;
+            }
+            if (streams > 1) {
+                status = sound_fail(diag, RE_ERR_FORMAT, path, "is a chained Ogg file: %ld "
+                                    "streams, and only the first would play; join them into "
+                                    "one (sox a.ogg b.ogg joined.ogg)", streams);
+                goto fail;
+            }
+        }
+        channels = (unsigned)info.channels;
+        source_rate = (unsigned)info.samplerate;
+        reader = (frame_reader){ read_sndfile, sf };
     }
     uint64_t hashed = 0;
     status = re_fd_sha256(fd, stop, &hashed, out->sha256);
@@ -182,7 +430,16 @@ static re_status load_until(const char *path, int given, unsigned rate,
         status = sound_fail(diag, RE_ERR_READ, path, "%s", "cannot read the file");
         goto fail;
     }
-    uint64_t max_frames = (uint64_t)RE_SOUND_MAX_SECONDS * (unsigned)info.samplerate;
+    uint64_t max_frames = (uint64_t)RE_SOUND_MAX_SECONDS * source_rate;
+    int over_budget = 0;
+    if (budget_us) {
+        uint64_t budget = *budget_us / 1000000u * source_rate
+                          + *budget_us % 1000000u * source_rate / 1000000u;
+        if (budget < max_frames) {
+            max_frames = budget;
+            over_budget = 1;
+        }
+    }
     /* The length is what decodes, never the header's claim (info.frames): an MP3 cut from a
      * longer one keeps a Xing header that claims the whole, and the decode stops itself at the
      * limit. */
@@ -190,17 +447,35 @@ static re_status load_until(const char *path, int given, unsigned rate,
     int16_t *resampled = NULL;
     size_t resampled_len = 0;
     uint64_t source_frames = 0;
-    status = decode_resampled(sf, (unsigned)info.channels, (unsigned)info.samplerate, rate,
-                              max_frames, stop, &resampled, &resampled_len, &source_frames,
-                              &too_long);
+    status = decode_resampled(reader, channels, source_rate, rate, max_frames, stop, &resampled,
+                              &resampled_len, &source_frames, &too_long);
+    if (budget_us) {
+        uint64_t spent = source_frames / source_rate * 1000000u
+                         + source_frames % source_rate * 1000000u / source_rate;
+        *budget_us = spent < *budget_us ? *budget_us - spent : 0;
+    }
     if (status == RE_ERR_INVALID)
-        status = sound_fail(diag, RE_ERR_FORMAT, path, "cannot be converted from %d Hz to %u Hz",
-                            info.samplerate, rate);
+        status = sound_fail(diag, RE_ERR_FORMAT, path, "cannot be converted from %u Hz to %u Hz",
+                            source_rate, rate);
     if (status != RE_OK)
         goto fail;
     out->samples = resampled;
-    if (sf_error(sf) != SF_ERR_NO_ERROR && !too_long) {
+    if (sf && sf_error(sf) != SF_ERR_NO_ERROR && !too_long) {
         status = sound_fail(diag, RE_ERR_FORMAT, path, "cannot be decoded: %s", sf_strerror(sf));
+        goto fail;
+    }
+    if (mh && mp3.error != MPG123_OK && !too_long) {
+        status = sound_fail(diag, RE_ERR_FORMAT, path, "cannot be decoded as an MP3: %s",
+                            mp3.error == MPG123_NEW_FORMAT
+                            ? "its frames change rate or channels (bytes that only look like "
+                              "MPEG frames)"
+                            : src->error ? strerror(src->error) : mpg123_plain_strerror(mp3.error));
+        goto fail;
+    }
+    if (too_long && over_budget) {
+        status = sound_fail(diag, RE_ERR_LIMIT, path, "would make the episode's sound files "
+                            "decode more than %u seconds of audio together, the limit for one "
+                            "render (refused files count)", RE_SOUNDS_DECODE_BUDGET_SECONDS);
         goto fail;
     }
     if (too_long) {
@@ -217,7 +492,7 @@ static re_status load_until(const char *path, int given, unsigned rate,
         goto fail;
     }
     /* exactly re_resample_length samples, as the one-shot recipe gives (resample.h) */
-    size_t frames = (size_t)re_resample_length(source_frames, (unsigned)info.samplerate, rate);
+    size_t frames = (size_t)re_resample_length(source_frames, source_rate, rate);
     int16_t *exact = realloc(out->samples, (frames ? frames : 1) * sizeof *exact);
     if (!exact) {
         status = RE_ERR_NOMEM;
@@ -228,15 +503,26 @@ static re_status load_until(const char *path, int given, unsigned rate,
     out->samples = exact;
     out->frames = frames;
     out->rate = rate;
-    out->source_rate = (unsigned)info.samplerate;
-    out->source_channels = (unsigned)info.channels;
-    sf_close(sf);
+    out->source_rate = source_rate;
+    out->source_channels = channels;
+    if (sf)
+        sf_close(sf);
+    if (mh) {
+        mpg123_close(mh);
+        mpg123_delete(mh);
+    }
+    free(src);
     (void)close(fd);   /* read-only: nothing a close could lose */
     return RE_OK;
 
 fail:
     if (sf)
         sf_close(sf);
+    if (mh) {
+        mpg123_close(mh);
+        mpg123_delete(mh);
+    }
+    free(src);
     if (fd >= 0)
         (void)close(fd);   /* already failing */
     re_sound_free(out);

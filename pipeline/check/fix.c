@@ -96,7 +96,7 @@ static re_status fix_file(run *r, size_t index)
     run_file *d = &r->data[index];
     re_claim *claims = &rep->claims.items[d->first_claim];
     char *out = NULL;
-    size_t out_len = 0, fixed = 0;
+    size_t out_len = 0, fixed = 0, from = rep->errors.count;
     re_status s = re_claims_fix(d->buf, d->len, claims, f->claim_count, &out, &out_len, &fixed);
     if (s == RE_OK && fixed > 0 && verify_fix(r, index, out, out_len) != RE_OK)
         s = check_fail(&rep->errors, RE_ERR_WRITE, f->path, 0, 0,
@@ -104,6 +104,14 @@ static re_status fix_file(run *r, size_t index)
     /* replaced only if it still holds what was read, whenever an edit is saved (files.h) */
     if (s == RE_OK && fixed > 0)
         s = re_file_replace(f->path, d->buf, d->len, out, out_len, &rep->errors);
+    if (s != RE_OK && s != RE_ERR_NOMEM) {
+        free(f->fix_error);   /* the claims' "not fixed" lines say this, not a guess */
+        f->fix_error = strdup(rep->errors.count > from
+                              ? rep->errors.items[rep->errors.count - 1].message
+                              : "the file could not be replaced (see the errors)");
+        if (!f->fix_error)
+            s = RE_ERR_NOMEM;
+    }
     if (s == RE_OK) {
         f->fixed_count = fixed;
         for (size_t i = 0; fixed > 0 && i < f->claim_count; i++)

@@ -223,8 +223,10 @@ void re_check_report_free(re_check_report *report)
         return;
     re_mp3_measurement_free(&report->mp3);
     re_claim_list_free(&report->claims);
-    for (size_t i = 0; i < report->file_count; i++)
+    for (size_t i = 0; i < report->file_count; i++) {
         free(report->files[i].path);
+        free(report->files[i].fix_error);
+    }
     free(report->files);
     re_diagnostics_free(&report->errors);
     re_diagnostics_free(&report->warnings);

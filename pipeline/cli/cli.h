@@ -6,6 +6,7 @@
 #define RE_CLI_H
 
 #include <signal.h>
+#include <stdio.h>
 
 #include "render.h"
 #include "status.h"
@@ -38,6 +39,10 @@ int cli_is_option(const char *arg, const char *short_name, const char *long_name
 void cli_print_diagnostics(const re_diagnostics *diag);
 /* The first message in diag without its place, for a line the command words itself; or
  * re_strerror(status) when there is none. */
+/* Prints text line by line, each as re_utf8_shown shows it (controls and bidi overrides
+ * escaped), each ending in a newline. */
+void cli_print_shown_lines(FILE *out, const char *text);
+
 const char *cli_first_message(const re_diagnostics *diag, re_status status);
 
 /* Appends the shipped voice folders (beside the installed program, the source tree it was

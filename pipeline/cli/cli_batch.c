@@ -14,6 +14,7 @@
 #include "output.h"
 #include "report.h"
 #include "shard.h"
+#include "utf8.h"
 
 static const char batch_usage[] =
     "usage: render-episode batch [-j N] -O OUTDIR FILE|DIR... [options]\n"
@@ -160,28 +161,35 @@ static void print_finished(void *context, const re_batch_episode *ep)
     if (ep->errors) {
         if (*show)
             fputs("\r\033[K", stderr);
-        fputs(ep->errors, stderr);
+        cli_print_shown_lines(stderr, ep->errors);
     }
 }
 
 static void print_summary(const re_batch *batch)
 {
     size_t width = 7, counts[4] = { 0, 0, 0, 0 };
-    for (size_t i = 0; i < batch->count; i++)
-        if (strlen(batch->episodes[i].name) > width)
-            width = strlen(batch->episodes[i].name);
+    /* a name from a folder listing is outside text: shown escaped (utf8.h) */
+    char **names = calloc(batch->count + 1, sizeof *names);
+    for (size_t i = 0; names && i < batch->count; i++)
+        names[i] = re_utf8_shown(batch->episodes[i].name);
+    for (size_t i = 0; i < batch->count; i++) {
+        const char *name = names && names[i] ? names[i] : "?";
+        if (strlen(name) > width)
+            width = strlen(name);
+    }
     printf("%-*s  %-10s  %9s  %10s  %7s  %s\n", (int)width, "episode", "status", "duration", "size",
            "time", "segments");
     for (size_t i = 0; i < batch->count; i++) {
         const re_batch_episode *ep = &batch->episodes[i];
+        const char *name = names && names[i] ? names[i] : "?";
         counts[ep->state]++;
         if (ep->state == RE_EPISODE_FAILED || ep->state == RE_EPISODE_NOT_RUN) {
-            printf("%-*s  %-10s  %9s  %10s  %6.1fs  -\n", (int)width, ep->name,
+            printf("%-*s  %-10s  %9s  %10s  %6.1fs  -\n", (int)width, name,
                    ep->state == RE_EPISODE_FAILED ? "FAILED" : "not run", "-", "-", ep->seconds);
             continue;
         }
         printf("%-*s  %-10s  %9s  %10llu  %6.1fs  %zu synthesized, %zu cached\n", (int)width,
-               ep->name, re_episode_state_name(ep->state), ep->result.duration, ep->result.bytes,
+               name, re_episode_state_name(ep->state), ep->result.duration, ep->result.bytes,
                ep->seconds, ep->result.segments_synthesized, ep->result.segments_cached);
     }
     printf("%zu episodes: %zu rendered, %zu up to date, %zu failed", batch->count,
@@ -189,6 +197,9 @@ static void print_summary(const re_batch *batch)
     if (counts[RE_EPISODE_NOT_RUN])
         printf(", %zu not run", counts[RE_EPISODE_NOT_RUN]);
     putchar('\n');
+    for (size_t i = 0; names && i < batch->count; i++)
+        free(names[i]);
+    free(names);
 }
 
 static int write_report(const char *path, const re_batch *batch, int junit)

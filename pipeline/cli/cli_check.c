@@ -108,11 +108,12 @@ static int parse_args(int argc, char **argv, check_cli *cli)
 
 /* ---- text output ---------------------------------------------------------------------- */
 
-/* A copy of s that is safe to print and valid UTF-8: control bytes become '?', and so does
- * every non-ASCII byte of text that is not valid UTF-8. NULL when out of memory. */
+/* A copy of s that is safe to print and valid UTF-8: control bytes and bidi controls
+ * (re_utf8_is_bidi_control) become '?', and so does every non-ASCII byte of text that is not
+ * valid UTF-8. NULL when out of memory. */
 static char *printable(const char *s)
 {
-    size_t n = strlen(s), bad = 0;
+    size_t n = strlen(s), bad = 0, o = 0;
     const char *why = NULL;
     int valid = re_utf8_check(s, n, &bad, &why);
     char *p = malloc(n + 1);
@@ -120,9 +121,16 @@ static char *printable(const char *s)
         return NULL;
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
-        p[i] = (c < 0x20 || c == 0x7f || (!valid && c >= 0x80)) ? '?' : (char)c;
+        uint32_t cp = 0;
+        if (valid && c >= 0x80 && re_utf8_decode(s + i, s + n, &cp) == 3
+            && re_utf8_is_bidi_control(cp)) {
+            p[o++] = '?';
+            i += 2;
+            continue;
+        }
+        p[o++] = (c < 0x20 || c == 0x7f || (!valid && c >= 0x80)) ? '?' : (char)c;
     }
-    p[n] = '\0';
+    p[o] = '\0';
     return p;
 }
 
@@ -205,6 +213,8 @@ static const char *not_fixed_reason(const re_check_report *rep, const re_claim *
         return "found beside the MP3; name it as a FILE to fix it";
     if (!c->readable && c->kind == RE_CLAIM_DURATION)
         return "not a duration it can read; fix it by hand";
+    if (f->fix_error)
+        return f->fix_error;   /* the file could not be replaced: the real reason */
     return "written with CDATA, entities or as a JSON string; fix it by hand";
 }
 

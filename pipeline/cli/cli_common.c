@@ -14,6 +14,7 @@
 #include "cache.h"
 #include "remote.h"
 #include "script.h"
+#include "utf8.h"
 
 volatile sig_atomic_t cli_stop_signal;
 
@@ -118,6 +119,19 @@ void cli_print_diagnostics(const re_diagnostics *diag)
     }
     if (diag->truncated)
         fprintf(stderr, "render-episode: too many errors; only the first %zu are shown\n", diag->count);
+}
+
+void cli_print_shown_lines(FILE *out, const char *text)
+{
+    while (*text) {
+        const char *end = strchr(text, '\n');
+        size_t n = end ? (size_t)(end - text) : strlen(text);
+        char *line = strndup(text, n), *shown = line ? re_utf8_shown(line) : NULL;
+        fprintf(out, "%s\n", shown ? shown : "(a message that could not be shown: out of memory)");
+        free(shown);
+        free(line);
+        text += n + (end != NULL);
+    }
 }
 
 const char *cli_first_message(const re_diagnostics *diag, re_status status)

@@ -2,6 +2,7 @@
 /* status.c - strerror and the diagnostics list. */
 #define _GNU_SOURCE
 #include "status.h"
+#include "utf8.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -168,11 +169,19 @@ re_status re_diag_move(re_diagnostics *to, re_diagnostics *from)
 
 void re_diag_format(const re_diag *d, char *buf, size_t len)
 {
-    const char *file = d->file ? d->file : "-";
-    if (d->line && d->col)
-        snprintf(buf, len, "%s:%u:%u: %s", file, d->line, d->col, d->message);
-    else if (d->line)
-        snprintf(buf, len, "%s:%u: %s", file, d->line, d->message);
-    else
-        snprintf(buf, len, "%s: %s", file, d->message);
+    /* names and quoted input come from outside: what could drive a terminal or reorder the
+     * line (controls, bidi overrides, invalid UTF-8) is shown escaped (utf8.h) */
+    char *file = re_utf8_shown(d->file ? d->file : "-");
+    char *message = re_utf8_shown(d->message);
+    if (!file || !message) {
+        snprintf(buf, len, "%s", "(a message that could not be shown: out of memory)");
+    } else if (d->line && d->col) {
+        snprintf(buf, len, "%s:%u:%u: %s", file, d->line, d->col, message);
+    } else if (d->line) {
+        snprintf(buf, len, "%s:%u: %s", file, d->line, message);
+    } else {
+        snprintf(buf, len, "%s: %s", file, message);
+    }
+    free(file);
+    free(message);
 }

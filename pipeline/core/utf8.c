@@ -120,6 +120,11 @@ size_t re_utf8_bom_length(const char *buf, size_t len)
     return 0;
 }
 
+int re_utf8_is_bidi_control(uint32_t cp)
+{
+    return (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069);
+}
+
 int re_utf8_is_control(uint32_t cp)
 {
     if (cp == '\t' || cp == '\n')
@@ -209,7 +214,7 @@ const char *re_utf8_quote(char *out, const char *s, size_t len, size_t max)
     for (size_t i = 0; i < shown;) {
         uint32_t cp;
         size_t step = re_utf8_decode(s + i, s + shown, &cp);
-        if (re_utf8_is_control(cp)) {
+        if (re_utf8_is_control(cp) || re_utf8_is_bidi_control(cp)) {
             snprintf(out + n, 7, "\\u%04X", (unsigned)cp);
             n += 6;
         } else {
@@ -266,7 +271,8 @@ char *re_utf8_shown(const char *name)
         uint32_t cp = 0;
         if (n <= 4 && s + n <= end) {
             re_utf8_decode(s, end, &cp);
-            if (re_utf8_is_control(cp) || cp == '\t' || cp == '\n' || cp == 0xFFFE || cp == 0xFFFF)
+            if (re_utf8_is_control(cp) || re_utf8_is_bidi_control(cp) || cp == '\t' || cp == '\n'
+                || cp == 0xFFFE || cp == 0xFFFF)
                 o += sprintf(o, "\\u%04X", (unsigned)cp);
             else {
                 memcpy(o, s, n);

@@ -905,8 +905,9 @@ static re_status encode_pieces(FILE *out, job *jb, unsigned workers, const unsig
         goto done;
     }
     for (; started < workers; started++) {
-        if (pthread_create(&threads[started], NULL, worker_main, &crew[started]) != 0) {
-            status = RE_ERR_NOMEM;
+        int err = pthread_create(&threads[started], NULL, worker_main, &crew[started]);
+        if (err != 0) {   /* EAGAIN: a process limit, which another process's end may lift */
+            status = err == EAGAIN ? RE_ERR_LIMIT : RE_ERR_NOMEM;
             re_diag_add(diag, NULL, 0, 0, "cannot start an encoder thread");
             break;
         }

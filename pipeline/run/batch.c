@@ -392,9 +392,20 @@ static void report_progress(const re_batch *batch, const re_batch_options *optio
     options->progress(options->progress_context, &p);
 }
 
-/* Waits until at least one worker ends (or a short while passes) and collects it. */
+/* Episodes whose worker met a process limit while other workers of the batch were running:
+ * they start again, first, once one of those has ended (and the batch runs no more workers at
+ * once than it did when the limit was met). */
+typedef struct deferred_starts {
+    size_t count;
+    size_t episodes[64];
+    off_t sizes[64];
+} deferred_starts;
+
+/* Waits until at least one worker ends (or a short while passes) and collects it: the number
+ * of episodes finished. A worker that could not start a process for a limit while others ran
+ * finishes nothing: its episode goes to `later` and *workers drops to what did run. */
 static size_t reap_some(re_batch *batch, const re_batch_options *options, worker *running,
-                        size_t *running_count)
+                        size_t *running_count, deferred_starts *later, unsigned *workers)
 {
     struct pollfd fds[64];
     size_t n = *running_count;
@@ -410,12 +421,27 @@ static size_t reap_some(re_batch *batch, const re_batch_options *options, worker
             continue;
         }
         collect_worker(batch, &running[i], wstatus);
-        if (options->finished)
-            options->finished(options->finished_context, &batch->episodes[running[i].episode]);
+        re_batch_episode *ep = &batch->episodes[running[i].episode];
+        if (ep->state == RE_EPISODE_FAILED && ep->status == RE_ERR_LIMIT && n > 1
+            && later->count < sizeof later->episodes / sizeof later->episodes[0]) {
+            /* nothing was written (a failed render leaves its outputs as they were) */
+            free(ep->errors);
+            ep->errors = NULL;
+            ep->state = RE_EPISODE_NOT_RUN;
+            ep->status = RE_OK;
+            memset(&ep->result, 0, sizeof ep->result);
+            later->episodes[later->count] = running[i].episode;
+            later->sizes[later->count++] = running[i].size;
+            if (*workers > n - 1)
+                *workers = (unsigned)(n - 1);
+        } else {
+            if (options->finished)
+                options->finished(options->finished_context, ep);
+            reaped++;
+        }
         running[i] = running[n - 1];
         fds[i] = fds[n - 1];
         n--;
-        reaped++;
     }
     *running_count = n;
     return reaped;
@@ -526,9 +552,32 @@ static re_status run_batch(re_batch *batch, const re_batch_options *options, re_
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     double started = now_seconds();
     int forwarded = 0;
+    deferred_starts later = { 0 };
     while (done < batch->count) {
         int stopping = options->stop && *options->stop;
-        while (!stopping && status == RE_OK && running_count < workers && next < batch->count) {
+        while (!stopping && status == RE_OK && running_count < workers && later.count > 0) {
+            size_t k = later.count - 1;
+            unsigned beside = (unsigned)running_count + 1;
+            unsigned speech = workers > beside ? workers / beside : 1;
+            unsigned threads = cpus > (long)beside ? (unsigned)(cpus / (long)beside) : 1;
+            status = start_worker(batch, later.episodes[k], options, engine, threads, speech,
+                                  &running[running_count]);
+            if (status == RE_OK) {
+                running[running_count++].size = later.sizes[k];
+                later.count--;
+            } else if (status == RE_ERR_LIMIT && running_count > 0) {
+                status = RE_OK;
+                break;
+            } else if (status == RE_ERR_LIMIT) {
+                /* nothing to wait for: the next pass fails it as a first start would */
+                unstarted += later.sizes[k];
+                order[--next] = (start_order){ .episode = later.episodes[k], .size = later.sizes[k] };
+                later.count--;
+                status = RE_OK;
+            }
+        }
+        while (!stopping && status == RE_OK && running_count < workers && later.count == 0
+               && next < batch->count) {
             size_t beside = running_count + (batch->count - next);
             if (beside > workers)
                 beside = workers;
@@ -563,7 +612,8 @@ static re_status run_batch(re_batch *batch, const re_batch_options *options, re_
                 status = RE_OK;
             }
         }
-        if (running_count == 0 && (next >= batch->count || stopping || status != RE_OK))
+        if (running_count == 0
+            && (stopping || status != RE_OK || (later.count == 0 && next >= batch->count)))
             break;
         if (running_count == 0)
             continue;   /* an episode that could not start was counted: start the next */
@@ -573,7 +623,7 @@ static re_status run_batch(re_batch *batch, const re_batch_options *options, re_
                 kill(running[i].pid, (int)*options->stop);
             forwarded = 1;
         }
-        size_t reaped = reap_some(batch, options, running, &running_count);
+        size_t reaped = reap_some(batch, options, running, &running_count, &later, &workers);
         done += reaped;
         if (reaped)
             report_progress(batch, options, done, started);

@@ -19,7 +19,8 @@ const char *sound_use_kind_name(sound_use_kind kind)
 /* The loaded sound of `path` (resolved), open as fd (closed here), loading it on first use;
  * *index is its place. */
 static re_status load_once(episode_sounds *s, char *path, int fd, unsigned rate,
-                           volatile sig_atomic_t *stop, size_t *index, re_diagnostics *diag)
+                           volatile sig_atomic_t *stop, unsigned line, unsigned col,
+                           size_t *index, re_diagnostics *diag)
 {
     struct stat st;
     uint64_t id[2] = { 0, 0 }, bytes = 0;
@@ -34,6 +35,17 @@ static re_status load_once(episode_sounds *s, char *path, int fd, unsigned rate,
                 *index = k;
                 return RE_OK;
             }
+        /* refused once: not read again (a file refused after a full decode costs that much
+         * at every use) */
+        for (size_t k = 0; k < s->failed_count; k++)
+            if (s->failed[k].id[0] == id[0] && s->failed[k].id[1] == id[1]) {
+                re_status again = re_diag_fail(diag, RE_ERR_FORMAT, NULL, 0, 0, "sound file "
+                                               "'%s': refused at %u:%u, not read again", path,
+                                               s->failed[k].line, s->failed[k].col);
+                (void)close(fd);
+                free(path);
+                return again;
+            }
     }
     if (id[1] && s->total_bytes + bytes > SOUNDS_MAX_TOTAL_BYTES) {
         re_status limit = re_diag_fail(diag, RE_ERR_LIMIT, NULL, 0, 0, "sound file '%s': the "
@@ -46,8 +58,15 @@ static re_status load_once(episode_sounds *s, char *path, int fd, unsigned rate,
     }
     s->total_bytes += bytes;   /* read even when the load fails: the work is done */
     re_sound sound;
-    re_status status = re_sound_load_fd_until(fd, path, rate, stop, &sound, diag);
+    re_status status = re_sound_load_fd_budget(fd, path, rate, stop, &s->decode_budget_us,
+                                               &sound, diag);
     if (status != RE_OK) {
+        if (id[1] && status != RE_ERR_NOMEM && status != RE_ERR_INTERRUPTED) {
+            s->failed[s->failed_count].id[0] = id[0];
+            s->failed[s->failed_count].id[1] = id[1];
+            s->failed[s->failed_count].line = line;
+            s->failed[s->failed_count++].col = col;
+        }
         free(path);
         return status;
     }
@@ -89,7 +108,7 @@ static re_status load_use(episode_sounds *s, const re_episode *ep, const char *s
                             "folder tree (allow another folder with --allow-path DIR)", file);
     }
     size_t from = diag ? diag->count : 0, loaded = s->loaded_count;
-    status = load_once(s, path, fd, rate, stop, index, diag);
+    status = load_once(s, path, fd, rate, stop, line, col, index, diag);
     re_diag_place(diag, from, ep->file, line, col);
     if (status == RE_OK && s->loaded_count > loaded) {
         s->total_frames += s->loaded[*index].frames;
@@ -163,8 +182,10 @@ re_status episode_sounds_load(const re_episode *ep, const char *script_path,
     s->paths = calloc(count, sizeof *s->paths);
     s->loaded = calloc(count, sizeof *s->loaded);
     s->file_ids = calloc(count, sizeof *s->file_ids);
-    if (!s->uses || !s->paths || !s->loaded || !s->file_ids)
+    s->failed = calloc(count, sizeof *s->failed);
+    if (!s->uses || !s->paths || !s->loaded || !s->file_ids || !s->failed)
         return RE_ERR_NOMEM;
+    s->decode_budget_us = (uint64_t)RE_SOUNDS_DECODE_BUDGET_SECONDS * 1000000u;
 
     re_status first = RE_OK;
     for (size_t u = 0; u < count; u++) {
@@ -222,6 +243,7 @@ void episode_sounds_free(episode_sounds *s)
     free(s->paths);
     free(s->loaded);
     free(s->file_ids);
+    free(s->failed);
     free(s->uses);
     memset(s, 0, sizeof *s);
 }

@@ -5,7 +5,10 @@
  * before anything is spoken, so that a missing, unreadable, undecodable or outside file is an
  * error at the FILE:LINE:COL that named it and nothing is synthesized or written.
  *
- * A file named twice (or by two names: a hard link, a symlink) is loaded once. The uses are listed in the order the episode plays
+ * A file named twice (or by two names: a hard link, a symlink) is loaded once, and a file
+ * refused once is not read again: its other uses are errors that point at the first. What the
+ * files decode together, loaded or refused, is within RE_SOUNDS_DECODE_BUDGET_SECONDS of
+ * their own audio (sound_file.h). The uses are listed in the order the episode plays
  * them (intro, each [sound], outro): the order the input digest hashes their SHA-256s in
  * and the sidecar lists them.
  *
@@ -50,6 +53,12 @@ typedef struct episode_sounds {
     size_t intro_overlap;      /* samples of the intro under the speech (0: none) */
     uint64_t total_frames;     /* of the distinct files loaded */
     uint64_t total_bytes;      /* of the distinct files read (loaded or not) */
+    struct {                   /* the files refused, by device and inode, and where */
+        uint64_t id[2];
+        unsigned line, col;
+    } *failed;
+    size_t failed_count;
+    uint64_t decode_budget_us; /* of RE_SOUNDS_DECODE_BUDGET_SECONDS, what is left to decode */
 } episode_sounds;
 
 /* The kind's name in the sidecar: "intro", "sound", "outro". */

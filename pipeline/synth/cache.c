@@ -322,6 +322,12 @@ static uint64_t entry_size(uint64_t frames, uint64_t event_count)
     return size <= max ? size : 0;
 }
 
+uint64_t re_cache_max_entry_bytes(unsigned sample_rate)
+{
+    uint64_t size = entry_size((uint64_t)sample_rate * RE_SEGMENT_MAX_SECONDS, RE_CACHE_MAX_EVENTS);
+    return size ? size : RE_CACHE_MAX_ENTRY_BYTES;
+}
+
 /* ---- get --------------------------------------------------------------------------------- */
 
 typedef enum entry_verdict {

@@ -27,7 +27,9 @@ struct re_remote {
     char *request_url;       /* scratch: base/v1/ab/<hex>.seg */
     int body_fd;             /* a memfd holding the object of the current request */
     size_t body_size;
+    uint64_t body_cap;       /* the largest entry of the current request's rate */
     int body_too_large;
+    uint64_t waited_ms;      /* in all requests of this handle (RE_REMOTE_WAIT_BUDGET) */
     char error[CURL_ERROR_SIZE];
     re_remote_counters counters;
 };
@@ -243,11 +245,57 @@ static void give_up_answer(re_remote *r, re_diagnostics *warn, long http_status)
     give_up(r, warn, reason);
 }
 
+static void give_up_waited(re_remote *r, re_diagnostics *warn)
+{
+    char reason[112];
+    snprintf(reason, sizeof reason, "its answers took %.1f s in all, the most one render waits "
+             "for it (%u times --cache-timeout)", (double)r->waited_ms / 1000.0,
+             RE_REMOTE_WAIT_BUDGET);
+    give_up(r, warn, reason);
+}
+
+/* Before a request: its timeout, cut to what is left of the wait budget; 0 when none is left
+ * (the remote is then off, said once). */
+static int start_request(re_remote *r, re_diagnostics *warn)
+{
+    uint64_t budget = (uint64_t)RE_REMOTE_WAIT_BUDGET * r->timeout_ms;
+    if (r->waited_ms >= budget) {
+        give_up_waited(r, warn);
+        return 0;
+    }
+    uint64_t left = budget - r->waited_ms;
+    unsigned timeout = left < r->timeout_ms ? (unsigned)left : r->timeout_ms;
+    unsigned connect = timeout < RE_REMOTE_CONNECT_TIMEOUT_MS ? timeout : RE_REMOTE_CONNECT_TIMEOUT_MS;
+    (void)curl_easy_setopt(r->curl, CURLOPT_TIMEOUT_MS, (long)timeout);
+    (void)curl_easy_setopt(r->curl, CURLOPT_CONNECTTIMEOUT_MS, (long)connect);
+    return 1;
+}
+
+/* After a request: its time counts against the budget, and a slow answer against the slow
+ * ones allowed; the remote is turned off (once, with one warning) when either is spent. */
+static void end_request(re_remote *r, re_diagnostics *warn)
+{
+    curl_off_t us = 0;
+    if (curl_easy_getinfo(r->curl, CURLINFO_TOTAL_TIME_T, &us) != CURLE_OK || us < 0)
+        us = 0;
+    uint64_t ms = (uint64_t)us / 1000u;
+    r->waited_ms += ms;
+    char reason[128];
+    if (ms * 100u >= (uint64_t)r->timeout_ms * RE_REMOTE_SLOW_PERCENT
+        && __atomic_add_fetch(&r->state->slow, 1, __ATOMIC_SEQ_CST) >= RE_REMOTE_MAX_SLOW) {
+        snprintf(reason, sizeof reason, "%d answers took %.1f s or more each (half the "
+                 "timeout)", RE_REMOTE_MAX_SLOW, r->timeout_ms * RE_REMOTE_SLOW_PERCENT / 100000.0);
+        give_up(r, warn, reason);
+    } else if (r->waited_ms >= (uint64_t)RE_REMOTE_WAIT_BUDGET * r->timeout_ms) {
+        give_up_waited(r, warn);
+    }
+}
+
 static size_t on_body(char *data, size_t size, size_t count, void *context)
 {
     re_remote *r = context;
     size_t len = size * count;
-    if (r->body_size + len > RE_CACHE_MAX_ENTRY_BYTES) {
+    if (r->body_size + len > r->body_cap) {
         r->body_too_large = 1;
         return 0;
     }
@@ -292,9 +340,13 @@ re_status re_remote_get(re_remote *remote, const re_cache_key *key, unsigned sam
     r->counters.misses++;   /* until it is a hit */
     if (reset_body(r) != 0)
         return RE_ERR_NOMEM;
+    if (!start_request(r, warn))
+        return RE_OK;
     set_request_url(r, key);
     r->error[0] = '\0';
+    r->body_cap = re_cache_max_entry_bytes(sample_rate);
     CURL *c = r->curl;
+    (void)curl_easy_setopt(c, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)r->body_cap);
     (void)curl_easy_setopt(c, CURLOPT_HTTPGET, 1L);
     (void)curl_easy_setopt(c, CURLOPT_HTTPHEADER, NULL);
     (void)curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
@@ -304,8 +356,15 @@ re_status re_remote_get(re_remote *remote, const re_cache_key *key, unsigned sam
     (void)curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &http_status);
     if (code == CURLE_ABORTED_BY_CALLBACK && r->stop && *r->stop)
         return RE_ERR_INTERRUPTED;
-    if (code == CURLE_WRITE_ERROR && r->body_too_large) {
-        reject(r, warn, "larger than any entry");
+    end_request(r, warn);
+    if ((code == CURLE_WRITE_ERROR && r->body_too_large) || code == CURLE_FILESIZE_EXCEEDED) {
+        reject(r, warn, "larger than any entry a segment can have");
+        if (__atomic_add_fetch(&r->state->oversized, 1, __ATOMIC_SEQ_CST) >= RE_REMOTE_MAX_OVERSIZED) {
+            char reason[96];
+            snprintf(reason, sizeof reason, "%d of its objects were larger than any entry a "
+                     "segment can have", RE_REMOTE_MAX_OVERSIZED);
+            give_up(r, warn, reason);
+        }
         return RE_OK;
     }
     if (code != CURLE_OK) {
@@ -369,6 +428,8 @@ re_status re_remote_put(re_remote *remote, const re_cache_key *key, unsigned sam
         r->counters.store_failures++;
         return status == RE_ERR_NOMEM ? status : RE_OK;   /* too large or malformed: not stored */
     }
+    if (!start_request(r, warn))
+        return RE_OK;
     set_request_url(r, key);
     r->error[0] = '\0';
     CURL *c = r->curl;
@@ -384,6 +445,14 @@ re_status re_remote_put(re_remote *remote, const re_cache_key *key, unsigned sam
     (void)curl_easy_setopt(c, CURLOPT_UPLOAD, 0L);
     if (code == CURLE_ABORTED_BY_CALLBACK && r->stop && *r->stop)
         return RE_ERR_INTERRUPTED;
+    end_request(r, warn);
+    if (flags_of(r) & RE_REMOTE_OFF) {   /* this answer spent what was left: said there */
+        if (code != CURLE_OK)
+            r->counters.store_failures++;
+        else if (http_status == 200 || http_status == 201 || http_status == 204)
+            r->counters.stored++;
+        return RE_OK;
+    }
     if (code != CURLE_OK) {
         r->counters.store_failures++;
         give_up(r, warn, transfer_error(r, code));

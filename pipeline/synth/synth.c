@@ -413,7 +413,9 @@ static re_status job_spawn(re_engine *engine, const char *text, unsigned text_fl
     fflush(NULL);   /* a child must not write out our buffered output a second time */
     job->pid = fork();
     if (job->pid < 0) {
+        int err = errno;
         close(life[1]);
+        errno = err;
         goto fail;
     }
     if (job->pid == 0) {
@@ -428,10 +430,12 @@ static re_status job_spawn(re_engine *engine, const char *text, unsigned text_fl
     close(life[1]);
     *out = job;
     return RE_OK;
-fail:
+fail:;
+    /* EAGAIN: a process limit, which another process's end can lift (batch.c waits for one) */
+    re_status status = errno == EAGAIN ? RE_ERR_LIMIT : RE_ERR_ENGINE;
     re_diag_add(diag, NULL, 0, 0, "cannot start a speech process: %s", strerror(errno));
     job_close(job);
-    return RE_ERR_ENGINE;
+    return status;
 }
 
 re_status re_engine_start(re_engine *engine, const char *text, unsigned text_flags,

@@ -3,6 +3,7 @@
 outputs byte-identical to single renders whatever -j, reports readable by other tools."""
 import json
 import os
+import random
 import subprocess
 import xml.etree.ElementTree as ET
 
@@ -411,6 +412,24 @@ class Processes(Case):
         self.assertGreater(most_speech, 0)
 
 
+def unused_uid():
+    """A uid no process on the machine runs as (RLIMIT_NPROC counts every process of the uid,
+    not only ours: 65534 is shared with other services), checked in /proc."""
+    used = set()
+    for pid in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{pid}/status") as f:
+                for line in f:
+                    if line.startswith("Uid:"):
+                        used.update(int(u) for u in line.split()[1:])
+        except (OSError, ValueError):
+            pass
+    while True:
+        uid = 61000 + random.randrange(3000)
+        if uid not in used:
+            return uid
+
+
 class ProcessLimit(Case):
     """Under a process limit (RLIMIT_NPROC, which binds only a user who is not root) a batch
     whose workers cannot start still prints its table and writes its report, each episode
@@ -427,9 +446,11 @@ class ProcessLimit(Case):
         os.chmod(self.tmp, 0o755)
         os.chmod(folder, 0o777)
 
+        uid = unused_uid()
+
         def as_nobody():
-            os.setgid(65534)
-            os.setuid(65534)
+            os.setgid(uid)
+            os.setuid(uid)
             resource.setrlimit(resource.RLIMIT_NPROC, (2, 2))   # the program and the engine's thread
 
         try:
@@ -445,6 +466,43 @@ class ProcessLimit(Case):
             report = json.load(f)
         self.assertEqual([e["status"] for e in report["episodes"]], ["failed"] * 3)
 
+    def test_a_worker_without_a_process_waits_for_another_to_end(self):
+        """-j 4 under a limit of 10 processes: a worker that cannot start its speech process
+        while the batch's other workers run is started again when one of them has ended, so
+        every episode renders, each byte for byte as without the limit."""
+        if os.geteuid() != 0:
+            env_skip(self, "unprivileged-user")
+        import resource
+        folder = self.path("busy")
+        os.makedirs(os.path.join(folder, "in"))
+        for i in range(6):
+            write(os.path.join(folder, "in", f"e{i}.txt"),
+                  f"---\ntitle: T{i}\n---\nHello there, this is episode {i}. A second sentence.\n")
+        os.chmod(self.tmp, 0o755)
+        os.chmod(folder, 0o777)
+        uid = unused_uid()
+
+        def limited():
+            os.setgid(uid)
+            os.setuid(uid)
+            resource.setrlimit(resource.RLIMIT_NPROC, (10, 10))
+
+        env = dict(os.environ, HOME=folder, XDG_CACHE_HOME=os.path.join(folder, "c"))
+        try:
+            res = subprocess.run([BIN, "batch", "-j", "4", "-O", "out", "in", "--no-cache"],
+                                 cwd=folder, preexec_fn=limited, capture_output=True, text=True,
+                                 env=env)
+        except PermissionError:
+            env_skip(self, "unprivileged-user")
+        self.assertEqual(res.returncode, 0, res.stdout + res.stderr)
+        self.assertIn("6 episodes: 6 rendered, 0 up to date, 0 failed", res.stdout)
+        free = run(["batch", "-j", "1", "-O", "free", "in", "--no-cache"], cwd=folder, env=env)
+        self.assertEqual(free.returncode, 0, free.stderr)
+        for i in range(6):
+            with open(os.path.join(folder, "out", f"e{i}.mp3"), "rb") as a, \
+                    open(os.path.join(folder, "free", f"e{i}.mp3"), "rb") as b:
+                self.assertEqual(a.read(), b.read(), f"e{i}.mp3")
+
     def test_no_thread_for_the_engine_is_an_error_not_an_abort(self):
         """espeak-ng 1.51 aborts (an assert in fifo.c) when it cannot start its thread: asked
         first, so a render at the limit ends in exit 2 with the reason, never SIGABRT."""
@@ -457,9 +515,11 @@ class ProcessLimit(Case):
         os.chmod(self.tmp, 0o755)
         os.chmod(folder, 0o777)
 
+        uid = unused_uid()
+
         def as_nobody():
-            os.setgid(65534)
-            os.setuid(65534)
+            os.setgid(uid)
+            os.setuid(uid)
             resource.setrlimit(resource.RLIMIT_NPROC, (1, 1))
 
         for args in (["ep.txt", "-o", "ep.mp3"], ["batch", "-O", "out", "ep.txt"]):

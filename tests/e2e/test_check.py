@@ -477,6 +477,10 @@ class FixAndOthers(unittest.TestCase):
         r = check("--no-sidecar", "--fix", self.mp3, p)
         self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
         self.assertIn("linked.md: has 2 hard links", r.stderr)
+        # the claim says the real reason, not a guess about how the value was written
+        self.assertIn("linked.md:1: not fixed Duration: has 2 hard links; replacing it would "
+                      "leave the others with the old text", r.stdout)
+        self.assertNotIn("CDATA", r.stdout)
         self.assertEqual(read(p), b"Duration: PT9S\n")
         self.assertEqual(os.stat(p).st_ino, os.stat(other).st_ino)
 

@@ -273,6 +273,36 @@ class Publish(Case):
         self.assertEqual(res.returncode, 0, res.stderr)
         self.assertIn("warning: the image is a remote URL, not checked", res.stderr)
 
+    def test_cover_art_at_its_edges(self):
+        """Apple's limits at their edges: 1400 and 3000 px squares are published, 1399 and
+        3001 px are refused (a PNG and a JPEG each)."""
+        for size, ok in ((1400, True), (1399, False), (3000, True), (3001, False)):
+            for name, pix in (("cover.png", "rgb24"), ("cover.jpg", "yuvj420p")):
+                with self.subTest(size=size, name=name):
+                    folder = self.copy_out()
+                    # lavfi's colour source makes even sizes only: scaled to the odd ones
+                    path = os.path.join(folder, name)
+                    made = subprocess.run(["ffmpeg", "-loglevel", "error", "-y", "-f", "lavfi", "-i",
+                                           "color=c=green:s=1400x1400", "-vf", f"scale={size}:{size}",
+                                           "-frames:v", "1", "-pix_fmt", pix, path],
+                                          capture_output=True, text=True)
+                    self.assertEqual(made.returncode, 0, made.stderr)
+                    probe = subprocess.run(["ffprobe", "-v", "error", "-show_entries", "stream=width,height",
+                                            "-of", "csv=p=0", path], capture_output=True, text=True)
+                    self.assertEqual(probe.stdout.strip(), f"{size},{size}")
+                    write(os.path.join(folder, "show.txt"),
+                          SHOW.replace("image: cover.jpg", "image: " + name))
+                    res = run(["feed", folder, "--base-url", BASE])
+                    if ok:
+                        self.assertEqual(res.returncode, 0, res.stderr)
+                        d = feedparser.parse(os.path.join(folder, "feed.xml"))
+                        self.assertEqual(d.feed.image.href, BASE + name)
+                    else:
+                        self.assertEqual(res.returncode, 2, res.stderr)
+                        self.assertIn(f"the cover art is {size}x{size} px; Apple Podcasts wants "
+                                      "a square of 1400 to 3000 px", res.stderr)
+                    shutil.rmtree(folder)
+
     def test_apple_description_limit(self):
         folder = self.copy_out()
         write(os.path.join(folder, "show.txt"),

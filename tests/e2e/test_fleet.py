@@ -383,6 +383,120 @@ class Fleet(unittest.TestCase):
         self.assertEqual(server.requests("PUT"), 2)          # its two paragraphs, stored once
         self.assertEqual(server.requests("GET"), 4)          # looked up cold, found warm
 
+    def fake_remote(self, answer):
+        """A server of our own on 127.0.0.1 for answers nginx will not give: answer(handler) is
+        called for every request; the requests are counted by method, and the bytes each GET's
+        answer got out before the client hung up are kept."""
+        import http.server
+        import threading
+        seen = {"GET": 0, "PUT": 0, "sent": []}
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):
+                pass
+
+            def do_GET(self):
+                seen["GET"] += 1
+                answer(self)
+
+            def do_PUT(self):
+                seen["PUT"] += 1
+                length = int(self.headers.get("Content-Length", "0"))
+                self.rfile.read(length)
+                self.send_response(201)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        server.daemon_threads = True
+        thread = threading.Thread(target=server.serve_forever, daemon=True)
+        thread.start()
+        self.addCleanup(server.server_close)
+        self.addCleanup(server.shutdown)
+        return f"http://127.0.0.1:{server.server_address[1]}/c", seen
+
+    def test_a_remote_answering_slowly_is_given_up(self):
+        """Every answer takes 0.6 s of a 1 s timeout, so none times out: after three slow ones the
+        remote is off, with one warning, as for an outage (not one wait per segment)."""
+        def slow_miss(handler):
+            time.sleep(0.6)
+            handler.send_response(404)
+            handler.send_header("Content-Length", "0")
+            handler.end_headers()
+
+        url, seen = self.fake_remote(slow_miss)
+        res, report = self.remote_batch(url, "--cache-timeout", "1")
+        self.assertEqual(res.stderr.count(WARN_OFF), 1, res.stderr)
+        self.assertIn("3 answers took 0.5 s or more each", res.stderr)
+        self.assertEqual(seen["GET"], 3, res.stderr)
+        self.assertEqual(seen["PUT"], 2)   # the first two segments' good entries; then off
+        self.assertEqual(sum(e["segments_synthesized"] for e in report["episodes"]), self.segments)
+
+    def test_a_render_waits_for_the_remote_four_timeouts_at_most(self):
+        """Answers of 0.4 s to a render of 30 paragraphs, under a 2 s timeout: none is slow (half
+        the timeout), but together they pass the wait budget, four timeouts (8 s), within about
+        20 answers; the remote is then off with one warning, and the episode is whole."""
+        def miss(handler):
+            time.sleep(0.4)
+            handler.send_response(404)
+            handler.send_header("Content-Length", "0")
+            handler.end_headers()
+
+        url, seen = self.fake_remote(miss)
+        body = "\n\n".join(f"Paragraph number {i} of the long episode." for i in range(30))
+        os.mkdir(os.path.join(self.dir, "in"))
+        write(os.path.join(self.dir, "in", "long.txt"), "---\ntitle: Long\n---\n" + body + "\n")
+        res = self.batch("-O", os.path.join(self.dir, "out"), os.path.join(self.dir, "in"),
+                         "--cache", os.path.join(self.dir, "c"), "--cache-url", url,
+                         "--cache-timeout", "2", "--report", os.path.join(self.dir, "r.json"))
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertEqual(res.stderr.count(WARN_OFF), 1, res.stderr)
+        self.assertRegex(res.stderr, r"its answers took 8\.\d s in all, the most one render waits "
+                         r"for it \(4 times --cache-timeout\)")
+        self.assertGreaterEqual(seen["GET"], 3)
+        self.assertLessEqual(seen["GET"], 21, res.stderr)   # 8 s / 0.4 s, and the one that passes it
+        report = read_json(os.path.join(self.dir, "r.json"))
+        self.assertEqual(report["episodes"][0]["segments_synthesized"], 30)
+
+    def test_oversized_objects_are_refused_early_and_given_up(self):
+        """Objects claiming 2 GiB (refused by their Content-Length) or streamed without a length
+        (cut off at the largest entry a segment can have at 22050 Hz, about 160 MB, not 1 GiB):
+        the third turns the remote off."""
+        def too_large(handler):
+            if seen["GET"] % 2:
+                handler.send_response(200)
+                handler.send_header("Content-Length", str(2 << 30))
+                handler.end_headers()
+                return
+            handler.send_response(200)
+            handler.send_header("Transfer-Encoding", "chunked")
+            handler.end_headers()
+            chunk = b"x" * (1 << 20)
+            sent = 0
+            try:
+                while sent < (1 << 30) + (64 << 20):
+                    handler.wfile.write(b"%x\r\n" % len(chunk) + chunk + b"\r\n")
+                    sent += len(chunk)
+            except OSError:
+                pass
+            seen["sent"].append(sent)
+
+        url, seen = self.fake_remote(too_large)
+        res, report = self.remote_batch(url, "--cache-timeout", "60")
+        self.assertEqual(res.stderr.count(WARN_OFF), 1, res.stderr)
+        self.assertIn("3 of its objects were larger than any entry a segment can have", res.stderr)
+        self.assertEqual(seen["GET"], 3, res.stderr)
+        self.assertEqual(seen["PUT"], 2)   # the first two segments' good entries; then off
+        deadline = time.monotonic() + 30
+        while len(seen["sent"]) < 1 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        self.assertEqual(len(seen["sent"]), 1)
+        # what got out before the client hung up: the cap and the sockets' buffers, far from 1 GiB
+        self.assertLess(seen["sent"][0], 200 << 20, seen["sent"])
+        self.assertEqual(sum(e["segments_synthesized"] for e in report["episodes"]), self.segments)
+
     def test_a_stop_ends_a_transfer_to_a_hung_server(self):
         server = self.nginx()
         server.signal(signal.SIGSTOP)

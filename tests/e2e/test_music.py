@@ -235,6 +235,41 @@ class Music(Case):
         self.assertAlmostEqual(music["gain_db"], -30.0 + 16.0 + music["speech_lufs"] - music["bed_lufs"],
                                delta=0.02)
 
+    def test_bed_level_in_the_gaps_is_measured(self):
+        """Every term of the bed's gain, judged by measurement only: with --loudness off the
+        bed alone, in the gaps between speech, sits music_level - target below the speech
+        (ffmpeg's ebur128, dual mono as the product measures, on each gap of the mix and on a
+        render of the same script without the bed), within 0.3 LU, at three levels (with
+        --loudness off the target is -16 all the same, docs/script-format.md)."""
+        subprocess.run(["sox", "-n", "-r", "48000", "-c", "2", os.path.join(self.dir, "chord.wav"),
+                        "synth", "40", "sine", "220", "sine", "277", "gain", "-20"], check=True)
+        plain = self.path("plain.wav")
+        self.render(script().replace("music: bed.wav\n", ""), plain, "--loudness", "off",
+                    name="plain.txt")
+        speech_lufs, _ = ebur128(plain)
+        target = -16
+        for level in (-36, -30, -24):
+            with self.subTest(level=level):
+                wav = self.path(f"level{-level}.wav")
+                self.render(script("chord.wav", f"music_level: {level} LUFS\nfade: 1s\n"), wav,
+                            "--loudness", "off", "--transcript-json")
+                side = load(os.path.splitext(wav)[0] + ".json")
+                _, gaps = regions(load(os.path.splitext(wav)[0] + ".transcript.json"),
+                                  side["samples"] / side["sample_rate"], 1.0)
+                self.assertEqual(len(gaps), 3, gaps)
+                values = []
+                for a, b in gaps:
+                    out = subprocess.run(["ffmpeg", "-nostats", "-hide_banner", "-i", wav, "-af",
+                                          f"atrim=start={a:.3f}:end={b:.3f},ebur128=dualmono=true",
+                                          "-f", "null", "-"], capture_output=True, text=True,
+                                         check=True).stderr
+                    summary = out[out.rindex("Summary:"):]
+                    values.append(float(re.search(r"I:\s+(-?[\d.]+) LUFS", summary).group(1)))
+                self.assertLess(max(values) - min(values), 0.3, values)
+                below = speech_lufs - sum(values) / len(values)
+                self.assertAlmostEqual(below, target - level, delta=0.3,
+                                       msg=(speech_lufs, values, side["music"]))
+
     def test_true_peak_retry_keeps_the_bed(self):
         """Issue 18's retries on a mix with a bed (RE_TEST_OVERSHOOT, docs/loudness.md): the
         local one splices frames re-encoded from the leveled mix, the full one (--serial-encode)

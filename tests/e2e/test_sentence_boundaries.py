@@ -23,7 +23,7 @@ import os
 import re
 import wave
 
-from common import SRC, Case, main, run, write
+from common import BUSY_RENDER, BUSY_TIMEOUT, SRC, Case, main, run, write
 
 DATA = "/usr/lib/x86_64-linux-gnu/espeak-ng-data"
 SENTENCE_MS, PARAGRAPH_MS = 1234, 2500
@@ -121,7 +121,7 @@ class Boundaries(Case):
         pair = write(os.path.join(folder, "pair.txt"), head + "".join(f"{lead}{a} {b}\n\n" for a, b in pairs))
         for script in (alone, pair):
             res = run([script, "-o", script[:-4] + ".wav", *options, "--loudness", "off",
-                       "-q", "-j", "1", "--no-cache"])
+                       "-q", "-j", "1", "--no-cache", *BUSY_RENDER], timeout=BUSY_TIMEOUT)
             if res.returncode != 0:
                 return [f"{voice}: {os.path.basename(script)}: exit {res.returncode}: {res.stderr.strip()}"]
         rate, one = samples(alone[:-4] + ".wav")

@@ -18,7 +18,7 @@ import os
 import subprocess
 import wave
 
-from common import Case, main, run, runs_of_zeros, write
+from common import BUSY_RENDER, BUSY_TIMEOUT, Case, main, run, runs_of_zeros, write
 
 DATA = "/usr/lib/x86_64-linux-gnu/espeak-ng-data"
 TEXT = ("---\ntitle: Voices\n---\nFirst sentence here. Second sentence there.\n\n"
@@ -61,7 +61,7 @@ class Voices(Case):
               f"voice = {voice}\nsentence_pause = 350\nparagraph_pause = 800\n")
         script = write(os.path.join(folder, "ep.txt"), TEXT)
         res = run([script, "-o", os.path.join(folder, "ep.wav"), "--voices", folder,
-                   "--loudness", "off", "-q", "-j", "1"])
+                   "--loudness", "off", "-q", "-j", "1", *BUSY_RENDER], timeout=BUSY_TIMEOUT)
         if res.returncode != 0:
             return voice, f"exit {res.returncode}: {res.stderr.strip()}"
         with wave.open(os.path.join(folder, "ep.wav"), "rb") as w:
@@ -79,7 +79,7 @@ class Voices(Case):
         """None when the long-token paragraph renders in the folder's voice, else why not."""
         script = write(os.path.join(folder, "long.txt"), LONG_TEXT)
         res = run([script, "-o", os.path.join(folder, "long.wav"), "--voices", folder,
-                   "--loudness", "off", "-q", "-j", "1"])
+                   "--loudness", "off", "-q", "-j", "1", *BUSY_RENDER], timeout=BUSY_TIMEOUT)
         if res.returncode != 0:
             return f"long tokens: exit {res.returncode}: {res.stderr.strip()}"
         with wave.open(os.path.join(folder, "long.wav"), "rb") as w:

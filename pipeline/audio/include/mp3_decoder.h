@@ -47,6 +47,11 @@ typedef struct re_mp3_source {
 re_status re_mp3_decoder_open(int encoding, re_mp3_source *src, mpg123_handle **out,
                               re_diagnostics *diag);
 
+/* The same with more libmpg123 flags (MPG123_NO_RESYNC: a stream that loses its frames ends
+ * in an error instead of libmpg123 searching on for something that looks like one). */
+re_status re_mp3_decoder_open_flags(int encoding, long flags, re_mp3_source *src,
+                                    mpg123_handle **out, re_diagnostics *diag);
+
 /* The stream's output format and first frame, read by re_mp3_decoder_format. */
 typedef struct re_mp3_format {
     long rate;                      /* Hz */

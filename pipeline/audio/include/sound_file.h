@@ -2,9 +2,10 @@
 /* sound_file.h - a sound file a script names (an insert, the intro, the outro, a music bed),
  * read whole into memory as mono 16-bit samples at the episode's rate.
  *
- * One reader for every format: libsndfile (WAV/AIFF/... PCM of any depth, FLAC, Ogg Vorbis and
- * Opus, and MP3, which Debian 12's libsndfile 1.2 decodes through libmpg123), any rate, any
- * channel count. The channels are averaged (in float, as libsndfile gives any file: an
+ * The formats docs/script-format.md names and no other, by the header, never the name:
+ * libsndfile reads WAV (PCM or float), FLAC and Ogg Vorbis/Opus (one stream: a chained Ogg is
+ * refused), checked with its SF_INFO.format; libmpg123 reads an MP3 (mp3_decoder.h, silent,
+ * no resync: bytes that only look like frames are an error); any rate, any channel count. The channels are averaged (in float, as libsndfile gives any file: an
  * integer file's samples are its integers / 32768 exactly), non-finite samples become 0, and
  * the mono signal goes through resample.h's one recipe to the episode's rate. A 16-bit mono
  * file at the episode's rate therefore comes back bit-exact.
@@ -46,15 +47,15 @@ typedef struct re_sound {
     unsigned source_channels;
 } re_sound;
 
-/* Reads `path` through libsndfile (WAV, FLAC, Ogg Vorbis/Opus, MP3 where Debian's libsndfile
- * reads it; any rate, any channel count) into *out (zeroed first; re_sound_free releases it),
+/* Reads `path` (WAV, FLAC, Ogg Vorbis/Opus, MP3; any rate, any channel count) into *out (zeroed first; re_sound_free releases it),
  * resampled to `rate` (any rate re_rate_supported accepts, or any other positive rate).
  *
  * Failures add one message with NO file that names the path in its text ("sound file
  * 'x.wav': cannot open: No such file or directory"), for the caller to place at the script's
  * FILE:LINE:COL with re_diag_place and report as RE_ERR_INPUT: RE_ERR_READ (cannot open or
  * read, a directory; a FIFO, device or socket is refused without blocking, files.h;
- * changed while read), RE_ERR_FORMAT (not audio libsndfile decodes, or no samples),
+ * changed while read), RE_ERR_FORMAT (not audio of the formats above, a chained Ogg, MP3
+ * frames that do not follow each other, or no samples),
  * RE_ERR_LIMIT (longer than RE_SOUND_MAX_SECONDS, larger than RE_SOUND_MAX_BYTES),
  * RE_ERR_NOMEM (no message),
  * RE_ERR_INVALID (NULL arguments, rate 0). */
@@ -71,6 +72,21 @@ re_status re_sound_load_until(const char *path, unsigned rate, volatile sig_atom
 re_status re_sound_load_fd_until(int fd, const char *path, unsigned rate,
                                  volatile sig_atomic_t *stop, re_sound *out,
                                  re_diagnostics *diag);
+
+/* Decoding is the work a sound file makes, and a file that is refused after its decode (too
+ * long, bad frames late in it) has made all of it: the files one render decodes, loaded or
+ * refused, add up to at most this much of their own audio: the most that may be loaded
+ * together (SOUNDS_MAX_TOTAL_SECONDS in run/sounds.h, 3600 s) and one file's limit more, so
+ * that the loaded files' own limit speaks first. A file is decoded once per render whatever
+ * the number of times it is named. */
+#define RE_SOUNDS_DECODE_BUDGET_SECONDS 4200u
+
+/* re_sound_load_fd_until, decoding at most *budget_us microseconds of the file's own audio
+ * (a longer file is refused, RE_ERR_LIMIT, with a message naming the budget) and taking what
+ * it decoded, loaded or not, off *budget_us. */
+re_status re_sound_load_fd_budget(int fd, const char *path, unsigned rate,
+                                  volatile sig_atomic_t *stop, uint64_t *budget_us,
+                                  re_sound *out, re_diagnostics *diag);
 
 /* A cut sound (`[sound FILE 2.5s]`) ends with a linear fade-out over its last
  * RE_SOUND_FADE_MS (or all of it when it is shorter): long enough that the cut makes no

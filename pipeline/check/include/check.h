@@ -191,6 +191,7 @@ typedef struct re_check_file {
     re_status status;           /* RE_OK, or why it could not be read or parsed */
     size_t claim_count;
     size_t fixed_count;         /* claims rewritten by --fix */
+    char *fix_error;            /* why --fix could not replace it (its message in errors), or NULL */
 } re_check_file;
 
 typedef struct re_check_report {

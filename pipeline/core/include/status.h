@@ -98,7 +98,7 @@ re_status re_array_grow(void *items, size_t *capacity, size_t count, size_t item
 
 /* Formats one message as "FILE:LINE:COL: message" ("FILE:LINE: ..." without a column,
  * "FILE: ..." without a line, "-" for a file that was never placed) into buf, truncating to
- * len. */
+ * len; FILE and message as re_utf8_shown shows them (controls and bidi overrides escaped). */
 void re_diag_format(const re_diag *d, char *buf, size_t len);
 
 #endif

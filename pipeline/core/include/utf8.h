@@ -30,6 +30,12 @@ size_t re_utf8_bom_length(const char *buf, size_t len);
  * CR is one too; text checks accept it only right before an LF. */
 int re_utf8_is_control(uint32_t cp);
 
+/* 1 for the bidirectional embedding, override and isolate controls (U+202A..U+202E,
+ * U+2066..U+2069): text that reorders what a terminal or a log viewer shows after it, so that
+ * a name could make a message read otherwise than it is. Shown escaped (re_utf8_shown,
+ * re_utf8_quote, re_diag_format), never raw. */
+int re_utf8_is_bidi_control(uint32_t cp);
+
 /* Checks a text input (after its byte-order mark) before it is split into lines, reporting
  * to diag at file:LINE:COL (1-based, byte columns). Invalid UTF-8 is one error at the first
  * offending byte and nothing else is checked (*decodable is 0); otherwise every control
@@ -47,7 +53,7 @@ size_t re_utf8_prefix(const char *s, size_t len, size_t max);
 #define RE_UTF8_QUOTE_SIZE(max) ((max) * 6 + 4)
 
 /* Writes at most `max` bytes of s[0..len) (never cutting a character) into out, which holds
- * RE_UTF8_QUOTE_SIZE(max) bytes: control characters are shown as \uXXXX, so quoting input
+ * RE_UTF8_QUOTE_SIZE(max) bytes: control and bidi controls are shown as \uXXXX, so quoting input
  * in a message can never put escape sequences on a terminal; "..." marks a cut. s must be
  * valid UTF-8. Returns out. */
 const char *re_utf8_quote(char *out, const char *s, size_t len, size_t max);
@@ -70,8 +76,9 @@ size_t re_utf8_emoji_length(const char *s, const char *end);
  * LF included) or the noncharacters U+FFFE and U+FFFF; otherwise a static reason. */
 const char *re_utf8_name_problem(const char *name);
 
-/* `name` as a message may show it: valid UTF-8 as it is, a control character as \uXXXX, each
- * byte of invalid UTF-8 as \xFF. malloc'ed; NULL when out of memory. */
+/* `name` as a message may show it: valid UTF-8 as it is, a control character (tab and LF
+ * too) or a bidi control (re_utf8_is_bidi_control) as \uXXXX, each byte of invalid UTF-8 as
+ * \xFF. malloc'ed; NULL when out of memory. */
 char *re_utf8_shown(const char *name);
 
 #endif

@@ -131,6 +131,11 @@ re_status re_cache_put(re_cache *cache, const re_cache_key *key, unsigned sample
  * its start) with every check re_cache_get makes: *valid = 1 and *out filled (owned by the
  * caller) for a whole entry of this key at this rate, else *valid = 0 and *out empty. RE_OK,
  * or RE_ERR_NOMEM. fd stays open. */
+/* The largest entry one segment can make at sample_rate: RE_SEGMENT_MAX_SECONDS of 16-bit
+ * audio and RE_CACHE_MAX_EVENTS events (at 22050 Hz about 160 MB; never more than
+ * RE_CACHE_MAX_ENTRY_BYTES). What a remote answers beyond it is not an entry. */
+uint64_t re_cache_max_entry_bytes(unsigned sample_rate);
+
 re_status re_cache_entry_write(int fd, const re_cache_key *key, unsigned sample_rate,
                                const re_speech *speech);
 re_status re_cache_entry_read(int fd, const re_cache_key *key, unsigned sample_rate,

@@ -46,8 +46,22 @@
  * that the processes of the run share (mmap MAP_SHARED before fork) so that one worker's
  * finding holds for all; a zeroed struct is "all well". */
 typedef struct re_remote_state {
-    int flags;   /* RE_REMOTE_OFF, RE_REMOTE_NO_WRITES, RE_REMOTE_WARNED_*; atomic */
+    int flags;       /* RE_REMOTE_OFF, RE_REMOTE_NO_WRITES, RE_REMOTE_WARNED_*; atomic */
+    int slow;        /* answers that took RE_REMOTE_SLOW_PERCENT of the timeout or more; atomic */
+    int oversized;   /* objects larger than any entry; atomic */
 } re_remote_state;
+
+/* A remote that does not pay is turned off like one that is down (one warning): after
+ * RE_REMOTE_MAX_SLOW answers that each took at least RE_REMOTE_SLOW_PERCENT % of the request
+ * timeout, after RE_REMOTE_MAX_OVERSIZED objects larger than any entry a segment can have
+ * (re_cache_max_entry_bytes: refused by their Content-Length, or cut off there), or once one
+ * handle's requests (one render, one episode of a batch) have waited RE_REMOTE_WAIT_BUDGET
+ * request timeouts in all (each request's timeout is cut to what is left of it): a remote
+ * that answers just under the timeout costs a run a few timeouts, not one per segment. */
+#define RE_REMOTE_SLOW_PERCENT 50u
+#define RE_REMOTE_MAX_SLOW 3
+#define RE_REMOTE_MAX_OVERSIZED 3
+#define RE_REMOTE_WAIT_BUDGET 4u   /* request timeouts: 40 s at the default 10 s */
 
 #define RE_REMOTE_OFF 1u               /* down or refusing reads: not asked again */
 #define RE_REMOTE_NO_WRITES 2u         /* refused a PUT: only read */

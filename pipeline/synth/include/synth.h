@@ -74,7 +74,8 @@ typedef struct re_synth_job re_synth_job;
 
 /* Starts speaking `text` (valid UTF-8 without control characters) with `profile` in a new
  * child. The child has its own copy of the strings. RE_ERR_ENGINE with a reason in diag when
- * no child can be started. */
+ * no child can be started; RE_ERR_LIMIT when that is a process limit (fork's EAGAIN), which
+ * another process's end may lift. */
 re_status re_engine_start(re_engine *engine, const char *text, unsigned text_flags,
                           const re_voice_profile *profile, re_synth_job **job,
                           re_diagnostics *diag);

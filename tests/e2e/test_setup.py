@@ -1,0 +1,106 @@
+"""scripts/setup --test installs every program a test runs.
+
+A fresh Debian 12 root (debootstrap) has only the packages of priority `required`; anything
+else a test starts (groff for the man page, ps for the batch's process tree, ...) must come
+from scripts/setup's lists, or the suite passes only on machines that happen to have it. The
+programs are the first words of the tests' own command lines (`subprocess.run(["PROG", ...`,
+`Popen(["PROG"`) and the judges started through a variable (listed below); each is traced to
+its Debian package with dpkg, and that package must be required or installed, directly or as
+a dependency, by what scripts/setup --test asks apt for."""
+import glob
+import os
+import re
+import shutil
+import subprocess
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from common import SRC, main  # noqa: E402
+
+# started through a variable or a helper, not as a literal first word
+THROUGH_VARIABLES = ["ffprobe", "mpg123", "nginx", "chromium", "chromedriver", "node", "npm",
+                     "valgrind", "cmake", "git", "cc", "lame", "ps", "groff"]
+OURS = {"render-episode", "python3", "/usr/bin/python3", "sh"}
+
+
+def programs_the_tests_run():
+    names = set(THROUGH_VARIABLES)
+    files = glob.glob(os.path.join(SRC, "tests", "e2e", "*.py")) + \
+        glob.glob(os.path.join(SRC, "tests", "hostile", "*.py")) + [os.path.join(SRC, "scripts", "test")]
+    for path in files:
+        if os.path.basename(path) == "test_setup.py":
+            continue
+        text = open(path, encoding="utf-8").read()
+        for m in re.finditer(r"subprocess\.(?:run|Popen|check_output|check_call|call)\(\s*\[\s*\"([A-Za-z][\w.+-]*)\"", text):
+            names.add(m.group(1))
+    return sorted(n for n in names if n not in OURS and not n.endswith((".txt", ".mp3")))
+
+
+def package_of(program):
+    path = shutil.which(program) or shutil.which(program, path="/usr/sbin:/sbin")
+    if not path:
+        return None
+    real = os.path.realpath(path)
+    for candidate in (path, real, real.replace("/usr/", "/", 1), "/bin/" + program,
+                      "/sbin/" + program, "/usr/bin/" + program):
+        res = subprocess.run(["dpkg", "-S", candidate], capture_output=True, text=True)
+        if res.returncode == 0:
+            return res.stdout.split(":")[0].split(",")[0].strip()
+    return None
+
+
+def field(package, name):
+    res = subprocess.run(["dpkg-query", "-W", "-f=${" + name + "}", package],
+                         capture_output=True, text=True)
+    return res.stdout.strip() if res.returncode == 0 else ""
+
+
+def setup_packages():
+    text = open(os.path.join(SRC, "scripts", "setup"), encoding="utf-8").read()
+    found = set()
+    for m in re.finditer(r"(?:build|test)_packages=\"(.*?)\"", text, re.S):
+        found.update(m.group(1).replace("\\\n", " ").split())
+    for m in re.finditer(r"test_packages=\"\$test_packages (.*?)\"", text):
+        found.update(m.group(1).split())
+    return found
+
+
+def with_dependencies(packages, depth=3):
+    seen = set(packages)
+    frontier = set(packages)
+    for _ in range(depth):
+        nxt = set()
+        for p in frontier:
+            for alt in field(p, "Depends").split(","):
+                for choice in alt.split("|"):
+                    name = choice.strip().split(" ")[0].split(":")[0]
+                    if name and name not in seen:
+                        nxt.add(name)
+        seen |= nxt
+        frontier = nxt
+    return seen
+
+
+class SetupInstallsWhatTestsRun(unittest.TestCase):
+    def test_every_program_comes_from_setup_or_the_base_system(self):
+        listed = setup_packages()
+        self.assertIn("ffmpeg", listed)   # the parse found the lists
+        installed = with_dependencies(listed)
+        programs = programs_the_tests_run()
+        self.assertIn("groff", programs)
+        self.assertIn("ps", programs)
+        missing = []
+        for program in programs:
+            package = package_of(program)
+            self.assertIsNotNone(package, f"{program}: not installed (run scripts/setup --test)")
+            if field(package, "Priority") == "required" or field(package, "Essential") == "yes":
+                continue
+            if package not in installed:
+                missing.append(f"{program} ({package})")
+        self.assertEqual(missing, [], "programs the tests run that scripts/setup --test does "
+                         "not install")
+
+
+if __name__ == "__main__":
+    main()
