@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """scripts/setup --test installs every program a test runs.
 
 A fresh Debian 12 root (debootstrap) has only the packages of priority `required`; anything

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Text from outside never reaches a terminal raw: a CI variable that --shard auto reads, a
 script's name in the batch table and reports, script text quoted in an error. What holds a control character (ESC starts a terminal's escape sequences) or a
 bidirectional override or isolate (U+202A..U+202E, U+2066..U+2069, which make a line read in
