@@ -60,7 +60,9 @@ def field(package, name):
 def setup_packages():
     text = open(os.path.join(SRC, "scripts", "setup"), encoding="utf-8").read()
     found = set()
-    for m in re.finditer(r"(?:build|test)_packages=\"(.*?)\"", text, re.S):
+    # --test installs the build, test and package lists (the package stage's tools, and
+    # hardening-check for e2e.test_hardening)
+    for m in re.finditer(r"(?:build|test|package)_packages=\"(.*?)\"", text, re.S):
         found.update(m.group(1).replace("\\\n", " ").split())
     for m in re.finditer(r"test_packages=\"\$test_packages (.*?)\"", text):
         found.update(m.group(1).split())
