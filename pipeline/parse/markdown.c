@@ -130,15 +130,29 @@ static void text_free(inline_text *t)
 
 /* ---- the outline ------------------------------------------------------------------------ */
 
+/* A node's first line in the body. cmark-gfm's table extension leaves the paragraph it splits
+ * from a table without a position (line 0: found by fuzz_markdown); such a node is placed at
+ * the first positioned node after it, at its own level or above (the table), else line 1. */
+static int node_line(cmark_node *node)
+{
+    for (cmark_node *n = node; n; n = cmark_node_parent(n)) {
+        if (cmark_node_get_start_line(n) > 0)
+            return cmark_node_get_start_line(n);
+        for (cmark_node *s = cmark_node_next(n); s; s = cmark_node_next(s))
+            if (cmark_node_get_start_line(s) > 0)
+                return cmark_node_get_start_line(s);
+    }
+    return 1;
+}
+
 static unsigned file_line(const md_reader *md, cmark_node *node)
 {
-    int line = cmark_node_get_start_line(node);
-    return line > 0 ? md->first_line + (unsigned)line - 1 : 0;
+    return md->first_line + (unsigned)node_line(node) - 1;
 }
 
 static unsigned file_col(cmark_node *node)
 {
-    int col = cmark_node_get_start_column(node);
+    int col = cmark_node_get_start_line(node) > 0 ? cmark_node_get_start_column(node) : 0;
     return col > 0 ? (unsigned)col : 1;
 }
 
@@ -195,8 +209,7 @@ static void account_definitions(md_reader *md, cmark_node *doc)
     unsigned covered_to = 0;   /* body lines (from 1) inside the blocks seen so far */
     cmark_node *next = cmark_node_first_child(doc);
     for (unsigned line = 1; line <= md->line_count; line++) {
-        while (next && cmark_node_get_start_line(next) > 0
-               && (unsigned)cmark_node_get_start_line(next) <= line) {
+        while (next && (unsigned)node_line(next) <= line) {
             int end = cmark_node_get_end_line(next);
             if (end > 0 && (unsigned)end > covered_to)
                 covered_to = (unsigned)end;
@@ -341,7 +354,11 @@ static source_walk walk_at(const md_reader *md, cmark_node *node)
 {
     source_walk w = { md, 0, 0, 0 };
     int line = cmark_node_get_start_line(node), col = cmark_node_get_start_column(node);
-    if (line <= 0 || col <= 0 || (unsigned)line > md->line_count)
+    if (line <= 0) {   /* a paragraph split from a table: its first line, from column 1 */
+        line = node_line(node);
+        col = 1;
+    }
+    if (col <= 0 || (unsigned)line > md->line_count)
         return w;
     w.line_start = md->line_starts[line - 1];
     w.pos = w.line_start + (size_t)col - 1;

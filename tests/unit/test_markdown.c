@@ -208,6 +208,20 @@ static void test_outline(void)
         CHECK_INT(outline.blocks[4].col, 3);
     }
     re_md_outline_free(&outline);
+
+    /* cmark-gfm's table extension gives the paragraph it splits from a table no position:
+     * it is placed at the table's first line, never at line 0 */
+    doc = "Intro.\n\nThe format is a note.\nand a | head |\n|---|---|\n| a | b |\n";
+    outline = (re_md_outline){ 0 };
+    CHECK_INT(re_markdown_outline("notes.md", doc, strlen(doc), &outline, &d), RE_OK);
+    for (size_t i = 0; i < outline.count; i++) {
+        CHECK(outline.blocks[i].line > 0);
+        CHECK(i == 0 || outline.blocks[i].line >= outline.blocks[i - 1].line);
+    }
+    CHECK(outline.count >= 3);
+    if (outline.count >= 3)
+        CHECK_INT(outline.blocks[1].line, 3);
+    re_md_outline_free(&outline);
     re_diagnostics_free(&d);
 }
 
