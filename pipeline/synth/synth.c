@@ -245,10 +245,11 @@ static espeak_ng_STATUS child_speak(const char *text, int flags)
     if (!sentence)
         _exit(CHILD_WRITE_ERROR);
     espeak_ng_STATUS status = ENS_OK;
+    unsigned text_flags = (flags & espeakPHONEMES) ? RE_TEXT_PHONEMES : RE_TEXT_PLAIN;
     while (pos < len && (text[pos] == ' ' || text[pos] == '\t'))
         pos++;
     while (status == ENS_OK && pos < len && !child_too_long && !child_write_failed) {
-        size_t end = re_sentence_end(text, pos, (unsigned)(flags & espeakPHONEMES ? RE_TEXT_PHONEMES : 0));
+        size_t end = re_sentence_end(text, pos, text_flags);
         memcpy(sentence, text + pos, end - pos);
         sentence[end - pos] = '\0';
         child_sentence_sample = child_samples;
