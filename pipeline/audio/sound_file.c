@@ -505,17 +505,9 @@ static re_status load_until(const char *path, int given, unsigned rate,
     out->rate = rate;
     out->source_rate = source_rate;
     out->source_channels = channels;
-    if (sf)
-        sf_close(sf);
-    if (mh) {
-        mpg123_close(mh);
-        mpg123_delete(mh);
-    }
-    free(src);
-    (void)close(fd);   /* read-only: nothing a close could lose */
-    return RE_OK;
+    status = RE_OK;
 
-fail:
+fail:   /* and success: one cleanup */
     if (sf)
         sf_close(sf);
     if (mh) {
@@ -524,8 +516,9 @@ fail:
     }
     free(src);
     if (fd >= 0)
-        (void)close(fd);   /* already failing */
-    re_sound_free(out);
+        (void)close(fd);   /* read-only: nothing a close could lose */
+    if (status != RE_OK)
+        re_sound_free(out);
     return status;
 }
 
