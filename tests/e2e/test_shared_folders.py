@@ -125,6 +125,20 @@ class DeepLinks(Case):
         self.assertIn("is outside the script's folder", res.stderr)
         self.assertFalse(os.path.exists(self.path("show", "out.mp3")))
 
+    def test_intro_outro_music_through_long_links_are_outside(self):
+        """Every other sound a script names goes through the same confined open: the intro, the
+        outro and the music bed, each through the climbing name, is an error at its value and
+        no audio of it is played (nothing is written)."""
+        for key, col in (("intro", 8), ("outro", 8), ("music", 8)):
+            with self.subTest(key=key):
+                write(self.path("show", "ep.txt"),
+                      f"---\ntitle: T\n{key}: {self.climb}other/long.wav\n---\nHi.\n")
+                res = run(["show/ep.txt", "-o", "show/out.mp3", "-q"], cwd=self.tmp)
+                self.assertEqual(res.returncode, 2, res.stderr)
+                self.assertIn(f"show/ep.txt:3:{col}: ", res.stderr)
+                self.assertIn("is outside the script's folder", res.stderr)
+                self.assertFalse(os.path.exists(self.path("show", "out.mp3")))
+
     def test_long_links_that_stay_inside_are_followed(self):
         tone_wav(self.path("show", "short.wav"), 0.2)
         write(self.path("show", "ep.txt"),
@@ -192,6 +206,57 @@ class SwappedLink(Case):
             else:
                 self.assertEqual(res.returncode, 2, res.stderr)
                 self.assertIn("is outside the script's folder", res.stderr)
+
+
+class CoverArtLinks(Case):
+    """The show's cover art (`image:` in show.txt) is opened beneath the episodes' folder like
+    every other named file: a link out of it, plain or through the long links whose climb
+    realpath cannot follow, is refused at the file's name; a link that stays inside is read."""
+
+    SHOW = ("title: Links\ndescription: Cover art behind links.\nauthor: Crew\nimage: cover.png\n"
+            "category: Technology\nexplicit: false\nowner_email: crew@example.net\n"
+            "guid: 0d5b7a3e-7d3b-5a3f-9a2e-1f0c2b3d4e5f\n")
+
+    def setUp(self):
+        super().setUp()
+        self.out = self.path("out")
+        os.mkdir(self.out)
+        os.mkdir(self.path("other"))
+        os.mkdir(self.path("out", "art"))
+        for folder in (self.path("other"), self.path("out", "art")):
+            made = subprocess.run(["ffmpeg", "-loglevel", "error", "-y", "-f", "lavfi", "-i",
+                                   "color=c=green:s=1400x1400", "-frames:v", "1", "-pix_fmt",
+                                   "rgb24", os.path.join(folder, "cover.png")],
+                                  capture_output=True, text=True)
+            self.assertEqual(made.returncode, 0, made.stderr)
+        write(self.path("ep.txt"), "---\ntitle: One\npublished: 2026-11-30\n---\nHi.\n")
+        res = run([self.path("ep.txt"), "-o", self.path("out", "ep.mp3"), "-q"])
+        self.assertEqual(res.returncode, 0, res.stderr)
+        write(self.path("out", "show.txt"), self.SHOW)
+        self.climb = deep_links(self.out)
+
+    def feed(self, target):
+        if os.path.lexists(self.path("out", "cover.png")):
+            os.unlink(self.path("out", "cover.png"))
+        os.symlink(target, self.path("out", "cover.png"))
+        return run(["feed", self.out, "--base-url", "https://example.net/links/"])
+
+    def test_cover_linked_outside_is_refused(self):
+        for target in (self.path("other", "cover.png"), "../other/cover.png",
+                       self.climb + "other/cover.png"):
+            with self.subTest(target=target[:40]):
+                res = self.feed(target)
+                self.assertEqual(res.returncode, 2, res.stderr)
+                self.assertIn(self.path("out", "cover.png") + ": cannot read the cover art: it "
+                              f"leads out of the folder {self.out} (a symlink to elsewhere)",
+                              res.stderr)
+                self.assertFalse(os.path.exists(self.path("out", "feed.xml")))
+
+    def test_cover_linked_inside_is_read(self):
+        res = self.feed("art/cover.png")
+        self.assertEqual(res.returncode, 0, res.stderr)
+        with open(self.path("out", "feed.xml"), encoding="utf-8") as f:
+            self.assertIn('href="https://example.net/links/cover.png"', f.read())
 
 
 # ---- outputs: another user's links are not followed; modes; one whole set --------------------
