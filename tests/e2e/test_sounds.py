@@ -417,6 +417,44 @@ class Sounds(Case):
         self.assertFalse(os.path.exists(self.path("twelve.mp3")))
         self.assertFalse(os.path.isdir(self.path("cache")) and any(os.scandir(self.path("cache"))))
 
+    def test_limits_at_their_edges(self):
+        """The limits of what the sound files of one render may hold and decode, at their exact
+        edges: six distinct files of exactly 600 s are exactly 60 minutes, held; they spent 3600
+        s of the 4200 s decode budget, so a seventh file may still decode its full 600 s: one of
+        600.5 s is refused for its own length, not for the budget (the budget it met was exactly
+        one file's limit); that refusal spent the rest, and the next file, however short, is
+        the one past the budget. 8 kHz 8-bit files keep the inputs small."""
+        sounds = os.path.join(self.folder, "edge")
+        os.makedirs(sounds)
+        sox("-n", "-r", "8000", "-c", "1", "-b", "8", os.path.join(sounds, "ten0.wav"),
+            "synth", "600", "sine", "100", "vol", "0.1")
+        for k in range(1, 6):
+            shutil.copy(os.path.join(sounds, "ten0.wav"), os.path.join(sounds, f"ten{k}.wav"))
+        sox("-n", "-r", "8000", "-c", "1", "-b", "8", os.path.join(sounds, "over.wav"),
+            "synth", "600.5", "sine", "100", "vol", "0.1")
+        sox("-n", "-r", "8000", "-c", "1", "-b", "8", os.path.join(sounds, "blip.wav"),
+            "synth", "0.1", "sine", "100", "vol", "0.1")
+        names = "\n".join(f"[sound edge/ten{k}.wav]" for k in range(6))
+        # exactly 60 minutes: nothing refused, all six loaded (the render then speaks)
+        write(self.script, f"---\ntitle: Edge\n---\nHi.\n{names}\n")
+        res = run([self.script, "-o", self.path("sixty.wav"), "--loudness", "off", "--no-cache",
+                   "-q"])
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertGreater(ffmpeg_samples(self.path("sixty.wav")), 3600 * 22050)
+        # the seventh and eighth files
+        write(self.script, f"---\ntitle: Edge\n---\nHi.\n{names}\n[sound edge/over.wav]\n"
+              "[sound edge/blip.wav]\n")
+        res = run([self.script, "-o", self.path("past.mp3"), "--no-cache"])
+        self.assertEqual(res.returncode, 2, res.stderr)
+        lines = [l for l in res.stderr.splitlines() if "sound file" in l]
+        self.assertEqual(len(lines), 2, res.stderr)
+        self.assertIn(f"{self.script}:11:1: sound file '{sounds}/over.wav': is longer than 600 "
+                      "seconds, the limit for a sound file", lines[0])
+        self.assertIn(f"{self.script}:12:1: sound file '{sounds}/blip.wav': would make the "
+                      "episode's sound files decode more than 4200 seconds of audio together",
+                      lines[1])
+        self.assertFalse(os.path.exists(self.path("past.mp3")))
+
     def test_high_rate_file_is_never_held_whole(self):
         """A FLAC of 60 s of silence claiming 655350 Hz is 150 kB (a block of silence takes a few
         bytes) but 39 million frames: it is decoded and resampled a chunk at a time, so the render's
