@@ -19,6 +19,171 @@
 /* A path:0:0 diagnostic (when diag is not NULL), and `status`. */
 #define file_fail(diag, status, path, ...) re_diag_fail((diag), (status), (path), 0, 0, __VA_ARGS__)
 
+/* ---- paths whose links belong to the running user ---------------------------------------- */
+
+#define OWNED_MAX_LINKS 40
+
+int re_link_trusted(uid_t uid)
+{
+    return uid == geteuid() || uid == 0;
+}
+
+/* Appends "/" (when needed) and the n bytes of name to the malloc'ed *s. 0, or -1 (ENOMEM). */
+static int append_name(char **s, const char *name, size_t n)
+{
+    size_t len = strlen(*s);
+    int slash = len > 0 && (*s)[len - 1] != '/';
+    char *grown = realloc(*s, len + (size_t)slash + n + 1);
+    if (!grown)
+        return -1;
+    if (slash)
+        grown[len++] = '/';
+    memcpy(grown + len, name, n);
+    grown[len + n] = '\0';
+    *s = grown;
+    return 0;
+}
+
+/* Takes the last name off the walked path s ("a/b" -> "a", "/a" -> "/"), for a "..": 1, or 0
+ * when there is none to take ("", "/", a path ending in ".."), and ".." is to be added. */
+static int walk_up(char *s)
+{
+    char *last = strrchr(s, '/');
+    const char *name = last ? last + 1 : s;
+    if (!*s || strcmp(s, "/") == 0 || strcmp(name, "..") == 0)
+        return 0;
+    if (!last)
+        s[0] = '\0';
+    else
+        last[last == s ? 1 : 0] = '\0';
+    return 1;
+}
+
+int re_open_owned(const char *path, int flags, uid_t *owner, char **link)
+{
+    if (owner)
+        *owner = 0;
+    if (link)
+        *link = NULL;
+    char *todo = strdup(path), *walked = strdup(*path == '/' ? "/" : "");
+    int cur = open(*path == '/' ? "/" : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    int fd = -1, err = 0, links = 0;
+    if (!todo || !walked)
+        err = ENOMEM;
+    else if (cur < 0)
+        err = errno;
+    const char *p = todo;
+    while (!err) {
+        while (*p == '/')
+            p++;
+        if (!*p) {   /* the name ends at a folder ("/", "sub/") */
+            fd = openat(cur, ".", (flags & ~O_NOFOLLOW) | O_CLOEXEC);
+            err = fd < 0 ? errno : 0;
+            break;
+        }
+        const char *end = strchr(p, '/');
+        size_t n = end ? (size_t)(end - p) : strlen(p);
+        char name[NAME_MAX + 1];
+        if (n > NAME_MAX) {
+            err = ENAMETOOLONG;
+            break;
+        }
+        memcpy(name, p, n);
+        name[n] = '\0';
+        const char *rest = p + n;
+        while (*rest == '/')
+            rest++;
+        int last = !*rest;
+        struct stat st;
+        if (strcmp(name, ".") != 0 && strcmp(name, "..") != 0) {
+            if (fstatat(cur, name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+                err = errno;
+                break;
+            }
+            if (S_ISLNK(st.st_mode) && !(last && (flags & O_NOFOLLOW))) {
+                if (!re_link_trusted(st.st_uid)) {
+                    err = EPERM;
+                    if (owner)
+                        *owner = st.st_uid;
+                    if (link && append_name(&walked, name, n) == 0) {
+                        *link = walked;
+                        walked = NULL;
+                    }
+                    break;
+                }
+                char target[PATH_MAX];
+                ssize_t len = readlinkat(cur, name, target, sizeof target - 1);
+                if (len <= 0 || ++links > OWNED_MAX_LINKS) {
+                    err = len < 0 ? errno : len == 0 ? ENOENT : ELOOP;
+                    break;
+                }
+                target[len] = '\0';
+                char *next = NULL;
+                if (asprintf(&next, "%s%s%s", target, *rest ? "/" : "", rest) < 0) {
+                    err = ENOMEM;
+                    break;
+                }
+                free(todo);
+                todo = next;
+                p = todo;
+                if (target[0] == '/') {   /* an absolute link: the walk starts again at / */
+                    int root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+                    if (root < 0) {
+                        err = errno;
+                        break;
+                    }
+                    (void)close(cur);
+                    cur = root;
+                    walked[0] = '\0';
+                    if (append_name(&walked, "/", 1) != 0) {
+                        err = ENOMEM;
+                        break;
+                    }
+                }
+                continue;
+            }
+        }
+        /* Opened without following: a link swapped in since the check above is not opened
+         * through; it is looked at again, as a link, on the next turn. */
+        int next = last ? openat(cur, name, flags | O_NOFOLLOW | O_CLOEXEC)
+                        : openat(cur, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        struct stat now;
+        if (next >= 0 && !(last && (flags & O_NOFOLLOW)) && fstat(next, &now) == 0
+            && S_ISLNK(now.st_mode)) {
+            (void)close(next);
+            next = -1;
+            errno = ELOOP;
+        }
+        if (next < 0 && (errno == ELOOP || errno == ENOTDIR) && !(last && (flags & O_NOFOLLOW))
+            && ++links <= OWNED_MAX_LINKS && fstatat(cur, name, &now, AT_SYMLINK_NOFOLLOW) == 0
+            && S_ISLNK(now.st_mode))
+            continue;   /* it became a link: judged as one */
+        if (next < 0) {
+            err = errno;
+            break;
+        }
+        if (last) {
+            fd = next;
+            break;
+        }
+        (void)close(cur);
+        cur = next;
+        int taken = strcmp(name, "..") == 0 && walk_up(walked);
+        if (!taken && strcmp(name, ".") != 0 && append_name(&walked, name, n) != 0) {
+            err = ENOMEM;
+            break;
+        }
+        p = rest;
+    }
+    if (cur >= 0)
+        (void)close(cur);
+    free(todo);
+    free(walked);
+    if (fd < 0)
+        errno = err;
+    return fd;
+}
+
 /* ---- reading ------------------------------------------------------------------------------ */
 
 /* Checks an fd opened for re_file_read's mode (see files.h): *size (0 for what is not a
@@ -57,9 +222,18 @@ static re_status open_for(const char *path, re_file_read_mode mode, int *fd_out,
     int strict = mode == RE_READ_REGULAR;
     /* RE_READ_ANY: a FIFO blocks here until its writer opens it, like any Unix reader; a stop
      * signal ends the wait (exit 130). batch refuses anything that is not a regular file. */
-    int fd = open(path, O_RDONLY | O_CLOEXEC | (strict ? O_NONBLOCK : 0));
+    uid_t owner;
+    char *link;
+    int fd = re_open_owned(path, O_RDONLY | (strict ? O_NONBLOCK : 0), &owner, &link);
     if (fd < 0 && errno == EINTR)
         return RE_ERR_INTERRUPTED;   /* a stop signal ended the wait for a writer */
+    if (fd < 0 && errno == EPERM && link) {
+        re_status status = file_fail(diag, RE_ERR_READ, path, "cannot open: %s is a symlink "
+                                     "owned by another user (uid %ju); refusing to follow it",
+                                     link, (uintmax_t)owner);
+        free(link);
+        return status;
+    }
     if (fd < 0)
         return file_fail(diag, RE_ERR_READ, path, "cannot open: %s", strerror(errno));
     re_status status = check_opened(fd, path, mode, size, regular, diag);

@@ -16,6 +16,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "files.h"
+
 struct re_output {
     char *named;         /* the target as the caller named it, for messages */
     char *target;        /* the file replaced: named, with its symlinks followed */
@@ -112,13 +114,6 @@ re_status re_output_open(const char *target, re_output **out, re_diagnostics *di
     return re_output_open_special(target, RE_OUTPUT_REFUSE_SPECIAL, out, diag);
 }
 
-/* 1 when a link, or the file it leads to, owned by `uid` may be followed: the running user's
- * own, or root's. Another user's link in a shared folder (a sticky /tmp) would make the
- * program write where that user chose, as the running user. */
-static int trusted_owner(uid_t uid)
-{
-    return uid == geteuid() || uid == 0;
-}
 
 /* The target a symlink `named` leads to (*resolved, malloc'ed) and that file's identity, when
  * both the link and the file belong to the running user or root. RE_ERR_WRITE with a
@@ -126,7 +121,7 @@ static int trusted_owner(uid_t uid)
 static re_status follow_link(const char *named, const struct stat *link_st, char **resolved,
                              struct stat *target_st, re_diagnostics *diag)
 {
-    if (!trusted_owner(link_st->st_uid)) {
+    if (!re_link_trusted(link_st->st_uid)) {
         re_diag_add(diag, named, 0, 0, "%s is a symlink owned by another user (uid %ju); "
                     "refusing to follow it (remove it, or choose another output name)", named,
                     (uintmax_t)link_st->st_uid);
@@ -140,7 +135,7 @@ static re_status follow_link(const char *named, const struct stat *link_st, char
         *resolved = NULL;
         return RE_ERR_WRITE;
     }
-    if (!trusted_owner(target_st->st_uid)) {
+    if (!re_link_trusted(target_st->st_uid)) {
         re_diag_add(diag, named, 0, 0, "%s is a symlink to %s, which belongs to another user "
                     "(uid %ju); refusing to replace it", named, *resolved,
                     (uintmax_t)target_st->st_uid);
@@ -183,7 +178,17 @@ re_status re_output_open_special(const char *named, re_output_special special, r
     }
     /* The folder is opened once; the file is looked up in it without following a link, so a
      * link planted or swapped in after the checks above is replaced, never written through. */
-    output->dirfd = open(output->dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    uid_t owner;
+    char *link;
+    output->dirfd = re_open_owned(output->dir, O_PATH | O_DIRECTORY, &owner, &link);
+    if (output->dirfd < 0 && errno == EPERM && link) {
+        re_diag_add(diag, named, 0, 0, "cannot create a file beside %s: %s is a symlink owned "
+                    "by another user (uid %ju); refusing to follow it", named, link,
+                    (uintmax_t)owner);
+        free(link);
+        output_free(output);
+        return RE_ERR_WRITE;
+    }
     if (output->dirfd < 0) {
         re_diag_add(diag, named, 0, 0, "cannot create a file beside %s: %s", named,
                     strerror(errno));

@@ -13,6 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "files.h"
+
 /* Each file's name beside OUT (NULL: OUT itself). */
 static const char *const suffix_of[OUTPUT_KINDS] = {
     [OUTPUT_AUDIO] = NULL, [OUTPUT_VTT] = ".vtt", [OUTPUT_SRT] = ".srt",
@@ -199,7 +201,7 @@ static re_status lock_folder(const char *audio_target, int *lock, re_diagnostics
     char *dir = slash ? strndup(audio_target, (size_t)(slash - audio_target) + 1) : strdup(".");
     if (!dir)
         return RE_ERR_NOMEM;
-    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int fd = re_open_owned(dir, O_RDONLY | O_DIRECTORY, NULL, NULL);
     re_status status = RE_OK;
     if (fd >= 0 && flock(fd, LOCK_EX) != 0) {
         if (errno == EINTR)

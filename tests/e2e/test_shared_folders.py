@@ -311,6 +311,62 @@ class ForeignOutputLinks(RootCase):
             self.assertEqual(json.load(f)["title"], "T")
 
 
+class ForeignLinksOnTheWay(RootCase):
+    """A link another user plants on the way to a file, not only at an output's own name, was
+    followed (fs.protected_symlinks, which refuses that in sticky folders, is off on many
+    machines, this one included): the script read through a planted `ep.txt` (root's private
+    file spoken, or quoted in errors), and `-o shared/sub/ep.mp3` or `batch -O shared/out`
+    through a planted folder link wrote root's files where that user chose. Root's and one's
+    own links are followed as before."""
+
+    def setUp(self):
+        super().setUp()
+        self.shared_dir = self.shared("shared")
+        os.mkdir(self.path("private"), 0o700)
+        self.secret = write(self.path("private", "secret.txt"),
+                            "---\ntitle: Secret\n---\nThe private line hunter2 [voice nosuch] here.\n")
+        os.mkdir(self.path("scripts"))
+        write(self.path("scripts", "ep.txt"), EPISODE)
+
+    def plant(self, name, target):
+        link = os.path.join(self.shared_dir, name)
+        self.assertTrue(as_nobody(lambda: os.symlink(target, link)))
+        return link
+
+    def test_script_through_a_planted_link_is_not_read(self):
+        for args in (["shared/ep.txt", "-o", "ep.mp3"], ["explain", "shared/ep.txt"],
+                     ["batch", "-O", "out", "shared/ep.txt"]):
+            with self.subTest(command=args[0]):
+                if not os.path.lexists(os.path.join(self.shared_dir, "ep.txt")):
+                    self.plant("ep.txt", self.secret)
+                res = run(args, cwd=self.tmp)
+                self.assertNotEqual(res.returncode, 0, res.stderr)
+                self.assertIn("shared/ep.txt is a symlink owned by another user (uid "
+                              f"{NOBODY}); refusing to follow it", res.stdout + res.stderr)
+                self.assertNotIn("hunter2", res.stdout + res.stderr)
+                self.assertNotIn("voice", res.stderr)   # not parsed: nothing of it is quoted
+                self.assertFalse(os.path.exists(self.path("ep.mp3")))
+
+    def test_folder_through_a_planted_link_is_not_written(self):
+        self.plant("sub", self.path("private"))
+        res = run(["scripts/ep.txt", "-o", "shared/sub/ep.mp3", "-q"], cwd=self.tmp)
+        self.assertEqual(res.returncode, 2, res.stderr)
+        self.assertIn("shared/sub is a symlink owned by another user (uid "
+                      f"{NOBODY}); refusing to follow it", res.stderr)
+        res = run(["batch", "-O", "shared/sub", "scripts", "-q"], cwd=self.tmp)
+        self.assertNotEqual(res.returncode, 0, res.stderr)
+        self.assertIn("shared/sub is a symlink owned by another user", res.stderr)
+        self.assertEqual(os.listdir(self.path("private")), ["secret.txt"])
+
+    def test_own_links_on_the_way_are_followed(self):
+        os.mkdir(self.path("real"))
+        os.symlink(self.path("real"), os.path.join(self.shared_dir, "mine"))
+        os.symlink("../scripts/ep.txt", os.path.join(self.shared_dir, "ep.txt"))
+        res = run(["shared/ep.txt", "-o", "shared/mine/ep.mp3", "-q"], cwd=self.tmp)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertEqual(sorted(os.listdir(self.path("real"))), ["ep.json", "ep.mp3", "ep.vtt"])
+
+
 class ReplacedModes(Case):
     """An output that replaced a 0666/0777 file stayed world-writable (and executable)."""
 

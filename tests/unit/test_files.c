@@ -479,6 +479,85 @@ static void test_open_beneath(void)
     free(outside);
 }
 
+/* re_open_owned against open(2) itself: every path of own links opens the file open() opens
+ * (same inode); a link whose owner is neither the running user nor root is EPERM with its
+ * path and owner, wherever it is on the way. The foreign links need lchown: as root only. */
+static void test_open_owned(void)
+{
+    char *root = path_in("owned");
+    CHECK_INT(mkdir(root, 0700), 0);
+    int dirfd = open(root, O_PATH | O_DIRECTORY);
+    CHECK(dirfd >= 0);
+    CHECK_INT(mkdirat(dirfd, "a", 0700), 0);
+    CHECK_INT(mkdirat(dirfd, "a/b", 0700), 0);
+    int fd = openat(dirfd, "a/b/f", O_WRONLY | O_CREAT, 0600);
+    CHECK(fd >= 0);
+    close(fd);
+    char abs_b[PATH_MAX];
+    snprintf(abs_b, sizeof abs_b, "%s/a/b", root);
+    CHECK_INT(symlinkat("a/b", dirfd, "rel"), 0);        /* relative, to a folder */
+    CHECK_INT(symlinkat(abs_b, dirfd, "abs"), 0);        /* absolute */
+    CHECK_INT(symlinkat("../b/f", dirfd, "a/b/up"), 0);  /* ".." after the link's folder */
+    CHECK_INT(symlinkat("rel", dirfd, "chain"), 0);      /* a link to a link */
+    CHECK_INT(symlinkat("loop", dirfd, "loop"), 0);
+    const char *good[] = { "a/b/f", "rel/f", "abs/f", "chain/f", "a/b/up", "rel/up",
+                           "rel/../b/f", "./rel//f", "chain/../../a/b/f" };
+    struct stat want, got;
+    char path[PATH_MAX];
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        snprintf(path, sizeof path, "%s/%s", root, good[i]);
+        CHECK_INT(stat(path, &want), 0);
+        fd = re_open_owned(path, O_RDONLY, NULL, NULL);
+        if (fd < 0)
+            fprintf(stderr, "  %s: errno %d\n", good[i], errno);
+        CHECK(fd >= 0 && fstat(fd, &got) == 0 && got.st_ino == want.st_ino);
+        if (fd >= 0)
+            close(fd);
+    }
+    struct { const char *name; int flags, err; } bad[] = {
+        { "loop", O_RDONLY, ELOOP }, { "missing", O_RDONLY, ENOENT },
+        { "a/b/f/x", O_RDONLY, ENOTDIR }, { "rel", O_RDONLY | O_NOFOLLOW, ELOOP },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(path, sizeof path, "%s/%s", root, bad[i].name);
+        errno = 0;
+        fd = re_open_owned(path, bad[i].flags, NULL, NULL);
+        CHECK_INT(fd < 0 ? errno : 0, bad[i].err);
+        if (fd >= 0)
+            close(fd);
+    }
+    /* the folder it ends at, opened as a folder */
+    snprintf(path, sizeof path, "%s/rel/", root);
+    fd = re_open_owned(path, O_PATH | O_DIRECTORY, NULL, NULL);
+    CHECK(fd >= 0 && fstat(fd, &got) == 0 && S_ISDIR(got.st_mode));
+    if (fd >= 0)
+        close(fd);
+    if (geteuid() == 0) {
+        CHECK_INT(symlinkat("a/b", dirfd, "theirs"), 0);
+        CHECK_INT(fchownat(dirfd, "theirs", 65534, 65534, AT_SYMLINK_NOFOLLOW), 0);
+        CHECK_INT(symlinkat("../theirs/f", dirfd, "a/mine"), 0);   /* mine, through theirs */
+        const char *foreign[][2] = { { "theirs/f", "theirs" }, { "a/mine", "theirs" },
+                                     { "chain/../../theirs/f", "theirs" } };
+        for (size_t i = 0; i < sizeof foreign / sizeof foreign[0]; i++) {
+            snprintf(path, sizeof path, "%s/%s", root, foreign[i][0]);
+            uid_t owner = 0;
+            char *link = NULL;
+            errno = 0;
+            fd = re_open_owned(path, O_RDONLY, &owner, &link);
+            CHECK_INT(fd < 0 ? errno : 0, EPERM);
+            CHECK_INT((int)owner, 65534);
+            char expect[PATH_MAX];
+            snprintf(expect, sizeof expect, "%s/%s", root, foreign[i][1]);
+            CHECK_STR(link ? link : "", expect);
+            free(link);
+            if (fd >= 0)
+                close(fd);
+        }
+    }
+    close(dirfd);
+    free(root);
+}
+
 int main(void)
 {
     if (test_temp_dir(dir, sizeof dir, "files") != 0)
@@ -490,6 +569,7 @@ int main(void)
     test_replace_guarded();
     test_path_join();
     test_open_beneath();
+    test_open_owned();
     test_remove_tree(dir);
     return check_finish("test_files");
 }

@@ -13,6 +13,23 @@
 #include "sha256.h"
 #include "status.h"
 
+/* ---- paths whose links belong to the running user ----------------------------------------- */
+
+/* 1 when a symlink owned by uid may be followed: the running user's (effective uid) or root's.
+ * Another user's link in a shared folder (a sticky /tmp, a runner's volume) would make the
+ * program read or write where that user chose, as the running user, and fs.protected_symlinks
+ * (which would refuse it in sticky folders) is off on many machines. */
+int re_link_trusted(uid_t uid);
+
+/* Opens `path` as open(path, flags) would (O_CLOEXEC is added), following the symlinks on the
+ * way, and the last name's unless flags hold O_NOFOLLOW, only when re_link_trusted(owner):
+ * each name is looked at without following, then opened with O_NOFOLLOW, so a link swapped in
+ * between is judged as a link, never opened through. The fd, or -1 with errno: EPERM for a
+ * link of another user (its owner in *owner and its path, as walked, in *link, malloc'ed,
+ * when they are not NULL; *link is NULL otherwise), ELOOP past 40 links. Every file the
+ * program reads by a path the user gave, and the folder of every output, is opened so. */
+int re_open_owned(const char *path, int flags, uid_t *owner, char **link);
+
 /* What re_file_read accepts. */
 typedef enum re_file_read_mode {
     /* whatever the path opens to: a regular file, or a pipe or device read only until it
