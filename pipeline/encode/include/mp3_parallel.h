@@ -48,7 +48,7 @@
  * of MP3 (a piece is at most 3136 frames: 82 s, 0.65 MB at 64 kbps), whatever the length.
  * Episodes under about 20 s are planned as two halves; a single-piece plan (under about
  * 5 s at 22050 Hz) takes the serial path. Thread-safety: see
- * mp3_parallel.c on LAME's shared lookup tables.
+ * mp3_stream.c on LAME's shared lookup tables.
  *
  * stop (may be NULL) is polled between chunks of about 8192 samples: once it is non-zero
  * the call returns RE_ERR_INTERRUPTED and the stream holds an unfinished file that the
