@@ -523,12 +523,9 @@ static re_status encode_serial(FILE *out, job *jb, const unsigned char *id3_tag,
     return status;
 }
 
-re_status re_mp3_encode_fd_tuned(FILE *out, int pcm_fd, uint64_t frames, unsigned sample_rate,
-                                 const re_mp3_settings *settings, const unsigned char *id3_tag,
-                                 size_t id3_len, unsigned workers,
-                                 const re_mp3_parallel_tuning *tuning,
-                                 re_mp3_parallel_stats *stats, volatile sig_atomic_t *stop,
-                                 re_diagnostics *diag)
+re_status re_mp3_encode_fd(const re_mp3_encoding *encoding, re_mp3_pcm pcm,
+                           const re_mp3_file *file, re_mp3_parallel_stats *stats,
+                           re_diagnostics *diag)
 {
     if (stats) {
         uint64_t *splice_at = stats->splice_at;
@@ -537,35 +534,37 @@ re_status re_mp3_encode_fd_tuned(FILE *out, int pcm_fd, uint64_t frames, unsigne
         stats->splice_at = splice_at;
         stats->splice_capacity = capacity;
     }
-    if (!out || pcm_fd < 0 || !settings || (id3_len > 0 && !id3_tag)) {
+    if (!encoding || !file || !file->out || pcm.fd < 0 || (file->id3_len > 0 && !file->id3_tag)) {
         re_diag_add(diag, NULL, 0, 0, "invalid argument");
         return RE_ERR_INVALID;
     }
-    re_status status = re_mp3_check_settings(sample_rate, settings, diag);
+    const re_mp3_parallel_tuning *tuning = &encoding->tuning;
+    unsigned sample_rate = encoding->sample_rate, workers = encoding->workers;
+    re_status status = re_mp3_check_settings(sample_rate, &encoding->settings, diag);
     if (status != RE_OK)
         return status;
+    FILE *out = file->out;
     if (ftello(out) < 0) {
         int error = errno;
         re_diag_add(diag, NULL, 0, 0, "the MP3 output cannot seek (a pipe?)");
         return error == ESPIPE ? RE_ERR_INVALID : RE_ERR_WRITE;
     }
-    job jb = { .fd = pcm_fd, .samples = frames, .rate = sample_rate, .settings = settings,
-               .stop = stop };
-    if (mp3_stream_describe(sample_rate, settings->bitrate_kbps, &jb.fmt) != RE_OK) {
+    job jb = { .fd = pcm.fd, .samples = pcm.frames, .rate = sample_rate,
+               .settings = &encoding->settings, .stop = encoding->stop };
+    if (mp3_stream_describe(sample_rate, encoding->settings.bitrate_kbps, &jb.fmt) != RE_OK) {
         re_diag_add(diag, NULL, 0, 0, "%u Hz at %d kbps is not an MPEG Layer III stream",
-                    sample_rate, settings->bitrate_kbps);
+                    sample_rate, encoding->settings.bitrate_kbps);
         return RE_ERR_ENCODER;
     }
     plan_pieces(&jb, tuning);
-    if (workers <= 1 || (jb.piece_count == 1 && !(tuning && tuning->force_pieces)))
-        return encode_serial(out, &jb, id3_tag, id3_len, diag);
+    if (workers <= 1 || (jb.piece_count == 1 && !tuning->force_pieces))
+        return encode_serial(out, &jb, file->id3_tag, file->id3_len, diag);
     if (stats)
         stats->pieces = jb.piece_count;
-    unsigned threads = tuning && tuning->threads && tuning->threads < workers ? tuning->threads
-                                                                             : workers;
+    unsigned threads = tuning->threads && tuning->threads < workers ? tuning->threads : workers;
     re_diagnostics said;
     re_diagnostics_init(&said, RE_DIAG_DEFAULT_LIMIT);
-    status = encode_pieces(out, &jb, threads, id3_tag, id3_len, stats, &said);
+    status = encode_pieces(out, &jb, threads, file->id3_tag, file->id3_len, stats, &said);
     if (status != RE_ERR_INTERRUPTED && status != RE_ERR_NOMEM) {   /* these say no more */
         re_status moved = re_diag_move(diag, &said);
         if (moved != RE_OK)
@@ -574,14 +573,3 @@ re_status re_mp3_encode_fd_tuned(FILE *out, int pcm_fd, uint64_t frames, unsigne
     re_diagnostics_free(&said);
     return status;
 }
-
-
-re_status re_mp3_encode_fd(FILE *out, int pcm_fd, uint64_t frames, unsigned sample_rate,
-                           const re_mp3_settings *settings, const unsigned char *id3_tag,
-                           size_t id3_len, unsigned workers, volatile sig_atomic_t *stop,
-                           re_diagnostics *diag)
-{
-    return re_mp3_encode_fd_tuned(out, pcm_fd, frames, sample_rate, settings, id3_tag, id3_len,
-                                  workers, NULL, NULL, stop, diag);
-}
-

@@ -197,18 +197,26 @@ static re_status patch_range(job *jb, int fd, const off_t *offsets, uint64_t tot
     return status;
 }
 
-re_status re_mp3_patch_fd(FILE *out, off_t audio_at, int pcm_fd, uint64_t frames,
-                          unsigned sample_rate, const re_mp3_settings *settings,
-                          const uint64_t (*ranges)[2], size_t range_count,
-                          uint64_t (*changed)[2], volatile sig_atomic_t *stop,
+re_status re_mp3_patch_fd(const re_mp3_encoding *encoding, re_mp3_pcm pcm,
+                          const re_mp3_file *file, const re_mp3_patch *patch,
                           re_diagnostics *diag)
 {
-    if (!out || pcm_fd < 0 || !settings || (range_count && !ranges))
+    if (!encoding || !file || !file->out || pcm.fd < 0 || !patch
+        || (patch->range_count && !patch->ranges))
         return RE_ERR_INVALID;
-    job jb = { .fd = pcm_fd, .samples = frames, .rate = sample_rate, .settings = settings,
-               .stop = stop, .priming = DEFAULT_PRIMING, .overrun = DEFAULT_OVERRUN };
+    FILE *out = file->out;
+    off_t audio_at = (off_t)file->id3_len;
+    uint64_t frames = pcm.frames;
+    const uint64_t (*ranges)[2] = patch->ranges;
+    size_t range_count = patch->range_count;
+    uint64_t (*changed)[2] = patch->changed;
+    volatile sig_atomic_t *stop = encoding->stop;
+    job jb = { .fd = pcm.fd, .samples = frames, .rate = encoding->sample_rate,
+               .settings = &encoding->settings, .stop = stop, .priming = DEFAULT_PRIMING,
+               .overrun = DEFAULT_OVERRUN };
     atomic_init(&jb.abort, 0);
-    if (mp3_stream_describe(sample_rate, settings->bitrate_kbps, &jb.fmt) != RE_OK)
+    if (mp3_stream_describe(encoding->sample_rate, encoding->settings.bitrate_kbps, &jb.fmt)
+        != RE_OK)
         return RE_ERR_ENCODER;
     if (fflush(out) != 0)
         return RE_ERR_WRITE;

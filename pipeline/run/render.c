@@ -617,13 +617,14 @@ static re_status encode_mp3(render *r, re_spool *input)
         long cpus = sysconf(_SC_NPROCESSORS_ONLN);
         workers = cpus > 2 ? (unsigned)(cpus < 16 ? cpus : 16) : 2;
     }
-    re_mp3_parallel_tuning tuning = { .threads = r->opt->encode_threads };
+    re_mp3_encoding encoding = { .sample_rate = r->rate, .settings = r->mp3, .workers = workers,
+                                 .tuning = { .threads = r->opt->encode_threads },
+                                 .stop = r->opt->stop };
+    re_mp3_file file = { re_output_stream(r->audio), tag, tag_len };
     report(r, RE_PHASE_ENCODE, 0, (size_t)re_spool_frames(input));
     size_t from = r->diag->count;
-    status = re_mp3_encode_fd_tuned(re_output_stream(r->audio), re_spool_fd(input),
-                                    re_spool_frames(input), r->rate,
-                                    &r->mp3, tag, tag_len, workers, &tuning, NULL,
-                                    r->opt->stop, r->diag);
+    status = re_mp3_encode_fd(&encoding, (re_mp3_pcm){ re_spool_fd(input), re_spool_frames(input) },
+                              &file, NULL, r->diag);
     free(tag);
     r->id3_len = tag_len;
     if (status == RE_OK)
@@ -980,9 +981,11 @@ static re_status retry_locally(render *r, int *done)
         return status == RE_ERR_NOMEM ? status : RE_OK;
     re_diagnostics said;
     re_diagnostics_init(&said, RE_DIAG_DEFAULT_LIMIT);
-    status = re_mp3_patch_fd(stream, (off_t)r->id3_len, re_spool_fd(r->leveled), frames, rate,
-                             &r->mp3, (const uint64_t (*)[2])ranges, n, r->patched,
-                             r->opt->stop, &said);
+    re_mp3_encoding encoding = { .sample_rate = rate, .settings = r->mp3, .stop = r->opt->stop };
+    re_mp3_file file = { stream, NULL, r->id3_len };
+    re_mp3_patch patch = { (const uint64_t (*)[2])ranges, n, r->patched };
+    status = re_mp3_patch_fd(&encoding, (re_mp3_pcm){ re_spool_fd(r->leveled), frames }, &file,
+                             &patch, &said);
     re_diagnostics_free(&said);
     charge(r, RE_STEP_ENCODE);
     if (status == RE_OK) {
