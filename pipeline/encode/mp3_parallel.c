@@ -36,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 #include <lame/lame.h>
 
@@ -521,6 +522,12 @@ static re_status encode_serial(FILE *out, job *jb, const unsigned char *id3_tag,
     mp3_scratch_free(&sc);
     re_diagnostics_free(&read_said);
     return status;
+}
+
+unsigned re_mp3_default_workers(void)
+{
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    return cpus > 2 ? (unsigned)(cpus < 16 ? cpus : 16) : 2;
 }
 
 re_status re_mp3_encode_fd(const re_mp3_encoding *encoding, re_mp3_pcm pcm,

@@ -88,13 +88,9 @@ re_status delivery_create(const delivery_settings *settings, delivery **out, re_
     /* The MP3 on every core (mp3_parallel.h): the bytes are the same for any number of
      * encoder threads >= 2, so they never depend on the machine or on -j; --serial-encode
      * keeps LAME's one-encoder path (different bytes, same length and tags). */
-    unsigned workers = 1;
-    if (!settings->serial_encode) {
-        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-        workers = cpus > 2 ? (unsigned)(cpus < 16 ? cpus : 16) : 2;
-    }
     d->encoding = (re_mp3_encoding){ .sample_rate = rate, .settings = settings->mp3,
-                                     .workers = workers,
+                                     .workers = settings->serial_encode ? 1
+                                                : re_mp3_default_workers(),
                                      .tuning = { .threads = settings->encode_threads },
                                      .stop = settings->stop };
     if (d->encoding.settings.bitrate_kbps == 0)

@@ -72,7 +72,7 @@ typedef struct delivery_result {
     re_loudness loudness;             /* what the file gives a listener */
     re_loudness_plan plan;            /* the plan as it ended (normalized only) */
     int normalized;
-    int met;                          /* normalized: the plan's target and ceiling were met */
+    int met;                          /* the plan's target and ceiling were met (1 when off) */
     unsigned encodes_whole;           /* whole encodes (the first one included) */
     unsigned encodes_local;           /* local retries of a true-peak overshoot */
 } delivery_result;

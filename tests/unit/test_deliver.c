@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "deliver.h"
+#include "mp3_parallel.h"
 #include "testdir.h"
 #include "testkit.h"
 
@@ -99,6 +100,8 @@ static void test_life_cycle(re_spool *speech, const re_loudness *pass1)
     delivery *d = NULL;
     CHECK_INT(delivery_create(&settings, &d, &diag), RE_OK);
     CHECK(d != NULL);
+    /* as many encoders as a render runs: never one, so the bytes never depend on the cores */
+    CHECK(re_mp3_default_workers() >= 2 && re_mp3_default_workers() <= 16);
     /* bitrate 0 is the rate's default, named as the tags name it */
     CHECK_STR(delivery_encoder(d), "LAME 3.100, 64 kbps CBR, mono, 22050 Hz");
     re_output *out = NULL;

@@ -93,6 +93,10 @@ typedef struct re_mp3_file {
     size_t id3_len;
 } re_mp3_file;
 
+/* The encoders a render runs on this machine: one per online CPU, at least 2 (so that the
+ * bytes, the same for any workers >= 2, never depend on the machine) and at most 16. */
+unsigned re_mp3_default_workers(void);
+
 /* Encodes pcm into file: first the ID3 tag, then the LAME tag frame, then the audio frames.
  *
  * workers <= 1: the serial encoder of mp3.h (re_mp3_encoder_*), byte-identical to it.
