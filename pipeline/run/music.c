@@ -117,13 +117,16 @@ static re_status emit(re_spool *mixed, re_loudness_meter *meter, const int16_t *
     return status;
 }
 
-/* One mix of the whole episode with `settings` into a new finished spool *mixed, measured by a
- * planning meter while written; *stats from the mixer. */
-static re_status mix_pass(episode_music *music, re_spool *speech, const re_bed_settings *settings,
-                          unsigned rate, volatile sig_atomic_t *stop, int16_t *in, int16_t *out,
-                          re_spool **mixed, re_loudness *mix_loudness, re_bed_stats *stats,
+/* One mix of the whole episode with the bed's `settings` into a new finished spool
+ * mix->spool, measured by a planning meter while written; *stats from the mixer. */
+static re_status mix_pass(episode_music *music, const episode_mix_settings *mix_settings,
+                          re_spool *speech, const re_bed_settings *settings, int16_t *in,
+                          int16_t *out, episode_track *mix, re_bed_stats *stats,
                           re_diagnostics *diag)
 {
+    unsigned rate = mix_settings->rate;
+    volatile sig_atomic_t *stop = mix_settings->stop;
+    re_spool **mixed = &mix->spool;
     re_bed *bed = NULL;
     re_loudness_meter *meter = NULL;
     *mixed = NULL;
@@ -157,7 +160,7 @@ static re_status mix_pass(episode_music *music, re_spool *speech, const re_bed_s
     if (status == RE_OK)
         status = re_spool_finish(*mixed, diag);
     if (status == RE_OK)
-        status = re_loudness_meter_finish(meter, mix_loudness);
+        status = re_loudness_meter_finish(meter, &mix->loudness);
     if (status == RE_OK && re_spool_frames(*mixed) != re_spool_frames(speech))
         status = RE_ERR_INVALID;   /* the mixer keeps the length: never seen */
     re_bed_get_stats(bed, stats);
@@ -170,23 +173,26 @@ static re_status mix_pass(episode_music *music, re_spool *speech, const re_bed_s
     return status;
 }
 
-re_status episode_music_mix(episode_music *music, re_spool *speech,
-                            const re_loudness *speech_loudness, double target_lufs,
-                            int normalized, unsigned rate, volatile sig_atomic_t *stop,
-                            re_spool **mixed, re_loudness *mix_loudness, re_diagnostics *diag)
+re_status episode_music_mix(episode_music *music, const episode_mix_settings *mix_settings,
+                            const episode_track *speech, episode_track *mix,
+                            re_diagnostics *diag)
 {
     const re_music_spec *spec = music->spec;
+    unsigned rate = mix_settings->rate;
+    double target_lufs = mix_settings->target_lufs;
+    int normalized = mix_settings->normalized;
+    const re_loudness *speech_loudness = &speech->loudness;
     re_bed_settings settings = {
         .gain_db = bed_gain(music, speech_loudness->integrated_lufs, target_lufs),
         .duck_db = spec->duck_db, .fade_frames = re_us_to_frames(spec->fade_us, rate),
     };
     int16_t *in = malloc(MIX_CHUNK * sizeof *in), *out = malloc(MIX_CHUNK * sizeof *out);
-    *mixed = NULL;
+    mix->spool = NULL;
     re_bed_stats stats = { 0 };
     re_status status = in && out ? RE_OK : RE_ERR_NOMEM;
     if (status == RE_OK)
-        status = mix_pass(music, speech, &settings, rate, stop, in, out, mixed, mix_loudness,
-                          &stats, diag);
+        status = mix_pass(music, mix_settings, speech->spool, &settings, in, out, mix, &stats,
+                          diag);
     /* A loud bed on loud speech can go past int16: saturated there, its flattened peaks would
      * stay in the episode after normalization. When the mix is normalized afterwards (which
      * makes its level free), it is mixed again lowered by just enough that nothing saturates;
@@ -195,9 +201,9 @@ re_status episode_music_mix(episode_music *music, re_spool *speech,
         settings.headroom_db = 20.0 * log10(stats.peak / 32767.0) + 0.01;
         if (settings.headroom_db > RE_BED_MAX_HEADROOM_DB)
             settings.headroom_db = RE_BED_MAX_HEADROOM_DB;
-        re_spool_free(*mixed);
-        status = mix_pass(music, speech, &settings, rate, stop, in, out, mixed, mix_loudness,
-                          &stats, diag);
+        re_spool_free(mix->spool);
+        status = mix_pass(music, mix_settings, speech->spool, &settings, in, out, mix, &stats,
+                          diag);
     } else if (status == RE_OK && stats.clipped > 0
              && re_diag_add(diag, music->script, spec->line, spec->col, "warning: music '%s': "
                             "speech and bed sum past full scale in %llu samples, saturated there "

@@ -48,17 +48,30 @@ re_status episode_music_load(const re_episode *episode, const char *script_path,
                              unsigned rate, volatile sig_atomic_t *stop, episode_music *out,
                              re_diagnostics *diag);
 
-/* Mixes the bed under `speech` (finished; read from its start) into a new finished spool
- * *mixed, and measures the mix with a planning meter while it is written (*mix_loudness).
- * speech_loudness is pass 1 (of `speech`), target_lufs the loudness target. `normalized`: the
- * mix is normalized afterwards, so a mix that would saturate int16 is made again, speech and
- * bed lowered together by just enough (the balance kept); otherwise a saturated mix is a
- * warning at the `music:` line. Spool failures
- * come unplaced (the caller places them at the output); RE_ERR_INTERRUPTED when *stop rises. */
-re_status episode_music_mix(episode_music *music, re_spool *speech,
-                            const re_loudness *speech_loudness, double target_lufs,
-                            int normalized, unsigned rate, volatile sig_atomic_t *stop,
-                            re_spool **mixed, re_loudness *mix_loudness, re_diagnostics *diag);
+/* How the bed is mixed into the episode. */
+typedef struct episode_mix_settings {
+    unsigned rate;                     /* the episode's */
+    double target_lufs;                /* the loudness target (the default one when off) */
+    int normalized;                    /* the mix is normalized afterwards */
+    volatile sig_atomic_t *stop;       /* may be NULL */
+} episode_mix_settings;
+
+/* A finished spool and its loudness, measured by a planning meter. */
+typedef struct episode_track {
+    re_spool *spool;
+    re_loudness loudness;
+} episode_track;
+
+/* Mixes the bed under `speech` (finished; read from its start; its loudness is pass 1) into a
+ * new finished spool mix->spool, the caller's, measured with a planning meter while it is
+ * written (mix->loudness). `normalized`: the mix is normalized afterwards, so a mix that
+ * would saturate int16 is made again, speech and bed lowered together by just enough (the
+ * balance kept); otherwise a saturated mix is a warning at the `music:` line. Spool failures
+ * come unplaced (the caller places them at the output); RE_ERR_INTERRUPTED when *stop rises.
+ * On failure mix->spool is NULL. */
+re_status episode_music_mix(episode_music *music, const episode_mix_settings *settings,
+                            const episode_track *speech, episode_track *mix,
+                            re_diagnostics *diag);
 
 void episode_music_free(episode_music *music);
 

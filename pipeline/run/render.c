@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* render.c - one episode end to end (see render.h): the order of work. Everything that can
- * be refused is refused before the first sample: script, profiles, engine voices, encoder
- * settings, output files; then speech (speak.h) is assembled, leveled and encoded, and the
- * output set (outputs.h) is published all or nothing. */
+ * be refused is refused before the first sample: script, profiles, sound files and the bed,
+ * engine voices, encoder settings (the delivery handle's), output files; then speech
+ * (speak.h) and sounds are assembled on one timeline, the delivery handle (deliver.h) makes
+ * the audio file of it (mixed, leveled, encoded, measured, retried), and the output set
+ * (outputs.h) is published all or nothing. */
 #define _GNU_SOURCE
 #include "render.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,14 +15,12 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "assemble.h"
+#include "deliver.h"
 #include "duration.h"
-#include "files.h"
 #include "fingerprint.h"
 #include "loudness.h"
-#include "mp3_parallel.h"
 #include "music.h"
 #include "outputs.h"
 #include "page.h"
@@ -30,14 +29,10 @@
 #include "sidecar.h"
 #include "sounds.h"
 #include "speak.h"
-#include "spool_pass.h"
 #include "synth.h"
 #include "tags.h"
 #include "transcript.h"
 #include "voice.h"
-#include "wav.h"
-
-#define LOCAL_SPOTS_MAX 16   /* LOCAL_SPOTS, below */
 
 /* What was last written to the timeline, for the air around sound files: speech and a sound
  * never touch; the episode's sound gap goes between them unless silence already does. */
@@ -45,14 +40,12 @@ typedef enum audio_kind { AUDIO_NOTHING, AUDIO_SPEECH, AUDIO_SOUND, AUDIO_SILENC
 
 typedef struct render {
     const re_render_options *opt;
-    re_step_time *steps;                 /* the result's, filled as the render goes */
-    re_step_time since;                  /* when the current step began (re_step_clock) */
+    step_clock clock;                    /* the result's steps, filled as the render goes */
     re_diagnostics *diag;
     re_prepared prepared;                /* script, profiles, lexicon */
     const re_episode *episode;           /* prepared.episode */
     re_engine *engine;
     unsigned rate;                       /* of the episode (the engine's may differ) */
-    re_mp3_settings mp3;                 /* the options', with the bitrate for the rate */
     speech_scheduler *speech;
     re_assembler *assembler;
     output_choice choice;                /* which files are written */
@@ -61,21 +54,10 @@ typedef struct render {
     re_output *audio;                    /* the set's audio file */
     re_transcript transcript;
     re_render_facts facts;               /* what the sidecar and the tags say, once spoken */
-    re_loudness_plan plan;               /* when loudness is normalized */
-    re_loudness delivered;               /* what the output file gives a listener */
-    re_loudness leveled_loudness;        /* of the PCM being encoded (pass 1 plus the gain...) */
-    re_spool *leveled;                   /* the leveled episode being encoded */
-    size_t id3_len;                      /* the MP3's ID3 tag: its LAME tag frame follows */
-    unsigned encodes_whole, encodes_local;   /* for re_render_result */
-    re_loudness_peak_map peaks;          /* the MP3's peaks per tile, from its one whole decode */
-    uint64_t patched[LOCAL_SPOTS_MAX][2];    /* the frames the last local retry replaced */
-    size_t patched_count;                /* 0: the MP3 was encoded whole since it was measured */
-    re_loudness_spot spots[LOCAL_SPOTS_MAX];  /* where the MP3 passes the ceiling, when known */
-    size_t spot_count;
-    int spots_known;                     /* found by the decode of its peaks */
+    delivery *delivery;                  /* mix, level, encode, measure, retry (deliver.h) */
+    delivery_result delivered;           /* what it delivered, for the sidecar and the result */
     re_loudness_meter *pass1_meter;      /* fed while speaking */
     const char *format;
-    char encoder[160];
     char engine_name[64];
     int own_engine;
     char inputs_sha256[RE_SHA256_HEX_SIZE];
@@ -83,7 +65,6 @@ typedef struct render {
     episode_sounds sounds;               /* the sound files the script names, loaded */
     re_sidecar_insert *inserts;          /* where each was played (sounds.uses' order) */
     episode_music music;                 /* the script's `music:` bed, if any */
-    re_spool *mixed;                     /* speech with the bed under it (mix_music) */
     audio_kind last_audio;               /* what the timeline ends with (the sound gap's rule) */
     const char *pending_chapter;         /* a heading's title, marked with its first audio */
 } render;
@@ -128,10 +109,7 @@ re_step_time re_step_clock(void)
 /* The time since the last call (or the render's start) goes to `step`. */
 static void charge(render *r, re_render_step step)
 {
-    re_step_time now = re_step_clock();
-    r->steps[step].wall_s += now.wall_s - r->since.wall_s;
-    r->steps[step].cpu_s += now.cpu_s - r->since.cpu_s;
-    r->since = now;
+    step_clock_charge(&r->clock, step);
 }
 
 /* Points what a stage said since `from` (with no file of its own) at the place this render
@@ -209,24 +187,24 @@ static void choose_rate(render *r)
 {
     r->rate = r->opt->sample_rate ? r->opt->sample_rate
             : r->episode->sample_rate ? r->episode->sample_rate : RE_RATE_DEFAULT;
-    r->mp3 = r->opt->mp3;
-    if (r->mp3.bitrate_kbps == 0)
-        r->mp3.bitrate_kbps = re_mp3_default_bitrate(r->rate);
 }
 
-static re_status check_encoder(render *r)
+/* The encode's progress, for the render's (deliver.h). */
+static void report_encode(void *context, size_t done, size_t total);
+
+/* The delivery handle (deliver.h), its encoder settings checked before anything is spoken. */
+static re_status start_delivery(render *r)
 {
-    unsigned rate = r->rate;
-    if (strcmp(r->format, "wav") == 0) {
-        re_wav_describe(rate, r->encoder, sizeof r->encoder);
-        return RE_OK;
-    }
-    size_t from = r->diag->count;
-    re_status status = re_mp3_check_settings(rate, &r->mp3, r->diag);
-    if (status != RE_OK)
-        return place(r, status, from, r->opt->output_path, 0, 0);
-    re_mp3_describe(rate, &r->mp3, r->encoder, sizeof r->encoder);
-    return RE_OK;
+    const re_render_options *o = r->opt;
+    delivery_settings settings = {
+        .rate = r->rate, .format = strcmp(r->format, "wav") == 0 ? DELIVERY_WAV : DELIVERY_MP3,
+        .loudness_off = o->loudness_off, .loudness_target = o->loudness_target,
+        .true_peak = o->true_peak, .mp3 = o->mp3, .serial_encode = o->serial_encode,
+        .encode_threads = o->encode_threads, .music = r->music.present ? &r->music : NULL,
+        .output_path = o->output_path, .stop = o->stop, .clock = &r->clock,
+        .progress = report_encode, .progress_context = r,
+    };
+    return delivery_create(&settings, &r->delivery, r->diag);
 }
 
 /* What the outputs are made from (fingerprint.h), recorded in the sidecar. */
@@ -234,7 +212,7 @@ static re_status digest_inputs(render *r)
 {
     const re_render_options *o = r->opt;
     re_fingerprint_inputs inputs = {
-        .prepared = &r->prepared, .engine = r->engine_name, .encoder = r->encoder,
+        .prepared = &r->prepared, .engine = r->engine_name, .encoder = delivery_encoder(r->delivery),
         .format = r->format, .mp3_quality = o->mp3.quality, .serial_encode = o->serial_encode,
         .loudness_off = o->loudness_off, .loudness_target = o->loudness_target,
         .true_peak = o->true_peak, .write_srt = o->write_srt,
@@ -321,6 +299,11 @@ static void report(render *r, re_render_phase phase, size_t done, size_t total)
     re_render_progress p = { phase, done, total, re_assembler_frames(r->assembler),
                              r->rate };
     r->opt->progress(r->opt->progress_context, &p);
+}
+
+static void report_encode(void *context, size_t done, size_t total)
+{
+    report(context, RE_PHASE_ENCODE, done, total);
 }
 
 static int stopped(const render *r)
@@ -592,76 +575,12 @@ static void describe_facts(render *r)
         .sample_rate = r->rate, .format = r->format,
         .chapters = chapters, .chapter_count = chapter_count,
         .voices = r->prepared.profiles, .voice_count = r->episode->voice_count,
-        .engine = r->engine_name, .encoder = r->encoder, .inputs_sha256 = r->inputs_sha256,
-        .loudness = &r->delivered, .loudness_plan = r->opt->loudness_off ? NULL : &r->plan,
+        .engine = r->engine_name, .encoder = delivery_encoder(r->delivery),
+        .inputs_sha256 = r->inputs_sha256, .loudness = &r->delivered.loudness,
+        .loudness_plan = r->opt->loudness_off ? NULL : &r->delivered.plan,
         .inserts = r->inserts, .insert_count = r->sounds.use_count,
         .music = r->music.present ? &r->music.facts : NULL,
     };
-}
-
-#define ENCODE_CHUNK 16384
-
-/* The MP3 on every core (mp3_parallel.h): the bytes are the same for any number of encoder
- * threads >= 2, so they never depend on the machine or on -j; --serial-encode keeps LAME's
- * one-encoder path (different bytes, same length and tags). */
-static re_status encode_mp3(render *r, re_spool *input)
-{
-    unsigned char *tag = NULL;
-    size_t tag_len = 0;
-    re_status status = episode_id3_tag(&r->facts, &tag, &tag_len);
-    if (status != RE_OK)
-        return re_diag_fail(r->diag, status, r->opt->output_path, 0, 0,
-                            "cannot build the ID3 tag");
-    unsigned workers = 1;
-    if (!r->opt->serial_encode) {
-        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-        workers = cpus > 2 ? (unsigned)(cpus < 16 ? cpus : 16) : 2;
-    }
-    re_mp3_parallel_tuning tuning = { .threads = r->opt->encode_threads };
-    report(r, RE_PHASE_ENCODE, 0, (size_t)re_spool_frames(input));
-    size_t from = r->diag->count;
-    status = re_mp3_encode_fd_tuned(re_output_stream(r->audio), re_spool_fd(input),
-                                    re_spool_frames(input), r->rate,
-                                    &r->mp3, tag, tag_len, workers, &tuning, NULL,
-                                    r->opt->stop, r->diag);
-    free(tag);
-    r->id3_len = tag_len;
-    if (status == RE_OK)
-        report(r, RE_PHASE_ENCODE, (size_t)re_spool_frames(input), (size_t)re_spool_frames(input));
-    if (status != RE_OK && status != RE_ERR_INTERRUPTED && status != RE_ERR_NOMEM
-        && r->diag->count == from)
-        return re_diag_fail(r->diag, status, r->opt->output_path, 0, 0, "%s",
-                            re_strerror(status));
-    return place(r, status, from, r->opt->output_path, 0, 0);
-}
-
-static re_status encode_wav(render *r, re_spool *input)
-{
-    re_wav_tags tags = episode_wav_tags(r->episode);
-    re_wav_writer *wav = NULL;
-    size_t from = r->diag->count;
-    int16_t *pcm = malloc(ENCODE_CHUNK * sizeof *pcm);
-    re_status status = pcm ? re_spool_rewind(input, r->diag) : RE_ERR_NOMEM;
-    if (status == RE_OK)
-        status = re_wav_writer_create(fileno(re_output_stream(r->audio)),
-                                      r->rate, &tags, &wav, r->diag);
-    uint64_t total = re_spool_frames(input), done = 0;
-    while (status == RE_OK) {
-        size_t got;
-        status = re_spool_read(input, pcm, ENCODE_CHUNK, &got, r->diag);
-        if (status != RE_OK || got == 0)
-            break;
-        status = re_wav_writer_write(wav, pcm, got, r->diag);
-        done += got;
-        if (status == RE_OK && stopped(r))
-            status = RE_ERR_INTERRUPTED;
-        report(r, RE_PHASE_ENCODE, (size_t)done, (size_t)total);
-    }
-    if (status == RE_OK)
-        status = re_wav_writer_finish(wav, r->diag);
-    re_wav_writer_free(wav);
-    free(pcm);
-    return place(r, status, from, r->opt->output_path, 0, 0);
 }
 
 /* The HTML page names the audio and the WebVTT transcript beside it, by file name. */
@@ -706,21 +625,6 @@ static re_status write_extras(render *r)
     return RE_OK;
 }
 
-/* One pass over `input` into the full meter (loudness, range, true peak). */
-static re_status loudness_pass(render *r, re_spool *input, re_loudness *measured)
-{
-    size_t from = r->diag->count;
-    re_status status = re_spool_measure(input, r->rate, r->opt->stop,
-                                        measured, r->diag);
-    return place(r, status, from, r->opt->output_path, 0, 0);
-}
-
-/* What leveling and encoding read: the assembled speech, or the mix when there is a bed. */
-static re_spool *episode_audio(render *r)
-{
-    return r->mixed ? r->mixed : re_assembler_spool(r->assembler);
-}
-
 /* The music bed (music.h): loaded, confined and measured before anything is spoken, its
  * file's SHA-256 part of the inputs digest. */
 static re_status load_music(render *r)
@@ -730,309 +634,28 @@ static re_status load_music(render *r)
                               r->rate, o->stop, &r->music, r->diag);
 }
 
-/* With a bed, between assembly and leveling: the bed mixed under the speech into r->mixed,
- * whose measurement replaces pass 1's (*pass1 is the speech's on entry): loudness is leveled,
- * encoded and checked on the final mix. */
-static re_status mix_music(render *r, re_loudness *pass1)
+/* The assembled speech (its pass-1 loudness measured while it was assembled) through the
+ * delivery handle into the audio file: mixed, leveled, encoded, measured (deliver.h). */
+static re_status deliver_audio(render *r)
 {
-    double target = r->opt->loudness_off ? RE_LOUDNESS_DEFAULT_TARGET : r->opt->loudness_target;
-    size_t from = r->diag->count;
-    re_loudness speech = *pass1;
-    re_status status = episode_music_mix(&r->music, re_assembler_spool(r->assembler), &speech,
-                                         target, !r->opt->loudness_off, r->rate, r->opt->stop,
-                                         &r->mixed, pass1, r->diag);
-    charge(r, RE_STEP_LEVEL);
-    return place(r, status, from, r->opt->output_path, 0, 0);
-}
-
-/* The episode through a leveler with the plan's settings into a new spool (r->leveled), with
- * its loudness measured when `measured` is given. */
-static re_status level_into(render *r, re_loudness *measured)
-{
-    re_leveler *lv = NULL;
-    re_spool_free(r->leveled);
-    r->leveled = NULL;
-    size_t from = r->diag->count;
-    re_status status = re_leveler_create(r->rate, r->plan.gain_db,
-                                         r->plan.limiter_ceiling_dbtp, &lv);
-    if (status == RE_OK)
-        status = re_spool_create(r->rate, &r->leveled, r->diag);
-    if (status == RE_OK)
-        status = re_spool_level(episode_audio(r), lv, r->leveled,
-                                r->rate, measured, r->opt->stop, r->diag);
-    if (status == RE_OK)   /* a failure here was never reported beyond its status: kept so */
-        status = re_spool_finish(r->leveled, NULL);
-    re_leveler_free(lv);
-    charge(r, RE_STEP_LEVEL);
-    return place(r, status, from, r->opt->output_path, 0, 0);
-}
-
-/* Pass 1, measured while speaking, gives the gain. When the limiter will act it takes some
- * loudness too, which pass 1 cannot know: the leveled episode is measured and leveled again
- * with a corrected gain until it is on target (re_loudness_plan_update). Otherwise its
- * loudness is pass 1's plus the gain. Leaves r->leveled and r->leveled_loudness. */
-static re_status plan_loudness(render *r, const re_loudness *pass1)
-{
-    re_status status = re_loudness_plan_make(pass1, r->opt->loudness_target, r->opt->true_peak,
-                                             strcmp(r->format, "mp3") == 0 ? RE_LOUDNESS_MP3 : RE_LOUDNESS_PCM,
-                                             &r->plan);
-    if (status == RE_OK && !re_loudness_plan_limits(&r->plan)) {
-        r->leveled_loudness = *pass1;
-        if (isfinite(pass1->integrated_lufs))
-            r->leveled_loudness.integrated_lufs += r->plan.gain_db;
-        return level_into(r, NULL);
-    }
-    do
-        status = level_into(r, &r->leveled_loudness);
-    while (status == RE_OK && re_loudness_plan_update(&r->plan, &r->leveled_loudness, RE_LOUDNESS_LEVELED));
-    return status;
-}
-
-/* The MP3's peaks: the whole file decoded once into the peak map after a whole encode; after
- * a local retry only the tiles around the frames it replaced (issue 18: the episode is not
- * decoded again). */
-static re_status measure_peaks(render *r, int fd)
-{
-    r->spots_known = 0;
-    if (r->patched_count == 0 && r->opt->loudness_off)
-        return re_loudness_peak_map_mp3_fd(fd, &r->peaks, &r->delivered, r->diag);
-    if (r->patched_count == 0) {   /* and where it passes the ceiling, for a local retry */
-        re_status status = re_loudness_peak_map_spots_mp3_fd(fd, &r->peaks, &r->delivered,
-                                                             r->plan.ceiling_dbtp, r->spots,
-                                                             LOCAL_SPOTS_MAX, &r->spot_count,
-                                                             r->diag);
-        r->spots_known = status == RE_OK;
-        return status;
-    }
-    re_status status = RE_OK;
-    for (size_t k = 0; status == RE_OK && k < r->patched_count; k++)
-        status = re_loudness_peak_map_update_mp3_fd(fd, &r->peaks, r->patched[k][0],
-                                                    r->patched[k][1], &r->delivered, r->diag);
-    r->patched_count = 0;
-    return status;
-}
-
-/* What the listener gets. A WAV is the leveled samples, measured whole. An MP3 is decoded and
- * its peaks measured, which is what encoding changes; its loudness is the leveled PCM's
- * minus LAME's constant level loss (RE_LOUDNESS_MP3_LEVEL_DB, measured on every kind of
- * input): metering the decoded file again cost more than all the other loudness work. */
-static re_status measure_delivered(render *r, re_spool *input)
-{
-    if (strcmp(r->format, "wav") == 0)
-        return loudness_pass(r, input, &r->delivered);
-    size_t from = r->diag->count;
-    FILE *stream = re_output_stream(r->audio);
-    re_status status = fflush(stream) == 0 ? RE_OK : RE_ERR_WRITE;
-    if (status == RE_OK)
-        status = measure_peaks(r, fileno(stream));
-    if (status != RE_OK && r->diag->count == from)
-        return re_diag_fail(r->diag, status, r->opt->output_path, 0, 0,
-                            "cannot measure the encoded file's loudness");
-    if (status != RE_OK)
-        return place(r, status, from, r->opt->output_path, 0, 0);
-    r->delivered.integrated_lufs = r->leveled_loudness.integrated_lufs + RE_LOUDNESS_MP3_LEVEL_DB;
-    r->delivered.range_lu = r->leveled_loudness.range_lu;
-    return RE_OK;
-}
-
-/* ---- issue 18: the local retry ------------------------------------------------------------
- * When only the true peak is over the ceiling (the loudness is on target), the leveled
- * samples are turned down around each spot where the decoded MP3 passes it (by the overshoot
- * plus the 0.3 dB a full retry would take off the limiter's ceiling, flat over the spot and
- * LOCAL_FLAT_S either side, with LOCAL_RAMP_S linear ramps), and only the MP3 frames around
- * those samples are encoded again and spliced in place (re_mp3_patch_fd). Samples elsewhere
- * are untouched, so every other byte of the file stays. --serial-encode keeps its promise
- * of one encoder and re-encodes the whole; so does an episode whose overshoots are more than
- * LOCAL_SPOTS spots, or one where no splice point is found (the fallback). */
-#define LOCAL_SPOTS LOCAL_SPOTS_MAX
-#define LOCAL_FLAT_S 0.03
-#define LOCAL_RAMP_S 0.01
-#define LOCAL_MARGIN_DB 0.3
-
-/* Multiplies the spool's samples [a, b) by a gain of `db` that ramps in over the first
- * `ramp` samples and out over the last `ramp` (rounded to nearest, clamped): deterministic. */
-static re_status spool_gain_window(int fd, uint64_t a, uint64_t b, uint64_t ramp, double db)
-{
-    size_t n = (size_t)(b - a);
-    unsigned char *p = malloc(n > 0 ? n * 2 : 1);
-    if (!p)
-        return RE_ERR_NOMEM;
-    off_t at = (off_t)(a * 2);
-    re_status status = re_pread_all(fd, p, n * 2, at);
-    double g = pow(10.0, db / 20.0);
-    for (size_t i = 0; status == RE_OK && i < n; i++) {
-        double w = 1.0;
-        if (ramp > 0 && i < ramp)
-            w = (double)(i + 1) / (double)(ramp + 1);
-        else if (ramp > 0 && n - i <= ramp)
-            w = (double)(n - i) / (double)(ramp + 1);
-        int16_t x = (int16_t)(uint16_t)(p[2 * i] | p[2 * i + 1] << 8);
-        double y = nearbyint((double)x * (1.0 + (g - 1.0) * w));
-        long v = y > 32767 ? 32767 : y < -32768 ? -32768 : (long)y;
-        p[2 * i] = (unsigned char)((unsigned long)v & 0xFF);
-        p[2 * i + 1] = (unsigned char)(((unsigned long)v >> 8) & 0xFF);
-    }
-    if (status == RE_OK)
-        status = re_pwrite_all(fd, p, n * 2, at);
-    free(p);
-    return status;
-}
-
-/* [first, last) widened by the flat part and the ramps, within the episode. */
-static void local_window(uint64_t first, uint64_t last, unsigned rate, uint64_t frames,
-                         uint64_t *a, uint64_t *b, uint64_t *ramp)
-{
-    uint64_t pad = (uint64_t)((LOCAL_FLAT_S + LOCAL_RAMP_S) * rate);
-    *ramp = (uint64_t)(LOCAL_RAMP_S * rate);
-    *a = first > pad ? first - pad : 0;
-    *b = last + pad < frames ? last + pad : frames;
-}
-
-/* The largest |sample| of the spool's [a, b), in dBFS (-inf for silence). */
-static double spool_window_peak(int fd, uint64_t a, uint64_t b)
-{
-    unsigned char p[4096];
-    int peak = 0;
-    for (off_t at = (off_t)(a * 2), end = (off_t)(b * 2); at < end;) {
-        size_t want = end - at < (off_t)sizeof p ? (size_t)(end - at) : sizeof p;
-        ssize_t got = pread(fd, p, want, at);
-        if (got < 2)
-            break;
-        for (ssize_t i = 0; i + 1 < got; i += 2) {
-            int x = (int16_t)(uint16_t)(p[i] | p[i + 1] << 8);
-            peak = abs(x) > peak ? abs(x) : peak;
-        }
-        at += got & ~(ssize_t)1;
-    }
-    return peak ? 20.0 * log10(peak / 32768.0) : -HUGE_VAL;
-}
-
-/* Test hook (documented in docs/loudness.md): RE_TEST_OVERSHOOT="SECONDS:DB" turns the
- * leveled samples within 40 ms of SECONDS up, before the first encode, until their sample
- * peak is DB above the true-peak ceiling (nothing if they are silent), so that a short
- * episode passes the ceiling there and takes the retry. Tests only: nothing else reads it. */
-static re_status test_overshoot(render *r)
-{
-    const char *hook = getenv("RE_TEST_OVERSHOOT");
-    double at_s, db;
-    if (!hook || sscanf(hook, "%lf:%lf", &at_s, &db) != 2
-        || !(at_s >= 0 && at_s <= (double)RE_EPISODE_MAX_US / 1e6) || !(db > 0 && db <= 6))
-        return RE_OK;
-    unsigned rate = r->rate;
-    uint64_t frames = re_spool_frames(r->leveled), t = (uint64_t)(at_s * rate), a, b, ramp;
-    if (t >= frames)
-        return RE_OK;
-    local_window(t, t + 1, rate, frames, &a, &b, &ramp);
-    double peak = spool_window_peak(re_spool_fd(r->leveled), a, b);
-    double gain = r->plan.ceiling_dbtp + db - peak;
-    if (!isfinite(peak) || !(gain > 0))
-        return RE_OK;
-    return spool_gain_window(re_spool_fd(r->leveled), a, b, ramp, fmin(gain, 40.0));
-}
-
-/* Sets *done when the file now has the spots turned down; leaves it alone (a full retry
- * follows) when the local retry does not apply or cannot be made. */
-static re_status retry_locally(render *r, int *done)
-{
-    *done = 0;
-    double residual = r->delivered.integrated_lufs - r->plan.target_lufs;
-    if (r->opt->serial_encode || strcmp(r->format, "mp3") != 0
-        || fabs(residual) > RE_LOUDNESS_TOLERANCE_LU)
-        return RE_OK;
-    FILE *stream = re_output_stream(r->audio);
-    if (fflush(stream) != 0)
-        return RE_OK;
-    re_loudness_spot found[LOCAL_SPOTS];
-    const re_loudness_spot *spots = r->spots;
-    size_t count = r->spot_count;
-    re_status status = RE_OK;
-    if (!r->spots_known) {   /* after a local retry: the whole file searched again */
-        spots = found;
-        status = re_loudness_overshoots_mp3_fd(fileno(stream), r->plan.ceiling_dbtp, found,
-                                               LOCAL_SPOTS, &count, NULL);
-    }
-    charge(r, RE_STEP_MEASURE);
-    if (status == RE_ERR_NOMEM)
-        return status;
-    if (status != RE_OK || count == 0 || count > LOCAL_SPOTS)
-        return RE_OK;
-    unsigned rate = r->rate;
-    uint64_t frames = re_spool_frames(r->leveled);
-    uint64_t ranges[LOCAL_SPOTS][2];
-    size_t n = 0;
-    for (size_t k = 0; k < count && status == RE_OK; k++) {
-        uint64_t a, b, ramp;
-        local_window(spots[k].first, spots[k].last, rate, frames, &a, &b, &ramp);
-        double db = -(spots[k].peak_dbtp - r->plan.ceiling_dbtp + LOCAL_MARGIN_DB);
-        if (n > 0 && a < ranges[n - 1][1])
-            a = ranges[n - 1][1];     /* spots are 0.1 s apart: the ramps do not meet */
-        status = a < b ? spool_gain_window(re_spool_fd(r->leveled), a, b, ramp, db) : RE_OK;
-        if (status == RE_OK && n > 0 && a <= ranges[n - 1][1])
-            ranges[n - 1][1] = b;
-        else if (status == RE_OK && a < b) {
-            ranges[n][0] = a;
-            ranges[n][1] = b;
-            n++;
-        }
-    }
-    charge(r, RE_STEP_LEVEL);
-    if (status != RE_OK)
-        return status == RE_ERR_NOMEM ? status : RE_OK;
-    re_diagnostics said;
-    re_diagnostics_init(&said, RE_DIAG_DEFAULT_LIMIT);
-    status = re_mp3_patch_fd(stream, (off_t)r->id3_len, re_spool_fd(r->leveled), frames, rate,
-                             &r->mp3, (const uint64_t (*)[2])ranges, n, r->patched,
-                             r->opt->stop, &said);
-    re_diagnostics_free(&said);
-    charge(r, RE_STEP_ENCODE);
-    if (status == RE_OK) {
-        *done = 1;
-        r->patched_count = n;
-    }
-    return status == RE_ERR_NOMEM || status == RE_ERR_INTERRUPTED ? status : RE_OK;
-}
-
-/* Encodes (after leveling, unless loudness is off), measures what came out, and encodes
- * again with corrected settings while the plan asks for it (rarely; at most 3 times). */
-static re_status encode_all(render *r)
-{
-    int mp3 = strcmp(r->format, "mp3") == 0;
-    int level = !r->opt->loudness_off;
     re_loudness pass1;
     re_status status = re_loudness_meter_finish(r->pass1_meter, &pass1);
     charge(r, RE_STEP_SPEAK);   /* the pass-1 meter ran beside the speech */
-    if (status == RE_OK && r->music.present)
-        status = mix_music(r, &pass1);
-    if (status == RE_OK && level)
-        status = plan_loudness(r, &pass1);
-    else if (status == RE_OK)
-        r->leveled_loudness = pass1;
-    if (status == RE_OK && level && mp3)
-        status = test_overshoot(r);
-    int patched = 0;
-    for (;;) {
-        re_spool *input = level ? r->leveled : episode_audio(r);
-        if (status == RE_OK && !patched) {
-            status = mp3 ? encode_mp3(r, input) : encode_wav(r, input);
-            r->encodes_whole++;
-        }
-        charge(r, RE_STEP_ENCODE);
-        if (status == RE_OK)
-            status = measure_delivered(r, input);
-        charge(r, RE_STEP_MEASURE);
-        if (status == RE_OK && stopped(r))
-            status = RE_ERR_INTERRUPTED;
-        if (status != RE_OK || !level || !re_loudness_plan_update(&r->plan, &r->delivered, RE_LOUDNESS_DELIVERED))
-            return status;
-        status = retry_locally(r, &patched);
-        r->encodes_local += (unsigned)patched;
-        if (status != RE_OK || patched)
-            continue;
-        status = re_output_restart(r->audio, r->diag);
+    if (status == RE_OK)
+        status = delivery_feed(r->delivery, re_assembler_spool(r->assembler), &pass1, r->diag);
+    delivery_file file = { .audio = r->audio, .wav_tags = episode_wav_tags(r->episode) };
+    unsigned char *tag = NULL;
+    if (status == RE_OK && strcmp(r->format, "mp3") == 0) {
+        status = episode_id3_tag(&r->facts, &tag, &file.id3_len);
         if (status != RE_OK)
-            return status;
-        status = level_into(r, &r->leveled_loudness);
+            return re_diag_fail(r->diag, status, r->opt->output_path, 0, 0,
+                                "cannot build the ID3 tag");
+        file.id3_tag = tag;
     }
+    if (status == RE_OK)
+        status = delivery_finish(r->delivery, &file, &r->delivered, r->diag);
+    free(tag);
+    return status;
 }
 
 static re_status finish_outputs(render *r, re_render_result *result)
@@ -1067,11 +690,11 @@ static re_status finish_outputs(render *r, re_render_result *result)
     result->segments_synthesized = speech_scheduler_synthesized(r->speech);
     result->segments_cached = speech_scheduler_cached(r->speech);
     result->segments_remote = speech_scheduler_remote(r->speech);
-    result->loudness = r->delivered;
-    result->encodes_whole = r->encodes_whole;
-    result->encodes_local = r->encodes_local;
-    result->loudness_normalized = !r->opt->loudness_off;
-    result->loudness_met = r->opt->loudness_off || r->plan.met;
+    result->loudness = r->delivered.loudness;
+    result->encodes_whole = r->delivered.encodes_whole;
+    result->encodes_local = r->delivered.encodes_local;
+    result->loudness_normalized = r->delivered.normalized;
+    result->loudness_met = r->delivered.met;
     re_duration_format_iso(re_samples_to_seconds(r->facts.samples, r->facts.sample_rate),
                            result->duration);
     return RE_OK;
@@ -1083,10 +706,8 @@ static void render_cleanup(render *r)
     output_set_free(r->outputs);
     free(r->inputs);
     re_transcript_free(&r->transcript);
-    re_spool_free(r->leveled);
-    re_spool_free(r->mixed);
+    delivery_free(r->delivery);
     episode_music_free(&r->music);
-    re_loudness_peak_map_free(&r->peaks);
     re_loudness_meter_free(r->pass1_meter);
     re_assembler_free(r->assembler);
     free(r->inserts);
@@ -1150,7 +771,7 @@ re_status re_render(const re_render_options *options, re_render_result *result,
 {
     memset(result, 0, sizeof *result);
     render r = { .opt = options, .diag = diag, .format = re_render_format_of(options->output_path),
-                 .steps = result->steps, .since = re_step_clock() };
+                 .clock = { result->steps, re_step_clock() } };
     if (!r.format)
         return re_diag_fail(r.diag, RE_ERR_INVALID, options->output_path, 0, 0,
                             "the output name must end in .mp3 or .wav");
@@ -1166,7 +787,7 @@ re_status re_render(const re_render_options *options, re_render_result *result,
     if (status == RE_OK)
         status = start_engine(&r);
     if (status == RE_OK)
-        status = check_encoder(&r);
+        status = start_delivery(&r);
     if (status == RE_OK)
         status = digest_inputs(&r);
     if (status == RE_OK && options->skip_unchanged && outputs_up_to_date(&r, result)) {
@@ -1185,7 +806,7 @@ re_status re_render(const re_render_options *options, re_render_result *result,
         status = speak_all(&r);
     if (status == RE_OK) {
         describe_facts(&r);
-        status = encode_all(&r);
+        status = deliver_audio(&r);
     }
     if (status == RE_OK)
         status = finish_outputs(&r, result);

@@ -168,8 +168,11 @@ static re_status encode(const char *path, int fd, const signal_pcm *sig, const r
     FILE *out = fopen(path, "wb");
     if (!out)
         return RE_ERR_WRITE;
-    re_status st = re_mp3_encode_fd_tuned(out, fd, sig->n, sig->rate, s, id3_tag, id3_len,
-                                          workers, tuning, stats, NULL, &diag);
+    re_mp3_encoding encoding = { .sample_rate = sig->rate, .settings = *s, .workers = workers };
+    if (tuning)
+        encoding.tuning = *tuning;
+    re_mp3_file file = { out, id3_tag, id3_len };
+    re_status st = re_mp3_encode_fd(&encoding, (re_mp3_pcm){ fd, sig->n }, &file, stats, &diag);
     if (fclose(out) != 0 && st == RE_OK)
         st = RE_ERR_WRITE;
     if (st != RE_OK)
@@ -593,8 +596,11 @@ static void test_patch(void)
             continue;
         re_diagnostics diag;
         re_diagnostics_init(&diag, 0);
-        CHECK_INT(re_mp3_patch_fd(out, (off_t)id3_len, changed_fd, changed.n, changed.rate, &s,
-                                  ranges, 1, NULL, NULL, &diag), RE_OK);
+        re_mp3_encoding encoding = { .sample_rate = changed.rate, .settings = s };
+        re_mp3_file file = { out, NULL, id3_len };
+        re_mp3_patch patch = { ranges, 1, NULL };
+        CHECK_INT(re_mp3_patch_fd(&encoding, (re_mp3_pcm){ changed_fd, changed.n }, &file, &patch,
+                                  &diag), RE_OK);
         if (diag.count)
             fprintf(stderr, "patch: %s\n", diag_last(&diag));
         re_diagnostics_free(&diag);
@@ -682,47 +688,48 @@ static void test_errors(void)
 
     /* Interrupted before it starts, on both paths. */
     volatile sig_atomic_t stop = 1;
+    re_mp3_pcm pcm = { fd, sig.n };
     for (unsigned workers = 1; workers <= 2; workers++) {
-        FILE *out = fopen(path, "wb");
-        CHECK_INT(re_mp3_encode_fd_tuned(out, fd, sig.n, 22050, &s, NULL, 0, workers, &small,
-                                         NULL, &stop, &diag), RE_ERR_INTERRUPTED);
+        re_mp3_file file = { .out = fopen(path, "wb") };
+        re_mp3_encoding encoding = { 22050, s, workers, small, &stop };
+        CHECK_INT(re_mp3_encode_fd(&encoding, pcm, &file, NULL, &diag), RE_ERR_INTERRUPTED);
         CHECK_INT(diag.count, 0);   /* an interruption says nothing more */
-        fclose(out);
+        fclose(file.out);
     }
     /* A spool shorter than announced. */
     for (unsigned workers = 1; workers <= 2; workers++) {
-        FILE *out = fopen(path, "wb");
-        CHECK_INT(re_mp3_encode_fd_tuned(out, fd, sig.n + 50000, 22050, &s, NULL, 0, workers,
-                                         &small, NULL, NULL, &diag), RE_ERR_READ);
+        re_mp3_file file = { .out = fopen(path, "wb") };
+        re_mp3_encoding encoding = { 22050, s, workers, small, NULL };
+        CHECK_INT(re_mp3_encode_fd(&encoding, (re_mp3_pcm){ fd, sig.n + 50000 }, &file, NULL,
+                                   &diag), RE_ERR_READ);
         CHECK(strstr(diag_last(&diag), "audio spool") != NULL);
         CHECK_INT(diag.count, 1);   /* the first failure, from whichever thread */
         CHECK(diag.items[0].file == NULL);
         diag_clear(&diag);
-        fclose(out);
+        fclose(file.out);
     }
     /* Settings the serial encoder refuses are refused with its reason. */
     re_mp3_settings low = { 48, -1 };
-    FILE *out = fopen(path, "wb");
-    CHECK_INT(re_mp3_encode_fd(out, fd, sig.n, 22050, &low, NULL, 0, 2, NULL, &diag),
-              RE_ERR_ENCODER);
+    re_mp3_file file = { .out = fopen(path, "wb") }, no_stream = { .out = NULL };
+    re_mp3_encoding two = { .sample_rate = 22050, .settings = low, .workers = 2 };
+    CHECK_INT(re_mp3_encode_fd(&two, pcm, &file, NULL, &diag), RE_ERR_ENCODER);
     CHECK_STR(diag_last(&diag),
               "bitrate 48 kbps is too low to carry the LAME tag at 22050 Hz; use 56..160");
-    CHECK_INT(re_mp3_encode_fd(out, fd, sig.n, 22050, NULL, NULL, 0, 2, NULL, &diag),
+    two.settings = s;
+    CHECK_INT(re_mp3_encode_fd(NULL, pcm, &file, NULL, &diag), RE_ERR_INVALID);
+    CHECK_INT(re_mp3_encode_fd(&two, pcm, &no_stream, NULL, &diag), RE_ERR_INVALID);
+    CHECK_INT(re_mp3_encode_fd(&two, pcm, NULL, NULL, &diag), RE_ERR_INVALID);
+    CHECK_INT(re_mp3_encode_fd(&two, (re_mp3_pcm){ -1, sig.n }, &file, NULL, &diag),
               RE_ERR_INVALID);
-    CHECK_INT(re_mp3_encode_fd(NULL, fd, sig.n, 22050, &s, NULL, 0, 2, NULL, &diag),
-              RE_ERR_INVALID);
-    CHECK_INT(re_mp3_encode_fd(out, -1, sig.n, 22050, &s, NULL, 0, 2, NULL, &diag),
-              RE_ERR_INVALID);
-    fclose(out);
+    fclose(file.out);
     /* A pipe cannot take the tag frame written back. */
     int fds[2];
     CHECK(pipe(fds) == 0);
-    FILE *piped = fdopen(fds[1], "wb");
-    CHECK_INT(re_mp3_encode_fd(piped, fd, sig.n, 22050, &s, NULL, 0, 2, NULL, &diag),
-              RE_ERR_INVALID);
+    re_mp3_file piped = { .out = fdopen(fds[1], "wb") };
+    CHECK_INT(re_mp3_encode_fd(&two, pcm, &piped, NULL, &diag), RE_ERR_INVALID);
     CHECK_STR(diag_last(&diag), "the MP3 output cannot seek (a pipe?)");
     re_diagnostics_free(&diag);
-    fclose(piped);
+    fclose(piped.out);
     close(fds[0]);
     /* Nothing to encode: a valid, empty file (ffmpeg 5.1 decodes 529 samples of it, mpg123
      * honours the tag's delay and padding). */

@@ -36,36 +36,6 @@
 #include "mp3.h"
 #include "status.h"
 
-/* Encodes `frames` mono samples, raw int16 little-endian from offset 0 of pcm_fd (read with
- * pread: the descriptor's offset is not used or changed), into `out`: first id3_tag
- * (id3_len bytes, may be 0), then the LAME tag frame, then the audio frames. `out` must be a
- * seekable stream positioned where the file starts (the tag frame is written back at the
- * end); it is fflush()ed but not closed.
- *
- * workers <= 1: the serial encoder of mp3.h (re_mp3_encoder_*), byte-identical to it.
- * workers >= 2: that many threads, each with its own LAME encoder; the calling thread reads
- * none of the audio and only splices and writes. Memory is bounded by workers + 3 pieces
- * of MP3 (a piece is at most 3136 frames: 82 s, 0.65 MB at 64 kbps), whatever the length.
- * Episodes under about 20 s are planned as two halves; a single-piece plan (under about
- * 5 s at 22050 Hz) takes the serial path. Thread-safety: see
- * mp3_parallel.c on LAME's shared lookup tables.
- *
- * stop (may be NULL) is polled between chunks of about 8192 samples: once it is non-zero
- * the call returns RE_ERR_INTERRUPTED and the stream holds an unfinished file that the
- * caller discards. Also returned, with a one-line English reason in diag that names no file
- * (the encoder has a stream and a descriptor: the caller places it):
- *   RE_ERR_INVALID   a NULL argument, or a stream that cannot seek (a pipe);
- *   RE_ERR_ENCODER   settings re_mp3_check_settings refuses (its reason), or LAME failed;
- *   RE_ERR_READ      pcm_fd holds fewer than `frames` samples or cannot be read;
- *   RE_ERR_WRITE     the stream failed.
- * RE_ERR_NOMEM (an allocation or a thread could not be created) and RE_ERR_INTERRUPTED come
- * without a message. Whichever encoder thread failed first is the one reported: each thread
- * says why in a list of its own, moved to diag after the threads are joined. */
-re_status re_mp3_encode_fd(FILE *out, int pcm_fd, uint64_t frames, unsigned sample_rate,
-                           const re_mp3_settings *settings, const unsigned char *id3_tag,
-                           size_t id3_len, unsigned workers, volatile sig_atomic_t *stop,
-                           re_diagnostics *diag);
-
 /* Knobs for tests and measurements; zero fields take the defaults. Sizes are in MP3 frames
  * (576 samples below 32 kHz, 1152 from 32 kHz). The piece length is rounded up to a
  * multiple of LAME's frame-padding cycle (49 frames at 22050 Hz, 64 kbps) so that every
@@ -97,33 +67,86 @@ typedef struct re_mp3_parallel_stats {
     size_t splice_capacity;     /* first frame each switch took from the later encoder */
 } re_mp3_parallel_stats;
 
-/* re_mp3_encode_fd with knobs (NULL: defaults) and statistics (NULL: not wanted). */
-re_status re_mp3_encode_fd_tuned(FILE *out, int pcm_fd, uint64_t frames, unsigned sample_rate,
-                                 const re_mp3_settings *settings, const unsigned char *id3_tag,
-                                 size_t id3_len, unsigned workers,
-                                 const re_mp3_parallel_tuning *tuning,
-                                 re_mp3_parallel_stats *stats, volatile sig_atomic_t *stop,
-                                 re_diagnostics *diag);
+/* How an episode's MP3 is encoded: the same for its whole encode and for every local
+ * re-encode of it (re_mp3_patch_fd needs the settings the file was made with). */
+typedef struct re_mp3_encoding {
+    unsigned sample_rate;             /* an MPEG rate; nothing is resampled */
+    re_mp3_settings settings;         /* bitrate and LAME quality (re_mp3_check_settings) */
+    unsigned workers;                 /* <= 1: the serial encoder; >= 2: pieces on threads */
+    re_mp3_parallel_tuning tuning;    /* all zero: the defaults */
+    volatile sig_atomic_t *stop;      /* may be NULL; polled about every 8192 samples */
+} re_mp3_encoding;
 
-/* Issue 18's local retry: after the samples of pcm_fd changed in `ranges` (each [first, last)
- * sample, sorted, disjoint), re-encodes only the frames around each range and splices them
- * into the MP3 already in `out` (which re_mp3_encode_fd wrote from the same settings, with
- * its LAME tag frame at byte audio_at, after an ID3 tag of that length), in place: CBR
- * frames keep their lengths, so the file keeps its size, frame count and gapless length; the
- * tag's music CRC and its own CRC are computed again. Each range costs its own frames and
- * about 70-120 more of encoding (the new encoder starts on LAME's padding cycle, primed, with
- * 28 frames searched for each switch), more if it needs longer to find a switch out. The
- * result depends only on the file and the samples: deterministic.
- * changed (may be NULL; range_count entries) gets, per range, the audio frames [first, end)
- * whose bytes were replaced (counted after the LAME tag frame): frames before them may have
- * bytes borrowed by the first new frame copied into their unused reservoir space, which
- * changes nothing they decode to.
+/* The samples: `frames` mono samples, raw int16 little-endian from offset 0 of fd, read with
+ * pread (the descriptor's offset is not used or changed). */
+typedef struct re_mp3_pcm {
+    int fd;
+    uint64_t frames;
+} re_mp3_pcm;
+
+/* The file: a seekable stream positioned where the file starts (the tag frame is written back
+ * at the end; it is fflush()ed, never closed), and the ID3 tag in front of the audio (id3_len
+ * bytes, may be 0; re_mp3_patch_fd reads only its length: the LAME tag frame follows it). */
+typedef struct re_mp3_file {
+    FILE *out;
+    const unsigned char *id3_tag;
+    size_t id3_len;
+} re_mp3_file;
+
+/* The encoders a render runs on this machine: one per online CPU, at least 2 (so that the
+ * bytes, the same for any workers >= 2, never depend on the machine) and at most 16. */
+unsigned re_mp3_default_workers(void);
+
+/* Encodes pcm into file: first the ID3 tag, then the LAME tag frame, then the audio frames.
+ *
+ * workers <= 1: the serial encoder of mp3.h (re_mp3_encoder_*), byte-identical to it.
+ * workers >= 2: that many pieces' encoders (tuning.threads of them running at once); the
+ * calling thread reads none of the audio and only splices and writes. Memory is bounded by
+ * workers + 3 pieces of MP3 (a piece is at most 3136 frames: 82 s, 0.65 MB at 64 kbps),
+ * whatever the length. Episodes under about 20 s are planned as two halves; a single-piece
+ * plan (under about 5 s at 22050 Hz) takes the serial path unless tuning.force_pieces.
+ * Thread-safety: see mp3_stream.c on LAME's shared lookup tables.
+ *
+ * Once *stop is non-zero the call returns RE_ERR_INTERRUPTED and the stream holds an
+ * unfinished file that the caller discards. Also returned, with a one-line English reason in
+ * diag that names no file (the encoder has a stream and a descriptor: the caller places it):
+ *   RE_ERR_INVALID   a NULL argument, or a stream that cannot seek (a pipe);
+ *   RE_ERR_ENCODER   settings re_mp3_check_settings refuses (its reason), or LAME failed;
+ *   RE_ERR_READ      pcm.fd holds fewer than pcm.frames samples or cannot be read;
+ *   RE_ERR_WRITE     the stream failed.
+ * RE_ERR_NOMEM (an allocation or a thread could not be created) and RE_ERR_INTERRUPTED come
+ * without a message. Whichever encoder thread failed first is the one reported: each thread
+ * says why in a list of its own, moved to diag after the threads are joined.
+ * stats (NULL: not wanted) says what a parallel encode did. */
+re_status re_mp3_encode_fd(const re_mp3_encoding *encoding, re_mp3_pcm pcm,
+                           const re_mp3_file *file, re_mp3_parallel_stats *stats,
+                           re_diagnostics *diag);
+
+/* Which samples changed since the file was encoded, and where to say what was replaced. */
+typedef struct re_mp3_patch {
+    const uint64_t (*ranges)[2];      /* [first, last) samples, sorted and disjoint */
+    size_t range_count;
+    uint64_t (*changed)[2];           /* may be NULL; else range_count entries, filled */
+} re_mp3_patch;
+
+/* The local re-encode: after the samples of pcm changed in patch->ranges, re-encodes only the
+ * frames around each range and splices them into the MP3 already in file->out (which
+ * re_mp3_encode_fd wrote with this encoding; its LAME tag frame follows the ID3 tag of
+ * file->id3_len bytes), in place: CBR frames keep their lengths, so the file keeps its size,
+ * frame count and gapless length; the tag's music CRC and its own CRC are computed again.
+ * encoding's workers and tuning are not used (one encoder per range, the default priming).
+ * Each range costs its own frames and about 70-120 more of encoding (the new encoder starts
+ * on LAME's padding cycle, primed, with 28 frames searched for each switch), more if it needs
+ * longer to find a switch out. The result depends only on the file and the samples:
+ * deterministic.
+ * patch->changed gets, per range, the audio frames [first, end) whose bytes were replaced
+ * (counted after the LAME tag frame): frames before them may have bytes borrowed by the
+ * first new frame copied into their unused reservoir space, which changes nothing they decode
+ * to.
  * Any failure (RE_ERR_ENCODER: no splice point, RE_ERR_FORMAT: not such a file) may leave the
  * file part-patched: the caller then encodes the whole again. */
-re_status re_mp3_patch_fd(FILE *out, off_t audio_at, int pcm_fd, uint64_t frames,
-                          unsigned sample_rate, const re_mp3_settings *settings,
-                          const uint64_t (*ranges)[2], size_t range_count,
-                          uint64_t (*changed)[2], volatile sig_atomic_t *stop,
+re_status re_mp3_patch_fd(const re_mp3_encoding *encoding, re_mp3_pcm pcm,
+                          const re_mp3_file *file, const re_mp3_patch *patch,
                           re_diagnostics *diag);
 
 #endif
