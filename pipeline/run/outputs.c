@@ -13,6 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "hex.h"
+
 /* Each file's name beside OUT (NULL: OUT itself). */
 static const char *const suffix_of[OUTPUT_KINDS] = {
     [OUTPUT_AUDIO] = NULL, [OUTPUT_VTT] = ".vtt", [OUTPUT_SRT] = ".srt",
@@ -93,9 +95,8 @@ static int publishing_debris(const char *name, const char *base)
     if (name[0] != '.' || strncmp(name + 1, base, n) != 0 || name[1 + n] != '.')
         return 0;
     const char *hex = name + 2 + n;
-    for (int i = 0; i < 8; i++)
-        if (!((hex[i] >= '0' && hex[i] <= '9') || (hex[i] >= 'a' && hex[i] <= 'f')))
-            return 0;
+    if (!re_hex_valid(hex, 8))
+        return 0;
     return strcmp(hex + 8, ".part") == 0 || strcmp(hex + 8, ".old") == 0;
 }
 

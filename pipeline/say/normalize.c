@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hex.h"
 #include "sentences.h"
 #include "text.h"
 #include "utf8.h"
@@ -934,16 +935,11 @@ static int say_operator(normalizer *n, const char *s, size_t len)
 
 /* ---- hashes and options ----------------------------------------------------------- */
 
-static int is_hex_digit(char c)
-{
-    return re_is_digit(c) || (c >= 'a' && c <= 'f');
-}
-
 /* A commit or object hash: 7 or more characters 0-9 a-f (an abbreviated commit, a SHA-1 of
  * 40, a SHA-256 of 64, a SHA-512 of 128), at least one a digit and one a letter. */
 static int is_hash(const char *s, size_t len)
 {
-    if (len < 7 || !all_of(s, len, is_hex_digit))
+    if (len < 7 || !all_of(s, len, re_is_hex_lower))
         return 0;
     size_t digits = 0;
     for (size_t i = 0; i < len; i++)
