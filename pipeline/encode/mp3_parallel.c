@@ -1052,7 +1052,7 @@ re_status re_mp3_encode_fd_tuned(FILE *out, int pcm_fd, uint64_t frames, unsigne
     return status;
 }
 
-/* ---- the local re-encode (issue 18) ---------------------------------------------------------
+/* ---- the local re-encode (the local true-peak retry) -----------------------------------------
  * The stream in the file is an "old" piece (its frames read back), a new encoder is started
  * on the frame grid before the changed samples, and two splices are made the way splice_all
  * makes them: old -> new before the change (where the old stream left room for what the new

@@ -789,8 +789,8 @@ static re_status plan_loudness(render *r, const re_loudness *pass1)
 }
 
 /* The MP3's peaks: the whole file decoded once into the peak map after a whole encode; after
- * a local retry only the tiles around the frames it replaced (issue 18: the episode is not
- * decoded again). */
+ * a local retry only the tiles around the frames it replaced (the episode is not decoded
+ * again). */
 static re_status measure_peaks(render *r, int fd)
 {
     r->spots_known = 0;
@@ -835,7 +835,7 @@ static re_status measure_delivered(render *r, re_spool *input)
     return RE_OK;
 }
 
-/* ---- issue 18: the local retry ------------------------------------------------------------
+/* ---- the local true-peak retry -------------------------------------------------------------
  * When only the true peak is over the ceiling (the loudness is on target), the leveled
  * samples are turned down around each spot where the decoded MP3 passes it (by the overshoot
  * plus the 0.3 dB a full retry would take off the limiter's ceiling, flat over the spot and
