@@ -28,7 +28,7 @@ MD_NAME = re.compile(r'(?<![\w/.-])((?:docs/)?[\w-]+\.md)(?:#([\w-]+)|, "([^"]+)
 # Markdown names in examples of what a render writes, not pointers at documents.
 NOT_POINTERS = {"OUT.md", "ep.md"}
 
-TICKET = re.compile(r'(?<!["\w])issues? \d+\b|#\d+ on espeak')
+TICKET = re.compile(r'(?<!["\w])issues? \d+\b')
 
 
 def anchor_of(heading):
