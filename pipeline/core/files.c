@@ -19,6 +19,23 @@
 /* A path:0:0 diagnostic (when diag is not NULL), and `status`. */
 #define file_fail(diag, status, path, ...) re_diag_fail((diag), (status), (path), 0, 0, __VA_ARGS__)
 
+/* The first name of path p (which does not start with '/') into name; the rest of the path
+ * after it and its slashes, or NULL when the name is longer than NAME_MAX. */
+static const char *next_name(const char *p, char name[NAME_MAX + 1])
+{
+    const char *end = strchr(p, '/');
+    size_t n = end ? (size_t)(end - p) : strlen(p);
+    name[0] = '\0';
+    if (n > NAME_MAX)
+        return NULL;
+    memcpy(name, p, n);
+    name[n] = '\0';
+    const char *rest = p + n;
+    while (*rest == '/')
+        rest++;
+    return rest;
+}
+
 /* ---- paths whose links belong to the running user ---------------------------------------- */
 
 #define OWNED_MAX_LINKS 40
@@ -81,19 +98,15 @@ int re_open_owned(const char *path, int flags, uid_t *owner, char **link)
             err = fd < 0 ? errno : 0;
             break;
         }
-        const char *end = strchr(p, '/');
-        size_t n = end ? (size_t)(end - p) : strlen(p);
         char name[NAME_MAX + 1];
-        if (n > NAME_MAX) {
+        const char *rest = next_name(p, name);
+        size_t n = strlen(name);
+        if (!rest) {
             err = ENAMETOOLONG;
             break;
         }
-        memcpy(name, p, n);
-        name[n] = '\0';
-        const char *rest = p + n;
-        while (*rest == '/')
-            rest++;
         int last = !*rest;
+        int last_flags = flags | (rest > p + n ? O_DIRECTORY : 0);   /* "name/" is a folder */
         struct stat st;
         if (strcmp(name, ".") != 0 && strcmp(name, "..") != 0) {
             if (fstatat(cur, name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
@@ -119,7 +132,7 @@ int re_open_owned(const char *path, int flags, uid_t *owner, char **link)
                 }
                 target[len] = '\0';
                 char *next = NULL;
-                if (asprintf(&next, "%s%s%s", target, *rest ? "/" : "", rest) < 0) {
+                if (asprintf(&next, "%s%s%s", target, rest > p + n ? "/" : "", rest) < 0) {
                     err = ENOMEM;
                     break;
                 }
@@ -145,7 +158,7 @@ int re_open_owned(const char *path, int flags, uid_t *owner, char **link)
         }
         /* Opened without following: a link swapped in since the check above is not opened
          * through; it is looked at again, as a link, on the next turn. */
-        int next = last ? openat(cur, name, flags | O_NOFOLLOW | O_CLOEXEC)
+        int next = last ? openat(cur, name, last_flags | O_NOFOLLOW | O_CLOEXEC)
                         : openat(cur, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         struct stat now;
         if (next >= 0 && !(last && (flags & O_NOFOLLOW)) && fstat(next, &now) == 0
@@ -601,18 +614,13 @@ int re_walk_beneath(int dirfd, const char *rel, int flags)
             err = result < 0 ? errno : 0;
             break;
         }
-        const char *end = strchr(p, '/');
-        size_t n = end ? (size_t)(end - p) : strlen(p);
         char name[NAME_MAX + 1];
-        if (n > NAME_MAX) {
+        const char *rest = next_name(p, name);
+        if (!rest) {
             err = ENAMETOOLONG;
             break;
         }
-        memcpy(name, p, n);
-        name[n] = '\0';
-        const char *rest = p + n;
-        while (*rest == '/')
-            rest++;
+        int slashed = rest > p + strlen(name);   /* "file/": the name must be a folder */
         p = rest;
         if (strcmp(name, ".") == 0)
             continue;
@@ -654,7 +662,7 @@ int re_walk_beneath(int dirfd, const char *rel, int flags)
             /* the last name: opened without following, so a link swapped in since is refused */
             result = openat(w.fds[w.depth], name, flags | O_NOFOLLOW);
             err = result < 0 ? errno : 0;
-            if (result >= 0 && end && !S_ISDIR(st.st_mode)) {   /* "file/" */
+            if (result >= 0 && slashed && !S_ISDIR(st.st_mode)) {
                 (void)close(result);
                 result = -1;
                 err = ENOTDIR;

@@ -62,6 +62,17 @@ static char *hidden_name(const re_output *output)
     return hidden_name_in(NULL, output->base, "part");
 }
 
+/* Replaces output->temp with a new hidden name: 0, or -1 with errno ENOMEM. */
+static int next_hidden_name(re_output *output)
+{
+    free(output->temp);
+    output->temp = hidden_name(output);
+    if (output->temp)
+        return 0;
+    errno = ENOMEM;
+    return -1;
+}
+
 static int open_file(re_output *output, mode_t mode)
 {
     int fd = openat(output->dirfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, mode);
@@ -72,12 +83,8 @@ static int open_file(re_output *output, mode_t mode)
     if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL)
         return -1;
     for (int attempt = 0; attempt < 16; attempt++) {   /* no O_TMPFILE here: a hidden name */
-        free(output->temp);
-        output->temp = hidden_name(output);
-        if (!output->temp) {
-            errno = ENOMEM;
+        if (next_hidden_name(output) != 0)
             return -1;
-        }
         fd = openat(output->dirfd, output->temp, O_CREAT | O_EXCL | O_RDWR | O_NOFOLLOW
                     | O_CLOEXEC, mode);
         if (fd >= 0 || errno != EEXIST)
@@ -307,12 +314,8 @@ static int link_nameless(re_output *output)
     char proc[64];
     snprintf(proc, sizeof proc, "/proc/self/fd/%d", fileno(output->stream));
     for (int attempt = 0; attempt < 16; attempt++) {
-        free(output->temp);
-        output->temp = hidden_name(output);
-        if (!output->temp) {
-            errno = ENOMEM;
+        if (next_hidden_name(output) != 0)
             return -1;
-        }
         if (linkat(AT_FDCWD, proc, output->dirfd, output->temp, AT_SYMLINK_FOLLOW) == 0) {
             output->nameless = 0;
             return 0;

@@ -2,6 +2,8 @@
 /* sha256.c - the library's SHA-256: libnettle's, behind the few calls the stages use. */
 #include "sha256.h"
 
+#include "hex.h"
+
 void re_sha256_init(re_sha256_ctx *ctx)
 {
     sha256_init(&ctx->nettle);
@@ -28,10 +30,5 @@ void re_sha256(const void *data, size_t len, unsigned char digest[RE_SHA256_SIZE
 
 void re_sha256_hex(const unsigned char digest[RE_SHA256_SIZE], char hex[RE_SHA256_HEX_SIZE])
 {
-    static const char digits[] = "0123456789abcdef";
-    for (int i = 0; i < RE_SHA256_SIZE; i++) {
-        hex[2 * i] = digits[digest[i] >> 4];
-        hex[2 * i + 1] = digits[digest[i] & 15];
-    }
-    hex[2 * RE_SHA256_SIZE] = '\0';
+    re_hex_encode(digest, RE_SHA256_SIZE, hex);
 }

@@ -20,6 +20,7 @@
 #include "disclosure.h"
 #include "duration.h"
 #include "files.h"
+#include "hex.h"
 #include "sidecar.h"
 #include "text.h"
 #include "utf8.h"
@@ -105,22 +106,11 @@ char *re_feed_url(const char *base_url, const char *file_name)
  * GUIDs
  * ====================================================================================== */
 
-static int hex_value(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 int re_uuid_valid(const char *text)
 {
     for (int i = 0; i < 36; i++) {
         int dash = i == 8 || i == 13 || i == 18 || i == 23;
-        if (dash ? text[i] != '-' : hex_value(text[i]) < 0)
+        if (dash ? text[i] != '-' : re_hex_value(text[i]) < 0)
             return 0;
     }
     return text[36] == '\0';
@@ -133,8 +123,8 @@ re_status re_uuid5(const char *namespace_text, const char *name, char out[RE_UUI
         return RE_ERR_INVALID;
     for (int i = 0, k = 0; i < 36; i++)
         if (namespace_text[i] != '-') {
-            ns[k / 2] = (unsigned char)(k % 2 ? ns[k / 2] | hex_value(namespace_text[i])
-                                              : hex_value(namespace_text[i]) << 4);
+            ns[k / 2] = (unsigned char)(k % 2 ? ns[k / 2] | re_hex_value(namespace_text[i])
+                                              : re_hex_value(namespace_text[i]) << 4);
             k++;
         }
     struct sha1_ctx ctx;
@@ -144,15 +134,14 @@ re_status re_uuid5(const char *namespace_text, const char *name, char out[RE_UUI
     sha1_digest(&ctx, sizeof digest, digest);
     digest[6] = (unsigned char)((digest[6] & 0x0f) | 0x50);   /* version 5 */
     digest[8] = (unsigned char)((digest[8] & 0x3f) | 0x80);   /* RFC 4122 variant */
-    static const char hex[] = "0123456789abcdef";
+    static const size_t groups[] = { 4, 2, 2, 2, 6 };   /* bytes of the 8-4-4-4-12 digits */
     char *o = out;
-    for (int i = 0; i < 16; i++) {
-        if (i == 4 || i == 6 || i == 8 || i == 10)
+    for (size_t g = 0, at = 0; g < sizeof groups / sizeof groups[0]; at += groups[g++]) {
+        if (g)
             *o++ = '-';
-        *o++ = hex[digest[i] >> 4];
-        *o++ = hex[digest[i] & 15];
+        re_hex_encode(digest + at, groups[g], o);   /* ends in a NUL, overwritten by the next */
+        o += 2 * groups[g];
     }
-    *o = '\0';
     return RE_OK;
 }
 

@@ -15,6 +15,7 @@
 #include "datetime.h"
 #include "duration.h"
 #include "files.h"
+#include "hex.h"
 #include "output.h"
 #include "text.h"
 #include "utf8.h"
@@ -316,11 +317,7 @@ static void read_persons(sidecar_reader *r, re_sidecar *s)
 
 static int sha256_hex_valid(const char *s)
 {
-    size_t i = 0;
-    for (; s[i]; i++)
-        if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
-            return 0;
-    return i == RE_SHA256_HEX_SIZE - 1;
+    return re_hex_valid(s, RE_SHA256_HEX_SIZE - 1) && s[RE_SHA256_HEX_SIZE - 1] == '\0';
 }
 
 /* "files": the written files; each name a plain file name (no '/', not . or ..). */

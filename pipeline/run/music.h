@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* music.h - the episode's music bed (front matter `music:`, issue 17) for render: the file
+/* music.h - the episode's music bed (front matter `music:`) for render: the file
  * confined to the script's folder tree, read and measured before anything is spoken, then
  * mixed under the assembled speech (audio/bed.h) into a new spool that leveling and encoding
  * work on.

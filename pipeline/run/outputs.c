@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "files.h"
+#include "hex.h"
 
 /* Each file's name beside OUT (NULL: OUT itself). */
 static const char *const suffix_of[OUTPUT_KINDS] = {
@@ -95,9 +96,8 @@ static int publishing_debris(const char *name, const char *base)
     if (name[0] != '.' || strncmp(name + 1, base, n) != 0 || name[1 + n] != '.')
         return 0;
     const char *hex = name + 2 + n;
-    for (int i = 0; i < 8; i++)
-        if (!((hex[i] >= '0' && hex[i] <= '9') || (hex[i] >= 'a' && hex[i] <= 'f')))
-            return 0;
+    if (!re_hex_valid(hex, 8))
+        return 0;
     return strcmp(hex + 8, ".part") == 0 || strcmp(hex + 8, ".old") == 0;
 }
 

@@ -48,9 +48,9 @@ static int append_item(re_item **items, size_t *count, size_t *capacity, re_item
 
 /* Between two pieces of one paragraph in different voices (a [lang] span or another writing
  * system), the silence the engine would make there: its comma pause (about 160 ms at the
- * default rate, DESIGN.md), or the profile's sentence pause after a sentence's end. Each
- * piece is spoken anew and its own silences at both ends are trimmed, so without it the
- * words would touch. */
+ * default rate: docs/design.md, "The speech engine"), or the profile's sentence pause after a
+ * sentence's end. Each piece is spoken anew and its own silences at both ends are trimmed,
+ * so without it the words would touch. */
 #define RE_PIECE_GAP_MS 160
 
 static int ends_sentence(const char *text)

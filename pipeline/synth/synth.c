@@ -365,8 +365,8 @@ re_status re_engine_create(volatile sig_atomic_t *stop, re_engine **out, re_diag
 
 void re_engine_free(re_engine *engine)
 {
-    /* espeak_ng_Terminate is not called: DESIGN.md measured Terminate + Initialize hanging,
-     * and the engine's memory is released with the process. */
+    /* espeak_ng_Terminate is not called: Terminate + Initialize was measured to hang
+     * (docs/design.md, "The speech engine"), and the engine's memory goes with the process. */
     free(engine);
 }
 

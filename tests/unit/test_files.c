@@ -516,7 +516,8 @@ static void test_open_owned(void)
     }
     struct { const char *name; int flags, err; } bad[] = {
         { "loop", O_RDONLY, ELOOP }, { "missing", O_RDONLY, ENOENT },
-        { "a/b/f/x", O_RDONLY, ENOTDIR }, { "rel", O_RDONLY | O_NOFOLLOW, ELOOP },
+        { "a/b/f/x", O_RDONLY, ENOTDIR }, { "a/b/f/", O_RDONLY, ENOTDIR },
+        { "rel", O_RDONLY | O_NOFOLLOW, ELOOP },
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         snprintf(path, sizeof path, "%s/%s", root, bad[i].name);

@@ -67,7 +67,8 @@ static void test_parallel_jobs_match_serial(re_engine *engine)
 
 static void test_crash_is_an_error(re_engine *engine)
 {
-    /* DESIGN.md: ~70 or more repeats of s' abort espeak-ng 1.51 inside the library. */
+    /* ~70 or more repeats of s' abort espeak-ng 1.51 inside the library (docs/design.md,
+     * "The speech engine"). */
     char text[400] = "";
     for (int i = 0; i < 120; i++)
         strcat(text, "s'");

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* bed.h - the music bed (issue 17): a sound looped or cut to the episode's length, at a fixed
- * gain, ducked under speech by a sidechain on the speech itself, faded in at the start and
- * out at the end, and added to the speech. Streaming: the mixer holds the bed (borrowed) and
- * a look-ahead of speech, never the episode.
+/* bed.h - the music bed (docs/loudness.md, "A music bed"): a sound looped or cut to the
+ * episode's length, at a fixed gain, ducked under speech by a sidechain on the speech itself,
+ * faded in at the start and out at the end, and added to the speech. Streaming: the mixer
+ * holds the bed (borrowed) and a look-ahead of speech, never the episode.
  *
  * Output sample t = speech[t] + round(bed(t) * gain * duck(t) * fade(t)) (half away from zero),
  * saturated to int16 (counted in re_bed_stats.clipped); with a headroom h dB it is

@@ -2,9 +2,9 @@
 /* duration.h - the project's one rule for turning sample counts into durations, and
  * readers for every duration notation that pages and feeds use.
  *
- * Rules (DESIGN.md): milliseconds are samples * 1000 / rate rounded down; whole seconds are
- * samples / rate rounded to nearest, half up; ISO 8601 strings are PT{h}H{m}M{s}S with leading
- * zero units left out (PT0S, PT45S, PT2M53S, PT1H0M5S). */
+ * Rules (docs/design.md, "Durations"): milliseconds are samples * 1000 / rate rounded down;
+ * whole seconds are samples / rate rounded to nearest, half up; ISO 8601 strings are
+ * PT{h}H{m}M{s}S with leading zero units left out (PT0S, PT45S, PT2M53S, PT1H0M5S). */
 #ifndef RE_DURATION_H
 #define RE_DURATION_H
 

@@ -51,7 +51,7 @@ typedef struct re_sidecar_person {
 /* The role a voice gets in the sidecar (see re_sidecar_person). */
 const char *re_sidecar_role(const re_voice_profile *voice, const char *default_voice);
 
-/* The music bed (issue 17) as the sidecar records it: the `music` object. */
+/* The music bed as the sidecar records it: the `music` object. */
 typedef struct re_sidecar_music {
     const char *file;                  /* as the script's `music:` wrote it */
     const char *sha256;                /* of the file's bytes, hex */

@@ -62,7 +62,7 @@ typedef struct re_item {
                            * to speak it with instead of the profile's (format 1.1); else NULL */
 } re_item;
 
-/* `music:` (format 1.1, issue 17): a bed under the whole episode, ducked under speech. The
+/* `music:` (format 1.1): a music bed under the whole episode, ducked under speech. The
  * file is loaded, confined and checked when rendering (run/music.h); file NULL: no bed. */
 #define RE_MUSIC_DEFAULT_LEVEL_LUFS -24.0
 #define RE_MUSIC_LEVEL_MIN_LUFS -60.0

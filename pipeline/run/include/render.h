@@ -110,7 +110,7 @@ typedef struct re_render_result {
     int loudness_met;                  /* target and ceiling hold (or normalization is off) */
     re_step_time steps[RE_STEPS];      /* always measured; costs two system calls a step */
     unsigned encodes_whole;            /* the audio encoded whole: 1, more after a full retry */
-    unsigned encodes_local;            /* local retries of issue 18: spots re-encoded in place */
+    unsigned encodes_local;            /* local true-peak retries: spots re-encoded in place */
 } re_render_result;
 
 /* Renders one episode. Problems in the script, its voice profiles, the engine (with the

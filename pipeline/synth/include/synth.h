@@ -2,8 +2,9 @@
 /* synth.h - the speech stage: espeak-ng through its C library, one child process per segment.
  *
  * espeak-ng keeps hidden state between calls (the same sentence twice gives different audio),
- * is not thread-safe, and aborts on some input (DESIGN.md). So this process initialises the
- * engine once and never synthesizes itself; each segment is spoken by a child forked from it.
+ * is not thread-safe, and aborts on some input (docs/design.md, "The speech engine"). So this
+ * process initialises the engine once and never synthesizes itself; each segment is spoken by
+ * a child forked from it.
  * A child's audio then depends only on (text, profile), and a crash or a hang ends that child
  * with an error for its segment, never this process. This module owns the engine's global
  * state: no other module may call espeak-ng.

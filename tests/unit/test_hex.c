@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* test_hex.c - the one hex writer and reader: every byte value written, lowercase only checked,
+ * either case read, and a short string stopped at its NUL. */
+#include <stdio.h>
+#include <string.h>
+
+#include "testkit.h"
+#include "hex.h"
+
+static void test_encode_every_byte(void)
+{
+    unsigned char all[256];
+    char hex[2 * sizeof all + 1], expected[3];
+    for (int i = 0; i < 256; i++)
+        all[i] = (unsigned char)i;
+    re_hex_encode(all, sizeof all, hex);
+    CHECK_INT(strlen(hex), 512);
+    int wrong = 0;
+    for (int i = 0; i < 256; i++) {
+        snprintf(expected, sizeof expected, "%02x", i);   /* the C library as the judge */
+        wrong += memcmp(hex + 2 * i, expected, 2) != 0;
+    }
+    CHECK_INT(wrong, 0);
+    char empty[1] = { 'x' };
+    re_hex_encode(NULL, 0, empty);
+    CHECK_STR(empty, "");
+    char some[7];
+    re_hex_encode("\x01\xab\xff", 3, some);
+    CHECK_STR(some, "01abff");
+}
+
+static void test_valid(void)
+{
+    CHECK(re_hex_valid("0123456789abcdef", 16));
+    CHECK(re_hex_valid("", 0));
+    CHECK(!re_hex_valid("0123456789ABCDEF", 16));   /* one spelling: lowercase */
+    CHECK(!re_hex_valid("abcg", 4));
+    CHECK(!re_hex_valid("ab-c", 4));
+    CHECK(!re_hex_valid("abc", 8));                 /* stops at the NUL */
+    CHECK(re_hex_valid("abcXYZ", 3));
+    int classes_agree = 1;
+    for (int c = 1; c < 256; c++)
+        classes_agree &= re_is_hex_lower((char)c) == (strchr("0123456789abcdef", c) != NULL);
+    CHECK(classes_agree);
+}
+
+static void test_value(void)
+{
+    int wrong = 0;
+    for (int c = 1; c < 256; c++) {
+        const char *lower = strchr("0123456789abcdef", c), *upper = strchr("0123456789ABCDEF", c);
+        int expected = lower ? (int)(lower - "0123456789abcdef")
+                       : upper ? (int)(upper - "0123456789ABCDEF") : -1;
+        wrong += re_hex_value((char)c) != expected;
+    }
+    CHECK_INT(wrong, 0);
+    CHECK_INT(re_hex_value('\0'), -1);
+}
+
+int main(void)
+{
+    test_encode_every_byte();
+    test_valid();
+    test_value();
+    return check_finish("test_hex");
+}
