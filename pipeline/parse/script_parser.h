@@ -14,7 +14,6 @@
 #include "script.h"
 
 #define PROFILE_NAME_MAX 64
-#define FRONT_MATTER_KEY_COUNT 20
 
 typedef struct text_buf {
     char *data;
@@ -44,8 +43,6 @@ typedef struct parser {
     parse_errors err;
     re_episode *ep;
     size_t item_cap, voice_cap, ref_cap;
-    unsigned key_line[FRONT_MATTER_KEY_COUNT];   /* where each key was set, 0 = not yet */
-    unsigned key_col[FRONT_MATTER_KEY_COUNT];
     paragraph para;
     const char *last_voice;      /* profile of the last paragraph with speech, NULL before */
     unsigned last_end_line;      /* the blank line or heading that ended it */
