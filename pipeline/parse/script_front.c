@@ -57,8 +57,8 @@ static void read_voice(keyfile *kf, const keyfile_value *v)
     char q[QUOTE_SIZE], name[PROFILE_NAME_MAX + 1];
 
     if (!profile_name(v->text, v->len, name)) {
-        parse_error(&p->err, v->line, v->col, "invalid voice profile name '%s' (names are a-z, 0-9, "
-                    "'_' and '-', at most 64)", quote(q, v->text, v->len));
+        parse_error(&p->err, v->line, v->col, "invalid voice profile name '%s' (names are a-z, "
+                    "0-9, '_' and '-', at most 64)", quote(q, v->text, v->len));
         return;
     }
     keyfile_copy(kf, &p->ep->voice, v, 0);

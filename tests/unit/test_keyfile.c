@@ -195,7 +195,8 @@ static void test_line_errors(void)
     expect_error(&strict, " name: a\n", 1, 1, "a line must start with its key (`key: value`)");
     expect_error(&strict, "Name: a\n", 1, 1, "expected `key: value`");
     expect_error(&strict, "name : a\n", 1, 5, "expected `key: value`");
-    expect_error(&strict, "on: yes\non: no\n", 2, 1, "duplicate setting 'on' (first set on line 1)");
+    expect_error(&strict, "on: yes\non: no\n", 2, 1,
+                 "duplicate setting 'on' (first set on line 1)");
     expect_error(&strict, "nam: a\n", 1, 1, "unknown setting 'nam' (did you mean 'name'?)");
     /* a line holding a control character is left to the caller's UTF-8 check */
     CHECK_INT(read_text(&strict, "name: a\x01z\ncount: 1000\n", &s, &d, &kf), 1);
