@@ -90,6 +90,7 @@ void re_show_init(re_show *show)
     show->explicit_content = -1;
     show->locked = -1;
     show->disclosure = 1;
+    show->serial = 0;
 }
 
 void re_show_free(re_show *show)
@@ -98,7 +99,8 @@ void re_show_free(re_show *show)
         return;
     char **fields[] = { &show->title, &show->description, &show->author, &show->language,
                         &show->link, &show->image, &show->category, &show->subcategory,
-                        &show->owner_name, &show->owner_email, &show->guid, &show->medium };
+                        &show->owner_name, &show->owner_email, &show->guid, &show->medium,
+                        &show->copyright };
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
         free(*fields[i]);
         *fields[i] = NULL;
@@ -106,6 +108,7 @@ void re_show_free(re_show *show)
     show->explicit_content = -1;
     show->locked = -1;
     show->disclosure = 1;
+    show->serial = 0;
 }
 
 static int email_valid(const char *s)
@@ -240,12 +243,25 @@ static void read_owner_email(keyfile *kf, const keyfile_value *v)
         keyfile_copy(kf, &show_of(kf)->owner_email, v, 0);
 }
 
+/* `type:` (itunes:type): episodic, the default, or serial. */
+static void read_type(keyfile *kf, const keyfile_value *v)
+{
+    char q[QUOTE_SIZE];
+
+    if (strcmp(v->text, "episodic") == 0 || strcmp(v->text, "serial") == 0)
+        show_of(kf)->serial = v->text[0] == 's';
+    else
+        parse_error(keyfile_errors(kf), v->line, v->col, "type must be episodic or serial, not "
+                    "'%s'", quote(q, v->text, v->len));
+}
+
 static const char *const true_false[] = { "true", "false" };
 static const char *const yes_no[] = { "yes", "no" };
 
 #define TEXT_KEY(name, field) { name, KEY_TEXT, offsetof(re_show, field), 0, 0, 0, NULL, NULL }
 #define CALL_KEY(name, reader) { name, KEY_CALL, 0, 0, 0, 0, NULL, reader }
-#define BOOL_KEY(name, field, words) { name, KEY_BOOL, offsetof(re_show, field), 0, 0, 0, words, NULL }
+#define BOOL_KEY(name, field, words) \
+    { name, KEY_BOOL, offsetof(re_show, field), 0, 0, 0, words, NULL }
 
 static const keyfile_key show_keys[] = {
     TEXT_KEY("title", title),
@@ -262,6 +278,8 @@ static const keyfile_key show_keys[] = {
     BOOL_KEY("locked", locked, yes_no),
     { "medium", KEY_WORD, offsetof(re_show, medium), 0, 0, 0, mediums, NULL },
     BOOL_KEY("disclosure", disclosure, true_false),
+    CALL_KEY("type", read_type),
+    TEXT_KEY("copyright", copyright),
 };
 
 static const keyfile_syntax show_syntax = {
@@ -326,6 +344,9 @@ re_status re_show_parse(const char *file, const char *buf, size_t len, re_show *
         show->locked = values.locked;
     if (keyfile_where(&kf, "disclosure", NULL, NULL))
         show->disclosure = values.disclosure;
+    move_string(&show->copyright, &values.copyright);
+    if (keyfile_where(&kf, "type", NULL, NULL))
+        show->serial = values.serial;
     re_show_free(&values);
     return RE_OK;
 }
