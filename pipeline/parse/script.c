@@ -4,7 +4,6 @@
  * docs/script-format.md). Here: lines, storage, paragraphs, the body and the public calls. */
 #include "script.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

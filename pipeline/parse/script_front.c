@@ -9,7 +9,6 @@
 #include "keyfile.h"
 #include "script_parser.h"
 #include "text.h"
-#include "utf8.h"
 
 #define EPISODE_MAX 999999L
 
