@@ -5,6 +5,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "hex.h"
+
 void re_trim(const char **s, size_t *len)
 {
     while (*len > 0 && re_is_line_blank(**s)) {
@@ -56,4 +58,40 @@ size_t re_edit_distance(const char *a, size_t a_len, const char *b)
         }
     }
     return row[b_len];
+}
+
+int re_uuid_valid(const char *text)
+{
+    for (int i = 0; i < 36; i++) {
+        int dash = i == 8 || i == 13 || i == 18 || i == 23;
+        if (dash ? text[i] != '-' : re_hex_value(text[i]) < 0)
+            return 0;
+    }
+    return text[36] == '\0';
+}
+
+int re_url_char(char c)
+{
+    return c > ' ' && c < 0x7f && !strchr("\"<>\\^`{|}", c);
+}
+
+const char *re_url_problem(const char *url, int allow_query)
+{
+    const char *host = NULL;
+    if (strncmp(url, "https://", 8) == 0)
+        host = url + 8;
+    else if (strncmp(url, "http://", 7) == 0)
+        host = url + 7;
+    if (!host)
+        return "it must start with http:// or https://";
+    if (*host == '\0' || *host == '/' || *host == '?' || *host == '#')
+        return "it has no host name";
+    for (const char *p = url; *p; p++) {
+        if (!re_url_char(*p))
+            return "it may hold only printable ASCII without blanks, quotes and <>\\^`{|} "
+                   "(percent-encode the others)";
+        if (!allow_query && (*p == '?' || *p == '#'))
+            return "a base URL cannot have a query (?) or fragment (#)";
+    }
+    return NULL;
 }

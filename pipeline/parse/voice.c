@@ -5,7 +5,6 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -14,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "files.h"
+#include "keyfile.h"
 #include "parse_errors.h"
 #include "text.h"
 #include "utf8.h"
@@ -21,35 +21,10 @@
 #define VOICE_FILE_MAX (64u << 10)   /* a profile is a dozen lines; anything bigger is a mistake */
 #define VOICE_NAME_MAX 64
 
-typedef enum key_kind { KEY_ENGINE_VOICE, KEY_SPEAKER, KEY_ROLE, KEY_INT } key_kind;
-
-static const struct voice_key {
-    const char *name;
-    key_kind kind;
-    int min, max;
-    size_t offset;       /* of the int field in re_voice_profile (KEY_INT) */
-} voice_keys[] = {
-    { "voice", KEY_ENGINE_VOICE, 0, 0, 0 },
-    { "speaker", KEY_SPEAKER, 0, 0, 0 },
-    { "role", KEY_ROLE, 0, 0, 0 },
-    { "rate", KEY_INT, 80, 450, offsetof(re_voice_profile, rate) },
-    { "pitch", KEY_INT, 0, 99, offsetof(re_voice_profile, pitch) },
-    { "range", KEY_INT, 0, 99, offsetof(re_voice_profile, range) },
-    { "volume", KEY_INT, 0, 200, offsetof(re_voice_profile, volume) },
-    { "word_gap", KEY_INT, 0, 1000, offsetof(re_voice_profile, word_gap_ms) },
-    { "sentence_pause", KEY_INT, 0, 10000, offsetof(re_voice_profile, sentence_pause_ms) },
-    { "paragraph_pause", KEY_INT, 0, 60000, offsetof(re_voice_profile, paragraph_pause_ms) },
-};
-#define KEY_COUNT (sizeof voice_keys / sizeof voice_keys[0])
-#define KNOWN_KEYS "voice, speaker, role, rate, pitch, range, volume, word_gap, sentence_pause, " \
-                   "paragraph_pause"
-
 /* State of one profile parse. */
 typedef struct profile_parser {
     parse_errors err;
     re_voice_profile *profile;
-    unsigned key_line[KEY_COUNT];   /* where each key was set, 0 = not yet */
-    unsigned line;
 } profile_parser;
 
 int re_voice_name_valid(const char *name)
@@ -79,140 +54,46 @@ static int engine_voice_valid(const char *s, size_t len)
     return 1;
 }
 
-/* Strict whole number: optional '-', then digits, nothing else. Values too large to matter
- * saturate so the range check names them. */
-static int parse_int(const char *s, size_t len, long *out)
+static void read_engine_voice(keyfile *kf, const keyfile_value *v)
 {
-    size_t i = 0;
-    int negative = 0;
-    long value = 0;
+    profile_parser *p = keyfile_context(kf);
+    char q[QUOTE_SIZE];
 
-    if (i < len && s[i] == '-') {
-        negative = 1;
-        i++;
-    }
-    if (i == len)
-        return 0;
-    for (; i < len; i++) {
-        if (s[i] < '0' || s[i] > '9')
-            return 0;
-        if (value < 1000000000L)
-            value = value * 10 + (s[i] - '0');
-    }
-    *out = negative ? -value : value;
-    return 1;
+    if (!engine_voice_valid(v->text, v->len))
+        parse_error(&p->err, v->line, v->col, "voice '%s' is not an espeak-ng voice name (letters, "
+                    "digits, '_', '+' and '-', at most 64)", quote(q, v->text, v->len));
+    else
+        keyfile_copy(kf, &p->profile->engine_voice, v, 0);
 }
 
 /* The cast roles of the Podcast Taxonomy (podcast:person's `role`), as voice.h lists them. */
-static int role_valid(const char *s, size_t len)
-{
-    static const char *const roles[] = { "host", "co-host", "guest", "guest host", "narrator",
-                                         "announcer", "voice actor", "reporter" };
-    for (size_t i = 0; i < sizeof roles / sizeof roles[0]; i++)
-        if (strlen(roles[i]) == len && memcmp(roles[i], s, len) == 0)
-            return 1;
-    return 0;
-}
+static const char *const roles[] = { "host", "co-host", "guest", "guest host", "narrator",
+                                     "announcer", "voice actor", "reporter", NULL };
 
-static int set_string(char **field, const char *s, size_t len)
-{
-    char *copy = strndup(s, len);
+#define INT_KEY(name, field, min, max, step) \
+    { name, KEY_INT, offsetof(re_voice_profile, field), min, max, step, NULL, NULL }
 
-    if (!copy)
-        return 0;
-    free(*field);
-    *field = copy;
-    return 1;
-}
+/* name, kind, field, range, step (the engine counts the word gap in 10 ms), words, reader */
+static const keyfile_key voice_keys[] = {
+    { "voice", KEY_CALL, 0, 0, 0, 0, NULL, read_engine_voice },
+    { "speaker", KEY_TEXT, offsetof(re_voice_profile, speaker), 0, 0, 0, NULL, NULL },
+    { "role", KEY_WORD, offsetof(re_voice_profile, role), 0, 0, 0, roles, NULL },
+    INT_KEY("rate", rate, 80, 450, 1),
+    INT_KEY("pitch", pitch, 0, 99, 1),
+    INT_KEY("range", range, 0, 99, 1),
+    INT_KEY("volume", volume, 0, 200, 1),
+    INT_KEY("word_gap", word_gap_ms, 0, 1000, 10),
+    INT_KEY("sentence_pause", sentence_pause_ms, 0, 10000, 1),
+    INT_KEY("paragraph_pause", paragraph_pause_ms, 0, 60000, 1),
+};
 
-static void set_value(profile_parser *p, const struct voice_key *key, const char *value,
-                      size_t len, unsigned col)
-{
-    char q[QUOTE_SIZE];
-    long n;
-
-    switch (key->kind) {
-    case KEY_ENGINE_VOICE:
-        if (!engine_voice_valid(value, len))
-            parse_error(&p->err, p->line, col, "voice '%s' is not an espeak-ng voice name (letters, digits, "
-                         "'_', '+' and '-', at most 64)", quote(q, value, len));
-        else if (!set_string(&p->profile->engine_voice, value, len))
-            p->err.nomem = 1;
-        break;
-    case KEY_SPEAKER:
-        if (!set_string(&p->profile->speaker, value, len))
-            p->err.nomem = 1;
-        break;
-    case KEY_ROLE:
-        if (!role_valid(value, len))
-            parse_error(&p->err, p->line, col, "role '%s' is not one of: " RE_VOICE_ROLES,
-                         quote(q, value, len));
-        else if (!set_string(&p->profile->role, value, len))
-            p->err.nomem = 1;
-        break;
-    case KEY_INT:
-        if (!parse_int(value, len, &n))
-            parse_error(&p->err, p->line, col, "%s must be a whole number, got '%s'", key->name,
-                         quote(q, value, len));
-        else if (n < key->min || n > key->max)
-            parse_error(&p->err, p->line, col, "%s %s is out of range %d..%d", key->name,
-                         quote(q, value, len), key->min, key->max);
-        else if (key->offset == offsetof(re_voice_profile, word_gap_ms))
-            p->profile->word_gap_ms = (int)(n - n % 10);   /* the engine counts in 10 ms */
-        else
-            *(int *)((char *)p->profile + key->offset) = (int)n;
-        break;
-    }
-}
-
-static const struct voice_key *find_key(const char *s, size_t len)
-{
-    for (size_t i = 0; i < KEY_COUNT; i++) {
-        if (strlen(voice_keys[i].name) == len && memcmp(voice_keys[i].name, s, len) == 0)
-            return &voice_keys[i];
-    }
-    return NULL;
-}
-
-static void parse_line(profile_parser *p, const char *line, size_t len)
-{
-    char q[QUOTE_SIZE];
-    const char *key = line, *value, *eq;
-    size_t key_len = len, value_len;
-
-    re_trim(&key, &key_len);
-    if (key_len == 0 || key[0] == '#')
-        return;
-    unsigned key_col = (unsigned)(key - line + 1);
-    eq = memchr(key, '=', key_len);
-    if (!eq) {
-        parse_error(&p->err, p->line, key_col, "expected 'key = value', got '%s'", quote(q, key, key_len));
-        return;
-    }
-    value = eq + 1;
-    value_len = (size_t)(key + key_len - value);
-    key_len = (size_t)(eq - key);
-    re_trim(&key, &key_len);
-    re_trim(&value, &value_len);
-    const struct voice_key *k = find_key(key, key_len);
-    if (!k) {
-        parse_error(&p->err, p->line, key_col, "unknown key '%s' (known keys: " KNOWN_KEYS ")",
-                     quote(q, key, key_len));
-        return;
-    }
-    size_t index = (size_t)(k - voice_keys);
-    if (p->key_line[index]) {
-        parse_error(&p->err, p->line, key_col, "duplicate key '%s' (first set on line %u)", k->name,
-                     p->key_line[index]);
-        return;
-    }
-    p->key_line[index] = p->line;
-    if (value_len == 0) {
-        parse_error(&p->err, p->line, key_col, "key '%s' has no value", k->name);
-        return;
-    }
-    set_value(p, k, value, value_len, (unsigned)(value - line + 1));
-}
+static const keyfile_syntax voice_syntax = {
+    .keys = voice_keys,
+    .key_count = sizeof voice_keys / sizeof voice_keys[0],
+    .separator = '=',
+    .key_noun = "key",
+    .pair_hint = "'key = value'",
+};
 
 static void profile_defaults(re_voice_profile *profile)
 {
@@ -236,23 +117,6 @@ void re_voice_profile_clear(re_voice_profile *profile)
     memset(profile, 0, sizeof *profile);
 }
 
-/* Splits the (already checked) text into lines and parses each; CR of a CRLF is dropped. */
-static void parse_lines(profile_parser *p, const char *buf, size_t len)
-{
-    size_t pos = 0;
-
-    while (pos < len && !p->err.nomem) {
-        const char *nl = memchr(buf + pos, '\n', len - pos);
-        size_t end = nl ? (size_t)(nl - buf) : len;
-        size_t line_len = end - pos;
-        if (line_len > 0 && buf[end - 1] == '\r')
-            line_len--;
-        p->line++;
-        parse_line(p, buf + pos, line_len);
-        pos = end + 1;
-    }
-}
-
 re_status re_voice_profile_parse(const char *file, const char *buf, size_t len, const char *name,
                                  re_voice_profile *out, re_diagnostics *diag)
 {
@@ -273,10 +137,11 @@ re_status re_voice_profile_parse(const char *file, const char *buf, size_t len, 
     if (!decodable)
         goto fail;
     profile_defaults(out);
-    parse_lines(&p, buf + bom, len - bom);
-    if (!p.key_line[0] && !p.err.nomem) {
-        p.line = 0;
-        parse_error(&p.err, p.line, 0, "the profile has no 'voice' key (the espeak-ng voice, e.g. "
+    keyfile kf;
+    keyfile_init(&kf, &voice_syntax, &p.err, out, &p);
+    keyfile_lines(&kf, buf + bom, len - bom);
+    if (!keyfile_where(&kf, "voice", NULL, NULL) && !p.err.nomem) {
+        parse_error(&p.err, 0, 0, "the profile has no 'voice' key (the espeak-ng voice, e.g. "
                      "voice = en-us)");
     }
     if (p.err.nomem) {

@@ -286,9 +286,9 @@ static void test_show_errors(void)
     re_diagnostics_init(&d, 50);
     CHECK_INT(re_show_parse("show.txt", text, strlen(text), &s, &d), RE_ERR_INPUT);
     CHECK_STR(s.title, "kept");          /* unchanged on failure */
-    CHECK(has_message(&d, 2, 1, "duplicate key 'title' (first on line 1)"));
+    CHECK(has_message(&d, 2, 1, "duplicate key 'title' (first set on line 1)"));
     CHECK(has_message(&d, 3, 1, "unknown key 'colour'"));
-    CHECK(has_message(&d, 4, 13, "description needs a value"));
+    CHECK(has_message(&d, 4, 1, "key 'description' has no value"));
     CHECK(has_message(&d, 5, 1, "must start with its key"));
     CHECK(has_message(&d, 6, 11, "language 'english!' is not a BCP 47 tag"));
     CHECK(has_message(&d, 7, 11, "explicit must be true or false, not 'yes'"));

@@ -215,8 +215,10 @@ static void test_front_matter_errors(void)
     expect_error("---\ntitle: T\nshow:   \n---\nHi\n", 3, 1, "front-matter key 'show' has no value");
     expect_error("---\nshow: S\n\n---\nHi\n", 4, 1, "the front matter has no title");
     expect_error("---\ntitle: T\nepisode: 1000000\n---\nHi\n", 3, 10,
-                 "episode must be a whole number 0..999999, got '1000000'");
-    expect_error("---\ntitle: T\nepisode: -1\n---\nHi\n", 3, 10, "got '-1'");
+                 "episode 1000000 is out of range 0..999999");
+    expect_error("---\ntitle: T\nepisode: -1\n---\nHi\n", 3, 10,
+                 "episode -1 is out of range 0..999999");
+    expect_error("---\ntitle: T\nseason: 0\n---\nHi\n", 3, 9, "season 0 is out of range 1..999999");
     expect_error("---\ntitle: T\nepisode: +1\n---\nHi\n", 3, 10, "got '+1'");
     expect_error("---\ntitle: T\nepisode: 12a\n---\nHi\n", 3, 10, "got '12a'");
     expect_error("---\ntitle: T\nepisode: 1 2\n---\nHi\n", 3, 10, "got '1 2'");

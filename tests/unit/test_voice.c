@@ -123,11 +123,14 @@ static void test_errors(void)
     expect_error("voice = en-us\nrate = -\n", 2, 8, "whole number");
     expect_error("voice = en-us\nrate =\n", 2, 1, "key 'rate' has no value");
     expect_error("voice = en-us\n  ratee = 170\n", 2, 3,
-                 "unknown key 'ratee' (known keys: voice, speaker, role, rate");
+                 "unknown key 'ratee' (did you mean 'rate'?)");
+    expect_error("voice = en-us\n  tempo = 170\n", 2, 3,
+                 "unknown key 'tempo' (known keys: voice, speaker, role, rate, pitch, range, "
+                 "volume, word_gap, sentence_pause, paragraph_pause)");
     expect_error("voice = en-us\nrate = 170\nrate = 171\n", 3, 1,
                  "duplicate key 'rate' (first set on line 2)");
     expect_error("voice = en-us\nrate 170\n", 2, 1, "expected 'key = value', got 'rate 170'");
-    expect_error("voice = en-us\n= 170\n", 2, 1, "unknown key ''");
+    expect_error("voice = en-us\n= 170\n", 2, 1, "expected 'key = value', got '= 170'");
     expect_error("voice = en us\n", 1, 9, "voice 'en us' is not an espeak-ng voice name");
     expect_error("voice = en-us;rm\n", 1, 9, "not an espeak-ng voice name");
     expect_error("speaker = Host\n", 0, 0, "the profile has no 'voice' key");

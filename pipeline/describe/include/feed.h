@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* feed.h - the publish stage: an RSS 2.0 podcast feed (with the iTunes and Podcasting 2.0
- * namespaces) built from the sidecars of the episodes rendered into one folder, and the show
- * file that describes the channel. The formats and the mapping are in docs/feed.md.
+ * namespaces) built from the sidecars of the episodes rendered into one folder and the show
+ * file that describes the channel (read by show.h). The formats and the mapping are in
+ * docs/feed.md.
  *
  * Life cycle: re_feed_init -> re_show_load into feed->show (optional) -> re_feed_scan (reads
  * the folder, sorts newest first) -> re_feed_complete_channel (defaults, required values) ->
- * re_feed_write -> re_feed_free. The pure parts (re_show_parse, re_feed_episode_read,
- * re_feed_sort, re_feed_url, re_feed_write) work on memory; only
- * re_show_load and re_feed_scan touch the file system. Nothing here prints or exits. */
+ * re_feed_write -> re_feed_free. The pure parts (re_feed_episode_read, re_feed_sort,
+ * re_feed_url, re_feed_write) work on memory; only re_feed_scan touches the file system.
+ * Nothing here prints or exits. */
 #ifndef RE_FEED_H
 #define RE_FEED_H
 
@@ -17,7 +18,9 @@
 
 #include "artwork.h"
 #include "datetime.h"
+#include "show.h"
 #include "status.h"
+#include "text.h"
 
 #define RE_ITUNES_NS "http://www.itunes.com/dtds/podcast-1.0.dtd"
 #define RE_PODCAST_NS "https://podcastindex.org/namespace/1.0"
@@ -30,49 +33,6 @@
 
 /* Apple's limits, checked before a directory finds them. */
 #define RE_APPLE_DESCRIPTION_MAX 4000         /* bytes of a channel or item description */
-
-#define RE_SHOW_FILE_NAME "show.txt"          /* looked for in the episodes' folder */
-#define RE_SHOW_MAX_SIZE (1u << 20)           /* bytes */
-
-/* ---- the show file ------------------------------------------------------------------------ */
-
-/* The channel's metadata. Every string is owned (free with re_show_free) and NULL when not
- * given. After re_feed_complete_channel, title, description, link and language are set. */
-typedef struct re_show {
-    char *title;
-    char *description;
-    char *author;
-    char *language;        /* BCP 47, like the script's `language` */
-    char *link;            /* http(s) URL of the show's web site */
-    char *image;           /* http(s) URL of the cover art, or a file name in the folder */
-    char *category;        /* itunes:category text, from Apple's list ... */
-    char *subcategory;     /* ... and its one nested category (from "Leisure > Hobbies") */
-    char *owner_name;
-    char *owner_email;
-    char *guid;            /* podcast:guid, a UUID, pinned once */
-    char *medium;          /* podcast:medium; NULL is podcast */
-    int explicit_content;  /* -1 not given, 0 false, 1 true */
-    int locked;            /* podcast:locked: -1 not given, 0 no, 1 yes */
-    int disclosure;        /* podcast:txt saying the voices are synthetic: 1 (default) or 0 */
-} re_show;
-
-void re_show_init(re_show *show);
-void re_show_free(re_show *show);
-
-/* Parses a show file held in memory: UTF-8 `key: value` lines (keys: title, description,
- * author, language, link, image, category, explicit, owner_name, owner_email, guid, locked,
- * medium, disclosure), blank lines
- * and `#` comment lines. `file` names it in diagnostics. An unknown or duplicate key, a line
- * that is not `key: value`, an empty or invalid value, invalid UTF-8 or a control character
- * is an error at FILE:LINE:COL; all of them are reported (up to the diagnostics limit) and
- * RE_ERR_INPUT returned, with *show unchanged. On RE_OK the values are stored into *show
- * (which must be initialised; values it already holds are replaced). */
-re_status re_show_parse(const char *file, const char *buf, size_t len, re_show *show,
-                        re_diagnostics *diag);
-
-/* Reads (at most RE_SHOW_MAX_SIZE bytes) and parses the show file at `path`. RE_ERR_READ or
- * RE_ERR_LIMIT with a diagnostic naming the path when it cannot be read. */
-re_status re_show_load(const char *path, re_show *show, re_diagnostics *diag);
 
 /* ---- episodes ----------------------------------------------------------------------------- */
 
@@ -213,9 +173,6 @@ char *re_feed_item_guid(const re_feed_episode *episode, const char *channel_guid
 /* UUIDv5 (RFC 4122, SHA-1) of `name` in the namespace given as UUID text, written as 36
  * lowercase characters. RE_ERR_INVALID when namespace_text is not a UUID. */
 re_status re_uuid5(const char *namespace_text, const char *name, char out[RE_UUID_TEXT_SIZE]);
-
-/* 1 when text is a UUID: 8-4-4-4-12 hex digits. */
-int re_uuid_valid(const char *text);
 
 /* podcast:guid of the feed at `feed_url`: re_uuid5 of RE_PODCAST_GUID_NAMESPACE and the URL
  * without its scheme ("https://") and trailing slashes. */

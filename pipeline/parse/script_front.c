@@ -1,0 +1,355 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* script_front.c - a script's front matter: the `key: value` lines between the two `---`,
+ * read by the key-file reader from the table below (docs/script-format.md). */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "datetime.h"
+#include "keyfile.h"
+#include "script_parser.h"
+#include "text.h"
+
+#define EPISODE_MAX 999999L
+
+/* A profile name in s[0..len) copied to out (PROFILE_NAME_MAX + 1 bytes) if it is valid. */
+int profile_name(const char *s, size_t len, char *out)
+{
+    if (len > PROFILE_NAME_MAX)
+        return 0;
+    memcpy(out, s, len);
+    out[len] = '\0';
+    return re_voice_name_valid(out);
+}
+
+static re_episode *episode_of(keyfile *kf)
+{
+    return ((parser *)keyfile_context(kf))->ep;
+}
+
+static void read_published(keyfile *kf, const keyfile_value *v)
+{
+    char q[QUOTE_SIZE], reason[96];
+    const char *why = re_datetime_parse(v->text, v->len, 0, NULL, reason, sizeof reason);
+
+    if (why)
+        parse_error(keyfile_errors(kf), v->line, v->col, "invalid published date '%s': %s",
+                    quote(q, v->text, v->len), why);
+    else
+        keyfile_copy(kf, &episode_of(kf)->published, v, 1);
+}
+
+static void read_language(keyfile *kf, const keyfile_value *v)
+{
+    char q[QUOTE_SIZE];
+
+    if (re_language_valid(v->text, v->len))
+        keyfile_copy(kf, &episode_of(kf)->language, v, 1);
+    else
+        parse_error(keyfile_errors(kf), v->line, v->col, "language '%s' is not a BCP 47 tag like "
+                    "en-us, en-GB or de", quote(q, v->text, v->len));
+}
+
+static void read_voice(keyfile *kf, const keyfile_value *v)
+{
+    parser *p = keyfile_context(kf);
+    char q[QUOTE_SIZE], name[PROFILE_NAME_MAX + 1];
+
+    if (!profile_name(v->text, v->len, name)) {
+        parse_error(&p->err, v->line, v->col, "invalid voice profile name '%s' (names are a-z, "
+                    "0-9, '_' and '-', at most 64)", quote(q, v->text, v->len));
+        return;
+    }
+    keyfile_copy(kf, &p->ep->voice, v, 0);
+    p->ep->voice_line = v->line;
+    add_voice_ref(p, name, v->len, v->line, v->col);
+}
+
+/* An item guid is copied into the feed as it is: printable ASCII, no blanks, at most 200. */
+static void read_guid(keyfile *kf, const keyfile_value *v)
+{
+    char q[QUOTE_SIZE];
+    size_t i = 0;
+
+    while (i < v->len && v->text[i] > ' ' && v->text[i] < 0x7f)
+        i++;
+    if (i < v->len || v->len > 200)
+        parse_error(keyfile_errors(kf), v->line, v->col, "guid '%s' must be printable ASCII "
+                    "without blanks, at most 200 characters", quote(q, v->text, v->len));
+    else
+        keyfile_copy(kf, &episode_of(kf)->guid, v, 0);
+}
+
+/* The episode's output rate, one of the rates the program renders at. */
+static void read_sample_rate(keyfile *kf, const keyfile_value *v)
+{
+    char q[QUOTE_SIZE];
+    unsigned long rate = 0;
+    size_t i = 0;
+
+    for (; i < v->len && re_is_digit(v->text[i]) && rate < 1000000; i++)
+        rate = rate * 10 + (unsigned long)(v->text[i] - '0');
+    if (i < v->len || !(rate == 22050 || rate == 44100 || rate == 48000))
+        parse_error(keyfile_errors(kf), v->line, v->col, "sample_rate must be 22050, 44100 or "
+                    "48000, got '%s'", quote(q, v->text, v->len));
+    else
+        episode_of(kf)->sample_rate = (unsigned)rate;
+}
+
+/* A file named by the front matter (a lexicon, a sound, the music bed): kept as written with
+ * where it stands; resolved against the script's folder, confined and read when rendering. */
+static void read_path(keyfile *kf, const keyfile_value *v, char **field, unsigned *line,
+                      unsigned *col)
+{
+    keyfile_copy(kf, field, v, 0);
+    *line = v->line;
+    *col = v->col;
+}
+
+static void read_lexicon(keyfile *kf, const keyfile_value *v)
+{
+    re_episode *ep = episode_of(kf);
+    read_path(kf, v, &ep->lexicon, &ep->lexicon_line, &ep->lexicon_col);
+}
+
+/* `intro:`, `outro:` (format 1.1): sound files played before and after everything. */
+static void read_intro(keyfile *kf, const keyfile_value *v)
+{
+    re_episode *ep = episode_of(kf);
+    read_path(kf, v, &ep->intro, &ep->intro_line, &ep->intro_col);
+}
+
+static void read_outro(keyfile *kf, const keyfile_value *v)
+{
+    re_episode *ep = episode_of(kf);
+    read_path(kf, v, &ep->outro, &ep->outro_line, &ep->outro_col);
+}
+
+/* `music:` (format 1.1): the music bed (run/music.h). */
+static void read_music(keyfile *kf, const keyfile_value *v)
+{
+    re_episode *ep = episode_of(kf);
+    read_path(kf, v, &ep->music.file, &ep->music.line, &ep->music.col);
+}
+
+/* A front-matter duration as a pause writes it (`1.5s`, `800ms`), min_us to 600 s: 1 with
+ * *us, or 0 after an error naming the key; `example` is the message's "write e.g.". */
+static int front_matter_duration(keyfile *kf, const keyfile_value *v, uint64_t min_us,
+                                 const char *example, uint64_t *us)
+{
+    char q[QUOTE_SIZE];
+    size_t at = 0, num = 0, num_len = 0;
+    uint64_t unit_us = 0;
+    const char *why = duration_syntax(v->text, v->len, &at, &num, &num_len, &unit_us);
+
+    if (!why && skip_blanks(v->text, v->len, at) != v->len)
+        why = "unexpected text after the unit";
+    if (why) {
+        parse_error(keyfile_errors(kf), v->line, v->col, "%s '%s' is not a duration: %s; write "
+                    "e.g. %s", v->key->name, quote(q, v->text, v->len), why, example);
+        return 0;
+    }
+    return checked_duration_from(keyfile_context(kf), v->key->name, min_us, v->text + num,
+                                 num_len, unit_us, v->line, v->col, us);
+}
+
+/* `intro_overlap:` (format 1.1): a duration as a pause writes it, 1 ms to 600 s. */
+static void read_intro_overlap(keyfile *kf, const keyfile_value *v)
+{
+    re_episode *ep = episode_of(kf);
+    uint64_t us = 0;
+
+    if (front_matter_duration(kf, v, RE_PAUSE_MIN_US, "1.5s or 800ms", &us)) {
+        ep->intro_overlap_us = us;
+        ep->intro_overlap_line = v->line;
+        ep->intro_overlap_col = v->col;
+    }
+}
+
+/* `sound_gap:` (format 1.1): the silence between speech and a sound file, 0 s (none) to
+ * 600 s; the script's own `[pause]` next to a sound replaces it there (render.c). */
+static void read_sound_gap(keyfile *kf, const keyfile_value *v)
+{
+    re_episode *ep = episode_of(kf);
+    uint64_t us = 0;
+
+    if (front_matter_duration(kf, v, 0, "0.5s, 250ms or 0s", &us)) {
+        ep->sound_gap_us = us;
+        ep->sound_gap_line = v->line;
+        ep->sound_gap_col = v->col;
+    }
+}
+
+/* A plain decimal number with an optional sign, then optionally blanks and `unit` (case
+ * ignored): "-24 LUFS", "-24", "12 dB". 1 with *number set, 0 when it is not one. */
+static int number_with_unit(const char *value, size_t len, const char *unit, double *number)
+{
+    char digits[32];
+    size_t i = value[0] == '-' || value[0] == '+';
+    size_t start = i;
+    while (i < len && re_is_digit(value[i]))
+        i++;
+    if (i == start)
+        return 0;
+    if (i < len && value[i] == '.') {
+        size_t frac = ++i;
+        while (i < len && re_is_digit(value[i]))
+            i++;
+        if (i == frac)
+            return 0;
+    }
+    if (i >= sizeof digits)
+        return 0;
+    memcpy(digits, value, i);
+    digits[i] = '\0';
+    size_t u = skip_blanks(value, len, i);
+    if (u < len && !(len - u == strlen(unit) && strncasecmp(value + u, unit, len - u) == 0))
+        return 0;
+    *number = strtod(digits, NULL);
+    return 1;
+}
+
+static void read_music_level(keyfile *kf, const keyfile_value *v)
+{
+    char q[QUOTE_SIZE];
+    double lufs = 0;
+
+    if (!number_with_unit(v->text, v->len, "LUFS", &lufs) || lufs < RE_MUSIC_LEVEL_MIN_LUFS
+        || lufs > RE_MUSIC_LEVEL_MAX_LUFS)
+        parse_error(keyfile_errors(kf), v->line, v->col, "music_level must be a loudness from %g "
+                    "to %g LUFS like '-24 LUFS', got '%s'", RE_MUSIC_LEVEL_MIN_LUFS,
+                    RE_MUSIC_LEVEL_MAX_LUFS, quote(q, v->text, v->len));
+    else
+        episode_of(kf)->music.level_lufs = lufs;
+}
+
+static void read_duck(keyfile *kf, const keyfile_value *v)
+{
+    char q[QUOTE_SIZE];
+    double db = 0;
+
+    if (!number_with_unit(v->text, v->len, "dB", &db) || v->text[0] == '-'
+        || db > RE_MUSIC_DUCK_MAX_DB)
+        parse_error(keyfile_errors(kf), v->line, v->col, "duck must be a level from 0 to %g dB "
+                    "like '12 dB', got '%s'", RE_MUSIC_DUCK_MAX_DB, quote(q, v->text, v->len));
+    else
+        episode_of(kf)->music.duck_db = db;
+}
+
+/* `fade: 2s`, `1.5s`, `500ms`, `0s`: exact to the microsecond, as a pause. */
+static void read_fade(keyfile *kf, const keyfile_value *v)
+{
+    char q[QUOTE_SIZE];
+    const char *value = v->text;
+    size_t len = v->len, i = 0;
+
+    while (i < len && re_is_digit(value[i]))
+        i++;
+    size_t num_len = i;
+    if (i > 0 && i < len && value[i] == '.') {
+        size_t frac = ++i;
+        while (i < len && re_is_digit(value[i]))
+            i++;
+        num_len = i > frac ? i : 0;
+    }
+    size_t u = skip_blanks(value, len, i);
+    uint64_t unit_us = len - u == 2 && memcmp(value + u, "ms", 2) == 0 ? 1000
+                     : len - u == 1 && value[u] == 's' ? 1000000 : 0;
+    uint64_t us = 0;
+    const char *why = num_len && unit_us ? pause_us(value, num_len, unit_us, &us)
+                                         : "not a duration";
+    if (why || us > RE_MUSIC_FADE_MAX_US)
+        parse_error(keyfile_errors(kf), v->line, v->col, "fade must be a duration from 0s to "
+                    "%llus like '2s' or '500ms', got '%s'%s%s", RE_MUSIC_FADE_MAX_US / 1000000,
+                    quote(q, value, len), why && num_len && unit_us ? ": " : "",
+                    why && num_len && unit_us ? why : "");
+    else
+        episode_of(kf)->music.fade_us = us;
+}
+
+#define TEXT_KEY(name, field) { name, KEY_TEXT, offsetof(re_episode, field), 0, 0, 0, NULL, NULL }
+#define CALL_KEY(name, reader) { name, KEY_CALL, 0, 0, 0, 0, NULL, reader }
+
+/* The keys in the order the "known keys" message lists them. */
+static const keyfile_key front_matter_keys[] = {
+    TEXT_KEY("title", title),
+    TEXT_KEY("show", show),
+    CALL_KEY("published", read_published),
+    TEXT_KEY("summary", summary),
+    TEXT_KEY("author", author),
+    CALL_KEY("language", read_language),
+    CALL_KEY("voice", read_voice),
+    { "episode", KEY_LONG, offsetof(re_episode, episode_number), 0, EPISODE_MAX, 1, NULL, NULL },
+    { "season", KEY_LONG, offsetof(re_episode, season), 1, EPISODE_MAX, 1, NULL, NULL },
+    CALL_KEY("guid", read_guid),
+    CALL_KEY("lexicon", read_lexicon),
+    CALL_KEY("sample_rate", read_sample_rate),
+    CALL_KEY("intro", read_intro),
+    CALL_KEY("outro", read_outro),
+    CALL_KEY("intro_overlap", read_intro_overlap),
+    CALL_KEY("sound_gap", read_sound_gap),
+    CALL_KEY("music", read_music),
+    CALL_KEY("music_level", read_music_level),
+    CALL_KEY("duck", read_duck),
+    CALL_KEY("fade", read_fade),
+};
+
+static const keyfile_syntax front_matter = {
+    .keys = front_matter_keys,
+    .key_count = sizeof front_matter_keys / sizeof front_matter_keys[0],
+    .separator = ':',
+    .key_noun = "front-matter key",
+    .pair_hint = "'key: value' in the front matter",
+    .collapse_blanks = 1,
+};
+
+/* What the keys say together: an intro_overlap needs an intro, a bed's settings a bed. */
+static void check_front_matter(parser *p, const keyfile *kf, unsigned closing_line)
+{
+    static const char *const bed_settings[] = { "music_level", "duck", "fade" };
+
+    if (!p->ep->title && !keyfile_where(kf, "title", NULL, NULL) && !p->markdown)
+        parse_error(&p->err, closing_line, 1, "the front matter has no title: add a line "
+                    "'title: ...' before this '---'");
+    if (p->ep->intro_overlap_us && !keyfile_where(kf, "intro", NULL, NULL))
+        parse_error(&p->err, p->ep->intro_overlap_line, p->ep->intro_overlap_col, "intro_overlap "
+                    "needs an intro: add a line 'intro: FILE'");
+    for (size_t i = 0; i < sizeof bed_settings / sizeof bed_settings[0]; i++) {
+        unsigned col = 0;
+        int valued = 0;
+        unsigned line = keyfile_where(kf, bed_settings[i], &col, &valued);
+        if (valued && !keyfile_where(kf, "music", NULL, NULL))
+            parse_error(&p->err, line, col, "'%s' is set but there is no music bed: add a line "
+                        "'music: FILE' or remove it", bed_settings[i]);
+    }
+}
+
+int parse_front_matter(parser *p, line_reader *r, unsigned *closing_line)
+{
+    line_reader scan = *r;
+    const char *line;
+    size_t len;
+
+    if (!next_line(&scan, &line, &len) || !is_delimiter_line(line, len)) {
+        parse_error(&p->err, 1, 1, "a script starts with front matter: a line '---'");
+        return 0;
+    }
+    /* Find the end first: without it every later line would be misread as a key. */
+    int closed = 0;
+    while (!closed && next_line(&scan, &line, &len))
+        closed = is_delimiter_line(line, len);
+    if (!closed) {
+        parse_error(&p->err, 1, 1, "the front matter is not closed: add a line '---' after it");
+        return 0;
+    }
+    *closing_line = scan.number;
+    keyfile kf;
+    keyfile_init(&kf, &front_matter, &p->err, p->ep, p);
+    next_line(r, &line, &len);
+    while (next_line(r, &line, &len) && r->number < *closing_line) {
+        if (!line_too_long(p, len, r->number))
+            keyfile_line(&kf, line, len, r->number);
+    }
+    check_front_matter(p, &kf, *closing_line);
+    return 1;
+}
