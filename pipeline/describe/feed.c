@@ -95,11 +95,14 @@ char *re_feed_url(const char *base_url, const char *file_name)
 
 enum show_key { K_TITLE, K_DESCRIPTION, K_AUTHOR, K_LANGUAGE, K_LINK, K_IMAGE, K_CATEGORY,
                 K_EXPLICIT, K_OWNER_NAME, K_OWNER_EMAIL, K_GUID, K_LOCKED, K_MEDIUM,
-                K_DISCLOSURE, K_COUNT };
+                K_DISCLOSURE,
+                K_TYPE, K_COPYRIGHT,   /* itunes:type, copyright */
+                K_COUNT };
 
 static const char *const show_keys[K_COUNT] = {
     "title", "description", "author", "language", "link", "image", "category", "explicit",
     "owner_name", "owner_email", "guid", "locked", "medium", "disclosure",
+    "type", "copyright",
 };
 
 /* Apple Podcasts' categories and their subcategories, as Apple lists them in "Apple Podcasts
@@ -180,6 +183,7 @@ void re_show_init(re_show *show)
     show->explicit_content = -1;
     show->locked = -1;
     show->disclosure = 1;
+    show->serial = 0;
 }
 
 void re_show_free(re_show *show)
@@ -188,7 +192,8 @@ void re_show_free(re_show *show)
         return;
     char **fields[] = { &show->title, &show->description, &show->author, &show->language,
                         &show->link, &show->image, &show->category, &show->subcategory,
-                        &show->owner_name, &show->owner_email, &show->guid, &show->medium };
+                        &show->owner_name, &show->owner_email, &show->guid, &show->medium,
+                        &show->copyright };
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
         free(*fields[i]);
         *fields[i] = NULL;
@@ -196,6 +201,7 @@ void re_show_free(re_show *show)
     show->explicit_content = -1;
     show->locked = -1;
     show->disclosure = 1;
+    show->serial = 0;
 }
 
 static int email_valid(const char *s)
@@ -364,6 +370,13 @@ static void show_value(show_parser *p, enum show_key key, const char *v, unsigne
         else
             set_field(p, &s->owner_email, v);
         break;
+    case K_TYPE:
+        if (strcmp(v, "episodic") == 0 || strcmp(v, "serial") == 0)
+            s->serial = v[0] == 's';
+        else
+            show_error(p, line, col, "type must be episodic or serial, not '%.*s'", q, v);
+        break;
+    case K_COPYRIGHT: set_field(p, &s->copyright, v); break;
     case K_COUNT:
         break;
     }
@@ -399,7 +412,7 @@ static void show_line(show_parser *p, const char *line_text, size_t n, unsigned 
     if (key < 0) {
         show_error(p, line, 1, "unknown key '%s' (known: title, description, author, language, "
                    "link, image, category, explicit, owner_name, owner_email, guid, locked, "
-                   "medium, disclosure)", key_text);
+                   "medium, disclosure, type, copyright)", key_text);
         return;
     }
     size_t v = key_end + 1, e = n;
@@ -493,6 +506,9 @@ re_status re_show_parse(const char *file, const char *buf, size_t len, re_show *
         show->locked = p.values.locked;
     if (p.key_line[K_DISCLOSURE])
         show->disclosure = p.values.disclosure;
+    move_string(&show->copyright, &p.values.copyright);
+    if (p.key_line[K_TYPE])
+        show->serial = p.values.serial;
     re_show_free(&p.values);
     return RE_OK;
 }

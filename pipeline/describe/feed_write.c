@@ -43,6 +43,45 @@ static void element(writer *x, const char *name, const char *text)
     check(x, xmlTextWriterWriteElement(x->w, BAD_CAST name, BAD_CAST text));
 }
 
+/* Plain text as HTML: readers take <description> and content:encoded for HTML, so the text's
+ * own "<", "&" and quotes are written as character references and read back as written
+ * (libxml2 then escapes the result once more for XML). NULL when out of memory. */
+static char *html_escaped(const char *text)
+{
+    size_t n = 0;
+    for (const char *p = text; *p; p++)
+        n += *p == '&' ? 5 : *p == '<' || *p == '>' ? 4 : *p == '"' || *p == '\'' ? 5 : 1;
+    char *out = malloc(n + 1), *o = out;
+    if (!out)
+        return NULL;
+    for (const char *p = text; *p; p++) {
+        const char *ref = *p == '&' ? "&amp;" : *p == '<' ? "&lt;" : *p == '>' ? "&gt;"
+                        : *p == '"' ? "&#34;" : *p == '\'' ? "&#39;" : NULL;
+        if (ref) {
+            memcpy(o, ref, strlen(ref));
+            o += strlen(ref);
+        } else {
+            *o++ = *p;
+        }
+    }
+    *o = '\0';
+    return out;
+}
+
+/* <name>TEXT as HTML</name>; `paragraph` wraps it in <p> (content:encoded's show notes). */
+static void html_element(writer *x, const char *name, const char *text, int paragraph)
+{
+    char *html = html_escaped(text), *wrapped = NULL;
+    if (html && paragraph && asprintf(&wrapped, "<p>%s</p>", html) < 0)
+        wrapped = NULL;
+    if (!html || (paragraph && !wrapped))
+        x->failed = 1;
+    else
+        element(x, name, paragraph ? wrapped : html);
+    free(html);
+    free(wrapped);
+}
+
 /* <name url="BASE/FILE" type="TYPE" .../> for a file beside the audio. */
 static void file_link(writer *x, const char *base_url, const char *name, const char *stem,
                       const char *suffix, const char *type, const char *language, const char *rel)
@@ -74,8 +113,10 @@ static void write_channel_head(writer *x, const re_feed *feed)
     snprintf(generator, sizeof generator, "render-episode %s", RE_VERSION);
     element(x, "title", s->title);
     element(x, "link", s->link);
-    element(x, "description", s->description);
+    html_element(x, "description", s->description, 0);
     element(x, "language", s->language);
+    if (s->copyright)
+        element(x, "copyright", s->copyright);
     element(x, "generator", generator);
     if (feed->count > 0 && feed->episodes[0].dated)
         element(x, "lastBuildDate", feed->episodes[0].pub_date);
@@ -130,6 +171,7 @@ static void write_channel_head(writer *x, const re_feed *feed)
     }
     if (s->explicit_content >= 0)
         element(x, "itunes:explicit", s->explicit_content ? "true" : "false");
+    element(x, "itunes:type", s->serial ? "serial" : "episodic");
 }
 
 static void write_item(writer *x, const re_feed *feed, const re_feed_episode *e,
@@ -149,8 +191,10 @@ static void write_item(writer *x, const re_feed *feed, const re_feed_episode *e,
              (unsigned long long)re_samples_to_seconds(e->samples, e->sample_rate));
     start(x, "item");
     element(x, "title", e->title);
-    if (e->summary)
-        element(x, "description", e->summary);
+    if (e->summary) {
+        html_element(x, "description", e->summary, 0);
+        html_element(x, "content:encoded", e->summary, 1);
+    }
     if (e->assets & RE_ASSET_PAGE) {
         char *file = NULL, *page = NULL;
         if (asprintf(&file, "%s.html", e->stem) < 0 || !(page = re_feed_url(base_url, file)))
@@ -249,6 +293,7 @@ re_status re_feed_write(FILE *out, const re_feed *feed, const char *base_url)
     attribute(&x, "xmlns:itunes", RE_ITUNES_NS);
     attribute(&x, "xmlns:podcast", RE_PODCAST_NS);
     attribute(&x, "xmlns:atom", RE_ATOM_NS);
+    attribute(&x, "xmlns:content", RE_CONTENT_NS);
     start(&x, "channel");
     write_channel_head(&x, feed);
     for (size_t i = 0; i < feed->count && !x.failed; i++)

@@ -4,6 +4,8 @@ judges we did not write read back field by field: python3-feedparser, Podcast In
 parser (npm podcast-partytime, tests/js), xmllint; the channel guid is the UUIDv5 that
 python's uuid module computes; `check` accepts every item; nothing stale is ever linked;
 what Apple requires is enforced (one message, --draft), cover art is checked."""
+import html
+import html.parser
 import json
 import os
 import shutil
@@ -24,7 +26,8 @@ DISCLOSURE_WORDS = "voices in this episode are synthetic"
 SCRIPTS = {
     "garden-01": ("title: Compost & Clay — Spring Beds\nshow: Allotment Notes\n"
                   "published: 2026-03-02T07:00:00+01:00\nsummary: Turning heavy clay into a "
-                  "bed before the frost lifts & the rain.\nauthor: Allotment crew\nlanguage: en-gb\n"
+                  "bed before the frost lifts & the rain: a<b and b>c, <img src=x "
+                  "onerror=alert(1)>, \"quoted\" and 'single', &amp; as written.\nauthor: Allotment crew\nlanguage: en-gb\n"
                   "episode: 1\nseason: 2\n",
                   "# Beds\n\nClay holds water. Compost opens it up.\n\n"
                   "# Visitors\n\n[voice guest] I brought leaf mould from the orchard.\n"),
@@ -37,7 +40,8 @@ SCRIPTS = {
 ORDER = ["market-02", "garden-01"]    # newest first
 
 SHOW = ("title: Allotment Notes\n"
-        "description: Short notes from a community allotment, read by synthetic voices.\n"
+        "description: Short notes from a community allotment, read by synthetic voices "
+        "(a<b and b>c, <img src=x onerror=alert(1)>, \"rows\" & 'beds', &amp; as written).\n"
         "author: Allotment crew\n"
         "image: cover.jpg\n"
         "category: Leisure > Home & Garden\n"
@@ -45,7 +49,38 @@ SHOW = ("title: Allotment Notes\n"
         "owner_email: crew@example.net\n"
         f"guid: {CHANNEL_GUID}\n"
         "locked: yes\n"
-        "medium: podcast\n")
+        "medium: podcast\n"
+        "type: serial\n"
+        "copyright: © 2026 Allotment crew & friends <allotment.example.net>\n")
+
+
+def front_value(text, key):
+    """The value of `key:` in a show file or a script's front matter, as written there."""
+    return next(line.split(": ", 1)[1] for line in text.splitlines() if line.startswith(key + ":"))
+
+
+def show_value(key):
+    return front_value(SHOW, key)
+
+
+def script_value(name, key):
+    return front_value(SCRIPTS[name][0], key)
+
+
+class HtmlText(html.parser.HTMLParser):
+    """The text a reader shows for an HTML value, and the elements it would make."""
+
+    def __init__(self, value):
+        super().__init__(convert_charrefs=True)
+        self.text, self.tags = "", []
+        self.feed(value)
+        self.close()
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append(tag)
+
+    def handle_data(self, data):
+        self.text += data
 
 
 def make_image(path, size, pix_fmt):
@@ -113,8 +148,13 @@ class Publish(Case):
         self.assertFalse(d.bozo, d.get("bozo_exception"))
         f = d.feed
         self.assertEqual(f.title, "Allotment Notes")
-        self.assertEqual(f.subtitle, "Short notes from a community allotment, read by synthetic "
-                                     "voices.")
+        # plain text written as HTML: the text a reader shows is the show file's, no element
+        self.assertEqual(f.subtitle_detail.type, "text/html")
+        shown = HtmlText(f.subtitle)
+        self.assertEqual(shown.text, show_value("description"))
+        self.assertEqual(shown.tags, [])
+        self.assertEqual(f.rights, show_value("copyright"))
+        self.assertEqual(f.itunes_type, show_value("type"))
         self.assertEqual(f.language, "en-gb")
         self.assertEqual(f.image.href, BASE + "cover.jpg")
         self.assertEqual([t.term for t in f.tags], ["Leisure", "Home & Garden"])
@@ -131,7 +171,13 @@ class Publish(Case):
         for e, name in zip(d.entries, ORDER):
             side = self.sidecars[name]
             mp3 = os.path.join(self.out, name + ".mp3")
-            self.assertEqual(e.summary, side["summary"])
+            shown = HtmlText(e.summary)
+            self.assertEqual(shown.text, script_value(name, "summary"))
+            self.assertEqual(shown.tags, [])
+            notes = HtmlText(e.content[0].value)      # content:encoded: the notes as HTML
+            self.assertEqual(e.content[0].type, "text/html")
+            self.assertEqual(notes.text, script_value(name, "summary"))
+            self.assertEqual(notes.tags, ["p"])
             self.assertEqual(e.author, "Allotment crew")
             self.assertEqual(e.itunes_episodetype, "full")
             self.assertEqual(e.itunes_episode, str(side["episode"]))
@@ -151,6 +197,9 @@ class Publish(Case):
     def test_partytime_reads_every_field(self):
         feed = partytime(self.feed)
         self.assertEqual(feed["title"], "Allotment Notes")
+        self.assertEqual(feed["description"], show_value("description"))
+        self.assertEqual(feed["copyright"], show_value("copyright"))
+        self.assertEqual(feed["itunesType"], show_value("type"))
         self.assertEqual(feed["guid"], CHANNEL_GUID)
         self.assertIs(feed["locked"], True)
         self.assertEqual(feed["podcastOwner"], "crew@example.net")
@@ -177,6 +226,9 @@ class Publish(Case):
             rate = side["sample_rate"]
             self.assertEqual(item["duration"], (2 * ffmpeg_samples(mp3) + rate) // (2 * rate))
             self.assertEqual(item["author"], "Allotment crew")
+            summary = script_value(name, "summary")
+            self.assertEqual(item["description"], summary)   # its entities decoded once
+            self.assertEqual(item["content"], "<p>" + summary + "</p>")
             self.assertEqual(item["itunesEpisode"], side["episode"])
             self.assertEqual(item["itunesSeason"], 2)
             self.assertEqual(item["itunesEpisodeType"], "full")

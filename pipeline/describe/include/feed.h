@@ -22,6 +22,7 @@
 #define RE_ITUNES_NS "http://www.itunes.com/dtds/podcast-1.0.dtd"
 #define RE_PODCAST_NS "https://podcastindex.org/namespace/1.0"
 #define RE_ATOM_NS "http://www.w3.org/2005/Atom"
+#define RE_CONTENT_NS "http://purl.org/rss/1.0/modules/content/"
 
 /* podcast:guid is a UUIDv5 in this namespace of the feed's URL without its scheme and
  * trailing slashes (the Podcasting 2.0 namespace, docs/1.0.md#guid). */
@@ -54,6 +55,8 @@ typedef struct re_show {
     int explicit_content;  /* -1 not given, 0 false, 1 true */
     int locked;            /* podcast:locked: -1 not given, 0 no, 1 yes */
     int disclosure;        /* podcast:txt saying the voices are synthetic: 1 (default) or 0 */
+    char *copyright;       /* the channel's copyright, as written */
+    int serial;            /* itunes:type: 1 serial, 0 episodic (the default) */
 } re_show;
 
 void re_show_init(re_show *show);
@@ -61,7 +64,7 @@ void re_show_free(re_show *show);
 
 /* Parses a show file held in memory: UTF-8 `key: value` lines (keys: title, description,
  * author, language, link, image, category, explicit, owner_name, owner_email, guid, locked,
- * medium, disclosure), blank lines
+ * medium, disclosure, type (episodic or serial), copyright), blank lines
  * and `#` comment lines. `file` names it in diagnostics. An unknown or duplicate key, a line
  * that is not `key: value`, an empty or invalid value, invalid UTF-8 or a control character
  * is an error at FILE:LINE:COL; all of them are reported (up to the diagnostics limit) and
