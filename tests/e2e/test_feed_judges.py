@@ -365,29 +365,53 @@ class Publish(Case):
 
 
 class NothingStale(Case):
-    """Render with --srt --transcript-json, edit, render again without them: the feed links
-    only what the second render wrote, and check says the old files do not belong."""
+    """Render with companions, render again without them: what the first render wrote (its
+    sidecar lists each with its SHA-256) and the second does not is removed while unchanged;
+    an edited one is kept with a warning, never linked from the feed, and `check` says it
+    does not belong; a symlink is never followed nor removed."""
 
-    def test_old_companions_are_never_linked(self):
+    SCRIPT = "---\ntitle: Seeds\nlanguage: en-gb\npublished: 2026-04-01\n---\n# One\n\n"
+
+    def render_twice(self, first_options, between=None):
         out = self.path("out")
         os.mkdir(out)
         script = self.path("ep.txt")
-        write(script, "---\ntitle: Seeds\nlanguage: en-gb\npublished: 2026-04-01\n---\n"
-                      "# One\n\nSow the beans in April.\n")
+        write(script, self.SCRIPT + "Sow the beans in April.\n")
         mp3 = os.path.join(out, "ep.mp3")
-        res = run([script, "-o", mp3, "--srt", "--transcript-json", "-q"])
+        res = run([script, "-o", mp3, *first_options, "-q"])
         self.assertEqual(res.returncode, 0, res.stderr)
-        write(script, "---\ntitle: Seeds\nlanguage: en-gb\npublished: 2026-04-01\n---\n"
-                      "# One\n\nSow the broad beans in late March instead.\n")
-        res = run([script, "-o", mp3, "-q"])
+        if between:
+            between(out)
+        write(script, self.SCRIPT + "Sow the broad beans in late March instead.\n")
+        return out, mp3, run([script, "-o", mp3, "-q"])
+
+    def test_what_the_last_render_wrote_and_this_one_does_not_is_removed(self):
+        out, mp3, res = self.render_twice(["--srt", "--transcript-json", "--page", "--page-md"])
         self.assertEqual(res.returncode, 0, res.stderr)
-        self.assertIn("ep.srt", listing(out))                 # yesterday's, still there
+        self.assertEqual(res.stderr, "")
+        self.assertEqual(listing(out), ["ep.chapters.json", "ep.json", "ep.mp3", "ep.vtt"])
+        res = run(["check", mp3])
+        self.assertEqual(res.returncode, 0, res.stdout + res.stderr)
+
+    def test_an_edited_companion_is_kept_and_never_linked(self):
+        def edit(out):   # one word changed, the size kept: only the SHA-256 can tell
+            path = os.path.join(out, "ep.srt")
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+            self.assertIn("beans", text)
+            write(path, text.replace("beans", "BEANS"))
+        out, mp3, res = self.render_twice(["--srt", "--transcript-json"], edit)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertIn(os.path.join(out, "ep.srt") + ": warning: kept: the previous render wrote "
+                      "it and this one does not, but it changed since", res.stderr)
+        self.assertEqual(res.stderr.count("warning"), 1, res.stderr)
+        self.assertEqual(listing(out), ["ep.chapters.json", "ep.json", "ep.mp3", "ep.srt",
+                                        "ep.vtt"])
         write(os.path.join(out, "show.txt"), SHOW.replace("image: cover.jpg\n",
                                                           "image: https://e.net/c.jpg\n"))
         res = run(["feed", out, "--base-url", BASE])
         self.assertEqual(res.returncode, 0, res.stderr)
         self.assertIn("ep.srt was not written by the render that made ep.mp3", res.stderr)
-        self.assertIn("ep.transcript.json was not written by the render", res.stderr)
         d = feedparser.parse(os.path.join(out, "feed.xml"))
         self.assertFalse(d.bozo)
         text = open(os.path.join(out, "feed.xml"), encoding="utf-8").read()
@@ -400,8 +424,6 @@ class NothingStale(Case):
         res = run(["check", mp3])
         self.assertEqual(res.returncode, 1, res.stdout + res.stderr)
         self.assertIn(os.path.join(out, "ep.srt") + ": does not belong to ep.mp3", res.stderr)
-        self.assertIn(os.path.join(out, "ep.transcript.json") + ": does not belong to ep.mp3",
-                      res.stderr)
         # a file the render wrote, changed since: the feed refuses it, check says so
         with open(os.path.join(out, "ep.vtt"), "a", encoding="utf-8") as f:
             f.write("\n")
@@ -411,6 +433,29 @@ class NothingStale(Case):
         res = run(["check", mp3])
         self.assertIn(os.path.join(out, "ep.vtt") + ": warning: changed since the render that "
                       "made ep.mp3", res.stderr)
+
+    def test_a_symlink_named_like_a_companion_is_not_followed(self):
+        """ep.html, which the first render wrote, replaced by a symlink to a file outside the
+        folder; ep.srt, which it did not write, planted as one: both stay as they are, and
+        so do the files they point to."""
+        elsewhere = self.path("elsewhere")
+        os.mkdir(elsewhere)
+        targets = {n: write(os.path.join(elsewhere, n), f"not ours: {n}\n")
+                   for n in ("page.html", "subtitles.srt")}
+
+        def plant(out):
+            os.unlink(os.path.join(out, "ep.html"))
+            os.symlink(targets["page.html"], os.path.join(out, "ep.html"))
+            os.symlink(targets["subtitles.srt"], os.path.join(out, "ep.srt"))
+        out, mp3, res = self.render_twice(["--page"], plant)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertIn(os.path.join(out, "ep.html") + ": warning: kept: the previous render wrote "
+                      "it and this one does not, but it is no longer a regular file", res.stderr)
+        self.assertNotIn("ep.srt", res.stderr)
+        for name, target in (("ep.html", "page.html"), ("ep.srt", "subtitles.srt")):
+            self.assertEqual(os.readlink(os.path.join(out, name)), targets[target])
+            with open(targets[target], encoding="utf-8") as f:
+                self.assertEqual(f.read(), f"not ours: {target}\n")
 
 
 if __name__ == "__main__":
