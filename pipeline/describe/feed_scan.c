@@ -37,6 +37,7 @@ void re_feed_episode_free(re_feed_episode *e)
     free(e->title);
     free(e->show);
     free(e->summary);
+    free(e->notes);
     free(e->author);
     free(e->language);
     free(e->published);
@@ -81,6 +82,7 @@ re_status re_feed_episode_read(const char *path, const char *buf, size_t len,
     }
     re_feed_episode e = {
         .title = take(&side.title), .show = take(&side.show), .summary = take(&side.summary),
+        .notes = take(&side.notes),
         .author = take(&side.author), .language = take(&side.language),
         .published = take(&side.published), .number = side.episode, .samples = side.samples,
         .sample_rate = side.sample_rate, .bytes = side.bytes, .dated = side.dated,

@@ -72,12 +72,14 @@ class HtmlText(html.parser.HTMLParser):
 
     def __init__(self, value):
         super().__init__(convert_charrefs=True)
-        self.text, self.tags = "", []
+        self.text, self.tags, self.links = "", [], []
         self.feed(value)
         self.close()
 
     def handle_starttag(self, tag, attrs):
         self.tags.append(tag)
+        if tag == "a":
+            self.links.append(dict(attrs).get("href"))
 
     def handle_data(self, data):
         self.text += data
@@ -362,6 +364,51 @@ class Publish(Case):
         res = run(["feed", folder, "--base-url", BASE])
         self.assertEqual(res.returncode, 2)
         self.assertIn("longer than Apple's limit of 4000 bytes", res.stderr)
+
+
+class MarkdownNotes(Case):
+    """A Markdown script's document is its item's show notes: content:encoded holds it as
+    cmark-gfm's HTML after the summary, its links kept, its raw HTML and javascript: links
+    left out, as feedparser and podcast-partytime read it."""
+
+    NOTES = ("# Release 1.2\n\nSee [the changelog](https://example.org/changes?a=1&b=2) and "
+             "**bold** words.\n\n<script>alert(1)</script>\n\n<img src=x onerror=alert(2)>\n\n"
+             "- one [bad link](javascript:alert(3))\n- two\n")
+    SUMMARY = "Notes & <more>."
+
+    def test_notes_are_the_documents_html(self):
+        out = self.path("out")
+        os.mkdir(out)
+        script = write(self.path("notes.md"), "---\ntitle: Notes\nlanguage: en-gb\n"
+                       f"published: 2026-04-02\nsummary: {self.SUMMARY}\n---\n" + self.NOTES)
+        res = run([script, "-o", os.path.join(out, "notes.mp3"), "-q"])
+        self.assertEqual(res.returncode, 0, res.stderr)
+        write(os.path.join(out, "show.txt"), SHOW.replace("image: cover.jpg\n",
+                                                          "image: https://e.net/c.jpg\n"))
+        res = run(["feed", out, "--base-url", BASE])
+        self.assertEqual(res.returncode, 0, res.stderr)
+        feed_path = os.path.join(out, "feed.xml")
+        lint = subprocess.run(["xmllint", "--noout", feed_path], capture_output=True, text=True)
+        self.assertEqual(lint.returncode, 0, lint.stderr)
+        link_text, link_target = "the changelog", "https://example.org/changes?a=1&b=2"
+        self.assertIn(f"[{link_text}]({link_target})", self.NOTES)   # as the script has it
+        d = feedparser.parse(feed_path)
+        self.assertFalse(d.bozo)
+        value = d.entries[0].content[0].value
+        notes = HtmlText(value)
+        self.assertEqual(notes.tags[:2], ["p", "h1"])
+        self.assertEqual(notes.links, [link_target, ""])    # the javascript: link has no target
+        for words in (self.SUMMARY, "Release 1.2", link_text, "bold", "bad link", "two"):
+            self.assertIn(words, notes.text)
+        for made in ("script", "img"):
+            self.assertNotIn(made, notes.tags)
+        self.assertNotIn("alert", value)
+        self.assertEqual(HtmlText(d.entries[0].summary).text, self.SUMMARY)
+        item = partytime(feed_path)["items"][0]
+        self.assertIn(f'<a href="{link_target}">{link_text}</a>', item["content"])
+        self.assertIn("<strong>bold</strong>", item["content"])
+        self.assertNotIn("alert", item["content"])
+        self.assertTrue(item["content"].startswith("<p>" + self.SUMMARY + "</p>\n<h1>"))
 
 
 class NothingStale(Case):

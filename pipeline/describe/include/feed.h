@@ -104,6 +104,7 @@ typedef struct re_feed_episode {
     char *sidecar_name;     /* "ep.json" */
     char *title;            /* never NULL */
     char *show, *summary, *author, *language;
+    char *notes;            /* a Markdown script's document (the sidecar's), or NULL */
     char *published;        /* ISO 8601 as in the sidecar */
     long number;            /* `episode`; -1 when absent */
     long season;            /* `season`; -1 when absent */
