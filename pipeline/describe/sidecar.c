@@ -175,6 +175,8 @@ re_status re_sidecar_write(FILE *out, const re_render_facts *f)
     failed |= set(root, "show", string_or_null(ep->show));
     failed |= set(root, "published", string_or_null(ep->published));
     failed |= set(root, "summary", string_or_null(ep->summary));
+    if (ep->notes && *ep->notes)   /* a Markdown script's document: the feed's show notes */
+        failed |= set(root, "notes", json_string(ep->notes));
     failed |= set(root, "author", string_or_null(ep->author));
     failed |= set(root, "language", json_string(ep->language));
     failed |= set(root, "episode", ep->episode_number >= 0
@@ -377,6 +379,7 @@ static void read_fields(sidecar_reader *r, re_sidecar *s)
     read_text(r, "title", 1, &s->title);
     read_text(r, "show", 0, &s->show);
     read_text(r, "summary", 0, &s->summary);
+    read_text(r, "notes", 0, &s->notes);
     read_text(r, "author", 0, &s->author);
     read_text(r, "language", 0, &s->language);
     read_text(r, "published", 0, &s->published);
@@ -470,6 +473,7 @@ void re_sidecar_free(re_sidecar *s)
     free(s->title);
     free(s->show);
     free(s->summary);
+    free(s->notes);
     free(s->author);
     free(s->language);
     free(s->published);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* id3.c - builds our ID3v2.3.0 tag in memory: UTF-16 text frames, COMM, TLEN, TSSE and the
- * CHAP/CTOC chapter frames of the id3.org Chapter Frame Addendum. */
+/* id3.c - builds our ID3v2.3.0 tag in memory: UTF-16 text frames, COMM, TLEN, TSSE, TRCK, the
+ * CHAP/CTOC chapter frames of the id3.org Chapter Frame Addendum and the cover art (APIC). */
 #include "id3.h"
 
 #include <stdio.h>
@@ -17,6 +17,9 @@
 #define ID3_MAX_CHAPTERS 255u
 
 #define ID3_ENCODING_UTF16_BOM 1u
+#define ID3_ENCODING_LATIN1 0u
+/* APIC's picture type for the front cover (ID3v2.3 section 4.15). */
+#define ID3_PICTURE_FRONT_COVER 0x03u
 
 /* A growing byte buffer. The first error sticks; later appends do nothing. */
 typedef struct tag_buffer {
@@ -247,6 +250,23 @@ static void put_chap_frame(tag_buffer *b, size_t index, const re_id3_chapter *ch
     frame_end(b, start);
 }
 
+/* APIC: encoding 0 (the description is empty), the MIME type and its NUL, the picture type,
+ * the empty description's NUL, then the picture's bytes as they are. */
+static void put_picture_frame(tag_buffer *b, const char *mime, const unsigned char *picture,
+                              size_t len)
+{
+    size_t mime_len = strlen(mime) + 1;
+    if (!tag_reserve(b, ID3_FRAME_HEADER_LEN + 1 + mime_len + 2 + len))
+        return;
+    size_t start = frame_begin(b, "APIC");
+    tag_put_byte(b, ID3_ENCODING_LATIN1);
+    tag_put(b, mime, mime_len);
+    tag_put_byte(b, ID3_PICTURE_FRONT_COVER);
+    tag_put_byte(b, 0);
+    tag_put(b, picture, len);
+    frame_end(b, start);
+}
+
 typedef struct published_date {
     char year[5];    /* TYER "YYYY" */
     char date[5];    /* TDAT "DDMM" */
@@ -289,6 +309,11 @@ re_status re_id3_build(const re_id3_fields *fields, unsigned char **out, size_t 
     }
     if (fields->published && !parse_published(fields->published, &published))
         return RE_ERR_INVALID;
+    if (fields->picture_len > 0
+        && (!fields->picture || !fields->picture_mime
+            || (strcmp(fields->picture_mime, "image/jpeg") != 0
+                && strcmp(fields->picture_mime, "image/png") != 0)))
+        return RE_ERR_INVALID;
 
     tag_put(&b, "ID3", 3);
     tag_put_byte(&b, 3);    /* version 2.3.0 */
@@ -313,11 +338,18 @@ re_status re_id3_build(const re_id3_fields *fields, unsigned char **out, size_t 
         put_text_frame(&b, "TLEN", length);
     }
     put_text_frame(&b, "TSSE", fields->encoder_settings);
+    if (fields->track > 0) {
+        char track[24];
+        snprintf(track, sizeof track, "%ld", fields->track);
+        put_text_frame(&b, "TRCK", track);
+    }
     if (fields->chapter_count > 0) {
         put_ctoc_frame(&b, fields->chapter_count);
         for (size_t i = 0; i < fields->chapter_count; i++)
             put_chap_frame(&b, i, &fields->chapters[i]);
     }
+    if (fields->picture_len > 0)
+        put_picture_frame(&b, fields->picture_mime, fields->picture, fields->picture_len);
 
     if (b.status != RE_OK) {
         free(b.bytes);

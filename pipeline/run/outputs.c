@@ -189,6 +189,113 @@ static void remove_stale(const output_set *set, output_kind kind)
     free(path);
 }
 
+static const char *base_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+/* The folder `path` is in, opened to act beneath it (openat, unlinkat); -1 when it cannot be. */
+static int open_folder_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char *dir = slash ? strndup(path, (size_t)(slash - path) + 1) : strdup(".");
+    int fd = dir ? open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+    free(dir);
+    return fd;
+}
+
+/* OUT's sidecar as the previous render left it, read beneath the folder `dir` without
+ * following a symlink: 1 when it is one of ours that lists the files that render wrote (then
+ * *previous is filled, for re_sidecar_free), else 0 (none, not ours, of an older version). */
+static int read_previous(const output_set *set, int dir, re_sidecar *previous)
+{
+    char *path = path_of(set->output_path, OUTPUT_SIDECAR);
+    int fd = path ? openat(dir, base_of(path), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+                  : -1;
+    struct stat st;
+    char *buf = NULL;
+    int found = 0;
+    if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0
+        && (uint64_t)st.st_size <= RE_SIDECAR_MAX_SIZE && (buf = malloc((size_t)st.st_size))) {
+        size_t len = (size_t)st.st_size, got = 0;
+        ssize_t n = 1;
+        while (got < len && (n = pread(fd, buf + got, len - got, (off_t)got)) > 0)
+            got += (size_t)n;
+        re_sidecar_found kind = RE_SIDECAR_NOT_OURS;
+        found = got == len && re_sidecar_read(path, buf, len, NULL, previous, &kind, NULL) == RE_OK
+                && kind == RE_SIDECAR_FOUND;
+        if (found && !previous->has_files) {
+            re_sidecar_free(previous);
+            found = 0;
+        }
+    }
+    if (fd >= 0)
+        (void)close(fd);
+    free(buf);
+    free(path);
+    return found;
+}
+
+/* The file at `path` (named `name` in the folder `dir`), which the previous render wrote as
+ * `entry` says: removed when it is still exactly that file (a regular file with one name, no
+ * input, those bytes), else kept with a warning saying why. Never follows a symlink. */
+static re_status remove_if_unchanged(int dir, const char *path, const re_sidecar_file *entry,
+                                     const output_inputs *inputs, re_diagnostics *diag)
+{
+    const char *name = base_of(path);
+    struct stat st, opened;
+    if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+        return RE_OK;   /* gone already */
+    const char *why = NULL;
+    if (!S_ISREG(st.st_mode)) {
+        why = "it is no longer a regular file (a symlink, a folder...)";
+    } else if (st.st_nlink != 1) {
+        why = "it has another name too (a hard link)";
+    } else if (input_at(inputs, path) >= 0) {
+        why = "it is one of the files this episode is made from";
+    } else {
+        int fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+        uint64_t bytes = 0;
+        char hex[RE_SHA256_HEX_SIZE];
+        int same = fd >= 0 && fstat(fd, &opened) == 0 && opened.st_dev == st.st_dev
+                   && opened.st_ino == st.st_ino && (uint64_t)opened.st_size == entry->bytes
+                   && re_sidecar_file_digest(fd, &bytes, hex) == RE_OK
+                   && bytes == entry->bytes && strcmp(hex, entry->sha256) == 0;
+        if (fd >= 0)
+            (void)close(fd);
+        if (!same)
+            why = "it changed since (its size or SHA-256 is not what that render's sidecar lists)";
+        else if (unlinkat(dir, name, 0) != 0)
+            why = strerror(errno);
+        else
+            return RE_OK;
+    }
+    return re_diag_add(diag, path, 0, 0, "warning: kept: the previous render wrote it and this "
+                       "one does not, but %s", why) == RE_OK ? RE_OK : RE_ERR_NOMEM;
+}
+
+/* The companions (every file of the set but OUT and the sidecar) that the previous render
+ * wrote, as its sidecar lists them, and this one does not write: removed when unchanged, so
+ * that nothing stale is published beside the new audio. */
+static re_status remove_previous(const output_set *set, int dir, const re_sidecar *previous,
+                                 re_diagnostics *diag)
+{
+    re_status status = RE_OK;
+    for (int k = 0; status == RE_OK && k < OUTPUT_KINDS; k++) {
+        if (k == OUTPUT_AUDIO || k == OUTPUT_SIDECAR || output_wanted(&set->choice, k))
+            continue;
+        char *path = path_of(set->output_path, k);
+        if (!path)
+            return RE_ERR_NOMEM;
+        const re_sidecar_file *entry = re_sidecar_file_find(previous, base_of(path));
+        if (entry)
+            status = remove_if_unchanged(dir, path, entry, &set->inputs, diag);
+        free(path);
+    }
+    return status;
+}
+
 /* Takes the publishing lock of the folder OUT is in (flock on the folder, exclusive): two
  * renders publishing the same set one after the other leave one whole set, never one's audio
  * with the other's sidecar. Waits for the holder; a stop signal ends the wait (no SA_RESTART:
@@ -240,6 +347,10 @@ re_status output_set_publish(output_set *set, volatile sig_atomic_t *stop, re_di
             (void)close(lock);
         return RE_ERR_INTERRUPTED;
     }
+    /* what the previous render wrote, read before this render's sidecar replaces its own */
+    re_sidecar previous;
+    int dir = open_folder_of(set->output_path);
+    int has_previous = dir >= 0 && read_previous(set, dir, &previous);
     char *targets[OUTPUT_KINDS], *backups[OUTPUT_KINDS];
     re_status status = RE_OK;
     for (size_t i = 0; i < n; i++) {
@@ -269,8 +380,14 @@ re_status output_set_publish(output_set *set, volatile sig_atomic_t *stop, re_di
             re_output_drop_backup(backups[i]);
         free(targets[i]);
     }
-    if (status == RE_OK && !output_wanted(&set->choice, OUTPUT_CHAPTERS))
-        remove_stale(set, OUTPUT_CHAPTERS);
+    if (status == RE_OK && has_previous)
+        status = remove_previous(set, dir, &previous, diag);
+    else if (status == RE_OK && !output_wanted(&set->choice, OUTPUT_CHAPTERS))
+        remove_stale(set, OUTPUT_CHAPTERS);   /* a sidecar of an older version: no list */
+    if (has_previous)
+        re_sidecar_free(&previous);
+    if (dir >= 0)
+        (void)close(dir);
     if (lock >= 0)
         (void)close(lock);   /* releases the folder's lock */
     return status;

@@ -4,8 +4,8 @@
  * published all or nothing.
  *
  * The set: OUT, OUT.vtt and the sidecar OUT.json always; OUT.srt, OUT.transcript.json and
- * OUT.html and OUT.md when asked for; OUT.chapters.json when the script has headings (a stale one, from a
- * render of the script when it still had headings, is removed on publishing).
+ * OUT.html and OUT.md when asked for; OUT.chapters.json when the script has headings. Those the
+ * previous render wrote and this one does not are removed on publishing (output_set_publish).
  *
  * Life cycle: output_set_open (a temporary file for every file of the set, or none) -> write
  * each through output_set_file -> output_set_publish -> output_set_free. Free without publish
@@ -72,8 +72,13 @@ re_output *output_set_file(output_set *set, output_kind kind);
  * publishing lock of OUT's folder (an exclusive flock on the folder, waited for: a second
  * render of the same set publishes after this one, whole), and unless `stop` (may be NULL) was
  * raised meanwhile (RE_ERR_INTERRUPTED), each is renamed into place in publishing order. All or nothing: when a rename fails, the files already published are
- * put back as they were (or removed when there was none). On success a stale OUT.chapters.json
- * is removed. The set's files are published or discarded in every case but an early failure
+ * put back as they were (or removed when there was none). On success, the companions the
+ * previous render of OUT wrote (as its sidecar, read before it is replaced, lists them with
+ * their digests) and this one does not are removed, each only while it is still exactly the
+ * file that render wrote; one that changed, is no longer a regular file (never followed: all
+ * through the folder's fd, no symlink) or has another name is kept, with a "warning: kept"
+ * in diag saying why. Without such a sidecar (an older version's) only a stale
+ * OUT.chapters.json of ours is removed. The set's files are published or discarded in every case but an early failure
  * or stop, after which they are still the set's. */
 re_status output_set_publish(output_set *set, volatile sig_atomic_t *stop, re_diagnostics *diag);
 

@@ -33,6 +33,7 @@ re_status episode_id3_tag(const re_render_facts *facts, unsigned char **tag, siz
         .comment = ep->summary,
         .encoder_settings = settings,
         .length_ms = re_samples_to_ms(facts->samples, rate),
+        .track = ep->episode_number,
         .chapters = chapters,
         .chapter_count = count,
     };

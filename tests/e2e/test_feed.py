@@ -149,8 +149,9 @@ class Feed(Case):
             published.append(when)
         self.assertEqual(published, sorted(published, reverse=True))
         self.assertEqual(channel.findtext("lastBuildDate"), items[0].findtext("pubDate"))
+        # the description is HTML (so says RSS): the plain summary, escaped once for HTML
         self.assertEqual(items[2].findtext("description"),
-                         'The first one, with "quotes" & <angles>.')
+                         'The first one, with &#34;quotes&#34; &amp; &lt;angles&gt;.')
 
     def test_transcripts_and_chapters_that_exist(self):
         _, _, items = items_of(self.feed)

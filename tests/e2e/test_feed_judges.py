@@ -4,6 +4,8 @@ judges we did not write read back field by field: python3-feedparser, Podcast In
 parser (npm podcast-partytime, tests/js), xmllint; the channel guid is the UUIDv5 that
 python's uuid module computes; `check` accepts every item; nothing stale is ever linked;
 what Apple requires is enforced (one message, --draft), cover art is checked."""
+import html
+import html.parser
 import json
 import os
 import shutil
@@ -24,7 +26,8 @@ DISCLOSURE_WORDS = "voices in this episode are synthetic"
 SCRIPTS = {
     "garden-01": ("title: Compost & Clay — Spring Beds\nshow: Allotment Notes\n"
                   "published: 2026-03-02T07:00:00+01:00\nsummary: Turning heavy clay into a "
-                  "bed before the frost lifts & the rain.\nauthor: Allotment crew\nlanguage: en-gb\n"
+                  "bed before the frost lifts & the rain: a<b and b>c, <img src=x "
+                  "onerror=alert(1)>, \"quoted\" and 'single', &amp; as written.\nauthor: Allotment crew\nlanguage: en-gb\n"
                   "episode: 1\nseason: 2\n",
                   "# Beds\n\nClay holds water. Compost opens it up.\n\n"
                   "# Visitors\n\n[voice guest] I brought leaf mould from the orchard.\n"),
@@ -37,7 +40,8 @@ SCRIPTS = {
 ORDER = ["market-02", "garden-01"]    # newest first
 
 SHOW = ("title: Allotment Notes\n"
-        "description: Short notes from a community allotment, read by synthetic voices.\n"
+        "description: Short notes from a community allotment, read by synthetic voices "
+        "(a<b and b>c, <img src=x onerror=alert(1)>, \"rows\" & 'beds', &amp; as written).\n"
         "author: Allotment crew\n"
         "image: cover.jpg\n"
         "category: Leisure > Home & Garden\n"
@@ -45,7 +49,40 @@ SHOW = ("title: Allotment Notes\n"
         "owner_email: crew@example.net\n"
         f"guid: {CHANNEL_GUID}\n"
         "locked: yes\n"
-        "medium: podcast\n")
+        "medium: podcast\n"
+        "type: serial\n"
+        "copyright: © 2026 Allotment crew & friends <allotment.example.net>\n")
+
+
+def front_value(text, key):
+    """The value of `key:` in a show file or a script's front matter, as written there."""
+    return next(line.split(": ", 1)[1] for line in text.splitlines() if line.startswith(key + ":"))
+
+
+def show_value(key):
+    return front_value(SHOW, key)
+
+
+def script_value(name, key):
+    return front_value(SCRIPTS[name][0], key)
+
+
+class HtmlText(html.parser.HTMLParser):
+    """The text a reader shows for an HTML value, and the elements it would make."""
+
+    def __init__(self, value):
+        super().__init__(convert_charrefs=True)
+        self.text, self.tags, self.links = "", [], []
+        self.feed(value)
+        self.close()
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append(tag)
+        if tag == "a":
+            self.links.append(dict(attrs).get("href"))
+
+    def handle_data(self, data):
+        self.text += data
 
 
 def make_image(path, size, pix_fmt):
@@ -113,8 +150,13 @@ class Publish(Case):
         self.assertFalse(d.bozo, d.get("bozo_exception"))
         f = d.feed
         self.assertEqual(f.title, "Allotment Notes")
-        self.assertEqual(f.subtitle, "Short notes from a community allotment, read by synthetic "
-                                     "voices.")
+        # plain text written as HTML: the text a reader shows is the show file's, no element
+        self.assertEqual(f.subtitle_detail.type, "text/html")
+        shown = HtmlText(f.subtitle)
+        self.assertEqual(shown.text, show_value("description"))
+        self.assertEqual(shown.tags, [])
+        self.assertEqual(f.rights, show_value("copyright"))
+        self.assertEqual(f.itunes_type, show_value("type"))
         self.assertEqual(f.language, "en-gb")
         self.assertEqual(f.image.href, BASE + "cover.jpg")
         self.assertEqual([t.term for t in f.tags], ["Leisure", "Home & Garden"])
@@ -131,7 +173,13 @@ class Publish(Case):
         for e, name in zip(d.entries, ORDER):
             side = self.sidecars[name]
             mp3 = os.path.join(self.out, name + ".mp3")
-            self.assertEqual(e.summary, side["summary"])
+            shown = HtmlText(e.summary)
+            self.assertEqual(shown.text, script_value(name, "summary"))
+            self.assertEqual(shown.tags, [])
+            notes = HtmlText(e.content[0].value)      # content:encoded: the notes as HTML
+            self.assertEqual(e.content[0].type, "text/html")
+            self.assertEqual(notes.text, script_value(name, "summary"))
+            self.assertEqual(notes.tags, ["p"])
             self.assertEqual(e.author, "Allotment crew")
             self.assertEqual(e.itunes_episodetype, "full")
             self.assertEqual(e.itunes_episode, str(side["episode"]))
@@ -151,6 +199,9 @@ class Publish(Case):
     def test_partytime_reads_every_field(self):
         feed = partytime(self.feed)
         self.assertEqual(feed["title"], "Allotment Notes")
+        self.assertEqual(feed["description"], show_value("description"))
+        self.assertEqual(feed["copyright"], show_value("copyright"))
+        self.assertEqual(feed["itunesType"], show_value("type"))
         self.assertEqual(feed["guid"], CHANNEL_GUID)
         self.assertIs(feed["locked"], True)
         self.assertEqual(feed["podcastOwner"], "crew@example.net")
@@ -177,6 +228,9 @@ class Publish(Case):
             rate = side["sample_rate"]
             self.assertEqual(item["duration"], (2 * ffmpeg_samples(mp3) + rate) // (2 * rate))
             self.assertEqual(item["author"], "Allotment crew")
+            summary = script_value(name, "summary")
+            self.assertEqual(item["description"], summary)   # its entities decoded once
+            self.assertEqual(item["content"], "<p>" + summary + "</p>")
             self.assertEqual(item["itunesEpisode"], side["episode"])
             self.assertEqual(item["itunesSeason"], 2)
             self.assertEqual(item["itunesEpisodeType"], "full")
@@ -312,30 +366,99 @@ class Publish(Case):
         self.assertIn("longer than Apple's limit of 4000 bytes", res.stderr)
 
 
-class NothingStale(Case):
-    """Render with --srt --transcript-json, edit, render again without them: the feed links
-    only what the second render wrote, and check says the old files do not belong."""
+class MarkdownNotes(Case):
+    """A Markdown script's document is its item's show notes: content:encoded holds it as
+    cmark-gfm's HTML after the summary, its links kept, its raw HTML and javascript: links
+    left out, as feedparser and podcast-partytime read it."""
 
-    def test_old_companions_are_never_linked(self):
+    NOTES = ("# Release 1.2\n\nSee [the changelog](https://example.org/changes?a=1&b=2) and "
+             "**bold** words.\n\n<script>alert(1)</script>\n\n<img src=x onerror=alert(2)>\n\n"
+             "- one [bad link](javascript:alert(3))\n- two\n")
+    SUMMARY = "Notes & <more>."
+
+    def test_notes_are_the_documents_html(self):
+        out = self.path("out")
+        os.mkdir(out)
+        script = write(self.path("notes.md"), "---\ntitle: Notes\nlanguage: en-gb\n"
+                       f"published: 2026-04-02\nsummary: {self.SUMMARY}\n---\n" + self.NOTES)
+        res = run([script, "-o", os.path.join(out, "notes.mp3"), "-q"])
+        self.assertEqual(res.returncode, 0, res.stderr)
+        write(os.path.join(out, "show.txt"), SHOW.replace("image: cover.jpg\n",
+                                                          "image: https://e.net/c.jpg\n"))
+        res = run(["feed", out, "--base-url", BASE])
+        self.assertEqual(res.returncode, 0, res.stderr)
+        feed_path = os.path.join(out, "feed.xml")
+        lint = subprocess.run(["xmllint", "--noout", feed_path], capture_output=True, text=True)
+        self.assertEqual(lint.returncode, 0, lint.stderr)
+        link_text, link_target = "the changelog", "https://example.org/changes?a=1&b=2"
+        self.assertIn(f"[{link_text}]({link_target})", self.NOTES)   # as the script has it
+        d = feedparser.parse(feed_path)
+        self.assertFalse(d.bozo)
+        value = d.entries[0].content[0].value
+        notes = HtmlText(value)
+        self.assertEqual(notes.tags[:2], ["p", "h1"])
+        self.assertEqual(notes.links, [link_target, ""])    # the javascript: link has no target
+        for words in (self.SUMMARY, "Release 1.2", link_text, "bold", "bad link", "two"):
+            self.assertIn(words, notes.text)
+        for made in ("script", "img"):
+            self.assertNotIn(made, notes.tags)
+        self.assertNotIn("alert", value)
+        self.assertEqual(HtmlText(d.entries[0].summary).text, self.SUMMARY)
+        item = partytime(feed_path)["items"][0]
+        self.assertIn(f'<a href="{link_target}">{link_text}</a>', item["content"])
+        self.assertIn("<strong>bold</strong>", item["content"])
+        self.assertNotIn("alert", item["content"])
+        self.assertTrue(item["content"].startswith("<p>" + self.SUMMARY + "</p>\n<h1>"))
+
+
+class NothingStale(Case):
+    """Render with companions, render again without them: what the first render wrote (its
+    sidecar lists each with its SHA-256) and the second does not is removed while unchanged;
+    an edited one is kept with a warning, never linked from the feed, and `check` says it
+    does not belong; a symlink is never followed nor removed."""
+
+    SCRIPT = "---\ntitle: Seeds\nlanguage: en-gb\npublished: 2026-04-01\n---\n# One\n\n"
+
+    def render_twice(self, first_options, between=None):
         out = self.path("out")
         os.mkdir(out)
         script = self.path("ep.txt")
-        write(script, "---\ntitle: Seeds\nlanguage: en-gb\npublished: 2026-04-01\n---\n"
-                      "# One\n\nSow the beans in April.\n")
+        write(script, self.SCRIPT + "Sow the beans in April.\n")
         mp3 = os.path.join(out, "ep.mp3")
-        res = run([script, "-o", mp3, "--srt", "--transcript-json", "-q"])
+        res = run([script, "-o", mp3, *first_options, "-q"])
         self.assertEqual(res.returncode, 0, res.stderr)
-        write(script, "---\ntitle: Seeds\nlanguage: en-gb\npublished: 2026-04-01\n---\n"
-                      "# One\n\nSow the broad beans in late March instead.\n")
-        res = run([script, "-o", mp3, "-q"])
+        if between:
+            between(out)
+        write(script, self.SCRIPT + "Sow the broad beans in late March instead.\n")
+        return out, mp3, run([script, "-o", mp3, "-q"])
+
+    def test_what_the_last_render_wrote_and_this_one_does_not_is_removed(self):
+        out, mp3, res = self.render_twice(["--srt", "--transcript-json", "--page", "--page-md"])
         self.assertEqual(res.returncode, 0, res.stderr)
-        self.assertIn("ep.srt", listing(out))                 # yesterday's, still there
+        self.assertEqual(res.stderr, "")
+        self.assertEqual(listing(out), ["ep.chapters.json", "ep.json", "ep.mp3", "ep.vtt"])
+        res = run(["check", mp3])
+        self.assertEqual(res.returncode, 0, res.stdout + res.stderr)
+
+    def test_an_edited_companion_is_kept_and_never_linked(self):
+        def edit(out):   # one word changed, the size kept: only the SHA-256 can tell
+            path = os.path.join(out, "ep.srt")
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+            self.assertIn("beans", text)
+            write(path, text.replace("beans", "BEANS"))
+        out, mp3, res = self.render_twice(["--srt", "--transcript-json"], edit)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertIn(os.path.join(out, "ep.srt") + ": warning: kept: the previous render wrote "
+                      "it and this one does not, but it changed since", res.stderr)
+        self.assertEqual(res.stderr.count("warning"), 1, res.stderr)
+        self.assertEqual(listing(out), ["ep.chapters.json", "ep.json", "ep.mp3", "ep.srt",
+                                        "ep.vtt"])
         write(os.path.join(out, "show.txt"), SHOW.replace("image: cover.jpg\n",
                                                           "image: https://e.net/c.jpg\n"))
         res = run(["feed", out, "--base-url", BASE])
         self.assertEqual(res.returncode, 0, res.stderr)
         self.assertIn("ep.srt was not written by the render that made ep.mp3", res.stderr)
-        self.assertIn("ep.transcript.json was not written by the render", res.stderr)
         d = feedparser.parse(os.path.join(out, "feed.xml"))
         self.assertFalse(d.bozo)
         text = open(os.path.join(out, "feed.xml"), encoding="utf-8").read()
@@ -348,8 +471,6 @@ class NothingStale(Case):
         res = run(["check", mp3])
         self.assertEqual(res.returncode, 1, res.stdout + res.stderr)
         self.assertIn(os.path.join(out, "ep.srt") + ": does not belong to ep.mp3", res.stderr)
-        self.assertIn(os.path.join(out, "ep.transcript.json") + ": does not belong to ep.mp3",
-                      res.stderr)
         # a file the render wrote, changed since: the feed refuses it, check says so
         with open(os.path.join(out, "ep.vtt"), "a", encoding="utf-8") as f:
             f.write("\n")
@@ -359,6 +480,29 @@ class NothingStale(Case):
         res = run(["check", mp3])
         self.assertIn(os.path.join(out, "ep.vtt") + ": warning: changed since the render that "
                       "made ep.mp3", res.stderr)
+
+    def test_a_symlink_named_like_a_companion_is_not_followed(self):
+        """ep.html, which the first render wrote, replaced by a symlink to a file outside the
+        folder; ep.srt, which it did not write, planted as one: both stay as they are, and
+        so do the files they point to."""
+        elsewhere = self.path("elsewhere")
+        os.mkdir(elsewhere)
+        targets = {n: write(os.path.join(elsewhere, n), f"not ours: {n}\n")
+                   for n in ("page.html", "subtitles.srt")}
+
+        def plant(out):
+            os.unlink(os.path.join(out, "ep.html"))
+            os.symlink(targets["page.html"], os.path.join(out, "ep.html"))
+            os.symlink(targets["subtitles.srt"], os.path.join(out, "ep.srt"))
+        out, mp3, res = self.render_twice(["--page"], plant)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertIn(os.path.join(out, "ep.html") + ": warning: kept: the previous render wrote "
+                      "it and this one does not, but it is no longer a regular file", res.stderr)
+        self.assertNotIn("ep.srt", res.stderr)
+        for name, target in (("ep.html", "page.html"), ("ep.srt", "subtitles.srt")):
+            self.assertEqual(os.readlink(os.path.join(out, name)), targets[target])
+            with open(targets[target], encoding="utf-8") as f:
+                self.assertEqual(f.read(), f"not ours: {target}\n")
 
 
 if __name__ == "__main__":

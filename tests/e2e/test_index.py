@@ -121,14 +121,17 @@ class Index(Case):
         self.assertEqual(listing(out), before)
 
     def test_index_links_no_page_the_render_did_not_write(self):
-        # rendered with --page, then again without it: the old new.html (old text) is still
-        # in the folder, but the sidecar does not list it; the feed links no page for the
-        # episode, and neither may the index
+        # rendered with --page, then edited by hand, then rendered again without --page: the
+        # old new.html is kept (it changed since its render wrote it), but the new sidecar
+        # does not list it; the feed links no page for the episode, and neither may the index
         out = self.render_folder()
+        with open(os.path.join(out, "new.html"), "a", encoding="utf-8") as f:
+            f.write("<!-- edited by hand -->\n")
         script = write(self.path("new.txt"), "---\ntitle: New again\nshow: Feed Test\n"
                        "published: 2026-11-16T08:00:00Z\n---\nThe new text.\n")
         res = run([script, "-o", os.path.join(out, "new.mp3"), "-q"])
         self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertIn("new.html: warning: kept", res.stderr)
         self.assertTrue(os.path.exists(os.path.join(out, "new.html")))
         res = run(["feed", out, "--base-url", BASE])
         self.assertEqual(res.returncode, 0, res.stderr)

@@ -110,6 +110,8 @@ class SampleEpisode(Case):
         self.assertEqual(t["TALB"], "render-episode Weekly")
         self.assertEqual(t["TCON"], "Podcast")
         self.assertEqual(int(t["TLEN"]), self.sidecar["duration_ms"])
+        self.assertEqual(t["TRCK"], "1")    # the script's `episode: 1`
+        self.assertEqual(ffprobe(self.mp3, "-show_format")["format"]["tags"]["track"], "1")
         self.assertTrue(t["COMM"].startswith("What changed in render-episode"))
         self.assertIn("render-episode", t["TSSE"])
         self.assertIn("LAME", t["TSSE"])
@@ -180,6 +182,7 @@ class ExactNumbers(Case):
         self.assertEqual([c["end_ms"] for c in side["chapters"]], expected_ms[1:] + [duration_ms])
         t = mutagen_tags(mp3)
         self.assertEqual(int(t["TLEN"]), duration_ms)
+        self.assertNotIn("TRCK", t)         # no `episode:`, no track number
         self.assertEqual([c["start"] for c in t["CHAP"]], expected_ms)
         probe = ffprobe(mp3, "-show_chapters")["chapters"]
         self.assertEqual([round(float(c["start_time"]) * 1000) for c in probe], expected_ms)

@@ -231,6 +231,15 @@ static void test_show_valid(void)
     CHECK_INT(s.disclosure, 0);
     CHECK_STR(s.image, "cover art.png");
     CHECK_STR(s.subcategory, "After Shows");
+    CHECK_INT(s.serial, 0);
+    CHECK(s.copyright == NULL);
+    const char *channel = "type: serial\ncopyright: © 2026 Ada & Bob <a@b>\n";
+    CHECK_INT(re_show_parse("type.txt", channel, strlen(channel), &s, &d), RE_OK);
+    CHECK_INT(s.serial, 1);
+    CHECK_STR(s.copyright, "© 2026 Ada & Bob <a@b>");
+    const char *episodic = "type: episodic\n";
+    CHECK_INT(re_show_parse("type2.txt", episodic, strlen(episodic), &s, &d), RE_OK);
+    CHECK_INT(s.serial, 0);
     re_show_free(&s);
     re_diagnostics_free(&d);
 
@@ -244,6 +253,8 @@ static void test_show_valid(void)
         { "medium: radio", "medium 'radio' is not one of" },
         { "medium: podcastL", "is not one of" },
         { "disclosure: off", "disclosure must be true or false" },
+        { "type: Serial", "type must be episodic or serial, not 'Serial'" },
+        { "type: weekly", "type must be episodic or serial, not 'weekly'" },
         { "image: ../cover.jpg", "neither an http(s) URL nor the name of a file" },
         { "image: art/cover.jpg", "neither an http(s) URL nor the name of a file" },
         { "image: .cover.jpg", "neither an http(s) URL nor the name of a file" },
@@ -278,7 +289,8 @@ static void test_show_errors(void)
         "Title: Caps\n"                        /* 11 */
         "just text\n"                          /* 12 */
         "image: https://example.org/a b.jpg\n" /* 13 */
-        "category: > Sub\n";                   /* 14 duplicate, checked first */
+        "category: > Sub\n"                    /* 14 duplicate, checked first */
+        "type: trailer\n";                     /* 15 */
     re_show s;
     re_show_init(&s);
     s.title = strdup("kept");
@@ -298,9 +310,10 @@ static void test_show_errors(void)
     CHECK(has_message(&d, 11, 1, "expected `key: value`"));
     CHECK(has_message(&d, 12, 5, "expected `key: value`"));
     CHECK(has_message(&d, 13, 8, "printable ASCII"));
+    CHECK(has_message(&d, 15, 7, "type must be episodic or serial, not 'trailer'"));
     CHECK(has_message(&d, 14, 1, "duplicate key 'category'"));
-    CHECK_INT(d.count, 13);
-    if (d.count != 13)
+    CHECK_INT(d.count, 14);
+    if (d.count != 14)
         dump(&d);
     for (size_t i = 0; i < d.count; i++)
         CHECK_STR(d.items[i].file, "show.txt");
@@ -707,7 +720,10 @@ static void test_write(void)
     CHECK(rss && strcmp((const char *)rss->name, "rss") == 0 && attr_is(rss, "version", "2.0"));
     const xmlNode *ch = child(rss, "channel", NULL);
     CHECK(text_is(child(ch, "title", NULL), tricky));
-    CHECK(text_is(child(ch, "description", NULL), "A & B < C"));
+    /* plain text as HTML: the XML holds "A &amp; B &lt; C", the text a reader shows */
+    CHECK(text_is(child(ch, "description", NULL), "A &amp; B &lt; C"));
+    CHECK(text_is(child(ch, "type", RE_ITUNES_NS), "episodic"));    /* the default */
+    CHECK(child(ch, "copyright", NULL) == NULL);
     CHECK(text_is(child(ch, "link", NULL), "https://example.org/?a=1&b=2"));
     CHECK(text_is(child(ch, "language", NULL), "en-us"));
     CHECK(text_is(child(ch, "lastBuildDate", NULL), "Mon, 30 Nov 2026 09:00:00 +0000"));
@@ -747,7 +763,8 @@ static void test_write(void)
     CHECK(child(items[0], "transcript", RE_PODCAST_NS) == NULL);
     const xmlNode *first = items[1];
     CHECK(text_is(child(first, "title", NULL), "Épisode <1> & \"all\""));
-    CHECK(text_is(child(first, "description", NULL), "Sum & more"));
+    CHECK(text_is(child(first, "description", NULL), "Sum &amp; more"));
+    CHECK(text_is(child(first, "encoded", RE_CONTENT_NS), "<p>Sum &amp; more</p>"));
     const xmlNode *guid = child(first, "guid", NULL);
     CHECK(text_is(guid, "b14b3832-a605-5639-b9dc-4611812006e5") && attr_is(guid, "isPermaLink", "false"));
     CHECK(text_is(child(first, "link", NULL), "https://cdn.example.org/pod/ep%201.html"));

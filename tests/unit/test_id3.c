@@ -9,6 +9,8 @@
 #include "testkit.h"
 #include "id3.h"
 
+/* A picture's bytes, as given: APIC copies them, whatever they are. */
+#define PICTURE "\x89PNG\r\n\x1a\n\0\0\0\rIHDR fake"
 #define TITLE "Caf\xC3\xA9 \xE2\x80\x93 \xE6\x97\xA5\xE6\x9C\xAC\xE8\xAA\x9E \xF0\x9F\x8E\xA7"
 
 typedef struct frame {
@@ -139,7 +141,9 @@ static void test_full_tag(void)
         .title = TITLE, .artist = "Render Bot", .album = "Weekly", .published =
         "2026-07-14T13:00:41Z", .genre = "Podcast", .comment = "Line one\nline two \xE2\x9C\x93",
         .encoder_settings = "LAME 3.100, 64 kbps CBR, mono, 22050 Hz", .length_ms = 62345,
-        .chapters = chapters, .chapter_count = 3,
+        .chapters = chapters, .chapter_count = 3, .track = 42,
+        .picture = (const unsigned char *)PICTURE, .picture_len = sizeof PICTURE - 1,
+        .picture_mime = "image/png",
     };
     unsigned char *tag = NULL;
     size_t len = 0;
@@ -148,11 +152,12 @@ static void test_full_tag(void)
     int n = build_and_split(&f, &tag, &len, frames, 32);
 
     static const char *const order[] = { "TIT2", "TPE1", "TALB", "TYER", "TDAT", "TIME", "TCON",
-                                         "COMM", "TLEN", "TSSE", "CTOC", "CHAP", "CHAP", "CHAP" };
-    CHECK_INT(n, 14);
-    for (int i = 0; i < n && i < 14; i++)
+                                         "COMM", "TLEN", "TSSE", "TRCK", "CTOC", "CHAP", "CHAP",
+                                         "CHAP", "APIC" };
+    CHECK_INT(n, 16);
+    for (int i = 0; i < n && i < 16; i++)
         CHECK_STR(frames[i].id, order[i]);
-    if (n != 14)
+    if (n != 16)
         goto done;
 
     CHECK_STR(text_of(&frames[0], text), TITLE);
@@ -182,11 +187,20 @@ static void test_full_tag(void)
 
     /* CTOC: "toc" NUL, flags top-level|ordered, 3 entries, child ids, no sub-frames. */
     static const unsigned char ctoc[] = "toc\0\x03\x03" "chp0\0chp1\0chp2";
-    CHECK_INT(frames[10].size, sizeof ctoc);
-    CHECK(frames[10].size == sizeof ctoc && memcmp(frames[10].body, ctoc, sizeof ctoc) == 0);
+    CHECK_INT(frames[11].size, sizeof ctoc);
+    CHECK(frames[11].size == sizeof ctoc && memcmp(frames[11].body, ctoc, sizeof ctoc) == 0);
+    CHECK_STR(text_of(&frames[10], text), "42");
+
+    /* APIC: encoding 0, "image/png" NUL, type 3 (front cover), empty description, the bytes. */
+    static const char apic_head[] = "\0image/png\0\x03";   /* its NUL: the description's */
+    const frame *apic = &frames[15];
+    CHECK_INT(apic->size, sizeof apic_head + sizeof PICTURE - 1);
+    CHECK(apic->size == sizeof apic_head + sizeof PICTURE - 1
+          && memcmp(apic->body, apic_head, sizeof apic_head) == 0
+          && memcmp(apic->body + sizeof apic_head, PICTURE, sizeof PICTURE - 1) == 0);
 
     for (int i = 0; i < 3; i++) {
-        const frame *chap = &frames[11 + i];
+        const frame *chap = &frames[12 + i];
         char id[8];
         snprintf(id, sizeof id, "chp%d", i);
         CHECK(chap->size > 21);
@@ -213,6 +227,24 @@ static void test_full_tag(void)
     CHECK(again && again_len == len && memcmp(again, tag, len) == 0);
     free(again);
 done:
+    free(tag);
+}
+
+static void test_bad_picture(void)
+{
+    unsigned char *tag = NULL;
+    size_t len = 0;
+    re_id3_fields f = { .picture = (const unsigned char *)PICTURE, .picture_len = 4,
+                        .picture_mime = "image/gif" };
+    CHECK_INT(re_id3_build(&f, &tag, &len), RE_ERR_INVALID);
+    CHECK(tag == NULL);
+    f.picture_mime = NULL;
+    CHECK_INT(re_id3_build(&f, &tag, &len), RE_ERR_INVALID);
+    f.picture_mime = "image/jpeg";
+    f.picture = NULL;
+    CHECK_INT(re_id3_build(&f, &tag, &len), RE_ERR_INVALID);
+    f.picture_len = 0;     /* no picture: no APIC, nothing else to check */
+    CHECK_INT(re_id3_build(&f, &tag, &len), RE_OK);
     free(tag);
 }
 
@@ -389,6 +421,7 @@ int main(void)
 {
     test_full_tag();
     test_minimal_tag();
+    test_bad_picture();
     test_dates();
     test_refusals();
     test_chapter_limits();

@@ -25,6 +25,7 @@
 #define RE_ITUNES_NS "http://www.itunes.com/dtds/podcast-1.0.dtd"
 #define RE_PODCAST_NS "https://podcastindex.org/namespace/1.0"
 #define RE_ATOM_NS "http://www.w3.org/2005/Atom"
+#define RE_CONTENT_NS "http://purl.org/rss/1.0/modules/content/"
 
 /* podcast:guid is a UUIDv5 in this namespace of the feed's URL without its scheme and
  * trailing slashes (the Podcasting 2.0 namespace, docs/1.0.md#guid). */
@@ -61,6 +62,7 @@ typedef struct re_feed_episode {
     char *sidecar_name;     /* "ep.json" */
     char *title;            /* never NULL */
     char *show, *summary, *author, *language;
+    char *notes;            /* a Markdown script's document (the sidecar's), or NULL */
     char *published;        /* ISO 8601 as in the sidecar */
     long number;            /* `episode`; -1 when absent */
     long season;            /* `season`; -1 when absent */

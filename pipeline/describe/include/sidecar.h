@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* sidecar.h - the describe stage: OUT.json beside every output, the facts of one render.
  *
- * Keys, in this order: title, show, published, summary, author, language, episode, season,
+ * Keys, in this order: title, show, published, summary, notes (a Markdown script's document
+ * after its front matter, as written; the key is absent for a plain-text script), author,
+ * language, episode, season,
  * guid, duration
  * (ISO 8601), duration_ms, samples, sample_rate, bytes, format, chapters [{title, start_ms,
  * end_ms}], inserts [{kind ("intro", "sound", "outro"), file (as the script wrote it), start,
@@ -119,6 +121,7 @@ extern const char *const re_sidecar_length_keys[RE_SIDECAR_LENGTH_KEYS];
 typedef struct re_sidecar {
     char *title;               /* never NULL, never empty */
     char *show, *summary, *author;
+    char *notes;               /* a Markdown script's document; NULL for a plain-text one */
     char *language;            /* a BCP 47 tag */
     char *published;           /* ISO 8601 date, or date-time with a zone ... */
     int dated;                 /* ... when given, and then ... */
