@@ -227,7 +227,8 @@ static void test_html_page(void)
     /* chapter titles are the links; the scrubber marks each chapter's start */
     CHECK(strstr(page, "data-start=\"0.000\">Welcome</a> <span class=\"at\">0:00</span>")
           != NULL);
-    CHECK(strstr(page, "<span class=\"mark\" style=\"left:1.746%\"></span>") != NULL);
+    CHECK(strstr(page, "<span class=\"mark\" style=\"left:0.000%\"></span><span class=\"mark\" "
+                       "style=\"left:1.746%\"></span>\n</div>") != NULL);
     CHECK(strstr(page, "max=\"3723.000\"") != NULL);
     /* the transcript: a heading per chapter, each cue a link to its time in the audio */
     CHECK(strstr(page, "<h3>Welcome</h3>") != NULL);
