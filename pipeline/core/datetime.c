@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "text.h"
 
@@ -155,4 +156,91 @@ re_status re_rfc822_from_iso(const char *iso, char out[RE_RFC822_MAX], int64_t *
         *instant_ms = (local - (int64_t)t.zone_minutes * 60) * 1000 + t.millisecond;
     }
     return RE_OK;
+}
+
+/* How a language writes a date: its month names and where day, month and year go. */
+typedef enum { DAY_DOT_MONTH, DAY_MONTH, DAY_DE_MONTH_DE, MONTH_DAY_COMMA } date_order;
+
+typedef struct date_words {
+    const char *code;           /* a language's first subtag, "en-us" for the US order */
+    date_order order;
+    const char *first_day;      /* how day 1 is written ("1er"), or NULL for "1" */
+    const char *months[12];
+} date_words;
+
+static const date_words date_languages[] = {
+    { "en-us", MONTH_DAY_COMMA, NULL, { "January", "February", "March", "April", "May",
+      "June", "July", "August", "September", "October", "November", "December" } },
+    { "en", DAY_MONTH, NULL, { "January", "February", "March", "April", "May", "June",
+      "July", "August", "September", "October", "November", "December" } },
+    { "de", DAY_DOT_MONTH, NULL, { "Januar", "Februar", "M\xc3\xa4rz", "April", "Mai", "Juni",
+      "Juli", "August", "September", "Oktober", "November", "Dezember" } },
+    { "fr", DAY_MONTH, "1er", { "janvier", "f\xc3\xa9vrier", "mars", "avril", "mai", "juin",
+      "juillet", "ao\xc3\xbbt", "septembre", "octobre", "novembre", "d\xc3\xa9""cembre" } },
+    { "es", DAY_DE_MONTH_DE, NULL, { "enero", "febrero", "marzo", "abril", "mayo", "junio",
+      "julio", "agosto", "septiembre", "octubre", "noviembre", "diciembre" } },
+    { "it", DAY_MONTH, "1\xc2\xba", { "gennaio", "febbraio", "marzo", "aprile", "maggio",
+      "giugno", "luglio", "agosto", "settembre", "ottobre", "novembre", "dicembre" } },
+    { "pt", DAY_DE_MONTH_DE, NULL, { "janeiro", "fevereiro", "mar\xc3\xa7o", "abril", "maio",
+      "junho", "julho", "agosto", "setembro", "outubro", "novembro", "dezembro" } },
+    { "nl", DAY_MONTH, NULL, { "januari", "februari", "maart", "april", "mei", "juni",
+      "juli", "augustus", "september", "oktober", "november", "december" } },
+    { "sv", DAY_MONTH, NULL, { "januari", "februari", "mars", "april", "maj", "juni",
+      "juli", "augusti", "september", "oktober", "november", "december" } },
+    { "da", DAY_DOT_MONTH, NULL, { "januar", "februar", "marts", "april", "maj", "juni",
+      "juli", "august", "september", "oktober", "november", "december" } },
+    { "nb", DAY_DOT_MONTH, NULL, { "januar", "februar", "mars", "april", "mai", "juni",
+      "juli", "august", "september", "oktober", "november", "desember" } },
+    { "no", DAY_DOT_MONTH, NULL, { "januar", "februar", "mars", "april", "mai", "juni",
+      "juli", "august", "september", "oktober", "november", "desember" } },
+    { "pl", DAY_MONTH, NULL, { "stycznia", "lutego", "marca", "kwietnia", "maja", "czerwca",
+      "lipca", "sierpnia", "wrze\xc5\x9bnia", "pa\xc5\xba""dziernika", "listopada",
+      "grudnia" } },
+};
+
+/* The table's entry for a language tag: "en-us" (any case) exactly, else its first subtag. */
+static const date_words *date_language(const char *language)
+{
+    const char *tag = language ? language : "en-us";
+    size_t primary = strcspn(tag, "-_");
+    for (size_t i = 0; i < sizeof date_languages / sizeof date_languages[0]; i++) {
+        const char *code = date_languages[i].code;
+        size_t n = strlen(code);
+        int whole = strchr(code, '-') != NULL;
+        if (whole ? strncasecmp(tag, code, n) == 0 && (tag[n] == '\0' || tag[n] == '-')
+                  : primary == n && strncasecmp(tag, code, n) == 0)
+            return &date_languages[i];
+    }
+    return NULL;
+}
+
+int re_date_in_words(const char *published, const char *language,
+                     char out[RE_DATE_WORDS_MAX])
+{
+    re_datetime t;
+    char reason[128];
+    out[0] = '\0';
+    if (!published || re_datetime_parse(published, strlen(published), 0, &t, reason,
+                                        sizeof reason))
+        return -1;
+    const date_words *w = date_language(language);
+    if (!w) {
+        snprintf(out, RE_DATE_WORDS_MAX, "%04d-%02d-%02d", t.year, t.month, t.day);
+        return 0;
+    }
+    char day[8];
+    if (t.day == 1 && w->first_day)
+        snprintf(day, sizeof day, "%s", w->first_day);
+    else
+        snprintf(day, sizeof day, "%d", t.day);
+    const char *month = w->months[t.month - 1];
+    switch (w->order) {
+    case DAY_DOT_MONTH: snprintf(out, RE_DATE_WORDS_MAX, "%s. %s %d", day, month, t.year); break;
+    case DAY_MONTH: snprintf(out, RE_DATE_WORDS_MAX, "%s %s %d", day, month, t.year); break;
+    case DAY_DE_MONTH_DE:
+        snprintf(out, RE_DATE_WORDS_MAX, "%s de %s de %d", day, month, t.year);
+        break;
+    case MONTH_DAY_COMMA: snprintf(out, RE_DATE_WORDS_MAX, "%s %s, %d", month, day, t.year); break;
+    }
+    return 1;
 }

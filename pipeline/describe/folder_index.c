@@ -7,21 +7,31 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "datetime.h"
 #include "duration.h"
 #include "files.h"
 #include "html_tree.h"
 #include "page_text.h"
 #include "output.h"
 
+/* Light and dark from prefers-color-scheme (contrast within WCAG AA in both), and long words
+ * wrapped so that nothing scrolls sideways on a phone. */
 static const char index_style[] =
+    ":root{color-scheme:light dark;--fg:#1f1f1f;--bg:#fff;--muted:#555;--link:#0b57d0}"
+    "@media (prefers-color-scheme:dark){:root{--fg:#e8e8e8;--bg:#121212;--muted:#b8b8b8;"
+    "--link:#9ec1ff}}"
     "body{font-family:system-ui,sans-serif;line-height:1.5;max-width:42em;margin:0 auto;"
-    "padding:1em;color:#222;background:#fff}"
-    ".meta{color:#555}"
+    "padding:1em;color:var(--fg);background:var(--bg);overflow-wrap:anywhere}"
+    "a{color:var(--link)}"
+    "header.show{display:flex;flex-wrap:wrap;gap:1em;align-items:center}"
+    "header.show .cover{width:9em;height:9em;object-fit:cover;border-radius:.4em}"
+    "header.show h1{flex:1 1 12em;min-width:0;margin:0}"
+    ".meta{color:var(--muted)}"
     "ol.episodes{list-style:none;padding:0}"
     "ol.episodes h2{margin-bottom:.2em;font-size:1.2em}";
 
 static void build_episode(html_builder *b, xmlNodePtr list, const re_feed_episode *ep,
-                          int has_page)
+                          int has_page, const char *language)
 {
     xmlNodePtr item = html_element(b, list, "li", NULL);
     xmlNodePtr article = html_element(b, item, "article", NULL);
@@ -40,8 +50,9 @@ static void build_episode(html_builder *b, xmlNodePtr list, const re_feed_episod
 
     xmlNodePtr meta = html_element(b, article, "p", "meta");
     const char *sep = "";
-    if (ep->published) {
-        xmlNodePtr time = html_text_element(b, meta, "time", NULL, ep->published);
+    char date[RE_DATE_WORDS_MAX];
+    if (ep->published && re_date_in_words(ep->published, language, date) >= 0) {
+        xmlNodePtr time = html_text_element(b, meta, "time", NULL, date);
         html_attribute(b, time, "datetime", ep->published);
         sep = " · ";
     }
@@ -98,7 +109,21 @@ re_status re_folder_index_write(FILE *out, const re_feed *feed, const unsigned c
     html_raw_text(&b, style, index_style, strlen(index_style));
 
     xmlNodePtr content = html_element(&b, html_element(&b, b.root, "body", NULL), "main", NULL);
-    html_text_element(&b, content, "h1", NULL, show->title);
+    xmlNodePtr header = html_element(&b, content, "header", "show");
+    /* the cover when it is a file of the folder (a remote one would be a request elsewhere) */
+    char *cover_href = show->image && !strstr(show->image, "://")
+                       ? html_file_href(show->image, NULL) : NULL;
+    if (show->image && !strstr(show->image, "://") && !cover_href)
+        b.failed = 1;
+    if (cover_href) {
+        xmlNodePtr img = html_element(&b, header, "img", "cover");
+        html_attribute(&b, img, "src", cover_href);
+        html_attribute(&b, img, "alt", "");   /* the title beside it names the show */
+        html_attribute(&b, img, "width", "144");
+        html_attribute(&b, img, "height", "144");
+    }
+    free(cover_href);
+    html_text_element(&b, header, "h1", NULL, show->title);
     if (show->description)
         html_text_element(&b, content, "p", "description", show->description);
     if (feed_href) {
@@ -109,7 +134,8 @@ re_status re_folder_index_write(FILE *out, const re_feed *feed, const unsigned c
     free(feed_href);
     xmlNodePtr list = html_element(&b, content, "ol", "episodes");
     for (size_t i = 0; i < feed->count && !b.failed; i++)
-        build_episode(&b, list, &feed->episodes[i], has_page && has_page[i]);
+        build_episode(&b, list, &feed->episodes[i], has_page && has_page[i],
+                      show->language ? show->language : "en-us");
     return html_document_write(&b, out);
 }
 

@@ -14,45 +14,197 @@
 #include <libxml/HTMLparser.h>
 
 #include "disclosure.h"
+#include "datetime.h"
 #include "duration.h"
 #include "html_tree.h"
 #include "page_text.h"
 
-/* Kept small and without a network fetch; the page reads the same without it. */
+/* Kept small and without a network fetch; the page reads the same without it. Long words,
+ * URLs and hashes wrap (overflow-wrap: anywhere), so that nothing scrolls sideways at
+ * 320 px; the colours hold WCAG AA contrast in both schemes. */
 static const char page_style[] =
+    ":root{color-scheme:light dark;--fg:#1f1f1f;--bg:#fff;--muted:#555;--link:#0b57d0;"
+    "--line:#c4c4c4;--now:#ffe58a;--now-fg:#1f1f1f;--panel:#f3f3f3}"
+    "@media (prefers-color-scheme:dark){:root{--fg:#e8e8e8;--bg:#121212;--muted:#b8b8b8;"
+    "--link:#9ec1ff;--line:#5c5c5c;--now:#5a4a00;--now-fg:#fff;--panel:#1e1e1e}}"
+    "*{box-sizing:border-box}"
     "body{font-family:system-ui,sans-serif;line-height:1.5;max-width:42em;margin:0 auto;"
-    "padding:1em;color:#222;background:#fff}"
+    "padding:1em;color:var(--fg);background:var(--bg);overflow-wrap:anywhere}"
+    "a{color:var(--link)}"
+    "img,video,table,pre{max-width:100%}"
+    "pre{overflow-x:auto;white-space:pre-wrap}"
+    "table{display:block;overflow-x:auto}"
+    "header.episode{display:flex;flex-wrap:wrap;gap:1em;align-items:flex-start}"
+    "header.episode .cover{width:9em;height:9em;object-fit:cover;border-radius:.4em}"
+    "header.episode .titles{flex:1 1 14em;min-width:0}"
+    "h1{margin:.1em 0;font-size:1.6em;line-height:1.25}"
+    ".show,.meta,.disclosure,.files,.at{color:var(--muted)}"
+    ".show{margin:0;font-weight:600}"
+    ".disclosure{font-size:.9em;border-left:3px solid var(--line);padding-left:.6em}"
     "audio{width:100%}"
-    ".meta,.disclosure{color:#555}"
-    ".disclosure{font-size:.9em;border-left:3px solid #aaa;padding-left:.6em}"
-    ".chapters a{font-variant-numeric:tabular-nums}"
-    ".cue.now{background:#ffe58a}";
+    ".player{background:var(--panel);border-radius:.5em;padding:.6em .8em;margin:1em 0}"
+    ".player .buttons{display:flex;flex-wrap:wrap;gap:.4em;align-items:center}"
+    ".player button,.player select{font:inherit;min-height:2.75em;padding:0 .8em;"
+    "border:1px solid var(--line);border-radius:.4em;background:var(--bg);color:var(--fg)}"
+    ".player button.play{min-width:5.5em;font-weight:600}"
+    ".player label{margin-left:auto}"
+    ".scrub{position:relative;margin:.6em 0 .2em}"
+    ".scrub input{width:100%;margin:0;display:block}"
+    ".marks{position:relative;height:.6em}"
+    ".mark{position:absolute;top:0;width:2px;height:.6em;background:var(--muted);"
+    "margin-left:-1px}"
+    ".mark.now{background:var(--link);width:4px;margin-left:-2px}"
+    ".status{margin:.2em 0;font-variant-numeric:tabular-nums}"
+    ".moment{display:flex;flex-wrap:wrap;gap:.4em;align-items:center;margin:.4em 0 0}"
+    ".moment input{flex:1 1 12em;min-width:0;font:inherit;color:var(--fg);"
+    "background:var(--bg);border:1px solid var(--line)}"
+    ".chapters ol{padding-left:1.6em}"
+    ".chapters li[aria-current] a{font-weight:700}"
+    ".at{font-variant-numeric:tabular-nums}"
+    ".transcript h3{font-size:1.05em;margin:1.4em 0 .3em}"
+    ".cue a{color:inherit;text-decoration:none}"
+    ".cue a:hover,.cue a:focus{text-decoration:underline}"
+    ".cue.now{background:var(--now);color:var(--now-fg)}";
 
-/* Chapter links seek the player (their href, a media fragment, opens the audio at that time
- * where this does not run); the cue the player is in is highlighted, from the WebVTT track. */
+/* The custom player over <audio> (shown only when this runs: without it the browser's own
+ * controls stay), chapter and cue links that seek it, #t= in the address, the link to this
+ * moment, and the cue under the player highlighted and kept in view while playing. */
 static const char page_script[] =
     "(function () {\n"
     "  \"use strict\";\n"
     "  var audio = document.getElementById(\"player\");\n"
     "  if (!audio) return;\n"
-    "  var links = document.querySelectorAll(\"a[data-start]\");\n"
+    "  function $(id) { return document.getElementById(id); }\n"
+    "  function clock(t) {\n"
+    "    t = Math.floor(t > 0 ? t : 0);\n"
+    "    var h = Math.floor(t / 3600), m = Math.floor(t / 60) % 60, s = t % 60;\n"
+    "    return (h ? h + \":\" + (m < 10 ? \"0\" : \"\") : \"\") + m + \":\" + (s < 10 ? \"0\" : \"\") + s;\n"
+    "  }\n"
+    "  var controls = $(\"controls\"), play = $(\"play\"), scrubber = $(\"scrubber\"), speed = $(\"speed\");\n"
+    "  var where = $(\"clock\"), chapterNow = $(\"chapter-now\");\n"
+    "  var length = parseFloat(scrubber.max);\n"
+    "  var chapters = Array.prototype.map.call(\n"
+    "    document.querySelectorAll(\".chapters a[data-start]\"), function (a) {\n"
+    "      return { start: parseFloat(a.getAttribute(\"data-start\")), title: a.textContent,\n"
+    "               item: a.parentNode };\n"
+    "    });\n"
+    "  var marks = document.querySelectorAll(\".mark\");\n"
+    "  var follow = true, current = null, chapter = -1, dragging = false;\n"
+    "\n"
+    "  function start(promise) { if (promise && promise.catch) promise.catch(function () {}); }\n"
+    "  function seek(t, andPlay) {\n"
+    "    audio.currentTime = Math.max(0, Math.min(t, length));\n"
+    "    follow = true;\n"
+    "    if (andPlay) start(audio.play());\n"
+    "  }\n"
+    "  function inView(element) {\n"
+    "    var r = element.getBoundingClientRect();\n"
+    "    return r.bottom > 0 && r.top < window.innerHeight;\n"
+    "  }\n"
+    "  function keepInView() {\n"
+    "    if (current && follow && !audio.paused && !inView(current))\n"
+    "      current.scrollIntoView({ block: \"center\" });\n"
+    "  }\n"
+    "  function showChapter(t) {\n"
+    "    var k = -1;\n"
+    "    for (var i = 0; i < chapters.length; i++)\n"
+    "      if (chapters[i].start <= t + 0.0005) k = i;\n"
+    "    if (k === chapter) return;\n"
+    "    if (chapter >= 0) {\n"
+    "      chapters[chapter].item.removeAttribute(\"aria-current\");\n"
+    "      if (marks[chapter]) marks[chapter].classList.remove(\"now\");\n"
+    "    }\n"
+    "    if (k >= 0) {\n"
+    "      chapters[k].item.setAttribute(\"aria-current\", \"true\");\n"
+    "      if (marks[k]) marks[k].classList.add(\"now\");\n"
+    "    }\n"
+    "    chapter = k;\n"
+    "    if (chapterNow) chapterNow.textContent = k >= 0 ? chapters[k].title : \"\";\n"
+    "  }\n"
+    "  function showTime() {\n"
+    "    var t = audio.currentTime;\n"
+    "    if (!dragging) scrubber.value = t;\n"
+    "    var text = clock(t) + \" / \" + clock(length);\n"
+    "    where.textContent = text;\n"
+    "    scrubber.setAttribute(\"aria-valuetext\", text);\n"
+    "    showChapter(t);\n"
+    "  }\n"
+    "\n"
+    "  controls.hidden = false;\n"
+    "  audio.controls = false;\n"
+    "  play.addEventListener(\"click\", function () {\n"
+    "    if (audio.paused) start(audio.play()); else audio.pause();\n"
+    "  });\n"
+    "  audio.addEventListener(\"play\", function () {\n"
+    "    play.textContent = \"Pause\";\n"
+    "    follow = true;\n"
+    "    keepInView();\n"
+    "  });\n"
+    "  audio.addEventListener(\"pause\", function () { play.textContent = \"Play\"; });\n"
+    "  $(\"back\").addEventListener(\"click\", function () { seek(audio.currentTime - 15); });\n"
+    "  $(\"forward\").addEventListener(\"click\", function () { seek(audio.currentTime + 30); });\n"
+    "  speed.addEventListener(\"change\", function () { audio.playbackRate = parseFloat(speed.value); });\n"
+    "  audio.addEventListener(\"ratechange\", function () { speed.value = String(audio.playbackRate); });\n"
+    "  scrubber.addEventListener(\"input\", function () {\n"
+    "    dragging = true;\n"
+    "    seek(parseFloat(scrubber.value));\n"
+    "  });\n"
+    "  scrubber.addEventListener(\"change\", function () { dragging = false; showTime(); });\n"
+    "  audio.addEventListener(\"timeupdate\", showTime);\n"
+    "  audio.addEventListener(\"seeked\", showTime);\n"
+    "\n"
+    "  /* chapter and cue links seek the player instead of leaving the page */\n"
+    "  var links = document.querySelectorAll(\"a[data-start], .cue > a\");\n"
     "  for (var i = 0; i < links.length; i++) {\n"
     "    links[i].addEventListener(\"click\", function (event) {\n"
     "      event.preventDefault();\n"
-    "      audio.currentTime = parseFloat(this.getAttribute(\"data-start\"));\n"
-    "      var playing = audio.play();\n"
-    "      if (playing && playing.catch) playing.catch(function () {});\n"
+    "      var at = this.getAttribute(\"data-start\") || this.parentNode.getAttribute(\"data-start\");\n"
+    "      seek(parseFloat(at), true);\n"
     "    });\n"
     "  }\n"
+    "\n"
+    "  /* a link to this moment: the page's address with #t=SECONDS */\n"
+    "  var moment = $(\"moment\"), momentUrl = $(\"moment-url\"), momentNote = $(\"moment-note\");\n"
+    "  moment.addEventListener(\"click\", function () {\n"
+    "    var url = location.href.split(\"#\")[0] + \"#t=\" + audio.currentTime.toFixed(1);\n"
+    "    momentUrl.value = url;\n"
+    "    momentUrl.hidden = false;\n"
+    "    momentUrl.select();\n"
+    "    var done = function (ok) {\n"
+    "      momentNote.textContent = ok ? \"Copied.\" : \"Copy the selected link.\";\n"
+    "    };\n"
+    "    if (navigator.clipboard && navigator.clipboard.writeText)\n"
+    "      navigator.clipboard.writeText(url).then(function () { done(true); },\n"
+    "                                              function () { done(false); });\n"
+    "    else done(false);\n"
+    "  });\n"
+    "\n"
+    "  /* #t=SECONDS in the address starts the player there */\n"
+    "  function fromAddress() {\n"
+    "    var m = /(?:^#|&)t=(\\d+(?:\\.\\d+)?)/.exec(location.hash);\n"
+    "    if (!m) return;\n"
+    "    var t = parseFloat(m[1]);\n"
+    "    if (audio.readyState >= 1) seek(t);\n"
+    "    else audio.addEventListener(\"loadedmetadata\", function () { seek(t); }, { once: true });\n"
+    "  }\n"
+    "  window.addEventListener(\"hashchange\", fromAddress);\n"
+    "  fromAddress();\n"
+    "\n"
+    "  /* the reader who scrolls the cue out of view keeps the scroll; scrolling back to it, or\n"
+    "   * any seek, makes the transcript follow the player again */\n"
+    "  window.addEventListener(\"scroll\", function () {\n"
+    "    if (current) follow = inView(current);\n"
+    "  }, { passive: true });\n"
+    "\n"
     "  var element = audio.querySelector(\"track\");\n"
     "  var track = element && element.track;\n"
+    "  showTime();\n"
     "  if (!track) return;\n"
-    "  var current = null;\n"
     "  track.mode = \"hidden\";\n"
     "  track.addEventListener(\"cuechange\", function () {\n"
     "    var active = track.activeCues;\n"
     "    var next = active && active.length\n"
-    "      ? document.getElementById(\"cue-\" + active[active.length - 1].id) : null;\n"
+    "      ? $(\"cue-\" + active[active.length - 1].id) : null;\n"
     "    if (next === current) return;\n"
     "    if (current) {\n"
     "      current.classList.remove(\"now\");\n"
@@ -63,6 +215,7 @@ static const char page_script[] =
     "      next.setAttribute(\"aria-current\", \"true\");\n"
     "    }\n"
     "    current = next;\n"
+    "    keepInView();\n"
     "  });\n"
     "})();\n";
 
@@ -171,32 +324,40 @@ static void build_head(html_builder *b, xmlNodePtr html, const re_episode *ep, c
     json_ld(b, head, ep, iso, audio_href);
 }
 
-/* Show · Episode N · published · author, the parts that are known. */
-static void build_meta_line(html_builder *b, xmlNodePtr article, const re_episode *ep)
+/* "Show · Episode N", the title, and the date and duration as people write them with their
+ * machine values in <time>, and the author. */
+static void build_header(html_builder *b, xmlNodePtr article, const re_render_facts *facts,
+                         const char *iso)
 {
-    if (!ep->show && ep->episode_number < 0 && !ep->published && !ep->author)
-        return;
-    xmlNodePtr p = html_element(b, article, "p", "meta");
-    const char *sep = "";
-    if (ep->show) {
-        html_text(b, p, ep->show);
-        sep = " · ";
+    const re_episode *ep = facts->episode;
+    xmlNodePtr header = html_element(b, article, "header", "episode");
+    xmlNodePtr titles = html_element(b, header, "div", "titles");
+    if (ep->show || ep->episode_number >= 0) {
+        xmlNodePtr p = html_element(b, titles, "p", "show");
+        if (ep->show)
+            html_text(b, p, ep->show);
+        if (ep->episode_number >= 0) {
+            char number[48];
+            snprintf(number, sizeof number, "%sEpisode %ld", ep->show ? " · " : "",
+                     ep->episode_number);
+            html_raw_text(b, p, number, strlen(number));
+        }
     }
-    if (ep->episode_number >= 0) {
-        char number[48];
-        snprintf(number, sizeof number, "%sEpisode %ld", sep, ep->episode_number);
-        html_raw_text(b, p, number, strlen(number));
-        sep = " · ";
-    }
-    if (ep->published) {
-        html_raw_text(b, p, sep, strlen(sep));
-        xmlNodePtr time = html_text_element(b, p, "time", NULL, ep->published);
+    html_text_element(b, titles, "h1", NULL, ep->title);
+    xmlNodePtr p = html_element(b, titles, "p", "meta");
+    char date[RE_DATE_WORDS_MAX];
+    if (ep->published && re_date_in_words(ep->published, ep->language, date) >= 0) {
+        xmlNodePtr time = html_text_element(b, p, "time", "published", date);
         html_attribute(b, time, "datetime", ep->published);
-        sep = " · ";
+        html_raw_text(b, p, " · ", strlen(" · "));
     }
+    char human[96];
+    page_duration_words(re_samples_to_seconds(facts->samples, facts->sample_rate), human,
+                        sizeof human);
+    xmlNodePtr time = html_text_element(b, p, "time", "length", human);
+    html_attribute(b, time, "datetime", iso);
     if (ep->author) {
-        html_raw_text(b, p, sep, strlen(sep));
-        html_raw_text(b, p, "by ", 3);
+        html_raw_text(b, p, " · by ", strlen(" · by "));
         html_text(b, p, ep->author);
     }
 }
@@ -227,11 +388,21 @@ static void build_speakers(html_builder *b, xmlNodePtr article, const re_render_
     }
 }
 
+/* The chapter's title, or its start time when it has none (a link needs a name). */
+static const char *chapter_name(const re_chapter_mark *chapter, const char *at)
+{
+    return chapter->title && *chapter->title ? chapter->title : at;
+}
+
+/* Chapters as a list, each title a link: a media fragment of the audio (`ep.mp3#t=65.123`),
+ * which the script turns into a seek; the start time beside it. */
 static void build_chapters(html_builder *b, xmlNodePtr article, const re_render_facts *facts,
                            const char *audio_href)
 {
     xmlNodePtr section = html_element(b, article, "section", "chapters");
-    html_text_element(b, section, "h2", NULL, "Chapters");
+    html_attribute(b, section, "aria-labelledby", "chapters-title");
+    xmlNodePtr h2 = html_text_element(b, section, "h2", NULL, "Chapters");
+    html_attribute(b, h2, "id", "chapters-title");
     xmlNodePtr list = html_element(b, section, "ol", NULL);
     for (size_t i = 0; i < facts->chapter_count && !b->failed; i++) {
         uint64_t ms = re_samples_to_ms(facts->chapters[i].start, facts->sample_rate);
@@ -243,26 +414,39 @@ static void build_chapters(html_builder *b, xmlNodePtr article, const re_render_
             break;
         }
         xmlNodePtr item = html_element(b, list, "li", NULL);
-        xmlNodePtr link = html_text_element(b, item, "a", NULL, at);
+        xmlNodePtr link = html_text_element(b, item, "a", NULL,
+                                            chapter_name(&facts->chapters[i], at));
         html_attribute(b, link, "href", href);
         html_attribute(b, link, "data-start", seconds);
         html_raw_text(b, item, " ", 1);
-        html_text(b, item, facts->chapters[i].title ? facts->chapters[i].title : "");
+        html_text_element(b, item, "span", "at", at);
     }
 }
 
-/* One paragraph per speaker turn or chapter, opened by the speaker's name when the cue has
- * one; each cue a span whose id is its WebVTT cue identifier ("cue-" N). */
+/* The transcript: a heading where each chapter starts, one paragraph per speaker turn or
+ * chapter opened by the speaker's name when the cue has one; each cue a span whose id is
+ * its WebVTT cue identifier ("cue-" N), holding a link to its time: a media fragment of the
+ * audio, as the chapters' (the script seeks the player instead). */
 static void build_transcript(html_builder *b, xmlNodePtr article, const re_render_facts *facts,
-                             const re_transcript *t)
+                             const re_transcript *t, const char *audio_href)
 {
     xmlNodePtr section = html_element(b, article, "section", "transcript");
-    html_text_element(b, section, "h2", NULL, "Transcript");
+    html_attribute(b, section, "id", "transcript");
+    html_attribute(b, section, "aria-labelledby", "transcript-title");
+    xmlNodePtr h2 = html_text_element(b, section, "h2", NULL, "Transcript");
+    html_attribute(b, h2, "id", "transcript-title");
     xmlNodePtr p = NULL;
-    size_t chapter = 0;
+    size_t chapter = 0, headed = 0;   /* headings written: chapters [0, headed) */
     for (size_t i = 0; i < t->count && !b->failed; i++) {
         const re_cue *cue = &t->cues[i];
-        if (page_cue_opens_paragraph(facts, t, i, &chapter)) {
+        int opens = page_cue_opens_paragraph(facts, t, i, &chapter);
+        for (; facts->chapter_count > 0 && headed <= chapter; headed++) {
+            char at[32];
+            page_clock_text(re_samples_to_ms(facts->chapters[headed].start, facts->sample_rate),
+                            at, sizeof at);
+            html_text_element(b, section, "h3", NULL, chapter_name(&facts->chapters[headed], at));
+        }
+        if (opens) {
             p = html_element(b, section, "p", NULL);
             if (cue->speaker) {   /* "Name:", the colon guarded like the name's own text */
                 char *label = NULL;
@@ -276,14 +460,74 @@ static void build_transcript(html_builder *b, xmlNodePtr article, const re_rende
         }
         if (p && p->children)
             html_raw_text(b, p, " ", 1);
-        char id[32], start[48], end[48];
+        char id[32], start[48], end[48], href[4096];
         snprintf(id, sizeof id, "cue-%zu", i + 1);
         seconds_text(re_cue_start_ms(t, cue), start, sizeof start);
         seconds_text(re_cue_end_ms(t, cue), end, sizeof end);
-        xmlNodePtr span = html_text_element(b, p, "span", "cue", cue->text ? cue->text : "");
+        if ((size_t)snprintf(href, sizeof href, "%s#t=%s", audio_href, start) >= sizeof href) {
+            b->failed = 1;
+            break;
+        }
+        xmlNodePtr span = html_element(b, p, "span", "cue");
         html_attribute(b, span, "id", id);
         html_attribute(b, span, "data-start", start);
         html_attribute(b, span, "data-end", end);
+        xmlNodePtr link = html_text_element(b, span, "a", NULL, cue->text ? cue->text : "");
+        html_attribute(b, link, "href", href);
+    }
+}
+
+/* Where the next http:// or https:// URL in s starts (at the start of a word), or NULL. */
+static const char *next_url(const char *s, const char *from)
+{
+    for (const char *p = from; (p = strstr(p, "http")) != NULL; p++) {
+        int word_start = p == s || strchr(" \t\n(<\"'", p[-1]) != NULL;
+        if (word_start && (strncmp(p, "http://", 7) == 0 || strncmp(p, "https://", 8) == 0))
+            return p;
+    }
+    return NULL;
+}
+
+/* Text of the script's summary with every http(s) URL in it a link to itself (the
+ * punctuation that ends a sentence, and a closing bracket it did not open, left outside). */
+static void text_with_links(html_builder *b, xmlNodePtr parent, const char *s)
+{
+    const char *p = s;
+    while (*p && !b->failed) {
+        const char *url = next_url(s, p);
+        size_t len = 0;
+        if (url) {
+            while (url[len] && !strchr(" \t\n\r<>\"", url[len]))
+                len++;
+            size_t open = 0, close = 0;
+            for (size_t i = 0; i < len; i++) {
+                open += url[i] == '(';
+                close += url[i] == ')';
+            }
+            while (len > 0 && (strchr(".,;:!?'", url[len - 1])
+                               || (url[len - 1] == ')' && close > open))) {
+                close -= url[len - 1] == ')';
+                len--;
+            }
+        }
+        /* a scheme and nothing after it stays text */
+        int linked = url && len > (size_t)(url[4] == 's' ? 8 : 7);
+        const char *text_end = !url ? p + strlen(p) : linked ? url : url + len;
+        char *text = strndup(p, (size_t)(text_end - p));
+        char *href = linked ? strndup(url, len) : NULL;
+        if (!text || (linked && !href)) {
+            b->failed = 1;
+        } else {
+            if (*text)
+                html_text(b, parent, text);
+            if (href) {
+                xmlNodePtr link = html_text_element(b, parent, "a", NULL, href);
+                html_attribute(b, link, "href", href);
+            }
+        }
+        free(text);
+        free(href);
+        p = url ? url + len : text_end;   /* past the URL, linked or not */
     }
 }
 
@@ -308,9 +552,9 @@ static void copy_fragment(html_builder *b, xmlNodePtr parent, xmlNodePtr node, u
     }
 }
 
-/* A Markdown script's document as show notes: cmark-gfm's HTML (raw HTML and unsafe links
+/* A Markdown script's document into the show notes: cmark-gfm's HTML (raw HTML and unsafe links
  * left out: CMARK_OPT_UNSAFE is off), read back by libxml2's HTML parser into the tree. */
-static void build_notes(html_builder *b, xmlNodePtr article, const char *notes)
+static void build_markdown_notes(html_builder *b, xmlNodePtr section, const char *notes)
 {
     static const char *const names[] = { "table", "strikethrough", "autolink", "tasklist" };
     cmark_gfm_core_extensions_ensure_registered();
@@ -343,8 +587,6 @@ static void build_notes(html_builder *b, xmlNodePtr article, const char *notes)
     while (fbody && (fbody->type != XML_ELEMENT_NODE || strcmp((const char *)fbody->name, "body")))
         fbody = fbody->next;
     if (fbody) {
-        xmlNodePtr section = html_element(b, article, "section", "notes");
-        html_text_element(b, section, "h2", NULL, "Show notes");
         copy_fragment(b, section, fbody->children, 0);
     } else if (len > 0) {
         b->failed = 1;
@@ -354,19 +596,25 @@ static void build_notes(html_builder *b, xmlNodePtr article, const char *notes)
     free(html);
 }
 
-static void build_body(html_builder *b, xmlNodePtr html, const re_render_facts *facts,
-                       const re_transcript *transcript, const char *iso, const char *audio_href,
-                       const char *vtt_href)
+static void add_button(html_builder *b, xmlNodePtr parent, const char *id,
+                       const char *class_name, const char *label)
+{
+    xmlNodePtr button = html_text_element(b, parent, "button", class_name, label);
+    html_attribute(b, button, "type", "button");
+    html_attribute(b, button, "id", id);
+}
+
+/* The player: <audio> with the browser's own controls, and the page's controls (hidden until
+ * the script shows them and takes the audio's away): play/pause, back 15 s, forward 30 s,
+ * speed, a scrubber with a mark at each chapter's start, the time and current chapter, and
+ * the link to this moment. Every control is a labelled native one, so keyboards work. */
+static void build_player(html_builder *b, xmlNodePtr article, const re_render_facts *facts,
+                         const char *audio_href, const char *vtt_href)
 {
     const re_episode *ep = facts->episode;
-    xmlNodePtr body = html_element(b, html, "body", NULL);
-    xmlNodePtr article = html_element(b, html_element(b, body, "main", NULL), "article", NULL);
-    html_text_element(b, article, "h1", NULL, ep->title);
-    build_meta_line(b, article, ep);
-    if (ep->summary && *ep->summary)
-        html_text_element(b, article, "p", "summary", ep->summary);
-
-    xmlNodePtr audio = html_element(b, article, "audio", NULL);
+    xmlNodePtr section = html_element(b, article, "section", "listen");
+    html_attribute(b, section, "aria-label", "Player");
+    xmlNodePtr audio = html_element(b, section, "audio", NULL);
     html_attribute(b, audio, "id", "player");
     html_attribute(b, audio, "controls", "");
     html_attribute(b, audio, "preload", "metadata");
@@ -378,17 +626,111 @@ static void build_body(html_builder *b, xmlNodePtr html, const re_render_facts *
     html_attribute(b, track, "srclang", ep->language ? ep->language : "en-us");
     html_attribute(b, track, "default", "");
 
-    xmlNodePtr files = html_element(b, article, "p", "files");
+    xmlNodePtr controls = html_element(b, section, "div", "player");
+    html_attribute(b, controls, "id", "controls");
+    html_attribute(b, controls, "role", "group");
+    html_attribute(b, controls, "aria-label", "Player controls");
+    html_attribute(b, controls, "hidden", "");
+    xmlNodePtr buttons = html_element(b, controls, "div", "buttons");
+    add_button(b, buttons, "play", "play", "Play");
+    add_button(b, buttons, "back", NULL, "Back 15 s");
+    add_button(b, buttons, "forward", NULL, "Forward 30 s");
+    xmlNodePtr label = html_text_element(b, buttons, "label", NULL, "Speed ");
+    html_attribute(b, label, "for", "speed");
+    xmlNodePtr speed = html_element(b, buttons, "select", NULL);
+    html_attribute(b, speed, "id", "speed");
+    static const char *const rates[][2] = { { "0.75", "0.75\xc3\x97" }, { "1", "1\xc3\x97" },
+                                            { "1.25", "1.25\xc3\x97" }, { "1.5", "1.5\xc3\x97" },
+                                            { "1.75", "1.75\xc3\x97" }, { "2", "2\xc3\x97" } };
+    for (size_t i = 0; i < sizeof rates / sizeof rates[0]; i++) {
+        xmlNodePtr option = html_text_element(b, speed, "option", NULL, rates[i][1]);
+        html_attribute(b, option, "value", rates[i][0]);
+        if (strcmp(rates[i][0], "1") == 0)
+            html_attribute(b, option, "selected", "");
+    }
+
+    uint64_t length_ms = re_samples_to_ms(facts->samples, facts->sample_rate);
+    char length[48];
+    seconds_text(length_ms, length, sizeof length);
+    xmlNodePtr scrub = html_element(b, controls, "div", "scrub");
+    xmlNodePtr range = html_element(b, scrub, "input", NULL);
+    html_attribute(b, range, "type", "range");
+    html_attribute(b, range, "id", "scrubber");
+    html_attribute(b, range, "aria-label", "Position");
+    html_attribute(b, range, "min", "0");
+    html_attribute(b, range, "max", length);
+    html_attribute(b, range, "step", "any");
+    html_attribute(b, range, "value", "0");
+    xmlNodePtr marks = html_element(b, scrub, "div", "marks");
+    html_attribute(b, marks, "aria-hidden", "true");
+    for (size_t i = 0; i < facts->chapter_count && facts->samples > 0; i++) {
+        char left[48];
+        snprintf(left, sizeof left, "left:%.3f%%",
+                 100.0 * (double)facts->chapters[i].start / (double)facts->samples);
+        xmlNodePtr mark = html_element(b, marks, "span", "mark");
+        html_attribute(b, mark, "style", left);
+    }
+    xmlNodePtr status = html_element(b, controls, "p", "status");
+    xmlNodePtr clock = html_text_element(b, status, "span", NULL, "0:00");
+    html_attribute(b, clock, "id", "clock");
+    if (facts->chapter_count > 0) {
+        html_raw_text(b, status, " · ", strlen(" · "));
+        xmlNodePtr now = html_element(b, status, "span", NULL);
+        html_attribute(b, now, "id", "chapter-now");
+        html_attribute(b, now, "aria-live", "polite");
+    }
+    xmlNodePtr moment = html_element(b, controls, "p", "moment");
+    add_button(b, moment, "moment", NULL, "Copy a link to this moment");
+    xmlNodePtr url = html_element(b, moment, "input", NULL);
+    html_attribute(b, url, "type", "text");
+    html_attribute(b, url, "id", "moment-url");
+    html_attribute(b, url, "readonly", "");
+    html_attribute(b, url, "aria-label", "Link to this moment");
+    html_attribute(b, url, "hidden", "");
+    xmlNodePtr note = html_element(b, moment, "span", NULL);
+    html_attribute(b, note, "id", "moment-note");
+    html_attribute(b, note, "aria-live", "polite");
+}
+
+static void build_body(html_builder *b, xmlNodePtr html, const re_render_facts *facts,
+                       const re_transcript *transcript, const char *iso, const char *audio_href,
+                       const char *vtt_href)
+{
+    const re_episode *ep = facts->episode;
+    xmlNodePtr body = html_element(b, html, "body", NULL);
+    xmlNodePtr article = html_element(b, html_element(b, body, "main", NULL), "article", NULL);
+    build_header(b, article, facts, iso);
+    build_player(b, article, facts, audio_href, vtt_href);
+    build_speakers(b, article, facts);
+    html_text_element(b, article, "p", "disclosure", RE_DISCLOSURE_TEXT);
+    int has_summary = ep->summary && *ep->summary, has_notes = ep->notes && *ep->notes;
+    if (has_summary || has_notes) {   /* the summary, and a Markdown script's document */
+        xmlNodePtr section = html_element(b, article, "section", "notes");
+        html_attribute(b, section, "aria-labelledby", "notes-title");
+        xmlNodePtr h2 = html_text_element(b, section, "h2", NULL, "Show notes");
+        html_attribute(b, h2, "id", "notes-title");
+        if (has_summary)
+            text_with_links(b, html_element(b, section, "p", "summary"), ep->summary);
+        if (has_notes)
+            build_markdown_notes(b, section, ep->notes);
+    }
+    if (facts->chapter_count > 0)
+        build_chapters(b, article, facts, audio_href);
+    if (transcript && transcript->count > 0)
+        build_transcript(b, article, facts, transcript, audio_href);
+
+    /* the files, and the duration as `check` reads it (ISO 8601, and in words) */
+    xmlNodePtr footer = html_element(b, article, "footer", "files");
+    xmlNodePtr files = html_element(b, footer, "p", NULL);
     xmlNodePtr link = html_text_element(b, files, "a", NULL, "Download the audio");
     html_attribute(b, link, "href", audio_href);
     html_raw_text(b, files, " · ", strlen(" · "));
     link = html_text_element(b, files, "a", NULL, "Transcript (WebVTT)");
     html_attribute(b, link, "href", vtt_href);
-
     char human[96];
     page_duration_words(re_samples_to_seconds(facts->samples, facts->sample_rate), human,
                         sizeof human);
-    xmlNodePtr duration = html_element(b, article, "p", "duration");
+    xmlNodePtr duration = html_element(b, footer, "p", "duration");
     html_raw_text(b, duration, "Duration: ", strlen("Duration: "));
     xmlNodePtr time = html_text_element(b, duration, "time", NULL, iso);
     html_attribute(b, time, "datetime", iso);
@@ -396,14 +738,6 @@ static void build_body(html_builder *b, xmlNodePtr html, const re_render_facts *
     snprintf(tail, sizeof tail, " (%s)", human);
     html_raw_text(b, duration, tail, strlen(tail));
 
-    build_speakers(b, article, facts);
-    html_text_element(b, article, "p", "disclosure", RE_DISCLOSURE_TEXT);
-    if (facts->chapter_count > 0)
-        build_chapters(b, article, facts, audio_href);
-    if (facts->episode->notes && *facts->episode->notes)
-        build_notes(b, article, facts->episode->notes);
-    if (transcript && transcript->count > 0)
-        build_transcript(b, article, facts, transcript);
     xmlNodePtr script = html_element(b, body, "script", NULL);
     html_raw_text(b, script, page_script, strlen(page_script));
 }

@@ -190,8 +190,47 @@ static void test_days_from_civil(void)
     CHECK_INT(re_days_from_civil(2401, 1, 1), expected + 1);
 }
 
+static void check_words(const char *published, const char *language, int expected_kind,
+                        const char *expected)
+{
+    char out[RE_DATE_WORDS_MAX];
+    int kind = re_date_in_words(published, language, out);
+    CHECK_INT(kind, expected_kind);
+    CHECK_STR(out, expected);
+}
+
+static void test_date_in_words(void)
+{
+    /* the written date, in its own offset: 07:30 at +01:00 is still the 23rd */
+    check_words("2026-11-23T07:30:00+01:00", "en-gb", 1, "23 November 2026");
+    check_words("2026-11-23T00:30:00+01:00", "en", 1, "23 November 2026");
+    check_words("2026-11-23T23:59:00-11:00", "en-US", 1, "November 23, 2026");
+    check_words("2026-11-23", NULL, 1, "November 23, 2026");   /* the default, en-us */
+    check_words("2026-03-01", "de", 1, "1. M\xc3\xa4rz 2026");
+    check_words("2026-12-24T18:00:00Z", "de-CH", 1, "24. Dezember 2026");
+    check_words("2026-08-01", "fr", 1, "1er ao\xc3\xbbt 2026");
+    check_words("2026-02-14", "fr-fr", 1, "14 f\xc3\xa9vrier 2026");
+    check_words("2026-09-30", "es", 1, "30 de septiembre de 2026");
+    check_words("2026-05-01", "it", 1, "1\xc2\xba maggio 2026");
+    check_words("2026-03-07", "pt-br", 1, "7 de mar\xc3\xa7o de 2026");
+    check_words("2026-03-07", "nl", 1, "7 maart 2026");
+    check_words("2026-08-07", "sv", 1, "7 augusti 2026");
+    check_words("2026-03-07", "da", 1, "7. marts 2026");
+    check_words("2026-12-07", "nb", 1, "7. desember 2026");
+    check_words("2026-10-07", "pl", 1, "7 pa\xc5\xba""dziernika 2026");
+    /* languages without a table: the ISO date; "enx" is not English */
+    check_words("2026-11-23T07:30:00+01:00", "ja", 0, "2026-11-23");
+    check_words("2026-11-23", "cmn", 0, "2026-11-23");
+    check_words("2026-11-23", "enx", 0, "2026-11-23");
+    /* not a published value */
+    check_words("2026-02-29", "en", -1, "");
+    check_words("2026-11-23T07:30", "en", -1, "");
+    check_words(NULL, "en", -1, "");
+}
+
 int main(void)
 {
+    test_date_in_words();
     test_dates();
     test_date_times();
     test_days_from_civil();

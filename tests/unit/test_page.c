@@ -218,9 +218,38 @@ static void test_html_page(void)
     CHECK(strstr(page, "<b class=\"speaker\">Duration&#58;</b>") != NULL);
     CHECK(strstr(page, "id=\"cue-2\" data-start=\"66.000\" data-end=\"67.000\"") != NULL);
     CHECK(strstr(page, "src=\"ep%20one.vtt\" srclang=\"de-CH\"") != NULL);
+    /* the header: show and number, the date in the script's language, the length in words */
+    CHECK(strstr(page, "<p class=\"show\">render-episode Weekly · Episode 1</p>") != NULL);
+    CHECK(strstr(page, "<time class=\"published\" datetime=\"2026-11-30T09:00:00Z\">"
+                       "30. November 2026</time>") != NULL);
+    CHECK(strstr(page, "<time class=\"length\" datetime=\"PT1H2M3S\">1 h 2 min 3 s</time>")
+          != NULL);
+    /* chapter titles are the links; the scrubber marks each chapter's start */
+    CHECK(strstr(page, "data-start=\"0.000\">Welcome</a> <span class=\"at\">0:00</span>")
+          != NULL);
+    CHECK(strstr(page, "<span class=\"mark\" style=\"left:0.000%\"></span><span class=\"mark\" "
+                       "style=\"left:1.746%\"></span>\n</div>") != NULL);
+    CHECK(strstr(page, "max=\"3723.000\"") != NULL);
+    /* the transcript: a heading per chapter, each cue a link to its time in the audio */
+    CHECK(strstr(page, "<h3>Welcome</h3>") != NULL);
+    CHECK(strstr(page, "<h3>Audio duration&#58; PT1S</h3>") != NULL);
+    CHECK(strstr(page, "data-end=\"0.500\"><a href=\"ep%20one.mp3#t=0.000\">It's November "
+                       "30th.</a></span>") != NULL);
+    /* the page's own controls wait for the script; without it the audio keeps its own */
+    CHECK(strstr(page, "<audio id=\"player\" controls=\"\"") != NULL);
+    CHECK(strstr(page, "aria-label=\"Player controls\" hidden=\"\"") != NULL);
     size_t count = 0;
     CHECK_INT(claims_holding_in("ep.html", page, facts.samples, &count), 3);
     CHECK_INT(count, 3);
+    free(page);
+
+    /* the summary's URLs are links to themselves, the sentence's punctuation left out */
+    ep.summary = "Notes (https://example.org/a_(b)) and https://x.org/?q=1&r=2. Not http:// alone.";
+    page = html_page_of(&facts, &t, &st);
+    CHECK_INT(st, RE_OK);
+    CHECK(strstr(page, "<p class=\"summary\">Notes (<a href=\"https://example.org/a_(b)\">"
+                       "https://example.org/a_(b)</a>) and <a href=\"https://x.org/?q=1&amp;r=2\">"
+                       "https://x.org/?q=1&amp;r=2</a>. Not http:// alone.</p>") != NULL);
     free(page);
 
     FILE *null = fopen("/dev/null", "w");

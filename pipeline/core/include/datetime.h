@@ -40,6 +40,19 @@ const char *re_datetime_parse(const char *s, size_t len, unsigned flags, re_date
  * the instant in ms since the epoch (instant_ms may be NULL). RE_ERR_INPUT when invalid. */
 re_status re_rfc822_from_iso(const char *iso, char out[RE_RFC822_MAX], int64_t *instant_ms);
 
+#define RE_DATE_WORDS_MAX 48   /* "30 de septiembre de 2026", UTF-8, and its NUL */
+
+/* The date of a `published` value as people write it in `language` (a script's language,
+ * "en-us", "de", "pt-br": its first subtag chooses): "23 November 2026" (en; en-us
+ * "November 23, 2026"), "23. November 2026" (de), "23 novembre 2026" and "1er novembre"
+ * (fr), "23 de noviembre de 2026" (es), "23 novembre 2026" and "1º" (it), "23 de novembro
+ * de 2026" (pt), "23 november 2026" (nl, sv), "23. november 2026" (da, nb/no), "23 listopada
+ * 2026" (pl). The date is the written one, in its own offset (no conversion to UTC). For
+ * another language the ISO date "2026-11-23". Returns 1 in words, 0 as the ISO date, -1
+ * (out empty) when published is not a valid `published` value. */
+int re_date_in_words(const char *published, const char *language,
+                     char out[RE_DATE_WORDS_MAX]);
+
 /* Days since 1970-01-01 of a proleptic Gregorian date (negative before). */
 long long re_days_from_civil(long long year, int month, int day);
 

@@ -29,9 +29,13 @@ re_status re_page_write(FILE *out, const re_render_facts *facts, const re_transc
  * no other resource than the two files it names, as percent-encoded URLs relative to the
  * page: audio_name (the player's source and a download link) and vtt_name (the player's
  * <track>, whose cue
- * identifiers 1..N are the transcript spans cue-1..cue-N the script highlights). Readable
- * without the script: chapter links are media fragments (`ep.mp3#t=65.123`) that the script
- * turns into seeks. Its duration claims for `check` are the `Duration:` line (ISO 8601, and
+ * identifiers 1..N are the transcript spans cue-1..cue-N the script highlights). The header
+ * gives the date in the script's language (re_date_in_words) and the length in words, each
+ * in a <time>; the page's own player controls (play/pause, skips, speed, a scrubber with the
+ * chapters marked, the current chapter, a `#t=` link to the moment) are `hidden` until the
+ * script shows them. Readable without the script: the audio keeps its own controls, and
+ * chapter and cue links are media fragments (`ep.mp3#t=65.123`) that the script turns into
+ * seeks. Its duration claims for `check` are the `Duration:` line (ISO 8601, and
  * the same whole seconds in words) and the JSON-LD `duration`s; a colon after "duration" in
  * the script's text is written `&#58;`. RE_ERR_INVALID as above or without names,
  * RE_ERR_NOMEM, RE_ERR_WRITE. */
