@@ -2,6 +2,8 @@
 /* loudness.h - the loudness stage: an ITU-R BS.1770 meter (libebur128), a leveler (gain and a
  * true-peak limiter) that keeps the sample count, a plan that turns a measurement into the
  * leveler's settings, and an after-encoding measurement of an MP3 file (libmpg123).
+ * One file each: true_peak.c (the 8x interpolator they share), meter.c, leveler.c, plan.c,
+ * peak_map.c (the MP3 measurements and the peak map).
  *
  * The render uses it in streaming passes over the spool (see docs/loudness.md):
  *   pass 1    re_loudness_meter (in the background) fed with the assembled PCM
@@ -62,7 +64,7 @@
 typedef struct re_loudness {
     double integrated_lufs;   /* BS.1770-4 gated integrated loudness; -inf below the gates */
     double range_lu;          /* EBU Tech 3342 loudness range; 0 for short or steady input */
-    double true_peak_dbtp;    /* 8x oversampled peak (loudness.c); -inf for digital silence */
+    double true_peak_dbtp;    /* 8x oversampled peak (true_peak.c); -inf for digital silence */
     double sample_peak_dbfs;  /* largest |sample|; -inf for digital silence */
     uint64_t frames;          /* frames measured (per channel) */
 } re_loudness;
