@@ -17,8 +17,6 @@
 #include <sys/types.h>
 #include <unistd.h>
 
-#include <mpg123.h>
-
 /* ---- Decode the MP3 and meter it ---------------------------------------------------------- */
 
 /* Feeds every decoded block to a meter; the format must stay the first frame's. */
@@ -46,24 +44,24 @@ static int feed_block(void *user, const re_mp3_block *b)
 }
 
 /* A float decoder of the MP3 open on fd, read from its start. */
-static re_status open_mp3_fd(int fd, re_mp3_source *src, mpg123_handle **mh, re_diagnostics *diag)
+static re_status open_mp3_fd(int fd, re_mp3_reader **r, re_diagnostics *diag)
 {
     struct stat st;
     if (fstat(fd, &st) != 0) {
         re_diag_add(diag, NULL, 0, 0, "cannot read the MP3: %s", strerror(errno));
         return RE_ERR_READ;
     }
-    *src = (re_mp3_source){ .fd = fd, .pos = 0, .size = st.st_size, .error = 0 };
-    return re_mp3_decoder_open(MPG123_ENC_FLOAT_32, src, mh, diag);
+    return re_mp3_reader_open(fd, st.st_size, RE_MP3_FLOAT, 0, r, diag);
 }
 
-static re_status decode_into_meter(mpg123_handle *mh, const re_mp3_source *src, meter_kind kind,
+static re_status decode_into_meter(re_mp3_reader *r, meter_kind kind,
                                    re_loudness *out, re_diagnostics *diag)
 {
     re_mp3_format fmt;
-    re_mp3_format_problem problem = re_mp3_decoder_format(mh, MPG123_ENC_FLOAT_32, &fmt);
-    if (problem == RE_MP3_NO_FRAME && src->error) {
-        re_diag_add(diag, NULL, 0, 0, "cannot read the MP3: %s", strerror(src->error));
+    re_mp3_format_problem problem = re_mp3_reader_format(r, &fmt);
+    if (problem == RE_MP3_NO_FRAME && re_mp3_reader_read_errno(r)) {
+        re_diag_add(diag, NULL, 0, 0, "cannot read the MP3: %s",
+                    strerror(re_mp3_reader_read_errno(r)));
         return RE_ERR_READ;
     }
     if (problem == RE_MP3_NO_FRAME || problem == RE_MP3_NO_INFO || problem == RE_MP3_NOT_LAYER3) {
@@ -81,13 +79,14 @@ static re_status decode_into_meter(mpg123_handle *mh, const re_mp3_source *src, 
         return status;
     }
     meter_feed feed = { m, fmt.rate, fmt.channels, RE_OK, diag };
-    if (re_mp3_decoder_each(mh, feed_block, &feed) == RE_MP3_END_ERROR) {
-        if (src->error) {
-            re_diag_add(diag, NULL, 0, 0, "cannot read the MP3: %s", strerror(src->error));
+    if (re_mp3_reader_each(r, feed_block, &feed) == RE_MP3_END_ERROR) {
+        if (re_mp3_reader_read_errno(r)) {
+            re_diag_add(diag, NULL, 0, 0, "cannot read the MP3: %s",
+                        strerror(re_mp3_reader_read_errno(r)));
             feed.status = RE_ERR_READ;
         } else {
             re_diag_add(diag, NULL, 0, 0, "damaged MP3 after %llu samples: %s",
-                        (unsigned long long)re_meter_frames(m), mpg123_strerror(mh));
+                        (unsigned long long)re_meter_frames(m), re_mp3_reader_strerror(r));
             feed.status = RE_ERR_FORMAT;
         }
     }
@@ -103,14 +102,12 @@ static re_status measure_mp3_fd(int fd, meter_kind kind, re_loudness *out, re_di
     if (!out || fd < 0)
         return RE_ERR_INVALID;
     memset(out, 0, sizeof *out);
-    re_mp3_source src;
-    mpg123_handle *mh = NULL;
-    re_status status = open_mp3_fd(fd, &src, &mh, diag);
+    re_mp3_reader *r = NULL;
+    re_status status = open_mp3_fd(fd, &r, diag);
     if (status != RE_OK)
         return status;
-    status = decode_into_meter(mh, &src, kind, out, diag);
-    mpg123_close(mh);
-    mpg123_delete(mh);
+    status = decode_into_meter(r, kind, out, diag);
+    (void)re_mp3_reader_close(r, NULL);
     if (status != RE_OK)
         memset(out, 0, sizeof *out);
     return status;
@@ -271,27 +268,29 @@ static int part_block(void *user, const re_mp3_block *b)
     return f->end >= 0 && f->at >= f->end;
 }
 
-static re_status part_decode(peak_part *pt, mpg123_handle *mh, const re_mp3_source *src)
+static re_status part_decode(peak_part *pt, re_mp3_reader *r)
 {
     off_t at = 0;
     if (pt->from > 0) {
         re_mp3_format fmt;
-        if (re_mp3_decoder_format(mh, MPG123_ENC_FLOAT_32, &fmt) != RE_MP3_FORMAT_OK)
+        if (re_mp3_reader_format(r, &fmt) != RE_MP3_FORMAT_OK)
             return RE_ERR_FORMAT;
-        off_t spf = fmt.info.version == MPG123_1_0 ? 1152 : 576;
+        off_t spf = (off_t)fmt.samples_per_frame;
         off_t want = pt->from - (off_t)PEAK_PRIMING * spf;
         at = want < 0 ? 0 : want;
-        if (mpg123_seek(mh, at, SEEK_SET) != at || mpg123_tell(mh) != at) {
-            re_diag_add(&pt->diag, NULL, 0, 0, "cannot seek in the MP3: %s", mpg123_strerror(mh));
+        if (re_mp3_reader_seek(r, at) != RE_OK) {
+            re_diag_add(&pt->diag, NULL, 0, 0, "cannot seek in the MP3: %s",
+                        re_mp3_reader_strerror(r));
             return RE_ERR_FORMAT;
         }
     }
     part_feed feed = { pt, at, pt->last ? -1 : pt->to + FIR_HALF };
-    if (re_mp3_decoder_each(mh, part_block, &feed) == RE_MP3_END_ERROR) {
+    if (re_mp3_reader_each(r, part_block, &feed) == RE_MP3_END_ERROR) {
+        int read_errno = re_mp3_reader_read_errno(r);
         re_diag_add(&pt->diag, NULL, 0, 0,
-                    src->error ? "cannot read the MP3: %s" : "damaged MP3: %s",
-                    src->error ? strerror(src->error) : mpg123_strerror(mh));
-        return src->error ? RE_ERR_READ : RE_ERR_FORMAT;
+                    read_errno ? "cannot read the MP3: %s" : "damaged MP3: %s",
+                    read_errno ? strerror(read_errno) : re_mp3_reader_strerror(r));
+        return read_errno ? RE_ERR_READ : RE_ERR_FORMAT;
     }
     pt->decoded = feed.at;
     if (pt->last && pt->tile_true)
@@ -306,13 +305,11 @@ static re_status part_decode(peak_part *pt, mpg123_handle *mh, const re_mp3_sour
 static void *peak_part_main(void *arg)
 {
     peak_part *pt = arg;
-    re_mp3_source src = { .fd = pt->fd, .pos = 0, .size = pt->size, .error = 0 };
-    mpg123_handle *mh = NULL;
-    pt->status = re_mp3_decoder_open(MPG123_ENC_FLOAT_32, &src, &mh, &pt->diag);
+    re_mp3_reader *r = NULL;
+    pt->status = re_mp3_reader_open(pt->fd, pt->size, RE_MP3_FLOAT, 0, &r, &pt->diag);
     if (pt->status == RE_OK) {
-        pt->status = part_decode(pt, mh, &src);
-        mpg123_close(mh);
-        mpg123_delete(mh);
+        pt->status = part_decode(pt, r);
+        (void)re_mp3_reader_close(r, NULL);
     }
     return NULL;
 }
@@ -321,20 +318,17 @@ static void *peak_part_main(void *arg)
 static int peaks_split_point(int fd, off_t size, off_t *split, off_t *length, off_t *spf,
                              long *rate)
 {
-    re_mp3_source src = { .fd = fd, .pos = 0, .size = size, .error = 0 };
-    mpg123_handle *mh = NULL;
-    if (re_mp3_decoder_open(MPG123_ENC_FLOAT_32, &src, &mh, NULL) != RE_OK)
+    re_mp3_reader *r = NULL;
+    if (re_mp3_reader_open(fd, size, RE_MP3_FLOAT, 0, &r, NULL) != RE_OK)
         return 0;
     re_mp3_format fmt;
     off_t len = -1;
-    if (re_mp3_decoder_format(mh, MPG123_ENC_FLOAT_32, &fmt) == RE_MP3_FORMAT_OK
-        && fmt.channels == 1)
-        len = mpg123_length(mh);
-    mpg123_close(mh);
-    mpg123_delete(mh);
+    if (re_mp3_reader_format(r, &fmt) == RE_MP3_FORMAT_OK && fmt.channels == 1)
+        len = (off_t)re_mp3_reader_length(r);
+    (void)re_mp3_reader_close(r, NULL);
     if (len < (off_t)PEAK_SPLIT_MIN)
         return 0;
-    *spf = fmt.info.version == MPG123_1_0 ? 1152 : 576;
+    *spf = (off_t)fmt.samples_per_frame;
     *split = len / 2 / *spf * *spf;
     *length = len;
     *rate = fmt.rate;
@@ -430,10 +424,7 @@ static re_status map_decode(int fd, re_loudness_peak_map *map, re_loudness *out,
     map->tile_sample = calloc(map->tiles, sizeof(float));
     peak_part *parts = map->tile_true && map->tile_sample
                        ? peak_parts_new(fd, st.st_size, map, 2) : NULL;
-    re_mp3_source *src = malloc(sizeof *src);
-    if (!parts || !src) {
-        peak_parts_free(parts, 2);
-        free(src);
+    if (!parts) {
         re_loudness_peak_map_free(map);
         return RE_ERR_NOMEM;
     }
@@ -449,11 +440,10 @@ static re_status map_decode(int fd, re_loudness_peak_map *map, re_loudness *out,
     pthread_t second;
     int threaded = pthread_create(&second, NULL, peak_part_main, &parts[1]) == 0;
     /* the first half on this thread, its decoder kept for the spots' second half */
-    *src = (re_mp3_source){ .fd = fd, .pos = 0, .size = st.st_size, .error = 0 };
-    mpg123_handle *mh = NULL;
-    parts[0].status = re_mp3_decoder_open(MPG123_ENC_FLOAT_32, src, &mh, &parts[0].diag);
+    re_mp3_reader *r = NULL;
+    parts[0].status = re_mp3_reader_open(fd, st.st_size, RE_MP3_FLOAT, 0, &r, &parts[0].diag);
     if (parts[0].status == RE_OK)
-        parts[0].status = part_decode(&parts[0], mh, src);
+        parts[0].status = part_decode(&parts[0], r);
     if (threaded)
         pthread_join(second, NULL);
     else
@@ -473,7 +463,7 @@ static re_status map_decode(int fd, re_loudness_peak_map *map, re_loudness *out,
         int rest = 0;
         for (size_t k = (size_t)(seen / RE_LOUDNESS_TILE); !rest && k < map->tiles; k++)
             rest = map->tile_true[k] > near_bar || map->tile_sample[k] > near_bar;
-        re_mp3_end end = rest ? re_mp3_decoder_each(mh, over_rest_block, over) : RE_MP3_END_DONE;
+        re_mp3_end end = rest ? re_mp3_reader_each(r, over_rest_block, over) : RE_MP3_END_DONE;
         if (end == RE_MP3_END_DONE && rest) {   /* the file's end, as the whole search ends */
             re_peak_finish(&over->pf, &over->ip);
             if (over->pf.true_peak > over->bar || over->pf.sample_peak > over->bar)
@@ -481,11 +471,7 @@ static re_status map_decode(int fd, re_loudness_peak_map *map, re_loudness *out,
         }
         *over_done = end == RE_MP3_END_DONE && (!rest || over->at == map->frames);
     }
-    if (mh) {
-        mpg123_close(mh);
-        mpg123_delete(mh);
-    }
-    free(src);
+    (void)re_mp3_reader_close(r, NULL);
     peak_parts_free(parts, 2);
     if (status != RE_OK) {
         /* whatever went wrong in halves (a decoder that cannot seek there), one decoder from
@@ -595,17 +581,15 @@ re_status re_loudness_overshoots_mp3_fd(int fd, double ceiling_dbtp, re_loudness
     if (fd < 0 || !count || (capacity && !spots) || !isfinite(ceiling_dbtp))
         return RE_ERR_INVALID;
     *count = 0;
-    re_mp3_source src;
-    mpg123_handle *mh = NULL;
-    re_status status = open_mp3_fd(fd, &src, &mh, diag);
+    re_mp3_reader *r = NULL;
+    re_status status = open_mp3_fd(fd, &r, diag);
     if (status != RE_OK)
         return status;
     re_mp3_format fmt;
     over_feed *f = calloc(1, sizeof *f);
     if (!f)
         status = RE_ERR_NOMEM;
-    else if (re_mp3_decoder_format(mh, MPG123_ENC_FLOAT_32, &fmt) != RE_MP3_FORMAT_OK
-             || fmt.channels != 1) {
+    else if (re_mp3_reader_format(r, &fmt) != RE_MP3_FORMAT_OK || fmt.channels != 1) {
         re_diag_add(diag, NULL, 0, 0, "not a mono MP3");
         status = RE_ERR_FORMAT;
     }
@@ -616,9 +600,9 @@ re_status re_loudness_overshoots_mp3_fd(int fd, double ceiling_dbtp, re_loudness
         f->merge = (uint64_t)(OVER_MERGE_S * (double)fmt.rate);
         f->spots = spots;
         f->capacity = capacity;
-        if (re_mp3_decoder_each(mh, over_block, f) == RE_MP3_END_ERROR) {
-            re_diag_add(diag, NULL, 0, 0, "damaged MP3: %s", mpg123_strerror(mh));
-            status = src.error ? RE_ERR_READ : RE_ERR_FORMAT;
+        if (re_mp3_reader_each(r, over_block, f) == RE_MP3_END_ERROR) {
+            re_diag_add(diag, NULL, 0, 0, "damaged MP3: %s", re_mp3_reader_strerror(r));
+            status = re_mp3_reader_read_errno(r) ? RE_ERR_READ : RE_ERR_FORMAT;
         }
     }
     if (status == RE_OK) {
@@ -628,8 +612,7 @@ re_status re_loudness_overshoots_mp3_fd(int fd, double ceiling_dbtp, re_loudness
         *count = f->count;
     }
     free(f);
-    mpg123_close(mh);
-    mpg123_delete(mh);
+    (void)re_mp3_reader_close(r, NULL);
     return status;
 }
 
