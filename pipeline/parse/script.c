@@ -13,6 +13,7 @@
 #include "files.h"
 #include "markdown.h"
 #include "parse_errors.h"
+#include "sample_rate.h"
 #include "script_body.h"
 #include "text.h"
 #include "utf8.h"
@@ -335,8 +336,8 @@ static void set_sample_rate(parser *p, const char *value, size_t len, unsigned l
 
     for (; i < len && re_is_digit(value[i]) && rate < 1000000; i++)
         rate = rate * 10 + (unsigned long)(value[i] - '0');
-    if (i < len || !(rate == 22050 || rate == 44100 || rate == 48000))
-        parse_error(&p->err, line, col, "sample_rate must be 22050, 44100 or 48000, got '%s'",
+    if (i < len || !re_rate_supported((unsigned)rate))
+        parse_error(&p->err, line, col, "sample_rate must be " RE_RATES_TEXT ", got '%s'",
                  quote(q, value, len));
     else
         p->ep->sample_rate = (unsigned)rate;
