@@ -22,6 +22,7 @@
 #include "files.h"
 #include "sidecar.h"
 #include "text.h"
+#include "url.h"
 #include "utf8.h"
 
 static int has_suffix(const char *s, const char *suffix)
@@ -49,26 +50,7 @@ static int url_char(char c)
 /* An absolute http(s) URL with a host; `allow_query` lets ? and # through. */
 static int url_valid(const char *url, int allow_query, const char **why)
 {
-    const char *host = NULL;
-    if (strncmp(url, "https://", 8) == 0)
-        host = url + 8;
-    else if (strncmp(url, "http://", 7) == 0)
-        host = url + 7;
-    const char *reason = NULL;
-    if (!host)
-        reason = "it must start with http:// or https://";
-    else if (*host == '\0' || *host == '/' || *host == '?' || *host == '#')
-        reason = "it has no host name";
-    for (const char *p = url; !reason && *p; p++) {
-        if (!url_char(*p))
-            reason = "it may hold only printable ASCII without blanks, quotes and <>\\^`{|} "
-                     "(percent-encode the others)";
-        else if (!allow_query && (*p == '?' || *p == '#'))
-            reason = "a base URL cannot have a query (?) or fragment (#)";
-    }
-    if (why)
-        *why = reason;
-    return reason == NULL;
+    return re_url_check(url, allow_query, why);
 }
 
 int re_feed_base_url_ok(const char *url, const char **why)
@@ -78,27 +60,7 @@ int re_feed_base_url_ok(const char *url, const char **why)
 
 char *re_feed_url(const char *base_url, const char *file_name)
 {
-    static const char hex[] = "0123456789ABCDEF";
-    size_t base = strlen(base_url);
-    while (base > 0 && base_url[base - 1] == '/')
-        base--;
-    char *url = malloc(base + 1 + 3 * strlen(file_name) + 1);
-    if (!url)
-        return NULL;
-    memcpy(url, base_url, base);
-    char *p = url + base;
-    *p++ = '/';
-    for (const unsigned char *s = (const unsigned char *)file_name; *s; s++) {
-        if (re_is_letter((char)*s) || re_is_digit((char)*s) || strchr("-._~", *s)) {
-            *p++ = (char)*s;
-        } else {
-            *p++ = '%';
-            *p++ = hex[*s >> 4];
-            *p++ = hex[*s & 15];
-        }
-    }
-    *p = '\0';
-    return url;
+    return re_url_join(base_url, file_name);
 }
 
 /* ======================================================================================

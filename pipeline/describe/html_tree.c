@@ -9,6 +9,7 @@
 #include <libxml/xmlIO.h>
 
 #include "page_text.h"
+#include "url.h"
 
 static void add_child(html_builder *b, xmlNodePtr parent, xmlNodePtr child)
 {
@@ -109,22 +110,13 @@ xmlNodePtr html_text_element(html_builder *b, xmlNodePtr parent, const char *nam
 
 char *html_file_href(const char *file_name, const char *suffix)
 {
-    static const char hex[] = "0123456789ABCDEF";
-    size_t tail = suffix ? strlen(suffix) : 0;
-    char *href = malloc(3 * strlen(file_name) + tail + 1);
-    if (!href)
+    char *name = re_url_escape(file_name);
+    size_t n = name ? strlen(name) : 0, tail = suffix ? strlen(suffix) : 0;
+    char *href = name ? realloc(name, n + tail + 1) : NULL;
+    if (!href) {
+        free(name);
         return NULL;
-    char *p = href;
-    for (const unsigned char *s = (const unsigned char *)file_name; *s; s++) {
-        if ((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9')
-            || strchr("-._~", *s)) {
-            *p++ = (char)*s;
-        } else {
-            *p++ = '%';
-            *p++ = hex[*s >> 4];
-            *p++ = hex[*s & 15];
-        }
     }
-    memcpy(p, suffix ? suffix : "", tail + 1);
+    memcpy(href + n, suffix ? suffix : "", tail + 1);
     return href;
 }
