@@ -118,7 +118,7 @@ re_status re_loudness_measure_mp3_fd(int fd, re_loudness *out, re_diagnostics *d
     return measure_mp3_fd(fd, METER_FULL, out, diag);
 }
 
-/* Where a mono MP3 passes a ceiling (issue 18's local retry): one decoder from the start, a
+/* Where a mono MP3 passes a ceiling (the local true-peak retry): one decoder from the start, a
  * peak finder whose bar is the ceiling (so quiet audio only passes through its ring), checked
  * every OVER_BLOCK samples; spots closer than OVER_MERGE_S are one. */
 #define OVER_BLOCK 64

@@ -204,7 +204,7 @@ re_status re_loudness_measure_mp3_fd(int fd, re_loudness *out, re_diagnostics *d
  * are what encoding changes. */
 re_status re_loudness_peaks_mp3_fd(int fd, re_loudness *out, re_diagnostics *diag);
 
-/* Where an open mono MP3's decoded true peak passes ceiling_dbtp (issue 18: the local retry):
+/* Where an open mono MP3's decoded true peak passes ceiling_dbtp (for the local true-peak retry):
  * spots of gapless sample positions [first, last) that hold every interval over it (to within
  * 64 + 16 samples before), spots under 0.1 s apart merged, with the largest peak of each.
  * Writes at most `capacity`; *count is how many there are (more than capacity: some left
@@ -216,7 +216,7 @@ typedef struct re_loudness_spot {
 re_status re_loudness_overshoots_mp3_fd(int fd, double ceiling_dbtp, re_loudness_spot *spots,
                                         size_t capacity, size_t *count, re_diagnostics *diag);
 
-/* ---- A peak map: the encoded file's peaks per tile (issue 18) -----------------------------
+/* ---- A peak map: the encoded file's peaks per tile (the local true-peak retry) ----------
  * The render decodes its MP3 once: re_loudness_peak_map_mp3_fd measures the peaks as
  * re_loudness_peaks_mp3_fd does (the same values: the largest tile is the file's peak) and
  * keeps them per tile of RE_LOUDNESS_TILE samples (0.84 s at 22050 Hz; 2.4 KiB per hour).
