@@ -7,11 +7,6 @@
 
 #include <soxr.h>
 
-int re_rate_supported(unsigned rate)
-{
-    return rate == 22050 || rate == 44100 || rate == 48000;
-}
-
 uint64_t re_resample_length(uint64_t frames, unsigned in_rate, unsigned out_rate)
 {
     if (in_rate == out_rate || in_rate == 0)

@@ -40,7 +40,7 @@ static re_status open_file(const char *path, int given, int *fd, uint64_t *size,
     return status;
 }
 
-/* Where decoded frames come from: libsndfile, or libmpg123 for an MP3. read fills up to
+/* Where decoded frames come from: libsndfile, or the MP3 reader (mp3_decoder.h). read fills up to
  * `frames` interleaved float frames and returns how many; 0 at the end or on an error (the
  * reader's own error state says which). */
 typedef struct frame_reader {
@@ -54,28 +54,27 @@ static size_t read_sndfile(void *context, float *out, size_t frames)
     return got > 0 ? (size_t)got : 0;
 }
 
-/* An MP3 as libmpg123 decodes it: a change of format after the first frame (what a run of
- * bytes that only look like frames gives) or any libmpg123 error ends it with `error` set. */
-typedef struct mp3_reader {
-    mpg123_handle *mh;
+/* An MP3 as the reader decodes it: a change of format after the first frame (what a run of
+ * bytes that only look like frames gives) or any decoding error ends it with `end` set. */
+typedef struct mp3_frames {
+    re_mp3_reader *reader;
     unsigned channels;
-    int error;           /* an mpg123 error code, or MPG123_NEW_FORMAT */
-} mp3_reader;
+    re_mp3_read end;     /* RE_MP3_READ_NEW_FORMAT or RE_MP3_READ_ERROR when it failed */
+} mp3_frames;
 
 static size_t read_mp3(void *context, float *out, size_t frames)
 {
-    mp3_reader *r = context;
+    mp3_frames *r = context;
     size_t want = frames * r->channels * sizeof *out, done = 0;
     while (done < want) {
         size_t got = 0;
-        int rc = mpg123_read(r->mh, (unsigned char *)out + done, want - done, &got);
+        re_mp3_read rc = re_mp3_reader_read(r->reader, (unsigned char *)out + done, want - done,
+                                            &got);
         done += got;
-        if (rc == MPG123_DONE)
+        if (rc == RE_MP3_READ_DONE)
             break;
-        if (rc == MPG123_NEW_FORMAT || rc != MPG123_OK) {
-            r->error = rc == MPG123_NEW_FORMAT ? MPG123_NEW_FORMAT : mpg123_errcode(r->mh);
-            if (r->error == MPG123_OK)
-                r->error = MPG123_ERR;
+        if (rc != RE_MP3_READ_OK) {
+            r->end = rc;
             return 0;
         }
         if (got == 0)
@@ -308,9 +307,8 @@ static re_status load_until(const char *path, int given, unsigned rate,
     int fd = -1;
     uint64_t size = 0;
     SNDFILE *sf = NULL;
-    mpg123_handle *mh = NULL;
-    re_mp3_source *src = NULL;
-    mp3_reader mp3 = { NULL, 0, MPG123_OK };
+    re_mp3_reader *mp3_reader = NULL;
+    mp3_frames mp3 = { NULL, 0, RE_MP3_READ_OK };
     struct stat before, after;
     re_status status;
 
@@ -344,17 +342,10 @@ static re_status load_until(const char *path, int given, unsigned rate,
     unsigned channels = 0, source_rate = 0;
     frame_reader reader;
     if (starts_as_mp3(head, head_len)) {
-        src = calloc(1, sizeof *src);
-        if (!src) {
-            status = RE_ERR_NOMEM;
-            goto fail;
-        }
-        src->fd = fd;
-        src->size = (off_t)size;
         re_diagnostics local;
         re_diagnostics_init(&local, 2);
-        status = re_mp3_decoder_open_flags(MPG123_ENC_FLOAT_32, MPG123_NO_RESYNC, src, &mh,
-                                           &local);
+        status = re_mp3_reader_open(fd, (off_t)size, RE_MP3_FLOAT, RE_MP3_NO_RESYNC, &mp3_reader,
+                                    &local);
         for (size_t i = 0; status != RE_OK && i < local.count; i++)
             if (sound_fail(diag, status, path, "%s", local.items[i].message) == RE_ERR_NOMEM)
                 status = RE_ERR_NOMEM;
@@ -362,17 +353,19 @@ static re_status load_until(const char *path, int given, unsigned rate,
         if (status != RE_OK)
             goto fail;
         re_mp3_format fmt;
-        re_mp3_format_problem problem = re_mp3_decoder_format(mh, MPG123_ENC_FLOAT_32, &fmt);
+        re_mp3_format_problem problem = re_mp3_reader_format(mp3_reader, &fmt);
         if (problem != RE_MP3_FORMAT_OK) {
             status = sound_fail(diag, RE_ERR_FORMAT, path, "is not an MP3 (MPEG-1/2 layer III, "
                                 "mono or stereo) that libmpg123 decodes: %s",
                                 problem == RE_MP3_NOT_LAYER3 ? "not layer III"
-                                : src->error ? strerror(src->error) : mpg123_strerror(mh));
+                                : re_mp3_reader_read_errno(mp3_reader)
+                                ? strerror(re_mp3_reader_read_errno(mp3_reader))
+                                : re_mp3_reader_strerror(mp3_reader));
             goto fail;
         }
         channels = (unsigned)fmt.channels;
         source_rate = (unsigned)fmt.rate;
-        mp3 = (mp3_reader){ mh, channels, MPG123_OK };
+        mp3 = (mp3_frames){ mp3_reader, channels, RE_MP3_READ_OK };
         reader = (frame_reader){ read_mp3, &mp3 };
     } else {
         /* libsndfile's verdict on the header first: what is not audio is refused before its
@@ -464,12 +457,14 @@ static re_status load_until(const char *path, int given, unsigned rate,
         status = sound_fail(diag, RE_ERR_FORMAT, path, "cannot be decoded: %s", sf_strerror(sf));
         goto fail;
     }
-    if (mh && mp3.error != MPG123_OK && !too_long) {
+    if (mp3_reader && mp3.end != RE_MP3_READ_OK && !too_long) {
         status = sound_fail(diag, RE_ERR_FORMAT, path, "cannot be decoded as an MP3: %s",
-                            mp3.error == MPG123_NEW_FORMAT
+                            mp3.end == RE_MP3_READ_NEW_FORMAT
                             ? "its frames change rate or channels (bytes that only look like "
                               "MPEG frames)"
-                            : src->error ? strerror(src->error) : mpg123_plain_strerror(mp3.error));
+                            : re_mp3_reader_read_errno(mp3_reader)
+                            ? strerror(re_mp3_reader_read_errno(mp3_reader))
+                            : re_mp3_reader_strerror(mp3_reader));
         goto fail;
     }
     if (too_long && over_budget) {
@@ -510,11 +505,7 @@ static re_status load_until(const char *path, int given, unsigned rate,
 fail:   /* and success: one cleanup */
     if (sf)
         sf_close(sf);
-    if (mh) {
-        mpg123_close(mh);
-        mpg123_delete(mh);
-    }
-    free(src);
+    (void)re_mp3_reader_close(mp3_reader, NULL);
     if (fd >= 0)
         (void)close(fd);   /* read-only: nothing a close could lose */
     if (status != RE_OK)

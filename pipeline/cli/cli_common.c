@@ -211,7 +211,7 @@ int cli_render_option(int argc, char **argv, int *i, cli_render_settings *s)
             || cli_parse_number("--sample-rate", v, 22050, 48000, &n))
             return -1;
         if (!re_rate_supported((unsigned)n)) {
-            cli_usage_error("--sample-rate must be 22050, 44100 or 48000, not '%s'", v);
+            cli_usage_error("--sample-rate must be " RE_RATES_TEXT ", not '%s'", v);
             return -1;
         }
         s->options.sample_rate = (unsigned)n;

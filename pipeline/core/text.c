@@ -69,29 +69,3 @@ int re_uuid_valid(const char *text)
     }
     return text[36] == '\0';
 }
-
-int re_url_char(char c)
-{
-    return c > ' ' && c < 0x7f && !strchr("\"<>\\^`{|}", c);
-}
-
-const char *re_url_problem(const char *url, int allow_query)
-{
-    const char *host = NULL;
-    if (strncmp(url, "https://", 8) == 0)
-        host = url + 8;
-    else if (strncmp(url, "http://", 7) == 0)
-        host = url + 7;
-    if (!host)
-        return "it must start with http:// or https://";
-    if (*host == '\0' || *host == '/' || *host == '?' || *host == '#')
-        return "it has no host name";
-    for (const char *p = url; *p; p++) {
-        if (!re_url_char(*p))
-            return "it may hold only printable ASCII without blanks, quotes and <>\\^`{|} "
-                   "(percent-encode the others)";
-        if (!allow_query && (*p == '?' || *p == '#'))
-            return "a base URL cannot have a query (?) or fragment (#)";
-    }
-    return NULL;
-}

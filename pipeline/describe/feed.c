@@ -16,39 +16,17 @@
 #include "feed_internal.h"
 #include "files.h"
 #include "text.h"
+#include "url.h"
 #include "utf8.h"
 
 int re_feed_base_url_ok(const char *url, const char **why)
 {
-    const char *reason = re_url_problem(url, 0);
-    if (why)
-        *why = reason;
-    return reason == NULL;
+    return re_url_check(url, 0, why);
 }
 
 char *re_feed_url(const char *base_url, const char *file_name)
 {
-    static const char hex[] = "0123456789ABCDEF";
-    size_t base = strlen(base_url);
-    while (base > 0 && base_url[base - 1] == '/')
-        base--;
-    char *url = malloc(base + 1 + 3 * strlen(file_name) + 1);
-    if (!url)
-        return NULL;
-    memcpy(url, base_url, base);
-    char *p = url + base;
-    *p++ = '/';
-    for (const unsigned char *s = (const unsigned char *)file_name; *s; s++) {
-        if (re_is_letter((char)*s) || re_is_digit((char)*s) || strchr("-._~", *s)) {
-            *p++ = (char)*s;
-        } else {
-            *p++ = '%';
-            *p++ = hex[*s >> 4];
-            *p++ = hex[*s & 15];
-        }
-    }
-    *p = '\0';
-    return url;
+    return re_url_join(base_url, file_name);
 }
 
 /* ======================================================================================

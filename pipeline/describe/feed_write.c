@@ -7,12 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cmark-gfm-core-extensions.h>
-#include <cmark-gfm.h>
 #include <libxml/xmlwriter.h>
 
 #include "disclosure.h"
 #include "duration.h"
+#include "html_tree.h"
 
 typedef struct writer {
     xmlTextWriterPtr w;
@@ -70,36 +69,12 @@ static char *html_escaped(const char *text)
     return out;
 }
 
-/* A Markdown document as HTML by cmark-gfm, with GitHub's table, strikethrough, autolink and
- * task-list extensions; raw HTML and unsafe links (javascript: ...) are left out, since
- * CMARK_OPT_UNSAFE is off. NULL when out of memory; free() it. */
-static char *markdown_html(const char *markdown)
-{
-    static const char *const names[] = { "table", "strikethrough", "autolink", "tasklist" };
-    cmark_gfm_core_extensions_ensure_registered();
-    cmark_parser *reader = cmark_parser_new(CMARK_OPT_DEFAULT);
-    if (!reader)
-        return NULL;
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        cmark_syntax_extension *ext = cmark_find_syntax_extension(names[i]);
-        if (ext)
-            cmark_parser_attach_syntax_extension(reader, ext);
-    }
-    cmark_parser_feed(reader, markdown, strlen(markdown));
-    cmark_node *doc = cmark_parser_finish(reader);
-    char *html = doc ? cmark_render_html(doc, CMARK_OPT_DEFAULT,
-                                         cmark_parser_get_syntax_extensions(reader)) : NULL;
-    cmark_node_free(doc);
-    cmark_parser_free(reader);
-    return html;
-}
-
 /* content:encoded, the show notes as HTML: the summary as a paragraph, then a Markdown
  * script's document. */
 static void show_notes(writer *x, const re_feed_episode *e)
 {
     char *summary = e->summary ? html_escaped(e->summary) : NULL;
-    char *notes = e->notes ? markdown_html(e->notes) : NULL, *html = NULL;
+    char *notes = e->notes ? html_from_markdown(e->notes) : NULL, *html = NULL;
     if ((e->summary && !summary) || (e->notes && !notes)
         || asprintf(&html, "%s%s%s%s", summary ? "<p>" : "", summary ? summary : "",
                     summary ? (notes ? "</p>\n" : "</p>") : "", notes ? notes : "") < 0) {
@@ -114,7 +89,7 @@ static void show_notes(writer *x, const re_feed_episode *e)
 }
 
 /* <name>TEXT as HTML</name>. */
-static void html_element(writer *x, const char *name, const char *text)
+static void escaped_element(writer *x, const char *name, const char *text)
 {
     char *html = html_escaped(text);
     if (!html)
@@ -155,7 +130,7 @@ static void write_channel_head(writer *x, const re_feed *feed)
     snprintf(generator, sizeof generator, "render-episode %s", RE_VERSION);
     element(x, "title", s->title);
     element(x, "link", s->link);
-    html_element(x, "description", s->description);
+    escaped_element(x, "description", s->description);
     element(x, "language", s->language);
     if (s->copyright)
         element(x, "copyright", s->copyright);
@@ -234,7 +209,7 @@ static void write_item(writer *x, const re_feed *feed, const re_feed_episode *e,
     start(x, "item");
     element(x, "title", e->title);
     if (e->summary)
-        html_element(x, "description", e->summary);
+        escaped_element(x, "description", e->summary);
     if (e->summary || e->notes)
         show_notes(x, e);
     if (e->assets & RE_ASSET_PAGE) {

@@ -5,10 +5,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cmark-gfm.h>
+#include <cmark-gfm-core-extensions.h>
 #include <libxml/HTMLtree.h>
 #include <libxml/xmlIO.h>
 
 #include "page_text.h"
+#include "url.h"
 
 static void add_child(html_builder *b, xmlNodePtr parent, xmlNodePtr child)
 {
@@ -109,22 +112,34 @@ xmlNodePtr html_text_element(html_builder *b, xmlNodePtr parent, const char *nam
 
 char *html_file_href(const char *file_name, const char *suffix)
 {
-    static const char hex[] = "0123456789ABCDEF";
-    size_t tail = suffix ? strlen(suffix) : 0;
-    char *href = malloc(3 * strlen(file_name) + tail + 1);
-    if (!href)
+    char *name = re_url_escape(file_name);
+    size_t n = name ? strlen(name) : 0, tail = suffix ? strlen(suffix) : 0;
+    char *href = name ? realloc(name, n + tail + 1) : NULL;
+    if (!href) {
+        free(name);
         return NULL;
-    char *p = href;
-    for (const unsigned char *s = (const unsigned char *)file_name; *s; s++) {
-        if ((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9')
-            || strchr("-._~", *s)) {
-            *p++ = (char)*s;
-        } else {
-            *p++ = '%';
-            *p++ = hex[*s >> 4];
-            *p++ = hex[*s & 15];
-        }
     }
-    memcpy(p, suffix ? suffix : "", tail + 1);
+    memcpy(href + n, suffix ? suffix : "", tail + 1);
     return href;
+}
+
+char *html_from_markdown(const char *markdown)
+{
+    static const char *const names[] = { "table", "strikethrough", "autolink", "tasklist" };
+    cmark_gfm_core_extensions_ensure_registered();
+    cmark_parser *reader = cmark_parser_new(CMARK_OPT_DEFAULT);
+    if (!reader)
+        return NULL;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        cmark_syntax_extension *ext = cmark_find_syntax_extension(names[i]);
+        if (ext)
+            cmark_parser_attach_syntax_extension(reader, ext);
+    }
+    cmark_parser_feed(reader, markdown, strlen(markdown));
+    cmark_node *doc = cmark_parser_finish(reader);
+    char *html = doc ? cmark_render_html(doc, CMARK_OPT_DEFAULT,
+                                         cmark_parser_get_syntax_extensions(reader)) : NULL;
+    cmark_node_free(doc);
+    cmark_parser_free(reader);
+    return html;
 }

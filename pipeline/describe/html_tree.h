@@ -52,6 +52,12 @@ void html_text(html_builder *b, xmlNodePtr parent, const char *s);
  * ("#t=65.000"). Malloc'ed; NULL when out of memory. */
 char *html_file_href(const char *file_name, const char *suffix);
 
+/* A Markdown document as HTML by cmark-gfm, with GitHub's table, strikethrough, autolink and
+ * task-list extensions; raw HTML and unsafe links (javascript: ...) are left out, since
+ * CMARK_OPT_UNSAFE is off. The page's show notes and the feed's content:encoded. NULL when out
+ * of memory; free() it. */
+char *html_from_markdown(const char *markdown);
+
 /* html_element with html_text inside. */
 xmlNodePtr html_text_element(html_builder *b, xmlNodePtr parent, const char *name,
                              const char *class_name, const char *s);

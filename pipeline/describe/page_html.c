@@ -8,8 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cmark-gfm.h>
-#include <cmark-gfm-core-extensions.h>
 #include <jansson.h>
 #include <libxml/HTMLparser.h>
 
@@ -556,24 +554,11 @@ static void copy_fragment(html_builder *b, xmlNodePtr parent, xmlNodePtr node, u
  * left out: CMARK_OPT_UNSAFE is off), read back by libxml2's HTML parser into the tree. */
 static void build_markdown_notes(html_builder *b, xmlNodePtr section, const char *notes)
 {
-    static const char *const names[] = { "table", "strikethrough", "autolink", "tasklist" };
-    cmark_gfm_core_extensions_ensure_registered();
-    cmark_parser *reader = cmark_parser_new(CMARK_OPT_DEFAULT);
-    if (!reader) {
+    char *html = html_from_markdown(notes);
+    if (!html) {
         b->failed = 1;
         return;
     }
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        cmark_syntax_extension *ext = cmark_find_syntax_extension(names[i]);
-        if (ext)
-            cmark_parser_attach_syntax_extension(reader, ext);
-    }
-    cmark_parser_feed(reader, notes, strlen(notes));
-    cmark_node *doc = cmark_parser_finish(reader);
-    char *html = doc ? cmark_render_html(doc, CMARK_OPT_DEFAULT,
-                                         cmark_parser_get_syntax_extensions(reader)) : NULL;
-    cmark_node_free(doc);
-    cmark_parser_free(reader);
     size_t len = html ? strlen(html) : 0;
     char *wrapped = html ? malloc(len + 64) : NULL;
     htmlDocPtr fragment = NULL;

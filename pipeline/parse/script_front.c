@@ -7,6 +7,7 @@
 
 #include "datetime.h"
 #include "keyfile.h"
+#include "sample_rate.h"
 #include "script_parser.h"
 #include "text.h"
 
@@ -89,9 +90,9 @@ static void read_sample_rate(keyfile *kf, const keyfile_value *v)
 
     for (; i < v->len && re_is_digit(v->text[i]) && rate < 1000000; i++)
         rate = rate * 10 + (unsigned long)(v->text[i] - '0');
-    if (i < v->len || !(rate == 22050 || rate == 44100 || rate == 48000))
-        parse_error(keyfile_errors(kf), v->line, v->col, "sample_rate must be 22050, 44100 or "
-                    "48000, got '%s'", quote(q, v->text, v->len));
+    if (i < v->len || !re_rate_supported((unsigned)rate))
+        parse_error(keyfile_errors(kf), v->line, v->col, "sample_rate must be " RE_RATES_TEXT
+                    ", got '%s'", quote(q, v->text, v->len));
     else
         episode_of(kf)->sample_rate = (unsigned)rate;
 }

@@ -10,6 +10,7 @@
 #include "keyfile.h"
 #include "parse_errors.h"
 #include "text.h"
+#include "url.h"
 #include "utf8.h"
 
 /* Apple Podcasts' categories and their subcategories, as Apple lists them in "Apple Podcasts
@@ -171,9 +172,8 @@ static void read_language(keyfile *kf, const keyfile_value *v)
 static void read_link(keyfile *kf, const keyfile_value *v)
 {
     char q[QUOTE_SIZE];
-    const char *why = re_url_problem(v->text, 1);
-
-    if (why)
+    const char *why = NULL;
+    if (!re_url_check(v->text, 1, &why))
         parse_error(keyfile_errors(kf), v->line, v->col, "link '%s' is not a usable URL: %s",
                     quote(q, v->text, v->len), why);
     else
@@ -184,7 +184,7 @@ static void read_image(keyfile *kf, const keyfile_value *v)
 {
     char q[QUOTE_SIZE];
     const char *why = NULL;
-    int ok = strstr(v->text, "://") ? !(why = re_url_problem(v->text, 1))
+    int ok = strstr(v->text, "://") ? re_url_check(v->text, 1, &why)
                                     : local_name_valid(v->text);
 
     if (!ok)

@@ -2,6 +2,7 @@
 /* remote.c - the segment cache over HTTP(S) GET/PUT with libcurl (see remote.h). */
 #define _GNU_SOURCE
 #include "remote.h"
+#include "url.h"
 
 #include <curl/curl.h>
 #include <errno.h>
@@ -83,53 +84,21 @@ void re_remote_free(re_remote *remote)
     free(remote);
 }
 
-/* A part of the URL as our own string (malloc'ed), or NULL when it has none. */
-static char *url_part(CURLU *u, CURLUPart part)
-{
-    char *value = NULL, *copy = NULL;
-    if (curl_url_get(u, part, &value, 0) == CURLUE_OK && value)
-        copy = strdup(value);
-    curl_free(value);
-    return copy;
-}
-
 /* Checks the URL and makes the two forms we keep: base (as given) and shown (no credentials). */
 static re_status parse_url(re_remote *r, const char *url, re_diagnostics *diag)
 {
-    CURLU *u = curl_url();
-    if (!u)
-        return RE_ERR_NOMEM;
-    re_status status = RE_OK;
-    char *scheme = NULL, *host = NULL, *query = NULL, *fragment = NULL, *full = NULL;
-    if (curl_url_set(u, CURLUPART_URL, url, 0) != CURLUE_OK
-        || curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK
-        || curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK || !host[0]
-        || (strcmp(scheme, "http") != 0 && strcmp(scheme, "https") != 0)) {
-        status = RE_ERR_INPUT;
-    } else if (curl_url_get(u, CURLUPART_QUERY, &query, 0) == CURLUE_OK
-               || curl_url_get(u, CURLUPART_FRAGMENT, &fragment, 0) == CURLUE_OK) {
-        status = RE_ERR_INPUT;
-    }
+    re_http_url u;
+    re_status status = re_http_url_parse(url, &u);
     if (status == RE_OK) {
-        r->user = url_part(u, CURLUPART_USER);
-        r->password = url_part(u, CURLUPART_PASSWORD);
-        if (curl_url_get(u, CURLUPART_URL, &full, 0) != CURLUE_OK)
-            status = RE_ERR_NOMEM;
-    }
-    if (status == RE_OK) {
-        size_t n = strlen(full);
-        while (n > 0 && full[n - 1] == '/')
+        size_t n = strlen(u.full);
+        while (n > 0 && u.full[n - 1] == '/')
             n--;
-        r->base = strndup(full, n);
-        (void)curl_url_set(u, CURLUPART_USER, NULL, 0);
-        (void)curl_url_set(u, CURLUPART_PASSWORD, NULL, 0);
-        (void)curl_url_set(u, CURLUPART_OPTIONS, NULL, 0);
-        char *clean = NULL;
-        if (curl_url_get(u, CURLUPART_URL, &clean, 0) == CURLUE_OK) {
-            r->shown = strdup(clean);
-            curl_free(clean);
-        }
-        if (!r->base || !r->shown)
+        r->base = strndup(u.full, n);
+        r->shown = u.shown;
+        r->user = u.user;
+        r->password = u.password;
+        free(u.full);
+        if (!r->base)
             status = RE_ERR_NOMEM;
     } else if (status == RE_ERR_INPUT) {
         /* the URL may hold a password: say what is wrong without repeating it */
@@ -137,12 +106,6 @@ static re_status parse_url(re_remote *r, const char *url, re_diagnostics *diag)
                               "not an http:// or https:// URL with a host and no ?query or "
                               "#fragment");
     }
-    curl_free(scheme);
-    curl_free(host);
-    curl_free(query);
-    curl_free(fragment);
-    curl_free(full);
-    curl_url_cleanup(u);
     return status;
 }
 

@@ -373,13 +373,6 @@ void re_engine_free(re_engine *engine)
 unsigned re_engine_sample_rate(const re_engine *engine) { return engine->sample_rate; }
 const char *re_engine_version(const re_engine *engine) { return engine->version; }
 
-void re_speech_free(re_speech *speech)
-{
-    free(speech->pcm);
-    free(speech->events);
-    memset(speech, 0, sizeof *speech);
-}
-
 static void job_close(re_synth_job *job)
 {
     if (job->life_fd >= 0)

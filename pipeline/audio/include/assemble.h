@@ -44,7 +44,7 @@
 #include "loudness.h"
 #include "spool.h"
 #include "status.h"
-#include "synth.h"
+#include "speech.h"
 
 #define RE_JOIN_FADE_MS 5u
 #define RE_JOIN_FADE_MAX 256      /* samples: 5 ms at up to 51.2 kHz */

@@ -2,6 +2,8 @@
 /* loudness.h - the loudness stage: an ITU-R BS.1770 meter (libebur128), a leveler (gain and a
  * true-peak limiter) that keeps the sample count, a plan that turns a measurement into the
  * leveler's settings, and an after-encoding measurement of an MP3 file (libmpg123).
+ * One file each: true_peak.c (the 8x interpolator they share), meter.c, leveler.c, plan.c,
+ * peak_map.c (the MP3 measurements and the peak map).
  *
  * The render uses it in streaming passes over the spool (see docs/loudness.md):
  *   pass 1    re_loudness_meter (in the background) fed with the assembled PCM
@@ -62,7 +64,7 @@
 typedef struct re_loudness {
     double integrated_lufs;   /* BS.1770-4 gated integrated loudness; -inf below the gates */
     double range_lu;          /* EBU Tech 3342 loudness range; 0 for short or steady input */
-    double true_peak_dbtp;    /* 8x oversampled peak (loudness.c); -inf for digital silence */
+    double true_peak_dbtp;    /* 8x oversampled peak (true_peak.c); -inf for digital silence */
     double sample_peak_dbfs;  /* largest |sample|; -inf for digital silence */
     uint64_t frames;          /* frames measured (per channel) */
 } re_loudness;
@@ -202,7 +204,7 @@ re_status re_loudness_measure_mp3_fd(int fd, re_loudness *out, re_diagnostics *d
  * are what encoding changes. */
 re_status re_loudness_peaks_mp3_fd(int fd, re_loudness *out, re_diagnostics *diag);
 
-/* Where an open mono MP3's decoded true peak passes ceiling_dbtp (for the local retry):
+/* Where an open mono MP3's decoded true peak passes ceiling_dbtp (for the local true-peak retry):
  * spots of gapless sample positions [first, last) that hold every interval over it (to within
  * 64 + 16 samples before), spots under 0.1 s apart merged, with the largest peak of each.
  * Writes at most `capacity`; *count is how many there are (more than capacity: some left
@@ -214,7 +216,7 @@ typedef struct re_loudness_spot {
 re_status re_loudness_overshoots_mp3_fd(int fd, double ceiling_dbtp, re_loudness_spot *spots,
                                         size_t capacity, size_t *count, re_diagnostics *diag);
 
-/* ---- A peak map: the encoded file's peaks per tile -----------------------------------------
+/* ---- A peak map: the encoded file's peaks per tile (the local true-peak retry) ----------
  * The render decodes its MP3 once: re_loudness_peak_map_mp3_fd measures the peaks as
  * re_loudness_peaks_mp3_fd does (the same values: the largest tile is the file's peak) and
  * keeps them per tile of RE_LOUDNESS_TILE samples (0.84 s at 22050 Hz; 2.4 KiB per hour).

@@ -20,11 +20,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sample_rate.h"   /* the output rates an episode may have: re_rate_supported */
 #include "status.h"
-
-/* The output rates an episode may have (--sample-rate, front matter `sample_rate:`). */
-#define RE_RATE_DEFAULT 22050u
-int re_rate_supported(unsigned rate);   /* 22050, 44100 or 48000 */
 
 /* How many samples `frames` input samples become: frames * out_rate / in_rate, rounded to
  * nearest (half up). Equal rates: frames. */

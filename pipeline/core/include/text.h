@@ -33,13 +33,4 @@ size_t re_edit_distance(const char *a, size_t a_len, const char *b);
 /* 1 when text is a UUID: 8-4-4-4-12 hex digits (either case). */
 int re_uuid_valid(const char *text);
 
-/* Printable ASCII that may appear in a URL as written in a feed: no blank, quote or
- * <>\^`{|}. */
-int re_url_char(char c);
-
-/* NULL when url is an absolute http(s) URL with a host, of URL characters only (and, unless
- * allow_query, without a query `?` or fragment `#`); else why it is not, as a sentence part
- * ("it has no host name"). What the show file and the feed's base URL accept. */
-const char *re_url_problem(const char *url, int allow_query);
-
 #endif

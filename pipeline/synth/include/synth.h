@@ -24,6 +24,7 @@
 
 #include "status.h"
 #include "normalize.h"
+#include "speech.h"
 #include "voice.h"
 
 typedef struct re_engine re_engine;
@@ -41,31 +42,6 @@ const char *re_engine_version(const re_engine *engine);   /* e.g. "1.51" */
  * process's state is untouched. RE_ERR_ENGINE with a reason in diag when it does not. */
 re_status re_engine_check_voice(re_engine *engine, const re_voice_profile *profile,
                                 re_diagnostics *diag);
-
-typedef enum re_speech_event_type {
-    RE_EVENT_SENTENCE,   /* a sentence starts: each sentence (sentences.h) is spoken by a
-                          * call of its own, and this is the first sample of that call; the
-                          * engine's own sentence events are not kept */
-    RE_EVENT_WORD        /* a word starts */
-} re_speech_event_type;
-
-typedef struct re_speech_event {
-    re_speech_event_type type;
-    uint32_t text_pos;   /* the engine's character position in the text, counting from 1 */
-    uint32_t length;     /* the engine's length of the word in characters (WORD only) */
-    uint64_t sample;     /* offset in this segment's audio */
-} re_speech_event;
-
-/* One segment's audio: mono 16-bit at re_engine_sample_rate. Owned by the caller; release
- * with re_speech_free. */
-typedef struct re_speech {
-    int16_t *pcm;
-    size_t frames;
-    re_speech_event *events;
-    size_t event_count;
-} re_speech;
-
-void re_speech_free(re_speech *speech);
 
 typedef struct re_synth_job re_synth_job;
 

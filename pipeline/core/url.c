@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* url.c - URLs through libcurl: percent-encoding, joining, checking, parsing (see url.h). */
+#define _GNU_SOURCE   /* strndup */
+#include "url.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <curl/curl.h>
+
+char *re_url_escape(const char *s)
+{
+    size_t n = strlen(s);
+    if (n > (size_t)(0x7fffffff / 3))
+        return NULL;
+    /* libcurl's encoder keeps exactly the unreserved characters and writes %XX upper case; its
+     * handle argument is unused since 7.82 */
+    char *encoded = curl_easy_escape(NULL, s, (int)n);
+    if (!encoded)
+        return NULL;
+    char *copy = strdup(encoded);   /* ours to free(), not curl_free() */
+    curl_free(encoded);
+    return copy;
+}
+
+char *re_url_join(const char *base, const char *name)
+{
+    size_t n = strlen(base);
+    while (n > 0 && base[n - 1] == '/')
+        n--;
+    char *tail = re_url_escape(name);
+    char *url = tail ? malloc(n + 1 + strlen(tail) + 1) : NULL;
+    if (url) {
+        memcpy(url, base, n);
+        url[n] = '/';
+        strcpy(url + n + 1, tail);
+    }
+    free(tail);
+    return url;
+}
+
+int re_url_char(char c)
+{
+    return c > ' ' && c < 0x7f && !strchr("\"<>\\^`{|}", c);
+}
+
+/* libcurl's parser agrees: a port in range, a host it can read. */
+static int curl_reads(const char *url)
+{
+    CURLU *u = curl_url();
+    if (!u)
+        return 0;
+    char *host = NULL;
+    int ok = curl_url_set(u, CURLUPART_URL, url, 0) == CURLUE_OK
+             && curl_url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK && host && host[0];
+    curl_free(host);
+    curl_url_cleanup(u);
+    return ok;
+}
+
+int re_url_check(const char *url, int allow_query, const char **why)
+{
+    const char *host = NULL;
+    if (strncmp(url, "https://", 8) == 0)
+        host = url + 8;
+    else if (strncmp(url, "http://", 7) == 0)
+        host = url + 7;
+    const char *reason = NULL;
+    if (!host)
+        reason = "it must start with http:// or https://";
+    else if (*host == '\0' || *host == '/' || *host == '?' || *host == '#')
+        reason = "it has no host name";
+    for (const char *p = url; !reason && *p; p++) {
+        if (!re_url_char(*p))
+            reason = "it may hold only printable ASCII without blanks, quotes and <>\\^`{|} "
+                     "(percent-encode the others)";
+        else if (!allow_query && (*p == '?' || *p == '#'))
+            reason = "a base URL cannot have a query (?) or fragment (#)";
+    }
+    if (!reason && !curl_reads(url))
+        reason = "libcurl cannot read it as a URL (a port out of range, a host it cannot parse)";
+    if (why)
+        *why = reason;
+    return reason == NULL;
+}
+
+/* A part of the URL as our own string (malloc'ed), or NULL when it has none. */
+static char *url_part(CURLU *u, CURLUPart part)
+{
+    char *value = NULL, *copy = NULL;
+    if (curl_url_get(u, part, &value, 0) == CURLUE_OK && value)
+        copy = strdup(value);
+    curl_free(value);
+    return copy;
+}
+
+re_status re_http_url_parse(const char *url, re_http_url *out)
+{
+    memset(out, 0, sizeof *out);
+    CURLU *u = curl_url();
+    if (!u)
+        return RE_ERR_NOMEM;
+    re_status status = RE_OK;
+    char *scheme = NULL, *host = NULL, *query = NULL, *fragment = NULL, *text = NULL;
+    if (curl_url_set(u, CURLUPART_URL, url, 0) != CURLUE_OK
+        || curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK
+        || curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK || !host[0]
+        || (strcmp(scheme, "http") != 0 && strcmp(scheme, "https") != 0)) {
+        status = RE_ERR_INPUT;
+    } else if (curl_url_get(u, CURLUPART_QUERY, &query, 0) == CURLUE_OK
+               || curl_url_get(u, CURLUPART_FRAGMENT, &fragment, 0) == CURLUE_OK) {
+        status = RE_ERR_INPUT;
+    }
+    if (status == RE_OK) {
+        out->user = url_part(u, CURLUPART_USER);
+        out->password = url_part(u, CURLUPART_PASSWORD);
+        out->full = url_part(u, CURLUPART_URL);
+        (void)curl_url_set(u, CURLUPART_USER, NULL, 0);
+        (void)curl_url_set(u, CURLUPART_PASSWORD, NULL, 0);
+        (void)curl_url_set(u, CURLUPART_OPTIONS, NULL, 0);
+        if (curl_url_get(u, CURLUPART_URL, &text, 0) == CURLUE_OK && text)
+            out->shown = strdup(text);
+        if (!out->full || !out->shown) {
+            re_http_url_free(out);
+            status = RE_ERR_NOMEM;
+        }
+    }
+    curl_free(scheme);
+    curl_free(host);
+    curl_free(query);
+    curl_free(fragment);
+    curl_free(text);
+    curl_url_cleanup(u);
+    return status;
+}
+
+void re_http_url_free(re_http_url *u)
+{
+    if (!u)
+        return;
+    free(u->user);
+    free(u->password);
+    free(u->full);
+    free(u->shown);
+    memset(u, 0, sizeof *u);
+}

@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* test_url.c - core's URLs: percent-encoding, joining a base and a file name, the feed's URL
+ * check and the cache URL taken apart (url.c, through libcurl). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "testkit.h"
+#include "url.h"
+
+static void expect_escape(const char *in, const char *want)
+{
+    char *got = re_url_escape(in);
+    CHECK_STR(got, want);
+    free(got);
+}
+
+static void test_escape(void)
+{
+    expect_escape("", "");
+    expect_escape("AZaz09-._~", "AZaz09-._~");   /* RFC 3986's unreserved characters */
+    expect_escape("a b/c?d#e%f", "a%20b%2Fc%3Fd%23e%25f");
+    expect_escape("ep:1+2&x=y;z,w'\"", "ep%3A1%2B2%26x%3Dy%3Bz%2Cw%27%22");
+    expect_escape("caf\xc3\xa9 \xe2\x80\x94", "caf%C3%A9%20%E2%80%94");   /* upper-case hex */
+    expect_escape("\x01\x7f\xff", "%01%7F%FF");
+}
+
+static void expect_join(const char *base, const char *name, const char *want)
+{
+    char *got = re_url_join(base, name);
+    CHECK_STR(got, want);
+    free(got);
+}
+
+static void test_join(void)
+{
+    expect_join("https://example.org/pod", "ep 1.mp3", "https://example.org/pod/ep%201.mp3");
+    expect_join("https://example.org/pod//", "feed.xml", "https://example.org/pod/feed.xml");
+    expect_join("https://example.org", "a/b", "https://example.org/a%2Fb");
+}
+
+static void expect_check(const char *url, int allow_query, int ok, const char *why_has)
+{
+    const char *why = "unset";
+    CHECK_INT(re_url_check(url, allow_query, &why), ok);
+    if (ok)
+        CHECK(why == NULL);
+    else
+        CHECK(why && strstr(why, why_has));
+    if (!ok && (!why || !strstr(why, why_has)))
+        fprintf(stderr, "  %s: reason was %s\n", url, why ? why : "(null)");
+}
+
+static void test_check(void)
+{
+    expect_check("https://example.org/pod", 0, 1, NULL);
+    expect_check("http://example.org:8080/pod/", 0, 1, NULL);
+    expect_check("https://example.org/art.png?v=2#x", 1, 1, NULL);
+    expect_check("https://example.org/?v=2", 0, 0, "query");
+    expect_check("https://example.org/#top", 0, 0, "fragment");
+    expect_check("ftp://example.org/", 0, 0, "http:// or https://");
+    expect_check("HTTPS://example.org/", 0, 0, "http:// or https://");
+    expect_check("example.org/pod", 0, 0, "http:// or https://");
+    expect_check("https://", 0, 0, "no host");
+    expect_check("https:///pod", 0, 0, "no host");
+    expect_check("https://example.org/a b", 0, 0, "printable ASCII");
+    expect_check("https://example.org/a\"b", 0, 0, "printable ASCII");
+    expect_check("https://example.org/caf\xc3\xa9", 0, 0, "printable ASCII");
+    /* what only libcurl's parser finds */
+    expect_check("https://example.org:99999/pod", 0, 0, "libcurl");
+    expect_check("https://example.org:12ab/pod", 0, 0, "libcurl");
+    CHECK_INT(re_url_check("https://example.org/", 0, NULL), 1);   /* why may be NULL */
+}
+
+static void test_http_url(void)
+{
+    re_http_url u;
+    CHECK_INT(re_http_url_parse("https://ci:s3cret@cache.example:8443/seg/", &u), RE_OK);
+    CHECK_STR(u.user, "ci");
+    CHECK_STR(u.password, "s3cret");
+    CHECK_STR(u.full, "https://ci:s3cret@cache.example:8443/seg/");
+    CHECK_STR(u.shown, "https://cache.example:8443/seg/");
+    re_http_url_free(&u);
+    CHECK(u.full == NULL && u.shown == NULL);
+
+    CHECK_INT(re_http_url_parse("http://cache.example", &u), RE_OK);
+    CHECK(u.user == NULL && u.password == NULL);
+    CHECK_STR(u.shown, "http://cache.example/");   /* libcurl's normalized form */
+    re_http_url_free(&u);
+
+    const char *refused[] = { "ftp://cache.example/", "https://cache.example/?a=1",
+                              "https://cache.example/#x", "http://", "not a url", "" };
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        CHECK_INT(re_http_url_parse(refused[i], &u), RE_ERR_INPUT);
+        CHECK(u.full == NULL && u.shown == NULL && u.user == NULL);
+    }
+    re_http_url_free(NULL);
+}
+
+int main(void)
+{
+    test_escape();
+    test_join();
+    test_check();
+    test_http_url();
+    return check_finish("test_url");
+}
