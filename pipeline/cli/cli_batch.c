@@ -69,7 +69,7 @@ static int take_shard(const char *command, const cli_option *option, const char 
     if (!cli->shard_auto
         && parse_shard(value, &cli->options.shard_index, &cli->options.shard_count) != 0)
         return cli_usage_error(command, "--shard needs K/N with 1 <= K <= N <= 1000, or auto, "
-                               "not '%s'", value), -1;
+                               "not '%s'", value);
     return 0;
 }
 

@@ -54,7 +54,7 @@ static int no_operand(void *context, const char *arg)
 {
     (void)context;
     return cli_usage_error("cache", "unexpected argument '%s' (the cache takes only options)",
-                           arg), -1;
+                           arg);
 }
 
 #define C(member) CLI_AT(cache_cli, member)

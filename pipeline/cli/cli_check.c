@@ -68,7 +68,7 @@ static int take_tolerance(const char *command, const cli_option *option, const c
     if (parse_tolerance(value, &cli->opt.tolerance_us))
         return 0;
     return cli_usage_error(command, "--tolerance: '%s' is not a duration (try PT0.5S, 0.5, 2s "
-                           "or 250ms)", value), -1;
+                           "or 250ms)", value);
 }
 
 static int take_operand(void *context, const char *arg)

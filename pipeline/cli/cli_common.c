@@ -139,8 +139,7 @@ static int check_rate(const char *command, const cli_option *option, const char 
     cli_render_settings *s = base;
     if (re_rate_supported(s->options.sample_rate))
         return 0;
-    cli_usage_error(command, "--sample-rate must be 22050, 44100 or 48000, not '%s'", value);
-    return -1;
+    return cli_usage_error(command, "--sample-rate must be 22050, 44100 or 48000, not '%s'", value);
 }
 
 static int take_loudness(const char *command, const cli_option *option, const char *value,

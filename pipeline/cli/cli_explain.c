@@ -60,7 +60,7 @@ static int take_script(void *context, const char *arg)
 {
     explain_cli *cli = context;
     if (cli->script)
-        return cli_usage_error("explain", "one script at a time (got a second one: '%s')", arg), -1;
+        return cli_usage_error("explain", "one script at a time (got a second one: '%s')", arg);
     cli->script = arg;
     return 0;
 }

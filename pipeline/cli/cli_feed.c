@@ -52,7 +52,7 @@ static int take_folder(void *context, const char *arg)
 {
     feed_cli *cli = context;
     if (cli->dir)
-        return cli_usage_error("feed", "one OUTDIR at a time (got a second one: '%s')", arg), -1;
+        return cli_usage_error("feed", "one OUTDIR at a time (got a second one: '%s')", arg);
     cli->dir = arg;
     return 0;
 }

@@ -22,8 +22,8 @@ typedef enum cli_kind {
 #define CLI_NONEMPTY 2u   /* an empty value is a usage error ("--NAME needs NEEDS") */
 
 typedef struct cli_option cli_option;
-/* Called after the value was stored (or, for CLI_CALL, instead): 0, or -1 after printing a
- * usage error. `command` is the name cli_usage_error takes. */
+/* Called after the value was stored (or, for CLI_CALL, instead): 0, or nonzero after printing
+ * a usage error (cli_usage_error's RE_EXIT_USAGE). `command` is the name it takes. */
 typedef int (*cli_option_check)(const char *command, const cli_option *option, const char *value,
                                 void *base);
 
@@ -70,7 +70,7 @@ typedef struct cli_command {
     /* `--` makes only the next argument an operand, options go on after it (render,
      * explain: `render -- NAME -o X`); otherwise every argument after `--` is one. */
     int dashdash_one;
-    /* Each operand, in order: 0, or -1 after printing a usage error. */
+    /* Each operand, in order: 0, or nonzero after printing a usage error. */
     int (*operand)(void *context, const char *arg);
     void *context;
 } cli_command;

@@ -86,7 +86,7 @@ static int take_script(void *context, const char *arg)
     render_cli *cli = context;
     if (cli->script)
         return cli_usage_error(NULL, "one script at a time (got a second one: '%s'); see 'batch'",
-                               arg), -1;
+                               arg);
     cli->script = arg;
     return 0;
 }
