@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <stdio.h>
 
+#include "cli_options.h"
 #include "render.h"
 #include "status.h"
 
@@ -29,39 +30,27 @@ void cli_install_signals(void);
 /* 0 for RE_OK, 128 + signal when interrupted, 2 otherwise. */
 int cli_exit_status(re_status status);
 
-/* Option helpers: parse strictly, print a message naming the option, return RE_EXIT_USAGE. */
-int cli_usage_error(const char *fmt, const char *arg);
-int cli_parse_number(const char *option, const char *text, unsigned long min, unsigned long max,
-                     unsigned long *out);
-/* The value of --name=V or --name V (advancing *i); NULL after printing an error. */
-const char *cli_option_value(int argc, char **argv, int *i, const char *name);
-int cli_is_option(const char *arg, const char *short_name, const char *long_name);
 void cli_print_diagnostics(const re_diagnostics *diag);
-/* The first message in diag without its place, for a line the command words itself; or
- * re_strerror(status) when there is none. */
 /* Prints text line by line, each as re_utf8_shown shows it (controls and bidi overrides
  * escaped), each ending in a newline. */
 void cli_print_shown_lines(FILE *out, const char *text);
-
+/* The first message in diag without its place, for a line the command words itself; or
+ * re_strerror(status) when there is none. */
 const char *cli_first_message(const re_diagnostics *diag, re_status status);
 
 /* Appends the shipped voice folders (beside the installed program, the source tree it was
- * built from unless RE_SOURCE_VOICES is off, the configured install location) to dirs,
- * which has room for 3 more; returns
- * the new count. *exe_voices is malloc'ed (or NULL) and must be freed by the caller. */
-size_t cli_add_default_voice_dirs(const char **dirs, size_t count, char **exe_voices);
+ * built from unless RE_SOURCE_VOICES is off, the configured install location) to dirs.
+ * *exe_voices is malloc'ed (or NULL) and must be freed by the caller. 0, or -1 when out of
+ * memory. */
+int cli_add_default_voice_dirs(cli_list *dirs, char **exe_voices);
 
 /* The options shared by `render` and `batch` (encoder, voices, transcripts, limits). */
-#define CLI_MAX_VOICE_DIRS 16
-#define CLI_MAX_LEXICONS 16
 typedef struct cli_render_settings {
     re_render_options options;
-    const char *voice_dirs[CLI_MAX_VOICE_DIRS + 3];
-    size_t voice_dir_count;
-    const char *lexicons[CLI_MAX_LEXICONS];
-    size_t lexicon_count;
-    const char *allowed_dirs[CLI_MAX_LEXICONS];
-    size_t allowed_dir_count;
+    const char *command;           /* the name its usage errors say (NULL: render) */
+    cli_list voice_dirs;           /* --voices, then the shipped folders */
+    cli_list lexicons;
+    cli_list allowed_dirs;
     char *exe_voices;
     unsigned long max_size, timeout_s, jobs;
     int quiet;
@@ -75,10 +64,9 @@ typedef struct cli_render_settings {
     unsigned long cache_timeout_s;
 } cli_render_settings;
 
-void cli_render_settings_init(cli_render_settings *s);
-/* 1 when argv[*i] was a render option (consumed, with its value), 0 when it is not one,
- * -1 after a usage error was printed. */
-int cli_render_option(int argc, char **argv, int *i, cli_render_settings *s);
+void cli_render_settings_init(cli_render_settings *s, const char *command);
+/* The shared options' table, its values going into s. */
+cli_group cli_render_group(cli_render_settings *s);
 /* Fills s->options (voice folders: the user's, then the shipped ones; the cache folder).
  * -1 after a usage error was printed. */
 int cli_render_settings_finish(cli_render_settings *s);

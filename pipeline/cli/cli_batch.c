@@ -30,7 +30,8 @@ static const char batch_usage[] =
     "      --shard-count N      N for --shard auto in a Kubernetes indexed Job (its completions)\n"
     "      --report FILE.json   per-episode results as JSON\n"
     "      --junit FILE.xml     per-episode results as JUnit XML\n"
-    "      --progress           show the progress display even when stderr is not a terminal\n";
+    "      --progress           show the progress display even when stderr is not a terminal\n"
+    "  -h, --help               this help\n";
 
 typedef struct batch_cli {
     cli_render_settings render;
@@ -59,55 +60,55 @@ static int parse_shard(const char *text, unsigned *index, unsigned *count)
     return 0;
 }
 
-/* Returns -1 to go on, or an exit status. */
+static int take_shard(const char *command, const cli_option *option, const char *value,
+                      void *base)
+{
+    (void)option;
+    batch_cli *cli = base;
+    cli->shard_auto = strcmp(value, "auto") == 0;
+    if (!cli->shard_auto
+        && parse_shard(value, &cli->options.shard_index, &cli->options.shard_count) != 0)
+        return cli_usage_error(command, "--shard needs K/N with 1 <= K <= N <= 1000, or auto, "
+                               "not '%s'", value);
+    return 0;
+}
+
+static int take_input(void *context, const char *arg)
+{
+    batch_cli *cli = context;
+    cli->inputs[cli->input_count++] = arg;
+    return 0;
+}
+
+#define B(member) CLI_AT(batch_cli, member)
+static const cli_option batch_options[] = {
+    { "outdir", 'O', CLI_TEXT, B(options.outdir), .value_name = "DIR" },
+    { "shard", 0, CLI_CALL, B(shard_auto), .value_name = "K/N|auto", .check = take_shard },
+    { "shard-count", 0, CLI_NUMBER, B(shard_count_given), 1, RE_SHARD_MAX, "N" },
+    { "report", 0, CLI_TEXT, B(report), .value_name = "FILE.json" },
+    { "junit", 0, CLI_TEXT, B(junit), .value_name = "FILE.xml" },
+    { "progress", 0, CLI_FLAG, B(progress) },
+    CLI_HELP_OPTION,
+};
+#undef B
+
+/* Returns CLI_GO_ON, or an exit status. */
 static int parse_batch_args(int argc, char **argv, batch_cli *cli)
 {
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i], *v;
-        int taken = cli_render_option(argc, argv, &i, &cli->render);
-        if (taken < 0)
-            return RE_EXIT_USAGE;
-        if (taken)
-            continue;
-        if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
-            fputs(batch_usage, stdout);
-            fputs(cli_render_options_help, stdout);
-            return RE_EXIT_OK;
-        } else if (cli_is_option(arg, "-O", "--outdir")) {
-            if (!(cli->options.outdir = cli_option_value(argc, argv, &i, "--outdir")))
-                return RE_EXIT_USAGE;
-        } else if (cli_is_option(arg, NULL, "--shard")) {
-            if (!(v = cli_option_value(argc, argv, &i, "--shard")))
-                return RE_EXIT_USAGE;
-            cli->shard_auto = strcmp(v, "auto") == 0;
-            if (!cli->shard_auto
-                && parse_shard(v, &cli->options.shard_index, &cli->options.shard_count) != 0)
-                return cli_usage_error("--shard needs K/N with 1 <= K <= N <= 1000, or auto, not '%s'", v);
-        } else if (cli_is_option(arg, NULL, "--shard-count")) {
-            if (!(v = cli_option_value(argc, argv, &i, "--shard-count"))
-                || cli_parse_number("--shard-count", v, 1, RE_SHARD_MAX, &cli->shard_count_given))
-                return RE_EXIT_USAGE;
-        } else if (cli_is_option(arg, NULL, "--report")) {
-            if (!(cli->report = cli_option_value(argc, argv, &i, "--report")))
-                return RE_EXIT_USAGE;
-        } else if (cli_is_option(arg, NULL, "--junit")) {
-            if (!(cli->junit = cli_option_value(argc, argv, &i, "--junit")))
-                return RE_EXIT_USAGE;
-        } else if (strcmp(arg, "--progress") == 0) {
-            cli->progress = 1;
-        } else if (arg[0] == '-' && arg[1] != '\0') {
-            return cli_usage_error("unknown option '%s'", arg);
-        } else {
-            cli->inputs[cli->input_count++] = arg;
-        }
-    }
+    cli_group groups[] = { CLI_GROUP(batch_options, cli), cli_render_group(&cli->render) };
+    cli_command command = { .name = "batch", .help = { batch_usage, cli_render_options_help },
+                            .groups = groups, .group_count = 2, .operand = take_input,
+                            .context = cli };
+    int rc = cli_scan(&command, argc, argv);
+    if (rc != CLI_GO_ON)
+        return rc;
     if (!cli->options.outdir)
-        return cli_usage_error("%s", "batch needs -O OUTDIR");
+        return cli_usage_error("batch", "%s", "batch needs -O OUTDIR");
     if (cli->input_count == 0)
-        return cli_usage_error("%s", "batch needs at least one script or folder");
+        return cli_usage_error("batch", "%s", "batch needs at least one script or folder");
     if (cli->shard_count_given && !cli->shard_auto)
-        return cli_usage_error("%s", "--shard-count goes with --shard auto");
-    return -1;
+        return cli_usage_error("batch", "%s", "--shard-count goes with --shard auto");
+    return CLI_GO_ON;
 }
 
 static const char *lookup_env(void *context, const char *name)
@@ -118,7 +119,7 @@ static const char *lookup_env(void *context, const char *name)
 }
 
 /* --shard auto: K and N from the scheduler, which is named before any work (a CI log then
- * shows which variable chose what this runner renders). -1 to go on, or an exit status. */
+ * shows which variable chose what this runner renders). CLI_GO_ON, or an exit status. */
 static int shard_from_scheduler(batch_cli *cli)
 {
     re_diagnostics diag;
@@ -139,7 +140,7 @@ static int shard_from_scheduler(batch_cli *cli)
     cli->options.shard_index = shard.index;
     cli->options.shard_count = shard.count;
     printf("shard %u/%u from %s\n", shard.index, shard.count, shard.source);
-    return -1;
+    return CLI_GO_ON;
 }
 
 static void show_progress(void *context, const re_batch_progress *p)
@@ -238,14 +239,15 @@ int cli_batch(int argc, char **argv)
 {
     batch_cli cli;
     memset(&cli, 0, sizeof cli);
-    cli_render_settings_init(&cli.render);
+    cli_render_settings_init(&cli.render, "batch");
     cli.options.shard_index = cli.options.shard_count = 1;
     cli.inputs = calloc((size_t)argc, sizeof *cli.inputs);
     if (!cli.inputs)
         return RE_EXIT_FAILURE;
     int rc = parse_batch_args(argc, argv, &cli);
-    if (rc >= 0) {
+    if (rc != CLI_GO_ON) {
         free(cli.inputs);
+        cli_render_settings_free(&cli.render);
         return rc;
     }
     if (cli_render_settings_finish(&cli.render) != 0) {
@@ -253,7 +255,7 @@ int cli_batch(int argc, char **argv)
         cli_render_settings_free(&cli.render);
         return RE_EXIT_USAGE;
     }
-    if (cli.shard_auto && (rc = shard_from_scheduler(&cli)) >= 0) {
+    if (cli.shard_auto && (rc = shard_from_scheduler(&cli)) != CLI_GO_ON) {
         free(cli.inputs);
         cli_render_settings_free(&cli.render);
         return rc;

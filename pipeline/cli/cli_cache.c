@@ -10,7 +10,6 @@
 #include "cache.h"
 #include "cli.h"
 
-
 static const char cache_usage[] =
     "usage: render-episode cache --stats [--cache DIR]\n"
     "       render-episode cache --prune SIZE [--cache DIR]\n"
@@ -34,79 +33,56 @@ typedef struct cache_cli {
     const char *prune_text;
     uint64_t prune_bytes;
     int stats;
-    int help;
 } cache_cli;
 
-static int usage_error(const char *fmt, const char *arg)
+static int take_prune(const char *command, const cli_option *option, const char *value,
+                      void *base)
 {
-    fprintf(stderr, "render-episode cache: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\nTry 'render-episode cache --help'.\n");
-    return RE_EXIT_USAGE;
+    (void)option;
+    cache_cli *cli = base;
+    re_diagnostics said;
+    re_diagnostics_init(&said, RE_DIAG_DEFAULT_LIMIT);
+    re_status parsed = re_cache_parse_size(value, &cli->prune_bytes, &said);
+    if (parsed != RE_OK)
+        cli_usage_error(command, "--prune: %s", cli_first_message(&said, parsed));
+    re_diagnostics_free(&said);
+    cli->prune_text = value;
+    return parsed == RE_OK ? 0 : -1;
 }
 
-/* The value of --name VALUE or --name=VALUE at argv[*i], or NULL when arg is not that option.
- * *missing is set when the option is there without its value. */
-static const char *option_value(int argc, char **argv, int *i, const char *name, int *missing)
+static int no_operand(void *context, const char *arg)
 {
-    size_t n = strlen(name);
-    const char *arg = argv[*i];
-    if (strncmp(arg, name, n) != 0)
-        return NULL;
-    if (arg[n] == '=')
-        return arg + n + 1;
-    if (arg[n] != '\0')
-        return NULL;
-    if (*i + 1 >= argc) {
-        *missing = 1;
-        return NULL;
-    }
-    return argv[++*i];
+    (void)context;
+    return cli_usage_error("cache", "unexpected argument '%s' (the cache takes only options)",
+                           arg);
 }
 
-/* Parses argv (argv[0] is "cache"). Returns -1 to go on, or an exit status. */
+#define C(member) CLI_AT(cache_cli, member)
+static const cli_option cache_options[] = {
+    { "stats", 0, CLI_FLAG, C(stats) },
+    { "prune", 0, CLI_CALL, C(prune_text), .value_name = "SIZE",
+      .needs = "a SIZE (like 500M, 2G or 1048576)", .flags = CLI_ONCE, .check = take_prune },
+    { "cache", 0, CLI_TEXT, C(dir), .value_name = "DIR", .needs = "a folder",
+      .flags = CLI_ONCE | CLI_NONEMPTY },
+    CLI_HELP_OPTION,
+};
+#undef C
+
+/* Parses argv (argv[0] is "cache"). Returns CLI_GO_ON, or an exit status. */
 static int parse_args(int argc, char **argv, cache_cli *cli)
 {
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v;
-        int missing = 0;
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            cli->help = 1;
-        } else if (strcmp(a, "--stats") == 0) {
-            cli->stats = 1;
-        } else if ((v = option_value(argc, argv, &i, "--prune", &missing)) || missing) {
-            if (missing)
-                return usage_error("%s needs a SIZE (like 500M, 2G or 1048576)", "--prune");
-            if (cli->prune_text)
-                return usage_error("%s given twice", "--prune");
-            re_diagnostics said;
-            re_diagnostics_init(&said, RE_DIAG_DEFAULT_LIMIT);
-            re_status parsed = re_cache_parse_size(v, &cli->prune_bytes, &said);
-            if (parsed != RE_OK)
-                usage_error("--prune: %s", cli_first_message(&said, parsed));
-            re_diagnostics_free(&said);
-            if (parsed != RE_OK)
-                return RE_EXIT_USAGE;
-            cli->prune_text = v;
-        } else if ((v = option_value(argc, argv, &i, "--cache", &missing)) || missing) {
-            if (missing || !v[0])
-                return usage_error("%s needs a folder", "--cache");
-            if (cli->dir)
-                return usage_error("%s given twice", "--cache");
-            cli->dir = v;
-        } else if (a[0] == '-') {
-            return usage_error("unknown option '%s'", a);
-        } else {
-            return usage_error("unexpected argument '%s' (the cache takes only options)", a);
-        }
-    }
-    if (cli->help)
-        return -1;
+    cli_group groups[] = { CLI_GROUP(cache_options, cli) };
+    cli_command command = { .name = "cache", .help = { cache_usage }, .groups = groups,
+                            .group_count = 1, .operand = no_operand };
+    int rc = cli_scan(&command, argc, argv);
+    if (rc != CLI_GO_ON)
+        return rc;
     if (cli->stats && cli->prune_text)
-        return usage_error("%s: choose one of --stats and --prune", "conflicting options");
+        return cli_usage_error("cache", "%s: choose one of --stats and --prune",
+                               "conflicting options");
     if (!cli->stats && !cli->prune_text)
-        return usage_error("%s", "what to do? --stats or --prune SIZE");
-    return -1;
+        return cli_usage_error("cache", "%s", "what to do? --stats or --prune SIZE");
+    return CLI_GO_ON;
 }
 
 /* "1234567 bytes (1.2 MiB)", or "512 bytes": exact, and readable by people. */
@@ -163,12 +139,8 @@ int cli_cache(int argc, char **argv)
 {
     cache_cli cli = { 0 };
     int rc = parse_args(argc, argv, &cli);
-    if (rc >= 0)
+    if (rc != CLI_GO_ON)
         return rc;
-    if (cli.help) {
-        fputs(cache_usage, stdout);
-        return fflush(stdout) == 0 ? RE_EXIT_OK : RE_EXIT_FAILURE;
-    }
     re_diagnostics diag;
     re_diagnostics_init(&diag, RE_DIAG_DEFAULT_LIMIT);
     char *default_dir = NULL;

@@ -35,7 +35,6 @@ typedef struct check_cli {
     re_check_options opt;
     const char **files;
     int json;
-    int help;
 } check_cli;
 
 /* A duration for --tolerance: ISO 8601, seconds or a clock time, or a number with "s" or
@@ -61,49 +60,49 @@ static int parse_tolerance(const char *s, uint64_t *us)
     return 1;
 }
 
-static int usage_error(const char *fmt, const char *arg)
+static int take_tolerance(const char *command, const cli_option *option, const char *value,
+                          void *base)
 {
-    fprintf(stderr, "render-episode check: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\nTry 'render-episode check --help'.\n");
-    return RE_EXIT_USAGE;
+    (void)option;
+    check_cli *cli = base;
+    if (parse_tolerance(value, &cli->opt.tolerance_us))
+        return 0;
+    return cli_usage_error(command, "--tolerance: '%s' is not a duration (try PT0.5S, 0.5, 2s "
+                           "or 250ms)", value);
 }
 
-/* Parses argv (argv[0] is "check"); options may come before or after the operands. */
+static int take_operand(void *context, const char *arg)
+{
+    check_cli *cli = context;
+    if (!cli->opt.mp3_path)
+        cli->opt.mp3_path = arg;
+    else
+        cli->files[cli->opt.file_count++] = arg;
+    return 0;
+}
+
+#define K(member) CLI_AT(check_cli, member)
+static const cli_option check_options[] = {
+    { "json", 0, CLI_FLAG, K(json) },
+    { "fix", 0, CLI_FLAG, K(opt.fix) },
+    { "tolerance", 0, CLI_CALL, K(opt.tolerance_us), .value_name = "DURATION",
+      .needs = "a DURATION", .check = take_tolerance },
+    { "no-sidecar", 0, CLI_FLAG, K(opt.no_sidecar) },
+    CLI_HELP_OPTION,
+};
+#undef K
+
+/* Parses argv (argv[0] is "check"); options may come before or after the operands. Returns
+ * CLI_GO_ON, or an exit status. */
 static int parse_args(int argc, char **argv, check_cli *cli)
 {
-    int options_done = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (options_done || a[0] != '-' || strcmp(a, "-") == 0) {
-            if (!cli->opt.mp3_path)
-                cli->opt.mp3_path = a;
-            else
-                cli->files[cli->opt.file_count++] = a;
-        } else if (strcmp(a, "--") == 0) {
-            options_done = 1;
-        } else if (strcmp(a, "--json") == 0) {
-            cli->json = 1;
-        } else if (strcmp(a, "--fix") == 0) {
-            cli->opt.fix = 1;
-        } else if (strcmp(a, "--no-sidecar") == 0) {
-            cli->opt.no_sidecar = 1;
-        } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            cli->help = 1;
-        } else if (strcmp(a, "--tolerance") == 0 || strncmp(a, "--tolerance=", 12) == 0) {
-            const char *v = a[11] == '=' ? a + 12 : (i + 1 < argc ? argv[++i] : NULL);
-            if (!v)
-                return usage_error("%s needs a DURATION", "--tolerance");
-            if (!parse_tolerance(v, &cli->opt.tolerance_us))
-                return usage_error("--tolerance: '%s' is not a duration (try PT0.5S, 0.5, 2s "
-                                   "or 250ms)", v);
-        } else {
-            return usage_error("unknown option '%s'", a);
-        }
-    }
-    if (!cli->help && !cli->opt.mp3_path)
-        return usage_error("%s", "which MP3? usage: render-episode check MP3 [FILE...]");
-    return RE_EXIT_OK;
+    cli_group groups[] = { CLI_GROUP(check_options, cli) };
+    cli_command command = { .name = "check", .help = { check_usage }, .groups = groups,
+                            .group_count = 1, .operand = take_operand, .context = cli };
+    int rc = cli_scan(&command, argc, argv);
+    if (rc == CLI_GO_ON && !cli->opt.mp3_path)
+        return cli_usage_error("check", "%s", "which MP3? usage: render-episode check MP3 [FILE...]");
+    return rc;
 }
 
 /* ---- text output ---------------------------------------------------------------------- */
@@ -406,9 +405,7 @@ int cli_check(int argc, char **argv)
         return RE_EXIT_FAILURE;
     }
     int rc = parse_args(argc, argv, &cli);
-    if (rc != RE_EXIT_OK || cli.help) {
-        if (cli.help)
-            fputs(check_usage, stdout);
+    if (rc != CLI_GO_ON) {
         free(cli.files);
         return rc;
     }

@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* cli_common.c - what every subcommand of the command line shares: signals, exit statuses,
- * strict option parsing, diagnostics printing, and the render options `render` and `batch`
- * have in common. */
+ * diagnostics printing, and the render options `render` and `batch` have in common (their
+ * table, their help, and what they add up to). */
 #define _GNU_SOURCE
-#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +12,7 @@
 #include "cli.h"
 #include "cache.h"
 #include "remote.h"
+#include "sample_rate.h"
 #include "script.h"
 #include "utf8.h"
 
@@ -42,72 +42,6 @@ int cli_exit_status(re_status status)
     if (cli_stop_signal)   /* whatever failed, a signal asked us to stop: say so */
         return 128 + cli_stop_signal;
     return RE_EXIT_FAILURE;
-}
-
-int cli_usage_error(const char *fmt, const char *arg)
-{
-    fprintf(stderr, "render-episode: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\nTry 'render-episode --help'.\n");
-    return RE_EXIT_USAGE;
-}
-
-int cli_parse_number(const char *option, const char *text, unsigned long min, unsigned long max,
-                     unsigned long *out)
-{
-    char *end = NULL;
-    errno = 0;
-    unsigned long value = text && *text >= '0' && *text <= '9' ? strtoul(text, &end, 10) : 0;
-    if (!text || !end || *end != '\0' || errno == ERANGE || value < min || value > max) {
-        fprintf(stderr, "render-episode: %s needs a whole number from %lu to %lu, not '%s'\n",
-                option, min, max, text ? text : "");
-        return -1;
-    }
-    *out = value;
-    return 0;
-}
-
-/* Strict decimal: an optional sign, digits, an optional fraction; in [min, max]. */
-static int parse_decimal(const char *option, const char *text, double min, double max, double *out)
-{
-    const char *p = text;
-    if (*p == '-' || *p == '+')
-        p++;
-    int digits = 0;
-    while (*p >= '0' && *p <= '9')
-        p++, digits++;
-    if (*p == '.')
-        for (p++; *p >= '0' && *p <= '9'; p++)
-            digits++;
-    char *end = NULL;
-    double value = digits && *p == '\0' ? strtod(text, &end) : 0;
-    if (!digits || *p != '\0' || !end || *end != '\0' || value < min || value > max) {
-        fprintf(stderr, "render-episode: %s needs a number from %g to %g, not '%s'\n", option, min,
-                max, text);
-        return -1;
-    }
-    *out = value;
-    return 0;
-}
-
-const char *cli_option_value(int argc, char **argv, int *i, const char *name)
-{
-    const char *arg = argv[*i];
-    size_t n = strlen(name);
-    if (strncmp(arg, name, n) == 0 && arg[n] == '=')
-        return arg + n + 1;
-    if (*i + 1 >= argc) {
-        cli_usage_error("%s needs a value", name);
-        return NULL;
-    }
-    return argv[++*i];
-}
-
-int cli_is_option(const char *arg, const char *short_name, const char *long_name)
-{
-    size_t n = strlen(long_name);
-    return (short_name && strcmp(arg, short_name) == 0) || strcmp(arg, long_name) == 0
-           || (strncmp(arg, long_name, n) == 0 && arg[n] == '=');
 }
 
 void cli_print_diagnostics(const re_diagnostics *diag)
@@ -186,9 +120,10 @@ const char cli_render_options_help[] =
     "      --timings            wall and CPU seconds per step (parse, speak, level, encode,\n"
     "                           measure, publish) on stderr; batch: also in --report\n";
 
-void cli_render_settings_init(cli_render_settings *s)
+void cli_render_settings_init(cli_render_settings *s, const char *command)
 {
     memset(s, 0, sizeof *s);
+    s->command = command;
     s->options.mp3 = (re_mp3_settings){ 0, -1 };   /* bitrate: the rate's default (render.h) */
     s->options.loudness_target = RE_LOUDNESS_DEFAULT_TARGET;
     s->options.true_peak = RE_LOUDNESS_DEFAULT_CEILING;
@@ -198,112 +133,80 @@ void cli_render_settings_init(cli_render_settings *s)
     s->jobs = cpus > 0 ? (unsigned long)(cpus < 64 ? cpus : 64) : 1;
 }
 
-int cli_render_option(int argc, char **argv, int *i, cli_render_settings *s)
+static int check_rate(const char *command, const cli_option *option, const char *value,
+                      void *base)
 {
-    const char *arg = argv[*i], *v;
-    unsigned long n;
-    if (cli_is_option(arg, "-b", "--bitrate")) {
-        if (!(v = cli_option_value(argc, argv, i, "--bitrate")) || cli_parse_number("--bitrate", v, 8, 320, &n))
-            return -1;
-        s->options.mp3.bitrate_kbps = (int)n;
-    } else if (cli_is_option(arg, "-r", "--sample-rate")) {
-        if (!(v = cli_option_value(argc, argv, i, "--sample-rate"))
-            || cli_parse_number("--sample-rate", v, 22050, 48000, &n))
-            return -1;
-        if (!re_rate_supported((unsigned)n)) {
-            cli_usage_error("--sample-rate must be " RE_RATES_TEXT ", not '%s'", v);
-            return -1;
-        }
-        s->options.sample_rate = (unsigned)n;
-    } else if (cli_is_option(arg, NULL, "--quality")) {
-        if (!(v = cli_option_value(argc, argv, i, "--quality")) || cli_parse_number("--quality", v, 0, 9, &n))
-            return -1;
-        s->options.mp3.quality = (int)n;
-    } else if (cli_is_option(arg, NULL, "--voices")) {
-        if (!(v = cli_option_value(argc, argv, i, "--voices")))
-            return -1;
-        if (s->voice_dir_count == CLI_MAX_VOICE_DIRS) {
-            cli_usage_error("at most %s --voices folders", "16");
-            return -1;
-        }
-        s->voice_dirs[s->voice_dir_count++] = v;
-    } else if (cli_is_option(arg, "-j", "--jobs")) {
-        if (!(v = cli_option_value(argc, argv, i, "--jobs")) || cli_parse_number("--jobs", v, 1, 64, &s->jobs))
-            return -1;
-    } else if (cli_is_option(arg, NULL, "--max-size")) {
-        if (!(v = cli_option_value(argc, argv, i, "--max-size"))
-            || cli_parse_number("--max-size", v, 1, 1UL << 30, &s->max_size))
-            return -1;
-    } else if (cli_is_option(arg, NULL, "--segment-timeout")) {
-        if (!(v = cli_option_value(argc, argv, i, "--segment-timeout"))
-            || cli_parse_number("--segment-timeout", v, 1, 3600, &s->timeout_s))
-            return -1;
-    } else if (strcmp(arg, "--srt") == 0) {
-        s->options.write_srt = 1;
-    } else if (strcmp(arg, "--transcript-json") == 0) {
-        s->options.write_transcript_json = 1;
-    } else if (cli_is_option(arg, NULL, "--loudness")) {
-        if (!(v = cli_option_value(argc, argv, i, "--loudness")))
-            return -1;
-        s->options.loudness_off = strcmp(v, "off") == 0;
-        if (!s->options.loudness_off
-            && parse_decimal("--loudness", v, RE_LOUDNESS_TARGET_MIN, RE_LOUDNESS_TARGET_MAX,
-                             &s->options.loudness_target) != 0)
-            return -1;
-    } else if (cli_is_option(arg, NULL, "--true-peak")) {
-        if (!(v = cli_option_value(argc, argv, i, "--true-peak"))
-            || parse_decimal("--true-peak", v, RE_LOUDNESS_CEILING_MIN, RE_LOUDNESS_CEILING_MAX,
-                             &s->options.true_peak) != 0)
-            return -1;
-        s->true_peak_given = 1;
-    } else if (cli_is_option(arg, NULL, "--lexicon")) {
-        if (!(v = cli_option_value(argc, argv, i, "--lexicon")))
-            return -1;
-        if (s->lexicon_count == CLI_MAX_LEXICONS) {
-            cli_usage_error("at most %s --lexicon files", "16");
-            return -1;
-        }
-        s->lexicons[s->lexicon_count++] = v;
-    } else if (cli_is_option(arg, NULL, "--allow-path")) {
-        if (!(v = cli_option_value(argc, argv, i, "--allow-path")))
-            return -1;
-        if (s->allowed_dir_count == CLI_MAX_LEXICONS) {
-            cli_usage_error("at most %s --allow-path folders", "16");
-            return -1;
-        }
-        s->allowed_dirs[s->allowed_dir_count++] = v;
-    } else if (strcmp(arg, "--serial-encode") == 0) {
-        s->options.serial_encode = 1;
-    } else if (strcmp(arg, "--no-default-lexicon") == 0) {
-        s->options.no_default_lexicon = 1;
-    } else if (cli_is_option(arg, NULL, "--cache")) {
-        if (!(s->cache_dir = cli_option_value(argc, argv, i, "--cache")))
-            return -1;
-    } else if (cli_is_option(arg, NULL, "--cache-url")) {
-        if (!(s->cache_url = cli_option_value(argc, argv, i, "--cache-url")))
-            return -1;
-        s->cache_url_given = 1;
-    } else if (cli_is_option(arg, NULL, "--cache-timeout")) {
-        if (!(v = cli_option_value(argc, argv, i, "--cache-timeout"))
-            || cli_parse_number("--cache-timeout", v, 1, 600, &s->cache_timeout_s))
-            return -1;
-    } else if (strcmp(arg, "--no-cache") == 0) {
-        s->no_cache = 1;
-    } else if (strcmp(arg, "--page") == 0) {
-        s->options.write_page = 1;
-    } else if (strcmp(arg, "--page-md") == 0) {
-        s->options.write_page_md = 1;
-    } else if (strcmp(arg, "-q") == 0 || strcmp(arg, "--quiet") == 0) {
-        s->quiet = 1;
-    } else if (strcmp(arg, "--timings") == 0) {
-        s->timings = 1;
-    } else {
+    (void)option;
+    cli_render_settings *s = base;
+    if (re_rate_supported(s->options.sample_rate))
         return 0;
-    }
-    return 1;
+    return cli_usage_error(command, "--sample-rate must be " RE_RATES_TEXT ", not '%s'", value);
 }
 
-size_t cli_add_default_voice_dirs(const char **dirs, size_t count, char **exe_voices)
+static int take_loudness(const char *command, const cli_option *option, const char *value,
+                         void *base)
+{
+    (void)option;
+    cli_render_settings *s = base;
+    s->options.loudness_off = strcmp(value, "off") == 0;
+    return s->options.loudness_off
+           ? 0 : cli_parse_decimal(command, "--loudness", value, RE_LOUDNESS_TARGET_MIN,
+                                   RE_LOUDNESS_TARGET_MAX, &s->options.loudness_target);
+}
+
+static int note_true_peak(const char *command, const cli_option *option, const char *value,
+                          void *base)
+{
+    (void)command, (void)option, (void)value;
+    ((cli_render_settings *)base)->true_peak_given = 1;
+    return 0;
+}
+
+static int note_cache_url(const char *command, const cli_option *option, const char *value,
+                          void *base)
+{
+    (void)command, (void)option, (void)value;
+    ((cli_render_settings *)base)->cache_url_given = 1;
+    return 0;
+}
+
+#define R(member) CLI_AT(cli_render_settings, member)
+static const cli_option render_options[] = {
+    { "sample-rate", 'r', CLI_NUMBER, R(options.sample_rate), 22050, 48000, "HZ",
+      .check = check_rate },
+    { "bitrate", 'b', CLI_NUMBER, R(options.mp3.bitrate_kbps), 8, 320, "KBPS" },
+    { "quality", 0, CLI_NUMBER, R(options.mp3.quality), 0, 9, "N" },
+    { "serial-encode", 0, CLI_FLAG, R(options.serial_encode) },
+    { "voices", 0, CLI_LIST, R(voice_dirs), .value_name = "DIR" },
+    { "lexicon", 0, CLI_LIST, R(lexicons), .value_name = "FILE" },
+    { "no-default-lexicon", 0, CLI_FLAG, R(options.no_default_lexicon) },
+    { "allow-path", 0, CLI_LIST, R(allowed_dirs), .value_name = "DIR" },
+    { "jobs", 'j', CLI_NUMBER, R(jobs), 1, 64, "N" },
+    { "srt", 0, CLI_FLAG, R(options.write_srt) },
+    { "transcript-json", 0, CLI_FLAG, R(options.write_transcript_json) },
+    { "page", 0, CLI_FLAG, R(options.write_page) },
+    { "page-md", 0, CLI_FLAG, R(options.write_page_md) },
+    { "loudness", 0, CLI_CALL, R(options.loudness_target), RE_LOUDNESS_TARGET_MIN,
+      RE_LOUDNESS_TARGET_MAX, "LUFS|off", .check = take_loudness },
+    { "true-peak", 0, CLI_DECIMAL, R(options.true_peak), RE_LOUDNESS_CEILING_MIN,
+      RE_LOUDNESS_CEILING_MAX, "DBTP", .check = note_true_peak },
+    { "cache", 0, CLI_TEXT, R(cache_dir), .value_name = "DIR" },
+    { "no-cache", 0, CLI_FLAG, R(no_cache) },
+    { "cache-url", 0, CLI_TEXT, R(cache_url), .value_name = "URL", .check = note_cache_url },
+    { "cache-timeout", 0, CLI_NUMBER, R(cache_timeout_s), 1, 600, "S" },
+    { "max-size", 0, CLI_NUMBER, R(max_size), 1, 1UL << 30, "BYTES" },
+    { "segment-timeout", 0, CLI_NUMBER, R(timeout_s), 1, 3600, "S" },
+    { "quiet", 'q', CLI_FLAG, R(quiet) },
+    { "timings", 0, CLI_FLAG, R(timings) },
+};
+#undef R
+
+cli_group cli_render_group(cli_render_settings *s)
+{
+    return (cli_group)CLI_GROUP(render_options, s);
+}
+
+int cli_add_default_voice_dirs(cli_list *dirs, char **exe_voices)
 {
     char exe[PATH_MAX];
     *exe_voices = NULL;
@@ -317,13 +220,13 @@ size_t cli_add_default_voice_dirs(const char **dirs, size_t count, char **exe_vo
                 *exe_voices = NULL;
         }
     }
-    if (*exe_voices)
-        dirs[count++] = *exe_voices;
+    if (*exe_voices && cli_list_add(dirs, *exe_voices) != 0)
+        return -1;
 #ifdef RE_SOURCE_VOICES_DIR
-    dirs[count++] = RE_SOURCE_VOICES_DIR;
+    if (cli_list_add(dirs, RE_SOURCE_VOICES_DIR) != 0)
+        return -1;
 #endif
-    dirs[count++] = RE_INSTALL_VOICES_DIR;
-    return count;
+    return cli_list_add(dirs, RE_INSTALL_VOICES_DIR);
 }
 
 static const char *nonempty_env(const char *name)
@@ -337,7 +240,7 @@ static const char *nonempty_env(const char *name)
 static int finish_remote(cli_render_settings *s)
 {
     if (s->no_cache && s->cache_url_given) {
-        cli_usage_error("%s", "--cache-url and --no-cache contradict each other");
+        cli_usage_error(s->command, "%s", "--cache-url and --no-cache contradict each other");
         return -1;
     }
     if (!s->cache_url_given)
@@ -376,7 +279,7 @@ static int check_bitrate(const cli_render_settings *s)
     re_diagnostics_init(&diag, RE_DIAG_DEFAULT_LIMIT);
     re_status status = re_mp3_check_settings(s->options.sample_rate, &s->options.mp3, &diag);
     if (status != RE_OK)
-        cli_usage_error("--bitrate: %s", cli_first_message(&diag, status));
+        cli_usage_error(s->command, "--bitrate: %s", cli_first_message(&diag, status));
     re_diagnostics_free(&diag);
     return status == RE_OK ? 0 : -1;
 }
@@ -386,11 +289,11 @@ int cli_render_settings_finish(cli_render_settings *s)
     if (check_bitrate(s) != 0)
         return -1;
     if (s->options.loudness_off && s->true_peak_given) {
-        cli_usage_error("%s", "--true-peak has no effect with --loudness off");
+        cli_usage_error(s->command, "%s", "--true-peak has no effect with --loudness off");
         return -1;
     }
     if (s->no_cache && s->cache_dir) {
-        cli_usage_error("%s", "--cache and --no-cache contradict each other");
+        cli_usage_error(s->command, "%s", "--cache and --no-cache contradict each other");
         return -1;
     }
     if (!s->no_cache && !s->cache_dir) {
@@ -406,13 +309,16 @@ int cli_render_settings_finish(cli_render_settings *s)
     s->options.cache_dir = s->no_cache ? NULL : s->cache_dir;
     if (finish_remote(s) != 0)
         return -1;
-    s->voice_dir_count = cli_add_default_voice_dirs(s->voice_dirs, s->voice_dir_count, &s->exe_voices);
-    s->options.voice_dirs = s->voice_dirs;
-    s->options.lexicon_paths = s->lexicons;
-    s->options.lexicon_path_count = s->lexicon_count;
-    s->options.allowed_dirs = s->allowed_dirs;
-    s->options.allowed_dir_count = s->allowed_dir_count;
-    s->options.voice_dir_count = s->voice_dir_count;
+    if (cli_add_default_voice_dirs(&s->voice_dirs, &s->exe_voices) != 0) {
+        fprintf(stderr, "render-episode: out of memory\n");
+        return -1;
+    }
+    s->options.voice_dirs = s->voice_dirs.items;
+    s->options.voice_dir_count = s->voice_dirs.count;
+    s->options.lexicon_paths = s->lexicons.items;
+    s->options.lexicon_path_count = s->lexicons.count;
+    s->options.allowed_dirs = s->allowed_dirs.items;
+    s->options.allowed_dir_count = s->allowed_dirs.count;
     s->options.max_script_size = s->max_size;
     s->options.engine_timeout_ms = (unsigned)(s->timeout_s * 1000);
     s->options.jobs = (unsigned)s->jobs;
@@ -422,6 +328,9 @@ int cli_render_settings_finish(cli_render_settings *s)
 
 void cli_render_settings_free(cli_render_settings *s)
 {
+    cli_list_free(&s->voice_dirs);
+    cli_list_free(&s->lexicons);
+    cli_list_free(&s->allowed_dirs);
     free(s->exe_voices);
     free(s->default_cache_dir);
     s->exe_voices = NULL;

@@ -18,8 +18,6 @@
 #include "markdown.h"
 #include "script.h"
 
-#define MAX_LIST 16    /* --voices, --lexicon and --allow-path, each */
-
 static const char explain_usage[] =
     "usage: render-episode explain SCRIPT [--lexicon FILE]... [--voices DIR]...\n"
     "                              [--no-default-lexicon] [--allow-path DIR]... [--max-size BYTES]\n"
@@ -50,110 +48,53 @@ static const char explain_usage[] =
 
 typedef struct explain_cli {
     const char *script;
-    const char *lexicons[MAX_LIST];
-    size_t lexicon_count;
-    const char *allowed_dirs[MAX_LIST];
-    size_t allowed_dir_count;
-    const char *voice_dirs[MAX_LIST + 3];
-    size_t voice_dir_count;
+    cli_list lexicons;
+    cli_list allowed_dirs;
+    cli_list voice_dirs;
     char *exe_voices;
     unsigned long max_size;
     int no_default_lexicon;
-    int help;
 } explain_cli;
 
-static int usage_error(const char *fmt, const char *arg)
+static int take_script(void *context, const char *arg)
 {
-    fprintf(stderr, "render-episode explain: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\nTry 'render-episode explain --help'.\n");
-    return RE_EXIT_USAGE;
+    explain_cli *cli = context;
+    if (cli->script)
+        return cli_usage_error("explain", "one script at a time (got a second one: '%s')", arg);
+    cli->script = arg;
+    return 0;
 }
 
-/* "--name VALUE" or "--name=VALUE": the value, or NULL (after a usage message). */
-static const char *option_value(int argc, char **argv, int *i, const char *name)
-{
-    size_t n = strlen(name);
-    if (strncmp(argv[*i], name, n) == 0 && argv[*i][n] == '=')
-        return argv[*i] + n + 1;
-    if (*i + 1 >= argc) {
-        usage_error("%s needs a value", name);
-        return NULL;
-    }
-    return argv[++*i];
-}
+#define E(member) CLI_AT(explain_cli, member)
+static const cli_option explain_options[] = {
+    { "lexicon", 0, CLI_LIST, E(lexicons), .value_name = "FILE" },
+    { "voices", 0, CLI_LIST, E(voice_dirs), .value_name = "DIR" },
+    { "no-default-lexicon", 0, CLI_FLAG, E(no_default_lexicon) },
+    { "allow-path", 0, CLI_LIST, E(allowed_dirs), .value_name = "DIR" },
+    { "max-size", 0, CLI_NUMBER, E(max_size), 1, 1UL << 30, "BYTES" },
+    CLI_HELP_OPTION,
+};
+#undef E
 
-static int is_option(const char *arg, const char *name)
-{
-    size_t n = strlen(name);
-    return strncmp(arg, name, n) == 0 && (arg[n] == '\0' || arg[n] == '=');
-}
-
-static int add_to_list(const char **list, size_t *count, const char *value, const char *option)
-{
-    if (*count == MAX_LIST) {
-        fprintf(stderr, "render-episode explain: at most %d %s options\n", MAX_LIST, option);
-        return 0;
-    }
-    list[(*count)++] = value;
-    return 1;
-}
-
-static int parse_size(const char *text, unsigned long *out)
-{
-    char *end = NULL;
-    errno = 0;
-    unsigned long value = text[0] >= '0' && text[0] <= '9' ? strtoul(text, &end, 10) : 0;
-    if (!end || *end != '\0' || errno == ERANGE || value < 1 || value > (1UL << 30)) {
-        fprintf(stderr, "render-episode explain: --max-size needs a whole number from 1 to "
-                "%lu, not '%s'\n", 1UL << 30, text);
-        return 0;
-    }
-    *out = value;
-    return 1;
-}
-
-/* Parses argv (argv[0] is "explain"). Returns -1 to go on, or an exit status. */
+/* Parses argv (argv[0] is "explain"). Returns CLI_GO_ON, or an exit status. */
 static int parse_args(int argc, char **argv, explain_cli *cli)
 {
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i], *v;
-        if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
-            cli->help = 1;
-        } else if (is_option(arg, "--lexicon")) {
-            if (!(v = option_value(argc, argv, &i, "--lexicon"))
-                || !add_to_list(cli->lexicons, &cli->lexicon_count, v, "--lexicon"))
-                return RE_EXIT_USAGE;
-        } else if (is_option(arg, "--allow-path")) {
-            if (!(v = option_value(argc, argv, &i, "--allow-path"))
-                || !add_to_list(cli->allowed_dirs, &cli->allowed_dir_count, v, "--allow-path"))
-                return RE_EXIT_USAGE;
-        } else if (is_option(arg, "--voices")) {
-            if (!(v = option_value(argc, argv, &i, "--voices"))
-                || !add_to_list(cli->voice_dirs, &cli->voice_dir_count, v, "--voices"))
-                return RE_EXIT_USAGE;
-        } else if (strcmp(arg, "--no-default-lexicon") == 0) {
-            cli->no_default_lexicon = 1;
-        } else if (is_option(arg, "--max-size")) {
-            if (!(v = option_value(argc, argv, &i, "--max-size")) || !parse_size(v, &cli->max_size))
-                return RE_EXIT_USAGE;
-        } else if (strcmp(arg, "--") == 0 && i + 1 < argc && !cli->script) {
-            cli->script = argv[++i];
-        } else if (arg[0] == '-' && arg[1] != '\0') {
-            return usage_error("unknown option '%s'", arg);
-        } else if (cli->script) {
-            return usage_error("one script at a time (got a second one: '%s')", arg);
-        } else {
-            cli->script = arg;
-        }
-    }
-    if (cli->help) {
-        fputs(explain_usage, stdout);
-        return RE_EXIT_OK;
-    }
-    if (!cli->script)
-        return usage_error("%s", "no script given");
-    return -1;
+    cli_group groups[] = { CLI_GROUP(explain_options, cli) };
+    cli_command command = { .name = "explain", .help = { explain_usage }, .groups = groups,
+                            .group_count = 1, .dashdash_one = 1, .operand = take_script,
+                            .context = cli };
+    int rc = cli_scan(&command, argc, argv);
+    if (rc == CLI_GO_ON && !cli->script)
+        return cli_usage_error("explain", "%s", "no script given");
+    return rc;
+}
+
+static void explain_cli_free(explain_cli *cli)
+{
+    cli_list_free(&cli->lexicons);
+    cli_list_free(&cli->allowed_dirs);
+    cli_list_free(&cli->voice_dirs);
+    free(cli->exe_voices);
 }
 
 /* A Markdown document's blocks, each with what is spoken of it or why it is left out. Its
@@ -205,17 +146,20 @@ int cli_explain(int argc, char **argv)
 {
     explain_cli cli = { .max_size = RE_SCRIPT_DEFAULT_MAX_SIZE };
     int rc = parse_args(argc, argv, &cli);
-    if (rc >= 0)
-        return rc;
-    cli.voice_dir_count = cli_add_default_voice_dirs(cli.voice_dirs, cli.voice_dir_count, &cli.exe_voices);
+    if (rc != CLI_GO_ON || cli_add_default_voice_dirs(&cli.voice_dirs, &cli.exe_voices) != 0) {
+        if (rc == CLI_GO_ON)
+            fprintf(stderr, "render-episode explain: out of memory\n");
+        explain_cli_free(&cli);
+        return rc == CLI_GO_ON ? RE_EXIT_FAILURE : rc;
+    }
     re_diagnostics diag;
     re_diagnostics_init(&diag, RE_DIAG_DEFAULT_LIMIT);
     re_episode_sources sources = {
         .script_path = cli.script, .max_script_size = cli.max_size,
-        .voice_dirs = cli.voice_dirs, .voice_dir_count = cli.voice_dir_count,
-        .lexicon_paths = cli.lexicons, .lexicon_path_count = cli.lexicon_count,
+        .voice_dirs = cli.voice_dirs.items, .voice_dir_count = cli.voice_dirs.count,
+        .lexicon_paths = cli.lexicons.items, .lexicon_path_count = cli.lexicons.count,
         .no_default_lexicon = cli.no_default_lexicon,
-        .allowed_dirs = cli.allowed_dirs, .allowed_dir_count = cli.allowed_dir_count,
+        .allowed_dirs = cli.allowed_dirs.items, .allowed_dir_count = cli.allowed_dirs.count,
     };
     print_outline(&cli);
     re_status status = re_explain(&sources, &cli_stop_signal, print_item, NULL, &diag);
@@ -226,7 +170,7 @@ int cli_explain(int argc, char **argv)
     if (status != RE_OK && status != RE_ERR_INTERRUPTED && diag.count == 0)
         fprintf(stderr, "render-episode explain: %s: %s\n", cli.script, re_strerror(status));
     re_diagnostics_free(&diag);
-    free(cli.exe_voices);
+    explain_cli_free(&cli);
     if (status == RE_ERR_INTERRUPTED && cli_stop_signal)
         return 128 + cli_stop_signal;
     return status == RE_OK ? RE_EXIT_OK : RE_EXIT_FAILURE;

@@ -14,7 +14,6 @@
 #include "folder_index.h"
 #include "output.h"
 
-
 static const char feed_usage[] =
     "usage: render-episode feed OUTDIR --base-url URL [-o FEED.xml] [--show FILE] [--draft]\n"
     "\n"
@@ -47,79 +46,52 @@ typedef struct feed_cli {
     const char *show;
     int quiet;
     int draft;
-    int help;
 } feed_cli;
 
-static int usage_error(const char *fmt, const char *arg)
+static int take_folder(void *context, const char *arg)
 {
-    fprintf(stderr, "render-episode feed: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\nTry 'render-episode feed --help'.\n");
-    return RE_EXIT_USAGE;
+    feed_cli *cli = context;
+    if (cli->dir)
+        return cli_usage_error("feed", "one OUTDIR at a time (got a second one: '%s')", arg);
+    cli->dir = arg;
+    return 0;
 }
 
-/* The value of --name VALUE or --name=VALUE at argv[*i]; NULL when arg is another option. */
-static int take_value(int argc, char **argv, int *i, const char *short_name, const char *name,
-                      const char **value)
-{
-    const char *arg = argv[*i];
-    size_t n = strlen(name);
-    if (strncmp(arg, name, n) == 0 && arg[n] == '=') {
-        *value = arg + n + 1;
-        return 1;
-    }
-    if (strcmp(arg, name) != 0 && !(short_name && strcmp(arg, short_name) == 0))
-        return 0;
-    *value = *i + 1 < argc ? argv[++*i] : NULL;
-    return 1;
-}
+#define F(member) CLI_AT(feed_cli, member)
+static const cli_option feed_options[] = {
+    { "base-url", 0, CLI_TEXT, F(base_url), .value_name = "URL", .needs = "a URL" },
+    { "output", 'o', CLI_TEXT, F(output), .value_name = "FILE", .needs = "a file name",
+      .flags = CLI_NONEMPTY },
+    { "show", 0, CLI_TEXT, F(show), .value_name = "FILE", .needs = "a file name",
+      .flags = CLI_NONEMPTY },
+    { "draft", 0, CLI_FLAG, F(draft) },
+    { "quiet", 'q', CLI_FLAG, F(quiet) },
+    CLI_HELP_OPTION,
+};
+#undef F
 
-/* argv[0] is "feed"; options may come before or after OUTDIR. Returns -1 to go on. */
+/* argv[0] is "feed"; options may come before or after OUTDIR. Returns CLI_GO_ON, or an exit
+ * status. */
 static int parse_args(int argc, char **argv, feed_cli *cli)
 {
-    int options_done = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = NULL;
-        if (options_done || a[0] != '-' || strcmp(a, "-") == 0) {
-            if (cli->dir)
-                return usage_error("one OUTDIR at a time (got a second one: '%s')", a);
-            cli->dir = a;
-        } else if (strcmp(a, "--") == 0) {
-            options_done = 1;
-        } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            cli->help = 1;
-        } else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
-            cli->quiet = 1;
-        } else if (strcmp(a, "--draft") == 0) {
-            cli->draft = 1;
-        } else if (take_value(argc, argv, &i, NULL, "--base-url", &v)) {
-            if (!v)
-                return usage_error("%s needs a URL", "--base-url");
-            cli->base_url = v;
-        } else if (take_value(argc, argv, &i, "-o", "--output", &v)) {
-            if (!v || !*v)
-                return usage_error("%s needs a file name", "--output");
-            cli->output = v;
-        } else if (take_value(argc, argv, &i, NULL, "--show", &v)) {
-            if (!v || !*v)
-                return usage_error("%s needs a file name", "--show");
-            cli->show = v;
-        } else {
-            return usage_error("unknown option '%s'", a);
-        }
-    }
-    if (cli->help)
-        return -1;
+    cli_group groups[] = { CLI_GROUP(feed_options, cli) };
+    cli_command command = { .name = "feed", .help = { feed_usage }, .groups = groups,
+                            .group_count = 1, .operand = take_folder, .context = cli };
+    int rc = cli_scan(&command, argc, argv);
+    if (rc != CLI_GO_ON)
+        return rc;
     if (!cli->dir)
-        return usage_error("%s", "which folder? usage: render-episode feed OUTDIR --base-url URL");
+        return cli_usage_error("feed", "%s", "which folder? usage: render-episode feed OUTDIR "
+                               "--base-url URL");
     if (!cli->base_url)
-        return usage_error("%s", "--base-url URL is required: the address OUTDIR is published at");
+        return cli_usage_error("feed", "%s", "--base-url URL is required: the address OUTDIR is "
+                               "published at");
     const char *why = NULL;
     if (!re_feed_base_url_ok(cli->base_url, &why)) {
         fprintf(stderr, "render-episode feed: --base-url '%s': %s\n", cli->base_url, why);
-        return usage_error("%s", "for example --base-url https://example.org/podcast/");
+        return cli_usage_error("feed", "%s", "for example --base-url https://example.org/podcast/");
     }
-    return -1;
+    return CLI_GO_ON;
 }
 
 static void print_diagnostics(const re_diagnostics *diag, const char *kind)
@@ -267,12 +239,8 @@ int cli_feed(int argc, char **argv)
 {
     feed_cli cli = { 0 };
     int rc = parse_args(argc, argv, &cli);
-    if (rc >= 0)
+    if (rc != CLI_GO_ON)
         return rc;
-    if (cli.help) {
-        fputs(feed_usage, stdout);
-        return fflush(stdout) == 0 ? RE_EXIT_OK : RE_EXIT_FAILURE;
-    }
     char *default_output = cli.output ? NULL : re_path_join(cli.dir, "feed.xml");
     const char *target = cli.output ? cli.output : default_output;
     if (!target) {

@@ -56,6 +56,14 @@ static const char usage_tail[] =
     "Exit status: 0 ok, 1 usage error (or, for check, a claim that does not hold),\n"
     "2 invalid input or failed render (nothing written), 130/143 interrupted.\n";
 
+static int print_help(void)
+{
+    fputs(usage_text, stdout);
+    fputs(cli_render_options_help, stdout);
+    fputs(usage_tail, stdout);
+    return fflush(stdout) == 0 ? RE_EXIT_OK : RE_EXIT_FAILURE;
+}
+
 static void print_progress(void *context, const re_render_progress *p)
 {
     (void)context;
@@ -67,75 +75,83 @@ static void print_progress(void *context, const re_render_progress *p)
         fprintf(stderr, "\rencoding %3zu%%\033[K", p->total ? p->done * 100 / p->total : 100);
 }
 
-static void print_help(void);
+typedef struct render_cli {
+    cli_render_settings settings;
+    const char *script;
+    const char *output;
+} render_cli;
 
-/* Returns -1 to go on, or an exit status. */
-static int parse_render_args(int argc, char **argv, cli_render_settings *s, const char **script,
-                             const char **output)
+static int take_script(void *context, const char *arg)
 {
-    for (int i = 0; i < argc; i++) {
-        const char *arg = argv[i];
-        int taken = cli_render_option(argc, argv, &i, s);
-        if (taken < 0)
-            return RE_EXIT_USAGE;
-        if (taken)
-            continue;
-        if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
-            print_help();
-            return fflush(stdout) == 0 ? RE_EXIT_OK : RE_EXIT_FAILURE;
-        }
-        if (cli_is_option(arg, "-o", "--output")) {
-            if (!(*output = cli_option_value(argc, argv, &i, "--output")))
-                return RE_EXIT_USAGE;
-        } else if (strcmp(arg, "--") == 0 && i + 1 < argc && !*script) {
-            *script = argv[++i];
-        } else if (arg[0] == '-' && arg[1] != '\0') {
-            return cli_usage_error("unknown option '%s'", arg);
-        } else if (*script) {
-            return cli_usage_error("one script at a time (got a second one: '%s'); see 'batch'", arg);
-        } else {
-            *script = arg;
-        }
-    }
-    if (!*script)
-        return cli_usage_error("%s", "no script given");
-    return -1;
+    render_cli *cli = context;
+    if (cli->script)
+        return cli_usage_error(NULL, "one script at a time (got a second one: '%s'); see 'batch'",
+                               arg);
+    cli->script = arg;
+    return 0;
 }
 
+static const cli_option render_own_options[] = {
+    { "output", 'o', CLI_TEXT, CLI_AT(render_cli, output), .value_name = "FILE" },
+    CLI_HELP_OPTION,
+};
+
+/* Returns CLI_GO_ON, or an exit status. */
+static int parse_render_args(int argc, char **argv, render_cli *cli)
+{
+    cli_group groups[] = { CLI_GROUP(render_own_options, cli), cli_render_group(&cli->settings) };
+    cli_command command = { .name = NULL, .help = { usage_text, cli_render_options_help, usage_tail },
+                            .groups = groups, .group_count = 2, .dashdash_one = 1,
+                            .operand = take_script, .context = cli };
+    int rc = cli_scan(&command, argc, argv);
+    if (rc == CLI_GO_ON && !cli->script)
+        return cli_usage_error(NULL, "%s", "no script given");
+    return rc;
+}
+
+/* argv[0] is the word "render", or the program's name when the command was left out. */
 static int cli_render(int argc, char **argv)
 {
-    cli_render_settings s;
-    cli_render_settings_init(&s);
-    const char *script = NULL, *output = NULL;
+    render_cli cli = { .script = NULL };
+    cli_render_settings_init(&cli.settings, NULL);
+    cli_render_settings *s = &cli.settings;
     char *default_output = NULL;
-    int rc = parse_render_args(argc, argv, &s, &script, &output);
-    if (rc >= 0)
+    int rc = parse_render_args(argc, argv, &cli);
+    if (rc != CLI_GO_ON) {
+        cli_render_settings_free(s);
         return rc;
+    }
+    const char *script = cli.script, *output = cli.output;
     if (!output) {
         const char *slash = strrchr(script, '/'), *dot = strrchr(script, '.');
         size_t stem = dot && (!slash || dot > slash + 1) ? (size_t)(dot - script) : strlen(script);
-        if (asprintf(&default_output, "%.*s.mp3", (int)stem, script) < 0)
+        if (asprintf(&default_output, "%.*s.mp3", (int)stem, script) < 0) {
+            cli_render_settings_free(s);
             return RE_EXIT_FAILURE;
+        }
         output = default_output;
     }
     if (!re_render_format_of(output)) {
+        cli_usage_error(NULL, "the output name must end in .mp3 or .wav: '%s'", output);
         free(default_output);
-        return cli_usage_error("the output name must end in .mp3 or .wav: '%s'", output);
-    }
-    s.options.output_path = output;   /* a WAV has no bitrate to check */
-    if (cli_render_settings_finish(&s) != 0) {
-        free(default_output);
+        cli_render_settings_free(s);
         return RE_EXIT_USAGE;
     }
-    int show_progress = !s.quiet && isatty(STDERR_FILENO);
-    s.options.script_path = script;
-    s.options.output_path = output;
-    s.options.progress = show_progress ? print_progress : NULL;
+    s->options.output_path = output;   /* a WAV has no bitrate to check */
+    if (cli_render_settings_finish(s) != 0) {
+        free(default_output);
+        cli_render_settings_free(s);
+        return RE_EXIT_USAGE;
+    }
+    int show_progress = !s->quiet && isatty(STDERR_FILENO);
+    s->options.script_path = script;
+    s->options.output_path = output;
+    s->options.progress = show_progress ? print_progress : NULL;
 
     re_diagnostics diag;
     re_diagnostics_init(&diag, RE_DIAG_DEFAULT_LIMIT);
     re_render_result result;
-    re_status status = re_render(&s.options, &result, &diag);
+    re_status status = re_render(&s->options, &result, &diag);
     if (show_progress)
         fprintf(stderr, "\r\033[K");
     cli_print_diagnostics(&diag);
@@ -143,7 +159,7 @@ static int cli_render(int argc, char **argv)
         fprintf(stderr, "render-episode: interrupted; nothing was written\n");
     else if (status != RE_OK && diag.count == 0)
         fprintf(stderr, "render-episode: %s: %s\n", script, re_strerror(status));
-    if (status == RE_OK && s.timings) {
+    if (status == RE_OK && s->timings) {
         cli_print_timings(output, result.steps, NULL);
         fprintf(stderr, "  encodes: %u whole, %u local\n", result.encodes_whole,
                 result.encodes_local);
@@ -165,13 +181,8 @@ static int cli_render(int argc, char **argv)
     }
     re_diagnostics_free(&diag);
     free(default_output);
-    cli_render_settings_free(&s);
+    cli_render_settings_free(s);
     return cli_exit_status(status);
-}
-
-static int cli_render_command(int argc, char **argv)
-{
-    return cli_render(argc - 1, argv + 1);   /* past the word "render" */
 }
 
 /* The subcommands; argv[0] is the command's name when one is called. */
@@ -179,7 +190,7 @@ static const struct command {
     const char *name;
     int (*run)(int argc, char **argv);
 } commands[] = {
-    { "render", cli_render_command }, { "batch", cli_batch }, { "check", cli_check },
+    { "render", cli_render }, { "batch", cli_batch }, { "check", cli_check },
     { "feed", cli_feed }, { "cache", cli_cache }, { "explain", cli_explain },
 };
 
@@ -194,25 +205,16 @@ static const struct command *command_named(const char *name)
 /* `help` and `help COMMAND`: the command's own --help. */
 static int cli_help(int argc, char **argv)
 {
-    if (argc < 2) {
-        print_help();
-        return fflush(stdout) == 0 ? RE_EXIT_OK : RE_EXIT_FAILURE;
-    }
+    if (argc < 2)
+        return print_help();
     if (argc > 2)
-        return cli_usage_error("help takes one command (got also '%s')", argv[2]);
+        return cli_usage_error(NULL, "help takes one command (got also '%s')", argv[2]);
     const struct command *command = command_named(argv[1]);
     if (!command)
-        return cli_usage_error("no command '%s'; the commands are render, batch, check, feed, "
-                               "cache, explain", argv[1]);
+        return cli_usage_error(NULL, "no command '%s'; the commands are render, batch, check, "
+                               "feed, cache, explain", argv[1]);
     char *help_argv[] = { argv[1], "--help", NULL };
     return command->run(2, help_argv);
-}
-
-static void print_help(void)
-{
-    fputs(usage_text, stdout);
-    fputs(cli_render_options_help, stdout);
-    fputs(usage_tail, stdout);
 }
 
 #define JPEG_STRINGIFY(x) #x
@@ -256,12 +258,10 @@ int main(int argc, char **argv)
 #endif
     cli_install_signals();
     if (argc < 2)
-        return cli_usage_error("%s", "no script given");
+        return cli_usage_error(NULL, "%s", "no script given");
     const char *first = argv[1];
-    if (strcmp(first, "-h") == 0 || strcmp(first, "--help") == 0) {
-        print_help();
-        return RE_EXIT_OK;
-    }
+    if (strcmp(first, "-h") == 0 || strcmp(first, "--help") == 0)
+        return print_help();
     if (strcmp(first, "-V") == 0 || strcmp(first, "--version") == 0) {
         print_version();
         return RE_EXIT_OK;
@@ -271,5 +271,5 @@ int main(int argc, char **argv)
     const struct command *command = command_named(first);
     if (command)
         return command->run(argc - 1, argv + 1);
-    return cli_render(argc - 1, argv + 1);
+    return cli_render(argc, argv);   /* the program's name stands for the word "render" */
 }

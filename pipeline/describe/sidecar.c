@@ -5,6 +5,7 @@
 
 #include <fcntl.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -229,11 +230,15 @@ typedef struct sidecar_reader {
     int nomem;
 } sidecar_reader;
 
-static void sidecar_error(sidecar_reader *r, const char *fmt, const char *key)
+__attribute__((format(printf, 2, 3)))
+static void sidecar_error(sidecar_reader *r, const char *fmt, ...)
 {
+    va_list ap;
+    va_start(ap, fmt);
     r->errors++;
-    if (re_diag_add(r->diag, r->name, 0, 0, fmt, key) != RE_OK)
+    if (re_diag_vadd(r->diag, r->name, 0, 0, fmt, ap) != RE_OK)
         r->nomem = 1;
+    va_end(ap);
 }
 
 /* A string key: copied to *out; NULL (JSON null or absent) allowed unless required. */

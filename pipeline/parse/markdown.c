@@ -156,6 +156,7 @@ static unsigned file_col(cmark_node *node)
     return col > 0 ? (unsigned)col : 1;
 }
 
+__attribute__((format(printf, 5, 0)))
 static void account_line(md_reader *md, unsigned line, unsigned col, const char *kind,
                          const char *fmt, va_list ap)
 {

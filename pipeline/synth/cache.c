@@ -6,6 +6,7 @@
 #include "cache.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -141,12 +142,16 @@ static const char *entry_path_of(re_cache *cache, const re_cache_key *key,
 
 /* Records the first reason a folder or an entry of a shared cache is not trusted (one warning
  * per handle, re_cache_take_warning). */
-static void refuse(re_cache *cache, const char *fmt, const char *what, uintmax_t n)
+__attribute__((format(printf, 2, 3)))
+static void refuse(re_cache *cache, const char *fmt, ...)
 {
     if (cache->refusal)
         return;
-    if (asprintf(&cache->refusal, fmt, what, n) < 0)
+    va_list ap;
+    va_start(ap, fmt);
+    if (vasprintf(&cache->refusal, fmt, ap) < 0)
         cache->refusal = NULL;
+    va_end(ap);
 }
 
 re_status re_cache_take_warning(re_cache *cache, re_diagnostics *diag)
@@ -181,7 +186,7 @@ int cache_open_folder(re_cache *cache, int parent, const char *name, const char 
         if ((err == ELOOP || err == ENOTDIR) && fstatat(parent, name, &st, AT_SYMLINK_NOFOLLOW) == 0
             && S_ISLNK(st.st_mode)) {
             refuse(cache, "not using the segment cache folder %s: it is a symlink (a shared "
-                   "cache's folders must be real folders)%.0ju", shown, 0);
+                   "cache's folders must be real folders)", shown);
             errno = EPERM;
             return -1;
         }

@@ -38,13 +38,14 @@ static void rfc_bad(const char *iso)
     CHECK_INT(st, RE_ERR_INPUT);
 }
 
-static const char *SIDECAR_FMT =
-    "{\n  \"title\": \"%s\",\n  \"show\": %s,\n  \"published\": %s,\n  \"summary\": \"Sum & more\",\n"
-    "  \"author\": \"The team\",\n  \"language\": \"en-us\",\n  \"episode\": %s,\n"
-    "  \"duration\": \"PT2S\",\n  \"duration_ms\": 1500,\n  \"samples\": %s,\n"
-    "  \"sample_rate\": 22050,\n  \"bytes\": %s,\n  \"format\": \"%s\",\n  \"chapters\": [],\n"
-    "  \"voices\": [],\n  \"engine\": \"espeak-ng 1.51\",\n  \"encoder\": \"LAME\",\n"
-    "  \"generator\": \"render-episode 0.1.0\"\n}\n";
+/* a macro, so that the compiler checks the format against asprintf's arguments */
+#define SIDECAR_FMT \
+    "{\n  \"title\": \"%s\",\n  \"show\": %s,\n  \"published\": %s,\n  \"summary\": \"Sum & more\",\n" \
+    "  \"author\": \"The team\",\n  \"language\": \"en-us\",\n  \"episode\": %s,\n" \
+    "  \"duration\": \"PT2S\",\n  \"duration_ms\": 1500,\n  \"samples\": %s,\n" \
+    "  \"sample_rate\": 22050,\n  \"bytes\": %s,\n  \"format\": \"%s\",\n  \"chapters\": [],\n" \
+    "  \"voices\": [],\n  \"engine\": \"espeak-ng 1.51\",\n  \"encoder\": \"LAME\",\n" \
+    "  \"generator\": \"render-episode 0.1.0\"\n}\n"
 
 static char *sidecar(const char *title, const char *show, const char *published, const char *episode,
                      const char *samples, const char *bytes, const char *format)
