@@ -11,8 +11,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
 #include <linux/openat2.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -108,6 +110,7 @@ int re_open_owned(const char *path, int flags, uid_t *owner, char **link)
         int last = !*rest;
         int last_flags = flags | (rest > p + n ? O_DIRECTORY : 0);   /* "name/" is a folder */
         struct stat st;
+        int kernel = 0;   /* a link the kernel follows: /proc's magic links */
         if (strcmp(name, ".") != 0 && strcmp(name, "..") != 0) {
             if (fstatat(cur, name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
                 err = errno;
@@ -124,6 +127,10 @@ int re_open_owned(const char *path, int flags, uid_t *owner, char **link)
                     }
                     break;
                 }
+                struct statfs fs;
+                kernel = fstatfs(cur, &fs) == 0 && fs.f_type == PROC_SUPER_MAGIC;
+            }
+            if (S_ISLNK(st.st_mode) && !(last && (flags & O_NOFOLLOW)) && !kernel) {
                 char target[PATH_MAX];
                 ssize_t len = readlinkat(cur, name, target, sizeof target - 1);
                 if (len <= 0 || ++links > OWNED_MAX_LINKS) {
@@ -157,17 +164,20 @@ int re_open_owned(const char *path, int flags, uid_t *owner, char **link)
             }
         }
         /* Opened without following: a link swapped in since the check above is not opened
-         * through; it is looked at again, as a link, on the next turn. */
-        int next = last ? openat(cur, name, last_flags | O_NOFOLLOW | O_CLOEXEC)
-                        : openat(cur, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+         * through; it is looked at again, as a link, on the next turn. A magic link of /proc
+         * (/dev/stdin's /proc/self/fd/0: "pipe:[N]" is no path) is the kernel's to follow;
+         * /proc's links belong to the process's own user or root. */
+        int nofollow = kernel ? 0 : O_NOFOLLOW;
+        int next = last ? openat(cur, name, last_flags | nofollow | O_CLOEXEC)
+                        : openat(cur, name, O_PATH | O_DIRECTORY | nofollow | O_CLOEXEC);
         struct stat now;
-        if (next >= 0 && !(last && (flags & O_NOFOLLOW)) && fstat(next, &now) == 0
+        if (next >= 0 && !kernel && !(last && (flags & O_NOFOLLOW)) && fstat(next, &now) == 0
             && S_ISLNK(now.st_mode)) {
             (void)close(next);
             next = -1;
             errno = ELOOP;
         }
-        if (next < 0 && (errno == ELOOP || errno == ENOTDIR) && !(last && (flags & O_NOFOLLOW))
+        if (next < 0 && !kernel && (errno == ELOOP || errno == ENOTDIR) && !(last && (flags & O_NOFOLLOW))
             && ++links <= OWNED_MAX_LINKS && fstatat(cur, name, &now, AT_SYMLINK_NOFOLLOW) == 0
             && S_ISLNK(now.st_mode))
             continue;   /* it became a link: judged as one */

@@ -533,6 +533,18 @@ static void test_open_owned(void)
     CHECK(fd >= 0 && fstat(fd, &got) == 0 && S_ISDIR(got.st_mode));
     if (fd >= 0)
         close(fd);
+    /* /proc's magic links (what /dev/stdin leads to) name no path: the kernel follows them */
+    int pipe_fds[2];
+    CHECK_INT(pipe(pipe_fds), 0);
+    CHECK_INT((int)write(pipe_fds[1], "x", 1), 1);
+    snprintf(path, sizeof path, "/proc/self/fd/%d", pipe_fds[0]);
+    fd = re_open_owned(path, O_RDONLY, NULL, NULL);
+    char got_byte = 0;
+    CHECK(fd >= 0 && read(fd, &got_byte, 1) == 1 && got_byte == 'x');
+    if (fd >= 0)
+        close(fd);
+    close(pipe_fds[0]);
+    close(pipe_fds[1]);
     if (geteuid() == 0) {
         CHECK_INT(symlinkat("a/b", dirfd, "theirs"), 0);
         CHECK_INT(fchownat(dirfd, "theirs", 65534, 65534, AT_SYMLINK_NOFOLLOW), 0);
