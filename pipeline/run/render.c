@@ -624,6 +624,10 @@ static re_status write_extras(render *r)
             break;
         case OUTPUT_PAGE: status = write_html_page(r, out); break;
         case OUTPUT_PAGE_MD: status = re_page_write(out, &r->facts, &r->transcript); break;
+        case OUTPUT_COVER_JPEG: case OUTPUT_COVER_PNG:   /* the script's image, as read */
+            status = fwrite(r->cover.bytes, 1, r->cover.len, out) == r->cover.len ? RE_OK
+                                                                                 : RE_ERR_WRITE;
+            break;
         }
         if (status != RE_OK)
             return re_diag_fail(r->diag, status, re_output_target(file), 0, 0, "%s",
@@ -651,9 +655,14 @@ static re_status load_cover(render *r)
     re_status status = episode_cover_load(r->episode, o->script_path, o->allowed_dirs,
                                           o->allowed_dir_count, o->output_path, &r->cover,
                                           r->diag);
-    if (status == RE_OK && r->cover.present)
+    if (status == RE_OK && r->cover.present) {
         r->image = (re_sidecar_image){ r->cover.name, r->cover.own ? "episode" : "show",
                                        r->cover.mime, r->cover.len, r->cover.sha256_hex };
+        /* the episode's own cover is published beside it (the show's is in the folder) */
+        int png = strcmp(r->cover.mime, "image/png") == 0;
+        r->choice.cover_jpeg = r->cover.own && !png;
+        r->choice.cover_png = r->cover.own && png;
+    }
     return status;
 }
 

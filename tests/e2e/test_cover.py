@@ -87,6 +87,30 @@ class Cover(Case):
                                                  "bytes": len(data),
                                                  "sha256": hashlib.sha256(data).hexdigest()})
 
+    def test_own_cover_is_published_beside_the_episode(self):
+        """STEM.cover.jpg/png: the script's image copied as it is, listed in the sidecar and
+        removed by the next render that has no own image (the stale-file rule)."""
+        data = make_image(os.path.join(self.dir, "art.png"), "1400x1400", "rgb24")
+        out = self.path("ep.mp3")
+        res = self.render(script("art.png"), out)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        with open(self.path("ep.cover.png"), "rb") as f:
+            self.assertEqual(f.read(), data)
+        files = {x["name"]: x for x in load(self.path("ep.json"))["files"]}
+        self.assertEqual(files["ep.cover.png"]["sha256"], hashlib.sha256(data).hexdigest())
+        # a JPEG next time: the PNG copy is stale and goes
+        jpeg = make_image(os.path.join(self.dir, "art.jpg"))
+        res = self.render(script("art.jpg"), out)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertFalse(os.path.exists(self.path("ep.cover.png")))
+        with open(self.path("ep.cover.jpg"), "rb") as f:
+            self.assertEqual(f.read(), jpeg)
+        # no own image: no copy (the show's cover is not copied: it is in the folder)
+        res = self.render(script(), out)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertEqual(sorted(n for n in os.listdir(self.tmp) if n.startswith("ep.")),
+                         ["ep.json", "ep.mp3", "ep.vtt"])
+
     def test_large_tag_keeps_the_audio_exact(self):
         data = make_image(os.path.join(self.dir, "big.jpg"), "3000x3000", "yuvj444p", noise=True)
         self.assertGreater(len(data), 4 << 20)
