@@ -122,7 +122,21 @@ re_status episode_cover_load(const re_episode *ep, const char *script_path,
     re_show_init(&show);
     /* no show file: no cover (a render needs none); one that is there must be right */
     if (status == RE_OK && (stat(show_path, &st) == 0 || errno != ENOENT)) {
-        status = re_show_load(show_path, &show, diag);
+        /* a regular file only: a render never waits on a FIFO for its cover */
+        int fd = -1;
+        uint64_t size = 0;
+        char *text = NULL;
+        size_t len = 0;
+        size_t from = diag->count;
+        status = re_file_open_regular(show_path, &fd, &size, diag);
+        if (status == RE_OK)
+            status = re_file_read_fd(fd, show_path, RE_SHOW_MAX_SIZE, RE_READ_REGULAR, &text,
+                                     &len, diag);
+        if (status == RE_ERR_READ || status == RE_ERR_LIMIT)
+            re_diag_prefix(diag, from, "cannot read the show file (for the cover art): ");
+        if (status == RE_OK)
+            status = re_show_parse(show_path, text, len, &show, diag);
+        free(text);
         if (status == RE_ERR_READ || status == RE_ERR_LIMIT)
             status = RE_ERR_INPUT;
         if (status == RE_OK && show.image && !strstr(show.image, "://"))

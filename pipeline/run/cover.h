@@ -8,7 +8,8 @@
  * script names (files.h re_path_open_confined, --allow-path); the show's is opened beneath
  * the output's folder (a symlink that leads out is refused). Both must pass the feed's rules
  * for cover art (artwork.h: JPEG or PNG by signature, RGB, square, 1400-3000 px) and be at
- * most RE_COVER_MAX_SIZE bytes. No show.txt, or one whose `image:` is an http(s) URL (not
+ * most RE_COVER_MAX_SIZE bytes. A show.txt that is there must be a regular file (never waited
+ * on, as a FIFO would be) that parses (show.h). No show.txt, or one whose `image:` is an http(s) URL (not
  * fetched: a render reads nothing from the network for its cover), means no cover. */
 #ifndef RE_RUN_COVER_H
 #define RE_RUN_COVER_H

@@ -68,6 +68,7 @@ typedef struct render {
     episode_music music;                 /* the script's `music:` bed, if any */
     episode_cover cover;                 /* the cover art the MP3 embeds, if any */
     re_sidecar_image image;              /* the sidecar's record of it */
+    char *cover_file;                    /* its file beside the outputs, for the page */
     audio_kind last_audio;               /* what the timeline ends with (the sound gap's rule) */
     const char *pending_chapter;         /* a heading's title, marked with its first audio */
 } render;
@@ -587,6 +588,7 @@ static void describe_facts(render *r)
         .inserts = r->inserts, .insert_count = r->sounds.use_count,
         .music = r->music.present ? &r->music.facts : NULL,
         .image = r->cover.present ? &r->image : NULL,
+        .cover_file = r->cover_file,
     };
 }
 
@@ -662,6 +664,16 @@ static re_status load_cover(render *r)
         int png = strcmp(r->cover.mime, "image/png") == 0;
         r->choice.cover_jpeg = r->cover.own && !png;
         r->choice.cover_png = r->cover.own && png;
+        if (r->cover.own) {   /* the page shows the copy beside it, or the show's file */
+            char *copy = re_output_sibling(o->output_path, png ? ".cover.png" : ".cover.jpg");
+            const char *slash = copy ? strrchr(copy, '/') : NULL;
+            r->cover_file = copy ? strdup(slash ? slash + 1 : copy) : NULL;
+            free(copy);
+        } else {
+            r->cover_file = strdup(r->cover.name);
+        }
+        if (!r->cover_file)
+            return RE_ERR_NOMEM;
     }
     return status;
 }
@@ -741,6 +753,7 @@ static void render_cleanup(render *r)
     delivery_free(r->delivery);
     episode_music_free(&r->music);
     episode_cover_free(&r->cover);
+    free(r->cover_file);
     re_loudness_meter_free(r->pass1_meter);
     re_assembler_free(r->assembler);
     free(r->inserts);

@@ -169,6 +169,15 @@ class Cover(Case):
         self.assertEqual(res.returncode, 2, res.stderr)
         self.assertIn(os.path.join(out_dir, "show.txt") + ":9:1: ", res.stderr)
         self.assertFalse(os.path.exists(out))
+        # a show file that is a FIFO no one writes is refused, not waited on
+        os.unlink(os.path.join(out_dir, "show.txt"))
+        os.mkfifo(os.path.join(out_dir, "show.txt"))
+        res = run([os.path.join(self.dir, "ep.txt"), "-o", out, "--cache", self.cache, "-q"],
+                  timeout=120)   # before: waited for ever
+        self.assertEqual(res.returncode, 2, res.stderr)
+        self.assertIn(os.path.join(out_dir, "show.txt") + ": cannot read the show file (for the "
+                      "cover art): not a regular file", res.stderr)
+        self.assertFalse(os.path.exists(out))
 
     def test_bad_images_are_errors_at_the_image_line_before_speech(self):
         make_image(self.path("elsewhere.jpg"))
