@@ -647,16 +647,16 @@ static re_status load_music(render *r)
                               r->rate, o->stop, &r->music, r->diag);
 }
 
-/* The cover art (cover.h), MP3 only (a WAV has no place for it): read and checked before
- * anything is spoken, its SHA-256 part of the inputs digest. */
+/* The cover art (cover.h): read and checked before anything is spoken, its SHA-256 part of
+ * the inputs digest. A WAV has no place for it: checked all the same, then let go. */
 static re_status load_cover(render *r)
 {
     const re_render_options *o = r->opt;
-    if (strcmp(r->format, "mp3") != 0)
-        return RE_OK;
     re_status status = episode_cover_load(r->episode, o->script_path, o->allowed_dirs,
                                           o->allowed_dir_count, o->output_path, &r->cover,
                                           r->diag);
+    if (strcmp(r->format, "mp3") != 0)
+        episode_cover_free(&r->cover);
     if (status == RE_OK && r->cover.present) {
         r->image = (re_sidecar_image){ r->cover.name, r->cover.own ? "episode" : "show",
                                        r->cover.mime, r->cover.len, r->cover.sha256_hex };

@@ -209,6 +209,12 @@ class Cover(Case):
                 entries = [f for _, _, files in os.walk(cache) for f in files] \
                     if os.path.isdir(cache) else []
                 self.assertEqual(entries, [], res.stderr)   # nothing was spoken
+        # a WAV carries no cover, but its image: is checked all the same
+        src = write(os.path.join(self.dir, "bad.txt"), script("small.png"))
+        res = run([src, "-o", self.path("bad.wav"), "--cache", self.cache, "-q"])
+        self.assertEqual(res.returncode, 2, res.stderr)
+        self.assertIn("bad.txt:3:8: image 'small.png': the cover art is 1000x1000 px", res.stderr)
+        self.assertFalse(os.path.exists(self.path("bad.wav")))
         # --allow-path lets a script name a cover in another folder, as for its other files
         out = self.path("allowed.mp3")
         src = write(os.path.join(self.dir, "ok.txt"), script("../elsewhere.jpg"))
