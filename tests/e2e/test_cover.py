@@ -111,6 +111,17 @@ class Cover(Case):
         self.assertEqual(sorted(n for n in os.listdir(self.tmp) if n.startswith("ep.")),
                          ["ep.json", "ep.mp3", "ep.vtt"])
 
+    def test_own_cover_named_as_its_copy_is_refused(self):
+        """image: ep.cover.jpg rendered to ep.mp3 beside it: the copy would replace the input."""
+        data = make_image(os.path.join(self.dir, "ep.cover.jpg"))
+        out = os.path.join(self.dir, "ep.mp3")
+        res = self.render(script("ep.cover.jpg"), out)
+        self.assertEqual(res.returncode, 2, res.stderr)
+        self.assertIn("which the episode is made from", res.stderr)
+        self.assertFalse(os.path.exists(out))
+        with open(os.path.join(self.dir, "ep.cover.jpg"), "rb") as f:
+            self.assertEqual(f.read(), data)
+
     def test_large_tag_keeps_the_audio_exact(self):
         data = make_image(os.path.join(self.dir, "big.jpg"), "3000x3000", "yuvj444p", noise=True)
         self.assertGreater(len(data), 4 << 20)
