@@ -114,6 +114,35 @@ static re_status open_beneath(const char *dir, const char *name, const char *pat
     return re_diag_fail(diag, RE_ERR_READ, path, 0, 0, "cannot open: %s", strerror(err));
 }
 
+/* The rules on an open stream: RE_OK with *mime ("image/jpeg" or "image/png"; mime may be
+ * NULL), or RE_ERR_INPUT with one message at path. */
+static re_status check_stream(FILE *f, const char *path, const char **mime, re_diagnostics *diag)
+{
+    unsigned char magic[8] = { 0 };
+    size_t got = fread(magic, 1, sizeof magic, f);
+    rewind(f);
+    artwork a = { 0 };
+    int read = 0;
+    if (got == 8 && png_sig_cmp(magic, 0, 8) == 0)
+        read = png_header(f, &a);
+    else if (got >= 3 && magic[0] == 0xff && magic[1] == 0xd8 && magic[2] == 0xff)
+        read = jpeg_header(f, &a);
+    if (!read)
+        return re_diag_fail(diag, RE_ERR_INPUT, path, 0, 0, "the cover art must be a JPEG or "
+                            "PNG file (Apple Podcasts reads no other)");
+    if (a.width != a.height || a.width < RE_ARTWORK_MIN_PX || a.width > RE_ARTWORK_MAX_PX)
+        return re_diag_fail(diag, RE_ERR_INPUT, path, 0, 0, "the cover art is %ux%u px; Apple "
+                            "Podcasts wants a square of %u to %u px", a.width, a.height,
+                            RE_ARTWORK_MIN_PX, RE_ARTWORK_MAX_PX);
+    if (!a.rgb)
+        return re_diag_fail(diag, RE_ERR_INPUT, path, 0, 0, "the cover art is a %s that is not "
+                            "in RGB colour (grey, indexed or CMYK); Apple Podcasts wants RGB",
+                            a.format);
+    if (mime)
+        *mime = strcmp(a.format, "PNG") == 0 ? "image/png" : "image/jpeg";
+    return RE_OK;
+}
+
 static re_status check_file(const char *dir, const char *name, const char *path,
                             re_diagnostics *diag)
 {
@@ -134,28 +163,9 @@ static re_status check_file(const char *dir, const char *name, const char *path,
         close(fd);
         return RE_ERR_NOMEM;
     }
-    unsigned char magic[8] = { 0 };
-    size_t got = fread(magic, 1, sizeof magic, f);
-    rewind(f);
-    artwork a = { 0 };
-    int read = 0;
-    if (got == 8 && png_sig_cmp(magic, 0, 8) == 0)
-        read = png_header(f, &a);
-    else if (got >= 3 && magic[0] == 0xff && magic[1] == 0xd8 && magic[2] == 0xff)
-        read = jpeg_header(f, &a);
+    status = check_stream(f, path, NULL, diag);
     fclose(f);
-    if (!read)
-        return re_diag_fail(diag, RE_ERR_INPUT, path, 0, 0, "the cover art must be a JPEG or "
-                            "PNG file (Apple Podcasts reads no other)");
-    if (a.width != a.height || a.width < RE_ARTWORK_MIN_PX || a.width > RE_ARTWORK_MAX_PX)
-        return re_diag_fail(diag, RE_ERR_INPUT, path, 0, 0, "the cover art is %ux%u px; Apple "
-                            "Podcasts wants a square of %u to %u px", a.width, a.height,
-                            RE_ARTWORK_MIN_PX, RE_ARTWORK_MAX_PX);
-    if (!a.rgb)
-        return re_diag_fail(diag, RE_ERR_INPUT, path, 0, 0, "the cover art is a %s that is not "
-                            "in RGB colour (grey, indexed or CMYK); Apple Podcasts wants RGB",
-                            a.format);
-    return RE_OK;
+    return status;
 }
 
 re_status re_artwork_check(const char *dir, const char *name, re_diagnostics *diag)
@@ -165,5 +175,19 @@ re_status re_artwork_check(const char *dir, const char *name, re_diagnostics *di
         return RE_ERR_NOMEM;
     re_status status = check_file(dir, name, path, diag);
     free(path);
+    return status;
+}
+
+re_status re_artwork_check_bytes(const unsigned char *bytes, size_t len, const char *path,
+                                 const char **mime, re_diagnostics *diag)
+{
+    static const unsigned char none[1];
+    FILE *f = fmemopen((void *)(len ? bytes : none), len ? len : 1, "rb");
+    if (!f)
+        return RE_ERR_NOMEM;
+    re_status status = len ? check_stream(f, path, mime, diag)
+                           : re_diag_fail(diag, RE_ERR_INPUT, path, 0, 0, "the cover art must "
+                                          "be a JPEG or PNG file (this one is empty)");
+    fclose(f);
     return status;
 }

@@ -185,6 +185,8 @@ static const struct {
     { RE_ASSET_TRANSCRIPT_JSON, ".transcript.json" },
     { RE_ASSET_CHAPTERS, ".chapters.json" },
     { RE_ASSET_PAGE, ".html" },
+    { RE_ASSET_COVER_JPEG, ".cover.jpg" },
+    { RE_ASSET_COVER_PNG, ".cover.png" },
 };
 
 static int compare_names(const void *a, const void *b)

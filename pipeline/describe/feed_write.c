@@ -237,6 +237,20 @@ static void write_item(writer *x, const re_feed *feed, const re_feed_episode *e,
     if (author)
         element(x, "itunes:author", author);
     element(x, "itunes:episodeType", "full");
+    if (e->assets & (RE_ASSET_COVER_JPEG | RE_ASSET_COVER_PNG)) {   /* the episode's own cover */
+        char *file = NULL, *image = NULL;
+        if (asprintf(&file, "%s%s", e->stem, e->assets & RE_ASSET_COVER_JPEG ? ".cover.jpg"
+                                                                              : ".cover.png") < 0
+            || !(image = re_feed_url(base_url, file))) {
+            x->failed = 1;
+        } else {
+            start(x, "itunes:image");
+            attribute(x, "href", image);
+            end(x);
+        }
+        free(file);
+        free(image);
+    }
     if (e->number > 0) {
         snprintf(number, sizeof number, "%ld", e->number);
         element(x, "itunes:episode", number);

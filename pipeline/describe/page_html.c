@@ -329,6 +329,21 @@ static void build_header(html_builder *b, xmlNodePtr article, const re_render_fa
 {
     const re_episode *ep = facts->episode;
     xmlNodePtr header = html_element(b, article, "header", "episode");
+    if (facts->cover_file) {   /* a file beside the page: nothing is fetched from elsewhere */
+        char *href = html_file_href(facts->cover_file, NULL), *alt = NULL;
+        if (!href || asprintf(&alt, "Cover art of %s", ep->show ? ep->show : ep->title) < 0) {
+            alt = NULL;
+            b->failed = 1;
+        } else {
+            xmlNodePtr img = html_element(b, header, "img", "cover");
+            html_attribute(b, img, "src", href);
+            html_attribute(b, img, "alt", alt);
+            html_attribute(b, img, "width", "144");
+            html_attribute(b, img, "height", "144");
+        }
+        free(href);
+        free(alt);
+    }
     xmlNodePtr titles = html_element(b, header, "div", "titles");
     if (ep->show || ep->episode_number >= 0) {
         xmlNodePtr p = html_element(b, titles, "p", "show");

@@ -161,6 +161,12 @@ static json_t *music_json(const re_sidecar_music *m)
     return obj;
 }
 
+static json_t *image_json(const re_sidecar_image *i)
+{
+    return json_pack("{s:s, s:s, s:s, s:I, s:s}", "name", i->name, "source", i->source,
+                     "mime", i->mime, "bytes", (json_int_t)i->bytes, "sha256", i->sha256);
+}
+
 re_status re_sidecar_write(FILE *out, const re_render_facts *f)
 {
     const re_episode *ep = f->episode;
@@ -198,6 +204,8 @@ re_status re_sidecar_write(FILE *out, const re_render_facts *f)
     failed |= set(root, "loudness", loudness_json(f));
     if (f->music)
         failed |= set(root, "music", music_json(f->music));
+    if (f->image)
+        failed |= set(root, "image", image_json(f->image));
     failed |= set(root, "voices", voices_json(f));
     failed |= set(root, "engine", json_string(f->engine));
     failed |= set(root, "encoder", json_string(f->encoder));

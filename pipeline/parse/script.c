@@ -633,6 +633,7 @@ void re_episode_free(re_episode *episode)
     free(episode->language);
     free(episode->voice);
     free(episode->lexicon);
+    free(episode->image);
     free(episode->intro);
     free(episode->outro);
     free(episode->music.file);

@@ -133,6 +133,13 @@ static void read_music(keyfile *kf, const keyfile_value *v)
     read_path(kf, v, &ep->music.file, &ep->music.line, &ep->music.col);
 }
 
+/* `image:`: the episode's own cover art (run/cover.h), a JPEG or PNG file. */
+static void read_image(keyfile *kf, const keyfile_value *v)
+{
+    re_episode *ep = episode_of(kf);
+    read_path(kf, v, &ep->image, &ep->image_line, &ep->image_col);
+}
+
 /* A front-matter duration as a pause writes it (`1.5s`, `800ms`), min_us to 600 s: 1 with
  * *us, or 0 after an error naming the key; `example` is the message's "write e.g.". */
 static int front_matter_duration(keyfile *kf, const keyfile_value *v, uint64_t min_us,
@@ -283,6 +290,7 @@ static const keyfile_key front_matter_keys[] = {
     { "episode", KEY_LONG, offsetof(re_episode, episode_number), 0, EPISODE_MAX, 1, NULL, NULL },
     { "season", KEY_LONG, offsetof(re_episode, season), 1, EPISODE_MAX, 1, NULL, NULL },
     CALL_KEY("guid", read_guid),
+    CALL_KEY("image", read_image),
     CALL_KEY("lexicon", read_lexicon),
     CALL_KEY("sample_rate", read_sample_rate),
     CALL_KEY("intro", read_intro),

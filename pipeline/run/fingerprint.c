@@ -72,6 +72,8 @@ void re_fingerprint(const re_fingerprint_inputs *in, char hex[RE_SHA256_HEX_SIZE
         digest_field(&ctx, "sound", in->sound_digests[i], RE_SHA256_SIZE);
     if (in->music_sha256)   /* absent keeps the digests of episodes without a bed */
         digest_field(&ctx, "music", in->music_sha256, RE_SHA256_SIZE);
+    if (in->cover_sha256)   /* absent keeps the digests of episodes without a cover */
+        digest_field(&ctx, "cover", in->cover_sha256, RE_SHA256_SIZE);
     unsigned char digest[RE_SHA256_SIZE];
     re_sha256_final(&ctx, digest);
     re_sha256_hex(digest, hex);

@@ -18,7 +18,9 @@
  *     outro, in playing order), so that editing a jingle renders its episodes again; an
  *     episode with none hashes nothing for them (its digest is as before);
  *   - the SHA-256 of the music bed's file (`music:`), when there is one (the bed's settings
- *     are in the script's bytes).
+ *     are in the script's bytes);
+ *   - the SHA-256 of the cover art the MP3 embeds (cover.h: the script's `image:` or the
+ *     show's), when there is one, so that a changed cover renders its episodes again.
  * Not covered, on purpose: paths (the same inputs elsewhere are the same inputs), -j, the
  * encoder thread count and the cache (they never change the bytes), time. Changing what is
  * covered changes every digest: every episode is then rendered again once. */
@@ -41,6 +43,7 @@ typedef struct re_fingerprint_inputs {
     const unsigned char (*sound_digests)[RE_SHA256_SIZE];   /* the sound files' bytes' */
     size_t sound_count;
     const unsigned char *music_sha256;   /* RE_SHA256_SIZE bytes; NULL without a bed */
+    const unsigned char *cover_sha256;   /* RE_SHA256_SIZE bytes; NULL without a cover */
 } re_fingerprint_inputs;
 
 /* Writes the digest as lowercase hex (RE_SHA256_HEX_SIZE bytes with the NUL). Never fails. */

@@ -20,13 +20,14 @@
 static const char *const suffix_of[OUTPUT_KINDS] = {
     [OUTPUT_AUDIO] = NULL, [OUTPUT_VTT] = ".vtt", [OUTPUT_SRT] = ".srt",
     [OUTPUT_TRANSCRIPT_JSON] = ".transcript.json", [OUTPUT_CHAPTERS] = ".chapters.json",
-    [OUTPUT_PAGE] = ".html", [OUTPUT_PAGE_MD] = ".md", [OUTPUT_SIDECAR] = ".json",
+    [OUTPUT_PAGE] = ".html", [OUTPUT_PAGE_MD] = ".md", [OUTPUT_COVER_JPEG] = ".cover.jpg",
+    [OUTPUT_COVER_PNG] = ".cover.png", [OUTPUT_SIDECAR] = ".json",
 };
 
 /* The order files are opened in, so that the first one refused is the one named. */
 static const output_kind open_order[OUTPUT_KINDS] = {
     OUTPUT_AUDIO, OUTPUT_SIDECAR, OUTPUT_VTT, OUTPUT_SRT, OUTPUT_TRANSCRIPT_JSON, OUTPUT_CHAPTERS,
-    OUTPUT_PAGE, OUTPUT_PAGE_MD,
+    OUTPUT_PAGE, OUTPUT_PAGE_MD, OUTPUT_COVER_JPEG, OUTPUT_COVER_PNG,
 };
 
 struct output_set {
@@ -45,6 +46,8 @@ int output_wanted(const output_choice *choice, output_kind kind)
     case OUTPUT_CHAPTERS: return choice->chapters;
     case OUTPUT_PAGE: return choice->page;
     case OUTPUT_PAGE_MD: return choice->page_md;
+    case OUTPUT_COVER_JPEG: return choice->cover_jpeg;
+    case OUTPUT_COVER_PNG: return choice->cover_png;
     case OUTPUT_KINDS: break;
     }
     return 0;

@@ -4,7 +4,8 @@
  * published all or nothing.
  *
  * The set: OUT, OUT.vtt and the sidecar OUT.json always; OUT.srt, OUT.transcript.json and
- * OUT.html and OUT.md when asked for; OUT.chapters.json when the script has headings. Those the
+ * OUT.html and OUT.md when asked for; OUT.chapters.json when the script has headings;
+ * OUT.cover.jpg or OUT.cover.png, a copy of the script's own `image:`, when it has one. Those the
  * previous render wrote and this one does not are removed on publishing (output_set_publish).
  *
  * Life cycle: output_set_open (a temporary file for every file of the set, or none) -> write
@@ -33,6 +34,8 @@ typedef enum output_kind {
     OUTPUT_CHAPTERS,
     OUTPUT_PAGE,
     OUTPUT_PAGE_MD,
+    OUTPUT_COVER_JPEG,     /* the episode's own cover art, copied for the feed and the page */
+    OUTPUT_COVER_PNG,
     OUTPUT_SIDECAR,
     OUTPUT_KINDS
 } output_kind;
@@ -41,6 +44,7 @@ typedef enum output_kind {
 typedef struct output_choice {
     int srt, transcript_json, page, page_md;   /* asked for */
     int chapters;                     /* the script has headings */
+    int cover_jpeg, cover_png;        /* the script's `image:` is a JPEG, a PNG (cover.h) */
 } output_choice;
 
 int output_wanted(const output_choice *choice, output_kind kind);

@@ -19,6 +19,7 @@
 #include "assemble.h"
 #include "deliver.h"
 #include "duration.h"
+#include "cover.h"
 #include "fingerprint.h"
 #include "loudness.h"
 #include "music.h"
@@ -65,6 +66,9 @@ typedef struct render {
     episode_sounds sounds;               /* the sound files the script names, loaded */
     re_sidecar_insert *inserts;          /* where each was played (sounds.uses' order) */
     episode_music music;                 /* the script's `music:` bed, if any */
+    episode_cover cover;                 /* the cover art the MP3 embeds, if any */
+    re_sidecar_image image;              /* the sidecar's record of it */
+    char *cover_file;                    /* its file beside the outputs, for the page */
     audio_kind last_audio;               /* what the timeline ends with (the sound gap's rule) */
     const char *pending_chapter;         /* a heading's title, marked with its first audio */
 } render;
@@ -219,6 +223,7 @@ static re_status digest_inputs(render *r)
         .write_transcript_json = o->write_transcript_json, .write_page = o->write_page,
         .write_page_md = o->write_page_md,
         .music_sha256 = r->music.present ? r->music.sound.sha256 : NULL,
+        .cover_sha256 = r->cover.present ? r->cover.sha256 : NULL,
     };
     unsigned char (*digests)[RE_SHA256_SIZE] = NULL;
     if (r->sounds.use_count > 0) {
@@ -256,13 +261,15 @@ static re_status gather_inputs(render *r, output_inputs *inputs)
     size_t lexicons = 0;
     const char *const *lexicon = re_lexicon_files(r->prepared.lexicon, &lexicons);
     size_t voices = r->episode->voice_count;
-    r->inputs = calloc(2 + lexicons + voices + r->sounds.loaded_count, sizeof *r->inputs);
+    r->inputs = calloc(3 + lexicons + voices + r->sounds.loaded_count, sizeof *r->inputs);
     if (!r->inputs)
         return RE_ERR_NOMEM;
     size_t n = 0;
     r->inputs[n++] = r->opt->script_path;
     if (r->music.path)
         r->inputs[n++] = r->music.path;
+    if (r->cover.path)
+        r->inputs[n++] = r->cover.path;
     for (size_t i = 0; i < lexicons; i++)
         r->inputs[n++] = lexicon[i];
     for (size_t i = 0; i < voices; i++) {
@@ -580,6 +587,8 @@ static void describe_facts(render *r)
         .loudness_plan = r->opt->loudness_off ? NULL : &r->delivered.plan,
         .inserts = r->inserts, .insert_count = r->sounds.use_count,
         .music = r->music.present ? &r->music.facts : NULL,
+        .image = r->cover.present ? &r->image : NULL,
+        .cover_file = r->cover_file,
     };
 }
 
@@ -617,6 +626,10 @@ static re_status write_extras(render *r)
             break;
         case OUTPUT_PAGE: status = write_html_page(r, out); break;
         case OUTPUT_PAGE_MD: status = re_page_write(out, &r->facts, &r->transcript); break;
+        case OUTPUT_COVER_JPEG: case OUTPUT_COVER_PNG:   /* the script's image, as read */
+            status = fwrite(r->cover.bytes, 1, r->cover.len, out) == r->cover.len ? RE_OK
+                                                                                 : RE_ERR_WRITE;
+            break;
         }
         if (status != RE_OK)
             return re_diag_fail(r->diag, status, re_output_target(file), 0, 0, "%s",
@@ -634,6 +647,37 @@ static re_status load_music(render *r)
                               r->rate, o->stop, &r->music, r->diag);
 }
 
+/* The cover art (cover.h): read and checked before anything is spoken, its SHA-256 part of
+ * the inputs digest. A WAV has no place for it: checked all the same, then let go. */
+static re_status load_cover(render *r)
+{
+    const re_render_options *o = r->opt;
+    re_status status = episode_cover_load(r->episode, o->script_path, o->allowed_dirs,
+                                          o->allowed_dir_count, o->output_path, &r->cover,
+                                          r->diag);
+    if (strcmp(r->format, "mp3") != 0)
+        episode_cover_free(&r->cover);
+    if (status == RE_OK && r->cover.present) {
+        r->image = (re_sidecar_image){ r->cover.name, r->cover.own ? "episode" : "show",
+                                       r->cover.mime, r->cover.len, r->cover.sha256_hex };
+        /* the episode's own cover is published beside it (the show's is in the folder) */
+        int png = strcmp(r->cover.mime, "image/png") == 0;
+        r->choice.cover_jpeg = r->cover.own && !png;
+        r->choice.cover_png = r->cover.own && png;
+        if (r->cover.own) {   /* the page shows the copy beside it, or the show's file */
+            char *copy = re_output_sibling(o->output_path, png ? ".cover.png" : ".cover.jpg");
+            const char *slash = copy ? strrchr(copy, '/') : NULL;
+            r->cover_file = copy ? strdup(slash ? slash + 1 : copy) : NULL;
+            free(copy);
+        } else {
+            r->cover_file = strdup(r->cover.name);
+        }
+        if (!r->cover_file)
+            return RE_ERR_NOMEM;
+    }
+    return status;
+}
+
 /* The assembled speech (its pass-1 loudness measured while it was assembled) through the
  * delivery handle into the audio file: mixed, leveled, encoded, measured (deliver.h). */
 static re_status deliver_audio(render *r)
@@ -646,7 +690,7 @@ static re_status deliver_audio(render *r)
     delivery_file file = { .audio = r->audio, .wav_tags = episode_wav_tags(r->episode) };
     unsigned char *tag = NULL;
     if (status == RE_OK && strcmp(r->format, "mp3") == 0) {
-        status = episode_id3_tag(&r->facts, &tag, &file.id3_len);
+        status = episode_id3_tag(&r->facts, &r->cover, &tag, &file.id3_len);
         if (status != RE_OK)
             return re_diag_fail(r->diag, status, r->opt->output_path, 0, 0,
                                 "cannot build the ID3 tag");
@@ -708,6 +752,8 @@ static void render_cleanup(render *r)
     re_transcript_free(&r->transcript);
     delivery_free(r->delivery);
     episode_music_free(&r->music);
+    episode_cover_free(&r->cover);
+    free(r->cover_file);
     re_loudness_meter_free(r->pass1_meter);
     re_assembler_free(r->assembler);
     free(r->inserts);
@@ -783,6 +829,9 @@ re_status re_render(const re_render_options *options, re_render_result *result,
         re_status music = status == RE_OK || status == RE_ERR_INPUT ? load_music(&r) : RE_OK;
         if (status == RE_OK || music == RE_ERR_NOMEM)
             status = music;
+        re_status cover = status == RE_OK || status == RE_ERR_INPUT ? load_cover(&r) : RE_OK;
+        if (status == RE_OK || cover == RE_ERR_NOMEM)
+            status = cover;
     }
     if (status == RE_OK)
         status = start_engine(&r);

@@ -8,7 +8,8 @@
 #include "duration.h"
 #include "id3.h"
 
-re_status episode_id3_tag(const re_render_facts *facts, unsigned char **tag, size_t *tag_len)
+re_status episode_id3_tag(const re_render_facts *facts, const episode_cover *cover,
+                          unsigned char **tag, size_t *tag_len)
 {
     const re_episode *ep = facts->episode;
     unsigned rate = facts->sample_rate;
@@ -37,6 +38,11 @@ re_status episode_id3_tag(const re_render_facts *facts, unsigned char **tag, siz
         .chapters = chapters,
         .chapter_count = count,
     };
+    if (cover && cover->present) {
+        fields.picture = cover->bytes;
+        fields.picture_len = cover->len;
+        fields.picture_mime = cover->mime;
+    }
     re_status status = re_id3_build(&fields, tag, tag_len);
     free(chapters);
     return status;

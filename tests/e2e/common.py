@@ -117,6 +117,11 @@ for key, frame in t.items():
             "children": list(frame.child_element_ids)})
     elif fid == "COMM":
         out["COMM"] = str(frame.text[0])
+    elif fid == "APIC":
+        import hashlib
+        out.setdefault("APIC", []).append({"type": int(frame.type), "mime": frame.mime,
+            "desc": frame.desc, "bytes": len(frame.data),
+            "sha256": hashlib.sha256(frame.data).hexdigest()})
     elif hasattr(frame, "text"):
         out[fid] = str(frame.text[0])
         out[fid + ".encoding"] = int(frame.encoding)

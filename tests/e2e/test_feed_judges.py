@@ -28,7 +28,7 @@ SCRIPTS = {
                   "published: 2026-03-02T07:00:00+01:00\nsummary: Turning heavy clay into a "
                   "bed before the frost lifts & the rain: a<b and b>c, <img src=x "
                   "onerror=alert(1)>, \"quoted\" and 'single', &amp; as written.\nauthor: Allotment crew\nlanguage: en-gb\n"
-                  "episode: 1\nseason: 2\n",
+                  "episode: 1\nseason: 2\nimage: art/garden.png\n",
                   "# Beds\n\nClay holds water. Compost opens it up.\n\n"
                   "# Visitors\n\n[voice guest] I brought leaf mould from the orchard.\n"),
     "market-02": ("title: Market Day\nshow: Allotment Notes\npublished: 2026-03-09\n"
@@ -118,6 +118,8 @@ class Publish(Case):
         os.mkdir(voices)
         write(os.path.join(voices, "cohost.voice"),
               "voice = en-gb\nspeaker = Priya Natarajan\nrole = co-host\nrate = 180\n")
+        os.mkdir(os.path.join(cls.dir, "art"))   # garden-01's own cover, copied beside it
+        make_image(os.path.join(cls.dir, "art", "garden.png"), "1400x1400", "rgb24")
         for name, (front, body) in SCRIPTS.items():
             script = write(os.path.join(cls.dir, name + ".txt"), "---\n" + front + "---\n" + body)
             res = run([script, "-o", os.path.join(cls.out, name + ".mp3"), "--voices", voices,
@@ -193,6 +195,13 @@ class Publish(Case):
             self.assertEqual(int(e.itunes_duration), (2 * ffmpeg_samples(mp3) + rate) // (2 * rate))
             html = name + ".html" in [x["name"] for x in side["files"]]
             self.assertEqual(e.get("link"), BASE + name + ".html" if html else None)
+            # the episode's own image: the copy the render published beside it
+            self.assertEqual(e.get("image", {}).get("href"),
+                             BASE + name + ".cover.png" if "image" in side else None)
+        garden = self.sidecars["garden-01"]
+        self.assertEqual(garden["image"]["source"], "episode")
+        self.assertIn("garden-01.cover.png", [x["name"] for x in garden["files"]])
+        self.assertNotIn("image", self.sidecars["market-02"])
         self.assertEqual(d.entries[0].id, "urn:allotment:market-2")
         self.assertEqual(d.entries[1].id, str(uuid.uuid5(uuid.UUID(CHANNEL_GUID), "garden-01")))
 
@@ -234,6 +243,8 @@ class Publish(Case):
             self.assertEqual(item["itunesEpisode"], side["episode"])
             self.assertEqual(item["itunesSeason"], 2)
             self.assertEqual(item["itunesEpisodeType"], "full")
+            own = BASE + name + ".cover.png" if "image" in side else None
+            self.assertEqual(item.get("itunesImage"), own)   # the episode's own image
             self.assertEqual(item["podcastSeason"]["number"], 2)
             self.assertEqual(item["podcastEpisode"]["number"], side["episode"])
             urls = sorted(t["url"] for t in item["podcastTranscripts"])

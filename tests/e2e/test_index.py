@@ -181,7 +181,9 @@ class Index(Case):
                     self.assertEqual((url.scheme, url.query), ("https", ""))
                     self.assertIn(url.fragment, ("", "t=0.000"))
                     file = urllib.parse.unquote(url.path.rsplit("/", 1)[1])
-                    self.assertIn(file, (name + ".mp3", name + ".vtt"))
+                    # the show's cover, which the render embedded, is in the page's header
+                    self.assertIn(file, (name + ".mp3", name + ".vtt", "cover.png"))
+                    self.assertTrue(os.path.isfile(os.path.join(out, file)), file)
 
     def test_failed_feed_writes_no_index(self):
         # the feed cannot be written (its folder is missing): "nothing was written" must hold

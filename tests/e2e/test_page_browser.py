@@ -75,6 +75,7 @@ title: Release notes
 show: Page Test Weekly
 published: 2026-11-30
 language: de
+image: notes-art.jpg
 ---
 # Version 2.0
 
@@ -120,18 +121,17 @@ class PageBrowser(unittest.TestCase):
         cls.tmp = tempfile.mkdtemp(prefix="re-e2e-page-browser-")
         cls.out = os.path.join(cls.tmp, "site")
         os.mkdir(cls.out)
+        # the show's cover (ep's page shows it) and the notes' own image: (published beside
+        # the notes as notes.cover.jpg), both there before the renders
+        cls.cover(os.path.join(cls.out, "cover.png"), "0x2060a0", "rgb24")
+        cls.cover(os.path.join(cls.tmp, "notes-art.jpg"), "0xa04020", "yuvj420p")
+        write(os.path.join(cls.out, "show.txt"), SHOW)
         for name, text in (("ep", EPISODE), ("notes", NOTES)):
             script = write(os.path.join(cls.tmp, name + (".md" if name == "notes" else ".txt")),
                            text)
             res = run([script, "-o", os.path.join(cls.out, name + ".mp3"), "--page", "-q",
                        "--no-cache"])
             assert res.returncode == 0, res.stderr
-        res = subprocess.run(["ffmpeg", "-loglevel", "error", "-f", "lavfi", "-i",
-                              "color=c=0x2060a0:s=1400x1400", "-frames:v", "1", "-pix_fmt",
-                              "rgb24", os.path.join(cls.out, "cover.png")],
-                             capture_output=True, text=True)
-        assert res.returncode == 0, res.stderr
-        write(os.path.join(cls.out, "show.txt"), SHOW)
         res = run(["feed", cls.out, "--base-url", "https://cdn.example.org/pod/"])
         assert res.returncode == 0, res.stderr
         with open(os.path.join(cls.out, "ep.json"), encoding="utf-8") as f:
@@ -152,6 +152,13 @@ class PageBrowser(unittest.TestCase):
         wait_for(cls.driver_ready, "chromedriver answering")
         cls.wd.start()
         cls.base = f"http://127.0.0.1:{cls.server.server_address[1]}/"
+
+    @staticmethod
+    def cover(path, colour, pix_fmt):
+        res = subprocess.run(["ffmpeg", "-loglevel", "error", "-f", "lavfi", "-i",
+                              f"color=c={colour}:s=1400x1400", "-frames:v", "1", "-pix_fmt",
+                              pix_fmt, path], capture_output=True, text=True)
+        assert res.returncode == 0, res.stderr
 
     @classmethod
     def driver_ready(cls):
@@ -397,6 +404,22 @@ class PageBrowser(unittest.TestCase):
             self.assertFalse(self.wd.js(in_view, nxt[0]))
         self.player("a.pause()")
 
+    def test_the_cover_is_in_the_header(self):
+        """The show's cover on ep's page, the script's own (its copy beside it) on the notes':
+        an <img> with alt text, loaded from the page's folder."""
+        for name, src in (("ep.html", "cover.png"), ("notes.html", "notes.cover.jpg")):
+            with self.subTest(page=name):
+                self.open(name)
+                img = self.wd.js_async(
+                    "var done = arguments[arguments.length - 1];"
+                    "var i = document.querySelector('header.episode img.cover');"
+                    "if (!i) { done(null); return; }"
+                    "(function poll() { if (i.complete) done({src: i.getAttribute('src'),"
+                    " alt: i.alt, width: i.naturalWidth, height: i.naturalHeight});"
+                    " else setTimeout(poll, 50); })();")
+                self.assertEqual(img, {"src": src, "alt": "Cover art of Page Test Weekly",
+                                       "width": 1400, "height": 1400})
+
     def test_zz_nothing_else_is_fetched(self):
         # last (by name): after every other test of the class has loaded its pages
         self.open("ep.html")
@@ -404,8 +427,10 @@ class PageBrowser(unittest.TestCase):
         self.open("index.html")
         asked = {p.split("?")[0].split("#")[0] for p in self.requested}
         self.assertLessEqual(asked, {"/ep.html", "/ep.mp3", "/ep.vtt", "/notes.html",
-                                     "/notes.mp3", "/notes.vtt", "/index.html", "/cover.png"})
+                                     "/notes.mp3", "/notes.vtt", "/index.html", "/cover.png",
+                                     "/notes.cover.jpg"})
         self.assertIn("/cover.png", asked)
+        self.assertIn("/notes.cover.jpg", asked)
 
 
 if __name__ == "__main__":

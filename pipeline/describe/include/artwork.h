@@ -5,6 +5,8 @@
 #ifndef RE_ARTWORK_H
 #define RE_ARTWORK_H
 
+#include <stddef.h>
+
 #include "status.h"
 
 #define RE_ARTWORK_MIN_PX 1400
@@ -15,5 +17,11 @@
  * saying what is wrong (it cannot be read, leads out of the folder, is neither a PNG nor a
  * JPEG by its signature, has the wrong size, or is grey, indexed or CMYK); RE_ERR_NOMEM. */
 re_status re_artwork_check(const char *dir, const char *name, re_diagnostics *diag);
+
+/* The same rules on a file already read (the bytes an MP3 embeds: run/cover.h): RE_OK with
+ * *mime "image/jpeg" or "image/png" (mime may be NULL), or RE_ERR_INPUT with one message at
+ * path; RE_ERR_NOMEM. */
+re_status re_artwork_check_bytes(const unsigned char *bytes, size_t len, const char *path,
+                                 const char **mime, re_diagnostics *diag);
 
 #endif

@@ -44,7 +44,9 @@ typedef enum re_feed_asset {
     RE_ASSET_SRT = 1 << 1,              /* STEM.srt              application/x-subrip */
     RE_ASSET_TRANSCRIPT_JSON = 1 << 2,  /* STEM.transcript.json  application/json */
     RE_ASSET_CHAPTERS = 1 << 3,         /* STEM.chapters.json    application/json+chapters */
-    RE_ASSET_PAGE = 1 << 4              /* STEM.html             the item's <link> */
+    RE_ASSET_PAGE = 1 << 4,             /* STEM.html             the item's <link> */
+    RE_ASSET_COVER_JPEG = 1 << 5,       /* STEM.cover.jpg        the item's itunes:image */
+    RE_ASSET_COVER_PNG = 1 << 6         /* STEM.cover.png        (the script's own image:) */
 } re_feed_asset;
 
 /* One voice of an episode: podcast:person. */

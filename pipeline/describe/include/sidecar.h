@@ -12,7 +12,8 @@
  * (format 1.1; the key is absent when the episode plays no sound file, so that the sidecars
  * of spoken-only episodes stay as they were), loudness {integrated_lufs, range_lu, true_peak_dbtp (measured on the output file;
  * null for silence), target_lufs, ceiling_dbtp, gain_db (null when normalization is off),
- * met}, voices [{name, speaker, role, voice, rate, pitch, range, volume, word_gap,
+ * met}, music {...} (with a bed), image {name, source ("episode" or "show"), mime, bytes,
+ * sha256} (the cover art the MP3 embeds; absent without one), voices [{name, speaker, role, voice, rate, pitch, range, volume, word_gap,
  * sentence_pause, paragraph_pause}], engine, encoder, generator, inputs_sha256 (what the
  * outputs were made from: program, engine, encoder, options, script bytes, profile values),
  * files [{name, bytes, sha256}] (every other file this render wrote, the audio first: what a
@@ -63,6 +64,15 @@ typedef struct re_sidecar_music {
     double gain_db;                    /* applied to the bed in the mix */
 } re_sidecar_music;
 
+/* The cover art the MP3 embeds (run/cover.h) as the sidecar records it: the `image` object. */
+typedef struct re_sidecar_image {
+    const char *name;                  /* as written: the script's `image:` or the show file's */
+    const char *source;                /* "episode" (the script's own) or "show" */
+    const char *mime;                  /* "image/jpeg" or "image/png" */
+    uint64_t bytes;
+    const char *sha256;                /* of the file's bytes, hex */
+} re_sidecar_image;
+
 /* A sound file the episode plays (format 1.1): an intro, an outro or a [sound] insert. */
 typedef struct re_sidecar_insert {
     const char *kind;                  /* "intro", "sound" or "outro" */
@@ -87,6 +97,9 @@ typedef struct re_render_facts {
     const re_loudness *loudness;       /* measured on the output file */
     const re_loudness_plan *loudness_plan;  /* NULL when normalization is off */
     const re_sidecar_music *music;     /* NULL without a bed: no `music` key */
+    const re_sidecar_image *image;     /* NULL without embedded cover art: no `image` key */
+    const char *cover_file;            /* that cover's file beside the outputs (the page's
+                                        * <img>): a name, no folder; NULL without one */
     const re_sidecar_file *files;      /* what the render wrote, the sidecar aside */
     size_t file_count;
     const re_sidecar_insert *inserts;  /* the sound files played, in order (may be none) */

@@ -109,6 +109,9 @@ typedef struct re_episode {
                                   * (either side); RE_SOUND_GAP_DEFAULT_US when absent */
     unsigned sound_gap_line, sound_gap_col;   /* of the value; 0 when absent */
     re_music_spec music;
+    char *image;          /* `image:` the episode's own cover art as written (relative to the
+                           * script), NULL when absent; read and checked when rendering */
+    unsigned image_line, image_col;   /* of the value */
     char *notes;          /* a Markdown script's document after its front matter, as written:
                            * the page's show notes; NULL for a .txt script */
     re_item *items;

@@ -1,0 +1,261 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The cover art an episode carries, judged by tools we did not write.
+
+The script's own `image:` (relative to its folder, confined like every file a script names),
+else the show's (`image:` in show.txt in the output's folder, when a file there), is embedded
+in the MP3 as an ID3v2.3 APIC frame: front cover (type 3), the MIME type of what it is, the
+bytes exactly as given. mutagen reads the frame back, ffprobe the picture stream; mpg123 and
+`check` still find the audio exact with a 6 MB tag in front of it. The sidecar lists the
+image (name, source, mime, bytes, sha256) and the inputs digest covers it, so that batch
+renders again when the cover changes. A bad `image:` is an error at its FILE:LINE:COL before
+anything is spoken, with nothing written. The images are made by ffmpeg."""
+import hashlib
+import json
+import os
+import subprocess
+
+from common import Case, ffprobe, main, mpg123_samples, mutagen_tags, run, write
+
+SHOW = """title: Covered
+description: A show with cover art.
+author: Cover Team
+language: en-us
+image: {image}
+category: Technology
+explicit: false
+guid: 8aa0692c-04e5-512f-ade5-e8788219ab95
+"""
+
+
+def make_image(path, size="1400x1400", pix_fmt="yuvj420p", colour="green", noise=False):
+    """Cover art made by ffmpeg (not by us); noise makes a JPEG of several megabytes."""
+    src = (f"nullsrc=s={size},geq=r='random(1)*255':g='random(2)*255':b='random(3)*255'"
+           if noise else f"color=c={colour}:s={size}")
+    res = subprocess.run(["ffmpeg", "-loglevel", "error", "-y", "-f", "lavfi", "-i", src,
+                          "-frames:v", "1", "-q:v", "1", "-pix_fmt", pix_fmt, path],
+                         capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def script(image=None):
+    extra = f"image: {image}\n" if image else ""
+    return f"---\ntitle: Cover test\n{extra}---\nHello there. This episode has a cover.\n"
+
+
+def load(path):
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+class Cover(Case):
+    def setUp(self):
+        super().setUp()
+        self.cache = self.path("cache")
+        self.dir = self.path("src")
+        os.mkdir(self.dir)
+
+    def render(self, text, out, *extra, name="ep.txt"):
+        src = write(os.path.join(self.dir, name), text)
+        return run([src, "-o", out, "--cache", self.cache, "-q", *extra])
+
+    def assert_embedded(self, mp3, data, mime):
+        (apic,) = mutagen_tags(mp3)["APIC"]
+        self.assertEqual(apic, {"type": 3, "mime": mime, "desc": "", "bytes": len(data),
+                                "sha256": hashlib.sha256(data).hexdigest()})
+        self.assertEqual(mutagen_tags(mp3)["version"], [2, 3, 0])
+        streams = ffprobe(mp3, "-show_streams")["streams"]
+        pictures = [s for s in streams if s["codec_type"] == "video"]
+        self.assertEqual(len(pictures), 1, streams)
+        self.assertEqual(pictures[0]["disposition"]["attached_pic"], 1)
+        self.assertEqual(pictures[0]["codec_name"], "mjpeg" if mime == "image/jpeg" else "png")
+        self.assertEqual(pictures[0].get("tags", {}).get("comment"), "Cover (front)")
+
+    def test_episode_image_is_embedded_as_given(self):
+        for name, pix, mime in (("art/cover.jpg", "yuvj420p", "image/jpeg"),
+                                ("cover.png", "rgb24", "image/png")):
+            with self.subTest(name=name):
+                os.makedirs(os.path.dirname(os.path.join(self.dir, name)), exist_ok=True)
+                data = make_image(os.path.join(self.dir, name), "1500x1500", pix)
+                out = self.path("ep.mp3")
+                res = self.render(script(name), out)
+                self.assertEqual(res.returncode, 0, res.stderr)
+                self.assert_embedded(out, data, mime)
+                side = load(self.path("ep.json"))
+                self.assertEqual(side["image"], {"name": name, "source": "episode", "mime": mime,
+                                                 "bytes": len(data),
+                                                 "sha256": hashlib.sha256(data).hexdigest()})
+
+    def test_own_cover_is_published_beside_the_episode(self):
+        """STEM.cover.jpg/png: the script's image copied as it is, listed in the sidecar and
+        removed by the next render that has no own image (the stale-file rule)."""
+        data = make_image(os.path.join(self.dir, "art.png"), "1400x1400", "rgb24")
+        out = self.path("ep.mp3")
+        res = self.render(script("art.png"), out)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        with open(self.path("ep.cover.png"), "rb") as f:
+            self.assertEqual(f.read(), data)
+        files = {x["name"]: x for x in load(self.path("ep.json"))["files"]}
+        self.assertEqual(files["ep.cover.png"]["sha256"], hashlib.sha256(data).hexdigest())
+        # a JPEG next time: the PNG copy is stale and goes
+        jpeg = make_image(os.path.join(self.dir, "art.jpg"))
+        res = self.render(script("art.jpg"), out)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertFalse(os.path.exists(self.path("ep.cover.png")))
+        with open(self.path("ep.cover.jpg"), "rb") as f:
+            self.assertEqual(f.read(), jpeg)
+        # no own image: no copy (the show's cover is not copied: it is in the folder)
+        res = self.render(script(), out)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertEqual(sorted(n for n in os.listdir(self.tmp) if n.startswith("ep.")),
+                         ["ep.json", "ep.mp3", "ep.vtt"])
+
+    def test_own_cover_named_as_its_copy_is_refused(self):
+        """image: ep.cover.jpg rendered to ep.mp3 beside it: the copy would replace the input."""
+        data = make_image(os.path.join(self.dir, "ep.cover.jpg"))
+        out = os.path.join(self.dir, "ep.mp3")
+        res = self.render(script("ep.cover.jpg"), out)
+        self.assertEqual(res.returncode, 2, res.stderr)
+        self.assertIn("which the episode is made from", res.stderr)
+        self.assertFalse(os.path.exists(out))
+        with open(os.path.join(self.dir, "ep.cover.jpg"), "rb") as f:
+            self.assertEqual(f.read(), data)
+
+    def test_large_tag_keeps_the_audio_exact(self):
+        data = make_image(os.path.join(self.dir, "big.jpg"), "3000x3000", "yuvj444p", noise=True)
+        self.assertGreater(len(data), 4 << 20)
+        out = self.path("big.mp3")
+        res = self.render(script("big.jpg"), out)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assert_embedded(out, data, "image/jpeg")
+        side = load(self.path("big.json"))
+        self.assertEqual(mpg123_samples(out), side["samples"])   # the LAME tag's gapless info
+        # ffprobe reads the same audio behind the tag as in the same episode without one
+        res = self.render(script(), self.path("plain.mp3"))
+        self.assertEqual(res.returncode, 0, res.stderr)
+
+        def audio(mp3):
+            (stream,) = [s for s in ffprobe(mp3, "-show_streams")["streams"]
+                         if s["codec_type"] == "audio"]
+            return stream["duration_ts"], stream["duration"], stream["start_time"]
+
+        self.assertEqual(audio(out), audio(self.path("plain.mp3")))
+        self.assertEqual(mpg123_samples(self.path("plain.mp3")), side["samples"])
+        res = run(["check", out])
+        self.assertEqual(res.returncode, 0, res.stdout + res.stderr)
+        self.assertIn("0 MISMATCH", res.stdout)
+
+    def test_show_cover_when_the_script_has_none(self):
+        out_dir = self.path("out")
+        os.mkdir(out_dir)
+        out = os.path.join(out_dir, "ep.mp3")
+        data = make_image(os.path.join(out_dir, "show.png"), "1400x1400", "rgb24")
+        write(os.path.join(out_dir, "show.txt"), SHOW.format(image="show.png"))
+        res = self.render(script(), out)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assert_embedded(out, data, "image/png")
+        self.assertEqual(load(os.path.join(out_dir, "ep.json"))["image"]["source"], "show")
+        # the episode's own image wins over the show's
+        own = make_image(os.path.join(self.dir, "own.jpg"), "1400x1400", "yuvj420p", "blue")
+        res = self.render(script("own.jpg"), out)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assert_embedded(out, own, "image/jpeg")
+        # a remote show image is not fetched: no embedded art, no image in the sidecar
+        write(os.path.join(out_dir, "show.txt"),
+              SHOW.format(image="https://images.example.net/cover.jpg"))
+        res = self.render(script(), out)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertNotIn("APIC", mutagen_tags(out))
+        self.assertNotIn("image", load(os.path.join(out_dir, "ep.json")))
+        # no show file: none either
+        os.unlink(os.path.join(out_dir, "show.txt"))
+        res = self.render(script(), out)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertNotIn("APIC", mutagen_tags(out))
+        # a show file that is wrong is an error at its line, nothing written
+        os.unlink(out)
+        write(os.path.join(out_dir, "show.txt"), SHOW.format(image="show.png") + "colour: red\n")
+        res = self.render(script(), out)
+        self.assertEqual(res.returncode, 2, res.stderr)
+        self.assertIn(os.path.join(out_dir, "show.txt") + ":9:1: ", res.stderr)
+        self.assertFalse(os.path.exists(out))
+        # a show file that is a FIFO no one writes is refused, not waited on
+        os.unlink(os.path.join(out_dir, "show.txt"))
+        os.mkfifo(os.path.join(out_dir, "show.txt"))
+        res = run([os.path.join(self.dir, "ep.txt"), "-o", out, "--cache", self.cache, "-q"],
+                  timeout=120)   # before: waited for ever
+        self.assertEqual(res.returncode, 2, res.stderr)
+        self.assertIn(os.path.join(out_dir, "show.txt") + ": cannot read the show file (for the "
+                      "cover art): not a regular file", res.stderr)
+        self.assertFalse(os.path.exists(out))
+
+    def test_bad_images_are_errors_at_the_image_line_before_speech(self):
+        make_image(self.path("elsewhere.jpg"))
+        make_image(os.path.join(self.dir, "small.png"), "1000x1000", "rgb24")
+        make_image(os.path.join(self.dir, "grey.png"), "1400x1400", "gray")
+        make_image(os.path.join(self.dir, "wide.jpg"), "1500x1400")
+        write(os.path.join(self.dir, "text.jpg"), "not a picture, whatever its name says\n")
+        os.symlink(self.path("elsewhere.jpg"), os.path.join(self.dir, "link.jpg"))
+        cases = {
+            "../elsewhere.jpg": "is outside the script's folder",
+            "link.jpg": "is outside the script's folder",
+            "missing.jpg": "cannot open",
+            "small.png": "the cover art is 1000x1000 px",
+            "wide.jpg": "the cover art is 1500x1400 px",
+            "grey.png": "is a PNG that is not in RGB colour",
+            "text.jpg": "the cover art must be a JPEG or PNG",
+        }
+        for value, words in cases.items():
+            with self.subTest(image=value):
+                cache = self.path("cache-" + value.replace("/", "_"))
+                out = self.path("bad.mp3")
+                src = write(os.path.join(self.dir, "bad.txt"), script(value))
+                res = run([src, "-o", out, "--cache", cache, "-q"])
+                self.assertEqual(res.returncode, 2, res.stderr)
+                self.assertIn(f"bad.txt:3:8: image '{value}'", res.stderr)
+                self.assertIn(words, res.stderr)
+                self.assertEqual(os.listdir(self.tmp).count("bad.mp3"), 0)
+                self.assertFalse(os.path.exists(self.path("bad.json")))
+                entries = [f for _, _, files in os.walk(cache) for f in files] \
+                    if os.path.isdir(cache) else []
+                self.assertEqual(entries, [], res.stderr)   # nothing was spoken
+        # a WAV carries no cover, but its image: is checked all the same
+        src = write(os.path.join(self.dir, "bad.txt"), script("small.png"))
+        res = run([src, "-o", self.path("bad.wav"), "--cache", self.cache, "-q"])
+        self.assertEqual(res.returncode, 2, res.stderr)
+        self.assertIn("bad.txt:3:8: image 'small.png': the cover art is 1000x1000 px", res.stderr)
+        self.assertFalse(os.path.exists(self.path("bad.wav")))
+        # --allow-path lets a script name a cover in another folder, as for its other files
+        out = self.path("allowed.mp3")
+        src = write(os.path.join(self.dir, "ok.txt"), script("../elsewhere.jpg"))
+        res = run([src, "-o", out, "--cache", self.cache, "-q", "--allow-path", self.tmp])
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertEqual(len(mutagen_tags(out)["APIC"]), 1)
+
+    def test_changed_cover_renders_again_in_batch(self):
+        make_image(os.path.join(self.dir, "cover.jpg"))
+        src = write(os.path.join(self.dir, "ep.txt"), script("cover.jpg"))
+        out = self.path("out")
+
+        def batch():
+            report = self.path("report.json")
+            res = run(["batch", "-O", out, src, "--cache", self.cache, "-q", "--report", report])
+            self.assertEqual(res.returncode, 0, res.stderr)
+            (episode,) = load(report)["episodes"]
+            return episode["status"]
+
+        self.assertEqual(batch(), "rendered")
+        first = load(os.path.join(out, "ep.json"))
+        self.assertEqual(batch(), "up-to-date")
+        data = make_image(os.path.join(self.dir, "cover.jpg"), colour="red")   # a new cover
+        self.assertEqual(batch(), "rendered")
+        second = load(os.path.join(out, "ep.json"))
+        self.assertNotEqual(first["image"]["sha256"], second["image"]["sha256"])
+        self.assertNotEqual(first["inputs_sha256"], second["inputs_sha256"])
+        self.assert_embedded(os.path.join(out, "ep.mp3"), data, "image/jpeg")
+        self.assertEqual(batch(), "up-to-date")
+
+
+if __name__ == "__main__":
+    main()
