@@ -282,13 +282,14 @@ class PageBrowser(unittest.TestCase):
         self.assertGreater(length, 40)
         self.player("(a.muted = true)")
         self.click("#play")
-        wait_for(lambda: self.player("!a.paused"), "playing after Play")
-        self.assertEqual(self.wd.js("return document.getElementById('play').textContent;"),
-                         "Pause")
+        # the label follows the player's play and pause events, which come after its state
+        # changes: waited for, like the state, never read at one instant
+        label = lambda: self.wd.js("return document.getElementById('play').textContent;")
+        wait_for(lambda: self.player("!a.paused") and label() == "Pause",
+                 "playing, and the button says Pause, after Play")
         self.keys("#play", "\ue007")   # Enter on the focused button
-        wait_for(lambda: self.player("a.paused"), "paused after Enter on Pause")
-        self.assertEqual(self.wd.js("return document.getElementById('play').textContent;"),
-                         "Play")
+        wait_for(lambda: self.player("a.paused") and label() == "Play",
+                 "paused, and the button says Play, after Enter on Pause")
 
         self.player("(a.currentTime = 2)")
         wait_for(lambda: self.player("a.currentTime") == 2, "at 2 s")
