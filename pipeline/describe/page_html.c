@@ -297,7 +297,7 @@ static void json_ld(html_builder *b, xmlNodePtr head, const re_episode *ep, cons
 }
 
 static void build_head(html_builder *b, xmlNodePtr html, const re_episode *ep, const char *iso,
-                       const char *audio_href)
+                       const char *audio_href, int in_feed)
 {
     xmlNodePtr head = html_element(b, html, "head", NULL);
     xmlNodePtr meta = html_element(b, head, "meta", NULL);
@@ -309,6 +309,14 @@ static void build_head(html_builder *b, xmlNodePtr html, const re_episode *ep, c
     xmlNodePtr icon = html_element(b, head, "link", NULL);   /* no request for /favicon.ico */
     html_attribute(b, icon, "rel", "icon");
     html_attribute(b, icon, "href", "data:,");
+    if (in_feed) {   /* feed readers and browsers find the show's feed from the page */
+        xmlNodePtr feed = html_element(b, head, "link", NULL);
+        html_attribute(b, feed, "rel", "alternate");
+        html_attribute(b, feed, "type", "application/rss+xml");
+        html_attribute(b, feed, "href", "feed.xml");
+        if (ep->show)
+            html_attribute(b, feed, "title", ep->show);
+    }
     if (ep->summary) {
         meta = html_element(b, head, "meta", NULL);
         html_attribute(b, meta, "name", "description");
@@ -703,6 +711,13 @@ static void build_body(html_builder *b, xmlNodePtr html, const re_render_facts *
     build_player(b, article, facts, audio_href, vtt_href);
     build_speakers(b, article, facts);
     html_text_element(b, article, "p", "disclosure", RE_DISCLOSURE_TEXT);
+    if (facts->in_feed) {   /* the feed `feed` writes beside the episodes, by its URL there */
+        xmlNodePtr p = html_element(b, article, "p", "subscribe");
+        html_text(b, p, "Subscribe: ");
+        xmlNodePtr a = html_text_element(b, p, "a", NULL, "the show's feed (RSS)");
+        html_attribute(b, a, "href", "feed.xml");
+        html_attribute(b, a, "type", "application/rss+xml");
+    }
     int has_summary = ep->summary && *ep->summary, has_notes = ep->notes && *ep->notes;
     if (has_summary || has_notes) {   /* the summary, and a Markdown script's document */
         xmlNodePtr section = html_element(b, article, "section", "notes");
@@ -761,7 +776,7 @@ re_status re_page_write_html(FILE *out, const re_render_facts *facts,
                                                                                   : "en-us")
                                               : RE_ERR_NOMEM;
     if (status == RE_OK) {
-        build_head(&b, b.root, ep, iso, audio_href);
+        build_head(&b, b.root, ep, iso, audio_href, facts->in_feed);
         build_body(&b, b.root, facts, transcript, iso, audio_href, vtt_href);
         status = html_document_write(&b, out);
     }

@@ -112,12 +112,18 @@ re_status episode_cover_load(const re_episode *ep, const char *script_path,
                              const char *output_path, episode_cover *out, re_diagnostics *diag)
 {
     memset(out, 0, sizeof *out);
-    if (ep->image)
-        return own_cover(ep, script_path, allowed_dirs, allowed_dir_count, out, diag);
     char *dir = folder_of(output_path);
     char *show_path = dir ? re_path_join(dir, RE_SHOW_FILE_NAME) : NULL;
     re_status status = show_path ? RE_OK : RE_ERR_NOMEM;
     struct stat st;
+    int in_feed = show_path && stat(show_path, &st) == 0 && S_ISREG(st.st_mode);
+    if (status == RE_OK && ep->image) {
+        free(show_path);
+        free(dir);
+        status = own_cover(ep, script_path, allowed_dirs, allowed_dir_count, out, diag);
+        out->in_feed = in_feed;
+        return status;
+    }
     re_show show;
     re_show_init(&show);
     /* no show file: no cover (a render needs none); one that is there must be right */
@@ -145,6 +151,7 @@ re_status episode_cover_load(const re_episode *ep, const char *script_path,
     re_show_free(&show);
     free(show_path);
     free(dir);
+    out->in_feed = in_feed;
     return status;
 }
 

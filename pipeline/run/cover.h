@@ -23,6 +23,8 @@
 #define RE_COVER_MAX_SIZE (8u << 20)   /* bytes: the tag is part of every download */
 
 typedef struct episode_cover {
+    int in_feed;                /* show.txt is a file in the output's folder: the episode is
+                                 * one of that show's feed (feed.xml there), cover or not */
     int present;                /* 0: no cover (nothing below is set) */
     int own;                    /* 1: the script's `image:`; 0: the show's */
     char *path;                 /* the file read (an input no output may replace) */

@@ -74,6 +74,8 @@ void re_fingerprint(const re_fingerprint_inputs *in, char hex[RE_SHA256_HEX_SIZE
         digest_field(&ctx, "music", in->music_sha256, RE_SHA256_SIZE);
     if (in->cover_sha256)   /* absent keeps the digests of episodes without a cover */
         digest_field(&ctx, "cover", in->cover_sha256, RE_SHA256_SIZE);
+    if (in->in_feed && in->write_page)   /* the page's subscribe link; absent as before */
+        digest_field(&ctx, "in_feed", "1", 1);
     unsigned char digest[RE_SHA256_SIZE];
     re_sha256_final(&ctx, digest);
     re_sha256_hex(digest, hex);

@@ -44,6 +44,8 @@ typedef struct re_fingerprint_inputs {
     size_t sound_count;
     const unsigned char *music_sha256;   /* RE_SHA256_SIZE bytes; NULL without a bed */
     const unsigned char *cover_sha256;   /* RE_SHA256_SIZE bytes; NULL without a cover */
+    int in_feed;                         /* a show file beside the outputs: the page links
+                                          * its feed */
 } re_fingerprint_inputs;
 
 /* Writes the digest as lowercase hex (RE_SHA256_HEX_SIZE bytes with the NUL). Never fails. */

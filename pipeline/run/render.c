@@ -224,6 +224,7 @@ static re_status digest_inputs(render *r)
         .write_page_md = o->write_page_md,
         .music_sha256 = r->music.present ? r->music.sound.sha256 : NULL,
         .cover_sha256 = r->cover.present ? r->cover.sha256 : NULL,
+        .in_feed = r->cover.in_feed,
     };
     unsigned char (*digests)[RE_SHA256_SIZE] = NULL;
     if (r->sounds.use_count > 0) {
@@ -589,6 +590,7 @@ static void describe_facts(render *r)
         .music = r->music.present ? &r->music.facts : NULL,
         .image = r->cover.present ? &r->image : NULL,
         .cover_file = r->cover_file,
+        .in_feed = r->cover.in_feed,
     };
 }
 

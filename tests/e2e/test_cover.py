@@ -190,6 +190,60 @@ class Cover(Case):
                       "cover art): not a regular file", res.stderr)
         self.assertFalse(os.path.exists(out))
 
+    def test_page_in_a_feed_links_the_feed(self):
+        """A page rendered beside a show file belongs to that show's feed: it links feed.xml
+        (what `feed` writes there) to subscribe, for people (an <a>) and for feed readers (a
+        <link rel=alternate>); without a show file it links none. The link is to the file
+        `feed` then writes, read back by python's own HTML parser and by feedparser."""
+        import html.parser
+
+        import feedparser
+
+        class Links(html.parser.HTMLParser):
+            def __init__(self):
+                super().__init__()
+                self.found = []
+
+            def handle_starttag(self, tag, attrs):
+                a = dict(attrs)
+                if a.get("href") == "feed.xml":
+                    self.found.append((tag, a.get("rel"), a.get("type")))
+
+        def feed_links(page):
+            parser = Links()
+            with open(page, encoding="utf-8") as f:
+                parser.feed(f.read())
+            return sorted(parser.found, key=str)
+
+        out_dir = self.path("out")
+        os.mkdir(out_dir)
+        out = os.path.join(out_dir, "ep.mp3")
+        write(os.path.join(self.dir, "ep.txt"), script())
+
+        def batch():
+            res = run(["batch", "-O", out_dir, "--page", "--cache", self.cache, self.dir])
+            self.assertEqual(res.returncode, 0, res.stderr)
+            return res.stdout
+
+        self.assertIn("1 rendered", batch())
+        self.assertEqual(feed_links(os.path.join(out_dir, "ep.html")), [])
+        # the show file's arrival changes the page (a remote cover: no embedded art, so the
+        # link is all that changes): batch renders it again, then not
+        write(os.path.join(out_dir, "show.txt"),
+              SHOW.format(image="https://images.example.net/cover.jpg"))
+        self.assertIn("1 rendered", batch())
+        self.assertIn("1 up to date", batch())
+        self.assertEqual(feed_links(os.path.join(out_dir, "ep.html")),
+                         [("a", None, "application/rss+xml"),
+                          ("link", "alternate", "application/rss+xml")])
+        res = run(["feed", out_dir, "--base-url", "https://example.net/covered/"])
+        self.assertEqual(res.returncode, 0, res.stderr)
+        parsed = feedparser.parse(os.path.join(out_dir, "feed.xml"))
+        self.assertEqual(parsed.feed.title, "Covered")
+        self.assertEqual(len(parsed.entries), 1)
+        # the page's duration claims still hold (check)
+        self.assertEqual(run(["check", out, os.path.join(out_dir, "ep.html")]).returncode, 0)
+
     def test_bad_images_are_errors_at_the_image_line_before_speech(self):
         make_image(self.path("elsewhere.jpg"))
         make_image(os.path.join(self.dir, "small.png"), "1000x1000", "rgb24")

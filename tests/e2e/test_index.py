@@ -181,8 +181,9 @@ class Index(Case):
                     self.assertEqual((url.scheme, url.query), ("https", ""))
                     self.assertIn(url.fragment, ("", "t=0.000"))
                     file = urllib.parse.unquote(url.path.rsplit("/", 1)[1])
-                    # the show's cover, which the render embedded, is in the page's header
-                    self.assertIn(file, (name + ".mp3", name + ".vtt", "cover.png"))
+                    # the show's cover, which the render embedded, is in the page's header,
+                    # and the show's feed beside it is linked to subscribe
+                    self.assertIn(file, (name + ".mp3", name + ".vtt", "cover.png", "feed.xml"))
                     self.assertTrue(os.path.isfile(os.path.join(out, file)), file)
 
     def test_failed_feed_writes_no_index(self):

@@ -100,6 +100,8 @@ typedef struct re_render_facts {
     const re_sidecar_image *image;     /* NULL without embedded cover art: no `image` key */
     const char *cover_file;            /* that cover's file beside the outputs (the page's
                                         * <img>): a name, no folder; NULL without one */
+    int in_feed;                       /* a show file beside the outputs: the page links the
+                                        * show's feed (feed.xml there, as `feed` writes it) */
     const re_sidecar_file *files;      /* what the render wrote, the sidecar aside */
     size_t file_count;
     const re_sidecar_insert *inserts;  /* the sound files played, in order (may be none) */
