@@ -12,6 +12,9 @@ struct re_ring {
     int lock_made, cond_made;
     pthread_t worker;
     int worker_running;
+    void *(*work)(void *arg);     /* the worker, started through worker_start */
+    void *work_arg;
+    int worker_started;           /* the worker's thread is running its own code */
     int16_t **chunk;
     size_t *len;
     size_t chunk_count, chunk_frames;
@@ -48,14 +51,38 @@ fail:
     return RE_ERR_NOMEM;
 }
 
+/* The worker's thread: says it is running before the worker's own code starts. */
+static void *worker_start(void *arg)
+{
+    re_ring *ring = arg;
+    pthread_mutex_lock(&ring->lock);
+    ring->worker_started = 1;
+    pthread_cond_broadcast(&ring->changed);
+    pthread_mutex_unlock(&ring->lock);
+    return ring->work(ring->work_arg);
+}
+
 re_status re_ring_start(re_ring *ring, void *(*worker)(void *arg), void *arg)
 {
     if (ring->worker_running)
         return RE_ERR_INVALID;
-    int err = pthread_create(&ring->worker, NULL, worker, arg);
+    ring->work = worker;
+    ring->work_arg = arg;
+    int err = pthread_create(&ring->worker, NULL, worker_start, ring);
     if (err != 0)   /* EAGAIN: a process limit, which another process's end may lift */
         return err == EAGAIN ? RE_ERR_LIMIT : RE_ERR_NOMEM;
     ring->worker_running = 1;
+    /* Returns once the thread runs: its start (the C library's and a sanitizer's own
+     * allocations for a new thread) is over before the caller goes on, and the caller may
+     * fork a speech process next. A fork while another thread holds an allocator's lock
+     * leaves the child waiting for it for ever: GCC 12's AddressSanitizer does not take its
+     * allocator's locks around fork (glibc's malloc does), and a sanitizer build's speech
+     * child for a first paragraph hung so, in its allocator's lock, forked just after the
+     * meter's thread was made. */
+    pthread_mutex_lock(&ring->lock);
+    while (!ring->worker_started)
+        pthread_cond_wait(&ring->changed, &ring->lock);
+    pthread_mutex_unlock(&ring->lock);
     return RE_OK;
 }
 
