@@ -417,7 +417,9 @@ class OneWholeSet(Case):
         os.mkdir(self.path("out"))
         write(self.path("ep.txt"), EPISODE)
         held = os.open(self.path("out"), os.O_RDONLY | os.O_DIRECTORY)
-        fcntl.flock(held, fcntl.LOCK_EX)
+        # a shared lock: an exclusive one would make a render that took only a shared lock
+        # (and so would publish beside another) wait too, and the test could not tell
+        fcntl.flock(held, fcntl.LOCK_SH)
         proc = subprocess.Popen([os.environ["RE_BIN"], "ep.txt", "-o", "out/ep.mp3", "-q"],
                                 cwd=self.tmp, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 env=dict(os.environ, XDG_CACHE_HOME=self.path("cache")))
