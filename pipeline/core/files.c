@@ -116,7 +116,8 @@ int re_open_owned(const char *path, int flags, uid_t *owner, char **link)
                 err = errno;
                 break;
             }
-            if (S_ISLNK(st.st_mode) && !(last && (flags & O_NOFOLLOW))) {
+            int follow = S_ISLNK(st.st_mode) && !(last && (flags & O_NOFOLLOW));
+            if (follow) {
                 if (!re_link_trusted(st.st_uid)) {
                     err = EPERM;
                     if (owner)
@@ -130,7 +131,7 @@ int re_open_owned(const char *path, int flags, uid_t *owner, char **link)
                 struct statfs fs;
                 kernel = fstatfs(cur, &fs) == 0 && fs.f_type == PROC_SUPER_MAGIC;
             }
-            if (S_ISLNK(st.st_mode) && !(last && (flags & O_NOFOLLOW)) && !kernel) {
+            if (follow && !kernel) {
                 char target[PATH_MAX];
                 ssize_t len = readlinkat(cur, name, target, sizeof target - 1);
                 if (len <= 0 || ++links > OWNED_MAX_LINKS) {
