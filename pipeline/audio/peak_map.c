@@ -196,8 +196,10 @@ typedef struct peak_part {
 } peak_part;
 
 /* Pushes of gapless samples [pos, pos + n), each tile's peaks kept apart: the finder starts
- * each tile from nothing, and skips only what cannot pass that tile's peak so far, so the
- * largest tile is exactly the whole file's peak. */
+ * each tile from nothing, raises its bar to the largest sample it is given (re_peaks_bar) and
+ * skips only what cannot pass that, so the largest tile is exactly the whole file's peak. A
+ * tile may hold the sample peak of one of its last FIR_HALF samples, whose interval is the
+ * next tile's: every sample that can change lies in a tile measured again with it. */
 static void tile_store(peak_part *pt)
 {
     if (pt->tile < pt->tiles) {
@@ -210,6 +212,7 @@ static void tile_store(peak_part *pt)
 static void tiles_feed(peak_part *pt, const float *x, size_t n, off_t pos)
 {
     if (!pt->tile_true) {
+        re_peaks_bar(&pt->pf, x, n, 1);
         re_peaks_feed(&pt->pf, &pt->ip, x, n, 1);
         return;
     }
@@ -224,6 +227,7 @@ static void tiles_feed(peak_part *pt, const float *x, size_t n, off_t pos)
         }
         off_t left = (off_t)(k + 1) * RE_LOUDNESS_TILE - pos;
         size_t m = k + 1 < pt->tiles && left < (off_t)n ? (size_t)left : n;
+        re_peaks_bar(&pt->pf, x, m, 1);
         re_peaks_feed(&pt->pf, &pt->ip, x, m, 1);
         x += m;
         n -= m;

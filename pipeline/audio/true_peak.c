@@ -33,6 +33,8 @@ void re_interpolator_init(interpolator *ip)
         for (int j = 0; j < FIR_TAPS; j++) {
             ip->coef[j][f] = (float)(h[j] / sum);
             abs_sum += fabs((double)ip->coef[j][f]);
+            float a = fabsf(ip->coef[j][f]);
+            ip->tap_bound[j] = f == 0 || a > ip->tap_bound[j] ? a : ip->tap_bound[j];
         }
         ip->peak_bound = fmax(ip->peak_bound, abs_sum);
     }
@@ -49,13 +51,36 @@ static void peak_push(peak_finder *pf, const interpolator *ip, float x)
         pf->loud_left = FIR_TAPS;
     if (pf->loud_left) {
         pf->loud_left--;
-        float v = re_interval_max(ip, &pf->taps[(n + 1) & (FIR_TAPS - 1)]);
-        if (v > pf->true_peak)
-            pf->true_peak = v;
+        const float *taps = &pf->taps[(n + 1) & (FIR_TAPS - 1)];
+        if (re_interval_bound(ip, taps) > pf->true_peak) {
+            float v = re_interval_max(ip, taps);
+            if (v > pf->true_peak)
+                pf->true_peak = v;
+        }
     }
 }
 
 #define PEAK_BLOCK 64
+
+/* The largest |x| of n samples x[0], x[stride], ...; for stride 1 in four independent
+ * maxima, which the compiler keeps in vector registers (max is exact in any order). */
+static float block_max(const float *x, size_t n, size_t stride)
+{
+    float m[4] = { 0, 0, 0, 0 };
+    size_t i = 0;
+    if (stride == 1)
+        for (; i + 4 <= n; i += 4)
+            for (int k = 0; k < 4; k++) {
+                float a = fabsf(x[i + (size_t)k]);
+                m[k] = a > m[k] ? a : m[k];
+            }
+    for (; i < n; i++) {
+        float a = fabsf(x[i * stride]);
+        m[0] = a > m[0] ? a : m[0];
+    }
+    float a = m[0] > m[1] ? m[0] : m[1], b = m[2] > m[3] ? m[2] : m[3];
+    return a > b ? a : b;
+}
 
 /* peak_push for each sample; a block none of whose samples is loud enough to matter only
  * passes through the ring (the same result, without the per-sample test). */
@@ -64,11 +89,7 @@ void re_peaks_feed(peak_finder *pf, const interpolator *ip, const float *x, size
 {
     for (size_t i = 0; i < n;) {
         if (!pf->loud_left && n - i >= PEAK_BLOCK) {
-            float m = 0;
-            for (size_t k = 0; k < PEAK_BLOCK; k++) {
-                float a = fabsf(x[(i + k) * stride]);
-                m = a > m ? a : m;
-            }
+            float m = block_max(x + i * stride, PEAK_BLOCK, stride);
             if (m * ip->peak_bound <= pf->true_peak) {   /* peak_push's test, for all */
                 if (m > pf->sample_peak)
                     pf->sample_peak = m;
@@ -84,6 +105,13 @@ void re_peaks_feed(peak_finder *pf, const interpolator *ip, const float *x, size
         peak_push(pf, ip, x[i * stride]);
         i++;
     }
+}
+
+void re_peaks_bar(peak_finder *pf, const float *x, size_t n, size_t stride)
+{
+    float m = block_max(x, n, stride);
+    if (m > pf->true_peak)
+        pf->true_peak = m;
 }
 
 void re_peak_prime(peak_finder *pf, const interpolator *ip, float x)

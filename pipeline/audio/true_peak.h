@@ -30,6 +30,7 @@ static inline double re_db_of(double linear)
 
 typedef struct interpolator {
     float coef[FIR_TAPS][OVERSAMPLE];
+    float tap_bound[FIR_TAPS];   /* the largest |coef[j][f]| over the phases, for each tap j */
     double peak_bound;
 } interpolator;
 
@@ -55,6 +56,23 @@ static inline float re_interval_max(const interpolator *ip, const float *taps)
     return peak;
 }
 
+/* Rounding room for re_interval_bound: the float sums of re_interval_max and of the bound each
+ * round at most 16 times by 2^-24 of the bound; 1e-5 is far more than both. */
+#define RE_INTERVAL_BOUND_ROOM (1.0f + 1e-5f)
+
+/* A bound no |value| re_interval_max returns for these taps exceeds: the sum over the taps of
+ * |tap| times that tap's largest |coef|, with room for rounding. Far tighter than peak_bound
+ * times the largest tap wherever the loud taps are away from the interval (their weights are
+ * 0.002 to 0.2 there), and an eighth of the arithmetic, so the interpolation is only done
+ * where this passes what the caller compares it with. */
+static inline float re_interval_bound(const interpolator *ip, const float *taps)
+{
+    float sum = 0;
+    for (int j = 0; j < FIR_TAPS; j++)
+        sum += ip->tap_bound[j] * (taps[j] < 0 ? -taps[j] : taps[j]);
+    return sum * RE_INTERVAL_BOUND_ROOM;
+}
+
 /* The true and sample peak of one channel, exact for this interpolator: only intervals with a
  * tap loud enough to pass the peak found so far are interpolated. Start it zeroed (or with
  * both peaks set to a bar: only what passes it is then measured). */
@@ -68,6 +86,12 @@ typedef struct peak_finder {
 /* Pushes n samples x[0], x[stride], ...: every interval they complete is measured. */
 void re_peaks_feed(peak_finder *pf, const interpolator *ip, const float *x, size_t n,
                    size_t stride);
+/* Raises the bar to the largest |x| of n samples about to be pushed (x[0], x[stride], ...), so
+ * that only intervals which can pass it are interpolated. The true peak found stays exact:
+ * each of those samples is the phase-0 point of its own interval (coef is exactly 1 there),
+ * so the bar never exceeds the largest interval of the audio pushed in the end. Only a finder
+ * whose peak so far is not itself a result (the spot search's bar) must not use it. */
+void re_peaks_bar(peak_finder *pf, const float *x, size_t n, size_t stride);
 /* A sample that only fills the taps (the audio just before a part of a file measured on its
  * own): no interval is measured, but a loud one makes the next FIR_TAPS intervals count. */
 void re_peak_prime(peak_finder *pf, const interpolator *ip, float x);
