@@ -254,8 +254,8 @@ static int finish_remote(cli_render_settings *s)
     re_status status = re_remote_open(&remote, &probe, &diag);
     re_remote_free(probe);
     if (status != RE_OK) {
-        fprintf(stderr, "render-episode: %s: %s\n", s->cache_url_given ? "--cache-url" : RE_REMOTE_URL_ENV,
-                cli_first_message(&diag, status));
+        cli_error(NULL, "%s: %s", s->cache_url_given ? "--cache-url" : RE_REMOTE_URL_ENV,
+                  cli_first_message(&diag, status));
         re_diagnostics_free(&diag);
         return -1;
     }
@@ -301,8 +301,8 @@ int cli_render_settings_finish(cli_render_settings *s)
         re_diagnostics_init(&diag, RE_DIAG_DEFAULT_LIMIT);
         s->default_cache_dir = re_cache_default_dir(&diag);
         if (!s->default_cache_dir)
-            fprintf(stderr, "render-episode: rendering without a segment cache: %s\n",
-                    cli_first_message(&diag, RE_ERR_NOMEM));
+            cli_error(NULL, "rendering without a segment cache: %s",
+                      cli_first_message(&diag, RE_ERR_NOMEM));
         re_diagnostics_free(&diag);
         s->cache_dir = s->default_cache_dir;
     }

@@ -88,7 +88,7 @@ static int parse_args(int argc, char **argv, feed_cli *cli)
                                "published at");
     const char *why = NULL;
     if (!re_feed_base_url_ok(cli->base_url, &why)) {
-        fprintf(stderr, "render-episode feed: --base-url '%s': %s\n", cli->base_url, why);
+        cli_error("feed", "--base-url '%s': %s", cli->base_url, why);
         return cli_usage_error("feed", "%s", "for example --base-url https://example.org/podcast/");
     }
     return CLI_GO_ON;
@@ -255,7 +255,7 @@ int cli_feed(int argc, char **argv)
     print_diagnostics(&warnings, "warning: ");
     print_diagnostics(&errors, "");
     if (st != RE_OK && st != RE_ERR_INTERRUPTED && errors.count == 0)
-        fprintf(stderr, "render-episode feed: %s: %s\n", cli.dir, re_strerror(st));
+        cli_error("feed", "%s: %s", cli.dir, re_strerror(st));
     if (st != RE_OK)
         fprintf(stderr, "render-episode feed: nothing was written\n");
     else if (!cli.quiet && strcmp(target, "-") != 0)
