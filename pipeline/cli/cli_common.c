@@ -44,13 +44,25 @@ int cli_exit_status(re_status status)
     return RE_EXIT_FAILURE;
 }
 
+void cli_print_diagnostic(const re_diag *d, const char *kind)
+{
+    re_diag labelled = *d;
+    char *message = NULL, line[2048];
+    if (kind[0] && asprintf(&message, "%s%s", kind, d->message) < 0) {
+        fputs("(a message that could not be shown: out of memory)\n", stderr);
+        return;
+    }
+    if (message)
+        labelled.message = message;
+    re_diag_format(&labelled, line, sizeof line);
+    fprintf(stderr, "%s\n", line);
+    free(message);
+}
+
 void cli_print_diagnostics(const re_diagnostics *diag)
 {
-    for (size_t i = 0; i < diag->count; i++) {
-        char line[2048];
-        re_diag_format(&diag->items[i], line, sizeof line);
-        fprintf(stderr, "%s\n", line);
-    }
+    for (size_t i = 0; i < diag->count; i++)
+        cli_print_diagnostic(&diag->items[i], "");
     if (diag->truncated)
         fprintf(stderr, "render-episode: too many errors; only the first %zu are shown\n", diag->count);
 }

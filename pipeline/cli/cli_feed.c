@@ -96,16 +96,8 @@ static int parse_args(int argc, char **argv, feed_cli *cli)
 
 static void print_diagnostics(const re_diagnostics *diag, const char *kind)
 {
-    for (size_t i = 0; i < diag->count; i++) {
-        const re_diag *d = &diag->items[i];
-        const char *file = d->file ? d->file : "-";
-        if (d->line && d->col)
-            fprintf(stderr, "%s:%u:%u: %s%s\n", file, d->line, d->col, kind, d->message);
-        else if (d->line)
-            fprintf(stderr, "%s:%u: %s%s\n", file, d->line, kind, d->message);
-        else
-            fprintf(stderr, "%s: %s%s\n", file, kind, d->message);
-    }
+    for (size_t i = 0; i < diag->count; i++)
+        cli_print_diagnostic(&diag->items[i], kind);
     if (diag->truncated)
         fprintf(stderr, "render-episode feed: too many messages; only the first %zu are shown\n",
                 diag->count);

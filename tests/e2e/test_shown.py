@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Text from outside never reaches a terminal raw: a CI variable that --shard auto reads, a
 script's name in the batch table and reports, script text quoted in an error, an argument
-quoted in a usage error (invalid UTF-8 shown as \\xFF, byte by byte).
+quoted in a usage error or in a file's error (invalid UTF-8 shown as \\xFF, byte by byte).
 What holds a control character (ESC starts a terminal's escape sequences) or a
 bidirectional override or isolate (U+202A..U+202E, U+2066..U+2069, which make a line read in
 another order than it is written) is shown as \\uXXXX. Judged on the bytes of the program's
@@ -118,6 +118,21 @@ class ShownArguments(Case):
         for args, shown in cases:
             with self.subTest(args=args):
                 self.assertShown(args, 1, shown)
+
+    def test_files_that_cannot_be_opened(self):
+        """A missing file named on the command line: exit status 2, its name shown escaped."""
+        os.mkdir(self.path("out"))
+        cases = [
+            ([b"no" + ESC + b"[31m.txt"], "no\\u001B[31m.txt: "),
+            ([b"explain", b"no\xff.txt"], "no\\xFF.txt: "),
+            ([b"batch", b"-O", b"out", b"no" + CSI + b".txt"], "no\\u009B.txt: "),
+            ([b"check", b"no" + ESC + b".mp3"], "no\\u001B.mp3: "),
+            ([b"feed", b"no" + ESC + b"dir", b"--base-url", b"https://example.org/"],
+             "no\\u001Bdir: "),
+        ]
+        for args, shown in cases:
+            with self.subTest(args=args):
+                self.assertShown(args, 2, shown)
 
 
 if __name__ == "__main__":
