@@ -31,6 +31,9 @@ void cli_install_signals(void);
 int cli_exit_status(re_status status);
 
 void cli_print_diagnostics(const re_diagnostics *diag);
+/* One message on stderr as re_diag_format shows it (controls and invalid UTF-8 escaped), with
+ * `kind` ("warning: ", or "") between its place and its text. */
+void cli_print_diagnostic(const re_diag *d, const char *kind);
 /* Prints text line by line, each as re_utf8_shown shows it (controls and bidi overrides
  * escaped), each ending in a newline. */
 void cli_print_shown_lines(FILE *out, const char *text);

@@ -40,6 +40,8 @@ typedef struct batch_cli {
     size_t input_count;
     const char *report;
     const char *junit;
+    re_output *report_out;         /* opened before the work (open_reports), written after it */
+    re_output *junit_out;
     int progress;
     int shard_auto;
     unsigned long shard_count_given;
@@ -203,21 +205,57 @@ static void print_summary(const re_batch *batch)
     free(names);
 }
 
-static int write_report(const char *path, const re_batch *batch, int junit)
+/* Opens one report's file as the batch's other outputs are opened (a temporary file beside
+ * it, published at the end; a device or FIFO written into), the option ("--report") before
+ * its messages. */
+static re_status open_report(const char *path, const char *option, re_output **out,
+                             re_diagnostics *diag)
 {
+    size_t from = diag->count;
+    re_status status = re_output_open_special(path, RE_OUTPUT_WRITE_INTO_SPECIAL, out, diag);
+    if (status != RE_OK && diag->count == from)
+        re_diag_add(diag, path, 0, 0, "%s", re_strerror(status));
+    re_diag_prefix(diag, from, "%s: ", option);
+    return status;
+}
+
+/* re_batch_options.ready: the reports are opened once the output folder exists (a report
+ * may be in it) and before any episode is rendered, so that a report that cannot be written
+ * (its folder missing, a directory, another user's link) stops the batch before the work.
+ * Both are tried, for both messages. */
+static re_status open_reports(void *context, re_diagnostics *diag)
+{
+    batch_cli *cli = context;
+    re_status status = RE_OK, junit = RE_OK;
+    if (cli->report)
+        status = open_report(cli->report, "--report", &cli->report_out, diag);
+    if (cli->junit)
+        junit = open_report(cli->junit, "--junit", &cli->junit_out, diag);
+    return status != RE_OK ? status : junit;
+}
+
+static void discard_reports(batch_cli *cli)
+{
+    re_output_discard(cli->report_out);
+    re_output_discard(cli->junit_out);
+    cli->report_out = cli->junit_out = NULL;
+}
+
+/* Writes and publishes the report opened for `path` (out NULL: none asked for); frees it.
+ * 0, or -1 after printing why. */
+static int write_report(re_output *out, const char *path, const re_batch *batch, int junit)
+{
+    if (!out)
+        return 0;
     re_diagnostics diag;
     re_diagnostics_init(&diag, RE_DIAG_DEFAULT_LIMIT);
-    re_output *out;
-    re_status status = re_output_open_special(path, RE_OUTPUT_WRITE_INTO_SPECIAL, &out, &diag);
-    if (status == RE_OK) {
-        status = junit ? re_report_write_junit(re_output_stream(out), batch)
-                       : re_report_write_json(re_output_stream(out), batch);
-        if (status != RE_OK) {
-            re_output_discard(out);
-            re_diag_add(&diag, path, 0, 0, "%s", re_strerror(status));
-        } else {
-            status = re_output_commit(out, &diag);
-        }
+    re_status status = junit ? re_report_write_junit(re_output_stream(out), batch)
+                             : re_report_write_json(re_output_stream(out), batch);
+    if (status != RE_OK) {
+        re_output_discard(out);
+        re_diag_add(&diag, path, 0, 0, "%s", re_strerror(status));
+    } else {
+        status = re_output_commit(out, &diag);
     }
     if (status != RE_OK && diag.count == 0)
         re_diag_add(&diag, path, 0, 0, "%s", re_strerror(status));
@@ -268,6 +306,8 @@ int cli_batch(int argc, char **argv)
     cli.options.progress = show ? show_progress : NULL;
     cli.options.finished = print_finished;
     cli.options.finished_context = &show;
+    cli.options.ready = open_reports;
+    cli.options.ready_context = &cli;
 
     re_diagnostics diag;
     re_diagnostics_init(&diag, RE_DIAG_DEFAULT_LIMIT);
@@ -295,11 +335,14 @@ int cli_batch(int argc, char **argv)
         for (size_t i = 0; status == RE_OK && i < batch.count; i++)
             if (batch.episodes[i].state == RE_EPISODE_FAILED && exit_status == RE_EXIT_OK)
                 exit_status = RE_EXIT_MISMATCH;
-        if ((cli.report && write_report(cli.report, &batch, 0) != 0)
-            || (cli.junit && write_report(cli.junit, &batch, 1) != 0))
+        int report_failed = write_report(cli.report_out, cli.report, &batch, 0) != 0;
+        int junit_failed = write_report(cli.junit_out, cli.junit, &batch, 1) != 0;
+        cli.report_out = cli.junit_out = NULL;
+        if (report_failed || junit_failed)
             exit_status = RE_EXIT_FAILURE;
         re_batch_free(&batch);
     }
+    discard_reports(&cli);   /* the batch did not run: nothing of it is published */
     re_diagnostics_free(&diag);
     cli_render_settings_free(&cli.render);
     free(cli.inputs);

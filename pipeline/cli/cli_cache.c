@@ -147,8 +147,8 @@ int cli_cache(int argc, char **argv)
     if (!cli.dir) {
         default_dir = re_cache_default_dir(&diag);
         if (!default_dir) {
-            fprintf(stderr, "render-episode cache: %s; name the folder with --cache DIR\n",
-                    cli_first_message(&diag, RE_ERR_NOMEM));
+            cli_error("cache", "%s; name the folder with --cache DIR",
+                      cli_first_message(&diag, RE_ERR_NOMEM));
             re_diagnostics_free(&diag);
             return RE_EXIT_FAILURE;
         }
@@ -157,7 +157,7 @@ int cli_cache(int argc, char **argv)
     re_cache *cache = NULL;
     re_status status = re_cache_open(cli.dir, &cache);
     if (status != RE_OK) {
-        fprintf(stderr, "render-episode cache: %s: %s\n", cli.dir, re_strerror(status));
+        cli_error("cache", "%s: %s", cli.dir, re_strerror(status));
         free(default_dir);
         return RE_EXIT_FAILURE;
     }
@@ -173,7 +173,7 @@ int cli_cache(int argc, char **argv)
             print_prune(cli.dir, &report, cli.prune_bytes);
     }
     if (status != RE_OK)
-        fprintf(stderr, "render-episode cache: %s\n", cli_first_message(&diag, status));
+        cli_error("cache", "%s", cli_first_message(&diag, status));
     re_diagnostics_free(&diag);
     if (fflush(stdout) != 0 && status == RE_OK) {
         fprintf(stderr, "render-episode cache: cannot write the report\n");

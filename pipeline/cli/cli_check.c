@@ -186,15 +186,8 @@ static int print_claim(const re_claim *c, const re_mp3_measurement *m)
 
 static void print_diags(const re_diagnostics *d, const char *kind)
 {
-    for (size_t i = 0; i < d->count; i++) {
-        const re_diag *g = &d->items[i];
-        fputs(g->file ? g->file : "-", stderr);
-        if (g->line)
-            fprintf(stderr, ":%u", g->line);
-        if (g->line && g->col)
-            fprintf(stderr, ":%u", g->col);
-        fprintf(stderr, ": %s%s\n", kind, g->message);
-    }
+    for (size_t i = 0; i < d->count; i++)
+        cli_print_diagnostic(&d->items[i], kind);
     if (d->truncated)
         fprintf(stderr, "render-episode check: more %smessages were left out\n", kind);
 }

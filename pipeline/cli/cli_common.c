@@ -44,13 +44,25 @@ int cli_exit_status(re_status status)
     return RE_EXIT_FAILURE;
 }
 
+void cli_print_diagnostic(const re_diag *d, const char *kind)
+{
+    re_diag labelled = *d;
+    char *message = NULL, line[2048];
+    if (kind[0] && asprintf(&message, "%s%s", kind, d->message) < 0) {
+        fputs("(a message that could not be shown: out of memory)\n", stderr);
+        return;
+    }
+    if (message)
+        labelled.message = message;
+    re_diag_format(&labelled, line, sizeof line);
+    fprintf(stderr, "%s\n", line);
+    free(message);
+}
+
 void cli_print_diagnostics(const re_diagnostics *diag)
 {
-    for (size_t i = 0; i < diag->count; i++) {
-        char line[2048];
-        re_diag_format(&diag->items[i], line, sizeof line);
-        fprintf(stderr, "%s\n", line);
-    }
+    for (size_t i = 0; i < diag->count; i++)
+        cli_print_diagnostic(&diag->items[i], "");
     if (diag->truncated)
         fprintf(stderr, "render-episode: too many errors; only the first %zu are shown\n", diag->count);
 }
@@ -254,8 +266,8 @@ static int finish_remote(cli_render_settings *s)
     re_status status = re_remote_open(&remote, &probe, &diag);
     re_remote_free(probe);
     if (status != RE_OK) {
-        fprintf(stderr, "render-episode: %s: %s\n", s->cache_url_given ? "--cache-url" : RE_REMOTE_URL_ENV,
-                cli_first_message(&diag, status));
+        cli_error(NULL, "%s: %s", s->cache_url_given ? "--cache-url" : RE_REMOTE_URL_ENV,
+                  cli_first_message(&diag, status));
         re_diagnostics_free(&diag);
         return -1;
     }
@@ -301,8 +313,8 @@ int cli_render_settings_finish(cli_render_settings *s)
         re_diagnostics_init(&diag, RE_DIAG_DEFAULT_LIMIT);
         s->default_cache_dir = re_cache_default_dir(&diag);
         if (!s->default_cache_dir)
-            fprintf(stderr, "render-episode: rendering without a segment cache: %s\n",
-                    cli_first_message(&diag, RE_ERR_NOMEM));
+            cli_error(NULL, "rendering without a segment cache: %s",
+                      cli_first_message(&diag, RE_ERR_NOMEM));
         re_diagnostics_free(&diag);
         s->cache_dir = s->default_cache_dir;
     }

@@ -168,7 +168,7 @@ int cli_explain(int argc, char **argv)
                      ? RE_ERR_WRITE : RE_ERR_NOMEM;
     cli_print_diagnostics(&diag);
     if (status != RE_OK && status != RE_ERR_INTERRUPTED && diag.count == 0)
-        fprintf(stderr, "render-episode explain: %s: %s\n", cli.script, re_strerror(status));
+        cli_error("explain", "%s: %s", cli.script, re_strerror(status));
     re_diagnostics_free(&diag);
     explain_cli_free(&cli);
     if (status == RE_ERR_INTERRUPTED && cli_stop_signal)

@@ -88,7 +88,7 @@ static int parse_args(int argc, char **argv, feed_cli *cli)
                                "published at");
     const char *why = NULL;
     if (!re_feed_base_url_ok(cli->base_url, &why)) {
-        fprintf(stderr, "render-episode feed: --base-url '%s': %s\n", cli->base_url, why);
+        cli_error("feed", "--base-url '%s': %s", cli->base_url, why);
         return cli_usage_error("feed", "%s", "for example --base-url https://example.org/podcast/");
     }
     return CLI_GO_ON;
@@ -96,16 +96,8 @@ static int parse_args(int argc, char **argv, feed_cli *cli)
 
 static void print_diagnostics(const re_diagnostics *diag, const char *kind)
 {
-    for (size_t i = 0; i < diag->count; i++) {
-        const re_diag *d = &diag->items[i];
-        const char *file = d->file ? d->file : "-";
-        if (d->line && d->col)
-            fprintf(stderr, "%s:%u:%u: %s%s\n", file, d->line, d->col, kind, d->message);
-        else if (d->line)
-            fprintf(stderr, "%s:%u: %s%s\n", file, d->line, kind, d->message);
-        else
-            fprintf(stderr, "%s: %s%s\n", file, kind, d->message);
-    }
+    for (size_t i = 0; i < diag->count; i++)
+        cli_print_diagnostic(&diag->items[i], kind);
     if (diag->truncated)
         fprintf(stderr, "render-episode feed: too many messages; only the first %zu are shown\n",
                 diag->count);
@@ -255,7 +247,7 @@ int cli_feed(int argc, char **argv)
     print_diagnostics(&warnings, "warning: ");
     print_diagnostics(&errors, "");
     if (st != RE_OK && st != RE_ERR_INTERRUPTED && errors.count == 0)
-        fprintf(stderr, "render-episode feed: %s: %s\n", cli.dir, re_strerror(st));
+        cli_error("feed", "%s: %s", cli.dir, re_strerror(st));
     if (st != RE_OK)
         fprintf(stderr, "render-episode feed: nothing was written\n");
     else if (!cli.quiet && strcmp(target, "-") != 0)

@@ -10,16 +10,38 @@
 
 #include "cli.h"
 #include "cli_options.h"
+#include "utf8.h"
+
+/* The message as re_utf8_shown shows it: the arguments quoted in it are the user's bytes. */
+static void print_error(const char *command, const char *fmt, va_list ap)
+{
+    char *message = NULL, *shown = NULL;
+    if (vasprintf(&message, fmt, ap) >= 0)
+        shown = re_utf8_shown(message);
+    else
+        message = NULL;
+    fprintf(stderr, "render-episode%s%s: %s\n", command ? " " : "", command ? command : "",
+            shown ? shown : "(a message that could not be shown: out of memory)");
+    free(shown);
+    free(message);
+}
+
+void cli_error(const char *command, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    print_error(command, fmt, ap);
+    va_end(ap);
+}
 
 int cli_usage_error(const char *command, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "render-episode%s%s: ", command ? " " : "", command ? command : "");
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, "\nTry 'render-episode%s%s --help'.\n", command ? " " : "",
-            command ? command : "");
+    print_error(command, fmt, ap);
     va_end(ap);
+    fprintf(stderr, "Try 'render-episode%s%s --help'.\n", command ? " " : "",
+            command ? command : "");
     return RE_EXIT_USAGE;
 }
 

@@ -89,8 +89,14 @@ int cli_scan(const cli_command *command, int argc, char **argv);
  * or "-", and what it takes ("flag", "whole number 1..64", "text, repeatable", ...). */
 void cli_list_options(FILE *out, const cli_command *command);
 
-/* "render-episode COMMAND: MESSAGE" and "Try 'render-episode COMMAND --help'." on stderr
- * (without COMMAND when it is NULL); returns RE_EXIT_USAGE. */
+/* "render-episode COMMAND: MESSAGE" on stderr (without COMMAND when it is NULL), MESSAGE as
+ * re_utf8_shown shows it: an argument quoted in it never puts a control character (an
+ * escape sequence) or invalid UTF-8 on the terminal. For every message that quotes what the
+ * user typed. */
+void cli_error(const char *command, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* cli_error, then "Try 'render-episode COMMAND --help'."; returns RE_EXIT_USAGE. */
 int cli_usage_error(const char *command, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 

@@ -158,7 +158,7 @@ static int cli_render(int argc, char **argv)
     if (status == RE_ERR_INTERRUPTED)
         fprintf(stderr, "render-episode: interrupted; nothing was written\n");
     else if (status != RE_OK && diag.count == 0)
-        fprintf(stderr, "render-episode: %s: %s\n", script, re_strerror(status));
+        cli_error(NULL, "%s: %s", script, re_strerror(status));
     if (status == RE_OK && s->timings) {
         cli_print_timings(output, result.steps, NULL);
         fprintf(stderr, "  encodes: %u whole, %u local\n", result.encodes_whole,
@@ -170,12 +170,12 @@ static int cli_render(int argc, char **argv)
                (unsigned long long)(ms / 1000), (unsigned long long)(ms % 1000), result.bytes,
                result.loudness.integrated_lufs, result.loudness.true_peak_dbtp);
         if (!result.loudness_met)
-            fprintf(stderr, "render-episode: warning: %s: the loudness target was not reached "
-                    "(%.1f LUFS, %.1f dBTP)\n", output, result.loudness.integrated_lufs,
-                    result.loudness.true_peak_dbtp);
+            cli_error(NULL, "warning: %s: the loudness target was not reached (%.1f LUFS, "
+                      "%.1f dBTP)", output, result.loudness.integrated_lufs,
+                      result.loudness.true_peak_dbtp);
         if (fflush(stdout) != 0) {
-            fprintf(stderr, "render-episode: %s was written, but the summary line could not be "
-                    "printed: %s\n", output, strerror(errno));
+            cli_error(NULL, "%s was written, but the summary line could not be printed: %s",
+                      output, strerror(errno));
             status = RE_ERR_WRITE;
         }
     }

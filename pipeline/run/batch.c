@@ -524,10 +524,17 @@ static unsigned encoder_threads(long cpus, size_t beside, unsigned workers, off_
 
 static re_status run_batch(re_batch *batch, const re_batch_options *options, re_diagnostics *diag)
 {
-    if (mkdir(options->outdir, 0777) != 0 && errno != EEXIST) {
+    int created = mkdir(options->outdir, 0777) == 0;
+    if (!created && errno != EEXIST) {
         re_status s = re_diag_add(diag, options->outdir, 0, 0, "cannot create the output folder: %s",
                                   strerror(errno));
         return s == RE_OK ? RE_ERR_WRITE : s;
+    }
+    re_status ready = options->ready ? options->ready(options->ready_context, diag) : RE_OK;
+    if (ready != RE_OK) {
+        if (created)
+            (void)rmdir(options->outdir);   /* still empty: nothing was rendered into it */
+        return ready;
     }
     re_engine *engine;
     size_t from = diag->count;

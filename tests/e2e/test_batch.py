@@ -333,6 +333,69 @@ class Batch(Case):
         self.assertIn("same output", res.stderr)
 
 
+class RefusedReports(Case):
+    """A --report or --junit file that cannot be written (its folder missing, a directory,
+    another user's link) is found before any episode is rendered: exit 2, an error naming
+    it, no episode's file and no report written, the output folder not left behind. A report
+    in the output folder that the batch creates is written as before."""
+
+    def setUp(self):
+        super().setUp()
+        os.mkdir(self.path("in"))
+        write(self.path("in", "ep.txt"), script(1))
+        write(self.path("in", "ep2.txt"), script(2))
+        os.mkdir(self.path("taken"))
+
+    def assertRefused(self, option, target, reason, *other):
+        out = self.path("out")
+        res = run(["batch", "-O", out, self.path("in"), *other, option, target, "--no-cache"])
+        self.assertEqual(res.returncode, 2, res.stderr)
+        self.assertNotIn("episodes:", res.stdout)   # no summary: nothing ran
+        self.assertFalse(os.path.exists(out), listing(out) if os.path.isdir(out) else out)
+        for name in other[1::2]:
+            self.assertFalse(os.path.lexists(name), name)
+        self.assertIn(f"{target}: {option}: ", res.stderr)
+        self.assertIn(reason, res.stderr)
+        return res
+
+    def test_refused_before_anything_is_rendered(self):
+        cases = [
+            ("--report", self.path("nowhere", "r.json"), "No such file or directory", ()),
+            ("--report", self.path("taken"), "is a directory", ()),
+            ("--junit", self.path("nowhere", "j.xml"), "No such file or directory",
+             ("--report", self.path("r.json"))),
+            ("--junit", self.path("taken"), "is a directory", ("--report", self.path("r.json"))),
+        ]
+        for option, target, reason, other in cases:
+            with self.subTest(option=option, target=target):
+                self.assertRefused(option, target, reason, *other)
+
+    def test_another_users_link_is_refused_before_anything_is_rendered(self):
+        if os.geteuid() != 0:
+            env_skip(self, "unprivileged-user")
+        real = write(self.path("real.json"), "yesterday\n")
+        for option, name in (("--report", "r.json"), ("--junit", "j.xml")):
+            with self.subTest(option=option):
+                link = self.path(name)
+                os.symlink(real, link)
+                os.lchown(link, 65534, 65534)
+                self.assertRefused(option, link, "is a symlink owned by another user (uid 65534)")
+                with open(real) as f:
+                    self.assertEqual(f.read(), "yesterday\n")
+                os.unlink(link)
+
+    def test_a_report_in_the_output_folder_it_creates(self):
+        out = self.path("fresh", "out")
+        os.mkdir(self.path("fresh"))
+        res = run(["batch", "-O", out, self.path("in"), "--report", os.path.join(out, "r.json"),
+                   "--junit", os.path.join(out, "j.xml"), "--no-cache"])
+        self.assertEqual(res.returncode, 0, res.stderr)
+        with open(os.path.join(out, "r.json"), encoding="utf-8") as f:
+            self.assertEqual(len(json.load(f)["episodes"]), 2)
+        suite = ET.parse(os.path.join(out, "j.xml")).getroot().find("testsuite")
+        self.assertEqual(suite.get("tests"), "2")
+        self.assertTrue(os.path.exists(os.path.join(out, "ep.mp3")))
+
 
 class Names(Case):
     """A script whose name is not plain text (ESC, U+0001, byte 0xFF, U+FFFE) is refused before

@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Text from outside never reaches a terminal raw: a CI variable that --shard auto reads, a
-script's name in the batch table and reports, script text quoted in an error. What holds a control character (ESC starts a terminal's escape sequences) or a
+script's name in the batch table and reports, script text quoted in an error, an argument
+quoted in a usage error or in a file's error (invalid UTF-8 shown as \\xFF, byte by byte).
+What holds a control character (ESC starts a terminal's escape sequences) or a
 bidirectional override or isolate (U+202A..U+202E, U+2066..U+2069, which make a line read in
 another order than it is written) is shown as \\uXXXX. Judged on the bytes of the program's
 standard output and error, and by python's json for the report."""
@@ -74,6 +76,63 @@ class Shown(Case):
         self.assertIn("in/b\\u202Ex.txt:3:1: unknown front-matter key 'nope'", res.stderr)
         self.assertIn("b\\u202Ex  FAILED", res.stdout)
         self.assertClean(res.stdout + res.stderr)
+
+
+ESC, CSI = b"\x1b", "\u009b".encode()   # CSI: a C1 control, which a terminal obeys as ESC [
+
+
+class ShownArguments(Case):
+    """Each argument the command line quotes in a message, with ESC, C1 and invalid UTF-8 in
+    it: judged on stderr's bytes. Printable UTF-8 is kept as it is."""
+
+    def assertShown(self, args, status, *shown):
+        res = subprocess.run([BIN] + list(args), capture_output=True, cwd=self.tmp,
+                             env=dict(os.environ, XDG_CACHE_HOME=self.path("cache")), timeout=60)
+        self.assertEqual(res.returncode, status, res.stderr)
+        for part in shown:
+            self.assertIn(part.encode(), res.stderr)
+        self.assertNotIn(ESC, res.stderr)
+        self.assertNotIn(CSI, res.stderr)
+        self.assertIsNone(RAW.search(res.stderr.decode("utf-8")), res.stderr)   # valid UTF-8
+        return res
+
+    def test_usage_errors(self):
+        """README: a usage error is exit status 1, with the offending argument quoted."""
+        cases = [
+            ([b"--bogus" + ESC + b"[31m"], "unknown option '--bogus\\u001B[31m'"),
+            ([b"-" + ESC], "unknown option '-\\u001B'"),
+            ([b"--bogus-caf\xc3\xa9" + CSI], "unknown option '--bogus-caf\u00e9\\u009B'"),
+            ([b"--bitrate", b"12" + ESC + b"[2J", b"ep.txt"], "not '12\\u001B[2J'"),
+            ([b"--sample-rate", b"44\xff\x7f", b"ep.txt"], "not '44\\xFF\\u007F'"),
+            ([b"ep.txt", b"-o", b"ep" + CSI + b".ogg"], ": 'ep\\u009B.ogg'"),
+            ([b"a.txt", b"b" + ESC + b"]0;x\x07.txt"], "'b\\u001B]0;x\\u0007.txt'"),
+            ([b"help", b"ren" + ESC + b"der"], "no command 'ren\\u001Bder'"),
+            ([b"batch", b"-O", b"out", b"--shard", b"1/" + ESC], "not '1/\\u001B'"),
+            ([b"check", b"--tolerance", b"\xff1s", b"x.mp3"], "'\\xFF1s' is not a duration"),
+            ([b"explain", b"a.txt", b"\xc3"], "'\\xC3'"),
+            ([b"feed", b"out", b"x" + ESC], "'x\\u001B'"),
+            ([b"feed", b"out", b"--base-url", b"ftp://" + ESC + b"[31m"],
+             "--base-url 'ftp://\\u001B[31m'"),
+            ([b"cache", b"--stats", b"x" + CSI], "unexpected argument 'x\\u009B'"),
+        ]
+        for args, shown in cases:
+            with self.subTest(args=args):
+                self.assertShown(args, 1, shown)
+
+    def test_files_that_cannot_be_opened(self):
+        """A missing file named on the command line: exit status 2, its name shown escaped."""
+        os.mkdir(self.path("out"))
+        cases = [
+            ([b"no" + ESC + b"[31m.txt"], "no\\u001B[31m.txt: "),
+            ([b"explain", b"no\xff.txt"], "no\\xFF.txt: "),
+            ([b"batch", b"-O", b"out", b"no" + CSI + b".txt"], "no\\u009B.txt: "),
+            ([b"check", b"no" + ESC + b".mp3"], "no\\u001B.mp3: "),
+            ([b"feed", b"no" + ESC + b"dir", b"--base-url", b"https://example.org/"],
+             "no\\u001Bdir: "),
+        ]
+        for args, shown in cases:
+            with self.subTest(args=args):
+                self.assertShown(args, 2, shown)
 
 
 if __name__ == "__main__":

@@ -63,6 +63,13 @@ typedef struct re_batch_options {
     void *progress_context;
     void (*finished)(void *context, const re_batch_episode *episode);  /* as each one ends */
     void *finished_context;
+    /* Called once the output folder exists, before the engine starts or any episode is
+     * rendered: where the caller opens the files that go with the batch (its reports), so
+     * that one it cannot write is found before the work, not after it. RE_OK goes on; any
+     * other status (its messages in diag) is re_batch_run's, with nothing rendered and the
+     * output folder removed again when this run created it. NULL: nothing to open. */
+    re_status (*ready)(void *context, re_diagnostics *diag);
+    void *ready_context;
 } re_batch_options;
 
 /* Lists the scripts: each FILE as given, each DIR's *.txt files (not recursive); sorted by
@@ -74,7 +81,7 @@ re_status re_batch_collect(const char *const *inputs, size_t input_count, const 
 
 /* Renders every collected episode; fills each episode's state. Returns RE_OK when the batch
  * ran (even if episodes failed), RE_ERR_INTERRUPTED when stopped by a signal, or an error
- * that prevented running at all (engine, output folder). */
+ * that prevented running at all (engine, output folder, options->ready's status). */
 re_status re_batch_run(re_batch *batch, const re_batch_options *options, re_diagnostics *diag);
 
 void re_batch_free(re_batch *batch);
