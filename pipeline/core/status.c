@@ -167,12 +167,47 @@ re_status re_diag_move(re_diagnostics *to, re_diagnostics *from)
     return status;
 }
 
+/* A message's continuation lines (a newline and four spaces: the show file's missing keys, a
+ * block to copy) stay lines; every other newline is shown escaped with the rest, so that no
+ * line of what is shown starts at the margin but the message's first. */
+#define CONTINUATION "\n    "
+
+static char *shown_lines(const char *message)
+{
+    size_t cap = 1, n = 0;
+    char *out = NULL;
+    for (const char *at = message;;) {
+        const char *end = strstr(at, CONTINUATION);
+        size_t len = end ? (size_t)(end - at) : strlen(at);
+        char *piece = strndup(at, len), *shown = piece ? re_utf8_shown(piece) : NULL;
+        free(piece);
+        size_t add = shown ? strlen(shown) + (end ? strlen(CONTINUATION) : 0) : 0;
+        char *grown = shown ? realloc(out, cap + n + add) : NULL;
+        if (!grown) {
+            free(shown);
+            free(out);
+            return NULL;
+        }
+        out = grown;
+        memcpy(out + n, shown, strlen(shown));
+        n += strlen(shown);
+        free(shown);
+        if (!end)
+            break;
+        memcpy(out + n, CONTINUATION, strlen(CONTINUATION));
+        n += strlen(CONTINUATION);
+        at = end + strlen(CONTINUATION);
+    }
+    out[n] = '\0';
+    return out;
+}
+
 void re_diag_format(const re_diag *d, char *buf, size_t len)
 {
     /* names and quoted input come from outside: what could drive a terminal or reorder the
      * line (controls, bidi overrides, invalid UTF-8) is shown escaped (utf8.h) */
     char *file = re_utf8_shown(d->file ? d->file : "-");
-    char *message = re_utf8_shown(d->message);
+    char *message = shown_lines(d->message);
     if (!file || !message) {
         snprintf(buf, len, "%s", "(a message that could not be shown: out of memory)");
     } else if (d->line && d->col) {

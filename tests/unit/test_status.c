@@ -83,10 +83,27 @@ static void test_null_list(void)
     re_diag_prefix(NULL, 0, "p");
 }
 
+/* Continuation lines (a newline and four spaces) stay lines; any other newline, and every
+ * control inside a line, is shown escaped: no shown line starts at the margin but the first. */
+static void test_lines_shown(void)
+{
+    re_diagnostics d;
+    re_diagnostics_init(&d, 0);
+    CHECK_INT(re_diag_add(&d, "show.txt", 0, 0, "add to the show file:\n    explicit: false\n"
+                          "    guid: x"), RE_OK);
+    CHECK_INT(re_diag_add(&d, "a\nb.txt", 0, 0, "not\nok: \x1b[31m\n   three"), RE_OK);
+    CHECK_INT(re_diag_add(&d, "c", 0, 0, "\n    \x1b\n    \n    "), RE_OK);
+    CHECK_STR(formatted(&d, 0), "show.txt: add to the show file:\n    explicit: false\n    guid: x");
+    CHECK_STR(formatted(&d, 1), "a\\u000Ab.txt: not\\u000Aok: \\u001B[31m\\u000A   three");
+    CHECK_STR(formatted(&d, 2), "c: \n    \\u001B\n    \n    ");
+    re_diagnostics_free(&d);
+}
+
 int main(void)
 {
     test_unplaced_and_placed();
     test_prefix();
+    test_lines_shown();
     test_move_and_limit();
     test_zeroed_list();
     test_null_list();
