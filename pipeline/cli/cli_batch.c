@@ -313,7 +313,8 @@ int cli_batch(int argc, char **argv)
     re_diagnostics_init(&diag, RE_DIAG_DEFAULT_LIMIT);
     re_batch batch;
     re_status status = re_batch_collect(cli.inputs, cli.input_count, &cli.options, &batch, &diag);
-    if (status == RE_OK) {
+    int collected = status == RE_OK;
+    if (collected) {
         batch.timed = cli.render.timings;
         status = re_batch_run(&batch, &cli.options, &diag);
         if (show)
@@ -340,8 +341,9 @@ int cli_batch(int argc, char **argv)
         cli.report_out = cli.junit_out = NULL;
         if (report_failed || junit_failed)
             exit_status = RE_EXIT_FAILURE;
-        re_batch_free(&batch);
     }
+    if (collected)   /* also when it did not run (a refused report, no output folder) */
+        re_batch_free(&batch);
     discard_reports(&cli);   /* the batch did not run: nothing of it is published */
     re_diagnostics_free(&diag);
     cli_render_settings_free(&cli.render);
