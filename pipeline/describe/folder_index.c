@@ -115,13 +115,8 @@ re_status re_folder_index_write(FILE *out, const re_feed *feed, const unsigned c
                        ? html_file_href(show->image, NULL) : NULL;
     if (show->image && !strstr(show->image, "://") && !cover_href)
         b.failed = 1;
-    if (cover_href) {
-        xmlNodePtr img = html_element(&b, header, "img", "cover");
-        html_attribute(&b, img, "src", cover_href);
-        html_attribute(&b, img, "alt", "");   /* the title beside it names the show */
-        html_attribute(&b, img, "width", "144");
-        html_attribute(&b, img, "height", "144");
-    }
+    if (cover_href)   /* alt "": the title beside it names the show */
+        html_cover_image(&b, header, cover_href, "", 144);
     free(cover_href);
     html_text_element(&b, header, "h1", NULL, show->title);
     if (show->description)
