@@ -189,6 +189,21 @@ static const struct {
     { RE_ASSET_COVER_PNG, ".cover.png" },
 };
 
+re_status re_feed_cover_name(const re_feed_episode *episode, char **name)
+{
+    *name = NULL;
+    unsigned cover = episode->assets & RE_ASSET_COVER_JPEG ? RE_ASSET_COVER_JPEG
+                     : episode->assets & RE_ASSET_COVER_PNG;
+    for (size_t k = 0; cover && k < sizeof asset_files / sizeof asset_files[0]; k++) {
+        if (asset_files[k].asset == cover && asprintf(name, "%s%s", episode->stem,
+                                                      asset_files[k].suffix) < 0) {
+            *name = NULL;
+            return RE_ERR_NOMEM;
+        }
+    }
+    return RE_OK;
+}
+
 static int compare_names(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);

@@ -239,9 +239,7 @@ static void write_item(writer *x, const re_feed *feed, const re_feed_episode *e,
     element(x, "itunes:episodeType", "full");
     if (e->assets & (RE_ASSET_COVER_JPEG | RE_ASSET_COVER_PNG)) {   /* the episode's own cover */
         char *file = NULL, *image = NULL;
-        if (asprintf(&file, "%s%s", e->stem, e->assets & RE_ASSET_COVER_JPEG ? ".cover.jpg"
-                                                                              : ".cover.png") < 0
-            || !(image = re_feed_url(base_url, file))) {
+        if (re_feed_cover_name(e, &file) != RE_OK || !(image = re_feed_url(base_url, file))) {
             x->failed = 1;
         } else {
             start(x, "itunes:image");

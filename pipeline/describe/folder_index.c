@@ -28,6 +28,9 @@ static const char index_style[] =
     "header.show h1{flex:1 1 12em;min-width:0;margin:0}"
     ".meta{color:var(--muted)}"
     "ol.episodes{list-style:none;padding:0}"
+    "ol.episodes article{display:flow-root}"
+    "ol.episodes .cover{float:right;width:4.5em;height:4.5em;object-fit:cover;"
+    "border-radius:.3em;margin:1em 0 .5em 1em}"
     "ol.episodes h2{margin-bottom:.2em;font-size:1.2em}";
 
 static void build_episode(html_builder *b, xmlNodePtr list, const re_feed_episode *ep,
@@ -35,6 +38,16 @@ static void build_episode(html_builder *b, xmlNodePtr list, const re_feed_episod
 {
     xmlNodePtr item = html_element(b, list, "li", NULL);
     xmlNodePtr article = html_element(b, item, "article", NULL);
+    /* the episode's own cover, published beside it (the show's is in the header); alt "":
+     * the title next to it, the item's link, names the episode */
+    char *cover = NULL, *cover_href = NULL;
+    if (re_feed_cover_name(ep, &cover) != RE_OK
+        || (cover && !(cover_href = html_file_href(cover, NULL))))
+        b->failed = 1;
+    if (cover_href)
+        html_cover_image(b, article, cover_href, "", 72);
+    free(cover_href);
+    free(cover);
     xmlNodePtr heading = html_element(b, article, "h2", NULL);
     xmlNodePtr link = html_text_element(b, heading, "a", NULL, ep->title);
     char *page = NULL, *href = NULL;
@@ -115,13 +128,8 @@ re_status re_folder_index_write(FILE *out, const re_feed *feed, const unsigned c
                        ? html_file_href(show->image, NULL) : NULL;
     if (show->image && !strstr(show->image, "://") && !cover_href)
         b.failed = 1;
-    if (cover_href) {
-        xmlNodePtr img = html_element(&b, header, "img", "cover");
-        html_attribute(&b, img, "src", cover_href);
-        html_attribute(&b, img, "alt", "");   /* the title beside it names the show */
-        html_attribute(&b, img, "width", "144");
-        html_attribute(&b, img, "height", "144");
-    }
+    if (cover_href)   /* alt "": the title beside it names the show */
+        html_cover_image(&b, header, cover_href, "", 144);
     free(cover_href);
     html_text_element(&b, header, "h1", NULL, show->title);
     if (show->description)

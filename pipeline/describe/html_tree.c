@@ -110,6 +110,19 @@ xmlNodePtr html_text_element(html_builder *b, xmlNodePtr parent, const char *nam
     return node;
 }
 
+xmlNodePtr html_cover_image(html_builder *b, xmlNodePtr parent, const char *src, const char *alt,
+                            unsigned px)
+{
+    char size[16];
+    snprintf(size, sizeof size, "%u", px);
+    xmlNodePtr img = html_element(b, parent, "img", "cover");
+    html_attribute(b, img, "src", src);
+    html_attribute(b, img, "alt", alt);
+    html_attribute(b, img, "width", size);
+    html_attribute(b, img, "height", size);
+    return img;
+}
+
 char *html_file_href(const char *file_name, const char *suffix)
 {
     char *name = re_url_escape(file_name);

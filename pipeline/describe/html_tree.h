@@ -58,6 +58,11 @@ char *html_file_href(const char *file_name, const char *suffix);
  * of memory; free() it. */
 char *html_from_markdown(const char *markdown);
 
+/* A cover image at the end of parent: <img class="cover" src="src" alt="alt" width="px"
+ * height="px"> (alt "" when the text beside it already names what it shows). */
+xmlNodePtr html_cover_image(html_builder *b, xmlNodePtr parent, const char *src, const char *alt,
+                            unsigned px);
+
 /* html_element with html_text inside. */
 xmlNodePtr html_text_element(html_builder *b, xmlNodePtr parent, const char *name,
                              const char *class_name, const char *s);

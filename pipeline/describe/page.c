@@ -1,13 +1,22 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* page.c - the episode page in Markdown (see page.h, docs/feed.md). */
+#define _GNU_SOURCE  /* asprintf */
 #include "page.h"
 
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "duration.h"
 #include "page_text.h"
 #include "text.h"
+#include "url.h"
+
+char *page_cover_alt(const re_episode *ep)
+{
+    char *alt = NULL;
+    return asprintf(&alt, "Cover art of %s", ep->show ? ep->show : ep->title) < 0 ? NULL : alt;
+}
 
 int page_ends_with_duration(const char *s, size_t end)
 {
@@ -155,6 +164,23 @@ static void write_notes(FILE *out, const char *notes)
         fputc('\n', out);
 }
 
+/* The cover beside the page, as on the HTML page: a Markdown image whose alt text is escaped
+ * like every text from the script and whose file is a percent-encoded relative URL, so that
+ * no name (blanks, brackets, parentheses, "javascript:") ends the link or reads as a URL. */
+static re_status write_cover(FILE *out, const re_render_facts *facts)
+{
+    char *alt = page_cover_alt(facts->episode), *href = re_url_escape(facts->cover_file);
+    int made = alt && href;
+    if (made) {
+        fputs("![", out);
+        md_text(out, alt, 0);
+        fprintf(out, "](%s)\n\n", href);
+    }
+    free(alt);
+    free(href);
+    return made ? RE_OK : RE_ERR_NOMEM;
+}
+
 re_status re_page_write(FILE *out, const re_render_facts *facts, const re_transcript *transcript)
 {
     if (!out || !facts || !facts->episode || !facts->episode->title || facts->sample_rate == 0
@@ -167,6 +193,8 @@ re_status re_page_write(FILE *out, const re_render_facts *facts, const re_transc
     fputs("# ", out);
     md_text(out, ep->title, 0);
     fputs("\n\n", out);
+    if (facts->cover_file && write_cover(out, facts) != RE_OK)
+        return RE_ERR_NOMEM;
     if (ep->summary && *ep->summary) {
         md_text(out, ep->summary, 1);
         fputs("\n\n", out);

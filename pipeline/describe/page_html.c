@@ -338,17 +338,11 @@ static void build_header(html_builder *b, xmlNodePtr article, const re_render_fa
     const re_episode *ep = facts->episode;
     xmlNodePtr header = html_element(b, article, "header", "episode");
     if (facts->cover_file) {   /* a file beside the page: nothing is fetched from elsewhere */
-        char *href = html_file_href(facts->cover_file, NULL), *alt = NULL;
-        if (!href || asprintf(&alt, "Cover art of %s", ep->show ? ep->show : ep->title) < 0) {
-            alt = NULL;
+        char *href = html_file_href(facts->cover_file, NULL), *alt = page_cover_alt(ep);
+        if (!href || !alt)
             b->failed = 1;
-        } else {
-            xmlNodePtr img = html_element(b, header, "img", "cover");
-            html_attribute(b, img, "src", href);
-            html_attribute(b, img, "alt", alt);
-            html_attribute(b, img, "width", "144");
-            html_attribute(b, img, "height", "144");
-        }
+        else
+            html_cover_image(b, header, href, alt, 144);
         free(href);
         free(alt);
     }

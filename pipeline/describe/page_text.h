@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* page_text.h - what the Markdown and the HTML episode pages share: the guard that keeps the
- * script's own words from reading as duration claims, chapter start times as a clock, and
- * where the transcript's paragraphs begin. */
+/* page_text.h - what the Markdown and the HTML episode pages share: the cover's alt text, the
+ * guard that keeps the script's own words from reading as duration claims, chapter start
+ * times as a clock, and where the transcript's paragraphs begin. */
 #ifndef RE_PAGE_TEXT_H
 #define RE_PAGE_TEXT_H
 
@@ -10,6 +10,10 @@
 
 #include "sidecar.h"
 #include "transcript.h"
+
+/* The cover's alt text on both pages: "Cover art of SHOW", else of the episode's title.
+ * Malloc'ed; NULL when out of memory. */
+char *page_cover_alt(const re_episode *ep);
 
 /* Whether s[0..end) ends with the word "duration" (any case) and optional blanks: a colon
  * written next would make `render-episode check` read what follows as a duration claim. */

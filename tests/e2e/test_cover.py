@@ -8,11 +8,17 @@ bytes exactly as given. mutagen reads the frame back, ffprobe the picture stream
 `check` still find the audio exact with a 6 MB tag in front of it. The sidecar lists the
 image (name, source, mime, bytes, sha256) and the inputs digest covers it, so that batch
 renders again when the cover changes. A bad `image:` is an error at its FILE:LINE:COL before
-anything is spoken, with nothing written. The images are made by ffmpeg."""
+anything is spoken, with nothing written. The Markdown page (`--page-md`) shows the cover the
+HTML page shows, read back by cmark-gfm (the C library, through ctypes) and python's
+html.parser. The images are made by ffmpeg."""
+import ctypes
+import ctypes.util
 import hashlib
+import html.parser
 import json
 import os
 import subprocess
+import urllib.parse
 
 from common import Case, ffprobe, main, mpg123_samples, mutagen_tags, run, write
 
@@ -47,6 +53,39 @@ def script(image=None):
 def load(path):
     with open(path, encoding="utf-8") as f:
         return json.load(f)
+
+
+def html_images(text):
+    """The (src, alt) of every <img> of the HTML text, read by python's parser."""
+
+    class Images(html.parser.HTMLParser):
+        def handle_starttag(self, tag, attrs):
+            if tag == "img":
+                a = dict(attrs)
+                found.append((a.get("src"), a.get("alt")))
+
+    found = []
+    reader = Images()
+    reader.feed(text)
+    reader.close()
+    return found
+
+
+def markdown_images(path):
+    """The (src, alt) of every image of the Markdown file as CommonMark reads it: cmark-gfm's
+    own cmark_markdown_to_html (its library, not ours), its HTML read by python's parser."""
+    lib = ctypes.CDLL(ctypes.util.find_library("cmark-gfm") or "libcmark-gfm.so")
+    lib.cmark_markdown_to_html.restype = ctypes.c_void_p
+    lib.cmark_markdown_to_html.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_int]
+    libc = ctypes.CDLL(None)
+    libc.free.argtypes = [ctypes.c_void_p]
+    with open(path, "rb") as f:
+        text = f.read()
+    rendered = lib.cmark_markdown_to_html(text, len(text), 0)   # CMARK_OPT_DEFAULT
+    try:
+        return html_images(ctypes.string_at(rendered).decode("utf-8"))
+    finally:
+        libc.free(rendered)
 
 
 class Cover(Case):
@@ -243,6 +282,59 @@ class Cover(Case):
         self.assertEqual(len(parsed.entries), 1)
         # the page's duration claims still hold (check)
         self.assertEqual(run(["check", out, os.path.join(out_dir, "ep.html")]).returncode, 0)
+
+    def assert_md_cover(self, page, file, alt):
+        """page's one image is the file beside it (a relative link to it, whatever its name),
+        the very image of the HTML page beside it."""
+        (image,) = markdown_images(page)
+        with open(os.path.splitext(page)[0] + ".html", encoding="utf-8") as f:
+            self.assertEqual(html_images(f.read()), [image])
+        src, shown = image
+        url = urllib.parse.urlsplit(urllib.parse.urljoin("https://example.org/pod/x.md", src))
+        self.assertEqual((url.scheme, url.query, url.fragment), ("https", "", ""), src)
+        self.assertEqual(urllib.parse.unquote(url.path), "/pod/" + file)
+        self.assertTrue(os.path.isfile(os.path.join(os.path.dirname(page), file)), file)
+        self.assertEqual(shown, alt)
+
+    def assert_no_cover(self, page):
+        self.assertEqual(markdown_images(page), [])
+        with open(os.path.splitext(page)[0] + ".html", encoding="utf-8") as f:
+            self.assertEqual(html_images(f.read()), [])
+
+    def test_markdown_page_shows_the_cover(self):
+        """STEM.md shows the cover the HTML page shows: the episode's own (its copy beside the
+        page, named after an output that needs escaping), else the show's; none without
+        either, and none once the script's image: is gone. `check` still passes on it."""
+        out_dir = self.path("out")
+        os.mkdir(out_dir)
+        stem = "ep (1) [draft] #2"
+        out = os.path.join(out_dir, stem + ".mp3")
+        page = os.path.join(out_dir, stem + ".md")
+        data = make_image(os.path.join(self.dir, "own art.png"), "1400x1400", "rgb24")
+        res = self.render(script("own art.png"), out, "--page-md", "--page")
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assert_md_cover(page, stem + ".cover.png", "Cover art of Cover test")
+        with open(os.path.join(out_dir, stem + ".cover.png"), "rb") as f:
+            self.assertEqual(f.read(), data)
+        res = run(["check", out, page])
+        self.assertEqual(res.returncode, 0, res.stdout + res.stderr)
+        # no image: the copy and the image on the page are gone
+        res = self.render(script(), out, "--page-md", "--page")
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assert_no_cover(page)
+        self.assertFalse(os.path.exists(os.path.join(out_dir, stem + ".cover.png")))
+        # the show's cover, a file of the folder with a name that needs escaping
+        make_image(os.path.join(out_dir, "show (art) [1].jpg"))
+        write(os.path.join(out_dir, "show.txt"), SHOW.format(image="show (art) [1].jpg"))
+        res = self.render(script(), out, "--page-md", "--page")
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assert_md_cover(page, "show (art) [1].jpg", "Cover art of Cover test")
+        # a remote show image is not shown, as on the HTML page
+        write(os.path.join(out_dir, "show.txt"),
+              SHOW.format(image="https://images.example.net/cover.jpg"))
+        res = self.render(script(), out, "--page-md", "--page")
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assert_no_cover(page)
 
     def test_bad_images_are_errors_at_the_image_line_before_speech(self):
         make_image(self.path("elsewhere.jpg"))

@@ -3,7 +3,8 @@
 html.parser (not ours), it lists every episode newest first (the feed's order), links each
 to its page where it has one (`--page`) and to its audio otherwise, percent-encoded by the
 serializer, states each length as <time datetime="PT…"> equal to the sidecar's, links the
-feed, and escapes the show's text. With `-o -` (the feed on standard output) nothing is
+feed, and escapes the show's text; an episode with its own cover shows it beside its title,
+and xmllint reads the index as HTML. With `-o -` (the feed on standard output) nothing is
 written into the folder."""
 import json
 import os
@@ -13,6 +14,7 @@ import urllib.parse
 from html.parser import HTMLParser
 
 from common import Case, listing, main, run, write
+from test_cover import make_image
 from test_feed import SHOW   # the channel the feed test publishes (kept valid there)
 
 BASE = "https://cdn.example.org/pod/"
@@ -22,6 +24,7 @@ EPISODES = {   # name: (published, with --page)
     "new": ("2026-11-16T08:00:00Z", True),
 }
 ORDER = ["new", "mid café", "old"]
+HTML5_ELEMENTS = ("main", "header", "article", "time")   # unknown to libxml2's HTML 4 parser
 
 
 class IndexReader(HTMLParser):
@@ -35,7 +38,9 @@ class IndexReader(HTMLParser):
         if tag == "html":
             self.lang = a.get("lang")
         if tag == "li":
-            self.items.append({"href": None, "times": [], "title": ""})
+            self.items.append({"href": None, "times": [], "title": "", "images": []})
+        if tag == "img" and self.items:
+            self.items[-1]["images"].append((a.get("src"), a.get("alt")))
         if tag == "h2":
             self._h2 = True
         if tag == "a" and self._h2 and self.items:
@@ -111,6 +116,54 @@ class Index(Case):
         # the index names several episodes' lengths, none as a `Duration:` claim
         res = run(["check", os.path.join(out, "new.mp3"), os.path.join(out, "index.html")])
         self.assertIn("no duration claim", res.stdout + res.stderr)
+
+    def test_index_shows_an_episode_own_cover(self):
+        """An episode rendered with its own image: (copied beside it as STEM.cover.png, under a
+        name that needs escaping) shows that file as a small image beside its title, with an
+        empty alt (the title next to it is the link that names the episode); the episodes
+        without one show none, and neither does it once rendered again without image:.
+        xmllint reads the index as HTML with no error but the HTML5 element names its HTML 4
+        parser does not know, and counts the images in the list."""
+        out = self.render_folder()
+        name = "own (cover) [1] #a"
+        data = make_image(self.path("art.png"), "1400x1400", "rgb24")
+        script = self.path("own.txt")
+        text = ("---\ntitle: Own cover\nshow: Feed Test\npublished: 2026-11-20\n{image}---\n"
+                "The episode with a cover of its own.\n")
+
+        def index_after(image, images):
+            write(script, text.format(image=image))
+            res = run([script, "-o", os.path.join(out, name + ".mp3"), "-q", "--page"])
+            self.assertEqual(res.returncode, 0, res.stderr)
+            res = run(["feed", out, "--base-url", BASE])
+            self.assertEqual(res.returncode, 0, res.stderr)
+            index = os.path.join(out, "index.html")
+            res = subprocess.run(["xmllint", "--html", "--xpath", "count(//ol//li//img)", index],
+                                 capture_output=True, text=True, errors="replace")
+            self.assertEqual(res.returncode, 0, res.stderr)
+            self.assertEqual(res.stdout.strip(), str(images))
+            errors = set(re.findall(r"parser error : (.*)", res.stderr))
+            self.assertLessEqual(errors, {f"Tag {t} invalid" for t in HTML5_ELEMENTS}, res.stderr)
+            page = IndexReader()
+            with open(index, encoding="utf-8") as f:
+                page.feed(f.read())
+            page.close()
+            return {i["title"]: i["images"] for i in page.items}
+
+        images = index_after("image: art.png\n", 1)
+        self.assertEqual(list(images), ["Own cover"] + [f"{n.title()} <&> episode" for n in ORDER])
+        ((src, alt),) = images.pop("Own cover")
+        url = urllib.parse.urlsplit(urllib.parse.urljoin("https://example.org/pod/index.html", src))
+        self.assertEqual((url.scheme, url.query, url.fragment), ("https", "", ""), src)
+        self.assertEqual(urllib.parse.unquote(url.path), f"/pod/{name}.cover.png")
+        with open(os.path.join(out, name + ".cover.png"), "rb") as f:
+            self.assertEqual(f.read(), data)
+        self.assertEqual(alt, "")
+        self.assertEqual(set(map(tuple, images.values())), {()})   # the others: none
+        # image: gone: the copy goes (the stale-companion rule), and the image with it
+        images = index_after("", 0)
+        self.assertFalse(os.path.exists(os.path.join(out, name + ".cover.png")))
+        self.assertEqual(set(map(tuple, images.values())), {()})
 
     def test_feed_on_standard_output_writes_no_index(self):
         out = self.render_folder()

@@ -149,6 +149,27 @@ static void test_minimal_page(void)
     free(page);
 }
 
+/* The cover under the title: its alt text escaped like the script's text, its file one
+ * percent-encoded relative link whatever the name holds (test_minimal_page: none without). */
+static void test_cover(void)
+{
+    re_episode ep = { .title = "T", .show = "[Show] *one*", .language = "en-us",
+                      .episode_number = -1 };
+    re_render_facts facts = { .episode = &ep, .samples = RATE, .sample_rate = RATE,
+                              .cover_file = "ep (1) [a]#b.cover.png" };
+    re_status st;
+    char *page = page_of(&facts, NULL, &st);
+    CHECK_INT(st, RE_OK);
+    CHECK_STR(page, "# T\n\n![Cover art of \\[Show\\] \\*one\\*]"
+                    "(ep%20%281%29%20%5Ba%5D%23b.cover.png)\n\n"
+                    "Duration: PT1S\n\n## Episode overview\n\n- Show: \\[Show\\] \\*one\\*\n"
+                    "- Audio duration: PT1S\n");
+    size_t count = 0;
+    CHECK_INT(claims_holding(page, facts.samples, &count), 2);
+    CHECK_INT(count, 2);
+    free(page);
+}
+
 static void test_errors(void)
 {
     re_episode ep = { .title = "T", .episode_number = -1 };
@@ -267,6 +288,7 @@ int main(void)
 {
     test_full_page();
     test_minimal_page();
+    test_cover();
     test_errors();
     test_html_page();
     return check_finish("test_page");

@@ -85,6 +85,11 @@ typedef struct re_feed_episode {
 
 void re_feed_episode_free(re_feed_episode *episode);
 
+/* The file name of the episode's own cover published beside it (STEM.cover.jpg or
+ * STEM.cover.png: its RE_ASSET_COVER_JPEG or _PNG), malloc'ed into *name; *name is NULL when
+ * the episode has none. RE_ERR_NOMEM. */
+re_status re_feed_cover_name(const re_feed_episode *episode, char **name);
+
 typedef enum re_sidecar_kind {
     RE_SIDECAR_NONE,   /* valid JSON, but not a render-episode sidecar: not an episode */
     RE_SIDECAR_MP3,    /* a sidecar of an MP3: an episode */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* folder_index.h - index.html for a folder of published episodes (written by `feed` beside
  * the feed): the show's title and description, a link to the feed, and every episode newest
- * first (the feed's order) with its date, number, length, summary and a link to its page
+ * first (the feed's order) with its date, number, length, summary, its own cover
+ * (STEM.cover.jpg or .png, RE_ASSET_COVER_*) when it has one, and a link to its page
  * (STEM.html) when it has one, else to its audio. Built like the episode page (a libxml2
  * tree, libxml2's serializer). It states no `Duration:` line: `check MP3 index.html` would
  * judge every episode's against one MP3; lengths are <time datetime="PT…"> elements. */

@@ -14,13 +14,15 @@
 #include "transcript.h"
 
 /* Writes the page for the render described by facts (the same facts as the sidecar: the
- * episode's metadata, samples, sample_rate, chapters; voices, engine, encoder and bytes are
- * not used). transcript may be NULL or empty: the page then has no Transcript section; an
- * episode without chapters has no Chapters section. Every text from the script is escaped
- * for Markdown, and a colon right after the word "duration" in it is written `\:`, so that
- * the only duration claims on the page are its own `Duration:` and `Audio duration:` lines.
- * Cues must use the same sample rate as facts. RE_ERR_INVALID for missing facts (no episode
- * or title, rate 0), RE_ERR_WRITE when the stream fails. */
+ * episode's metadata, samples, sample_rate, chapters, cover_file; voices, engine, encoder and
+ * bytes are not used). transcript may be NULL or empty: the page then has no Transcript
+ * section; an episode without chapters has no Chapters section; with a cover_file, the cover
+ * is an image under the title, its file a percent-encoded relative URL (the HTML page's
+ * <img>). Every text from the script is escaped for Markdown, and a colon right after the
+ * word "duration" in it is written `\:`, so that the only duration claims on the page are its
+ * own `Duration:` and `Audio duration:` lines. Cues must use the same sample rate as facts.
+ * RE_ERR_INVALID for missing facts (no episode or title, rate 0), RE_ERR_NOMEM, RE_ERR_WRITE
+ * when the stream fails. */
 re_status re_page_write(FILE *out, const re_render_facts *facts, const re_transcript *transcript);
 
 /* Writes the HTML page for the same facts and transcript (the voices name the speakers):
