@@ -88,7 +88,8 @@ class Layering(unittest.TestCase):
         self.assertEqual(loose, [], "source files directly in pipeline/")
         for name, stage in stages.items():
             folder = os.path.join(PIPELINE, name)
-            on_disk = sorted(f for f in os.listdir(folder) if f.endswith(".c"))
+            on_disk = sorted(os.path.relpath(os.path.join(d, f), folder)   # words/words_a.c
+                             for d, _, files in os.walk(folder) for f in files if f.endswith(".c"))
             self.assertEqual(on_disk, sorted(stage["sources"]), f"{name}/: .c files vs the build's list")
         folders = sorted(d for d in os.listdir(PIPELINE) if os.path.isdir(os.path.join(PIPELINE, d)))
         self.assertEqual(folders, sorted(stages), "pipeline/ folders vs the build's stages")
