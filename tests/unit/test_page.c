@@ -50,9 +50,12 @@ static size_t claims_holding_in(const char *name, const char *page, uint64_t sam
     return ok;
 }
 
-static size_t claims_holding(const char *page, uint64_t samples, size_t *count)
+/* `want` claims found in the page, and every one holds. */
+static void check_claims_hold(const char *name, const char *page, uint64_t samples, size_t want)
 {
-    return claims_holding_in("ep.md", page, samples, count);
+    size_t count = 0;
+    CHECK_INT(claims_holding_in(name, page, samples, &count), want);
+    CHECK_INT(count, want);
 }
 
 static void test_full_page(void)
@@ -121,9 +124,7 @@ static void test_full_page(void)
               "\\---\n");
 
     /* `check` reads the two duration lines and nothing from the script's own text */
-    size_t count = 0;
-    CHECK_INT(claims_holding(page, facts.samples, &count), 2);
-    CHECK_INT(count, 2);
+    check_claims_hold("ep.md", page, facts.samples, 2);
     free(page);
 }
 
@@ -135,9 +136,7 @@ static void test_minimal_page(void)
     char *page = page_of(&facts, NULL, &st);
     CHECK_INT(st, RE_OK);
     CHECK_STR(page, "# T\n\nDuration: PT0S\n\n## Episode overview\n\n- Audio duration: PT0S\n");
-    size_t count = 0;
-    CHECK_INT(claims_holding(page, facts.samples, &count), 2);
-    CHECK_INT(count, 2);
+    check_claims_hold("ep.md", page, facts.samples, 2);
     free(page);
 
     /* an empty transcript is no section; 1.5 s rounds half up to 2 */
@@ -164,9 +163,7 @@ static void test_cover(void)
                     "(ep%20%281%29%20%5Ba%5D%23b.cover.png)\n\n"
                     "Duration: PT1S\n\n## Episode overview\n\n- Show: \\[Show\\] \\*one\\*\n"
                     "- Audio duration: PT1S\n");
-    size_t count = 0;
-    CHECK_INT(claims_holding(page, facts.samples, &count), 2);
-    CHECK_INT(count, 2);
+    check_claims_hold("ep.md", page, facts.samples, 2);
     free(page);
 }
 
@@ -259,9 +256,7 @@ static void test_html_page(void)
     /* the page's own controls wait for the script; without it the audio keeps its own */
     CHECK(strstr(page, "<audio id=\"player\" controls=\"\"") != NULL);
     CHECK(strstr(page, "aria-label=\"Player controls\" hidden=\"\"") != NULL);
-    size_t count = 0;
-    CHECK_INT(claims_holding_in("ep.html", page, facts.samples, &count), 3);
-    CHECK_INT(count, 3);
+    check_claims_hold("ep.html", page, facts.samples, 3);
     free(page);
 
     /* the summary's URLs are links to themselves, the sentence's punctuation left out */
