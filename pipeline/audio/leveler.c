@@ -208,12 +208,7 @@ static size_t rest_block(re_leveler *lv, const int16_t *in, size_t frames, int16
 {
     if (frames < REST_BLOCK || lv->rest_skip || lv->loud_left || !at_rest(lv))
         return 0;
-    int largest = 0;
-    for (size_t i = 0; i < REST_BLOCK; i++) {
-        int a = in[i] < 0 ? -in[i] : in[i];
-        largest = a > largest ? a : largest;
-    }
-    if (largest > lv->loud_in) {
+    if (re_int16_peak(in, REST_BLOCK, 0) > lv->loud_in) {
         lv->rest_skip = REST_BLOCK;   /* the step-by-step path takes this stretch */
         return 0;
     }

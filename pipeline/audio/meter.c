@@ -78,23 +78,12 @@ re_status re_loudness_meter_create_planning(unsigned sample_rate, re_loudness_me
     return re_meter_create_kind(sample_rate, 1, METER_PLANNING, out);
 }
 
-/* The largest |x| of n int16 samples and so_far, in a loop the compiler vectorises. */
-static int sample_max_of(const int16_t *pcm, size_t n, int so_far)
-{
-    int m = so_far;
-    for (size_t i = 0; i < n; i++) {
-        int a = pcm[i] < 0 ? -pcm[i] : pcm[i];
-        m = a > m ? a : m;
-    }
-    return m;
-}
-
 static re_status meter_feed_now(re_loudness_meter *m, const int16_t *pcm, size_t frames)
 {
     if (frames && m->state && ebur128_add_frames_short(m->state, pcm, frames) != EBUR128_SUCCESS)
         return RE_ERR_NOMEM;
     if (m->kind == METER_PLANNING)
-        m->sample_max = sample_max_of(pcm, frames, m->sample_max);
+        m->sample_max = re_int16_peak(pcm, frames, m->sample_max);
     float block[256];
     for (size_t i = 0; m->kind != METER_PLANNING && i < frames; i += 256) {
         size_t n = frames - i < 256 ? frames - i : 256;

@@ -56,6 +56,18 @@ static inline float re_interval_max(const interpolator *ip, const float *taps)
     return peak;
 }
 
+/* The largest |x| of n int16 samples and so_far (at most 32768), in a loop the compiler
+ * vectorises: the meter's sample peak, and the leveler's test of a block at rest. */
+static inline int re_int16_peak(const int16_t *x, size_t n, int so_far)
+{
+    int m = so_far;
+    for (size_t i = 0; i < n; i++) {
+        int a = x[i] < 0 ? -x[i] : x[i];
+        m = a > m ? a : m;
+    }
+    return m;
+}
+
 /* Rounding room for re_interval_bound: the float sums of re_interval_max and of the bound each
  * round at most 16 times by 2^-24 of the bound; 1e-5 is far more than both. */
 #define RE_INTERVAL_BOUND_ROOM (1.0f + 1e-5f)
