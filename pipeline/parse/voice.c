@@ -54,6 +54,36 @@ static int engine_voice_valid(const char *s, size_t len)
     return 1;
 }
 
+static const char *const engines[] = { "espeak-ng", "flite", NULL };
+static const char *const flite_voices[] = { "rms", "slt", "awb", NULL };
+
+const char *re_voice_engine_name(re_voice_engine engine)
+{
+    return engine == RE_VOICE_FLITE ? "flite" : "espeak-ng";
+}
+
+const char *re_voice_profile_language(const re_voice_profile *profile)
+{
+    return profile->engine == RE_VOICE_FLITE ? "en-us" : profile->engine_voice;
+}
+
+static void read_engine(keyfile *kf, const keyfile_value *v)
+{
+    profile_parser *p = keyfile_context(kf);
+    char q[QUOTE_SIZE];
+
+    for (size_t i = 0; engines[i]; i++) {
+        if (strlen(engines[i]) == v->len && memcmp(engines[i], v->text, v->len) == 0) {
+            p->profile->engine = (re_voice_engine)i;
+            return;
+        }
+    }
+    parse_error(&p->err, v->line, v->col, "engine '%s' is not one of espeak-ng, flite",
+                quote(q, v->text, v->len));
+}
+
+/* The voice is checked against the engine once the whole file is read (the engine key may
+ * come after it): here only its shape. */
 static void read_engine_voice(keyfile *kf, const keyfile_value *v)
 {
     profile_parser *p = keyfile_context(kf);
@@ -75,6 +105,7 @@ static const char *const roles[] = { "host", "co-host", "guest", "guest host", "
 
 /* name, kind, field, range, step (the engine counts the word gap in 10 ms), words, reader */
 static const keyfile_key voice_keys[] = {
+    { "engine", KEY_CALL, 0, 0, 0, 0, NULL, read_engine },
     { "voice", KEY_CALL, 0, 0, 0, 0, NULL, read_engine_voice },
     { "speaker", KEY_TEXT, offsetof(re_voice_profile, speaker), 0, 0, 0, NULL, NULL },
     { "role", KEY_WORD, offsetof(re_voice_profile, role), 0, 0, 0, roles, NULL },
@@ -104,6 +135,22 @@ static void profile_defaults(re_voice_profile *profile)
     profile->word_gap_ms = 0;
     profile->sentence_pause_ms = 400;
     profile->paragraph_pause_ms = 800;
+}
+
+/* A flite profile: its voice is one of flite's, and no key asks what flite cannot do. */
+static void check_flite(keyfile *kf, profile_parser *p)
+{
+    unsigned col, line = keyfile_where(kf, "voice", &col, NULL);
+    const char *voice = p->profile->engine_voice;
+    size_t i = 0;
+    while (voice && flite_voices[i] && strcmp(flite_voices[i], voice) != 0)
+        i++;
+    if (voice && !flite_voices[i])
+        parse_error(&p->err, line, col, "flite has no voice '%s' (its voices: %s)", voice,
+                    RE_VOICE_FLITE_VOICES);
+    if ((line = keyfile_where(kf, "word_gap", &col, NULL)) != 0)
+        parse_error(&p->err, line, col, "flite cannot put a gap between words: 'word_gap' is "
+                    "for espeak-ng profiles (a pause between sentences is 'sentence_pause')");
 }
 
 void re_voice_profile_clear(re_voice_profile *profile)
@@ -141,9 +188,11 @@ re_status re_voice_profile_parse(const char *file, const char *buf, size_t len, 
     keyfile_init(&kf, &voice_syntax, &p.err, out, &p);
     keyfile_lines(&kf, buf + bom, len - bom);
     if (!keyfile_where(&kf, "voice", NULL, NULL) && !p.err.nomem) {
-        parse_error(&p.err, 0, 0, "the profile has no 'voice' key (the espeak-ng voice, e.g. "
-                     "voice = en-us)");
+        parse_error(&p.err, 0, 0, "the profile has no 'voice' key (the engine's voice, e.g. "
+                     "voice = en-us for espeak-ng, voice = rms for flite)");
     }
+    if (out->engine == RE_VOICE_FLITE && !p.err.nomem)
+        check_flite(&kf, &p);
     if (p.err.nomem) {
         status = RE_ERR_NOMEM;
         goto fail;

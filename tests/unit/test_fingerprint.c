@@ -45,8 +45,8 @@ static re_lexicon *lexicon_of(const char *text)
 static void base(case_inputs *c, re_lexicon *lexicon)
 {
     memset(c, 0, sizeof *c);
-    c->host = (re_voice_profile){ "host", "en-us", "Host", 170, 50, 50, 100, 0, 350, 750, NULL };
-    c->guest = (re_voice_profile){ "guest", "en-gb+f3", "Guest", 165, 60, 50, 100, 0, 350, 750, NULL };
+    c->host = (re_voice_profile){ "host", RE_VOICE_ESPEAK_NG, "en-us", "Host", 170, 50, 50, 100, 0, 350, 750, NULL };
+    c->guest = (re_voice_profile){ "guest", RE_VOICE_ESPEAK_NG, "en-gb+f3", "Guest", 165, 60, 50, 100, 0, 350, 750, NULL };
     c->profiles[0] = &c->host;
     c->profiles[1] = &c->guest;
     c->names[0] = "host";

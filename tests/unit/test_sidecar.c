@@ -19,8 +19,8 @@
 #define SAMPLES 3824683u   /* 173.455 s: 173455 ms, PT2M53S */
 #define DIGEST "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 
-static re_voice_profile host = { "host", "en-us", "Host", 175, 50, 50, 100, 0, 400, 800, NULL };
-static re_voice_profile guest = { "guest", "en-gb+f3", "Gäst \"2\"", 190, 61, 42, 120, 20, 350, 1200, NULL };
+static re_voice_profile host = { "host", RE_VOICE_ESPEAK_NG, "en-us", "Host", 175, 50, 50, 100, 0, 400, 800, NULL };
+static re_voice_profile guest = { "guest", RE_VOICE_ESPEAK_NG, "en-gb+f3", "Gäst \"2\"", 190, 61, 42, 120, 20, 350, 1200, NULL };
 
 static re_episode full_episode(void)
 {

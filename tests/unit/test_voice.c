@@ -125,7 +125,7 @@ static void test_errors(void)
     expect_error("voice = en-us\n  ratee = 170\n", 2, 3,
                  "unknown key 'ratee' (did you mean 'rate'?)");
     expect_error("voice = en-us\n  tempo = 170\n", 2, 3,
-                 "unknown key 'tempo' (known keys: voice, speaker, role, rate, pitch, range, "
+                 "unknown key 'tempo' (known keys: engine, voice, speaker, role, rate, pitch, range, "
                  "volume, word_gap, sentence_pause, paragraph_pause)");
     expect_error("voice = en-us\nrate = 170\nrate = 171\n", 3, 1,
                  "duplicate key 'rate' (first set on line 2)");

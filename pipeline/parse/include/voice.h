@@ -2,7 +2,9 @@
 /* voice.h - voice profiles: how a speaker sounds (engine voice, rate, pitch, pauses).
  *
  * A profile is a file NAME.voice of `key = value` lines (`#` starts a comment line):
- *   voice            espeak-ng voice name, e.g. en-us, en-gb+f3      (required)
+ *   engine           espeak-ng or flite                                 (default espeak-ng)
+ *   voice            the engine's voice: for espeak-ng a voice name, e.g. en-us, en-gb+f3;
+ *                    for flite one of RE_VOICE_FLITE_VOICES              (required)
  *   speaker          display name for transcripts                      (default: NAME)
  *   role             the speaker's role in the feed's podcast:person, one of RE_VOICE_ROLES
  *                    (default: host for the episode's default voice, else guest)
@@ -15,7 +17,12 @@
  *   sentence_pause   silence between sentences in ms, 0..10000          (default 400)
  *   paragraph_pause  silence between paragraphs in ms, 0..60000         (default 800)
  * Unknown keys, duplicate keys, malformed or out-of-range numbers are errors naming
- * FILE:LINE:COL. Profile names are [a-z0-9_-]{1,64}. */
+ * FILE:LINE:COL, and so is a key the profile's engine cannot honour (flite has no gap
+ * between words: `word_gap` in a flite profile). Profile names are [a-z0-9_-]{1,64}.
+ *
+ * The numbers mean the same for both engines (docs/script-format.md, "Voice profiles"):
+ * rate is words per minute, pitch 50 and range 50 are the voice's own, volume 100 is the
+ * engine's normal level. */
 #ifndef RE_VOICE_H
 #define RE_VOICE_H
 
@@ -24,9 +31,15 @@
 /* The cast roles of the Podcast Taxonomy that a profile's `role` may name. */
 #define RE_VOICE_ROLES "host, co-host, guest, guest host, narrator, announcer, voice actor, reporter"
 
+/* The speech engines a profile may choose, and flite's voices (US English clustergen voices
+ * compiled into Debian's libflite: rms male, slt female, awb male with a Scottish accent). */
+typedef enum re_voice_engine { RE_VOICE_ESPEAK_NG, RE_VOICE_FLITE } re_voice_engine;
+#define RE_VOICE_FLITE_VOICES "rms, slt, awb"
+
 typedef struct re_voice_profile {
     char *name;              /* profile name, e.g. "host" */
-    char *engine_voice;      /* espeak-ng voice name */
+    re_voice_engine engine;
+    char *engine_voice;      /* the engine's voice name */
     char *speaker;           /* display name */
     int rate;
     int pitch;
@@ -44,6 +57,14 @@ typedef struct re_voice_profile {
 re_status re_voice_profile_parse(const char *file, const char *buf, size_t len, const char *name,
                                  re_voice_profile *out, re_diagnostics *diag);
 void re_voice_profile_clear(re_voice_profile *profile);
+
+/* The espeak-ng name of the language the profile speaks, for the rules that depend on it
+ * (normalize.h, writing.h) and for the espeak-ng voice of a [lang] span's fallback: the
+ * espeak-ng voice itself, or "en-us" for flite's voices. */
+const char *re_voice_profile_language(const re_voice_profile *profile);
+
+/* The engine's name as a profile's `engine` says it: "espeak-ng" or "flite". */
+const char *re_voice_engine_name(re_voice_engine engine);
 
 /* Returns 1 if `name` is a valid profile name ([a-z0-9_-]{1,64}). */
 int re_voice_name_valid(const char *name);
