@@ -10,7 +10,6 @@
 #include "resample.h"
 
 struct re_assembler {
-    unsigned speech_rate;       /* what add_speech is given */
     unsigned rate;              /* of the stream */
     re_spool *spool;
     re_loudness_meter *meter;   /* fed everything written, when attached */
@@ -44,16 +43,14 @@ uint64_t re_us_to_frames(uint64_t us, unsigned rate)
     return (us * rate + 500000) / 1000000;
 }
 
-re_status re_assembler_create(unsigned speech_rate, unsigned sample_rate, re_assembler **out,
-                              re_diagnostics *diag)
+re_status re_assembler_create(unsigned sample_rate, re_assembler **out, re_diagnostics *diag)
 {
     *out = NULL;
-    if (speech_rate == 0 || sample_rate == 0)
+    if (sample_rate == 0)
         return RE_ERR_INVALID;
     re_assembler *a = calloc(1, sizeof *a);
     if (!a)
         return RE_ERR_NOMEM;
-    a->speech_rate = speech_rate;
     a->rate = sample_rate;
     re_status status = re_spool_create(sample_rate, &a->spool, diag);
     if (status != RE_OK) {
@@ -280,12 +277,12 @@ static re_status resample_stretches(const re_assembler *a, const re_speech *spee
     for (size_t i = 0; i < n; i++) {
         size_t len = cuts[i].begin - pos;
         cuts[i].sound_len = len;
-        if (a->speech_rate != a->rate && len > 0) {
-            size_t out_len = (size_t)re_resample_length(len, a->speech_rate, a->rate);
+        if (speech->rate != a->rate && len > 0) {
+            size_t out_len = (size_t)re_resample_length(len, speech->rate, a->rate);
             cuts[i].sound = malloc((out_len ? out_len : 1) * sizeof *cuts[i].sound);
             if (!cuts[i].sound)
                 return RE_ERR_NOMEM;
-            re_status status = re_resample_mono16(speech->pcm + pos, len, a->speech_rate, a->rate,
+            re_status status = re_resample_mono16(speech->pcm + pos, len, speech->rate, a->rate,
                                                   cuts[i].sound);
             if (status != RE_OK)
                 return status;
@@ -336,7 +333,7 @@ static re_status keep_events(re_assembler *a, const re_speech *speech, const cut
     for (size_t i = 0; i < speech->event_count; i++) {
         const re_speech_event *ev = &speech->events[i];
         a->events[a->event_count++] = (re_timed_event){
-            ev->type, base + map_sample(cuts, n, ev->sample, a->speech_rate, a->rate), ev->text_pos, ev->length, a->segments };
+            ev->type, base + map_sample(cuts, n, ev->sample, speech->rate, a->rate), ev->text_pos, ev->length, a->segments };
     }
     return RE_OK;
 }
@@ -370,7 +367,7 @@ static re_status keep_sentences(re_assembler *a, const re_speech *speech, const 
         const re_speech_event *ev = &speech->events[i];
         if (ev->type != RE_EVENT_SENTENCE)
             continue;
-        uint64_t start = map_sample(cuts, n, ev->sample, a->speech_rate, a->rate);
+        uint64_t start = map_sample(cuts, n, ev->sample, speech->rate, a->rate);
         uint64_t end = start;
         for (size_t c = 0; c < n; c++) {
             if (cuts[c].begin > ev->sample && cuts[c].out > start) {
@@ -390,13 +387,13 @@ static re_status keep_sentences(re_assembler *a, const re_speech *speech, const 
 re_status re_assembler_add_speech(re_assembler *a, const re_speech *speech,
                                   unsigned sentence_pause_ms, re_diagnostics *diag)
 {
-    if (a->reading)
+    if (a->reading || speech->rate == 0)
         return RE_ERR_INVALID;
     cut *cuts = calloc(speech->event_count + 2, sizeof *cuts);
     if (!cuts)
         return RE_ERR_NOMEM;
     size_t sentence_gap = (size_t)re_us_to_frames((uint64_t)sentence_pause_ms * 1000, a->rate);
-    size_t n = plan_cuts(speech, sentence_gap, a->speech_rate, cuts);
+    size_t n = plan_cuts(speech, sentence_gap, speech->rate, cuts);
     if (n == 0) {   /* nothing audible: the segment adds no audio */
         free(cuts);
         a->segments++;

@@ -82,6 +82,13 @@ static json_t *voices_json(const re_render_facts *f)
                                  "volume", v->volume, "word_gap", v->word_gap_ms,
                                  "sentence_pause", v->sentence_pause_ms,
                                  "paragraph_pause", v->paragraph_pause_ms);
+        /* said only when it is not espeak-ng, so that sidecars from before flite read alike */
+        if (item && v->engine != RE_VOICE_ESPEAK_NG
+            && json_object_set_new(item, "engine",
+                                   json_string(re_voice_engine_name(v->engine))) != 0) {
+            json_decref(item);
+            item = NULL;
+        }
         if (!item || json_array_append_new(list, item) != 0) {
             json_decref(list);
             return NULL;

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* prepare.c - an episode's inputs, loaded and checked (see prepare.h). */
+#define _GNU_SOURCE
 #include "prepare.h"
 
 #include <stdio.h>
@@ -94,7 +95,7 @@ static int split_item(const re_prepared *p, const re_voice_profile *profile, re_
 {
     re_writing_run runs[RE_WRITING_MAX_RUNS];
     size_t run_count;
-    re_writing_runs(item->text, profile->engine_voice, runs, &run_count);
+    re_writing_runs(item->text, re_voice_profile_language(profile), runs, &run_count);
     if (run_count == 1 && !runs[0].voice)   /* all in the voice's own writing */
         return add_item(p, items, count, capacity, *item);
     int ok = 1;
@@ -210,6 +211,46 @@ static re_status check_chapters_have_audio(const re_prepared *p, re_diagnostics 
     return status;
 }
 
+/* A lexicon's phoneme respellings ([[...]]) are espeak-ng's notation, which flite cannot say:
+ * a paragraph spoken by a flite profile that would get one is an error at the word, before
+ * anything is spoken (a [lang] span in it is espeak-ng's, and may). */
+static re_status check_phonemes_speakable(const re_prepared *p, re_diagnostics *diag)
+{
+    const re_episode *ep = p->episode;
+    re_status status = RE_OK;
+    for (size_t i = 0; status == RE_OK && i < ep->item_count; i++) {
+        const re_item *item = &ep->items[i];
+        const re_voice_profile *profile = item->kind == RE_ITEM_SPEECH && !item->language
+                                          ? re_prepared_profile(p, item->voice) : NULL;
+        if (!profile || profile->engine != RE_VOICE_FLITE)
+            continue;
+        re_spoken spoken;
+        status = re_prepared_item_spoken(p, item, &spoken);
+        if (status == RE_OK && (spoken.text_flags & RE_TEXT_PHONEMES)) {
+            const re_spoken_span *span = spoken.spans;
+            for (size_t k = 0; k < spoken.span_count; k++)
+                if (memmem(spoken.text + spoken.spans[k].spoken_offset,
+                           spoken.spans[k].spoken_length, "[[", 2)) {
+                    span = &spoken.spans[k];
+                    break;
+                }
+            unsigned line = item->line, col = item->col;
+            if (span)
+                re_script_locate(p->script_bytes, p->script_len, item, span->text_offset, &line,
+                                 &col);
+            status = re_diag_fail(diag, RE_ERR_INPUT, ep->file, line, col,
+                                  "voice profile '%s' speaks with flite, which cannot say the "
+                                  "lexicon's phoneme respelling of '%.*s' ([[...]] is espeak-ng's "
+                                  "notation): respell it in words (WORD = words) or speak this "
+                                  "paragraph with an espeak-ng profile", profile->name,
+                                  span ? (int)span->text_length : 0,
+                                  span ? item->text + span->text_offset : "");
+        }
+        re_spoken_free(&spoken);
+    }
+    return status;
+}
+
 re_status re_prepare(const re_episode_sources *src, re_prepared *p, re_diagnostics *diag)
 {
     memset(p, 0, sizeof *p);
@@ -244,7 +285,10 @@ re_status re_prepare(const re_episode_sources *src, re_prepared *p, re_diagnosti
         .paths = src->lexicon_paths, .path_count = src->lexicon_path_count,
         .allowed_dirs = src->allowed_dirs, .allowed_dir_count = src->allowed_dir_count,
     };
-    return re_lexicon_build(&lexicon, &p->lexicon, diag);
+    status = re_lexicon_build(&lexicon, &p->lexicon, diag);
+    if (status == RE_OK)
+        status = check_phonemes_speakable(p, diag);
+    return status;
 }
 
 const re_voice_profile *re_prepared_profile(const re_prepared *p, const char *voice)
@@ -271,11 +315,13 @@ const re_voice_profile *re_prepared_item_profile(const re_prepared *p, const re_
     const re_voice_profile *profile = re_prepared_profile(p, item->voice);
     if (!profile || !item->language)
         return profile;
-    const char *variant = strchr(profile->engine_voice, '+');
+    const char *variant = profile->engine == RE_VOICE_ESPEAK_NG
+                          ? strchr(profile->engine_voice, '+') : NULL;
     if (strchr(item->language, '+') || !variant)
         variant = "";
     snprintf(voice_buf, RE_ITEM_VOICE_MAX, "%s%s", item->language, variant);
     *scratch = *profile;
+    scratch->engine = RE_VOICE_ESPEAK_NG;   /* espeak-ng speaks every language */
     scratch->engine_voice = voice_buf;
     return scratch;
 }
@@ -285,8 +331,8 @@ re_status re_prepared_item_spoken(const re_prepared *p, const re_item *item, re_
     re_voice_profile scratch;
     char voice[RE_ITEM_VOICE_MAX];
     const re_voice_profile *profile = re_prepared_item_profile(p, item, &scratch, voice);
-    return re_normalize_spans_for(p->lexicon, item->text, profile ? profile->engine_voice : NULL,
-                                  out);
+    return re_normalize_spans_for(p->lexicon, item->text,
+                                  profile ? re_voice_profile_language(profile) : NULL, out);
 }
 
 re_status re_prepared_check_engine(const re_prepared *p, re_engine *engine, re_diagnostics *diag)
@@ -331,6 +377,32 @@ re_status re_prepared_check_engine(const re_prepared *p, re_engine *engine, re_d
     }
     free(checked);
     return status;
+}
+
+void re_prepared_engines(const re_prepared *p, const re_engine *engine, char *out, size_t size)
+{
+    int used[2] = { 0, 0 };   /* by re_voice_engine */
+    for (size_t i = 0; i < p->episode->item_count; i++) {
+        const re_item *item = &p->episode->items[i];
+        re_voice_profile scratch;
+        char voice[RE_ITEM_VOICE_MAX];
+        const re_voice_profile *profile = item->kind == RE_ITEM_SPEECH
+                                          ? re_prepared_item_profile(p, item, &scratch, voice) : NULL;
+        if (profile)
+            used[profile->engine == RE_VOICE_FLITE] = 1;
+    }
+    const re_voice_profile *fallback = re_prepared_profile(p, p->episode->voice);
+    if (!used[0] && !used[1])
+        used[fallback && fallback->engine == RE_VOICE_FLITE] = 1;
+    re_voice_profile as = { .engine = RE_VOICE_ESPEAK_NG };
+    out[0] = '\0';
+    for (int e = 0; e < 2; e++) {
+        if (!used[e])
+            continue;
+        as.engine = (re_voice_engine)e;
+        size_t n = strlen(out);
+        snprintf(out + n, size - n, "%s%s", n ? ", " : "", re_engine_name(engine, &as));
+    }
 }
 
 void re_prepared_free(re_prepared *p)

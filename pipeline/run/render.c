@@ -59,7 +59,7 @@ typedef struct render {
     delivery_result delivered;           /* what it delivered, for the sidecar and the result */
     re_loudness_meter *pass1_meter;      /* fed while speaking */
     const char *format;
-    char engine_name[64];
+    char engine_name[64];                /* the engines that speak it (re_prepared_engines) */
     int own_engine;
     char inputs_sha256[RE_SHA256_HEX_SIZE];
     uint64_t sound_frames;               /* audio that came from speech or sound files */
@@ -165,7 +165,7 @@ static re_status start_engine(render *r)
             return place(r, status, from, r->opt->script_path, 0, 0);
         r->own_engine = 1;
     }
-    snprintf(r->engine_name, sizeof r->engine_name, "espeak-ng %s", re_engine_version(r->engine));
+    re_prepared_engines(&r->prepared, r->engine, r->engine_name, sizeof r->engine_name);
     return RE_OK;
 }
 
@@ -245,7 +245,7 @@ static re_status digest_inputs(render *r)
 static re_status start_speech(render *r)
 {
     speech_plan plan = {
-        .prepared = &r->prepared, .engine = r->engine, .engine_name = r->engine_name,
+        .prepared = &r->prepared, .engine = r->engine,
         .script_path = r->opt->script_path, .cache_dir = r->opt->cache_dir,
         .remote = { .url = r->opt->cache_url, .timeout_ms = r->opt->cache_timeout_ms,
                     .bearer_token = r->opt->cache_token, .netrc_file = r->opt->cache_netrc,
@@ -491,8 +491,7 @@ static re_status speak_all(render *r)
     const re_episode *ep = r->episode;
     unsigned rate = r->rate;
     size_t from = r->diag->count;
-    re_status status = re_assembler_create(re_engine_sample_rate(r->engine), rate, &r->assembler,
-                                           r->diag);
+    re_status status = re_assembler_create(rate, &r->assembler, r->diag);
     if (status != RE_OK)
         return place(r, status, from, r->opt->output_path, 0, 0);
     status = re_loudness_meter_create_planning(rate, &r->pass1_meter);   /* pass 1 of loudness */

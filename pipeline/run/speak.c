@@ -14,6 +14,7 @@ typedef struct speech_slot {
     re_speech speech;        /* the audio, once ready */
     int ready;               /* speech holds audio (from the cache) */
     re_cache_key key;
+    unsigned rate;           /* of its engine's audio (re_engine_rate) */
 } speech_slot;
 
 struct speech_scheduler {
@@ -83,11 +84,6 @@ re_status speech_scheduler_create(const speech_plan *plan, speech_scheduler **ou
     return RE_OK;
 }
 
-static unsigned sample_rate(const speech_scheduler *s)
-{
-    return re_engine_sample_rate(s->plan.engine);
-}
-
 /* Stores audio in the local cache for next time; a cache that cannot be written is only a
  * warning, given once (the cache names its folder). */
 static void remember_locally(speech_scheduler *s, const speech_slot *slot, re_diagnostics *diag)
@@ -96,7 +92,7 @@ static void remember_locally(speech_scheduler *s, const speech_slot *slot, re_di
         return;
     re_diagnostics *warn = s->cache_warned ? NULL : diag;
     size_t from = warn ? warn->count : 0;
-    if (re_cache_put(s->cache, &slot->key, sample_rate(s), &slot->speech, warn) != RE_OK && warn) {
+    if (re_cache_put(s->cache, &slot->key, slot->rate, &slot->speech, warn) != RE_OK && warn) {
         re_diag_prefix(warn, from, "warning: the segment cache is not written: ");
         s->cache_warned = 1;
     }
@@ -108,7 +104,7 @@ static re_status remember(speech_scheduler *s, const speech_slot *slot, re_diagn
     remember_locally(s, slot, diag);
     if (!s->remote)
         return RE_OK;
-    return re_remote_put(s->remote, &slot->key, sample_rate(s), &slot->speech, diag);
+    return re_remote_put(s->remote, &slot->key, slot->rate, &slot->speech, diag);
 }
 
 /* Gets item i's speech under way: its text as the engine will speak it, then its audio from
@@ -126,10 +122,13 @@ static re_status start_item(speech_scheduler *s, size_t i, re_diagnostics *diag)
         return status;
     const char *text = s->spoken[i].text;
     unsigned flags = s->spoken[i].text_flags;
+    /* the key names the engine and its version: flite's and espeak-ng's audio never mix */
+    const char *engine_name = re_engine_name(s->plan.engine, profile);
+    slot->rate = re_engine_rate(s->plan.engine, profile);
     if (s->cache) {
-        re_cache_key_compute(&slot->key, s->plan.engine_name, sample_rate(s), profile, flags, text);
+        re_cache_key_compute(&slot->key, engine_name, slot->rate, profile, flags, text);
         int hit = 0;
-        status = re_cache_get(s->cache, &slot->key, sample_rate(s), &slot->speech, &hit);
+        status = re_cache_get(s->cache, &slot->key, slot->rate, &slot->speech, &hit);
         if (status == RE_OK)
             status = re_cache_take_warning(s->cache, diag);   /* an unsafe folder or entry */
         if (status != RE_OK)
@@ -142,9 +141,9 @@ static re_status start_item(speech_scheduler *s, size_t i, re_diagnostics *diag)
     }
     if (s->remote) {
         if (!s->cache)
-            re_cache_key_compute(&slot->key, s->plan.engine_name, sample_rate(s), profile, flags, text);
+            re_cache_key_compute(&slot->key, engine_name, slot->rate, profile, flags, text);
         int hit = 0;
-        status = re_remote_get(s->remote, &slot->key, sample_rate(s), &slot->speech, &hit, diag);
+        status = re_remote_get(s->remote, &slot->key, slot->rate, &slot->speech, &hit, diag);
         if (status != RE_OK)
             return status;
         if (hit) {

@@ -33,7 +33,6 @@
 typedef struct speech_plan {
     const re_prepared *prepared;   /* the episode, its profiles and its lexicon */
     re_engine *engine;
-    const char *engine_name;       /* part of every cache key, e.g. "espeak-ng 1.51" */
     const char *script_path;       /* where a paragraph's error points */
     const char *cache_dir;         /* the segment cache folder, or NULL for none */
     re_remote_options remote;      /* the remote cache under it: remote.url NULL for none */

@@ -167,6 +167,7 @@ entry_verdict cache_read_entry(int fd, const struct stat *st, const re_cache_key
         samples[i] = (int16_t)(uint16_t)(pcm[2 * i] | pcm[2 * i + 1] << 8);
     out->pcm = samples;
     out->frames = (size_t)frames;
+    out->rate = sample_rate;
     out->events = events;
     out->event_count = (size_t)event_count;
     return ENTRY_VALID;

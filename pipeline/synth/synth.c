@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* synth.c - espeak-ng in a warm parent, one forked child per segment (see synth.h for why).
+/* synth.c - the engines in a warm parent, one forked child per segment (see synth.h for why);
+ * each engine behind engine_backend.h.
  *
  * A child writes its samples into one anonymous memory file and its events (and, on failure,
  * a message) into another; the parent reads both after the child exits. Memory files instead
@@ -23,17 +24,20 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <espeak-ng/espeak_ng.h>
-#include <espeak-ng/speak_lib.h>
+#include "engine_backend.h"
+
+/* Indexed by re_voice_engine. */
+static const engine_backend *const backends[] = { &re_espeak_backend, &re_flite_backend };
+#define BACKEND_COUNT (sizeof backends / sizeof backends[0])
 
 struct re_engine {
     volatile sig_atomic_t *stop;
-    unsigned sample_rate;
-    char version[32];
+    char names[BACKEND_COUNT][48];   /* "espeak-ng 1.51", "flite 2.2" */
 };
 
 struct re_synth_job {
     re_engine *engine;
+    unsigned rate;  /* of the audio the child makes */
     pid_t pid;
     int life_fd;    /* read end of a pipe whose write end only the child holds: it closes
                      * when the child ends (valgrind-friendly, unlike pidfd_open) */
@@ -87,46 +91,45 @@ static int write_all(int fd, const void *buf, size_t len)
     return 0;
 }
 
-static int child_synth_callback(short *wav, int numsamples, espeak_EVENT *events)
+static const engine_backend *backend_of(const re_voice_profile *profile)
 {
-    if (wav && numsamples > 0
-        && write_all(child_pcm_fd, wav, (size_t)numsamples * sizeof *wav) != 0)
+    return backends[profile->engine < BACKEND_COUNT ? profile->engine : 0];
+}
+
+int synth_child_pcm(const int16_t *pcm, size_t frames)
+{
+    if (frames > 0 && write_all(child_pcm_fd, pcm, frames * sizeof *pcm) != 0)
         child_write_failed = 1;
-    if (wav && numsamples > 0 && (child_samples += (uint64_t)numsamples) > child_max_samples) {
+    if (frames > 0 && (child_samples += (uint64_t)frames) > child_max_samples) {
         child_too_long = 1;   /* bounded: a paragraph cannot fill the disk or the memory */
         return 1;
     }
-    /* The engine's own SENTENCE events are not passed on: sentences are this process's
-     * calls (child_speak). Its positions count from the start of the call. */
-    for (espeak_EVENT *ev = events; ev && ev->type != espeakEVENT_LIST_TERMINATED; ev++) {
-        if (ev->type != espeakEVENT_WORD)
-            continue;
-        meta_record rec = {
-            .kind = META_EVENT,
-            .type_or_len = RE_EVENT_WORD,
-            .text_pos = ev->text_position > 0 ? child_sentence_chars + (uint32_t)ev->text_position : 0,
-            .length = ev->length > 0 ? (uint32_t)ev->length : 0,
-            .sample = child_sentence_sample + (ev->sample > 0 ? (uint64_t)ev->sample : 0),
-        };
-        if (write_all(child_meta_fd, &rec, sizeof rec) != 0)
-            child_write_failed = 1;
-    }
-    return child_write_failed;   /* non-zero asks the engine to stop */
+    return 0;
 }
 
-static void child_message(const char *text)
+void synth_child_word(uint32_t text_pos, uint32_t length, uint64_t sample)
+{
+    meta_record rec = {
+        .kind = META_EVENT,
+        .type_or_len = RE_EVENT_WORD,
+        .text_pos = text_pos > 0 ? child_sentence_chars + text_pos : 0,
+        .length = length,
+        .sample = child_sentence_sample + sample,
+    };
+    if (write_all(child_meta_fd, &rec, sizeof rec) != 0)
+        child_write_failed = 1;
+}
+
+int synth_child_failed(void)
+{
+    return child_write_failed || child_too_long;
+}
+
+void synth_child_message(const char *text)
 {
     meta_record rec = { .kind = META_MESSAGE, .type_or_len = (uint32_t)strlen(text) };
     if (write_all(child_meta_fd, &rec, sizeof rec) == 0)
         (void)write_all(child_meta_fd, text, rec.type_or_len);
-}
-
-static void child_engine_message(const char *what, espeak_ng_STATUS status)
-{
-    char engine_text[256], text[400];
-    espeak_ng_GetStatusCodeMessage(status, engine_text, sizeof engine_text);
-    snprintf(text, sizeof text, "%s: %s", what, engine_text);
-    child_message(text);
 }
 
 /* The child side: make sure it cannot outlive us or leave a core file, then speak. */
@@ -142,88 +145,17 @@ static void child_prepare(pid_t parent)
         _exit(CHILD_WRITE_ERROR);
 }
 
-/* Selects a voice the way the espeak-ng program does: by name ("en-us", "en+f3"), else by
- * language ("en-gb"), keeping a "+variant" suffix in both cases. */
-static espeak_ng_STATUS child_select_voice(const char *name)
-{
-    espeak_ng_STATUS status = espeak_ng_SetVoiceByName(name);
-    if (status == ENS_OK)
-        return status;
-    char base[128];
-    snprintf(base, sizeof base, "%s", name);
-    char *variant = strchr(base, '+');
-    if (variant)
-        *variant++ = '\0';
-    espeak_VOICE wanted;
-    memset(&wanted, 0, sizeof wanted);
-    wanted.languages = base;
-    status = espeak_ng_SetVoiceByProperties(&wanted);
-    if (status != ENS_OK || !variant)
-        return status;
-    espeak_VOICE *chosen = espeak_GetCurrentVoice();
-    char full[256];
-    if (!chosen || !chosen->name)
-        return ENS_VOICE_NOT_FOUND;
-    snprintf(full, sizeof full, "%s+%s", chosen->name, variant);
-    return espeak_ng_SetVoiceByName(full);
-}
-
-static int child_set_voice(const re_voice_profile *profile)
-{
-    espeak_ng_STATUS status = child_select_voice(profile->engine_voice);
-    if (status != ENS_OK) {
-        char text[200];
-        snprintf(text, sizeof text, "espeak-ng has no voice '%s'", profile->engine_voice);
-        child_message(text);
-        return -1;
-    }
-    const struct { espeak_PARAMETER parameter; int value; } settings[] = {
-        { espeakRATE, profile->rate },
-        { espeakPITCH, profile->pitch },
-        { espeakRANGE, profile->range },
-        { espeakVOLUME, profile->volume },
-        { espeakWORDGAP, profile->word_gap_ms / 10 },   /* the engine counts 10 ms units */
-    };
-    for (size_t i = 0; i < sizeof settings / sizeof settings[0]; i++) {
-        status = espeak_ng_SetParameter(settings[i].parameter, settings[i].value, 0);
-        if (status != ENS_OK) {
-            child_engine_message("cannot set a voice parameter", status);
-            return -1;
-        }
-    }
-    return 0;
-}
-
-static int child_discard_audio(short *wav, int numsamples, espeak_EVENT *events)
-{
-    (void)wav;
-    (void)numsamples;
-    (void)events;
-    return 0;
-}
-
-/* Writes the engine's phoneme mnemonics for the text into the output file exactly as
- * `espeak-ng -x` prints them: by synthesizing with the phoneme trace on (the library's
- * espeak_TextToPhonemes ignores [[ ]] phoneme input, so it would not show what is spoken). */
-static void child_phonemes(const char *text, int flags)
+/* Writes the engine's phonemes for the text into the output file. */
+static void child_phonemes(const engine_backend *engine, const char *text, unsigned text_flags)
 {
     int fd = dup(child_pcm_fd);
     FILE *trace = fd >= 0 ? fdopen(fd, "w") : NULL;
     if (!trace)
         _exit(CHILD_WRITE_ERROR);
-    espeak_SetPhonemeTrace(espeakPHONEMES_SHOW, trace);
-    espeak_SetSynthCallback(child_discard_audio);
-    espeak_ng_STATUS status = espeak_ng_Synthesize(text, strlen(text) + 1, 0, POS_CHARACTER, 0,
-                                                   (unsigned)(espeakCHARS_UTF8 | flags), NULL, NULL);
-    if (status == ENS_OK)
-        status = espeak_ng_Synchronize();
+    int failed = engine->phonemes(text, text_flags, trace);
     if (fclose(trace) != 0)
         _exit(CHILD_WRITE_ERROR);
-    if (status != ENS_OK) {
-        child_engine_message("phoneme conversion failed", status);
-        _exit(CHILD_ENGINE_ERROR);
-    }
-    _exit(CHILD_OK);
+    _exit(failed ? CHILD_ENGINE_ERROR : CHILD_OK);
 }
 
 static uint32_t utf8_chars(const char *s, size_t len)
@@ -234,21 +166,20 @@ static uint32_t utf8_chars(const char *s, size_t len)
     return n;
 }
 
-/* Speaks the paragraph sentence by sentence (sentences.h), one Synthesize call each, so that
- * each sentence's audio is exactly what the engine makes of that sentence after the ones
+/* Speaks the paragraph sentence by sentence (sentences.h), one call of the engine each, so
+ * that each sentence's audio is exactly what the engine makes of that sentence after the ones
  * before it: a SENTENCE event at the first sample of each call, never inside one. The first
- * sentence's audio is the same as that sentence spoken alone. */
-static espeak_ng_STATUS child_speak(const char *text, int flags)
+ * sentence's audio is the same as that sentence spoken alone. 0, or -1 after a message. */
+static int child_speak(const engine_backend *engine, const char *text, unsigned text_flags)
 {
     size_t len = strlen(text), pos = 0;
     char *sentence = malloc(len + 1);
     if (!sentence)
         _exit(CHILD_WRITE_ERROR);
-    espeak_ng_STATUS status = ENS_OK;
-    unsigned text_flags = (flags & espeakPHONEMES) ? RE_TEXT_PHONEMES : RE_TEXT_PLAIN;
+    int failed = 0;
     while (pos < len && (text[pos] == ' ' || text[pos] == '\t'))
         pos++;
-    while (status == ENS_OK && pos < len && !child_too_long && !child_write_failed) {
+    while (!failed && pos < len && !child_too_long && !child_write_failed) {
         size_t end = re_sentence_end(text, pos, text_flags);
         memcpy(sentence, text + pos, end - pos);
         sentence[end - pos] = '\0';
@@ -258,64 +189,37 @@ static espeak_ng_STATUS child_speak(const char *text, int flags)
                             .text_pos = child_sentence_chars + 1, .sample = child_samples };
         if (write_all(child_meta_fd, &rec, sizeof rec) != 0)
             child_write_failed = 1;
-        status = espeak_ng_Synthesize(sentence, end - pos + 1, 0, POS_CHARACTER, 0,
-                                      (unsigned)(espeakCHARS_UTF8 | flags), NULL, NULL);
-        if (status == ENS_OK)
-            status = espeak_ng_Synchronize();
+        failed = engine->speak(sentence, end - pos, text_flags) != 0;
         pos = end;
         while (pos < len && (text[pos] == ' ' || text[pos] == '\t'))
             pos++;
     }
     free(sentence);
-    return status;
+    return failed ? -1 : 0;
 }
 
 static void child_run(const char *text, unsigned text_flags, const re_voice_profile *profile,
                       job_kind kind)
 {
-    /* Plain text unless told otherwise: no espeakSSML ever, and espeakPHONEMES only when the
-     * caller vouches that every [[ ]] in the text is meant as phoneme input. */
-    int flags = (text_flags & RE_TEXT_PHONEMES) ? espeakPHONEMES : 0;
-    if (child_set_voice(profile) != 0)
+    const engine_backend *engine = backend_of(profile);
+    if (engine->select(profile) != 0)
         _exit(CHILD_ENGINE_ERROR);
     if (kind == JOB_CHECK_VOICE)
         _exit(CHILD_OK);
     if (kind == JOB_PHONEMES)
-        child_phonemes(text, flags);
-    espeak_SetSynthCallback(child_synth_callback);
-    child_max_samples = (uint64_t)espeak_ng_GetSampleRate() * RE_SEGMENT_MAX_SECONDS;
-    espeak_ng_STATUS status = child_speak(text, flags);
+        child_phonemes(engine, text, text_flags);
+    child_max_samples = (uint64_t)engine->rate(profile) * RE_SEGMENT_MAX_SECONDS;
+    int failed = child_speak(engine, text, text_flags);
     if (child_write_failed)
         _exit(CHILD_WRITE_ERROR);
     if (child_too_long) {
         char message[128];
         snprintf(message, sizeof message, "this paragraph would be more than %d minutes of audio; "
                  "split it", RE_SEGMENT_MAX_SECONDS / 60);
-        child_message(message);
+        synth_child_message(message);
         _exit(CHILD_ENGINE_ERROR);
     }
-    if (status != ENS_OK) {
-        child_engine_message("synthesis failed", status);
-        _exit(CHILD_ENGINE_ERROR);
-    }
-    _exit(CHILD_OK);
-}
-
-static void *idle_thread(void *arg)
-{
-    return arg;
-}
-
-/* espeak-ng 1.51 starts a thread in espeak_ng_Initialize and, when the system refuses it
- * (a process limit: RLIMIT_NPROC counts threads), fails an assert and aborts the whole
- * program (fifo.c:90). Asked first: 0 when a thread can be had now, else the errno. */
-static int can_start_a_thread(void)
-{
-    pthread_t thread;
-    int err = pthread_create(&thread, NULL, idle_thread, NULL);
-    if (err == 0)
-        pthread_join(thread, NULL);
-    return err;
+    _exit(failed ? CHILD_ENGINE_ERROR : CHILD_OK);
 }
 
 re_status re_engine_create(volatile sig_atomic_t *stop, re_engine **out, re_diagnostics *diag)
@@ -325,40 +229,15 @@ re_status re_engine_create(volatile sig_atomic_t *stop, re_engine **out, re_diag
     if (!engine)
         return RE_ERR_NOMEM;
     engine->stop = stop;
-
-    int err = can_start_a_thread();
-    if (err != 0) {
-        re_diag_add(diag, NULL, 0, 0, "cannot start the speech engine: it needs a thread, and "
-                    "the system refuses one (%s)", strerror(err));
-        free(engine);
-        return RE_ERR_LIMIT;
+    for (size_t i = 0; i < BACKEND_COUNT; i++) {
+        re_status status = backends[i]->start(diag);
+        if (status != RE_OK) {
+            free(engine);
+            return status;
+        }
+        snprintf(engine->names[i], sizeof engine->names[i], "%s %s", backends[i]->name,
+                 backends[i]->version());
     }
-    espeak_ng_ERROR_CONTEXT context = NULL;
-    espeak_ng_InitializePath(NULL);
-    espeak_ng_STATUS status = espeak_ng_Initialize(&context);
-    if (status == ENS_OK)
-        status = espeak_ng_InitializeOutput(ENOUTPUT_MODE_SYNCHRONOUS, 0, NULL);
-    if (status != ENS_OK) {
-        char message[256];
-        espeak_ng_GetStatusCodeMessage(status, message, sizeof message);
-        re_diag_add(diag, NULL, 0, 0, "cannot initialise espeak-ng: %s", message);
-        espeak_ng_ClearErrorContext(&context);
-        free(engine);
-        return RE_ERR_ENGINE;
-    }
-    int rate = espeak_ng_GetSampleRate();
-    if (rate <= 0) {
-        re_diag_add(diag, NULL, 0, 0, "espeak-ng reports no sample rate");
-        free(engine);
-        return RE_ERR_ENGINE;
-    }
-    engine->sample_rate = (unsigned)rate;
-    /* espeak-ng 1.51 builds its list of voices by reading every voice file (about 360 opens)
-     * the first time a voice is chosen; built here, every forked child inherits it instead
-     * of building it again (about 8 ms of each child's 20 for a short paragraph). */
-    (void)espeak_ListVoices(NULL);
-    const char *data_path = NULL;
-    snprintf(engine->version, sizeof engine->version, "%s", espeak_Info(&data_path));
     *out = engine;
     return RE_OK;
 }
@@ -366,12 +245,20 @@ re_status re_engine_create(volatile sig_atomic_t *stop, re_engine **out, re_diag
 void re_engine_free(re_engine *engine)
 {
     /* espeak_ng_Terminate is not called: Terminate + Initialize was measured to hang
-     * (docs/design.md, "The speech engine"), and the engine's memory goes with the process. */
+     * (docs/design.md, "The speech engine"), and the engines' memory goes with the process. */
     free(engine);
 }
 
-unsigned re_engine_sample_rate(const re_engine *engine) { return engine->sample_rate; }
-const char *re_engine_version(const re_engine *engine) { return engine->version; }
+unsigned re_engine_rate(const re_engine *engine, const re_voice_profile *profile)
+{
+    (void)engine;
+    return backend_of(profile)->rate(profile);
+}
+
+const char *re_engine_name(const re_engine *engine, const re_voice_profile *profile)
+{
+    return engine->names[profile->engine < BACKEND_COUNT ? profile->engine : 0];
+}
 
 static void job_close(re_synth_job *job)
 {
@@ -395,6 +282,7 @@ static re_status job_spawn(re_engine *engine, const char *text, unsigned text_fl
     if (!job)
         return RE_ERR_NOMEM;
     job->engine = engine;
+    job->rate = re_engine_rate(engine, profile);
     job->life_fd = job->pcm_fd = job->meta_fd = job->err_fd = -1;
     int life[2] = { -1, -1 };
     job->pcm_fd = memfd_create("re-speech-pcm", MFD_CLOEXEC);
@@ -415,7 +303,9 @@ static re_status job_spawn(re_engine *engine, const char *text, unsigned text_fl
     if (job->pid == 0) {
         close(life[0]);   /* life[1] stays open until this child ends */
         child_prepare(parent);
-        if (dup2(job->err_fd, STDERR_FILENO) < 0)
+        /* an engine's own words (flite prints some to stdout) are kept for a crash's message
+         * and never reach our output */
+        if (dup2(job->err_fd, STDERR_FILENO) < 0 || dup2(job->err_fd, STDOUT_FILENO) < 0)
             _exit(CHILD_WRITE_ERROR);
         child_pcm_fd = job->pcm_fd;
         child_meta_fd = job->meta_fd;
@@ -627,6 +517,7 @@ static re_status job_collect(re_synth_job *job, unsigned timeout_ms, re_speech *
         } else {
             out->pcm = (int16_t *)(void *)grown;
             out->frames = len / sizeof(int16_t);
+            out->rate = job->rate;
         }
     }
     if (status != RE_OK || raw)

@@ -74,8 +74,8 @@ static unsigned online_cpus(void)
 }
 
 /* One script's paragraphs through the speech scheduler; *frames gets the audio's length. */
-static re_status speak_script(re_engine *engine, const char *engine_name, const char *path,
-                              unsigned jobs, size_t *items, uint64_t *frames, re_diagnostics *diag)
+static re_status speak_script(re_engine *engine, const char *path, unsigned jobs, size_t *items,
+                              uint64_t *frames, unsigned *rate, re_diagnostics *diag)
 {
     const char *voice_dirs[] = { RE_SOURCE_VOICES_DIR };
     re_episode_sources sources = { .script_path = path, .max_script_size = 8u << 20,
@@ -85,7 +85,7 @@ static re_status speak_script(re_engine *engine, const char *engine_name, const 
     re_status status = re_prepare(&sources, &prepared, diag);
     if (status == RE_OK)
         status = re_prepared_check_engine(&prepared, engine, diag);
-    speech_plan plan = { .prepared = &prepared, .engine = engine, .engine_name = engine_name,
+    speech_plan plan = { .prepared = &prepared, .engine = engine,
                          .script_path = path, .jobs = jobs, .timeout_ms = RE_ENGINE_TIMEOUT_MS };
     if (status == RE_OK)
         status = speech_scheduler_create(&plan, &scheduler, diag);
@@ -99,6 +99,7 @@ static re_status speak_script(re_engine *engine, const char *engine_name, const 
         if (status != RE_OK)
             break;
         *frames += speech.frames;
+        *rate = speech.rate;   /* one profile's engine: the bench's scripts speak with one */
         (*items)++;
         re_speech_free(&speech);
         speech_scheduler_done(scheduler, i);
@@ -125,18 +126,17 @@ static int speak_main(int argc, char **argv)
     re_status status = re_engine_create(NULL, &engine, &diag);
     if (status != RE_OK)
         return fail(status, &diag, "cannot start the engine");
-    char engine_name[64];
-    snprintf(engine_name, sizeof engine_name, "espeak-ng %s", re_engine_version(engine));
     for (int a = first; a < argc; a++) {
         size_t items = 0;
         uint64_t frames = 0;
-        status = speak_script(engine, engine_name, argv[a], jobs, &items, &frames, &diag);
+        unsigned rate = 0;
+        status = speak_script(engine, argv[a], jobs, &items, &frames, &rate, &diag);
         if (status != RE_OK) {
             re_engine_free(engine);
             return fail(status, &diag, argv[a]);
         }
         printf("speak %s: paragraphs=%zu frames=%llu rate=%u jobs=%u\n", argv[a], items,
-               (unsigned long long)frames, re_engine_sample_rate(engine), jobs);
+               (unsigned long long)frames, rate, jobs);
     }
     re_engine_free(engine);
     re_diagnostics_free(&diag);

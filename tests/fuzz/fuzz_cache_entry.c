@@ -37,7 +37,7 @@ static int setup(void)
     profile.engine_voice = (char *)"en-us";
     re_cache_key_compute(&key, "espeak-ng 1.51", RATE, &profile, RE_TEXT_PLAIN, "fuzz");
     int16_t pcm[4] = { 1, 2, 3, 4 };
-    re_speech speech = { .pcm = pcm, .frames = 4 };
+    re_speech speech = { .pcm = pcm, .frames = 4, .rate = RATE };
     if (re_cache_put(cache, &key, RATE, &speech, NULL) != RE_OK)
         return 0;
     char hex[RE_SHA256_HEX_SIZE];
@@ -104,7 +104,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     re_diagnostics diag;
     re_diagnostics_init(&diag, 4);
     re_assembler *a = NULL;
-    FUZZ_ASSERT(re_assembler_create(RATE, RATE, &a, &diag) == RE_OK);
+    FUZZ_ASSERT(re_assembler_create(RATE, &a, &diag) == RE_OK);
     FUZZ_ASSERT(re_assembler_add_speech(a, &speech, 350, &diag) == RE_OK);
     FUZZ_ASSERT(re_assembler_finish(a, &diag) == RE_OK);
     size_t sentence_count, event_count;

@@ -15,6 +15,7 @@ static re_speech fake_speech(void)
 {
     re_speech s = { 0 };
     s.frames = 115;
+    s.rate = RATE;
     s.pcm = calloc(s.frames, sizeof *s.pcm);
     for (size_t i = 10; i < 30; i++)
         s.pcm[i] = 1000;
@@ -36,7 +37,7 @@ static void sounds_and_overlap(void)
     re_assembler *a;
     re_diagnostics diag;
     re_diagnostics_init(&diag, 0);
-    CHECK_INT(re_assembler_create(RATE, RATE, &a, &diag), RE_OK);
+    CHECK_INT(re_assembler_create(RATE, &a, &diag), RE_OK);
     /* edges at most RE_JOIN_JUMP_MAX: written as they are (no fade) */
     int16_t intro[10], insert[4] = { 7, -7, 32000, -8 };
     for (int i = 0; i < 10; i++)
@@ -73,7 +74,7 @@ static void sounds_and_overlap(void)
     re_assembler_free(a);
 
     /* clipping: a loud tail under loud speech */
-    CHECK_INT(re_assembler_create(RATE, RATE, &a, &diag), RE_OK);
+    CHECK_INT(re_assembler_create(RATE, &a, &diag), RE_OK);
     int16_t loud[4] = { 1, 30000, -30000, 1 };
     CHECK_INT(re_assembler_add_sound_overlapped(a, loud, 4, 4, &diag), RE_OK);
     CHECK_INT(re_assembler_add_sound(a, loud, 4, &diag), RE_OK);
@@ -85,7 +86,7 @@ static void sounds_and_overlap(void)
     re_assembler_free(a);
 
     /* release: the rest of the tail written as it is, what follows (the outro) after it */
-    CHECK_INT(re_assembler_create(RATE, RATE, &a, &diag), RE_OK);
+    CHECK_INT(re_assembler_create(RATE, &a, &diag), RE_OK);
     CHECK_INT(re_assembler_release(a, &diag), RE_OK);   /* nothing held: nothing written */
     CHECK_INT(re_assembler_frames(a), 0);
     CHECK_INT(re_assembler_add_sound_overlapped(a, intro, 10, 4, &diag), RE_OK);
@@ -107,7 +108,7 @@ static void sounds_and_overlap(void)
     for (int i = 0; i < 40; i++)
         square[i] = (int16_t)(i % 10 < 5 ? 6000 : -6000);
     for (size_t overlap = 0; overlap <= 20; overlap += 20) {
-        CHECK_INT(re_assembler_create(RATE, RATE, &a, &diag), RE_OK);
+        CHECK_INT(re_assembler_create(RATE, &a, &diag), RE_OK);
         CHECK_INT(re_assembler_add_sound_overlapped(a, square, 40, overlap, &diag), RE_OK);
         CHECK_INT(re_assembler_finish(a, &diag), RE_OK);
         int16_t out[40];
@@ -139,6 +140,7 @@ static void pause_after_the_whole_sentence(void)
     re_diagnostics_init(&diag, 0);
     re_speech s = { 0 };
     s.frames = 260;
+    s.rate = RATE;
     s.pcm = calloc(s.frames, sizeof *s.pcm);
     for (size_t i = 0; i < 20; i++)
         s.pcm[i] = 2000;          /* "Run chmod u+w" */
@@ -155,7 +157,7 @@ static void pause_after_the_whole_sentence(void)
     s.events = calloc(2, sizeof *s.events);
     s.events[0] = (re_speech_event){ RE_EVENT_SENTENCE, 1, 0, 0 };
     s.events[1] = (re_speech_event){ RE_EVENT_SENTENCE, 18, 0, 115 };
-    CHECK_INT(re_assembler_create(RATE, RATE, &a, &diag), RE_OK);
+    CHECK_INT(re_assembler_create(RATE, &a, &diag), RE_OK);
     CHECK_INT(re_assembler_add_speech(a, &s, 100, &diag), RE_OK);
     /* 60 (sentence 1, its stop kept, its tail gone) + 100 pause + 80 (sentence 2) */
     CHECK_INT(re_assembler_frames(a), 60 + 100 + 80);
@@ -189,7 +191,7 @@ int main(void)
     re_assembler *a;
     re_diagnostics diag;
     re_diagnostics_init(&diag, 0);
-    CHECK_INT(re_assembler_create(RATE, RATE, &a, &diag), RE_OK);
+    CHECK_INT(re_assembler_create(RATE, &a, &diag), RE_OK);
     re_speech s = fake_speech();
     CHECK_INT(re_assembler_mark_chapter(a, "One"), RE_OK);
     CHECK_INT(re_assembler_add_speech(a, &s, 40, &diag), RE_OK);

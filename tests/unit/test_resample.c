@@ -143,6 +143,7 @@ static void assembled_at_another_rate(void)
 {
     re_speech s = { 0 };
     s.frames = 300 + 2205 + 300 + 100;
+    s.rate = 22050;
     s.pcm = calloc(s.frames, sizeof *s.pcm);
     for (size_t i = 50; i < 350; i++)
         s.pcm[i] = (int16_t)lrint(8000.0 * sin(2 * M_PI * 440.0 * (double)(i - 50) / 22050.0) + 3000);
@@ -155,7 +156,7 @@ static void assembled_at_another_rate(void)
     re_diagnostics diag;
     re_diagnostics_init(&diag, 8);
     re_assembler *a = NULL;
-    CHECK_INT(re_assembler_create(22050, 44100, &a, &diag), RE_OK);
+    CHECK_INT(re_assembler_create(44100, &a, &diag), RE_OK);
     CHECK_INT(re_assembler_add_speech(a, &s, 250, &diag), RE_OK);   /* 250 ms = 11025 samples */
     CHECK_INT(re_assembler_finish(a, &diag), RE_OK);
     uint64_t frames = re_assembler_frames(a);

@@ -129,7 +129,9 @@ int main(void)
         fprintf(stderr, "engine: %s\n", diag_last(&said));
         return 1;
     }
-    CHECK_INT(re_engine_sample_rate(engine), 22050);
+    re_voice_profile espeak = { .engine = RE_VOICE_ESPEAK_NG }, flite = { .engine = RE_VOICE_FLITE };
+    CHECK_INT(re_engine_rate(engine, &espeak), 22050);
+    CHECK_INT(re_engine_rate(engine, &flite), 16000);
     test_same_text_same_audio(engine);
     test_parallel_jobs_match_serial(engine);
     test_crash_is_an_error(engine);

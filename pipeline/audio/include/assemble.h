@@ -18,7 +18,8 @@
  * silence are faded in and out (smoothstep), so the sample jump at any join of speech with
  * silence is at most RE_JOIN_JUMP_MAX (and 2 x that where two faded edges meet).
  *
- * Two rates: speech comes at the engine's (the speech rate, as the cache keeps it); the stream
+ * Two rates: speech comes at the rate of the engine that spoke it (re_speech.rate: 22050 Hz
+ * from espeak-ng, 16000 Hz from flite; the cache keeps it), segment by segment; the stream
  * is at the episode's. When they differ, the silences are found and cut at the speech rate,
  * where the engine's silence is exact zeros, and each stretch of sound between two cuts is
  * resampled on its own (resample.h), samples at its two ends that round to zero dropped;
@@ -78,13 +79,13 @@ typedef struct re_assembler re_assembler;
  * message with no file in diag, for the caller to place. */
 
 /* Creates the spool in $TMPDIR (or /tmp), already unlinked so it can never be left behind.
- * add_speech takes audio at speech_rate; the stream, every silence and every sample number
- * the assembler gives out are at sample_rate. RE_ERR_INVALID for a rate of 0. */
-re_status re_assembler_create(unsigned speech_rate, unsigned sample_rate, re_assembler **out,
-                              re_diagnostics *diag);
+ * add_speech takes audio at each speech's own rate; the stream, every silence and every
+ * sample number the assembler gives out are at sample_rate. RE_ERR_INVALID for a rate of 0. */
+re_status re_assembler_create(unsigned sample_rate, re_assembler **out, re_diagnostics *diag);
 
-/* Appends a segment's audio after trimming the engine's leading and trailing silence and
- * setting every gap between sentences to sentence_pause_ms. The speech is not modified but for
+/* Appends a segment's audio (at speech->rate, never 0: RE_ERR_INVALID) after trimming the
+ * engine's leading and trailing silence and setting every gap between sentences to
+ * sentence_pause_ms. The speech is not modified but for
  * the faded edges (above). `speech` must come from the engine as synth.h describes it: each
  * sentence from its SENTENCE event's sample to the next one's. */
 re_status re_assembler_add_speech(re_assembler *a, const re_speech *speech,

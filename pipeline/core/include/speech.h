@@ -22,11 +22,13 @@ typedef struct re_speech_event {
     uint64_t sample;     /* offset in this segment's audio */
 } re_speech_event;
 
-/* One segment's audio: mono 16-bit at the engine's rate (re_engine_sample_rate, synth.h).
- * Owned by whoever filled it; release with re_speech_free. */
+/* One segment's audio: mono 16-bit at `rate`, the rate of the engine that spoke it
+ * (re_engine_rate, synth.h: 22050 Hz for espeak-ng, 16000 Hz for flite). Owned by whoever
+ * filled it; release with re_speech_free. */
 typedef struct re_speech {
     int16_t *pcm;
     size_t frames;
+    unsigned rate;
     re_speech_event *events;
     size_t event_count;
 } re_speech;

@@ -1,13 +1,20 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* synth.h - the speech stage: espeak-ng through its C library, one child process per segment.
+/* synth.h - the speech stage: the speech engines through their C libraries, one child
+ * process per segment.
+ *
+ * Two engines speak, each chosen by a voice profile (voice.h): espeak-ng, and flite for a
+ * natural English voice. What the rest of the program knows of them is this header: a
+ * profile's rate, a name for cache keys and provenance, and speech (speech.h). Which engine
+ * speaks is decided here, from the profile, and nowhere else (engine_backend.h is the contract
+ * each engine meets).
  *
  * espeak-ng keeps hidden state between calls (the same sentence twice gives different audio),
  * is not thread-safe, and aborts on some input (docs/design.md, "The speech engine"). So this
- * process initialises the engine once and never synthesizes itself; each segment is spoken by
- * a child forked from it.
+ * process initialises the engines once and never synthesizes itself; each segment is spoken
+ * by a child forked from it, flite's too (a crash of either library stays in its child).
  * A child's audio then depends only on (text, profile), and a crash or a hang ends that child
- * with an error for its segment, never this process. This module owns the engine's global
- * state: no other module may call espeak-ng.
+ * with an error for its segment, never this process. This module owns the engines' global
+ * state: no other module may call espeak-ng or flite.
  *
  * Life cycle: re_engine_create -> (re_engine_start -> re_engine_wait)* -> re_engine_free.
  * Several jobs may run at once (one per core); results are independent of how many.
@@ -29,14 +36,19 @@
 
 typedef struct re_engine re_engine;
 
-/* Initialises espeak-ng (about 14 ms). On failure returns RE_ERR_ENGINE with the engine's
- * message in diag. `stop` (may be NULL) is polled while waiting: when it becomes non-zero,
- * waits give up with RE_ERR_INTERRUPTED and kill their children. */
+/* Initialises espeak-ng and flite (about 14 ms and 5 ms). On failure returns RE_ERR_ENGINE
+ * (RE_ERR_LIMIT when the system refuses espeak-ng a thread) with the engine's message in
+ * diag. `stop` (may be NULL) is polled while waiting: when it becomes non-zero, waits give up
+ * with RE_ERR_INTERRUPTED and kill their children. */
 re_status re_engine_create(volatile sig_atomic_t *stop, re_engine **out, re_diagnostics *diag);
 void re_engine_free(re_engine *engine);
 
-unsigned re_engine_sample_rate(const re_engine *engine);  /* Hz, asked from the engine */
-const char *re_engine_version(const re_engine *engine);   /* e.g. "1.51" */
+/* The rate (Hz) of the audio the profile's engine makes: asked from espeak-ng (22050 for
+ * its stock voices), 16000 for flite's voices. re_speech.rate says it for each segment. */
+unsigned re_engine_rate(const re_engine *engine, const re_voice_profile *profile);
+/* The profile's engine and its version, e.g. "espeak-ng 1.51" or "flite 2.2": part of every
+ * cache key and of what an episode says made it. Owned by the engine. */
+const char *re_engine_name(const re_engine *engine, const re_voice_profile *profile);
 
 /* Checks that the engine has the profile's voice (e.g. "en-gb+f3"), in a child so this
  * process's state is untouched. RE_ERR_ENGINE with a reason in diag when it does not. */
@@ -57,15 +69,16 @@ re_status re_engine_start(re_engine *engine, const char *text, unsigned text_fla
                           const re_voice_profile *profile, re_synth_job **job,
                           re_diagnostics *diag);
 
-/* The phoneme mnemonics the engine would speak for `text` with `profile`, as `espeak-ng -x`
- * prints them (clauses separated by spaces), computed in a child like speech. *phonemes is
+/* The phonemes the engine would speak for `text` with `profile`, computed in a child like
+ * speech: for espeak-ng its mnemonics as `espeak-ng -x` prints them (clauses separated by
+ * spaces); for flite each word's phones joined by '-' ("dh-ax b-ih-l-d"). *phonemes is
  * malloc'ed, owned by the caller. */
 re_status re_engine_phonemes(re_engine *engine, const char *text, unsigned text_flags,
                              const re_voice_profile *profile, char **phonemes,
                              re_diagnostics *diag);
 
-/* Waits for the job (at most timeout_ms; 0 = no limit), fills *out on success, and frees the
- * job in every case. RE_ERR_ENGINE with a reason in diag when the child crashed (with its
+/* Waits for the job (at most timeout_ms; 0 = no limit), fills *out on success (its rate set
+ * to the profile's, re_engine_rate), and frees the job in every case. RE_ERR_ENGINE with a reason in diag when the child crashed (with its
  * signal), hung past the timeout (it is killed), or reported an engine error;
  * RE_ERR_INTERRUPTED when `stop` was raised. */
 re_status re_engine_wait(re_synth_job *job, unsigned timeout_ms, re_speech *out,

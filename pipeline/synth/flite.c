@@ -1,0 +1,268 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* flite.c - flite 2.2 behind the engine contract (engine_backend.h): Debian's libflite with
+ * its three US English clustergen voices, in-process, never the flite program.
+ *
+ * flite keeps no state between utterances that changes what it says (the same text gives
+ * the same samples), but it shares synth.c's children anyway: a crash or a hang stays in
+ * one child, and voice settings are set in the child's copy of the voice.
+ *
+ * What flite gives that espeak-ng does not (docs/design.md, "flite"):
+ * - its audio has no digital silence: a sentence starts and ends in low noise, with 180-260
+ *   ms of near-silence before the first sound. Each sentence's edges are gated here to exact
+ *   zeros, by flite's own timing and by level together (sentence_sound), so that the
+ *   assembler finds its sound as it finds espeak-ng's, and a pause starts at the last sound;
+ * - word starts come from the utterance's Segment relation, the end time of each phone: a
+ *   token's first word starts where the phone before it ends. */
+#define _GNU_SOURCE
+#include "engine_backend.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <flite/flite.h>
+#include <flite/cst_cg.h>
+#include <flite/flite_version.h>
+
+#include "normalize.h"
+
+cst_voice *register_cmu_us_rms(const char *voxdir);
+cst_voice *register_cmu_us_slt(const char *voxdir);
+cst_voice *register_cmu_us_awb(const char *voxdir);
+
+#define FLITE_RATE 16000u   /* the clustergen voices' rate; checked on every utterance */
+
+/* Each voice's own speed at duration_stretch 1, in words per minute, measured on the
+ * first 635 words of the GPL-3 text with their punctuation pauses (docs/design.md): a
+ * profile's rate is words per minute for flite as for espeak-ng. */
+static const struct {
+    const char *name;
+    cst_voice *(*reg)(const char *voxdir);
+    double words_per_minute;
+} voice_table[] = {
+    { "rms", register_cmu_us_rms, 152.6 },
+    { "slt", register_cmu_us_slt, 171.1 },
+    { "awb", register_cmu_us_awb, 164.2 },
+};
+#define VOICE_COUNT (sizeof voice_table / sizeof voice_table[0])
+
+static cst_voice *voices[VOICE_COUNT];
+static cst_voice *chosen;     /* in a child: the profile's voice */
+static double chosen_gain;    /* in a child: the profile's volume / 100 */
+
+static re_status flite_start(re_diagnostics *diag)
+{
+    flite_init();
+    for (size_t i = 0; i < VOICE_COUNT; i++) {
+        voices[i] = voice_table[i].reg(NULL);
+        if (!voices[i]) {
+            re_diag_add(diag, NULL, 0, 0, "cannot load flite's voice '%s'", voice_table[i].name);
+            return RE_ERR_ENGINE;
+        }
+    }
+    return RE_OK;
+}
+
+static const char *flite_version(void)
+{
+    return FLITE_PROJECT_VERSION;
+}
+
+static unsigned flite_rate(const re_voice_profile *profile)
+{
+    (void)profile;
+    return FLITE_RATE;
+}
+
+/* rate: words per minute against the voice's own; pitch: 50 is the voice's own mean, each
+ * step 1/100 of an octave up or down (0 is half an octave below); range: 50 is the voice's
+ * own spread of pitch, 0 a monotone, 99 nearly twice as wide; volume: a gain of volume/100. */
+static int flite_select(const re_voice_profile *profile)
+{
+    chosen = NULL;
+    for (size_t i = 0; i < VOICE_COUNT; i++)
+        if (strcmp(voice_table[i].name, profile->engine_voice) == 0) {
+            chosen = voices[i];
+            feat_set_float(chosen->features, "duration_stretch",
+                           (float)(voice_table[i].words_per_minute / profile->rate));
+        }
+    if (!chosen) {
+        char text[200];
+        snprintf(text, sizeof text, "flite has no voice '%s'", profile->engine_voice);
+        synth_child_message(text);
+        return -1;
+    }
+    const cst_val *db_val = feat_val(chosen->features, "cg_db");
+    const cst_cg_db *db = db_val ? val_cg_db(db_val) : NULL;
+    if (!db) {
+        synth_child_message("flite's voice has no clustergen data");
+        return -1;
+    }
+    feat_set_float(chosen->features, "f0_shift", (float)pow(2.0, (profile->pitch - 50) / 100.0));
+    feat_set_float(chosen->features, "int_f0_target_stddev",
+                   (float)(db->f0_stddev * profile->range / 50.0));
+    chosen_gain = profile->volume / 100.0;
+    return 0;
+}
+
+static double segment_end(const cst_item *segment)
+{
+    return segment ? (double)item_feat_float(segment, "end") : 0.0;
+}
+
+static size_t seconds_to_frames(double seconds, size_t frames)
+{
+    double at = floor(seconds * FLITE_RATE + 0.5);
+    return at <= 0 ? 0 : at >= (double)frames ? frames : (size_t)at;
+}
+
+/* The sound of a sentence: where flite's phones are, widened to where its level says there
+ * is sound. flite starts and ends an utterance with a pause phone ("pau") of low noise; the
+ * phones between say where the speech is, and a sample louder than the noise just outside
+ * them is the start or the decay of a sound. Loud: above 1/100 of the sentence's peak (the
+ * assembler's own measure of a quiet tail) and above twice the loudest sample of the first
+ * half of the leading pause (the voice's noise: up to about 140 of 32767 for awb). Sets
+ * [*first, *end); empty when the sentence has no phone and no loud sample. */
+static void sentence_sound(const cst_utterance *utt, const int16_t *pcm, size_t frames,
+                           size_t *first, size_t *end)
+{
+    const cst_item *head = relation_head(utt_relation(utt, "Segment"));
+    const cst_item *tail = relation_tail(utt_relation(utt, "Segment"));
+    size_t phones_from = 0, phones_to = frames;
+    if (head && strcmp(item_name(head), "pau") == 0)
+        phones_from = seconds_to_frames(segment_end(head), frames);
+    if (tail && tail != head && strcmp(item_name(tail), "pau") == 0)
+        phones_to = seconds_to_frames(segment_end(item_prev(tail)), frames);
+    int peak = 0, noise = 0;
+    for (size_t i = 0; i < frames; i++) {
+        int level = abs(pcm[i]);
+        if (level > peak)
+            peak = level;
+        if (i < phones_from / 2 && level > noise)
+            noise = level;
+    }
+    int loud = peak / 100 > 2 * noise ? peak / 100 : 2 * noise;
+    size_t a = phones_from < phones_to ? phones_from : frames, b = phones_from < phones_to ? phones_to : 0;
+    for (size_t i = 0; i < a; i++)
+        if (abs(pcm[i]) > loud) {
+            a = i;
+            break;
+        }
+    for (size_t i = frames; i > b; i--)
+        if (abs(pcm[i - 1]) > loud) {
+            b = i;
+            break;
+        }
+    *first = a < b ? a : 0;
+    *end = a < b ? b : 0;
+}
+
+static uint32_t utf8_chars(const char *s, size_t len)
+{
+    uint32_t n = 0;
+    for (size_t i = 0; i < len; i++)
+        n += ((unsigned char)s[i] & 0xC0) != 0x80;
+    return n;
+}
+
+/* A word start for each token that flite says as words: at the token's place in the
+ * sentence (tokens are the sentence's runs without blanks, less their punctuation, in order),
+ * when the phone before its first word ends. */
+static void report_words(const cst_utterance *utt, const char *sentence, size_t len)
+{
+    size_t cursor = 0;
+    for (const cst_item *token = relation_head(utt_relation(utt, "Token")); token;
+         token = item_next(token)) {
+        const char *name = item_name(token);
+        size_t name_len = name ? strlen(name) : 0;
+        if (name_len == 0 || !item_daughter(token))
+            continue;
+        const char *at = memmem(sentence + cursor, len - cursor, name, name_len);
+        if (!at)
+            continue;
+        size_t offset = (size_t)(at - sentence);
+        cursor = offset + name_len;
+        const cst_item *segment = path_to_item(item_daughter(token),
+                                               "R:SylStructure.daughter1.daughter1.R:Segment");
+        if (!segment)
+            continue;
+        double start = segment_end(item_prev(segment));
+        synth_child_word(utf8_chars(sentence, offset) + 1, utf8_chars(name, name_len),
+                         (uint64_t)floor(start * FLITE_RATE + 0.5));
+    }
+}
+
+static int flite_speak(const char *sentence, size_t len, unsigned text_flags)
+{
+    if (text_flags & RE_TEXT_PHONEMES) {
+        synth_child_message("flite cannot say espeak-ng phoneme input ([[...]])");
+        return -1;
+    }
+    cst_utterance *utt = flite_synth_text(sentence, chosen);
+    cst_wave *wave = utt ? utt_wave(utt) : NULL;
+    if (!wave || wave->num_channels != 1 || (unsigned)wave->sample_rate != FLITE_RATE
+        || wave->num_samples < 0) {
+        if (utt)
+            delete_utterance(utt);
+        synth_child_message("flite made no audio of the expected kind (16 kHz mono)");
+        return -1;
+    }
+    size_t frames = (size_t)wave->num_samples;
+    int16_t *pcm = wave->samples;
+    for (size_t i = 0; chosen_gain != 1.0 && i < frames; i++) {
+        double v = floor(pcm[i] * chosen_gain + 0.5);
+        pcm[i] = (int16_t)(v > INT16_MAX ? INT16_MAX : v < INT16_MIN ? INT16_MIN : v);
+    }
+    size_t first, end;
+    sentence_sound(utt, pcm, frames, &first, &end);
+    memset(pcm, 0, first * sizeof *pcm);
+    memset(pcm + end, 0, (frames - end) * sizeof *pcm);
+    if (end == 0)
+        memset(pcm, 0, frames * sizeof *pcm);
+    report_words(utt, sentence, len);
+    (void)synth_child_pcm(pcm, frames);
+    delete_utterance(utt);
+    return 0;
+}
+
+/* Each word's phones as flite's lexicon and letter-to-sound rules give them, joined by '-',
+ * words by spaces: "dh-ax b-ih-l-d ih-z g-r-iy-n". */
+static int flite_phonemes(const char *text, unsigned text_flags, FILE *out)
+{
+    if (text_flags & RE_TEXT_PHONEMES) {
+        synth_child_message("flite cannot say espeak-ng phoneme input ([[...]])");
+        return -1;
+    }
+    cst_utterance *utt = flite_synth_text(text, chosen);
+    if (!utt) {
+        synth_child_message("flite could not read this text");
+        return -1;
+    }
+    const char *sep = "";
+    for (const cst_item *word = relation_head(utt_relation(utt, "Word")); word;
+         word = item_next(word)) {
+        const cst_item *syllable = item_daughter(item_as(word, "SylStructure"));
+        fputs(sep, out);
+        sep = " ";
+        const char *join = "";
+        for (; syllable; syllable = item_next(syllable))
+            for (const cst_item *p = item_daughter(syllable); p; p = item_next(p)) {
+                fprintf(out, "%s%s", join, item_name(p));
+                join = "-";
+            }
+    }
+    fputc('\n', out);
+    delete_utterance(utt);
+    return 0;
+}
+
+const engine_backend re_flite_backend = {
+    .name = "flite",
+    .start = flite_start,
+    .version = flite_version,
+    .rate = flite_rate,
+    .select = flite_select,
+    .speak = flite_speak,
+    .phonemes = flite_phonemes,
+};
