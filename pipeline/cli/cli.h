@@ -23,6 +23,7 @@ int cli_batch(int argc, char **argv);
 int cli_feed(int argc, char **argv);
 int cli_cache(int argc, char **argv);
 int cli_explain(int argc, char **argv);
+int cli_voices(int argc, char **argv);
 
 /* The signal that asked us to stop (0 while none did); installed by cli_install_signals. */
 extern volatile sig_atomic_t cli_stop_signal;

@@ -38,6 +38,7 @@ static const char usage_text[] =
     "       render-episode feed OUTDIR --base-url URL [-o FEED.xml] [--show FILE]\n"
     "       render-episode cache --stats | --prune SIZE [--cache DIR]\n"
     "       render-episode explain [--lexicon FILE] SCRIPT\n"
+    "       render-episode voices [--voices DIR]\n"
     "\n"
     "Turns an episode script into a podcast MP3 (or WAV), its sidecar OUT.json, a WebVTT\n"
     "transcript OUT.vtt and, when the script has headings, OUT.chapters.json.\n"
@@ -50,8 +51,8 @@ static const char usage_tail[] =
     "  -V, --version            versions of the program and its libraries\n"
     "\n"
     "Run 'render-episode help COMMAND' (or 'render-episode COMMAND --help') for render, batch,\n"
-    "check, feed, cache and explain; 'man render-episode' for the manual. A script named like a\n"
-    "command is rendered with 'render-episode render -- NAME' or './NAME'.\n"
+    "check, feed, cache, explain and voices; 'man render-episode' for the manual. A script\n"
+    "named like a command is rendered with 'render-episode render -- NAME' or './NAME'.\n"
     "\n"
     "Exit status: 0 ok, 1 usage error (or, for check, a claim that does not hold),\n"
     "2 invalid input or failed render (nothing written), 130/143 interrupted.\n";
@@ -192,6 +193,7 @@ static const struct command {
 } commands[] = {
     { "render", cli_render }, { "batch", cli_batch }, { "check", cli_check },
     { "feed", cli_feed }, { "cache", cli_cache }, { "explain", cli_explain },
+    { "voices", cli_voices },
 };
 
 static const struct command *command_named(const char *name)
@@ -212,7 +214,7 @@ static int cli_help(int argc, char **argv)
     const struct command *command = command_named(argv[1]);
     if (!command)
         return cli_usage_error(NULL, "no command '%s'; the commands are render, batch, check, "
-                               "feed, cache, explain", argv[1]);
+                               "feed, cache, explain, voices", argv[1]);
     char *help_argv[] = { argv[1], "--help", NULL };
     return command->run(2, help_argv);
 }

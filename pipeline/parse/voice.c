@@ -372,6 +372,60 @@ re_status re_voice_set_nearest(const re_voice_set *set, const char *name, char *
     return RE_OK;
 }
 
+static int compare_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+re_status re_voice_set_names(const re_voice_set *set, char ***names, size_t *count)
+{
+    char **list = NULL;
+    size_t n = 0, capacity = 0;
+    re_status status = RE_OK;
+    *names = NULL;
+    *count = 0;
+    for (size_t i = 0; status == RE_OK && i < set->dir_count; i++) {
+        DIR *dir = opendir(set->dirs[i]);
+        if (!dir)
+            continue;
+        struct dirent *e;
+        while (status == RE_OK && (e = readdir(dir)) != NULL) {
+            size_t len = strlen(e->d_name);
+            if (len <= 6 || len - 6 > RE_VOICE_NAME_MAX || strcmp(e->d_name + len - 6, ".voice") != 0)
+                continue;
+            char *name = strndup(e->d_name, len - 6);
+            if (name && !re_voice_name_valid(name)) {
+                free(name);
+                continue;
+            }
+            status = name ? re_array_grow(&list, &capacity, n, sizeof *list) : RE_ERR_NOMEM;
+            if (status == RE_OK)
+                list[n++] = name;
+            else
+                free(name);
+        }
+        closedir(dir);
+    }
+    if (n > 1)
+        qsort(list, n, sizeof *list, compare_names);
+    size_t kept = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (kept > 0 && strcmp(list[kept - 1], list[i]) == 0)
+            free(list[i]);
+        else
+            list[kept++] = list[i];
+    }
+    if (status != RE_OK) {
+        for (size_t i = 0; i < kept; i++)
+            free(list[i]);
+        free(list);
+        return status;
+    }
+    *names = list;
+    *count = kept;
+    return RE_OK;
+}
+
 static re_status load_entry(const char *name, char *path, voice_entry **out,
                             re_diagnostics *diag)
 {

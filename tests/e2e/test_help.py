@@ -14,7 +14,7 @@ import subprocess
 
 from common import BIN, SRC, Case, main, run
 
-COMMANDS = ["render", "batch", "check", "feed", "cache", "explain"]
+COMMANDS = ["render", "batch", "check", "feed", "cache", "explain", "voices"]
 LIBRARIES = {   # -V's name: the Debian package of the shared library
     "espeak-ng": "libespeak-ng1", "LAME": "libmp3lame0", "libsndfile": "libsndfile1",
     "libmpg123": "libmpg123-0", "libebur128": "libebur128-1", "libsoxr": "libsoxr0",
@@ -119,7 +119,7 @@ class OptionTable(Case):
                     self.assertIn(name, table, line)
                     self.assertEqual(short, table[name][0], line)
                     self.assertEqual(value is not None, table[name][1], line)
-                self.assertGreater(lines, 3)
+                self.assertGreaterEqual(lines, min(4, len(table)))   # the lines were read
                 for name, (short, _value) in table.items():
                     self.assertRegex(help_text, r"(?<![\w-])" + re.escape(name) + r"(?![\w-])")
                     if short:

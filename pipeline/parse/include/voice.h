@@ -106,6 +106,11 @@ const char *re_voice_set_search_path(const re_voice_set *set);
 #define RE_VOICE_NAME_MAX 64
 re_status re_voice_set_nearest(const re_voice_set *set, const char *name, char *out);
 
+/* Every profile name in the search path (NAME.voice files with a valid NAME; a name in two
+ * folders once), in byte order: *names and each string malloc'ed, owned by the caller.
+ * Folders that cannot be read are passed over. RE_ERR_NOMEM. */
+re_status re_voice_set_names(const re_voice_set *set, char ***names, size_t *count);
+
 /* The file a profile got by re_voice_set_get was read from (owned by the set), or NULL. */
 const char *re_voice_set_file(const re_voice_set *set, const char *name);
 
