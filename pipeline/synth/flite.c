@@ -2,9 +2,11 @@
 /* flite.c - flite 2.2 behind the engine contract (engine_backend.h): Debian's libflite with
  * its three US English clustergen voices, in-process, never the flite program.
  *
- * flite keeps no state between utterances that changes what it says (the same text gives
- * the same samples), but it shares synth.c's children anyway: a crash or a hang stays in
- * one child, and voice settings are set in the child's copy of the voice.
+ * flite's one hidden state is the C library's rand(), which its voices draw their noise
+ * from: each sentence starts from the state a new process has (srand(1)), so its audio
+ * depends on its text and settings alone, wherever it is in a paragraph and whatever the
+ * process did before. It speaks in synth.c's children all the same: a crash or a hang stays
+ * in one child, and voice settings are set in the child's copy of the voice.
  *
  * What flite gives that espeak-ng does not (docs/design.md, "flite"):
  * - its audio has no digital silence: a sentence starts and ends in low noise, with 180-260
@@ -199,6 +201,7 @@ static int flite_speak(const char *sentence, size_t len, unsigned text_flags)
         synth_child_message("flite cannot say espeak-ng phoneme input ([[...]])");
         return -1;
     }
+    srand(1);   /* glibc's state at a process's start: see the top of this file */
     cst_utterance *utt = flite_synth_text(sentence, chosen);
     cst_wave *wave = utt ? utt_wave(utt) : NULL;
     if (!wave || wave->num_channels != 1 || (unsigned)wave->sample_rate != FLITE_RATE

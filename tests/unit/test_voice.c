@@ -331,9 +331,57 @@ static void test_shipped_profiles(void)
     re_voice_set_free(set);
 }
 
+/* A flite profile: its engine, its voices, and the one key it cannot honour; the engine key
+ * may come before or after the voice. */
+static void test_flite_profiles(void)
+{
+    re_voice_profile p;
+    re_diagnostics d;
+
+    CHECK_INT(parse("voice = en-us\n", &p, &d), RE_OK);
+    CHECK_INT(p.engine, RE_VOICE_ESPEAK_NG);
+    CHECK_STR(re_voice_profile_language(&p), "en-us");
+    re_voice_profile_clear(&p);
+    re_diagnostics_free(&d);
+    CHECK_INT(parse("engine = espeak-ng\nvoice = de\n", &p, &d), RE_OK);
+    CHECK_INT(p.engine, RE_VOICE_ESPEAK_NG);
+    CHECK_STR(re_voice_profile_language(&p), "de");
+    re_voice_profile_clear(&p);
+    re_diagnostics_free(&d);
+    const char *const voices[] = { "rms", "slt", "awb" };
+    for (size_t i = 0; i < 3; i++) {
+        char text[128];
+        snprintf(text, sizeof text, "voice = %s\nrate = 155\npitch = 40\nrange = 0\nvolume = 150\n"
+                 "engine = flite\n", voices[i]);
+        CHECK_INT(parse(text, &p, &d), RE_OK);
+        CHECK_INT(p.engine, RE_VOICE_FLITE);
+        CHECK_STR(p.engine_voice, voices[i]);
+        CHECK_STR(re_voice_engine_name(p.engine), "flite");
+        CHECK_STR(re_voice_profile_language(&p), "en-us");
+        CHECK_INT(p.rate, 155);
+        CHECK_INT(p.range, 0);
+        re_voice_profile_clear(&p);
+        re_diagnostics_free(&d);
+    }
+    expect_error("engine = flite\nvoice = kal\n", 2, 1, "flite has no voice 'kal' (its voices: "
+                 "rms, slt, awb)");
+    expect_error("voice = en-us\nengine = flite\n", 1, 1, "flite has no voice 'en-us'");
+    expect_error("engine = flite\nvoice = rms\n  word_gap = 0\n", 3, 3,
+                 "flite cannot put a gap between words");
+    expect_error("engine = festival\nvoice = rms\n", 1, 10,
+                 "engine 'festival' is not one of espeak-ng, flite");
+    expect_error("engine = Flite\nvoice = rms\n", 1, 10, "engine 'Flite' is not one of");
+    /* word_gap stays an espeak-ng key */
+    CHECK_INT(parse("engine = espeak-ng\nvoice = en-us\nword_gap = 20\n", &p, &d), RE_OK);
+    CHECK_INT(p.word_gap_ms, 20);
+    re_voice_profile_clear(&p);
+    re_diagnostics_free(&d);
+}
+
 int main(void)
 {
     test_full_profile();
+    test_flite_profiles();
     test_defaults();
     test_errors();
     test_several_errors();
