@@ -8,7 +8,7 @@
  * process did before. It speaks in synth.c's children all the same: a crash or a hang stays
  * in one child, and voice settings are set in the child's copy of the voice.
  *
- * What flite gives that espeak-ng does not (docs/design.md, "flite"):
+ * What flite gives that espeak-ng does not (docs/design.md, "The second engine: flite"):
  * - its audio has no digital silence: a sentence starts and ends in low noise, with 180-260
  *   ms of near-silence before the first sound. Each sentence's edges are gated here to exact
  *   zeros, by flite's own timing and by level together (sentence_sound), so that the
