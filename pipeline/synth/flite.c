@@ -14,7 +14,12 @@
  *   zeros, by flite's own timing and by level together (sentence_sound), so that the
  *   assembler finds its sound as it finds espeak-ng's, and a pause starts at the last sound;
  * - word starts come from the utterance's Segment relation, the end time of each phone: a
- *   token's first word starts where the phone before it ends. */
+ *   token's first word starts where the phone before it ends;
+ * - flite's English front end reads bytes, and drops every one above ASCII: "café" would be
+ *   "caf" and "Über" "ber". Each sentence is folded to ASCII first (ascii_fold): a letter
+ *   with a diacritic is said as its base letter, typographic quotes and dashes as ASCII
+ *   ones, anything else not ASCII as a space; word positions are mapped back to the
+ *   sentence's own characters. */
 #define _GNU_SOURCE
 #include "engine_backend.h"
 
@@ -28,6 +33,7 @@
 #include <flite/flite_version.h>
 
 #include "normalize.h"
+#include "utf8.h"
 
 cst_voice *register_cmu_us_rms(const char *voxdir);
 cst_voice *register_cmu_us_slt(const char *voxdir);
@@ -160,18 +166,71 @@ static void sentence_sound(const cst_utterance *utt, const int16_t *pcm, size_t 
     *end = a < b ? b : 0;
 }
 
-static uint32_t utf8_chars(const char *s, size_t len)
+/* The base letters of U+00C0..U+017F, two characters each ("  ": none; a second letter for
+ * ligatures and the like): À..ÿ, then Latin Extended-A, Ā..ſ. */
+static const char latin_letters[] =
+    "A A A A A A AEC E E E E I I I I D N O O O O O x O U U U U Y THss"   /* C0..DF */
+    "a a a a a a aec e e e e i i i i d n o o o o o   o u u u u y thy "   /* E0..FF */
+    "A a A a A a C c C c C c C c D d D d E e E e E e E e E e G g G g "   /* 100..11F */
+    "G g G g H h H h I i I i I i I i I i IJijJ j K k k L l L l L l L "   /* 120..13F */
+    "l L l N n N n N n n N n O o O o O o OEoeR r R r R r S s S s S s "   /* 140..15F */
+    "S s T t T t T t U u U u U u U u U u U u W w Y y Y Z z Z z Z z s ";  /* 160..17F */
+
+/* What flite is given for code point cp (NULL: a space). */
+static const char *ascii_of(uint32_t cp, char letters[3])
 {
-    uint32_t n = 0;
-    for (size_t i = 0; i < len; i++)
-        n += ((unsigned char)s[i] & 0xC0) != 0x80;
-    return n;
+    if (cp >= 0xC0 && cp <= 0x17F) {
+        const char *pair = latin_letters + 2 * (cp - 0xC0);
+        letters[0] = pair[0];
+        letters[1] = pair[1] == ' ' ? '\0' : pair[1];
+        letters[2] = '\0';
+        return letters[0] != ' ' ? letters : NULL;
+    }
+    switch (cp) {
+    case 0x2018: case 0x2019: case 0x201A: case 0x201B: case 0x2032: return "'";
+    case 0x201C: case 0x201D: case 0x201E: case 0x201F: case 0x2033: case 0xAB: case 0xBB:
+        return "\"";
+    case 0x2010: case 0x2011: return "-";
+    case 0x2012: case 0x2013: case 0x2014: case 0x2015: return ",";   /* a dash: a pause */
+    case 0x2026: return "...";
+    default: return NULL;
+    }
+}
+
+/* The sentence as flite can read it: ASCII, into *out (malloc'ed), with at[k] the index of the
+ * sentence's character that byte k of *out says. 0, or -1 when out of memory. */
+static int ascii_fold(const char *sentence, size_t len, char **out, uint32_t **at)
+{
+    *out = malloc(3 * len + 1);   /* a character of 2 or more bytes gives at most 3 */
+    *at = malloc((3 * len + 1) * sizeof **at);
+    if (!*out || !*at) {
+        free(*out);
+        free(*at);
+        return -1;
+    }
+    size_t n = 0;
+    uint32_t index = 0;
+    for (const char *p = sentence, *end = sentence + len; p < end; index++) {
+        uint32_t cp;
+        p += re_utf8_decode(p, end, &cp);
+        char letters[3];
+        const char *say = cp < 0x80 ? (letters[0] = (char)cp, letters[1] = '\0', letters)
+                                    : ascii_of(cp, letters);
+        for (const char *c = say ? say : " "; *c; c++) {
+            (*at)[n] = index;
+            (*out)[n++] = *c;
+        }
+    }
+    (*out)[n] = '\0';
+    (*at)[n] = index;
+    return 0;
 }
 
 /* A word start for each token that flite says as words: at the token's place in the
- * sentence (tokens are the sentence's runs without blanks, less their punctuation, in order),
- * when the phone before its first word ends. */
-static void report_words(const cst_utterance *utt, const char *sentence, size_t len)
+ * folded sentence (tokens are its runs without blanks, less their punctuation, in order),
+ * when the phone before its first word ends; at[] maps it back to the sentence's characters. */
+static void report_words(const cst_utterance *utt, const char *sentence, size_t len,
+                         const uint32_t *at)
 {
     size_t cursor = 0;
     for (const cst_item *token = relation_head(utt_relation(utt, "Token")); token;
@@ -180,17 +239,17 @@ static void report_words(const cst_utterance *utt, const char *sentence, size_t 
         size_t name_len = name ? strlen(name) : 0;
         if (name_len == 0 || !item_daughter(token))
             continue;
-        const char *at = memmem(sentence + cursor, len - cursor, name, name_len);
-        if (!at)
+        const char *found = memmem(sentence + cursor, len - cursor, name, name_len);
+        if (!found)
             continue;
-        size_t offset = (size_t)(at - sentence);
+        size_t offset = (size_t)(found - sentence);
         cursor = offset + name_len;
         const cst_item *segment = path_to_item(item_daughter(token),
                                                "R:SylStructure.daughter1.daughter1.R:Segment");
         if (!segment)
             continue;
         double start = segment_end(item_prev(segment));
-        synth_child_word(utf8_chars(sentence, offset) + 1, utf8_chars(name, name_len),
+        synth_child_word(at[offset] + 1, at[offset + name_len - 1] - at[offset] + 1,
                          (uint64_t)floor(start * FLITE_RATE + 0.5));
     }
 }
@@ -201,13 +260,21 @@ static int flite_speak(const char *sentence, size_t len, unsigned text_flags)
         synth_child_message("flite cannot say espeak-ng phoneme input ([[...]])");
         return -1;
     }
+    char *text;
+    uint32_t *at;
+    if (ascii_fold(sentence, len, &text, &at) != 0) {
+        synth_child_message("out of memory");
+        return -1;
+    }
     srand(1);   /* glibc's state at a process's start: see the top of this file */
-    cst_utterance *utt = flite_synth_text(sentence, chosen);
+    cst_utterance *utt = flite_synth_text(text, chosen);
     cst_wave *wave = utt ? utt_wave(utt) : NULL;
     if (!wave || wave->num_channels != 1 || (unsigned)wave->sample_rate != FLITE_RATE
         || wave->num_samples < 0) {
         if (utt)
             delete_utterance(utt);
+        free(text);
+        free(at);
         synth_child_message("flite made no audio of the expected kind (16 kHz mono)");
         return -1;
     }
@@ -220,12 +287,12 @@ static int flite_speak(const char *sentence, size_t len, unsigned text_flags)
     size_t first, end;
     sentence_sound(utt, pcm, frames, &first, &end);
     memset(pcm, 0, first * sizeof *pcm);
-    memset(pcm + end, 0, (frames - end) * sizeof *pcm);
-    if (end == 0)
-        memset(pcm, 0, frames * sizeof *pcm);
-    report_words(utt, sentence, len);
+    memset(pcm + end, 0, (frames - end) * sizeof *pcm);   /* all of it when there is no sound */
+    report_words(utt, text, strlen(text), at);
     (void)synth_child_pcm(pcm, frames);
     delete_utterance(utt);
+    free(text);
+    free(at);
     return 0;
 }
 
@@ -237,7 +304,15 @@ static int flite_phonemes(const char *text, unsigned text_flags, FILE *out)
         synth_child_message("flite cannot say espeak-ng phoneme input ([[...]])");
         return -1;
     }
-    cst_utterance *utt = flite_synth_text(text, chosen);
+    char *folded;
+    uint32_t *at;
+    if (ascii_fold(text, strlen(text), &folded, &at) != 0) {
+        synth_child_message("out of memory");
+        return -1;
+    }
+    free(at);
+    cst_utterance *utt = flite_synth_text(folded, chosen);
+    free(folded);
     if (!utt) {
         synth_child_message("flite could not read this text");
         return -1;
