@@ -33,6 +33,8 @@ static void digest_profiles(re_sha256_ctx *ctx, const re_prepared *p)
     for (size_t i = 0; i < p->episode->voice_count; i++) {
         const re_voice_profile *v = p->profiles[i];
         digest_string(ctx, "profile", v->name);
+        if (v->engine != RE_VOICE_ESPEAK_NG)   /* absent for espeak-ng keeps older fingerprints */
+            digest_string(ctx, "engine", re_voice_engine_name(v->engine));
         digest_string(ctx, "voice", v->engine_voice);
         digest_string(ctx, "speaker", v->speaker);
         if (v->role)   /* the sidecar's persons; absent keeps older fingerprints */
