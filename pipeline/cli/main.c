@@ -15,6 +15,7 @@
 #include <curl/curl.h>
 #include <ebur128.h>
 #include <espeak-ng/speak_lib.h>
+#include <flite/flite_version.h>
 #include <jansson.h>
 #include <jpeglib.h>
 #include <lame/lame.h>
@@ -224,11 +225,12 @@ static int cli_help(int argc, char **argv)
 #define JPEG_TURBO_BUILT_VERSION JPEG_VERSION_TEXT(LIBJPEG_TURBO_VERSION)
 
 /* The program's version, then each library's as the library itself reports it at run time
- * (libmpg123 1.31 and libjpeg-turbo have no such call: the version built against). */
+ * (libmpg123 1.31, flite and libjpeg-turbo have no such call: the version built against). */
 static void print_version(void)
 {
     printf("render-episode %s\n", RE_VERSION);
     printf("espeak-ng %s\n", espeak_Info(NULL));
+    printf("flite %s (built with: it has no run-time version call)\n", FLITE_PROJECT_VERSION);
     printf("LAME %s\n", get_lame_version());
     const char *sndfile = sf_version_string();
     printf("libsndfile %s\n", strncmp(sndfile, "libsndfile-", 11) == 0 ? sndfile + 11 : sndfile);

@@ -16,7 +16,7 @@ from common import BIN, SRC, Case, main, run
 
 COMMANDS = ["render", "batch", "check", "feed", "cache", "explain", "voices"]
 LIBRARIES = {   # -V's name: the Debian package of the shared library
-    "espeak-ng": "libespeak-ng1", "LAME": "libmp3lame0", "libsndfile": "libsndfile1",
+    "espeak-ng": "libespeak-ng1", "flite": "libflite1", "LAME": "libmp3lame0", "libsndfile": "libsndfile1",
     "libmpg123": "libmpg123-0", "libebur128": "libebur128-1", "libsoxr": "libsoxr0",
     "libxml2": "libxml2",
     "jansson": "libjansson4", "nettle": "libnettle8", "libcurl": "libcurl4",
