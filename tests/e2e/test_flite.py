@@ -16,7 +16,8 @@ MP3), mutagen (ID3), python's json (sidecar, transcript), the flite and espeak-n
 - the same MP3 and sidecar bytes twice without a cache, from a cold and a warm cache (the
   warm render calls flite not once: a flite that would abort changes nothing), with -j 1 and
   -j 2, and through batch;
-- explain shows the normalized text and flite's phones (as the flite program prints them);
+- explain shows the normalized text and flite's phones (as the flite program prints them;
+  for "café", those of "cafe": flite reads ASCII, and cues still show the script's text);
 - a crash of flite in its child is exit 2 at the paragraph's FILE:LINE:COL with nothing
   written, in render, explain and batch (tests/e2e/preload/engine_abort.c hooks
   flite_synth_text);
@@ -251,7 +252,8 @@ class Flite(Case):
 
     def test_cues_say_the_script_at_its_sounds(self):
         body = (f"Good morning. {self.LONG}\n\n[voice slt] Thanks! [pause 700ms] I am the "
-                "guest & I like (round) brackets.\n\n[voice awb] Short one. Another short one.\n")
+                "guest & I like (round) brackets.\n\n[voice awb] Short one. Another at the caf\u00e9, "
+                "with Zo\u00eb\u2019s \u201ccr\u00e8me br\u00fbl\u00e9e\u201d.\n")
         script = self.script("cues.txt", body, "rms")
         rate, pcm = self.wav(script, "--srt", "--transcript-json")
         cues = vtt_cues(self.path("cues.vtt"))
@@ -381,13 +383,15 @@ class Flite(Case):
     def test_explain_shows_flites_text_and_phones(self):
         script = self.script("ex.txt", "HEAD moved to 12d655d4561; the build is green.\n\n"
                              "[voice slt] Plain words [lang de]Guten Tag[/lang] here.\n\n"
-                             "[voice es] The build is green.\n", "awb")
+                             "[voice es] The build is green.\n\n"
+                             "[voice rms] At the caf\u00e9, Zo\u00eb\u2019s \u201ccr\u00e8me "
+                             "br\u00fbl\u00e9e\u201d \u2014 na\u00efve \u00dcber fun\u2026\n", "awb")
         res = run(["explain", script, "--voices", self.voices])
         self.assertEqual(res.returncode, 0, res.stderr)
         self.assertEqual(res.stderr, "")
         got = explained(res.stdout)
         self.assertEqual([g[0] for g in got], [f"{script}:5:1", f"{script}:7:13", f"{script}:7:34",
-                                                f"{script}:7:51", f"{script}:9:12"])
+                                                f"{script}:7:51", f"{script}:9:12", f"{script}:11:13"])
         said = "HEAD moved to one two D six five five D; the build is green."
         self.assertEqual(got[0][1], said)
         self.assertEqual(re.split(r"[- ]", got[0][2]), flite_phones("awb", said))
@@ -404,6 +408,12 @@ class Flite(Case):
         judge = subprocess.run(["espeak-ng", "-q", "-x", "-v", "en-us", "The build is green."],
                                capture_output=True, text=True, check=True).stdout.strip()
         self.assertEqual(got[4][2], judge)
+        # flite reads ASCII: the text shown is the script's, the phones those of its letters
+        # without their diacritics, and of ASCII quotes and punctuation
+        self.assertEqual(got[5][1], "At the caf\u00e9, Zo\u00eb\u2019s \u201ccr\u00e8me br\u00fbl\u00e9e\u201d "
+                                    "\u2014 na\u00efve \u00dcber fun\u2026")
+        self.assertEqual(re.split(r"[- ]", got[5][2]),
+                         flite_phones("rms", "At the cafe, Zoe's \"creme brulee\" , naive Uber fun..."))
 
     # ---- f. a crash of flite's child -----------------------------------------------------
 
