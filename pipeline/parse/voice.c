@@ -25,6 +25,7 @@
 typedef struct profile_parser {
     parse_errors err;
     re_voice_profile *profile;
+    unsigned voice_col;   /* the column of the voice's value, for an error found later */
 } profile_parser;
 
 int re_voice_name_valid(const char *name)
@@ -92,8 +93,8 @@ static void read_engine_voice(keyfile *kf, const keyfile_value *v)
     if (!engine_voice_valid(v->text, v->len))
         parse_error(&p->err, v->line, v->col, "voice '%s' is not an espeak-ng voice name (letters, "
                     "digits, '_', '+' and '-', at most 64)", quote(q, v->text, v->len));
-    else
-        keyfile_copy(kf, &p->profile->engine_voice, v, 0);
+    else if (keyfile_copy(kf, &p->profile->engine_voice, v, 0))
+        p->voice_col = v->col;
 }
 
 /* The cast roles of the Podcast Taxonomy (podcast:person's `role`), as voice.h lists them. */
@@ -137,17 +138,19 @@ static void profile_defaults(re_voice_profile *profile)
     profile->paragraph_pause_ms = 800;
 }
 
-/* A flite profile: its voice is one of flite's, and no key asks what flite cannot do. */
+/* A flite profile: its voice is one of flite's, and no key asks what flite cannot do. An
+ * unknown voice is its value's error (at the value, as keyfile.h has it); word_gap is its
+ * key's. */
 static void check_flite(keyfile *kf, profile_parser *p)
 {
-    unsigned col, line = keyfile_where(kf, "voice", &col, NULL);
+    unsigned col, line = keyfile_where(kf, "voice", NULL, NULL);
     const char *voice = p->profile->engine_voice;
     size_t i = 0;
     while (voice && flite_voices[i] && strcmp(flite_voices[i], voice) != 0)
         i++;
     if (voice && !flite_voices[i])
-        parse_error(&p->err, line, col, "flite has no voice '%s' (its voices: %s)", voice,
-                    RE_VOICE_FLITE_VOICES);
+        parse_error(&p->err, line, p->voice_col, "flite has no voice '%s' (its voices: %s)",
+                    voice, RE_VOICE_FLITE_VOICES);
     if ((line = keyfile_where(kf, "word_gap", &col, NULL)) != 0)
         parse_error(&p->err, line, col, "flite cannot put a gap between words: 'word_gap' is "
                     "for espeak-ng profiles (a pause between sentences is 'sentence_pause')");

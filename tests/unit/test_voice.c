@@ -363,9 +363,12 @@ static void test_flite_profiles(void)
         re_voice_profile_clear(&p);
         re_diagnostics_free(&d);
     }
-    expect_error("engine = flite\nvoice = kal\n", 2, 1, "flite has no voice 'kal' (its voices: "
+    /* an unknown voice is its value's error, at the value, wherever the engine key is;
+     * word_gap is its key's */
+    expect_error("engine = flite\nvoice = kal\n", 2, 9, "flite has no voice 'kal' (its voices: "
                  "rms, slt, awb)");
-    expect_error("voice = en-us\nengine = flite\n", 1, 1, "flite has no voice 'en-us'");
+    expect_error("voice = en-us\nengine = flite\n", 1, 9, "flite has no voice 'en-us'");
+    expect_error("voice =  kal\nengine = flite\n", 1, 10, "flite has no voice 'kal'");
     expect_error("engine = flite\nvoice = rms\n  word_gap = 0\n", 3, 3,
                  "flite cannot put a gap between words");
     expect_error("engine = festival\nvoice = rms\n", 1, 10,
