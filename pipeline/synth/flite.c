@@ -126,9 +126,10 @@ static size_t seconds_to_frames(double seconds, size_t frames)
 }
 
 /* The sound of a sentence: where flite's phones are, widened to where its level says there
- * is sound. flite starts and ends an utterance with a pause phone ("pau") of low noise; the
- * phones between say where the speech is, and a sample louder than the noise just outside
- * them is the start or the decay of a sound. Loud: above 1/100 of the sentence's peak (the
+ * is sound, less the closure of a first stop (the silence before "p" or "t" bursts, which a
+ * listener hears as pause). flite starts and ends an utterance with a pause phone ("pau")
+ * of low noise; the phones between say where the speech is, and a sample louder than the
+ * noise just outside them is the start or the decay of a sound. Loud: above 1/100 of the sentence's peak (the
  * assembler's own measure of a quiet tail) and above twice the loudest sample of the first
  * half of the leading pause (the voice's noise: up to about 140 of 32767 for awb). Sets
  * [*first, *end); empty when the sentence has no phone and no loud sample. */
@@ -152,7 +153,14 @@ static void sentence_sound(const cst_utterance *utt, const int16_t *pcm, size_t 
     }
     int loud = peak / 100 > 2 * noise ? peak / 100 : 2 * noise;
     size_t a = phones_from < phones_to ? phones_from : frames, b = phones_from < phones_to ? phones_to : 0;
-    for (size_t i = 0; i < a; i++)
+    /* a stop or an affricate begins with its closure, a silence: its sound starts at its
+     * burst, the first loud sample within it */
+    const cst_item *first_phone = head && phones_from > 0 ? item_next(head) : head;
+    const char *kind = first_phone ? ffeature_string(first_phone, "ph_ctype") : "";
+    size_t closure_end = first_phone ? seconds_to_frames(segment_end(first_phone), frames) : 0;
+    size_t search_to = (strcmp(kind, "s") == 0 || strcmp(kind, "a") == 0) && a < closure_end
+                       ? closure_end : a;
+    for (size_t i = 0; i < search_to; i++)
         if (abs(pcm[i]) > loud) {
             a = i;
             break;
