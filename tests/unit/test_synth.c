@@ -271,6 +271,66 @@ static void test_flite_sentence_alone_anywhere(re_engine *engine)
     re_speech_free(&alone);
 }
 
+/* The span from a speech's first to its last non-zero sample, and its largest |sample|. */
+static size_t sounded(const re_speech *s, int *peak)
+{
+    size_t first = s->frames, last = 0;
+    *peak = 0;
+    for (size_t i = 0; i < s->frames; i++)
+        if (s->pcm[i] != 0) {
+            if (first == s->frames)
+                first = i;
+            last = i;
+            if (abs(s->pcm[i]) > *peak)
+                *peak = abs(s->pcm[i]);
+        }
+    return first < s->frames ? last - first + 1 : 0;
+}
+
+/* rate is words per minute for flite as for espeak-ng (the duration stretch is the voice's
+ * own speed over it), volume a gain, pitch and range change the samples: each key a profile
+ * documents for flite changes what it says, in the documented direction. */
+static void test_flite_settings(re_engine *engine)
+{
+    const char *text = "The quick brown fox jumps over the lazy dog, twice.";
+    re_voice_profile slow = flite_profile("rms"), fast = flite_profile("rms");
+    slow.rate = 120;
+    fast.rate = 240;
+    re_speech a, b;
+    int peak_a, peak_b;
+    CHECK_INT(speak(engine, text, &slow, &a), RE_OK);
+    CHECK_INT(speak(engine, text, &fast, &b), RE_OK);
+    size_t long_span = sounded(&a, &peak_a), short_span = sounded(&b, &peak_b);
+    /* twice the rate: about half the length (flite stretches phones, not its pauses' noise) */
+    CHECK(short_span * 10 > long_span * 4 && short_span * 10 < long_span * 6);
+    re_speech_free(&a);
+    re_speech_free(&b);
+
+    re_voice_profile loud = flite_profile("slt"), quiet = flite_profile("slt");
+    quiet.volume = 50;
+    CHECK_INT(speak(engine, text, &loud, &a), RE_OK);
+    CHECK_INT(speak(engine, text, &quiet, &b), RE_OK);
+    (void)sounded(&a, &peak_a);
+    (void)sounded(&b, &peak_b);
+    CHECK(peak_b >= peak_a / 2 - 1 && peak_b <= peak_a / 2 + 1);   /* half, rounded */
+    re_speech_free(&a);
+    re_speech_free(&b);
+
+    re_voice_profile plain = flite_profile("awb"), higher = flite_profile("awb"),
+                     flat = flite_profile("awb");
+    higher.pitch = 90;
+    flat.range = 0;
+    re_speech c;
+    CHECK_INT(speak(engine, text, &plain, &a), RE_OK);
+    CHECK_INT(speak(engine, text, &higher, &b), RE_OK);
+    CHECK_INT(speak(engine, text, &flat, &c), RE_OK);
+    CHECK(a.frames != b.frames || memcmp(a.pcm, b.pcm, a.frames * sizeof *a.pcm) != 0);
+    CHECK(a.frames != c.frames || memcmp(a.pcm, c.pcm, a.frames * sizeof *a.pcm) != 0);
+    re_speech_free(&a);
+    re_speech_free(&b);
+    re_speech_free(&c);
+}
+
 int main(void)
 {
     re_engine *engine;
@@ -293,6 +353,7 @@ int main(void)
     test_flite_phonemes(engine);
     test_flite_sentence_edges(engine);
     test_flite_sentence_alone_anywhere(engine);
+    test_flite_settings(engine);
     re_engine_free(engine);
     re_diagnostics_free(&said);
     return check_finish("test_synth");
