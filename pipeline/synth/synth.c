@@ -309,6 +309,7 @@ static re_status job_spawn(re_engine *engine, const char *text, unsigned text_fl
             _exit(CHILD_WRITE_ERROR);
         child_pcm_fd = job->pcm_fd;
         child_meta_fd = job->meta_fd;
+        free(job);   /* the child's copy: what it needs is in child_*_fd */
         child_run(text, text_flags, profile, kind);
     }
     close(life[1]);
