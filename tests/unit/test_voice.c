@@ -232,6 +232,17 @@ static void test_set_search(void)
     CHECK(d.count == 1 && strstr(d.items[0].message, "voices/secondary/)") != NULL);
     CHECK_INT(re_voice_set_get(set, "No Body", &again, &d), RE_ERR_INPUT);
     CHECK(has_diag(&d, 0, 0, "invalid voice profile name 'No Body'"));
+    /* every name of both folders once, in byte order (host is in both; broken is listed) */
+    char **names = NULL;
+    size_t count = 0;
+    CHECK_INT(re_voice_set_names(set, &names, &count), RE_OK);
+    const char *const expected[] = { "broken", "guest", "host", "minimal" };
+    CHECK_INT(count, 4);
+    for (size_t i = 0; i < count && i < 4; i++)
+        CHECK_STR(names[i], expected[i]);
+    for (size_t i = 0; i < count; i++)
+        free(names[i]);
+    free(names);
     re_diagnostics_free(&d);
     re_voice_set_free(set);
 }
@@ -326,6 +337,28 @@ static void test_shipped_profiles(void)
         CHECK_INT(guest->sentence_pause_ms, 350);
         CHECK_INT(guest->paragraph_pause_ms, 750);
     }
+    const re_voice_profile *natural_host = NULL, *natural_guest = NULL;
+    CHECK_INT(re_voice_set_get(set, "natural-host", &natural_host, &d), RE_OK);
+    CHECK_INT(re_voice_set_get(set, "natural-guest", &natural_guest, &d), RE_OK);
+    if (natural_host && natural_guest) {   /* two flite voices a listener tells apart */
+        CHECK_INT(natural_host->engine, RE_VOICE_FLITE);
+        CHECK_STR(natural_host->engine_voice, "rms");
+        CHECK_INT(natural_guest->engine, RE_VOICE_FLITE);
+        CHECK_STR(natural_guest->engine_voice, "awb");
+    }
+    char **names = NULL;
+    size_t count = 0;
+    CHECK_INT(re_voice_set_names(set, &names, &count), RE_OK);
+    CHECK_INT(count, 4);
+    if (count == 4) {
+        CHECK_STR(names[0], "guest");
+        CHECK_STR(names[1], "host");
+        CHECK_STR(names[2], "natural-guest");
+        CHECK_STR(names[3], "natural-host");
+    }
+    for (size_t k = 0; k < count; k++)
+        free(names[k]);
+    free(names);
     CHECK_INT(d.count, 0);
     re_diagnostics_free(&d);
     re_voice_set_free(set);
