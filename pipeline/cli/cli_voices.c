@@ -17,8 +17,8 @@ static const char voices_usage[] =
     "Lists the voice profiles in the voice folders (those given with --voices first, then\n"
     "the shipped ones), as a script finds them by name: each one's engine (espeak-ng, or\n"
     "flite for a natural English voice), the engine's voice, the speaker and the file. Each\n"
-    "profile is checked: an invalid one, or one naming a voice its engine does not have, is\n"
-    "reported at its FILE:LINE:COL.\n"
+    "profile is checked: an invalid one is reported at its FILE:LINE:COL, one naming a voice\n"
+    "its engine does not have at its FILE.\n"
     "\n"
     "  --voices DIR    look for voice profiles in DIR, first (repeatable)\n"
     "  -h, --help      this help\n"
@@ -47,9 +47,10 @@ static const cli_option voices_options[] = {
 };
 #undef V
 
-/* One profile's line; 0 when it is good, -1 when it is not (its reasons in diag). */
-static int list_profile(re_voice_set *set, re_engine *engine, const char *name,
-                        re_diagnostics *diag)
+/* One profile's line. RE_OK when it is good, RE_ERR_INPUT when it is not (its reasons in
+ * diag), RE_ERR_INTERRUPTED or RE_ERR_NOMEM when the listing must stop. */
+static re_status list_profile(re_voice_set *set, re_engine *engine, const char *name,
+                              re_diagnostics *diag)
 {
     const re_voice_profile *profile;
     re_voice_lookup how;
@@ -61,14 +62,16 @@ static int list_profile(re_voice_set *set, re_engine *engine, const char *name,
         if (status != RE_OK)
             re_diag_place(diag, from, file, 0, 0);
     }
+    if (status == RE_ERR_INTERRUPTED || status == RE_ERR_NOMEM)
+        return status;
     if (status != RE_OK) {
         printf("%-20s %-10s %-12s %-12s %s\n", name, "-", "-", "(invalid)",
                file ? file : "");
-        return -1;
+        return RE_ERR_INPUT;
     }
     printf("%-20s %-10s %-12s %-12s %s\n", name, re_voice_engine_name(profile->engine),
            profile->engine_voice, profile->speaker, file ? file : "");
-    return 0;
+    return RE_OK;
 }
 
 int cli_voices(int argc, char **argv)
@@ -107,19 +110,26 @@ int cli_voices(int argc, char **argv)
     printf(", %s (voices %s)\n", re_engine_name(engine, &as), RE_VOICE_FLITE_VOICES);
     printf("%-20s %-10s %-12s %-12s %s\n", "PROFILE", "ENGINE", "VOICE", "SPEAKER", "FILE");
     int bad = 0;
-    for (size_t i = 0; i < count; i++)
-        bad |= list_profile(set, engine, names[i], &diag) != 0;
-    if (count == 0)
+    for (size_t i = 0; status == RE_OK && i < count; i++) {
+        re_status one = list_profile(set, engine, names[i], &diag);
+        if (one == RE_ERR_INPUT)
+            bad = 1;
+        else
+            status = one;
+        if (status == RE_OK && cli_stop_signal)
+            status = RE_ERR_INTERRUPTED;
+    }
+    if (status == RE_OK && count == 0)
         printf("(no profiles in %s)\n", re_voice_set_search_path(set));
-    rc = bad ? RE_EXIT_FAILURE : RE_EXIT_OK;
-    if (fflush(stdout) != 0)
+    rc = status != RE_OK ? cli_exit_status(status) : bad ? RE_EXIT_FAILURE : RE_EXIT_OK;
+    if (fflush(stdout) != 0 && rc == RE_EXIT_OK)
         rc = RE_EXIT_FAILURE;
 done:
     cli_print_diagnostics(&diag);
-    if (status != RE_OK && diag.count == 0)
+    if (status != RE_OK && status != RE_ERR_INTERRUPTED && diag.count == 0)
         cli_error("voices", "%s", re_strerror(status));
-    if (status == RE_ERR_INTERRUPTED && cli_stop_signal)
-        rc = 128 + cli_stop_signal;
+    if (status != RE_OK)
+        rc = cli_exit_status(status);
     for (size_t i = 0; i < count; i++)
         free(names[i]);
     free(names);
