@@ -16,10 +16,10 @@
  * - word starts come from the utterance's Segment relation, the end time of each phone: a
  *   token's first word starts where the phone before it ends;
  * - flite's English front end reads bytes, and drops every one above ASCII: "café" would be
- *   "caf" and "Über" "ber". Each sentence is folded to ASCII first (ascii_fold): a letter
- *   with a diacritic is said as its base letter, typographic quotes and dashes as ASCII
- *   ones, anything else not ASCII as a space; word positions are mapped back to the
- *   sentence's own characters. */
+ *   "caf" and "Über" "ber". Each sentence is folded to ASCII first (ascii_fold): a Latin
+ *   letter with a diacritic is said as its base letter, typographic quotes as ASCII ones, a
+ *   hyphen as '-', a dash as ',' (a pause), anything else not ASCII as a space; word
+ *   positions are mapped back to the sentence's own characters. */
 #define _GNU_SOURCE
 #include "engine_backend.h"
 
@@ -125,13 +125,13 @@ static size_t seconds_to_frames(double seconds, size_t frames)
     return at <= 0 ? 0 : at >= (double)frames ? frames : (size_t)at;
 }
 
-/* The sound of a sentence: where flite's phones are, widened to where its level says there
- * is sound, less the closure of a first stop (the silence before "p" or "t" bursts, which a
- * listener hears as pause). flite starts and ends an utterance with a pause phone ("pau")
- * of low noise; the phones between say where the speech is, and a sample louder than the
- * noise just outside them is the start or the decay of a sound. Loud: above 1/100 of the sentence's peak (the
- * assembler's own measure of a quiet tail) and above twice the loudest sample of the first
- * half of the leading pause (the voice's noise: up to about 140 of 32767 for awb). Sets
+/* The sound of a sentence: where flite's phones are, widened to where its level says there is
+ * sound, less the closure of a first stop (the silence before "p" or "t" bursts, which a
+ * listener hears as pause). flite starts and ends an utterance with a pause phone ("pau") of
+ * low noise; the phones between say where the speech is, and a sample louder than the noise
+ * just outside them is the start or the decay of a sound. Loud: above 1/100 of the sentence's
+ * peak (the assembler's own measure of a quiet tail) and above twice the loudest sample of the
+ * first half of the leading pause (the voice's noise: up to about 150 of 32767 for awb). Sets
  * [*first, *end); empty when the sentence has no phone and no loud sample. */
 static void sentence_sound(const cst_utterance *utt, const int16_t *pcm, size_t frames,
                            size_t *first, size_t *end)
@@ -152,7 +152,8 @@ static void sentence_sound(const cst_utterance *utt, const int16_t *pcm, size_t 
             noise = level;
     }
     int loud = peak / 100 > 2 * noise ? peak / 100 : 2 * noise;
-    size_t a = phones_from < phones_to ? phones_from : frames, b = phones_from < phones_to ? phones_to : 0;
+    int phones = phones_from < phones_to;
+    size_t a = phones ? phones_from : frames, b = phones ? phones_to : 0;
     /* a stop or an affricate begins with its closure, a silence: its sound starts at its
      * burst, the first loud sample within it */
     const cst_item *first_phone = head && phones_from > 0 ? item_next(head) : head;
@@ -174,25 +175,47 @@ static void sentence_sound(const cst_utterance *utt, const int16_t *pcm, size_t 
     *end = a < b ? b : 0;
 }
 
-/* The base letters of U+00C0..U+017F, two characters each ("  ": none; a second letter for
- * ligatures and the like): À..ÿ, then Latin Extended-A, Ā..ſ. */
+/* The base letters of the Latin letters with diacritics, two characters a code point ("  ":
+ * none; a second letter for ligatures and the like, "AE", "ss"): Latin-1 and Extended-A
+ * (U+00C0..U+024F) and Latin Extended Additional (U+1E00..U+1EFF), as Unicode decomposes
+ * them or, for a letter it does not decompose, as its name says (LATIN SMALL LETTER L WITH
+ * STROKE: l). A letter of these blocks with no base letter (a click, a tone letter) is left
+ * out of its word. */
 static const char latin_letters[] =
     "A A A A A A AEC E E E E I I I I D N O O O O O x O U U U U Y THss"   /* C0..DF */
     "a a a a a a aec e e e e i i i i d n o o o o o   o u u u u y thy "   /* E0..FF */
     "A a A a A a C c C c C c C c D d D d E e E e E e E e E e G g G g "   /* 100..11F */
     "G g G g H h H h I i I i I i I i I i IJijJ j K k k L l L l L l L "   /* 120..13F */
     "l L l N n N n N n n N n O o O o O o OEoeR r R r R r S s S s S s "   /* 140..15F */
-    "S s T t T t T t U u U u U u U u U u U u W w Y y Y Z z Z z Z z s ";  /* 160..17F */
+    "S s T t T t T t U u U u U u U u U u U u W w Y y Y Z z Z z Z z s "   /* 160..17F */
+    "b B B b     O C c D D D d   E E E F f G   hv  I K k l     N n O "   /* 180..19F */
+    "O o OIoiP p           t T t T U u   V Y y Z z                   "   /* 1A0..1BF */
+    "        DZD dzLJL ljNJN njA a I i O o U u U u U u U u U u e A a "   /* 1C0..1DF */
+    "A a AEaeG g G g K k O o O o     j DZD dzG g     N n A a AEaeO o "   /* 1E0..1FF */
+    "A a A a E e E e I i I i O o O o R r R r U u U u S s T t     H h "   /* 200..21F */
+    "N d OUouZ z A a E e O o O o O o O o Y y l n t j dbqpA C c L T s "   /* 220..23F */
+    "z     B U   E e J j   q R r Y y "   /* 240..24F */;
+static const char latin_additional[] =
+    "A a B b B b B b C c D d D d D d D d D d E e E e E e E e E e F f "   /* 1E00..1E1F */
+    "G g H h H h H h H h H h I i I i K k K k K k L l L l L l L l M m "   /* 1E20..1E3F */
+    "M m M m N n N n N n N n O o O o O o O o P p P p R r R r R r R r "   /* 1E40..1E5F */
+    "S s S s S s S s S s T t T t T t T t U u U u U u U u U u V v V v "   /* 1E60..1E7F */
+    "W w W w W w W w W w X x X x Y y Z z Z z Z z h t w y a s s s SS  "   /* 1E80..1E9F */
+    "A a A a A a A a A a A a A a A a A a A a A a A a E e E e E e E e "   /* 1EA0..1EBF */
+    "E e E e E e E e I i I i O o O o O o O o O o O o O o O o O o O o "   /* 1EC0..1EDF */
+    "O o O o U u U u U u U u U u U u U u Y y Y y Y y Y y         Y y "   /* 1EE0..1EFF */;
 
-/* What flite is given for code point cp (NULL: a space). */
+/* What flite is given for code point cp: its letters, "" to leave it out, NULL for a space. */
 static const char *ascii_of(uint32_t cp, char letters[3])
 {
-    if (cp >= 0xC0 && cp <= 0x17F) {
-        const char *pair = latin_letters + 2 * (cp - 0xC0);
-        letters[0] = pair[0];
+    const char *pair = cp >= 0xC0 && cp <= 0x24F ? latin_letters + 2 * (cp - 0xC0)
+                     : cp >= 0x1E00 && cp <= 0x1EFF ? latin_additional + 2 * (cp - 0x1E00)
+                     : NULL;
+    if (pair) {
+        letters[0] = pair[0] == ' ' ? '\0' : pair[0];
         letters[1] = pair[1] == ' ' ? '\0' : pair[1];
         letters[2] = '\0';
-        return letters[0] != ' ' ? letters : NULL;
+        return cp == 0xF7 ? NULL : letters;   /* the division sign is no letter: a space */
     }
     switch (cp) {
     case 0x2018: case 0x2019: case 0x201A: case 0x201B: case 0x2032: return "'";
@@ -344,7 +367,6 @@ static int flite_phonemes(const char *text, unsigned text_flags, FILE *out)
 }
 
 const engine_backend re_flite_backend = {
-    .name = "flite",
     .start = flite_start,
     .version = flite_version,
     .rate = flite_rate,

@@ -416,6 +416,19 @@ class Flite(Case):
         self.assertEqual(re.split(r"[- ]", got[5][2]),
                          flite_phones("rms", "At the cafe, Zoe's \"creme brulee\" , naive Uber fun..."))
 
+    def test_letters_beyond_latin_1_stay_in_their_words(self):
+        """Latin letters past Extended-A (Romanian comma-below letters, Vietnamese) fold to
+        their base letters too, and a letter with none is left out of its word: no word is
+        split where one of them stands."""
+        script = self.script("ro.txt", "We met in Bucure\u0219ti \u0219i Timi\u0219oara, at "
+                             "Nguy\u1ec5n\u2019s and Stra\u00dfe, near \u01c0Gui.\n", "rms")
+        res = run(["explain", script, "--voices", self.voices])
+        self.assertEqual(res.returncode, 0, res.stderr)
+        got = explained(res.stdout)
+        self.assertEqual(len(got), 1)
+        folded = "We met in Bucuresti si Timisoara, at Nguyen's and Strasse, near Gui."
+        self.assertEqual(re.split(r"[- ]", got[0][2]), flite_phones("rms", folded))
+
     # ---- f. a crash of flite's child -----------------------------------------------------
 
     def test_a_flite_crash_is_an_error_of_its_paragraph(self):
