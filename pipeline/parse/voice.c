@@ -55,12 +55,13 @@ static int engine_voice_valid(const char *s, size_t len)
     return 1;
 }
 
-static const char *const engines[] = { "espeak-ng", "flite", NULL };
+/* By re_voice_engine: the names a profile's `engine` takes. */
+static const char *const engines[RE_VOICE_ENGINE_COUNT + 1] = { "espeak-ng", "flite", NULL };
 static const char *const flite_voices[] = { "rms", "slt", "awb", NULL };
 
 const char *re_voice_engine_name(re_voice_engine engine)
 {
-    return engine == RE_VOICE_FLITE ? "flite" : "espeak-ng";
+    return engines[engine < RE_VOICE_ENGINE_COUNT ? engine : RE_VOICE_ESPEAK_NG];
 }
 
 const char *re_voice_profile_language(const re_voice_profile *profile)
@@ -91,7 +92,7 @@ static void read_engine_voice(keyfile *kf, const keyfile_value *v)
     char q[QUOTE_SIZE];
 
     if (!engine_voice_valid(v->text, v->len))
-        parse_error(&p->err, v->line, v->col, "voice '%s' is not an espeak-ng voice name (letters, "
+        parse_error(&p->err, v->line, v->col, "voice '%s' is not a voice name (letters, "
                     "digits, '_', '+' and '-', at most 64)", quote(q, v->text, v->len));
     else if (keyfile_copy(kf, &p->profile->engine_voice, v, 0))
         p->voice_col = v->col;
@@ -394,7 +395,8 @@ re_status re_voice_set_names(const re_voice_set *set, char ***names, size_t *cou
         struct dirent *e;
         while (status == RE_OK && (e = readdir(dir)) != NULL) {
             size_t len = strlen(e->d_name);
-            if (len <= 6 || len - 6 > RE_VOICE_NAME_MAX || strcmp(e->d_name + len - 6, ".voice") != 0)
+            if (len <= 6 || len - 6 > RE_VOICE_NAME_MAX
+                || strcmp(e->d_name + len - 6, ".voice") != 0)
                 continue;
             char *name = strndup(e->d_name, len - 6);
             if (name && !re_voice_name_valid(name)) {

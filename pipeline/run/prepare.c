@@ -381,22 +381,22 @@ re_status re_prepared_check_engine(const re_prepared *p, re_engine *engine, re_d
 
 void re_prepared_engines(const re_prepared *p, const re_engine *engine, char *out, size_t size)
 {
-    int used[2] = { 0, 0 };   /* by re_voice_engine */
+    int used[RE_VOICE_ENGINE_COUNT] = { 0 };
     for (size_t i = 0; i < p->episode->item_count; i++) {
         const re_item *item = &p->episode->items[i];
         re_voice_profile scratch;
         char voice[RE_ITEM_VOICE_MAX];
-        const re_voice_profile *profile = item->kind == RE_ITEM_SPEECH
-                                          ? re_prepared_item_profile(p, item, &scratch, voice) : NULL;
+        const re_voice_profile *profile =
+            item->kind == RE_ITEM_SPEECH ? re_prepared_item_profile(p, item, &scratch, voice) : NULL;
         if (profile)
-            used[profile->engine == RE_VOICE_FLITE] = 1;
+            used[profile->engine] = 1;
     }
     const re_voice_profile *fallback = re_prepared_profile(p, p->episode->voice);
     if (!used[0] && !used[1])
-        used[fallback && fallback->engine == RE_VOICE_FLITE] = 1;
+        used[fallback ? fallback->engine : RE_VOICE_ESPEAK_NG] = 1;
     re_voice_profile as = { .engine = RE_VOICE_ESPEAK_NG };
     out[0] = '\0';
-    for (int e = 0; e < 2; e++) {
+    for (int e = 0; e < RE_VOICE_ENGINE_COUNT; e++) {
         if (!used[e])
             continue;
         as.engine = (re_voice_engine)e;

@@ -59,7 +59,7 @@ typedef struct render {
     delivery_result delivered;           /* what it delivered, for the sidecar and the result */
     re_loudness_meter *pass1_meter;      /* fed while speaking */
     const char *format;
-    char engine_name[64];                /* the engines that speak it (re_prepared_engines) */
+    char engine_name[128];               /* the engines that speak it (re_prepared_engines) */
     int own_engine;
     char inputs_sha256[RE_SHA256_HEX_SIZE];
     uint64_t sound_frames;               /* audio that came from speech or sound files */

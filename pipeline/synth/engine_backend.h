@@ -18,7 +18,6 @@
 #include "voice.h"
 
 typedef struct engine_backend {
-    const char *name;                 /* as a profile's `engine` says it: "espeak-ng", "flite" */
     /* In this process, once, before any child: RE_OK, or an error with a message in diag. */
     re_status (*start)(re_diagnostics *diag);
     const char *(*version)(void);     /* after start, e.g. "1.51" */
@@ -31,7 +30,8 @@ typedef struct engine_backend {
      * its word starts to synth_child_word. 0, or -1 after synth_child_message. */
     int (*speak)(const char *sentence, size_t len, unsigned text_flags);
     /* In a child, after select: what the engine would say for text, in its own phoneme
-     * notation, written to out (one line per clause or sentence). 0, or -1 after a message. */
+     * notation, written to out (lines and runs of blanks mean nothing: re_engine_phonemes
+     * joins them with single spaces). 0, or -1 after a message. */
     int (*phonemes)(const char *text, unsigned text_flags, FILE *out);
 } engine_backend;
 

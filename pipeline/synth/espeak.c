@@ -204,7 +204,6 @@ static int espeak_phonemes(const char *text, unsigned text_flags, FILE *out)
 }
 
 const engine_backend re_espeak_backend = {
-    .name = "espeak-ng",
     .start = espeak_start,
     .version = espeak_version,
     .rate = espeak_rate,

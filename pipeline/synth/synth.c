@@ -26,9 +26,10 @@
 
 #include "engine_backend.h"
 
-/* Indexed by re_voice_engine. */
+/* Indexed by re_voice_engine, whose names (re_voice_engine_name) they go by. */
 static const engine_backend *const backends[] = { &re_espeak_backend, &re_flite_backend };
 #define BACKEND_COUNT (sizeof backends / sizeof backends[0])
+_Static_assert(BACKEND_COUNT == RE_VOICE_ENGINE_COUNT, "an engine for every profile's engine");
 
 struct re_engine {
     volatile sig_atomic_t *stop;
@@ -235,8 +236,8 @@ re_status re_engine_create(volatile sig_atomic_t *stop, re_engine **out, re_diag
             free(engine);
             return status;
         }
-        snprintf(engine->names[i], sizeof engine->names[i], "%s %s", backends[i]->name,
-                 backends[i]->version());
+        snprintf(engine->names[i], sizeof engine->names[i], "%s %s",
+                 re_voice_engine_name((re_voice_engine)i), backends[i]->version());
     }
     *out = engine;
     return RE_OK;
@@ -303,10 +304,11 @@ static re_status job_spawn(re_engine *engine, const char *text, unsigned text_fl
     if (job->pid == 0) {
         close(life[0]);   /* life[1] stays open until this child ends */
         child_prepare(parent);
-        /* an engine's own words (flite prints some to stdout) are kept for a crash's message
-         * and never reach our output */
+        /* an engine's own words (flite prints some to stdout) are kept, unbuffered, for a
+         * crash's message, and never reach our output */
         if (dup2(job->err_fd, STDERR_FILENO) < 0 || dup2(job->err_fd, STDOUT_FILENO) < 0)
             _exit(CHILD_WRITE_ERROR);
+        setvbuf(stdout, NULL, _IONBF, 0);
         child_pcm_fd = job->pcm_fd;
         child_meta_fd = job->meta_fd;
         free(job);   /* the child's copy: what it needs is in child_*_fd */

@@ -131,8 +131,8 @@ static void test_errors(void)
                  "duplicate key 'rate' (first set on line 2)");
     expect_error("voice = en-us\nrate 170\n", 2, 1, "expected 'key = value', got 'rate 170'");
     expect_error("voice = en-us\n= 170\n", 2, 1, "expected 'key = value', got '= 170'");
-    expect_error("voice = en us\n", 1, 9, "voice 'en us' is not an espeak-ng voice name");
-    expect_error("voice = en-us;rm\n", 1, 9, "not an espeak-ng voice name");
+    expect_error("voice = en us\n", 1, 9, "voice 'en us' is not a voice name");
+    expect_error("voice = en-us;rm\n", 1, 9, "is not a voice name");
     expect_error("speaker = Host\n", 0, 0, "the profile has no 'voice' key");
     expect_error("voice = en-us\nrole = Host\n", 2, 8, "role 'Host' is not one of: host, co-host");
     expect_error("voice = en-us\nrole = producer\n", 2, 8, "role 'producer' is not one of");

@@ -15,7 +15,8 @@
  * met}, music {...} (with a bed), image {name, source ("episode" or "show"), mime, bytes,
  * sha256} (the cover art the MP3 embeds; absent without one), voices [{name, speaker, role, voice, rate, pitch, range, volume, word_gap,
  * sentence_pause, paragraph_pause, and engine: "flite" for a flite profile, absent for
- * espeak-ng's}], engine (the engines that spoke, e.g. "espeak-ng 1.51, flite 2.2"), encoder, generator, inputs_sha256 (what the
+ * espeak-ng's}], engine (the engines that spoke, e.g. "espeak-ng 1.51, flite 2.2"),
+ * encoder, generator, inputs_sha256 (what the
  * outputs were made from: program, engine, encoder, options, script bytes, profile values),
  * files [{name, bytes, sha256}] (every other file this render wrote, the audio first: what a
  * feed may link and check may trust beside the audio). Absent metadata is null.

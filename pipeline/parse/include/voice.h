@@ -33,7 +33,11 @@
 
 /* The speech engines a profile may choose, and flite's voices (US English clustergen voices
  * compiled into Debian's libflite: rms male, slt female, awb male with a Scottish accent). */
-typedef enum re_voice_engine { RE_VOICE_ESPEAK_NG, RE_VOICE_FLITE } re_voice_engine;
+typedef enum re_voice_engine {
+    RE_VOICE_ESPEAK_NG,
+    RE_VOICE_FLITE,
+    RE_VOICE_ENGINE_COUNT
+} re_voice_engine;
 #define RE_VOICE_FLITE_VOICES "rms, slt, awb"
 
 typedef struct re_voice_profile {

@@ -49,9 +49,9 @@ const re_voice_profile *re_prepared_profile(const re_prepared *prepared, const c
 
 /* What a SPEECH item is spoken with: its paragraph's profile, or, for text in a [lang TAG]
  * span, a copy of it in `scratch` whose engine voice is espeak-ng's TAG with the profile's
- * variant ("en-gb+f3" and [lang de] give "de+f3"; a flite profile's span is espeak-ng's
- * voice TAG alone, with the profile's rate, pitch, range and volume), written into voice_buf. The copy borrows the
- * profile's other strings: valid while `prepared` and voice_buf are. */
+ * variant ("en-gb+f3" and [lang de] give "de+f3"; a flite profile's span is espeak-ng's voice
+ * TAG alone, with the profile's rate, pitch, range and volume), written into voice_buf. The
+ * copy borrows the profile's other strings: valid while `prepared` and voice_buf are. */
 #define RE_ITEM_VOICE_MAX 128
 const re_voice_profile *re_prepared_item_profile(const re_prepared *prepared,
                                                  const re_item *item, re_voice_profile *scratch,
@@ -71,7 +71,7 @@ re_status re_prepared_check_engine(const re_prepared *prepared, re_engine *engin
 
 /* The engines that speak the episode, with their versions, into out (size bytes): "espeak-ng
  * 1.51", "flite 2.2", or "espeak-ng 1.51, flite 2.2" (always in that order) when both do; an
- * episode with nothing to say names its first profile's engine. For provenance (the sidecar,
+ * episode with nothing to say names its default voice's engine. For provenance (the sidecar,
  * the MP3's TSSE) and the fingerprint of what made the outputs. */
 void re_prepared_engines(const re_prepared *prepared, const re_engine *engine, char *out,
                          size_t size);

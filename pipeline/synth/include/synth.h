@@ -77,10 +77,10 @@ re_status re_engine_phonemes(re_engine *engine, const char *text, unsigned text_
                              const re_voice_profile *profile, char **phonemes,
                              re_diagnostics *diag);
 
-/* Waits for the job (at most timeout_ms; 0 = no limit), fills *out on success (its rate set
- * to the profile's, re_engine_rate), and frees the job in every case. RE_ERR_ENGINE with a reason in diag when the child crashed (with its
- * signal), hung past the timeout (it is killed), or reported an engine error;
- * RE_ERR_INTERRUPTED when `stop` was raised. */
+/* Waits for the job (at most timeout_ms; 0 = no limit), fills *out on success (its rate set to
+ * the profile's, re_engine_rate), and frees the job in every case. RE_ERR_ENGINE with a reason
+ * in diag when the child crashed (with its signal), hung past the timeout (it is killed), or
+ * reported an engine error; RE_ERR_INTERRUPTED when `stop` was raised. */
 re_status re_engine_wait(re_synth_job *job, unsigned timeout_ms, re_speech *out,
                          re_diagnostics *diag);
 
