@@ -160,6 +160,35 @@ ALLOWED_SKIPS = {
 }
 
 
+def wait_until_stoppable(proc, waiting_in=None, limit=120):
+    """Waits until proc has installed its handlers for SIGHUP, SIGINT and SIGTERM (its
+    /proc/PID/status SigCgt) and, with waiting_in, until its main thread sleeps in one of
+    those kernel functions (/proc/PID/wchan: 'wait_for_partner' is open() of a FIFO nobody
+    opens, 'anon_pipe_read' or 'pipe_read' a read of a silent pipe). A signal sent earlier
+    would test how fast the program starts, not how it stops: on a loaded machine, or under
+    ASan, a sleep of half a second was not always enough. `limit` bounds a program that never
+    gets there (the test then fails on its own assertion); it is not a deadline the test
+    measures."""
+    import time
+    wanted = (1 << 0) | (1 << 1) | (1 << 14)   # bits of signals 1, 2 and 15
+    deadline = time.monotonic() + limit
+    while proc.poll() is None and time.monotonic() < deadline:
+        try:
+            with open(f"/proc/{proc.pid}/status", encoding="ascii") as f:
+                caught = next(int(line.split()[1], 16) for line in f if line.startswith("SigCgt:"))
+            with open(f"/proc/{proc.pid}/wchan", encoding="ascii") as f:
+                where = f.read().strip()
+        except (OSError, StopIteration):   # it ended while read
+            break
+        if caught & wanted == wanted and (waiting_in is None or where in waiting_in):
+            return True
+        time.sleep(0.01)
+    return False
+
+
+PIPE_WAITS = ("wait_for_partner", "anon_pipe_read", "pipe_read", "pipe_wait")
+
+
 def env_skip(test, key):
     test.skipTest(ALLOWED_SKIPS[key])
 

@@ -7,7 +7,8 @@ import random
 import subprocess
 import xml.etree.ElementTree as ET
 
-from common import BIN, Case, env_skip, ffmpeg_samples, listing, main, run, write
+from common import (BIN, Case, env_skip, ffmpeg_samples, listing, main, run, wait_until_stoppable,
+                    write)
 
 
 def script(i, extra=""):
@@ -252,6 +253,7 @@ class Batch(Case):
                                  "--report", self.path("r.json"), "--junit", self.path("j.xml")],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                 env=dict(os.environ, XDG_CACHE_HOME=self.path("c")))
+        self.assertTrue(wait_until_stoppable(proc), "the batch ended before it could be stopped")
         time.sleep(1.5)
         proc.send_signal(signal.SIGTERM)
         stdout, err = proc.communicate(timeout=60)

@@ -23,7 +23,8 @@ import tempfile
 import time
 import unittest
 
-from common import ALLOWED_SKIPS, BIN, SRC, Case, env_skip, listing, main
+from common import (ALLOWED_SKIPS, BIN, PIPE_WAITS, SRC, Case, env_skip, listing, main,
+                    wait_until_stoppable)
 
 HEAD = "---\ntitle: Faults\n---\n"
 # About 40 s of audio: an MP3 of about 300 KiB, a spool of about 1.7 MiB.
@@ -291,6 +292,7 @@ class Faults(Case):
         env = dict(os.environ, TMPDIR=self.spool, XDG_CACHE_HOME=self.path("cache"))
         proc = subprocess.Popen([BIN, self.script, "-o", os.path.join(folder, "ep.mp3"), "-j", "2"],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        self.assertTrue(wait_until_stoppable(proc), "the render ended before it could be interrupted")
         time.sleep(delay)
         self.assertIsNone(proc.poll(), f"the render ended before the {phase} phase could be interrupted")
         proc.send_signal(sig)
@@ -321,7 +323,7 @@ class Faults(Case):
         self.put_old_outputs(folder)
         proc = subprocess.Popen([BIN, fifo, "-o", os.path.join(folder, "ep.mp3")],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        time.sleep(0.5)
+        self.assertTrue(wait_until_stoppable(proc, PIPE_WAITS), "the program did not wait for the FIFO")
         proc.send_signal(signal.SIGINT)
         _, err = proc.communicate(timeout=30)
         self.assertEqual(proc.returncode, 130, err)
@@ -330,16 +332,15 @@ class Faults(Case):
     def stop_while_reading(self, args, sig, code, writer=None, cwd=None):
         """Starts the program, which blocks reading a pipe or FIFO that a writer holds open (or
         that nobody opens), sends sig, and requires it to end with code long before the writer
-        lets go (the writer holds for 60 s; the program gets 10), saying nothing but that it
+        lets go (the writer holds for 60 s; the program gets 30), saying nothing but that it
         was interrupted."""
         proc = subprocess.Popen([BIN, *args], stdin=writer.stdout if writer else subprocess.DEVNULL,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=cwd,
                                 env=dict(os.environ, XDG_CACHE_HOME=self.path("cache")))
         try:
-            time.sleep(0.5)
-            self.assertIsNone(proc.poll(), "the program did not wait for the input")
+            self.assertTrue(wait_until_stoppable(proc, PIPE_WAITS), "the program did not wait for the input")
             proc.send_signal(sig)
-            _, err = proc.communicate(timeout=10)
+            _, err = proc.communicate(timeout=30)
         finally:
             if proc.poll() is None:
                 proc.kill()

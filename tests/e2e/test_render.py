@@ -13,7 +13,7 @@ import time
 import wave
 
 from common import (BIN, SRC, Case, ffmpeg_samples, ffmpeg_pcm, ffprobe, listing, main,
-                    mpg123_samples, mutagen_tags, run, runs_of_zeros, write)
+                    mpg123_samples, mutagen_tags, run, runs_of_zeros, wait_until_stoppable, write)
 
 SAMPLE = os.path.join(SRC, "samples", "weekly-briefing.txt")
 
@@ -425,6 +425,7 @@ class Signals(Case):
         out = write(self.path("long.mp3"), "old")
         proc = subprocess.Popen([BIN, script, "-o", out, "--jobs", "2"], stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True)
+        self.assertTrue(wait_until_stoppable(proc), "render finished before it could be interrupted")
         time.sleep(1.0)
         self.assertIsNone(proc.poll(), "render finished before it could be interrupted")
         proc.send_signal(sig)
