@@ -263,10 +263,10 @@ static re_status measure_peaks(delivery *d, int fd)
         d->spots_known = status == RE_OK;
         return status;
     }
-    re_status status = RE_OK;
-    for (size_t k = 0; status == RE_OK && k < d->patched_count; k++)
-        status = re_loudness_peak_map_update_mp3_fd(fd, &d->peaks, d->patched[k][0],
-                                                    d->patched[k][1], &d->delivered, d->diag);
+    re_status status = re_loudness_peak_map_update_mp3_fd(fd, &d->peaks,
+                                                          (const uint64_t (*)[2])d->patched,
+                                                          d->patched_count, &d->delivered,
+                                                          d->diag);
     d->patched_count = 0;
     return status;
 }

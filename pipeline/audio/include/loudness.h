@@ -10,10 +10,10 @@
  *             -> re_loudness_plan_make
  *   leveling  spool -> re_leveler -> re_loudness_meter and a new spool, again while
  *             re_loudness_plan_update(LEVELED) asks (only when the limiter will act)
- *   encoding  the leveled spool -> MP3; its peaks decoded once into a peak map
- *             (re_loudness_peak_map_mp3_fd); when they pass the ceiling, only the spots
- *             found from the map are re-encoded and measured again; leveling and encoding
- *             again while re_loudness_plan_update(DELIVERED) asks (rare).
+ *   encoding  the leveled spool -> MP3; decoded once, its loudness metered and its peaks
+ *             kept in a peak map (re_loudness_peak_map_mp3_fd); when they pass the ceiling,
+ *             only the spots found from the map are re-encoded and measured again; leveling
+ *             and encoding again while re_loudness_plan_update(DELIVERED) asks (rare).
  * Nothing holds more than a few chunks of audio.
  *
  * Levels: integrated loudness in LUFS, a mono stream measured as dual mono (EBUR128_DUAL_MONO,
@@ -198,10 +198,10 @@ re_status re_loudness_measure_mp3(const char *path, re_loudness *out, re_diagnos
  * offset alone, so it works on a stream the render is still holding (fflush it first). Its
  * messages have no file: the caller places them (re_diag_place). */
 re_status re_loudness_measure_mp3_fd(int fd, re_loudness *out, re_diagnostics *diag);
-/* Only the peaks (true_peak_dbtp, sample_peak_dbfs) and frames of an open MP3, without the
- * loudness meter: integrated_lufs is -inf and range_lu 0. The render's check of what it
- * encoded: the loudness is known from the leveled PCM (RE_LOUDNESS_MP3_LEVEL_DB), the peaks
- * are what encoding changes. */
+/* The same values measured as the render measures what it encoded: a mono MP3 of 2^20 samples
+ * or more in two halves at once (re_loudness_peak_map_mp3_fd, without keeping the map). The
+ * peaks are one decoder's to within float rounding; the loudness is one meter's but for the
+ * filter's first milliseconds in one gating block and one short-term block (peak_map.c). */
 re_status re_loudness_peaks_mp3_fd(int fd, re_loudness *out, re_diagnostics *diag);
 
 /* Where an open mono MP3's decoded true peak passes ceiling_dbtp (for the local true-peak retry):
@@ -217,12 +217,13 @@ re_status re_loudness_overshoots_mp3_fd(int fd, double ceiling_dbtp, re_loudness
                                         size_t capacity, size_t *count, re_diagnostics *diag);
 
 /* ---- A peak map: the encoded file's peaks per tile (the local true-peak retry) ----------
- * The render decodes its MP3 once: re_loudness_peak_map_mp3_fd measures the peaks as
- * re_loudness_peaks_mp3_fd does (the same values: the largest tile is the file's peak) and
- * keeps them per tile of RE_LOUDNESS_TILE samples (0.84 s at 22050 Hz; 2.4 KiB per hour).
+ * The render decodes its MP3 once: re_loudness_peak_map_mp3_fd measures its loudness and peaks
+ * as re_loudness_peaks_mp3_fd does (the same values: the largest tile is the file's peak) and
+ * keeps the peaks per tile of RE_LOUDNESS_TILE samples (0.84 s at 22050 Hz; 2.4 KiB per hour).
  * After frames of the file were replaced (re_mp3_patch_fd), re_loudness_peak_map_update_mp3_fd
- * decodes again only the tiles around them. A file too short to be measured in halves (under
- * about 48 s) gets no map (tiles 0): an update then decodes the whole file.
+ * decodes again only the tiles around them for the peaks, and the whole file (in halves,
+ * without the peak finder) for its loudness. A file too short to be measured in halves (under
+ * about 48 s at 22050 Hz) gets no map (tiles 0): an update then measures the whole file.
  * Exactness: a decoder that starts in the middle of a file (a half, an update) gives the
  * samples of one decoder from the start to within float rounding (libmpg123's synthesis ring
  * restarts at another position: up to about 1e-7 of full scale apart), so these peaks may
@@ -241,6 +242,7 @@ typedef struct re_loudness_peak_map {
     size_t tiles;                      /* tile k: the intervals measured when samples
                                         * [k, k + 1) x RE_LOUDNESS_TILE came in */
     float *tile_true, *tile_sample;    /* linear peaks per tile */
+    double integrated_lufs, range_lu;  /* of the whole file, as re_loudness reports them */
 } re_loudness_peak_map;
 
 /* re_loudness_peaks_mp3_fd into *out, and the map (tiles 0 for a short file). The map must
@@ -257,12 +259,13 @@ re_status re_loudness_peak_map_mp3_fd(int fd, re_loudness_peak_map *map, re_loud
 re_status re_loudness_peak_map_spots_mp3_fd(int fd, re_loudness_peak_map *map, re_loudness *out,
                                             double ceiling_dbtp, re_loudness_spot *spots,
                                             size_t capacity, size_t *count, re_diagnostics *diag);
-/* After the file's MPEG audio frames [first_frame, end_frame) (counted after the LAME tag
- * frame) were replaced by frames of the same sizes: the tiles they and the frames around
- * them reach are measured again and *out is the whole file's peaks. Without a map, or when
- * the local decode fails, the whole file is measured again (re_loudness_peak_map_mp3_fd). */
+/* After the file's MPEG audio frames [frames[k][0], frames[k][1]) (counted after the LAME tag
+ * frame; count ranges, each non-empty) were replaced by frames of the same sizes: the tiles
+ * they and the frames around them reach are measured again, the whole file's loudness too,
+ * and *out is the whole file's measurement. Without a map, or when a decode fails, the whole
+ * file is measured again (re_loudness_peak_map_mp3_fd). */
 re_status re_loudness_peak_map_update_mp3_fd(int fd, re_loudness_peak_map *map,
-                                             uint64_t first_frame, uint64_t end_frame,
+                                             const uint64_t (*frames)[2], size_t count,
                                              re_loudness *out, re_diagnostics *diag);
 void re_loudness_peak_map_free(re_loudness_peak_map *map);   /* NULL is allowed */
 
