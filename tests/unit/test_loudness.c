@@ -434,8 +434,26 @@ static void test_plan(void)
     CHECK_INT(re_loudness_plan_update(&plan, &leveled, RE_LOUDNESS_LEVELED), 0);
     CHECK_INT(plan.dry_runs, 3);
 
+    /* Delivered 10 LU under the target after dry runs that were on their aim: the encoder
+     * dropped loud audio above its band. The gain makes it up with a step of slope 1 (not
+     * the dry runs' secant), past the limiter's cap on extra gain; a second encode still
+     * 0.6 LU short moves it on by the secant through the two encodes. */
+    re_loudness_plan dropped = plan;
+    double g1 = dropped.gain_db;
+    re_loudness delivered = { .integrated_lufs = -26.0, .true_peak_dbtp = -9.0 };
+    CHECK_INT(re_loudness_plan_update(&dropped, &delivered, RE_LOUDNESS_DELIVERED), 1);
+    CHECK(!dropped.met);
+    CHECK(fabs(dropped.gain_db - (g1 + 10.0)) < 1e-9);
+    CHECK(dropped.gain_db > dropped.first_gain_db + RE_LOUDNESS_MAX_EXTRA_GAIN_DB);
+    delivered.integrated_lufs = -16.6;
+    CHECK_INT(re_loudness_plan_update(&dropped, &delivered, RE_LOUDNESS_DELIVERED), 1);
+    CHECK(fabs(dropped.gain_db - (g1 + 10.0 + 0.6 / 0.94)) < 1e-9);
+    delivered.integrated_lufs = -16.1;
+    CHECK_INT(re_loudness_plan_update(&dropped, &delivered, RE_LOUDNESS_DELIVERED), 0);
+    CHECK(dropped.met);
+
     /* Delivered: in spec, then a peak 0.2 dB over: the limiter ceiling comes down 0.5 dB. */
-    re_loudness delivered = { .integrated_lufs = -16.3, .true_peak_dbtp = -1.2 };
+    delivered = (re_loudness){ .integrated_lufs = -16.3, .true_peak_dbtp = -1.2 };
     re_loudness_plan copy = plan;
     CHECK_INT(re_loudness_plan_update(&copy, &delivered, RE_LOUDNESS_DELIVERED), 0);
     CHECK(copy.met);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* loudness.h - the loudness stage: an ITU-R BS.1770 meter (libebur128), a leveler (gain and a
  * true-peak limiter) that keeps the sample count, a plan that turns a measurement into the
- * leveler's settings, and an after-encoding measurement of an MP3 file (libmpg123).
+ * leveler's settings, and an after-encoding measurement of an MP3 file (libmpg123): every
+ * loudness and peak a render reports is the decoded file's.
  * One file each: true_peak.c (the 8x interpolator they share), meter.c, leveler.c, plan.c,
  * peak_map.c (the MP3 measurements and the peak map).
  *
@@ -13,7 +14,8 @@
  *   encoding  the leveled spool -> MP3; decoded once, its loudness metered and its peaks
  *             kept in a peak map (re_loudness_peak_map_mp3_fd); when they pass the ceiling,
  *             only the spots found from the map are re-encoded and measured again; leveling
- *             and encoding again while re_loudness_plan_update(DELIVERED) asks (rare).
+ *             and encoding again while re_loudness_plan_update(DELIVERED) asks (rare: the
+ *             encoder drops what was loud above its band, or the peaks pass the ceiling).
  * Nothing holds more than a few chunks of audio.
  *
  * Levels: integrated loudness in LUFS, a mono stream measured as dual mono (EBUR128_DUAL_MONO,
@@ -38,7 +40,10 @@
 #define RE_LOUDNESS_CEILING_MAX 0.0
 /* LAME 3.100 decodes 0.45 dB quieter than its input (measured: a steady tone loses 0.446 dB at
  * every rate from 16 to 48 kHz, every bitrate, every level, mono and stereo; speech 0.42..0.46
- * LU), so the leveler aims that much louder than the target. */
+ * LU), so the leveler aims that much louder than the target. It also keeps nothing in the top
+ * scale-factor band at 22050 Hz (above 9.99 kHz) nor above its low-pass (20.5 kHz at 44100 Hz
+ * and 96 kbps): what was loud there is not in the file, which the delivered measurement finds
+ * and the plan corrects (docs/loudness.md). */
 #define RE_LOUDNESS_MP3_LEVEL_DB -0.45
 /* How far below the ceiling the limiter aims before encoding: encoding noise raises true peaks
  * above the (0.45 dB lower) decoded level by up to about 0.6 dB on speech (docs/loudness.md). */
@@ -165,6 +170,9 @@ typedef struct re_loudness_plan {
     /* the last measurement, for a secant step */
     int have_last;
     double last_gain_db, last_residual_lu;
+    /* how far the first encode decoded under the target when it was off (>= 0): what the
+     * encoder dropped, which the gain may make up beyond RE_LOUDNESS_MAX_EXTRA_GAIN_DB */
+    double delivered_shortfall_lu;
 } re_loudness_plan;
 
 /* gain = aim - pass-1 integrated loudness (0 when the input is below the gates; clamped to
@@ -179,11 +187,14 @@ int re_loudness_plan_limits(const re_loudness_plan *plan);
 /* Judges a measurement and returns 1 with the plan updated for one more pass, or 0 to stop.
  * LEVELED: accepted within RE_LOUDNESS_LEVELED_TOLERANCE_LU of leveled_aim_lufs; otherwise the
  * gain moves by a secant step (never more than RE_LOUDNESS_MAX_EXTRA_GAIN_DB above the first
- * gain); at most RE_LOUDNESS_MAX_DRY_RUNS. DELIVERED: sets plan->met when the loudness is within
- * RE_LOUDNESS_TOLERANCE_LU of the target (or the audio is below the gates) and the true peak at
- * or below the ceiling; otherwise the gain moves by the loudness error and, when the peak is
- * over, the limiter ceiling drops by the overshoot plus 0.3 dB; at most RE_LOUDNESS_MAX_ENCODES
- * encodes, after which it returns 0 with met == 0 (keep the file; the CLI may warn). */
+ * gain); at most RE_LOUDNESS_MAX_DRY_RUNS. DELIVERED (the decoded file's measurement): sets
+ * plan->met when the loudness is within RE_LOUDNESS_TOLERANCE_LU of the target (or the audio is
+ * below the gates) and the true peak at or below the ceiling; otherwise the gain moves by the
+ * loudness error (a secant step through the earlier encodes' measurements only; the first
+ * encode's shortfall widens the cap on extra gain, since the encoder, not the limiter, took it)
+ * and, when the peak is over, the limiter ceiling drops by the overshoot plus 0.3 dB; at most
+ * RE_LOUDNESS_MAX_ENCODES encodes, after which it returns 0 with met == 0 (keep the file; the
+ * CLI warns). */
 int re_loudness_plan_update(re_loudness_plan *plan, const re_loudness *measured,
                             re_loudness_stage stage);
 
