@@ -41,10 +41,11 @@ static int finds_peaks(meter_kind kind)
 #define FULL_MODE (EBUR128_MODE_I | EBUR128_MODE_LRA | EBUR128_MODE_HISTOGRAM)
 /* The planning meter's sample peak is ours too: libebur128's (EBUR128_MODE_SAMPLE_PEAK) is the
  * same number, |x| / 32768 (measured: equal to the last bit on the GPL-3 speech), at a tenth
- * of the meter's cost. */
-#define PLANNING_MODE (EBUR128_MODE_I | EBUR128_MODE_LRA | EBUR128_MODE_HISTOGRAM)
-/* METER_LOUDNESS is PLANNING_MODE without our sample peak; METER_RANGE makes no gating
- * blocks, only short-term ones. */
+ * of the meter's cost. It has no range: a plan needs none, and every range reported is the
+ * delivered file's. */
+#define PLANNING_MODE (EBUR128_MODE_I | EBUR128_MODE_HISTOGRAM)
+/* METER_LOUDNESS is FULL_MODE without our peaks; METER_RANGE makes no gating blocks, only
+ * short-term ones. */
 #define RANGE_MODE (EBUR128_MODE_LRA | EBUR128_MODE_HISTOGRAM)
 
 re_status re_meter_create_kind(unsigned sample_rate, unsigned channels, meter_kind kind,
@@ -62,8 +63,8 @@ re_status re_meter_create_kind(unsigned sample_rate, unsigned channels, meter_ki
     m->channels = channels;
     if (finds_peaks(kind))
         re_interpolator_init(&m->ip);
-    m->state = ebur128_init(channels, sample_rate, kind == METER_FULL ? FULL_MODE
-                            : kind == METER_RANGE ? RANGE_MODE : PLANNING_MODE);
+    m->state = ebur128_init(channels, sample_rate, kind == METER_PLANNING ? PLANNING_MODE
+                            : kind == METER_RANGE ? RANGE_MODE : FULL_MODE);
     if (!m->state) {
         free(m);
         return RE_ERR_NOMEM;

@@ -12,7 +12,7 @@
 
 typedef enum meter_kind {
     METER_FULL,       /* libebur128 loudness and range, our true peak */
-    METER_PLANNING,   /* libebur128 loudness, range and sample peak: no true peak */
+    METER_PLANNING,   /* libebur128 integrated loudness, our sample peak: no range */
     METER_LOUDNESS,   /* libebur128 loudness and range only: no peaks */
     METER_RANGE       /* libebur128 short-term blocks only: for re_meter_joined's range */
 } meter_kind;

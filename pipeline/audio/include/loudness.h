@@ -84,9 +84,10 @@ typedef struct re_loudness_meter re_loudness_meter;
 /* A meter for mono 16-bit audio at `sample_rate` (8000..192000), measured as dual mono.
  * RE_ERR_INVALID for a rate out of range or a NULL out, RE_ERR_NOMEM. */
 re_status re_loudness_meter_create(unsigned sample_rate, re_loudness_meter **out);
-/* A cheaper meter for planning (pass 1, dry runs): integrated loudness, range and sample
- * peak; its true_peak_dbtp is the sample peak plus RE_LOUDNESS_PLANNING_PEAK_MARGIN_DB. The
- * leveler finds true peaks itself, and the delivered file's are measured after encoding. */
+/* A cheaper meter for planning (pass 1, dry runs): integrated loudness and sample peak, no
+ * range (range_lu 0); its true_peak_dbtp is the sample peak plus
+ * RE_LOUDNESS_PLANNING_PEAK_MARGIN_DB. The leveler finds true peaks itself, and the delivered
+ * file's loudness, range and peaks are measured after encoding. */
 re_status re_loudness_meter_create_planning(unsigned sample_rate, re_loudness_meter **out);
 #define RE_LOUDNESS_PLANNING_PEAK_MARGIN_DB 0.5
 re_status re_loudness_meter_feed(re_loudness_meter *m, const int16_t *pcm, size_t frames);
