@@ -16,17 +16,23 @@ typedef struct meter_background meter_background;
 
 struct re_loudness_meter {
     meter_background *bg;   /* when fed in the background */
-    ebur128_state *state;   /* NULL for METER_PEAKS */
+    ebur128_state *state;
     unsigned channels;
     uint64_t frames;
     int finished;
     meter_kind kind;
-    interpolator ip;        /* METER_FULL, METER_PEAKS: our own peaks, per channel */
+    interpolator ip;        /* METER_FULL: our own peaks, per channel */
     peak_finder peaks[2];
     int sample_max;         /* METER_PLANNING: the largest |sample| (int16, so at most 32768) */
 };
 
 static re_status background_stop(re_loudness_meter *m);
+
+/* The kind that measures true and sample peaks with our interpolator. */
+static int finds_peaks(meter_kind kind)
+{
+    return kind == METER_FULL;
+}
 
 /* Histogram mode keeps memory constant however long the episode is; it rounds block
  * loudness to 0.1 dB bins, which moves the integrated value by a few hundredths of a LU.
@@ -35,8 +41,12 @@ static re_status background_stop(re_loudness_meter *m);
 #define FULL_MODE (EBUR128_MODE_I | EBUR128_MODE_LRA | EBUR128_MODE_HISTOGRAM)
 /* The planning meter's sample peak is ours too: libebur128's (EBUR128_MODE_SAMPLE_PEAK) is the
  * same number, |x| / 32768 (measured: equal to the last bit on the GPL-3 speech), at a tenth
- * of the meter's cost. */
-#define PLANNING_MODE (EBUR128_MODE_I | EBUR128_MODE_LRA | EBUR128_MODE_HISTOGRAM)
+ * of the meter's cost. It has no range: a plan needs none, and every range reported is the
+ * delivered file's. */
+#define PLANNING_MODE (EBUR128_MODE_I | EBUR128_MODE_HISTOGRAM)
+/* METER_LOUDNESS is FULL_MODE without our peaks; METER_RANGE makes no gating blocks, only
+ * short-term ones. */
+#define RANGE_MODE (EBUR128_MODE_LRA | EBUR128_MODE_HISTOGRAM)
 
 re_status re_meter_create_kind(unsigned sample_rate, unsigned channels, meter_kind kind,
                                re_loudness_meter **out)
@@ -51,18 +61,17 @@ re_status re_meter_create_kind(unsigned sample_rate, unsigned channels, meter_ki
         return RE_ERR_NOMEM;
     m->kind = kind;
     m->channels = channels;
-    if (kind != METER_PLANNING)
+    if (finds_peaks(kind))
         re_interpolator_init(&m->ip);
-    if (kind != METER_PEAKS) {
-        m->state = ebur128_init(channels, sample_rate, kind == METER_FULL ? FULL_MODE : PLANNING_MODE);
-        if (!m->state) {
-            free(m);
-            return RE_ERR_NOMEM;
-        }
-        if (channels == 1 && ebur128_set_channel(m->state, 0, EBUR128_DUAL_MONO) != EBUR128_SUCCESS) {
-            re_loudness_meter_free(m);
-            return RE_ERR_INVALID;
-        }
+    m->state = ebur128_init(channels, sample_rate, kind == METER_PLANNING ? PLANNING_MODE
+                            : kind == METER_RANGE ? RANGE_MODE : FULL_MODE);
+    if (!m->state) {
+        free(m);
+        return RE_ERR_NOMEM;
+    }
+    if (channels == 1 && ebur128_set_channel(m->state, 0, EBUR128_DUAL_MONO) != EBUR128_SUCCESS) {
+        re_loudness_meter_free(m);
+        return RE_ERR_INVALID;
     }
     *out = m;
     return RE_OK;
@@ -85,7 +94,7 @@ static re_status meter_feed_now(re_loudness_meter *m, const int16_t *pcm, size_t
     if (m->kind == METER_PLANNING)
         m->sample_max = re_int16_peak(pcm, frames, m->sample_max);
     float block[256];
-    for (size_t i = 0; m->kind != METER_PLANNING && i < frames; i += 256) {
+    for (size_t i = 0; finds_peaks(m->kind) && i < frames; i += 256) {
         size_t n = frames - i < 256 ? frames - i : 256;
         for (size_t k = 0; k < n; k++)
             block[k] = (float)pcm[i + k] * (1.0f / 32768.0f);
@@ -100,7 +109,7 @@ re_status re_meter_feed_float(re_loudness_meter *m, const float *pcm, size_t fra
 {
     if (frames && m->state && ebur128_add_frames_float(m->state, pcm, frames) != EBUR128_SUCCESS)
         return RE_ERR_NOMEM;
-    for (unsigned ch = 0; ch < m->channels; ch++) {
+    for (unsigned ch = 0; finds_peaks(m->kind) && ch < m->channels; ch++) {
         re_peaks_bar(&m->peaks[ch], pcm + ch, frames, m->channels);
         re_peaks_feed(&m->peaks[ch], &m->ip, pcm + ch, frames, m->channels);
     }
@@ -111,6 +120,31 @@ re_status re_meter_feed_float(re_loudness_meter *m, const float *pcm, size_t fra
 uint64_t re_meter_frames(const re_loudness_meter *m)
 {
     return m->frames;
+}
+
+#define JOINED_MAX 4
+
+re_status re_meter_joined(re_loudness_meter *const *gated, size_t n_gated,
+                          re_loudness_meter *const *ranged, size_t n_ranged,
+                          double *integrated_lufs, double *range_lu)
+{
+    ebur128_state *g[JOINED_MAX], *r[JOINED_MAX];
+    if (n_gated < 1 || n_gated > JOINED_MAX || n_ranged < 1 || n_ranged > JOINED_MAX)
+        return RE_ERR_INVALID;
+    for (size_t k = 0; k < n_gated; k++)
+        if (!(g[k] = gated[k]->state) || gated[k]->kind == METER_RANGE || gated[k]->finished)
+            return RE_ERR_INVALID;
+    for (size_t k = 0; k < n_ranged; k++)
+        if (!(r[k] = ranged[k]->state) || ranged[k]->finished)
+            return RE_ERR_INVALID;
+    double integrated = -HUGE_VAL, range = 0;
+    if (ebur128_loudness_global_multiple(g, n_gated, &integrated) != EBUR128_SUCCESS)
+        return RE_ERR_INVALID;
+    if (ebur128_loudness_range_multiple(r, n_ranged, &range) != EBUR128_SUCCESS)
+        range = 0;   /* too few short-term blocks, as re_loudness_meter_finish */
+    *integrated_lufs = isfinite(integrated) ? integrated : -HUGE_VAL;
+    *range_lu = isfinite(range) && range > 0 ? range : 0;
+    return RE_OK;
 }
 
 re_status re_loudness_meter_finish(re_loudness_meter *m, re_loudness *out)
@@ -129,7 +163,7 @@ re_status re_loudness_meter_finish(re_loudness_meter *m, re_loudness *out)
         range = 0;   /* libebur128 refuses LRA with too few short-term blocks */
     for (unsigned ch = 0; ch < m->channels; ch++) {
         double tp = 0, sp = 0;
-        if (m->kind != METER_PLANNING) {
+        if (finds_peaks(m->kind)) {
             re_peak_finish(&m->peaks[ch], &m->ip);
             tp = m->peaks[ch].true_peak;
             sp = m->peaks[ch].sample_peak;

@@ -54,8 +54,7 @@ static re_status open_mp3_fd(int fd, re_mp3_reader **r, re_diagnostics *diag)
     return re_mp3_reader_open(fd, st.st_size, RE_MP3_FLOAT, 0, r, diag);
 }
 
-static re_status decode_into_meter(re_mp3_reader *r, meter_kind kind,
-                                   re_loudness *out, re_diagnostics *diag)
+static re_status decode_into_meter(re_mp3_reader *r, re_loudness *out, re_diagnostics *diag)
 {
     re_mp3_format fmt;
     re_mp3_format_problem problem = re_mp3_reader_format(r, &fmt);
@@ -73,7 +72,8 @@ static re_status decode_into_meter(re_mp3_reader *r, meter_kind kind,
         return RE_ERR_FORMAT;
     }
     re_loudness_meter *m = NULL;
-    re_status status = re_meter_create_kind((unsigned)fmt.rate, (unsigned)fmt.channels, kind, &m);
+    re_status status = re_meter_create_kind((unsigned)fmt.rate, (unsigned)fmt.channels,
+                                            METER_FULL, &m);
     if (status != RE_OK) {
         re_diag_add(diag, NULL, 0, 0, "cannot meter %ld Hz audio", fmt.rate);
         return status;
@@ -97,7 +97,7 @@ static re_status decode_into_meter(re_mp3_reader *r, meter_kind kind,
     return status;
 }
 
-static re_status measure_mp3_fd(int fd, meter_kind kind, re_loudness *out, re_diagnostics *diag)
+re_status re_loudness_measure_mp3_fd(int fd, re_loudness *out, re_diagnostics *diag)
 {
     if (!out || fd < 0)
         return RE_ERR_INVALID;
@@ -106,16 +106,11 @@ static re_status measure_mp3_fd(int fd, meter_kind kind, re_loudness *out, re_di
     re_status status = open_mp3_fd(fd, &r, diag);
     if (status != RE_OK)
         return status;
-    status = decode_into_meter(r, kind, out, diag);
+    status = decode_into_meter(r, out, diag);
     (void)re_mp3_reader_close(r, NULL);
     if (status != RE_OK)
         memset(out, 0, sizeof *out);
     return status;
-}
-
-re_status re_loudness_measure_mp3_fd(int fd, re_loudness *out, re_diagnostics *diag)
-{
-    return measure_mp3_fd(fd, METER_FULL, out, diag);
 }
 
 /* Where a mono MP3 passes a ceiling (the local true-peak retry): one decoder from the start, a
@@ -179,11 +174,19 @@ static int over_block(void *user, const re_mp3_block *b)
 #define PEAK_PRIMING 4              /* frames decoded before a half and not measured */
 #define PEAK_SPLIT_MIN (1u << 20)   /* samples (48 s at 22050 Hz) worth a second decoder */
 
+/* A part's share of the loudness: a meter fed gapless samples [from, to) (to -1: the end). */
+typedef struct part_meter {
+    re_loudness_meter *meter;
+    off_t from, to;
+} part_meter;
+
 typedef struct peak_part {
     int fd;
     off_t size;
     off_t from, to;          /* gapless samples whose intervals this part measures */
     int last;                /* the part that reaches the end */
+    int peaks;               /* 0: the part measures loudness only */
+    part_meter loud[2];      /* (meter NULL: none) */
     interpolator ip;
     peak_finder pf;
     off_t decoded;           /* gapless samples decoded up to */
@@ -248,7 +251,23 @@ typedef struct part_feed {
     peak_part *pt;
     off_t at;
     off_t end;               /* the last interval's later taps; -1: to the end */
+    off_t decode_end;        /* where the part stops: its intervals' and its meters' end */
 } part_feed;
+
+/* The part's meters fed what they measure of gapless samples [at, at + n). */
+static re_status loud_feed(peak_part *pt, const float *x, size_t n, off_t at)
+{
+    re_status status = RE_OK;
+    for (int k = 0; status == RE_OK && k < 2; k++) {
+        part_meter *pm = &pt->loud[k];
+        off_t a = at > pm->from ? at : pm->from, b = at + (off_t)n;
+        if (pm->to >= 0 && b > pm->to)
+            b = pm->to;
+        if (pm->meter && b > a)
+            status = re_meter_feed_float(pm->meter, x + (a - at), (size_t)(b - a));
+    }
+    return status;
+}
 
 static int part_block(void *user, const re_mp3_block *b)
 {
@@ -260,16 +279,17 @@ static int part_block(void *user, const re_mp3_block *b)
         over_block(pt->over, b);
     const float *x = (const float *)(const void *)b->pcm;
     size_t n = b->bytes / sizeof(float), i = 0;
-    for (; i < n && f->at + (off_t)i < pt->from; i++)
+    for (; pt->peaks && i < n && f->at + (off_t)i < pt->from; i++)
         if (f->at + (off_t)i >= pt->from - FIR_TAPS)
             re_peak_prime(&pt->pf, &pt->ip, x[i]);
     size_t stop = n;
     if (f->end >= 0 && f->at + (off_t)n > f->end)
         stop = f->end > f->at + (off_t)i ? (size_t)(f->end - f->at) : i;
-    if (stop > i)
+    if (pt->peaks && stop > i)
         tiles_feed(pt, x + i, stop - i, f->at + (off_t)i);
+    pt->status = loud_feed(pt, x, n, f->at);
     f->at += (off_t)n;
-    return f->end >= 0 && f->at >= f->end;
+    return pt->status != RE_OK || (f->decode_end >= 0 && f->at >= f->decode_end);
 }
 
 static re_status part_decode(peak_part *pt, re_mp3_reader *r)
@@ -288,8 +308,18 @@ static re_status part_decode(peak_part *pt, re_mp3_reader *r)
             return RE_ERR_FORMAT;
         }
     }
-    part_feed feed = { pt, at, pt->last ? -1 : pt->to + FIR_HALF };
-    if (re_mp3_reader_each(r, part_block, &feed) == RE_MP3_END_ERROR) {
+    off_t end = pt->last ? -1 : pt->to + FIR_HALF, decode_end = end;
+    for (int k = 0; decode_end >= 0 && k < 2; k++) {
+        const part_meter *pm = &pt->loud[k];
+        if (pm->meter && (pm->to < 0 || pm->to > decode_end))
+            decode_end = pm->to;
+    }
+    part_feed feed = { pt, at, end, decode_end };
+    pt->status = RE_OK;
+    re_mp3_end ended = re_mp3_reader_each(r, part_block, &feed);
+    if (pt->status != RE_OK)
+        return pt->status;
+    if (ended == RE_MP3_END_ERROR) {
         int read_errno = re_mp3_reader_read_errno(r);
         re_diag_add(&pt->diag, NULL, 0, 0,
                     read_errno ? "cannot read the MP3: %s" : "damaged MP3: %s",
@@ -297,6 +327,8 @@ static re_status part_decode(peak_part *pt, re_mp3_reader *r)
         return read_errno ? RE_ERR_READ : RE_ERR_FORMAT;
     }
     pt->decoded = feed.at;
+    if (!pt->peaks)
+        return RE_OK;
     if (pt->last && pt->tile_true)
         tiles_finish(pt, feed.at);
     else if (pt->last)
@@ -342,6 +374,8 @@ static int peaks_split_point(int fd, off_t size, off_t *split, off_t *length, of
 static void peak_parts_free(peak_part *parts, int count)
 {
     for (int k = 0; parts && k < count; k++) {
+        re_loudness_meter_free(parts[k].loud[0].meter);
+        re_loudness_meter_free(parts[k].loud[1].meter);
         re_diagnostics_free(&parts[k].diag);
         free(parts[k].tile_true);
         free(parts[k].tile_sample);
@@ -349,14 +383,18 @@ static void peak_parts_free(peak_part *parts, int count)
     free(parts);
 }
 
-/* `count` parts of the map's file, each with tiles of its own (all zero). */
+/* `count` parts of the map's file, each with tiles of its own (all zero; none for a map of
+ * no tiles). */
 static peak_part *peak_parts_new(int fd, off_t size, const re_loudness_peak_map *map, int count)
 {
     peak_part *parts = calloc((size_t)count, sizeof *parts);
     for (int k = 0; parts && k < count; k++) {
-        parts[k] = (peak_part){ .fd = fd, .size = size, .tiles = map->tiles, .tile = map->tiles };
+        parts[k] = (peak_part){ .fd = fd, .size = size, .peaks = 1, .tiles = map->tiles,
+                                .tile = map->tiles };
         re_interpolator_init(&parts[k].ip);
         re_diagnostics_init(&parts[k].diag, RE_DIAG_DEFAULT_LIMIT);
+        if (!map->tiles)
+            continue;
         parts[k].tile_true = calloc(map->tiles, sizeof(float));
         parts[k].tile_sample = calloc(map->tiles, sizeof(float));
         if (!parts[k].tile_true || !parts[k].tile_sample) {
@@ -376,7 +414,62 @@ void re_loudness_peak_map_free(re_loudness_peak_map *map)
     memset(map, 0, sizeof *map);
 }
 
-/* The peaks of the whole file from its tiles (as re_loudness_peaks_mp3_fd reports them). */
+/* Two parts of a file of `length` samples at `rate` cut at `split` (the second decoder starts
+ * PEAK_PRIMING frames before it), with meters placed so that every block libebur128 makes of
+ * the whole file is made by exactly one of them (RE_METER_HOP): the first part's meter counts
+ * the gating blocks that end up to L + 3 hops and the short-term blocks that end up to L, L a
+ * whole number of seconds at least 2 s after the split; the second part's counts those after,
+ * from L on, and a range meter fed [L - 2 s, L + 2 s) makes the two short-term blocks in
+ * between (those ending at L + 1 s and L + 2 s). Each meter starts with its filter at rest,
+ * where one meter's would hold the audio before: the first 10 ms or so of one gating block and
+ * one short-term block are weighted a little differently. */
+static re_status halves_plan(peak_part *parts, off_t split, off_t length, long rate)
+{
+    off_t hop = RE_METER_HOP(rate), second = 10 * hop;
+    off_t at = (split + 2 * second + second - 1) / second * second;
+    for (int k = 0; k < 2; k++) {
+        parts[k].from = k ? split : 0;
+        parts[k].to = k ? length : split;
+        parts[k].last = k == 1;
+    }
+    parts[0].loud[0] = (part_meter){ NULL, 0, at + 3 * hop };
+    parts[1].loud[0] = (part_meter){ NULL, at, -1 };
+    parts[1].loud[1] = (part_meter){ NULL, at - 2 * second, at + 2 * second };
+    re_status status = re_meter_create_kind((unsigned)rate, 1, METER_LOUDNESS,
+                                            &parts[0].loud[0].meter);
+    if (status == RE_OK)
+        status = re_meter_create_kind((unsigned)rate, 1, METER_LOUDNESS, &parts[1].loud[0].meter);
+    if (status == RE_OK)
+        status = re_meter_create_kind((unsigned)rate, 1, METER_RANGE, &parts[1].loud[1].meter);
+    return status;
+}
+
+/* The file's loudness from the halves' meters, into the map. */
+static re_status halves_loudness(const peak_part *parts, re_loudness_peak_map *map)
+{
+    re_loudness_meter *gated[2] = { parts[0].loud[0].meter, parts[1].loud[0].meter };
+    re_loudness_meter *ranged[3] = { gated[0], gated[1], parts[1].loud[1].meter };
+    return re_meter_joined(gated, 2, ranged, 3, &map->integrated_lufs, &map->range_lu);
+}
+
+/* Runs the second part on a thread of its own (or after, when none can be started) and the
+ * first on this one, with the reader *r, which is left open for the caller. */
+static re_status halves_run(peak_part *parts, int fd, off_t size, re_mp3_reader **r)
+{
+    pthread_t second;
+    int threaded = pthread_create(&second, NULL, peak_part_main, &parts[1]) == 0;
+    parts[0].status = re_mp3_reader_open(fd, size, RE_MP3_FLOAT, 0, r, &parts[0].diag);
+    if (parts[0].status == RE_OK)
+        parts[0].status = part_decode(&parts[0], *r);
+    if (threaded)
+        pthread_join(second, NULL);
+    else
+        peak_part_main(&parts[1]);
+    return parts[0].status != RE_OK ? parts[0].status : parts[1].status;
+}
+
+/* The loudness and peaks of the whole file from its meters and tiles (as
+ * re_loudness_peaks_mp3_fd reports them). */
 static void map_summary(const re_loudness_peak_map *map, re_loudness *out)
 {
     float true_peak = 0, sample_peak = 0;
@@ -385,19 +478,11 @@ static void map_summary(const re_loudness_peak_map *map, re_loudness *out)
         sample_peak = map->tile_sample[k] > sample_peak ? map->tile_sample[k] : sample_peak;
     }
     memset(out, 0, sizeof *out);
-    out->integrated_lufs = -HUGE_VAL;
+    out->integrated_lufs = map->integrated_lufs;
+    out->range_lu = map->range_lu;
     out->true_peak_dbtp = re_db_of(fmax(true_peak, sample_peak));
     out->sample_peak_dbfs = re_db_of(sample_peak);
     out->frames = map->frames;
-}
-
-/* One decoder from the start, for a file too short for halves (or one that cannot be split). */
-static re_status peaks_whole(int fd, re_loudness *out, re_diagnostics *diag)
-{
-    re_status status = measure_mp3_fd(fd, METER_PEAKS, out, diag);
-    if (status == RE_OK)
-        out->integrated_lufs = -HUGE_VAL;
-    return status;
 }
 
 /* Relative rounding a decoder that seeks may be off by (1e-7, measured), with room. */
@@ -421,38 +506,27 @@ static re_status map_decode(int fd, re_loudness_peak_map *map, re_loudness *out,
     off_t split = 0, length = 0, spf = 0;
     long rate = 0;
     if (fstat(fd, &st) != 0 || !peaks_split_point(fd, st.st_size, &split, &length, &spf, &rate))
-        return peaks_whole(fd, out, diag);
+        return re_loudness_measure_mp3_fd(fd, out, diag);
     *map = (re_loudness_peak_map){ .rate = rate, .spf = (unsigned)spf,
                                    .tiles = (size_t)((length + FIR_HALF) / RE_LOUDNESS_TILE) + 1 };
     map->tile_true = calloc(map->tiles, sizeof(float));
     map->tile_sample = calloc(map->tiles, sizeof(float));
     peak_part *parts = map->tile_true && map->tile_sample
                        ? peak_parts_new(fd, st.st_size, map, 2) : NULL;
-    if (!parts) {
+    if (!parts || halves_plan(parts, split, length, rate) != RE_OK) {
+        peak_parts_free(parts, 2);
         re_loudness_peak_map_free(map);
         return RE_ERR_NOMEM;
-    }
-    for (int k = 0; k < 2; k++) {
-        parts[k].from = k ? split : 0;
-        parts[k].to = k ? length : split;
-        parts[k].last = k == 1;
     }
     if (over) {
         over->merge = (uint64_t)(OVER_MERGE_S * (double)rate);
         parts[0].over = over;
     }
-    pthread_t second;
-    int threaded = pthread_create(&second, NULL, peak_part_main, &parts[1]) == 0;
     /* the first half on this thread, its decoder kept for the spots' second half */
     re_mp3_reader *r = NULL;
-    parts[0].status = re_mp3_reader_open(fd, st.st_size, RE_MP3_FLOAT, 0, &r, &parts[0].diag);
-    if (parts[0].status == RE_OK)
-        parts[0].status = part_decode(&parts[0], r);
-    if (threaded)
-        pthread_join(second, NULL);
-    else
-        peak_part_main(&parts[1]);
-    re_status status = parts[0].status != RE_OK ? parts[0].status : parts[1].status;
+    re_status status = halves_run(parts, fd, st.st_size, &r);
+    if (status == RE_OK)
+        status = halves_loudness(parts, map);
     if (status == RE_OK) {
         for (size_t k = 0; k < map->tiles; k++) {
             map->tile_true[k] = fmaxf(parts[0].tile_true[k], parts[1].tile_true[k]);
@@ -482,7 +556,7 @@ static re_status map_decode(int fd, re_loudness_peak_map *map, re_loudness *out,
          * the start decides, and reports it */
         re_loudness_peak_map_free(map);
         *over_done = 0;
-        return peaks_whole(fd, out, diag);
+        return re_loudness_measure_mp3_fd(fd, out, diag);
     }
     map_summary(map, out);
     return RE_OK;
@@ -536,17 +610,11 @@ re_status re_loudness_peaks_mp3_fd(int fd, re_loudness *out, re_diagnostics *dia
  * frames either side hold that with room. */
 #define MAP_CHANGE_MARGIN 3
 
-re_status re_loudness_peak_map_update_mp3_fd(int fd, re_loudness_peak_map *map,
-                                             uint64_t first_frame, uint64_t end_frame,
-                                             re_loudness *out, re_diagnostics *diag)
+/* The tiles that MPEG frames [first_frame, end_frame) and the frames around them reach,
+ * measured again. */
+static re_status map_update_tiles(int fd, off_t size, re_loudness_peak_map *map,
+                                  uint64_t first_frame, uint64_t end_frame)
 {
-    if (fd < 0 || !map || !out || first_frame >= end_frame)
-        return RE_ERR_INVALID;
-    if (!map->tiles)
-        return re_loudness_peak_map_mp3_fd(fd, map, out, diag);
-    struct stat st;
-    if (fstat(fd, &st) != 0)
-        return re_loudness_peak_map_mp3_fd(fd, map, out, diag);
     uint64_t spf = map->spf;
     uint64_t a = first_frame > MAP_CHANGE_MARGIN ? (first_frame - MAP_CHANGE_MARGIN) * spf : 0;
     uint64_t b = (end_frame + MAP_CHANGE_MARGIN) * spf + FIR_TAPS;   /* intervals' later taps */
@@ -556,7 +624,7 @@ re_status re_loudness_peak_map_update_mp3_fd(int fd, re_loudness_peak_map *map,
     int last = (uint64_t)(k1 + 1) * RE_LOUDNESS_TILE >= map->frames;
     if (last || k1 >= map->tiles)
         k1 = map->tiles - 1;
-    peak_part *pt = peak_parts_new(fd, st.st_size, map, 1);
+    peak_part *pt = peak_parts_new(fd, size, map, 1);
     if (!pt)
         return RE_ERR_NOMEM;
     pt->from = (off_t)k0 * RE_LOUDNESS_TILE;
@@ -573,6 +641,52 @@ re_status re_loudness_peak_map_update_mp3_fd(int fd, re_loudness_peak_map *map,
         }
     }
     peak_parts_free(pt, 1);
+    return status;
+}
+
+/* The whole file's loudness measured again in halves, without its peaks: a frame changed
+ * anywhere may change the gating of every block. */
+static re_status map_loudness(int fd, off_t size, re_loudness_peak_map *map)
+{
+    off_t split = 0, length = 0, spf = 0;
+    long rate = 0;
+    if (!peaks_split_point(fd, size, &split, &length, &spf, &rate)
+        || (uint64_t)length != map->frames)
+        return RE_ERR_FORMAT;
+    re_loudness_peak_map none = { 0 };   /* no tiles */
+    peak_part *parts = peak_parts_new(fd, size, &none, 2);
+    re_status status = parts ? halves_plan(parts, split, length, rate) : RE_ERR_NOMEM;
+    re_mp3_reader *r = NULL;
+    if (status == RE_OK) {
+        parts[0].peaks = parts[1].peaks = 0;
+        status = halves_run(parts, fd, size, &r);
+        (void)re_mp3_reader_close(r, NULL);
+    }
+    if (status == RE_OK && (uint64_t)parts[1].decoded != map->frames)
+        status = RE_ERR_FORMAT;
+    if (status == RE_OK)
+        status = halves_loudness(parts, map);
+    peak_parts_free(parts, 2);
+    return status;
+}
+
+re_status re_loudness_peak_map_update_mp3_fd(int fd, re_loudness_peak_map *map,
+                                             const uint64_t (*frames)[2], size_t count,
+                                             re_loudness *out, re_diagnostics *diag)
+{
+    if (fd < 0 || !map || !out || !frames || count == 0)
+        return RE_ERR_INVALID;
+    for (size_t k = 0; k < count; k++)
+        if (frames[k][0] >= frames[k][1])
+            return RE_ERR_INVALID;
+    struct stat st;
+    if (!map->tiles || fstat(fd, &st) != 0)
+        return re_loudness_peak_map_mp3_fd(fd, map, out, diag);
+    re_status status = RE_OK;
+    for (size_t k = 0; status == RE_OK && k < count; k++)
+        status = map_update_tiles(fd, st.st_size, map, frames[k][0], frames[k][1]);
+    if (status == RE_OK)
+        status = map_loudness(fd, st.st_size, map);
     if (status != RE_OK)   /* the whole file again decides, and reports */
         return re_loudness_peak_map_mp3_fd(fd, map, out, diag);
     map_summary(map, out);

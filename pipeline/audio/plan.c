@@ -53,7 +53,8 @@ int re_loudness_plan_limits(const re_loudness_plan *plan)
 
 /* Moves the gain so the residual (measured - aimed) goes to 0: a secant step through the last
  * measurement when there is one at a different gain, else a step of slope 1. The limiter makes
- * loudness grow more slowly than gain, so the slope is kept within 0.2 .. 1. */
+ * loudness grow more slowly than gain, so the slope is kept within 0.2 .. 1, and the gain at
+ * most RE_LOUDNESS_MAX_EXTRA_GAIN_DB over the first, plus what the encoder was found to drop. */
 static void step_gain(re_loudness_plan *plan, double residual)
 {
     double slope = 1.0;
@@ -64,7 +65,8 @@ static void step_gain(re_loudness_plan *plan, double residual)
     plan->last_gain_db = plan->gain_db;
     plan->last_residual_lu = residual;
     double gain = plan->gain_db - residual / slope;
-    gain = fmin(gain, plan->first_gain_db + RE_LOUDNESS_MAX_EXTRA_GAIN_DB);
+    gain = fmin(gain, plan->first_gain_db + RE_LOUDNESS_MAX_EXTRA_GAIN_DB
+                      + plan->delivered_shortfall_lu);
     plan->gain_db = clamp(gain, -RE_LOUDNESS_MAX_GAIN_DB, RE_LOUDNESS_MAX_GAIN_DB);
 }
 
@@ -91,6 +93,13 @@ int re_loudness_plan_update(re_loudness_plan *plan, const re_loudness *measured,
     plan->met = !loudness_off && !(over > 0);
     if (plan->met || plan->encodes >= RE_LOUDNESS_MAX_ENCODES)
         return 0;
+    if (plan->encodes == 1) {
+        /* The dry runs' measurements were of the leveled PCM: a file that decodes far under
+         * them lost what the encoder does not keep (loud audio above its band), which the
+         * limiter's cap on extra gain is not about. */
+        plan->have_last = 0;
+        plan->delivered_shortfall_lu = loudness_off && residual < 0 ? -residual : 0.0;
+    }
     if (loudness_off)
         step_gain(plan, residual);
     if (over > 0)

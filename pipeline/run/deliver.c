@@ -27,8 +27,7 @@ struct delivery {
     re_spool *mixed;                     /* speech with the bed under it */
     re_loudness pass1;                   /* of what is leveled: the speech, or the mix */
     re_loudness_plan plan;               /* when loudness is normalized */
-    re_loudness delivered;               /* what the output file gives a listener */
-    re_loudness leveled_loudness;        /* of the PCM being encoded (pass 1 plus the gain...) */
+    re_loudness delivered;               /* what the output file gives a listener, measured */
     re_spool *leveled;                   /* the leveled episode being encoded */
     const delivery_file *file;           /* during finish */
     unsigned encodes_whole, encodes_local;
@@ -177,23 +176,19 @@ static re_status level_into(delivery *d, re_loudness *measured)
 
 /* Pass 1 gives the gain. When the limiter will act it takes some loudness too, which pass 1
  * cannot know: the leveled episode is measured and leveled again with a corrected gain until
- * it is on target (re_loudness_plan_update). Otherwise its loudness is pass 1's plus the
- * gain. Leaves d->leveled and d->leveled_loudness. */
+ * it is on target (re_loudness_plan_update). Leaves d->leveled. */
 static re_status plan_loudness(delivery *d)
 {
-    const re_loudness *pass1 = &d->pass1;
-    re_status status = re_loudness_plan_make(pass1, d->set.loudness_target, d->set.true_peak,
+    re_status status = re_loudness_plan_make(&d->pass1, d->set.loudness_target,
+                                             d->set.true_peak,
                                              is_mp3(d) ? RE_LOUDNESS_MP3 : RE_LOUDNESS_PCM,
                                              &d->plan);
-    if (status == RE_OK && !re_loudness_plan_limits(&d->plan)) {
-        d->leveled_loudness = *pass1;
-        if (isfinite(pass1->integrated_lufs))
-            d->leveled_loudness.integrated_lufs += d->plan.gain_db;
+    if (status == RE_OK && !re_loudness_plan_limits(&d->plan))
         return level_into(d, NULL);
-    }
+    re_loudness leveled;
     do
-        status = level_into(d, &d->leveled_loudness);
-    while (status == RE_OK && re_loudness_plan_update(&d->plan, &d->leveled_loudness, RE_LOUDNESS_LEVELED));
+        status = level_into(d, &leveled);
+    while (status == RE_OK && re_loudness_plan_update(&d->plan, &leveled, RE_LOUDNESS_LEVELED));
     return status;
 }
 
@@ -247,10 +242,10 @@ static re_status encode_wav(delivery *d, re_spool *input)
 
 /* ---- the measure ---------------------------------------------------------------------------- */
 
-/* The MP3's peaks: the whole file decoded once into the peak map after a whole encode; after
- * a local retry only the tiles around the frames it replaced (the episode is not decoded
- * again). */
-static re_status measure_peaks(delivery *d, int fd)
+/* The MP3's loudness and peaks: the whole file decoded once into the peak map after a whole
+ * encode; after a local retry the peaks of only the tiles around the frames it replaced, and
+ * the loudness of the whole file again. */
+static re_status measure_mp3(delivery *d, int fd)
 {
     d->spots_known = 0;
     if (d->patched_count == 0 && d->set.loudness_off)
@@ -263,18 +258,18 @@ static re_status measure_peaks(delivery *d, int fd)
         d->spots_known = status == RE_OK;
         return status;
     }
-    re_status status = RE_OK;
-    for (size_t k = 0; status == RE_OK && k < d->patched_count; k++)
-        status = re_loudness_peak_map_update_mp3_fd(fd, &d->peaks, d->patched[k][0],
-                                                    d->patched[k][1], &d->delivered, d->diag);
+    re_status status = re_loudness_peak_map_update_mp3_fd(fd, &d->peaks,
+                                                          (const uint64_t (*)[2])d->patched,
+                                                          d->patched_count, &d->delivered,
+                                                          d->diag);
     d->patched_count = 0;
     return status;
 }
 
-/* What the listener gets. A WAV is the leveled samples, measured whole. An MP3 is decoded and
- * its peaks measured, which is what encoding changes; its loudness is the leveled PCM's
- * minus LAME's constant level loss (RE_LOUDNESS_MP3_LEVEL_DB, measured on every kind of
- * input): metering the decoded file again cost more than all the other loudness work. */
+/* What the listener gets, measured on it: a WAV is the leveled samples; an MP3 is decoded and
+ * metered, since encoding changes its peaks, lowers its level and drops what lay above the
+ * encoder's band (an insert that was loud there counted for the gain, and is not in the
+ * file). */
 static re_status measure_delivered(delivery *d, re_spool *input)
 {
     size_t from = d->diag->count;
@@ -284,15 +279,11 @@ static re_status measure_delivered(delivery *d, re_spool *input)
     FILE *stream = re_output_stream(d->file->audio);
     re_status status = fflush(stream) == 0 ? RE_OK : RE_ERR_WRITE;
     if (status == RE_OK)
-        status = measure_peaks(d, fileno(stream));
+        status = measure_mp3(d, fileno(stream));
     if (status != RE_OK && d->diag->count == from)
         return re_diag_fail(d->diag, status, d->set.output_path, 0, 0,
                             "cannot measure the encoded file's loudness");
-    if (status != RE_OK)
-        return place(d, status, from);
-    d->delivered.integrated_lufs = d->leveled_loudness.integrated_lufs + RE_LOUDNESS_MP3_LEVEL_DB;
-    d->delivered.range_lu = d->leveled_loudness.range_lu;
-    return RE_OK;
+    return place(d, status, from);
 }
 
 /* ---- the local retry -------------------------------------------------------------------------
@@ -470,8 +461,6 @@ static re_status deliver(delivery *d)
     re_status status = RE_OK;
     if (level)
         status = plan_loudness(d);
-    else
-        d->leveled_loudness = d->pass1;
     if (status == RE_OK && level && is_mp3(d))
         status = test_overshoot(d);
     int patched = 0;
@@ -496,7 +485,7 @@ static re_status deliver(delivery *d)
         status = re_output_restart(d->file->audio, d->diag);
         if (status != RE_OK)
             return status;
-        status = level_into(d, &d->leveled_loudness);
+        status = level_into(d, NULL);   /* what counts is measured on the file */
     }
 }
 

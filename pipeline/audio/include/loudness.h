@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* loudness.h - the loudness stage: an ITU-R BS.1770 meter (libebur128), a leveler (gain and a
  * true-peak limiter) that keeps the sample count, a plan that turns a measurement into the
- * leveler's settings, and an after-encoding measurement of an MP3 file (libmpg123).
+ * leveler's settings, and an after-encoding measurement of an MP3 file (libmpg123): every
+ * loudness and peak a render reports is the decoded file's.
  * One file each: true_peak.c (the 8x interpolator they share), meter.c, leveler.c, plan.c,
  * peak_map.c (the MP3 measurements and the peak map).
  *
@@ -10,10 +11,11 @@
  *             -> re_loudness_plan_make
  *   leveling  spool -> re_leveler -> re_loudness_meter and a new spool, again while
  *             re_loudness_plan_update(LEVELED) asks (only when the limiter will act)
- *   encoding  the leveled spool -> MP3; its peaks decoded once into a peak map
- *             (re_loudness_peak_map_mp3_fd); when they pass the ceiling, only the spots
- *             found from the map are re-encoded and measured again; leveling and encoding
- *             again while re_loudness_plan_update(DELIVERED) asks (rare).
+ *   encoding  the leveled spool -> MP3; decoded once, its loudness metered and its peaks
+ *             kept in a peak map (re_loudness_peak_map_mp3_fd); when they pass the ceiling,
+ *             only the spots found from the map are re-encoded and measured again; leveling
+ *             and encoding again while re_loudness_plan_update(DELIVERED) asks (rare: the
+ *             encoder drops what was loud above its band, or the peaks pass the ceiling).
  * Nothing holds more than a few chunks of audio.
  *
  * Levels: integrated loudness in LUFS, a mono stream measured as dual mono (EBUR128_DUAL_MONO,
@@ -38,7 +40,10 @@
 #define RE_LOUDNESS_CEILING_MAX 0.0
 /* LAME 3.100 decodes 0.45 dB quieter than its input (measured: a steady tone loses 0.446 dB at
  * every rate from 16 to 48 kHz, every bitrate, every level, mono and stereo; speech 0.42..0.46
- * LU), so the leveler aims that much louder than the target. */
+ * LU), so the leveler aims that much louder than the target. It also keeps nothing in the top
+ * scale-factor band at 22050 Hz (above 9.99 kHz) nor above its low-pass (20.5 kHz at 44100 Hz
+ * and 96 kbps): what was loud there is not in the file, which the delivered measurement finds
+ * and the plan corrects (docs/loudness.md). */
 #define RE_LOUDNESS_MP3_LEVEL_DB -0.45
 /* How far below the ceiling the limiter aims before encoding: encoding noise raises true peaks
  * above the (0.45 dB lower) decoded level by up to about 0.6 dB on speech (docs/loudness.md). */
@@ -79,9 +84,10 @@ typedef struct re_loudness_meter re_loudness_meter;
 /* A meter for mono 16-bit audio at `sample_rate` (8000..192000), measured as dual mono.
  * RE_ERR_INVALID for a rate out of range or a NULL out, RE_ERR_NOMEM. */
 re_status re_loudness_meter_create(unsigned sample_rate, re_loudness_meter **out);
-/* A cheaper meter for planning (pass 1, dry runs): integrated loudness, range and sample
- * peak; its true_peak_dbtp is the sample peak plus RE_LOUDNESS_PLANNING_PEAK_MARGIN_DB. The
- * leveler finds true peaks itself, and the delivered file's are measured after encoding. */
+/* A cheaper meter for planning (pass 1, dry runs): integrated loudness and sample peak, no
+ * range (range_lu 0); its true_peak_dbtp is the sample peak plus
+ * RE_LOUDNESS_PLANNING_PEAK_MARGIN_DB. The leveler finds true peaks itself, and the delivered
+ * file's loudness, range and peaks are measured after encoding. */
 re_status re_loudness_meter_create_planning(unsigned sample_rate, re_loudness_meter **out);
 #define RE_LOUDNESS_PLANNING_PEAK_MARGIN_DB 0.5
 re_status re_loudness_meter_feed(re_loudness_meter *m, const int16_t *pcm, size_t frames);
@@ -165,6 +171,9 @@ typedef struct re_loudness_plan {
     /* the last measurement, for a secant step */
     int have_last;
     double last_gain_db, last_residual_lu;
+    /* how far the first encode decoded under the target when it was off (>= 0): what the
+     * encoder dropped, which the gain may make up beyond RE_LOUDNESS_MAX_EXTRA_GAIN_DB */
+    double delivered_shortfall_lu;
 } re_loudness_plan;
 
 /* gain = aim - pass-1 integrated loudness (0 when the input is below the gates; clamped to
@@ -179,11 +188,14 @@ int re_loudness_plan_limits(const re_loudness_plan *plan);
 /* Judges a measurement and returns 1 with the plan updated for one more pass, or 0 to stop.
  * LEVELED: accepted within RE_LOUDNESS_LEVELED_TOLERANCE_LU of leveled_aim_lufs; otherwise the
  * gain moves by a secant step (never more than RE_LOUDNESS_MAX_EXTRA_GAIN_DB above the first
- * gain); at most RE_LOUDNESS_MAX_DRY_RUNS. DELIVERED: sets plan->met when the loudness is within
- * RE_LOUDNESS_TOLERANCE_LU of the target (or the audio is below the gates) and the true peak at
- * or below the ceiling; otherwise the gain moves by the loudness error and, when the peak is
- * over, the limiter ceiling drops by the overshoot plus 0.3 dB; at most RE_LOUDNESS_MAX_ENCODES
- * encodes, after which it returns 0 with met == 0 (keep the file; the CLI may warn). */
+ * gain); at most RE_LOUDNESS_MAX_DRY_RUNS. DELIVERED (the decoded file's measurement): sets
+ * plan->met when the loudness is within RE_LOUDNESS_TOLERANCE_LU of the target (or the audio is
+ * below the gates) and the true peak at or below the ceiling; otherwise the gain moves by the
+ * loudness error (a secant step through the earlier encodes' measurements only; the first
+ * encode's shortfall widens the cap on extra gain, since the encoder, not the limiter, took it)
+ * and, when the peak is over, the limiter ceiling drops by the overshoot plus 0.3 dB; at most
+ * RE_LOUDNESS_MAX_ENCODES encodes, after which it returns 0 with met == 0 (keep the file; the
+ * CLI warns). */
 int re_loudness_plan_update(re_loudness_plan *plan, const re_loudness *measured,
                             re_loudness_stage stage);
 
@@ -198,10 +210,10 @@ re_status re_loudness_measure_mp3(const char *path, re_loudness *out, re_diagnos
  * offset alone, so it works on a stream the render is still holding (fflush it first). Its
  * messages have no file: the caller places them (re_diag_place). */
 re_status re_loudness_measure_mp3_fd(int fd, re_loudness *out, re_diagnostics *diag);
-/* Only the peaks (true_peak_dbtp, sample_peak_dbfs) and frames of an open MP3, without the
- * loudness meter: integrated_lufs is -inf and range_lu 0. The render's check of what it
- * encoded: the loudness is known from the leveled PCM (RE_LOUDNESS_MP3_LEVEL_DB), the peaks
- * are what encoding changes. */
+/* The same values measured as the render measures what it encoded: a mono MP3 of 2^20 samples
+ * or more in two halves at once (re_loudness_peak_map_mp3_fd, without keeping the map). The
+ * peaks are one decoder's to within float rounding; the loudness is one meter's but for the
+ * filter's first milliseconds in one gating block and one short-term block (peak_map.c). */
 re_status re_loudness_peaks_mp3_fd(int fd, re_loudness *out, re_diagnostics *diag);
 
 /* Where an open mono MP3's decoded true peak passes ceiling_dbtp (for the local true-peak retry):
@@ -217,12 +229,13 @@ re_status re_loudness_overshoots_mp3_fd(int fd, double ceiling_dbtp, re_loudness
                                         size_t capacity, size_t *count, re_diagnostics *diag);
 
 /* ---- A peak map: the encoded file's peaks per tile (the local true-peak retry) ----------
- * The render decodes its MP3 once: re_loudness_peak_map_mp3_fd measures the peaks as
- * re_loudness_peaks_mp3_fd does (the same values: the largest tile is the file's peak) and
- * keeps them per tile of RE_LOUDNESS_TILE samples (0.84 s at 22050 Hz; 2.4 KiB per hour).
+ * The render decodes its MP3 once: re_loudness_peak_map_mp3_fd measures its loudness and peaks
+ * as re_loudness_peaks_mp3_fd does (the same values: the largest tile is the file's peak) and
+ * keeps the peaks per tile of RE_LOUDNESS_TILE samples (0.84 s at 22050 Hz; 2.4 KiB per hour).
  * After frames of the file were replaced (re_mp3_patch_fd), re_loudness_peak_map_update_mp3_fd
- * decodes again only the tiles around them. A file too short to be measured in halves (under
- * about 48 s) gets no map (tiles 0): an update then decodes the whole file.
+ * decodes again only the tiles around them for the peaks, and the whole file (in halves,
+ * without the peak finder) for its loudness. A file too short to be measured in halves (under
+ * about 48 s at 22050 Hz) gets no map (tiles 0): an update then measures the whole file.
  * Exactness: a decoder that starts in the middle of a file (a half, an update) gives the
  * samples of one decoder from the start to within float rounding (libmpg123's synthesis ring
  * restarts at another position: up to about 1e-7 of full scale apart), so these peaks may
@@ -241,6 +254,7 @@ typedef struct re_loudness_peak_map {
     size_t tiles;                      /* tile k: the intervals measured when samples
                                         * [k, k + 1) x RE_LOUDNESS_TILE came in */
     float *tile_true, *tile_sample;    /* linear peaks per tile */
+    double integrated_lufs, range_lu;  /* of the whole file, as re_loudness reports them */
 } re_loudness_peak_map;
 
 /* re_loudness_peaks_mp3_fd into *out, and the map (tiles 0 for a short file). The map must
@@ -257,12 +271,13 @@ re_status re_loudness_peak_map_mp3_fd(int fd, re_loudness_peak_map *map, re_loud
 re_status re_loudness_peak_map_spots_mp3_fd(int fd, re_loudness_peak_map *map, re_loudness *out,
                                             double ceiling_dbtp, re_loudness_spot *spots,
                                             size_t capacity, size_t *count, re_diagnostics *diag);
-/* After the file's MPEG audio frames [first_frame, end_frame) (counted after the LAME tag
- * frame) were replaced by frames of the same sizes: the tiles they and the frames around
- * them reach are measured again and *out is the whole file's peaks. Without a map, or when
- * the local decode fails, the whole file is measured again (re_loudness_peak_map_mp3_fd). */
+/* After the file's MPEG audio frames [frames[k][0], frames[k][1]) (counted after the LAME tag
+ * frame; count ranges, each non-empty) were replaced by frames of the same sizes: the tiles
+ * they and the frames around them reach are measured again, the whole file's loudness too,
+ * and *out is the whole file's measurement. Without a map, or when a decode fails, the whole
+ * file is measured again (re_loudness_peak_map_mp3_fd). */
 re_status re_loudness_peak_map_update_mp3_fd(int fd, re_loudness_peak_map *map,
-                                             uint64_t first_frame, uint64_t end_frame,
+                                             const uint64_t (*frames)[2], size_t count,
                                              re_loudness *out, re_diagnostics *diag);
 void re_loudness_peak_map_free(re_loudness_peak_map *map);   /* NULL is allowed */
 
