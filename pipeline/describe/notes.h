@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* notes.h - a Markdown script's document as show notes that are safe to publish: on the
- * episode page and in the feed's content:encoded, the same notes, from
+ * episode page, on the Markdown page and in the feed's content:encoded, the same notes, from
  * cmark-gfm's HTML (html_from_markdown) read back by libxml2's HTML parser and copied through
  * an allowlist. What passes:
  *
@@ -15,7 +15,8 @@
  *   text (its address when it has none), so that a page fetches nothing but its own files
  *   and a reader's app loads no one's tracking pixel.
  *
- */
+ * Life cycle: notes_tree_new -> the tree's nodes are read by the callers (the HTML page copies
+ * them, notes_html and notes_write_markdown serialize them) -> notes_tree_free. */
 #ifndef RE_NOTES_H
 #define RE_NOTES_H
 
@@ -37,5 +38,11 @@ void notes_append(html_builder *b, xmlNodePtr parent, const char *cmark_html);
 /* The safe notes as an HTML fragment (the feed's content:encoded): serialized by libxml2,
  * every text escaped. Malloc'ed; NULL when out of memory. */
 char *notes_html(const char *cmark_html);
+
+/* The safe notes as Markdown, for the Markdown page: every text escaped so that it reads as
+ * text (no raw HTML, autolink, entity, emphasis or link can start in it), links written
+ * `[words](<address>)` with only allowed addresses, headings `shift` levels down (at most
+ * level 6), fenced code as it is. RE_ERR_NOMEM, RE_ERR_WRITE. */
+re_status notes_write_markdown(FILE *out, const char *cmark_html, int shift);
 
 #endif

@@ -171,9 +171,9 @@ class PageNotes(Case):
         with open(os.path.join(self.out, name), encoding="utf-8") as f:
             return f.read()
 
-    def assert_harmless(self, tags, where, own_files=()):
-        """No tag of `tags` runs script or fetches anything but `own_files` (relative names of
-        files in the page's folder)."""
+    def assert_harmless(self, tags, where, own_files=(), own_scripts=False):
+        """No tag of `tags` runs script (but the page's own inline ones, with own_scripts) or
+        fetches anything but `own_files` (relative names of files in the page's folder)."""
         for tag, attrs in tags:
             self.assertNotIn(tag, NEVER, f"{where}: <{tag} {attrs}>")
             for name, value in attrs.items():
@@ -194,6 +194,7 @@ class PageNotes(Case):
                 self.assertIn((attrs.get("rel"), attrs.get("href")),
                               [("icon", "data:,"), ("alternate", "feed.xml")], where)
             if tag == "script":
+                self.assertTrue(own_scripts, f"{where}: a script")
                 self.assertNotIn("src", attrs, where)
 
     def assert_notes_links(self, links, where):
@@ -215,7 +216,7 @@ class PageNotes(Case):
         self.assertEqual(res.returncode, 0, res.stderr)
         tree = ET.fromstring(res.stdout.encode())
         tags = [(el.tag, dict(el.attrib)) for el in tree.iter()]
-        self.assert_harmless(tags, "ep.html", own_files={"ep.mp3", "ep.vtt"})
+        self.assert_harmless(tags, "ep.html", own_files={"ep.mp3", "ep.vtt"}, own_scripts=True)
         for el in tree.iter("style"):
             self.assertNotIn("url(", "".join(el.itertext()), "a style element fetches")
             self.assertNotIn("@import", "".join(el.itertext()))
@@ -226,12 +227,27 @@ class PageNotes(Case):
         self.assertEqual(len(notes), 1)
         # the same checks by python's own HTML parser, on the file as written
         parsed = Tags(self.read("ep.html"))
-        self.assert_harmless(parsed.tags, "ep.html (html.parser)", own_files={"ep.mp3", "ep.vtt"})
+        self.assert_harmless(parsed.tags, "ep.html (html.parser)", own_files={"ep.mp3", "ep.vtt"},
+                             own_scripts=True)
         self.assert_notes_links(parsed.links, "ep.html")
         boxes = [a for t, a in parsed.tags if t == "input" and a.get("type") == "checkbox"]
         self.assertEqual([("checked" in a, "disabled" in a) for a in boxes],
                          [(True, True), (False, True)])
         res = run(["check", os.path.join(self.out, "ep.mp3"), page])
+        self.assertEqual(res.returncode, 0, res.stdout + res.stderr)
+
+    def test_markdown_page_carries_only_safe_markdown(self):
+        md = self.read("ep.md")
+        parsed = Tags(cmark_html(md))
+        self.assert_harmless(parsed.tags, "ep.md", own_files=set())
+        self.assertNotIn("alert(3)", md.replace("\\", "").split("```html")[0])
+        self.assert_notes_links(parsed.links, "ep.md")
+        # the notes' own headings are two levels down, under the page's "## Show notes"
+        self.assertIn(("h3", {}), parsed.tags)
+        # the code block is still code, as written
+        self.assertIn("<code class=\"language-html\">&lt;script&gt;alert(7)&lt;/script&gt;",
+                      cmark_html(md))
+        res = run(["check", os.path.join(self.out, "ep.mp3"), os.path.join(self.out, "ep.md")])
         self.assertEqual(res.returncode, 0, res.stdout + res.stderr)
 
     def test_feed_carries_the_same_safe_notes(self):
