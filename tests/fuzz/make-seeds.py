@@ -204,7 +204,22 @@ def artwork_seeds():
         put(d, data[:len(data) * 2 // 3], name + "-cut")
 
 
+def notes_seeds():
+    """fuzz_notes: Markdown notes, ordinary (the corpus's release notes, cut to the seed size)
+    and hostile (images, raw HTML, javascript: links)."""
+    d = seed_dir("fuzz_notes")
+    for path in sorted(glob.glob(os.path.join(SRC, "tests", "data", "markdown", "corpus", "*.md")))[:6]:
+        put(d, read(path)[:4096], os.path.basename(path))
+    put(d, "# T\n\n![pixel](http://t.example/p.gif) ![r][r] [js](javascript:x) <javascript:y>\n\n"
+           "[r]: //t.example/r.gif\n\n<script>x</script>\n\n<img src=x onerror=y> <b>b</b>\n", "hostile")
+    put(d, "- [x] a `c|d`\n- [ ] ![i](i.png)\n\n| a | b |\n|:-|-:|\n| `x\\|y` | **z** |\n\n"
+           "> q\n> > r\n\n```js\n<script>\n```\n\n1) a\n2) b\n\n---\n\nx  \ny\\\nz\n", "blocks")
+    put(d, "\\![a](http://t.example/a) \\[b](javascript:c) &#60;d&#62; &amp;e; www.f.example "
+           "g@h.example [i *j*](<k l> \"m\") ~~n~~ Duration: 1\n", "escapes")
+
+
 def main():
+    notes_seeds()
     artwork_seeds()
     publish_seeds()
     normalize_seeds()
