@@ -12,6 +12,7 @@
 #include "disclosure.h"
 #include "duration.h"
 #include "html_tree.h"
+#include "notes.h"
 
 typedef struct writer {
     xmlTextWriterPtr w;
@@ -70,11 +71,13 @@ static char *html_escaped(const char *text)
 }
 
 /* content:encoded, the show notes as HTML: the summary as a paragraph, then a Markdown
- * script's document. */
+ * script's document, as the episode page shows it (an image a link to it, no raw HTML). */
 static void show_notes(writer *x, const re_feed_episode *e)
 {
     char *summary = e->summary ? html_escaped(e->summary) : NULL;
-    char *notes = e->notes ? html_from_markdown(e->notes) : NULL, *html = NULL;
+    char *cmark = e->notes ? html_from_markdown(e->notes) : NULL, *html = NULL;
+    char *notes = cmark ? notes_html(cmark) : NULL;   /* its safe part: notes.h */
+    free(cmark);
     if ((e->summary && !summary) || (e->notes && !notes)
         || asprintf(&html, "%s%s%s%s", summary ? "<p>" : "", summary ? summary : "",
                     summary ? (notes ? "</p>\n" : "</p>") : "", notes ? notes : "") < 0) {

@@ -8,6 +8,8 @@
 #include <strings.h>
 
 #include "duration.h"
+#include "html_tree.h"
+#include "notes.h"
 #include "page_text.h"
 #include "text.h"
 #include "url.h"
@@ -136,32 +138,17 @@ static void write_transcript(FILE *out, const re_render_facts *facts, const re_t
     }
 }
 
-/* A Markdown script's document carried through as show notes: as written, but its ATX
+/* A Markdown script's document as show notes: its safe part (notes.h: no raw HTML, no image,
+ * links to safe addresses only) written back as Markdown whose every text is escaped, its
  * headings two levels down (under the page's own `##`), and a colon right after "duration"
  * written `\:`, so that the page's own claims stay the only ones. */
-static void write_notes(FILE *out, const char *notes)
+static re_status write_notes(FILE *out, const char *notes)
 {
-    int fence = 0;
     fputs("\n## Show notes\n\n", out);
-    for (const char *line = notes; *line;) {
-        const char *nl = strchr(line, '\n');
-        size_t len = nl ? (size_t)(nl - line) + 1 : strlen(line);
-        size_t lead = strspn(line, " ");
-        if (lead < 4 && (strncmp(line + lead, "```", 3) == 0 || strncmp(line + lead, "~~~", 3) == 0))
-            fence = !fence;
-        size_t hashes = lead == 0 && !fence ? strspn(line, "#") : 0;
-        if (hashes >= 1 && hashes <= 6 && (line[hashes] == ' ' || line[hashes] == '\t'
-                                           || line[hashes] == '\n'))
-            fputs(hashes <= 4 ? "##" : hashes == 5 ? "#" : "", out);
-        for (size_t i = 0; i < len; i++) {
-            if (line[i] == ':' && page_ends_with_duration(line, i))
-                fputc('\\', out);
-            fputc(line[i], out);
-        }
-        line += len;
-    }
-    if (*notes && notes[strlen(notes) - 1] != '\n')
-        fputc('\n', out);
+    char *html = html_from_markdown(notes);
+    re_status status = html ? notes_write_markdown(out, html, 2) : RE_ERR_NOMEM;
+    free(html);
+    return status;
 }
 
 /* The cover beside the page, as on the HTML page: a Markdown image whose alt text is escaped
@@ -215,8 +202,8 @@ re_status re_page_write(FILE *out, const re_render_facts *facts, const re_transc
     fprintf(out, "- Audio duration: %s\n", iso);
     if (facts->chapter_count > 0)
         write_chapters(out, facts);
-    if (ep->notes && *ep->notes)
-        write_notes(out, ep->notes);
+    if (ep->notes && *ep->notes && write_notes(out, ep->notes) == RE_ERR_NOMEM)
+        return RE_ERR_NOMEM;
     if (transcript && transcript->count > 0)
         write_transcript(out, facts, transcript);
     return ferror(out) || fflush(out) == EOF ? RE_ERR_WRITE : RE_OK;

@@ -9,12 +9,12 @@
 #include <string.h>
 
 #include <jansson.h>
-#include <libxml/HTMLparser.h>
 
 #include "disclosure.h"
 #include "datetime.h"
 #include "duration.h"
 #include "html_tree.h"
+#include "notes.h"
 #include "page_text.h"
 
 /* Kept small and without a network fetch; the page reads the same without it. Long words,
@@ -546,29 +546,8 @@ static void text_with_links(html_builder *b, xmlNodePtr parent, const char *s)
     }
 }
 
-/* Copies a fragment libxml2's HTML parser read into the page: elements with their
- * attributes, text through html_text (its duration rule); comments (cmark-gfm's "raw HTML
- * omitted") are dropped. */
-static void copy_fragment(html_builder *b, xmlNodePtr parent, xmlNodePtr node, unsigned depth)
-{
-    for (; node && !b->failed; node = node->next) {
-        if (node->type == XML_TEXT_NODE && node->content) {
-            html_text(b, parent, (const char *)node->content);
-        } else if (node->type == XML_ELEMENT_NODE && depth < 64) {
-            xmlNodePtr copy = html_element(b, parent, (const char *)node->name, NULL);
-            for (xmlAttrPtr a = node->properties; a && copy; a = a->next) {
-                xmlChar *value = xmlNodeListGetString(node->doc, a->children, 1);
-                html_attribute(b, copy, (const char *)a->name, value ? (const char *)value : "");
-                xmlFree(value);
-            }
-            if (copy)
-                copy_fragment(b, copy, node->children, depth + 1);
-        }
-    }
-}
-
-/* A Markdown script's document into the show notes: cmark-gfm's HTML (raw HTML and unsafe links
- * left out: CMARK_OPT_UNSAFE is off), read back by libxml2's HTML parser into the tree. */
+/* A Markdown script's document into the show notes: cmark-gfm's HTML, only its safe part
+ * (notes.h: no image, no raw HTML, links to safe addresses only). */
 static void build_markdown_notes(html_builder *b, xmlNodePtr section, const char *notes)
 {
     char *html = html_from_markdown(notes);
@@ -576,25 +555,7 @@ static void build_markdown_notes(html_builder *b, xmlNodePtr section, const char
         b->failed = 1;
         return;
     }
-    size_t len = html ? strlen(html) : 0;
-    char *wrapped = html ? malloc(len + 64) : NULL;
-    htmlDocPtr fragment = NULL;
-    if (wrapped) {
-        int n = snprintf(wrapped, len + 64, "<html><body>%s</body></html>", html);
-        fragment = htmlReadMemory(wrapped, n, NULL, "UTF-8", HTML_PARSE_NOERROR
-                                  | HTML_PARSE_NOWARNING | HTML_PARSE_NONET);
-    }
-    xmlNodePtr root = fragment ? xmlDocGetRootElement(fragment) : NULL;
-    xmlNodePtr fbody = root ? root->children : NULL;
-    while (fbody && (fbody->type != XML_ELEMENT_NODE || strcmp((const char *)fbody->name, "body")))
-        fbody = fbody->next;
-    if (fbody) {
-        copy_fragment(b, section, fbody->children, 0);
-    } else if (len > 0) {
-        b->failed = 1;
-    }
-    xmlFreeDoc(fragment);
-    free(wrapped);
+    notes_append(b, section, html);
     free(html);
 }
 

@@ -134,12 +134,26 @@ class WebDriver:
         except urllib.error.HTTPError as e:
             raise AssertionError(f"WebDriver {method} {path}: {e.read().decode(errors='replace')}")
 
-    def start(self):
+    def start(self, network_log=False):
+        """network_log: Chromium logs every request it makes (DevTools' Network events), for
+        requests()."""
         caps = {"capabilities": {"alwaysMatch": {"goog:chromeOptions": {
             "binary": CHROMIUM,
             "args": ["--headless=new", "--no-sandbox", "--mute-audio", "--disable-gpu",
                      "--no-first-run", "--autoplay-policy=no-user-gesture-required"]}}}}
+        if network_log:
+            caps["capabilities"]["alwaysMatch"]["goog:loggingPrefs"] = {"performance": "ALL"}
         self.session = self.call("POST", "/session", caps)["sessionId"]
+
+    def requests(self):
+        """The URL of every request the browser made since the last call, to any host (from
+        chromedriver's performance log; start(network_log=True))."""
+        urls = []
+        for entry in self.call("POST", self.s("/se/log"), {"type": "performance"}):
+            message = json.loads(entry["message"])["message"]
+            if message["method"] == "Network.requestWillBeSent":
+                urls.append(message["params"]["request"]["url"])
+        return urls
 
     def s(self, path):
         return f"/session/{self.session}{path}"

@@ -10,15 +10,20 @@ image (name, source, mime, bytes, sha256) and the inputs digest covers it, so th
 renders again when the cover changes. A bad `image:` is an error at its FILE:LINE:COL before
 anything is spoken, with nothing written. The Markdown page (`--page-md`) shows the cover the
 HTML page shows, read back by cmark-gfm (the C library, through ctypes) and python's
-html.parser. The images are made by ffmpeg."""
+html.parser. The images are made by ffmpeg (and PNGs python writes with zlib: interlaced,
+with alpha, 16-bit). An image no decoder can show (a PNG cut short, a JPEG cut short, a JPEG
+whose scan is junk; ffmpeg's decoder reports each) is refused like any other bad image."""
 import ctypes
 import ctypes.util
 import hashlib
 import html.parser
 import json
 import os
+import random
+import struct
 import subprocess
 import urllib.parse
+import zlib
 
 from common import Case, ffprobe, main, mpg123_samples, mutagen_tags, run, write
 
@@ -43,6 +48,66 @@ def make_image(path, size="1400x1400", pix_fmt="yuvj420p", colour="green", noise
     assert res.returncode == 0, res.stderr
     with open(path, "rb") as f:
         return f.read()
+
+
+def png_bytes(px=1400, colour_type=2, bit_depth=8, interlaced=False):
+    """A flat-coloured PNG written here with zlib (ffmpeg writes no interlaced PNG): colour
+    type 2 (RGB) or 6 (RGB with alpha), 8 or 16 bits, Adam7-interlaced or not."""
+    channels = {2: 3, 6: 4}[colour_type]
+    pixel = bytes([0x20, 0x60, 0xa0, 0xff][:channels]) * (bit_depth // 8)
+    passes = ([(0, 0, 8, 8), (4, 0, 8, 8), (0, 4, 4, 8), (2, 0, 4, 4), (0, 2, 2, 4),
+               (1, 0, 2, 2), (0, 1, 1, 2)] if interlaced else [(0, 0, 1, 1)])
+    raw = b""
+    for x0, y0, dx, dy in passes:
+        w, h = (px - x0 + dx - 1) // dx, (px - y0 + dy - 1) // dy
+        if w > 0 and h > 0:
+            raw += (b"\0" + pixel * w) * h
+
+    def chunk(kind, data):
+        return (struct.pack(">I", len(data)) + kind + data
+                + struct.pack(">I", zlib.crc32(kind + data) & 0xffffffff))
+
+    ihdr = struct.pack(">IIBBBBB", px, px, bit_depth, colour_type, 0, 0, 1 if interlaced else 0)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", zlib.compress(raw, 9))
+            + chunk(b"IEND", b""))
+
+
+def undecodable(path):
+    """What ffmpeg's decoder (not ours) says of the image: '' when it decodes cleanly."""
+    res = subprocess.run(["ffmpeg", "-v", "error", "-i", path, "-f", "null", "-"],
+                         capture_output=True, text=True)
+    return (res.stderr.strip() or ("exit %d" % res.returncode if res.returncode else "")).strip()
+
+
+def broken_images(folder):
+    """The three images of the report: a PNG cut at 200 bytes, a JPEG cut at 400 bytes, and
+    a JPEG whose scan data is junk after its first 64 bytes (seeded, so always the same);
+    each with what the refusal must say. Their headers are whole: size and colour pass."""
+    png = make_image(os.path.join(folder, "whole.png"), "1400x1400", "rgb24")
+    jpeg = make_image(os.path.join(folder, "whole.jpg"))
+    sos = jpeg.index(b"\xff\xda")
+    scan = sos + 2 + struct.unpack(">H", jpeg[sos + 2:sos + 4])[0]
+    junk = random.Random(37)
+    damaged = (jpeg[:scan + 64] + bytes(junk.randrange(256) for _ in range(len(jpeg) - scan - 66))
+               + jpeg[-2:])
+    images = {"cut.png": (png[:200], "the cover art is a PNG that cannot be decoded"),
+              "cut.jpg": (jpeg[:400], "the cover art is a JPEG that cannot be decoded"),
+              "junk.jpg": (damaged, "the cover art is a JPEG that cannot be decoded")}
+    for name, (data, _) in images.items():
+        write(os.path.join(folder, name), data, "wb")
+        assert undecodable(os.path.join(folder, name)), name   # no decoder can show it
+    return {name: words for name, (_, words) in images.items()}
+
+
+def snapshot(folder):
+    """Every file of the folder (not its subfolders) by name, with the SHA-256 of its bytes."""
+    found = {}
+    for name in sorted(os.listdir(folder)):
+        path = os.path.join(folder, name)
+        if os.path.isfile(path):
+            with open(path, "rb") as f:
+                found[name] = hashlib.sha256(f.read()).hexdigest()
+    return found
 
 
 def script(image=None):
@@ -125,6 +190,68 @@ class Cover(Case):
                 self.assertEqual(side["image"], {"name": name, "source": "episode", "mime": mime,
                                                  "bytes": len(data),
                                                  "sha256": hashlib.sha256(data).hexdigest()})
+
+    def test_every_kind_of_valid_png_is_embedded_as_given(self):
+        """The whole image is decoded before it is accepted: interlaced, alpha and 16-bit PNGs
+        (which ffmpeg decodes cleanly) still go into the tag byte for byte."""
+        for name, kw in (("interlaced.png", {"interlaced": True}),
+                         ("alpha.png", {"colour_type": 6}),
+                         ("deep.png", {"bit_depth": 16, "interlaced": True})):
+            with self.subTest(name=name):
+                data = png_bytes(**kw)
+                write(os.path.join(self.dir, name), data, "wb")
+                self.assertEqual(undecodable(os.path.join(self.dir, name)), "")
+                out = self.path("ep.mp3")
+                res = self.render(script(name), out)
+                self.assertEqual(res.returncode, 0, res.stderr)
+                self.assert_embedded(out, data, "image/png")
+
+    def test_undecodable_images_are_errors_at_the_image_line(self):
+        """Cover art judged by its header only was embedded and published although no decoder
+        can show it. Each is refused at the image: value, before speech, with yesterday's
+        episode left as it was."""
+        cases = broken_images(self.dir)
+        out = self.path("ep.mp3")
+        good = make_image(os.path.join(self.dir, "good.jpg"))
+        res = self.render(script("good.jpg"), out)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        before = snapshot(self.tmp)
+        for value, words in cases.items():
+            with self.subTest(image=value):
+                cache = self.path("cache-" + value)
+                src = write(os.path.join(self.dir, "ep.txt"), script(value))
+                res = run([src, "-o", out, "--cache", cache, "-q"])
+                self.assertEqual(res.returncode, 2, res.stderr)
+                self.assertIn(f"ep.txt:3:8: image '{value}': {words}", res.stderr)
+                self.assertEqual(snapshot(self.tmp), before)   # nothing written or changed
+                self.assertFalse(os.path.exists(cache) and any(
+                    files for _, _, files in os.walk(cache)), "something was spoken")
+        self.assert_embedded(out, good, "image/jpeg")
+
+    def test_undecodable_show_covers_are_refused_by_render_and_feed(self):
+        """The show's cover (show.txt's image: in the output's folder) is decoded too: by a
+        render that would embed it, and by `feed`, which would publish it."""
+        out_dir = self.path("out")
+        os.mkdir(out_dir)
+        out = os.path.join(out_dir, "ep.mp3")
+        cases = broken_images(out_dir)
+        write(os.path.join(out_dir, "show.txt"), SHOW.format(image="whole.png"))
+        res = self.render(script(), out)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        res = run(["feed", out_dir, "--base-url", "https://example.net/covered/"])
+        self.assertEqual(res.returncode, 0, res.stderr)
+        before = snapshot(out_dir)
+        for value, words in cases.items():
+            with self.subTest(image=value):
+                write(os.path.join(out_dir, "show.txt"), SHOW.format(image=value))
+                before["show.txt"] = snapshot(out_dir)["show.txt"]
+                res = self.render(script(), out)
+                self.assertEqual(res.returncode, 2, res.stderr)
+                self.assertIn(f"{os.path.join(out_dir, value)}: {words}", res.stderr)
+                res = run(["feed", out_dir, "--base-url", "https://example.net/covered/"])
+                self.assertEqual(res.returncode, 2, res.stderr)
+                self.assertIn(f"{os.path.join(out_dir, value)}: {words}", res.stderr)
+                self.assertEqual(snapshot(out_dir), before)
 
     def test_own_cover_is_published_beside_the_episode(self):
         """STEM.cover.jpg/png: the script's image copied as it is, listed in the sidecar and

@@ -16,7 +16,9 @@ the scrubber, its list item) follows; opening the page with `#t=` starts the pla
 scrolled into the viewport, and once the reader scrolls away it is not scrolled back. With the
 page's scripts off (Chromium's switch), the browser's own controls are the player and the
 transcript is all there. Nothing is fetched but the pages' own
-files (the page, its MP3, its WebVTT, the cover).
+files (the page, its MP3, its WebVTT, the cover): not by our server's log alone, but by
+Chromium's own log of every request to any host, with show notes whose Markdown images and raw
+HTML would each make a request elsewhere.
 
 Skipped, with ALLOWED_SKIPS["chromium"], where chromium or chromedriver is not installed."""
 import functools
@@ -91,6 +93,37 @@ image: notes-art.jpg
 The first release.
 """
 
+# Show notes that would make a browser fetch from elsewhere: Markdown images and every raw
+# HTML element and attribute that loads something (test_page_notes has the whole list).
+TRACKER = "http://tracker.example"
+HOSTILE = f"""---
+title: Hostile notes
+show: Page Test Weekly
+published: 2026-11-16
+---
+# Tracked
+
+A pixel ![tracking pixel]({TRACKER}/pixel.gif), ![by reference][px] and
+![protocol-relative](//tracker.example/pr.gif).
+
+[px]: https://tracker.example/ref.gif
+
+<img src="{TRACKER}/raw.gif" srcset="{TRACKER}/2x.gif 2x" onerror="fetch('{TRACKER}/js')">
+<video poster="{TRACKER}/poster.jpg" src="{TRACKER}/v.mp4"></video>
+<audio src="{TRACKER}/a.mp3" autoplay></audio>
+<picture><source srcset="{TRACKER}/s.webp"><img src="{TRACKER}/p.png"></picture>
+<iframe src="{TRACKER}/frame"></iframe><object data="{TRACKER}/o"></object>
+<embed src="{TRACKER}/e"><link rel="stylesheet" href="{TRACKER}/s.css">
+<link rel="preload" as="image" href="{TRACKER}/preload.png">
+<style>@import url({TRACKER}/i.css); body{{background:url({TRACKER}/bg.png)}}</style>
+<div style="background-image:url({TRACKER}/div.png)">styled</div>
+<meta http-equiv="refresh" content="0;url={TRACKER}/refresh">
+<svg><image href="{TRACKER}/svg.png"/></svg>
+<table background="{TRACKER}/table.png"><tr><td>cell</td></tr></table>
+
+Text with <img src={TRACKER}/inline.gif> and a [link](https://example.org/) to follow.
+"""
+
 SHOW = ("title: Page Test Weekly\n"
         "language: en-gb\n"
         "description: A weekly show for the browser test, with a long URL: " + LONG_URL + "\n"
@@ -126,8 +159,8 @@ class PageBrowser(unittest.TestCase):
         cls.cover(os.path.join(cls.out, "cover.png"), "0x2060a0", "rgb24")
         cls.cover(os.path.join(cls.tmp, "notes-art.jpg"), "0xa04020", "yuvj420p")
         write(os.path.join(cls.out, "show.txt"), SHOW)
-        for name, text in (("ep", EPISODE), ("notes", NOTES)):
-            script = write(os.path.join(cls.tmp, name + (".md" if name == "notes" else ".txt")),
+        for name, text in (("ep", EPISODE), ("notes", NOTES), ("hostile", HOSTILE)):
+            script = write(os.path.join(cls.tmp, name + (".txt" if name == "ep" else ".md")),
                            text)
             res = run([script, "-o", os.path.join(cls.out, name + ".mp3"), "--page", "-q",
                        "--no-cache"])
@@ -150,7 +183,7 @@ class PageBrowser(unittest.TestCase):
                                            env=dict(os.environ, TMPDIR=cls.tmp))
         cls.wd = WebDriver(port)
         wait_for(cls.driver_ready, "chromedriver answering")
-        cls.wd.start()
+        cls.wd.start(network_log=True)
         cls.base = f"http://127.0.0.1:{cls.server.server_address[1]}/"
 
     @staticmethod
@@ -421,6 +454,35 @@ class PageBrowser(unittest.TestCase):
                 self.assertEqual(img, {"src": src, "alt": "Cover art of Page Test Weekly",
                                        "width": 1400, "height": 1400})
 
+    def test_no_request_leaves_the_folder(self):
+        """Every request Chromium makes for the pages (to any host: its own log of them, not
+        our server's) is for a file of the pages' folder. The hostile notes' images are links
+        to their addresses instead, with their alt text."""
+        self.wd.requests()   # what earlier tests asked for
+        for name in ("hostile.html", "notes.html", "ep.html", "index.html"):
+            with self.subTest(page=name):
+                self.open(name)
+                self.wd.js_async("var done = arguments[arguments.length - 1];"
+                                 "if (document.readyState === 'complete') done(1);"
+                                 "else addEventListener('load', function () { done(1); });")
+                asked = self.wd.requests()
+                self.assertIn(self.base + name, asked)
+                for url in asked:
+                    if url.startswith("data:"):   # inline (the player's own icons): no fetch
+                        continue
+                    self.assertTrue(url.startswith(self.base)
+                                    and "/" not in url[len(self.base):].split("#")[0], url)
+        self.open("hostile.html")
+        links = self.wd.js("return Array.prototype.map.call("
+                           "document.querySelectorAll('section.notes a'),"
+                           " function (a) { return [a.textContent, a.getAttribute('href')]; });")
+        for link in (["tracking pixel", TRACKER + "/pixel.gif"],
+                     ["by reference", "https://tracker.example/ref.gif"],
+                     ["protocol-relative", "//tracker.example/pr.gif"]):
+            self.assertIn(link, links)
+        self.assertEqual(self.wd.js("return document.querySelectorAll("
+                                    "'section.notes img, section.notes [style]').length;"), 0)
+
     def test_zz_nothing_else_is_fetched(self):
         # last (by name): after every other test of the class has loaded its pages
         self.open("ep.html")
@@ -429,7 +491,8 @@ class PageBrowser(unittest.TestCase):
         asked = {p.split("?")[0].split("#")[0] for p in self.requested}
         self.assertLessEqual(asked, {"/ep.html", "/ep.mp3", "/ep.vtt", "/notes.html",
                                      "/notes.mp3", "/notes.vtt", "/index.html", "/cover.png",
-                                     "/notes.cover.jpg"})
+                                     "/notes.cover.jpg", "/hostile.html", "/hostile.mp3",
+                                     "/hostile.vtt"})
         self.assertIn("/cover.png", asked)
         self.assertIn("/notes.cover.jpg", asked)
 

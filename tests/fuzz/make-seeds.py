@@ -7,8 +7,10 @@ import glob
 import hashlib
 import os
 import shutil
+import struct
 import subprocess
 import sys
+import zlib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.dirname(os.path.dirname(HERE))
@@ -164,7 +166,61 @@ def publish_seeds():
                     '"sha256": "zz"}], "voices": [{"role": 3}]}').encode(), "sidecar-errors")
 
 
+def png(px, colour_type=2, interlaced=False):
+    """A flat-coloured PNG (RGB or RGBA, 8-bit), written with zlib: about 6 kB at 1400 px."""
+    channels = {0: 1, 2: 3, 6: 4}[colour_type]
+    passes = ([(0, 0, 8, 8), (4, 0, 8, 8), (0, 4, 4, 8), (2, 0, 4, 4), (0, 2, 2, 4),
+               (1, 0, 2, 2), (0, 1, 1, 2)] if interlaced else [(0, 0, 1, 1)])
+    raw = b"".join((b"\0" + b"\x40" * channels * ((px - x0 + dx - 1) // dx))
+                   * ((px - y0 + dy - 1) // dy) for x0, y0, dx, dy in passes if px > x0 and px > y0)
+
+    def chunk(kind, data):
+        return (struct.pack(">I", len(data)) + kind + data
+                + struct.pack(">I", zlib.crc32(kind + data) & 0xffffffff))
+
+    return (b"\x89PNG\r\n\x1a\n"
+            + chunk(b"IHDR", struct.pack(">IIBBBBB", px, px, 8, colour_type, 0, 0, int(interlaced)))
+            + chunk(b"tEXt", b"Comment\0seed") + chunk(b"IDAT", zlib.compress(raw, 9))
+            + chunk(b"IEND", b""))
+
+
+def artwork_seeds():
+    """fuzz_artwork: PNGs (RGB, RGBA, interlaced, grey, too small), ffmpeg's JPEGs when ffmpeg
+    is there (4:2:0 and 4:4:4), and each cut short."""
+    d = seed_dir("fuzz_artwork")
+    images = {"rgb.png": png(1400), "rgba.png": png(1400, 6), "adam7.png": png(1400, 2, True),
+              "grey.png": png(1400, 0), "small.png": png(64)}
+    if shutil.which("ffmpeg"):
+        import tempfile
+        with tempfile.TemporaryDirectory() as tmp:
+            for pix in ("yuvj420p", "yuvj444p"):
+                out = os.path.join(tmp, pix + ".jpg")
+                if subprocess.run(["ffmpeg", "-loglevel", "error", "-f", "lavfi", "-i",
+                                   "color=c=0x2060a0:s=1400x1400", "-frames:v", "1",
+                                   "-pix_fmt", pix, out], capture_output=True).returncode == 0:
+                    images[pix + ".jpg"] = read(out)
+    for name, data in sorted(images.items()):
+        put(d, data, name)
+        put(d, data[:len(data) * 2 // 3], name + "-cut")
+
+
+def notes_seeds():
+    """fuzz_notes: Markdown notes, ordinary (the corpus's release notes, cut to the seed size)
+    and hostile (images, raw HTML, javascript: links)."""
+    d = seed_dir("fuzz_notes")
+    for path in sorted(glob.glob(os.path.join(SRC, "tests", "data", "markdown", "corpus", "*.md")))[:6]:
+        put(d, read(path)[:4096], os.path.basename(path))
+    put(d, "# T\n\n![pixel](http://t.example/p.gif) ![r][r] [js](javascript:x) <javascript:y>\n\n"
+           "[r]: //t.example/r.gif\n\n<script>x</script>\n\n<img src=x onerror=y> <b>b</b>\n", "hostile")
+    put(d, "- [x] a `c|d`\n- [ ] ![i](i.png)\n\n| a | b |\n|:-|-:|\n| `x\\|y` | **z** |\n\n"
+           "> q\n> > r\n\n```js\n<script>\n```\n\n1) a\n2) b\n\n---\n\nx  \ny\\\nz\n", "blocks")
+    put(d, "\\![a](http://t.example/a) \\[b](javascript:c) &#60;d&#62; &amp;e; www.f.example "
+           "g@h.example [i *j*](<k l> \"m\") ~~n~~ Duration: 1\n", "escapes")
+
+
 def main():
+    notes_seeds()
+    artwork_seeds()
     publish_seeds()
     normalize_seeds()
     script_seeds()
