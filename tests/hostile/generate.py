@@ -89,7 +89,7 @@ def big_md_giant_line():
 
 
 def big_md_list_items():
-    return HEAD + b"Intro.\n\n" + b"- a\n" * 60000
+    return HEAD + b"Intro.\n\n" + b"- a\n" * 110000
 
 
 def big_md_emphasised_links():
@@ -406,7 +406,7 @@ def cases():
         ("md-table-cells", body(b"Intro.\n\na|b\n-|-\n" + b"|" * 16000 + b"\n"), "6:1", work),
         ("md-delimiter-rows", body(b"Intro.\n\n" + b"-|-\n-|-|-\n" * 600), "6:1", work),
         ("md-www-underscores", body(b"Intro.\n\n" + b"www.a_" * 2730 + b"\n"), "6:1", work),
-        ("md-too-many-pieces", "big_md_list_items", "52433:1", "more than 262144 pieces"),
+        ("md-too-many-pieces", "big_md_list_items", "104862:1", "more than 524288 pieces"),
         ("md-escape-reference", body(b"Hello &#27;[31m world.\n"), "4:7", "U\\+001B"),
         ("md-escape-reference-in-title", body(b"# Ti&#x1b;tle\n\nText.\n"), "4:5", "U\\+001B"),
         ("md-bell-reference", body(b"Ring &#7; now.\n"), "4:6", "U\\+0007"),

@@ -307,8 +307,8 @@ static void test_work_limits(void)
     re_diagnostics_free(&d);
     free(many);
     /* lines and marks: cmark-gfm's nodes, bounded before it makes them */
-    doc = repeat("# Notes\n\n", "- a\n", 60000, "");
-    refused(doc, strlen(doc), 2 + (262144 - 5) / 5 + 1, 1, "more than 262144 pieces");
+    doc = repeat("# Notes\n\n", "- a\n", 110000, "");
+    refused(doc, strlen(doc), 2 + (524288 - 5) / 5 + 1, 1, "more than 524288 pieces");
     free(doc);
     /* a fenced code block weighs nothing: 100 KiB of dense code and a tight list pass */
     doc = repeat("# Notes\n\n```js\n", "f(a[0], {b: [c, d]})||x;\n", 4000, "```\n\nAfter.\n");

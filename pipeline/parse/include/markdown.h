@@ -29,7 +29,7 @@
  * crosses it. */
 #define RE_MD_MAX_BLOCK_WORK (1ull << 27)   /* one block's weight */
 #define RE_MD_MAX_WORK (1ull << 29)         /* all blocks' weights together */
-#define RE_MD_MAX_PIECES 262144u            /* lines outside code blocks (4 each) and
+#define RE_MD_MAX_PIECES 524288u            /* lines outside code blocks (4 each) and
                                              * punctuation marks (1 each): cmark-gfm's nodes */
 
 typedef struct re_md_block {
