@@ -125,7 +125,8 @@ static re_status write_output(const re_feed *feed, const feed_cli *cli, const ch
     st = re_feed_write(re_output_stream(out), feed, cli->base_url);
     if (st != RE_OK) {
         re_output_discard(out);
-        re_diag_add(errors, target, 0, 0, "cannot write the feed: %s", re_strerror(st));
+        if (st != RE_ERR_INTERRUPTED)
+            re_diag_add(errors, target, 0, 0, "cannot write the feed: %s", re_strerror(st));
         return st;
     }
     st = re_output_prepare(out, errors);
@@ -201,6 +202,7 @@ static re_status build(const feed_cli *cli, const char *target, size_t *episodes
     feed.dir = cli->dir;
     feed.feed_name = strcmp(target, "-") == 0 ? "feed.xml" : slash ? slash + 1 : target;
     feed.draft = cli->draft;
+    feed.stop = &cli_stop_signal;
     char *default_show = re_path_join(cli->dir, RE_SHOW_FILE_NAME);
     if (!default_show)
         return RE_ERR_NOMEM;

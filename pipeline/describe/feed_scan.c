@@ -406,7 +406,8 @@ re_status re_feed_scan(re_feed *feed, const char *dir, re_diagnostics *errors,
     int input_errors = 0;
     size_t before = feed->count;
     for (size_t i = 0; st == RE_OK && i < n; i++)
-        st = scan_one(feed, dir, names[i], &input_errors, errors, warnings);
+        st = feed->stop && *feed->stop ? RE_ERR_INTERRUPTED
+                                       : scan_one(feed, dir, names[i], &input_errors, errors, warnings);
     free_names(names, n);
     if (st != RE_OK)
         return st;

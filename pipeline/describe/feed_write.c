@@ -328,11 +328,15 @@ re_status re_feed_write(FILE *out, const re_feed *feed, const char *base_url)
     attribute(&x, "xmlns:content", RE_CONTENT_NS);
     start(&x, "channel");
     write_channel_head(&x, feed);
-    for (size_t i = 0; i < feed->count && !x.failed; i++)
-        write_item(&x, feed, &feed->episodes[i], base_url);
+    int stopped = 0;   /* each item renders its show notes: a stop is seen between two */
+    for (size_t i = 0; i < feed->count && !x.failed && !stopped; i++) {
+        stopped = feed->stop && *feed->stop;
+        if (!stopped)
+            write_item(&x, feed, &feed->episodes[i], base_url);
+    }
     check(&x, xmlTextWriterEndDocument(x.w));   /* closes every open element */
     xmlFreeTextWriter(x.w);                     /* flushes into buf */
-    re_status st = x.failed ? RE_ERR_NOMEM : RE_OK;
+    re_status st = stopped ? RE_ERR_INTERRUPTED : x.failed ? RE_ERR_NOMEM : RE_OK;
     if (st == RE_OK) {
         size_t n = (size_t)xmlBufferLength(buf);
         if (fwrite(xmlBufferContent(buf), 1, n, out) != n || fflush(out) == EOF || ferror(out))

@@ -5,11 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cmark-gfm.h>
-#include <cmark-gfm-core-extensions.h>
 #include <libxml/HTMLtree.h>
 #include <libxml/xmlIO.h>
 
+#include "markdown.h"
 #include "page_text.h"
 #include "url.h"
 
@@ -138,21 +137,5 @@ char *html_file_href(const char *file_name, const char *suffix)
 
 char *html_from_markdown(const char *markdown)
 {
-    static const char *const names[] = { "table", "strikethrough", "autolink", "tasklist" };
-    cmark_gfm_core_extensions_ensure_registered();
-    cmark_parser *reader = cmark_parser_new(CMARK_OPT_DEFAULT);
-    if (!reader)
-        return NULL;
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        cmark_syntax_extension *ext = cmark_find_syntax_extension(names[i]);
-        if (ext)
-            cmark_parser_attach_syntax_extension(reader, ext);
-    }
-    cmark_parser_feed(reader, markdown, strlen(markdown));
-    cmark_node *doc = cmark_parser_finish(reader);
-    char *html = doc ? cmark_render_html(doc, CMARK_OPT_DEFAULT,
-                                         cmark_parser_get_syntax_extensions(reader)) : NULL;
-    cmark_node_free(doc);
-    cmark_parser_free(reader);
-    return html;
+    return re_markdown_to_html(markdown, strlen(markdown));
 }

@@ -52,10 +52,9 @@ void html_text(html_builder *b, xmlNodePtr parent, const char *s);
  * ("#t=65.000"). Malloc'ed; NULL when out of memory. */
 char *html_file_href(const char *file_name, const char *suffix);
 
-/* A Markdown document as HTML by cmark-gfm, with GitHub's table, strikethrough, autolink and
- * task-list extensions; raw HTML and unsafe links (javascript: ...) are left out, since
- * CMARK_OPT_UNSAFE is off. The page's show notes and the feed's content:encoded. NULL when out
- * of memory; free() it. */
+/* A Markdown document as HTML (re_markdown_to_html: the parse stage owns cmark-gfm): the
+ * page's show notes and the feed's content:encoded. NULL when out of memory or when the
+ * document is over the Markdown limits (its script or sidecar was vetted before); free() it. */
 char *html_from_markdown(const char *markdown);
 
 /* A cover image at the end of parent: <img class="cover" src="src" alt="alt" width="px"

@@ -17,6 +17,7 @@
 #include "duration.h"
 #include "files.h"
 #include "hex.h"
+#include "markdown.h"
 #include "output.h"
 #include "text.h"
 #include "utf8.h"
@@ -284,6 +285,25 @@ static void read_text(sidecar_reader *r, const char *key, int required, char **o
         r->nomem = 1;
 }
 
+/* "notes": a Markdown document that the feed and the page give cmark-gfm, from a file another
+ * user may have written: held to what a script's document is held to before it is parsed
+ * (markdown.h), its first problem reported. */
+static void check_notes(sidecar_reader *r, const char *notes)
+{
+    re_diagnostics found;
+    re_diagnostics_init(&found, 1);
+    re_status st = re_markdown_vet("notes", notes, strlen(notes), &found);
+    if (st == RE_ERR_NOMEM)
+        r->nomem = 1;
+    else if (st != RE_OK && found.count > 0)
+        sidecar_error(r, "the sidecar's \"%s\" is not Markdown this program renders: at line %u, "
+                      "column %u: %s", "notes", found.items[0].line, found.items[0].col,
+                      found.items[0].message);
+    else if (st != RE_OK)
+        sidecar_error(r, "the sidecar's \"%s\" is not Markdown this program renders", "notes");
+    re_diagnostics_free(&found);
+}
+
 /* An integer key in [min, max]; absent or null gives -1 when allowed. */
 static int64_t read_integer(sidecar_reader *r, const char *key, int required, int64_t min,
                             int64_t max)
@@ -400,6 +420,8 @@ static void read_fields(sidecar_reader *r, re_sidecar *s)
     read_text(r, "show", 0, &s->show);
     read_text(r, "summary", 0, &s->summary);
     read_text(r, "notes", 0, &s->notes);
+    if (s->notes)
+        check_notes(r, s->notes);
     read_text(r, "author", 0, &s->author);
     read_text(r, "language", 0, &s->language);
     read_text(r, "published", 0, &s->published);

@@ -9,9 +9,9 @@
 #include <string.h>
 
 #include <cmark-gfm.h>
-#include <cmark-gfm-core-extensions.h>
 
 #include "markdown.h"
+#include "markdown_source.h"
 #include "script_body.h"
 #include "text.h"
 
@@ -854,29 +854,6 @@ static void choose_chapters(md_reader *md, cmark_node *doc)
     }
 }
 
-static cmark_node *parse_document(const char *body, size_t len)
-{
-    static const char *const extensions[] = { "table", "strikethrough", "autolink", "tasklist" };
-
-    cmark_gfm_core_extensions_ensure_registered();
-    cmark_parser *reader = cmark_parser_new(CMARK_OPT_DEFAULT);
-    if (!reader)
-        return NULL;
-    for (size_t i = 0; i < sizeof extensions / sizeof extensions[0]; i++) {
-        cmark_syntax_extension *ext = cmark_find_syntax_extension(extensions[i]);
-        if (!ext || !cmark_parser_attach_syntax_extension(reader, ext)) {
-            cmark_parser_free(reader);
-            return NULL;
-        }
-    }
-    cmark_parser_feed(reader, body, len);
-    cmark_node *doc = cmark_parser_finish(reader);
-    cmark_parser_free(reader);
-    if (doc)
-        cmark_consolidate_text_nodes(doc);
-    return doc;
-}
-
 void re_markdown_body(parser *p, const char *body, size_t len, unsigned first_line)
 {
     md_reader md = { .p = p, .src = body, .len = len, .first_line = first_line };
@@ -885,13 +862,29 @@ void re_markdown_body(parser *p, const char *body, size_t len, unsigned first_li
     size_t lines = 1;
     for (size_t i = 0; i < len; i++)
         lines += body[i] == '\n';
+    /* nothing cmark-gfm cannot do quickly is given to it; what its references decode to is
+     * checked before anything reads it */
+    if (!md_within_limits(body_errors(p), body, len, first_line)) {
+        body_halt(p);
+        return;
+    }
+    cmark_parser *reader = NULL;
     md.line_starts = malloc(lines * sizeof *md.line_starts);
-    cmark_node *doc = md.line_starts ? parse_document(body, len) : NULL;
+    cmark_node *doc = md.line_starts ? md_parse(body, len, &reader) : NULL;
     if (!doc) {
         free(md.line_starts);
         body_errors(p)->nomem = 1;
         return;
     }
+    if (md_decoded_controls(body_errors(p), doc, body, len, first_line) > 0) {
+        body_halt(p);
+        cmark_node_free(doc);
+        cmark_parser_free(reader);
+        free(md.line_starts);
+        return;
+    }
+    cmark_parser_free(reader);
+    cmark_consolidate_text_nodes(doc);
     md.line_starts[0] = 0;
     for (size_t i = 0; i < len; i++)
         if (body[i] == '\n')

@@ -517,6 +517,11 @@ int body_stopped(const parser *p)
     return p->halted || p->err.nomem;
 }
 
+void body_halt(parser *p)
+{
+    p->halted = 1;
+}
+
 static int has_speech(const re_episode *ep)
 {
     for (size_t i = 0; i < ep->item_count; i++) {
@@ -572,7 +577,7 @@ static void parse_markdown(parser *p, line_reader *r)
     }
     if (!p->halted)
         chapter_without_audio(p);
-    if (!p->err.nomem && !has_speech(p->ep))
+    if (!p->err.nomem && !p->halted && !has_speech(p->ep))
         parse_error(&p->err, closing_line + 1, 1, "the document has no spoken text");
 }
 

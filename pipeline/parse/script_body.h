@@ -53,6 +53,9 @@ re_md_outline *body_outline(parser *p);
 /* 1 once a limit ended the body (the rest is not read) or memory ran out. */
 int body_stopped(const parser *p);
 
+/* Ends the body here: a limit was crossed and reported, the rest is not read. */
+void body_halt(parser *p);
+
 /* The Markdown reader: reads body[0..len) (the document after its front matter, whose first
  * line is line first_line of the file) into p. Sets the episode's title from the first
  * level-1 heading when it has none. Defined in markdown.c. */

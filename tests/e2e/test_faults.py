@@ -283,7 +283,8 @@ class Faults(Case):
 
     # ---- signals -------------------------------------------------------------------------
 
-    def interrupt_at(self, script_text, sig, code, delay, phase):
+    def interrupt_at(self, script_text, sig, code, delay, phase, name="ep.txt"):
+        self.script = self.path(name)
         with open(self.script, "w", encoding="utf-8") as f:
             f.write(script_text)
         folder = self.path("sig")
@@ -307,6 +308,73 @@ class Faults(Case):
         while LAME is running."""
         text = HEAD + "Start.\n\n" + "[pause 600s]\n" * 4 + "\nEnd.\n"
         self.interrupt_at(text, signal.SIGTERM, 143, 2.5, "encoding")
+
+    def test_sigterm_while_parsing_markdown(self):
+        """cmark-gfm cannot be interrupted: a signal is seen once it returns, so what it may
+        be given is bounded instead (the limits: scripts/bench-markdown's slowest accepted
+        document parses in well under a second). 64 blocks of *[a](b) as big as the limits
+        let them be - the shape that took minutes at 1 MiB - then their speech: a SIGTERM in
+        the parse or right after it ends the render with 143, nothing written."""
+        block = "\n".join(("*[a](b)" * 11,) * 43) + "\n\n"
+        self.interrupt_at("# Notes\n\n" + block * 64, signal.SIGTERM, 143, 0.2, "parsing",
+                          name="ep.md")
+
+    def test_sigterm_while_markdown_would_take_minutes(self):
+        """The issue's document: 1 MiB of *[a](b) in one paragraph kept cmark-gfm busy for
+        minutes, deaf to SIGTERM (timeout 60 needed SIGKILL). It is refused before cmark-gfm
+        sees it now, so a SIGTERM finds the program gone (2) or ends it (143), either long
+        before the generous wait below, and nothing is written."""
+        folder = self.path("slow")
+        os.mkdir(folder)
+        self.put_old_outputs(folder)
+        self.script = self.path("slow.md")
+        with open(self.script, "w", encoding="utf-8") as f:
+            f.write("# Notes\n\n" + ("*[a](b)" * 11 + "\n") * 13600)
+        proc = subprocess.Popen([BIN, self.script, "-o", os.path.join(folder, "ep.mp3")],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                env=dict(os.environ, TMPDIR=self.spool,
+                                         XDG_CACHE_HOME=self.path("cache")))
+        try:
+            time.sleep(0.5)
+            proc.send_signal(signal.SIGTERM)
+            _, err = proc.communicate(timeout=60)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+        self.assertIn(proc.returncode, (2, 143), err)
+        self.assert_untouched(folder)
+
+    def test_sigterm_while_feed_reads_notes(self):
+        """feed re-renders each sidecar's show notes with cmark-gfm and never looked at the
+        stop flag: 40 episodes whose notes are as heavy as the limits allow kept it busy to
+        the end. A SIGTERM now ends it between two episodes: 143, no feed, no index."""
+        folder = self.path("feed")
+        os.mkdir(folder)
+        self.script = self.path("notes.md")
+        with open(self.script, "w", encoding="utf-8") as f:
+            f.write("# Notes\n\nShort.\n")
+        res = self.render(os.path.join(folder, "ep.mp3"))
+        self.assertEqual(res.returncode, 0, res.stderr)
+        sidecar = json.load(open(os.path.join(folder, "ep.json"), encoding="utf-8"))
+        sidecar.pop("files", None)
+        notes = ("\n".join(("*[a](b)" * 11,) * 44) + "\n\n") * 64
+        for n in range(40):
+            shutil.copy(os.path.join(folder, "ep.mp3"), os.path.join(folder, f"ep{n:02d}.mp3"))
+            with open(os.path.join(folder, f"ep{n:02d}.json"), "w", encoding="utf-8") as f:
+                json.dump(dict(sidecar, notes=notes, guid=f"urn:faults:{n}"), f)
+        os.unlink(os.path.join(folder, "ep.mp3"))
+        os.unlink(os.path.join(folder, "ep.json"))
+        before = sorted(os.listdir(folder))
+        proc = subprocess.Popen([BIN, "feed", folder, "--base-url", "https://example.org/p/",
+                                 "--draft"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True)
+        time.sleep(1.0)
+        self.assertIsNone(proc.poll(), "feed ended before it could be interrupted")
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=60)
+        self.assertEqual(proc.returncode, 143, err)
+        self.assertEqual(sorted(os.listdir(folder)), before)
 
     def test_sighup_while_speaking(self):
         text = HEAD + "\n\n".join(f"Paragraph {i} goes on for a while, saying a few things."

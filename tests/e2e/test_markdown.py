@@ -5,8 +5,9 @@ ffprobe, mpg123 --gapless and python's own reading of the VTT and the source."""
 import json
 import os
 import re
+import subprocess
 
-from common import SRC, Case, ffmpeg_samples, ffprobe, main, mpg123_samples, run, write
+from common import BIN, SRC, Case, ffmpeg_samples, ffprobe, main, mpg123_samples, run, write
 
 CORPUS = os.path.join(SRC, "tests", "data", "markdown", "corpus")
 
@@ -196,6 +197,59 @@ class MarkdownTest(Case):
         self.assertEqual(r.returncode, 2, r.stderr)
         self.assertIn(src + ":4:8: ", r.stderr)
         self.assertEqual(os.listdir(self.tmp), ["bad.md"])
+
+    def test_control_references_reach_nothing(self):
+        """A character reference to ESC or BEL is decoded by cmark-gfm after the text's check:
+        it reached the terminal through explain and the MP3's title through a level-1
+        heading, and a paragraph failed with 'FILE: invalid argument'. Each is an error at the
+        reference, exit 2, and no output of any kind carries the character."""
+        cases = [("# Re&#27;]0;owned&#7;lease\n\nText.\n", "1:5"),
+                 ("# Notes\n\nSay &#x1b;[2J hello.\n", "3:5"),
+                 ("# Notes\n\n- see [it](https://example.org \"&#27;[31m\")\n", "3:33")]
+        for text, where in cases:
+            with self.subTest(text=text):
+                src = write(self.path("refs.md"), text)
+                for args in (["explain", src], [src, "-o", self.path("refs.mp3"), "--page"]):
+                    r = subprocess.run([BIN] + args, capture_output=True, timeout=300)
+                    self.assertEqual(r.returncode, 2, r.stderr)
+                    self.assertIn(f"{src}:{where}: ".encode(), r.stderr)
+                    self.assertIn(b"stands for control character U+001B", r.stderr)
+                    for stream in (r.stdout, r.stderr):
+                        self.assertNotRegex(stream, b"[\x00-\x08\x0b-\x1f\x7f]|\xc2[\x80-\x9f]")
+                self.assertEqual(sorted(os.listdir(self.tmp)), ["refs.md"])
+
+    def test_hostile_notes_in_a_sidecar(self):
+        """feed re-renders the notes a sidecar keeps, and a sidecar is a file another user may
+        have written: a reference to ESC, or 720 kB of a shape cmark-gfm needs minutes for, is
+        a sidecar error (exit 2, nothing written); a render --page beside such a sidecar is not
+        misled by it and writes its own page."""
+        folder = self.path("pub")
+        os.mkdir(folder)
+        src = write(os.path.join(folder, "ep.md"), RELEASE)
+        mp3 = os.path.join(folder, "ep.mp3")
+        r = run([src, "-o", mp3, "--page"])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        sidecar = json.load(open(mp3[:-4] + ".json", encoding="utf-8"))
+        hostile = {"escape": "Bell &#7; and &#27;]0;title\n",
+                   "superlinear": ("*[a](b)" * 11 + "\n") * 9400}
+        for name, notes in hostile.items():
+            with self.subTest(notes=name):
+                planted = dict(sidecar, notes=notes)
+                write(mp3[:-4] + ".json", json.dumps(planted))
+                before = sorted(os.listdir(folder))
+                r = run(["feed", folder, "--base-url", "https://example.org/p/", "--draft"],
+                        timeout=600)
+                self.assertEqual(r.returncode, 2, r.stderr)
+                self.assertIn('the sidecar\'s "notes" is not Markdown this program renders',
+                              r.stderr)
+                self.assertEqual(sorted(os.listdir(folder)), before)
+                r = run([src, "-o", mp3, "--page"], timeout=600)
+                self.assertEqual(r.returncode, 0, r.stderr)
+                page = open(mp3[:-4] + ".html", encoding="utf-8").read()
+                self.assertNotIn("\x1b", page)
+                self.assertNotIn("*[a](b)", page)
+                self.assertEqual(json.load(open(mp3[:-4] + ".json", encoding="utf-8"))["notes"],
+                                 sidecar["notes"])
 
     def test_corpus(self):
         files = sorted(f for f in os.listdir(CORPUS) if f.endswith(".md"))

@@ -33,16 +33,19 @@ VOICES = {
 
 
 def case(name, category, script, exit, where=None, message="", args=(), voices=None,
-         setup=None, note="", says=()):
+         setup=None, note="", says=(), markdown=False):
     """One case. `where` is "LINE:COL", "LINE", "0" (the file itself: FILE: message) or None
     (exit 0, or no position to check); `message` a regex searched in stderr (case-insensitive);
     `setup` names a special arrangement of the script file that test_hostile.py makes; `says`
-    lists words that must be spoken (judged against espeak-ng's own phonemes for each word)."""
+    lists words that must be spoken (judged against espeak-ng's own phonemes for each word);
+    `markdown` names the script ep.md, read as a Markdown document."""
     entry = {"name": name, "category": category, "script": script, "exit": exit, "where": where,
              "message": message, "args": list(args), "voices": voices, "setup": setup,
              "note": note}
     if says:
         entry["says"] = list(says)
+    if markdown:
+        entry["as"] = "ep.md"
     return entry
 
 
@@ -81,9 +84,22 @@ def big_many_errors():
     return HEAD + b"bad \x01 byte\n" * 100000
 
 
+def big_md_giant_line():
+    return HEAD + b"word " * (8300000 // 5)
+
+
+def big_md_list_items():
+    return HEAD + b"Intro.\n\n" + b"- a\n" * 110000
+
+
+def big_md_emphasised_links():
+    return HEAD + b"Intro.\n\n" + (b"*[a](b)" * 11 + b"\n") * 3000
+
+
 BIG = {f.__name__: f for f in (big_over_default_limit, big_blank_lines, big_segments,
                                 big_unclosed_front_matter, big_one_giant_line, big_many_pauses,
-                                big_many_errors)}
+                                big_many_errors, big_md_giant_line, big_md_list_items,
+                                big_md_emphasised_links)}
 
 
 def cases():
@@ -377,6 +393,33 @@ def cases():
     c.append(case("music-and-sound-errors-at-once", "music",
                   b"---\ntitle: Hostile\nintro: a.wav\nmusic: m.wav\n---\nHi [sound c.wav] there.\n",
                   2, "3:8", "(?s)3:8: sound file .*a\\.wav.*6:4: sound file .*c\\.wav.*4:8: music: sound file .*m\\.wav"))
+
+    # ---- Markdown: cmark-gfm is weighed before it runs (it cannot be stopped, and some
+    # shapes are superlinear), and what its character references decode to is checked -------
+    work = "this block is too much work for the Markdown parser"
+    md = [
+        ("md-line-too-long", body(b"Intro.\n\n" + b"x" * 16385 + b"\n"), "6:16385",
+         "line is 16385 bytes; the limit is 16384"),
+        ("md-giant-line", "big_md_giant_line", "4:16385", "line is 8300000 bytes"),
+        ("md-image-in-link", body(b"Intro.\n\n" + b"![[]()" * 2730 + b"\n"), "6:1", work),
+        ("md-emphasised-links", "big_md_emphasised_links", "6:1", work),
+        ("md-table-cells", body(b"Intro.\n\na|b\n-|-\n" + b"|" * 16000 + b"\n"), "6:1", work),
+        ("md-delimiter-rows", body(b"Intro.\n\n" + b"-|-\n-|-|-\n" * 600), "6:1", work),
+        ("md-www-underscores", body(b"Intro.\n\n" + b"www.a_" * 2730 + b"\n"), "6:1", work),
+        ("md-too-many-pieces", "big_md_list_items", "104862:1", "more than 524288 pieces"),
+        ("md-escape-reference", body(b"Hello &#27;[31m world.\n"), "4:7", "U\\+001B"),
+        ("md-escape-reference-in-title", body(b"# Ti&#x1b;tle\n\nText.\n"), "4:5", "U\\+001B"),
+        ("md-bell-reference", body(b"Ring &#7; now.\n"), "4:6", "U\\+0007"),
+        ("md-espeak-command-reference", body(b"Say &#1;50S loud.\n"), "4:5", "U\\+0001"),
+        ("md-next-line-reference", body(b"Next &#x85; line.\n"), "4:6", "U\\+0085"),
+        ("md-reference-in-link-title", body(b"See [it](https://example.org \"&#27;]2;x\").\n"),
+         "4:31", "U\\+001B"),
+    ]
+    for name, script, where, msg in md:
+        c.append(case(name, "markdown", script, 2, where, msg, markdown=True))
+    c.append(case("md-references-that-are-text", "markdown",
+                  body(b"A &#0; B &#x202E;C&#x202C; D &amp; E `&#27;` F.\n"), 0, markdown=True,
+                  note="U+0000 is U+FFFD in CommonMark, bidi controls are text, code is not decoded"))
     return c
 
 
@@ -389,6 +432,10 @@ def script_bytes(entry):
     return s
 
 
+def suffix(entry):
+    return ".md" if entry.get("as", "").endswith(".md") else ".txt"
+
+
 def manifest(all_cases):
     """expected.json: every case with its outcome; small scripts point to corpus/ files."""
     out = []
@@ -398,7 +445,7 @@ def manifest(all_cases):
         if isinstance(e["script"], str):
             item["big"] = e["script"]
         elif e["script"] is not None:
-            item["file"] = f"corpus/{i:03d}-{e['name']}.txt"
+            item["file"] = f"corpus/{i:03d}-{e['name']}{suffix(e)}"
         out.append(item)
     return out
 
@@ -408,7 +455,7 @@ def expected_files(all_cases):
     for i, e in enumerate(all_cases, 1):
         if isinstance(e["script"], bytes):
             assert len(e["script"]) <= MAX_COMMITTED, e["name"]
-            files[f"corpus/{i:03d}-{e['name']}.txt"] = e["script"]
+            files[f"corpus/{i:03d}-{e['name']}{suffix(e)}"] = e["script"]
     files["expected.json"] = (json.dumps(manifest(all_cases), indent=1, ensure_ascii=True)
                               + "\n").encode()
     return files

@@ -225,6 +225,161 @@ static void test_outline(void)
     re_diagnostics_free(&d);
 }
 
+/* Parses `text` as notes.md and checks it is refused with a message at line:col holding
+ * `part`; the parse must not be what took the time (see the limits' test below). */
+static void refused(const char *text, size_t len, unsigned line, unsigned col, const char *part)
+{
+    re_episode *ep = (re_episode *)1;
+    re_diagnostics d;
+    re_diagnostics_init(&d, 0);
+    CHECK_INT(re_script_parse("notes.md", text, len, &ep, &d), RE_ERR_INPUT);
+    CHECK(ep == NULL);
+    CHECK(has_diag(&d, line, col, part));
+    re_diagnostics_free(&d);
+}
+
+/* n copies of unit, then tail; caller frees. */
+static char *repeat(const char *head, const char *unit, size_t n, const char *tail)
+{
+    size_t h = strlen(head), u = strlen(unit), t = strlen(tail);
+    char *out = malloc(h + u * n + t + 1);
+    if (!out)
+        return NULL;
+    memcpy(out, head, h);
+    for (size_t i = 0; i < n; i++)
+        memcpy(out + h + i * u, unit, u);
+    memcpy(out + h + u * n, tail, t + 1);
+    return out;
+}
+
+static void test_line_limit(void)
+{
+    /* as in a .txt script: at the first byte past 16 KiB, before cmark-gfm sees anything */
+    char *doc = repeat("# Notes\n\n", "x", 16385, "\n\nAfter.\n");
+    refused(doc, strlen(doc), 3, 16385, "line is 16385 bytes; the limit is 16384");
+    free(doc);
+    doc = repeat("# Notes\n\n```\n", "x", 16384, "\n```\n\nAfter.\n");
+    re_episode *ep = NULL;
+    re_diagnostics d;
+    re_diagnostics_init(&d, 0);
+    CHECK_INT(re_script_parse("notes.md", doc, strlen(doc), &ep, &d), RE_OK);
+    re_episode_free(ep);
+    re_diagnostics_free(&d);
+    free(doc);
+    /* in a code block too: the line limit is the file's */
+    doc = repeat("Text.\n\n```\n", "y", 20000, "\n```\n");
+    refused(doc, strlen(doc), 4, 16385, "line is 20000 bytes");
+    free(doc);
+}
+
+/* The shapes that make cmark-gfm 0.29.0.gfm.6 superlinear are refused before it runs, at the
+ * block that holds them: each of these took it from 0.05 s to over a second at this size. */
+static void test_work_limits(void)
+{
+    char *doc = repeat("Intro.\n\n", "![[]()", 2730, "\n\nAfter.\n");   /* one 16 KiB line */
+    refused(doc, strlen(doc), 3, 1, "this block is too much work for the Markdown parser");
+    free(doc);
+    doc = repeat("Intro.\n\n", "*[a](b)\n", 2000, "\nAfter.\n");   /* a paragraph of lines */
+    refused(doc, strlen(doc), 3, 1, "too much work");
+    free(doc);
+    doc = repeat("Intro.\n\na|b\n-|-\n", "|", 16000, "\n");   /* a row of 16,000 cells */
+    refused(doc, strlen(doc), 3, 1, "too much work");
+    free(doc);
+    doc = repeat("Intro.\n\n", "-|-\n-|-|-\n", 600, "");   /* delimiter rows, re-read */
+    refused(doc, strlen(doc), 3, 1, "too much work");
+    free(doc);
+    doc = repeat("Intro.\n\n", "www.a_", 2730, "\n");   /* autolinks rescanning a line */
+    refused(doc, strlen(doc), 3, 1, "too much work");
+    free(doc);
+    /* blocks each under the limit, too many of them together: at the one that crosses */
+    doc = repeat("Intro.\n\n", "*[a](b)*[a](b)*[a](b)*[a](b)*[a](b)*[a](b)*[a](b)*[a](b)"
+                 "*[a](b)*[a](b)*[a](b)*[a](b)*[a](b)*[a](b)*[a](b)*[a](b)\n", 90, "\n");
+    char *many = repeat("", doc + 8, 120, "");   /* 120 blocks of 90 lines */
+    free(doc);
+    re_episode *ep = NULL;
+    re_diagnostics d;
+    re_diagnostics_init(&d, 0);
+    CHECK_INT(re_script_parse("notes.md", many, strlen(many), &ep, &d), RE_ERR_INPUT);
+    CHECK_INT(d.count, 1);
+    CHECK(d.count == 1 && strstr(d.items[0].message, "the document is too much work"));
+    CHECK(d.count == 1 && d.items[0].line > 90);
+    re_episode_free(ep);
+    re_diagnostics_free(&d);
+    free(many);
+    /* lines and marks: cmark-gfm's nodes, bounded before it makes them */
+    doc = repeat("# Notes\n\n", "- a\n", 110000, "");
+    refused(doc, strlen(doc), 2 + (524288 - 5) / 5 + 1, 1, "more than 524288 pieces");
+    free(doc);
+    /* a fenced code block weighs nothing: 100 KiB of dense code and a tight list pass */
+    doc = repeat("# Notes\n\n```js\n", "f(a[0], {b: [c, d]})||x;\n", 4000, "```\n\nAfter.\n");
+    char *list = repeat(doc, "- [link](https://example.org/a_b_c) by @alice in https://x.org\n",
+                        2000, "");
+    re_diagnostics_init(&d, 0);
+    CHECK_INT(re_script_parse("notes.md", list, strlen(list), &ep, &d), RE_OK);
+    if (d.count)
+        print_diags(&d);
+    re_episode_free(ep);
+    re_diagnostics_free(&d);
+    free(list);
+    free(doc);
+    /* but a fence inside what may be an HTML block is not taken for one */
+    doc = repeat("<div>\n```\n\n", "![[]()", 2730, "\n");
+    refused(doc, strlen(doc), 4, 1, "too much work");
+    free(doc);
+}
+
+/* A character reference is decoded by cmark-gfm after the text was checked for control
+ * characters: one that stands for one is an error where it is written. */
+static void test_control_references(void)
+{
+    const char *doc = "# Notes\n\nHello &#27;[31m world.\n";
+    refused(doc, strlen(doc), 3, 7, "stands for control character U+001B");
+    doc = "# Ti&#x1b;tle\n\nText.\n";
+    refused(doc, strlen(doc), 1, 5, "U+001B");
+    doc = "Ring &#7; the bell.\n";
+    refused(doc, strlen(doc), 1, 6, "U+0007");
+    doc = "- one\n- two &#1;50S loud\n";
+    refused(doc, strlen(doc), 2, 7, "U+0001");
+    doc = "Next &#x85; line and &#133;.\n";
+    refused(doc, strlen(doc), 1, 6, "U+0085");
+    doc = "See [it](https://example.org \"a &#27; title\").\n";
+    refused(doc, strlen(doc), 1, 33, "U+001B");
+    doc = "See [it](https://example.org/&#x9B;31m).\n";
+    refused(doc, strlen(doc), 1, 30, "U+009B");
+    doc = "Two&NewLine;lines &#13; here.\n";
+    refused(doc, strlen(doc), 1, 4, "U+000A");
+    doc = "~~~ &#27;\ncode\n~~~\n\nText.\n";
+    refused(doc, strlen(doc), 1, 5, "U+001B");
+    doc = "| a | b |\n|---|---|\n| x | y&#27; |\n";
+    refused(doc, strlen(doc), 3, 8, "U+001B");
+    /* not control characters: NUL is U+FFFD, bidi controls are text; code is not decoded */
+    expect("A &#0; B &#x202E; C `&#27;` D.\n\n```\n&#27;\n```\n", "notes",
+           "A \xef\xbf\xbd B \xe2\x80\xae C &#27; D.", 1);
+}
+
+static void test_vet(void)
+{
+    re_diagnostics d;
+    re_diagnostics_init(&d, 0);
+    const char *notes = "# Notes\n\nFine [text](https://example.org).\n";
+    CHECK_INT(re_markdown_vet("ep.json", notes, strlen(notes), &d), RE_OK);
+    notes = "# Notes\n\nBell &#7;.\n";
+    CHECK_INT(re_markdown_vet("ep.json", notes, strlen(notes), &d), RE_ERR_INPUT);
+    CHECK(d.count == 1 && d.items[0].line == 3 && d.items[0].col == 6);
+    re_diagnostics_free(&d);
+    re_diagnostics_init(&d, 0);
+    notes = "Raw \x1b[31m escape.\n";
+    CHECK_INT(re_markdown_vet("ep.json", notes, strlen(notes), &d), RE_ERR_INPUT);
+    re_diagnostics_free(&d);
+    re_diagnostics_init(&d, 0);
+    char *dense = repeat("", "*[a](b)", 6000, "\n");
+    CHECK_INT(re_markdown_vet("ep.json", dense, strlen(dense), &d), RE_ERR_INPUT);
+    CHECK(!re_markdown_within_limits(dense, strlen(dense)));
+    CHECK(re_markdown_to_html(dense, strlen(dense)) == NULL);
+    re_diagnostics_free(&d);
+    free(dense);
+}
+
 int main(void)
 {
     test_spoken_text();
@@ -232,5 +387,9 @@ int main(void)
     test_left_out_with_warnings();
     test_errors_at_the_source();
     test_outline();
+    test_line_limit();
+    test_work_limits();
+    test_control_references();
+    test_vet();
     return check_finish("test_markdown");
 }

@@ -56,5 +56,36 @@ int main(void)
     CHECK_INT(re_sidecar_read("n.json", nul, strlen(nul), "mp3", &s, &found, &d), RE_ERR_INPUT);
     if (d.count) fprintf(stderr, "  message: %s\n", d.items[0].message);
     re_diagnostics_free(&d);
+
+    /* 4. "notes" is Markdown that feed and --page give cmark-gfm: a sidecar another user wrote
+     *    could hold a reference to ESC (the feed's HTML then carried a raw ESC) or 720 kB of a
+     *    shape cmark-gfm needs minutes for; both are held to a script's limits. */
+    const char *head = "{\"title\": \"t\", \"samples\": 1, \"sample_rate\": 22050, "
+                       "\"bytes\": 1, \"format\": \"mp3\", \"generator\": \"render-episode\", "
+                       "\"notes\": \"";
+    const char *notes[] = { "Fine [text](https://example.org).\\n", "Bell &#7; here.\\n", NULL };
+    for (int i = 0; i < 3; i++) {
+        char *json = NULL;
+        if (notes[i]) {
+            if (asprintf(&json, "%s%s\"}", head, notes[i]) < 0)
+                return 1;
+        } else {   /* 720 kB of *[a](b) */
+            size_t n = 720000 / 7, h = strlen(head);
+            json = malloc(h + n * 7 + 3);
+            memcpy(json, head, h);
+            for (size_t k = 0; k < n; k++)
+                memcpy(json + h + k * 7, "*[a](b)", 7);
+            strcpy(json + h + n * 7, "\"}");
+        }
+        re_diagnostics_init(&d, 10);
+        re_status st = re_sidecar_read("ep.json", json, strlen(json), "mp3", &s, &found, &d);
+        CHECK_INT(st, i == 0 ? RE_OK : RE_ERR_INPUT);
+        if (st == RE_OK)
+            re_sidecar_free(&s);
+        CHECK(i == 0 || (d.count == 1 && strstr(d.items[0].message, "the sidecar's \"notes\"")));
+        if (d.count) fprintf(stderr, "  message: %s\n", d.items[0].message);
+        re_diagnostics_free(&d);
+        free(json);
+    }
     return check_finish("test_sidecar_edges");
 }

@@ -12,6 +12,7 @@
 #ifndef RE_FEED_H
 #define RE_FEED_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -122,6 +123,8 @@ typedef struct re_feed {
     const char *dir;              /* the folder (a local image is read there); NULL: "." */
     const char *feed_name;        /* the feed's file name under the base URL; NULL: feed.xml */
     int draft;                    /* write even when a required channel value is missing */
+    volatile sig_atomic_t *stop;  /* raised by a signal handler: re_feed_scan and re_feed_write
+                                   * end between two episodes (RE_ERR_INTERRUPTED); may be NULL */
     /* set by re_feed_complete_channel: */
     char *feed_url;               /* atom:link rel=self */
     char channel_guid[RE_UUID_TEXT_SIZE];   /* the show's guid, or computed (a draft) */
@@ -160,7 +163,8 @@ re_status re_feed_complete_channel(re_feed *feed, const char *base_url, const ch
 
 /* Writes the feed (UTF-8 XML, a final newline) with libxml2's xmlTextWriter: channel, then
  * one item per episode in feed order. Identical inputs give identical bytes. RE_ERR_INVALID
- * if the channel is not complete or base_url is not valid, RE_ERR_NOMEM, RE_ERR_WRITE. */
+ * if the channel is not complete or base_url is not valid, RE_ERR_NOMEM, RE_ERR_WRITE,
+ * RE_ERR_INTERRUPTED when feed->stop was raised (nothing is written then). */
 re_status re_feed_write(FILE *out, const re_feed *feed, const char *base_url);
 
 /* ---- pieces, exposed for tests and other stages ------------------------------------------- */
