@@ -8,15 +8,17 @@ same output never leave a mixed set.
 "Another user" is uid 65534 (nobody), acting through a child that drops to it; where the
 program cannot run as one (not root), the test is skipped with ALLOWED_SKIPS'
 "unprivileged-user"."""
+import fcntl
 import hashlib
 import json
 import os
 import stat
 import subprocess
 import sys
+import time
 import wave
 
-from common import Case, env_skip, ffmpeg_samples, main, run, write
+from common import Case, env_skip, ffmpeg_samples, main, mutagen_tags, run, write
 
 NOBODY = 65534
 
@@ -536,6 +538,172 @@ class SharedCache(RootCase):
         self.assertEqual(res.returncode, 0, res.stderr)
         self.assertIn("can write to it and it is not sticky", res.stderr)
         self.assertEqual(entries(cache), [])
+
+
+# ---- what another user plants in a shared output folder: no lock, set, show file or FIFO -----
+
+def nobody_holding(test, setup):
+    """Runs setup() in a child with uid and gid 65534 that then keeps what setup opened (a
+    lock, a FIFO's other end) until the test ends; returns once setup has run."""
+    ready_r, ready_w = os.pipe()
+    hold_r, hold_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.close(ready_r)
+            os.close(hold_w)
+            os.setgroups([])
+            os.setgid(NOBODY)
+            os.setuid(NOBODY)
+            kept = setup()   # noqa: F841 (held open until the test ends)
+            os.write(ready_w, b"1")
+            os.read(hold_r, 1)
+        finally:
+            os._exit(0)
+    os.close(ready_w)
+    os.close(hold_r)
+
+    def release():
+        os.close(hold_w)
+        os.waitpid(pid, 0)
+    test.addCleanup(release)
+    started = os.read(ready_r, 1) == b"1"
+    os.close(ready_r)
+    test.assertTrue(started, "the other user's child did not get ready")
+
+
+def sidecar_matches(test, folder, stem="ep"):
+    """The names the sidecar lists, each checked against the file's bytes."""
+    with open(os.path.join(folder, stem + ".json"), encoding="utf-8") as f:
+        files = json.load(f)["files"]
+    for entry in files:
+        with open(os.path.join(folder, entry["name"]), "rb") as f:
+            test.assertEqual(hashlib.sha256(f.read()).hexdigest(), entry["sha256"],
+                             f"{entry['name']} is not the file the sidecar describes")
+    return {e["name"] for e in files}
+
+
+def make_png(path):
+    made = subprocess.run(["ffmpeg", "-loglevel", "error", "-y", "-f", "lavfi", "-i",
+                           "color=c=green:s=1400x1400", "-frames:v", "1", "-pix_fmt", "rgb24",
+                           path], capture_output=True, text=True)
+    assert made.returncode == 0, made.stderr
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def read_bytes(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def plant_files(files):
+    """fn for as_nobody: writes each (path, bytes) of files."""
+    def plant():
+        for path, data in files:
+            with open(path, "wb") as f:
+                f.write(data)
+    return plant
+
+
+SHOW_FILE = ("title: Planted\ndescription: A show someone else describes.\nauthor: Them\n"
+             "image: cover.png\ncategory: Technology\nexplicit: false\n"
+             "owner_email: them@example.net\nguid: 0d5b7a3e-7d3b-5a3f-9a2e-1f0c2b3d4e5f\n")
+
+
+class ForeignFifos(RootCase):
+    """Another user's FIFO at --report or feed -o made root's batch or feed wait for a reader
+    that user controls (for ever, or until they read root's report). The user's own FIFO is
+    still written into as it is (a CI pipe); another user's is refused before any work."""
+
+    def setUp(self):
+        super().setUp()
+        self.out = self.shared("out")
+        os.mkdir(self.path("scripts"))
+        write(self.path("scripts", "ep.txt"), EPISODE)
+
+    def test_another_users_fifo_at_report_is_refused(self):
+        for option in ("--report", "--junit"):
+            with self.subTest(option=option):
+                fifo = os.path.join(self.out, "r.xml")
+                if os.path.lexists(fifo):
+                    os.unlink(fifo)
+                self.assertTrue(as_nobody(lambda: os.mkfifo(fifo, 0o666)))
+                res = run(["batch", "-O", "out", "scripts", option, "out/r.xml"], cwd=self.tmp,
+                          timeout=60)   # before: waited for ever
+                self.assertEqual(res.returncode, 2, res.stderr)
+                self.assertIn(f"out/r.xml: {option}: out/r.xml is a FIFO of another user (uid "
+                              f"{NOBODY}); refusing to write into it", res.stderr)
+                self.assertFalse(os.path.exists(os.path.join(self.out, "ep.mp3")))
+
+    def test_another_users_fifo_at_feed_output_is_refused(self):
+        res = run(["scripts/ep.txt", "-o", "out/ep.mp3", "-q"], cwd=self.tmp)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        write(os.path.join(self.out, "show.txt"), SHOW_FILE)
+        make_png(os.path.join(self.out, "cover.png"))
+        fifo = os.path.join(self.out, "feed.xml")
+        self.assertTrue(as_nobody(lambda: os.mkfifo(fifo, 0o666)))
+        res = run(["feed", "out", "--base-url", "https://example.net/show/", "--draft", "-o",
+                   "out/feed.xml"], cwd=self.tmp, timeout=60)   # before: waited for ever
+        self.assertEqual(res.returncode, 2, res.stderr)
+        self.assertIn(f"out/feed.xml: out/feed.xml is a FIFO of another user (uid {NOBODY}); "
+                      "refusing to write into it", res.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.out, "index.html")))
+
+    def test_own_fifo_is_written_into(self):
+        fifo = os.path.join(self.out, "r.json")
+        os.mkfifo(fifo)
+        proc = subprocess.Popen([os.environ["RE_BIN"], "batch", "-O", "out", "scripts", "-q",
+                                 "--report", "out/r.json"], cwd=self.tmp,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                env=dict(os.environ, XDG_CACHE_HOME=self.path("cache")))
+        with open(fifo, encoding="utf-8") as f:
+            report = json.load(f)
+        _, err = proc.communicate(timeout=120)
+        self.assertEqual(proc.returncode, 0, err)
+        self.assertEqual(report["episodes"][0]["status"], "rendered")
+
+
+SWAP_PAGE = "# Notes\n\nDuration: 0:09\n"
+
+
+class FixThroughForeignLinks(RootCase):
+    """check --fix read the page refusing other users' links, then resolved it again for the
+    replacement with realpath(), which follows every link: a folder another user swapped for
+    a link meanwhile made root replace a file elsewhere. The replacement is made in the
+    folder reached by the same rules as the read."""
+
+    def test_a_folder_swapped_for_a_link_after_the_read_is_not_followed(self):
+        shared = self.shared("shared")
+        pub = os.path.join(shared, "pub")
+        self.assertTrue(as_nobody(lambda: os.mkdir(pub, 0o777)))
+        os.makedirs(self.path("private", "pub"))
+        victim = write(self.path("private", "pub", "notes.md"), SWAP_PAGE)
+        write(self.path("ep.txt"), EPISODE)
+        res = run(["ep.txt", "-o", os.path.join(pub, "ep.mp3"), "-q"], cwd=self.tmp)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        write(os.path.join(pub, "notes.md"), SWAP_PAGE)
+        # the sidecar's name is a FIFO of root's: check waits there for a writer after it has
+        # read the page and before it fixes it, which is when the folder is swapped
+        os.unlink(os.path.join(pub, "ep.json"))
+        os.mkfifo(os.path.join(pub, "ep.json"))
+        proc = subprocess.Popen([os.environ["RE_BIN"], "check", "shared/pub/ep.mp3",
+                                 "shared/pub/notes.md", "--fix"], cwd=self.tmp,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.addCleanup(proc.wait)
+        self.addCleanup(proc.kill)
+        with open(os.path.join(pub, "ep.json"), "w", encoding="utf-8") as fifo:
+            def swap():
+                os.rename(pub, pub + ".old")
+                os.symlink(self.path("private", "pub"), pub)
+            self.assertTrue(as_nobody(swap))
+            fifo.write("{}")
+        out, err = proc.communicate(timeout=120)
+        with open(victim, encoding="utf-8") as f:
+            self.assertEqual(f.read(), SWAP_PAGE, "the file behind the other user's link was "
+                                                  "replaced")
+        self.assertEqual(proc.returncode, 2, out + err)
+        self.assertIn(f"shared/pub is a symlink owned by another user (uid {NOBODY})", out + err)
 
 
 if __name__ == "__main__":

@@ -15,14 +15,20 @@
 
 /* ---- paths whose links belong to the running user ----------------------------------------- */
 
-/* 1 when a symlink owned by uid may be followed: the running user's (effective uid) or root's.
- * Another user's link in a shared folder (a sticky /tmp, a runner's volume) would make the
- * program read or write where that user chose, as the running user, and fs.protected_symlinks
- * (which would refuse it in sticky folders) is off on many machines. */
-int re_link_trusted(uid_t uid);
+/* 1 when what uid owns may be trusted: the running user's (effective uid) or root's. A
+ * symlink is followed, and a file found in a folder (a show file, a lock, an episode's set, a
+ * FIFO to write into) used, only then. Another user's link or file in a shared folder (a
+ * sticky /tmp, a runner's volume) would make the program read or write where that user chose,
+ * or take what that user wrote for its own, and fs.protected_symlinks (which would refuse a
+ * link in sticky folders) is off on many machines. */
+int re_owner_trusted(uid_t uid);
+
+/* The owner of the open file fd: 1 when it is another user (not re_owner_trusted; *owner is
+ * set), 0 when it is the running user or root, -1 with errno when fstat fails. */
+int re_fd_foreign(int fd, uid_t *owner);
 
 /* Opens `path` as open(path, flags) would (O_CLOEXEC is added), following the symlinks on the
- * way, and the last name's unless flags hold O_NOFOLLOW, only when re_link_trusted(owner):
+ * way, and the last name's unless flags hold O_NOFOLLOW, only when re_owner_trusted(owner):
  * each name is looked at without following, then opened with O_NOFOLLOW, so a link swapped in
  * between is judged as a link, never opened through. The fd, or -1 with errno: EPERM for a
  * link of another user (its owner in *owner and its path, as walked, in *link, malloc'ed,

@@ -37,7 +37,8 @@ typedef enum re_output_special {
      * file is never replaced by a regular one */
     RE_OUTPUT_REFUSE_SPECIAL,
     /* written into as it is (a FIFO, /dev/stdout, /dev/null): reports and feeds a user points
-     * at a device or a pipe; nothing is renamed, and a socket or block device is refused */
+     * at a device or a pipe; nothing is renamed, and a socket or block device is refused, as
+     * is a FIFO or device of another user (its reader is that user's to attach, or never) */
     RE_OUTPUT_WRITE_INTO_SPECIAL
 } re_output_special;
 
