@@ -293,6 +293,7 @@ re_status re_output_open_special(const char *named, re_output_special special, r
 
 FILE *re_output_stream(re_output *output) { return output->stream; }
 const char *re_output_target(const re_output *output) { return output->target; }
+int re_output_folder(const re_output *output) { return output->dirfd; }
 
 re_status re_output_size(re_output *output, unsigned long long *size, re_diagnostics *diag)
 {

@@ -402,41 +402,36 @@ def blocked_flock_waiter(pid, inode):
 
 class OneWholeSet(Case):
     """Two renders to the same output both exited 0 and left one's MP3 with the other's
-    sidecar: a render publishes its set holding an exclusive flock on the output folder."""
+    sidecar: a render publishes its set holding its user's publishing lock of the output
+    folder (an exclusive flock on a file of its own there, docs/robustness.md)."""
 
     def sidecar_matches(self, folder):
-        with open(os.path.join(folder, "ep.json"), encoding="utf-8") as f:
-            files = json.load(f)["files"]
-        for entry in files:
-            with open(os.path.join(folder, entry["name"]), "rb") as f:
-                self.assertEqual(hashlib.sha256(f.read()).hexdigest(), entry["sha256"],
-                                 f"{entry['name']} is not the file the sidecar describes")
-        return {e["name"] for e in files}
+        return sidecar_matches(self, folder)
 
-    def test_render_waits_for_the_folder_lock(self):
-        import fcntl
-        import time
+    def test_render_waits_for_its_users_lock(self):
         os.mkdir(self.path("out"))
         write(self.path("ep.txt"), EPISODE)
-        held = os.open(self.path("out"), os.O_RDONLY | os.O_DIRECTORY)
+        lock = self.path("out", ".render-episode-%d.lock" % os.geteuid())
+        held = os.open(lock, os.O_RDWR | os.O_CREAT, 0o600)
         # a shared lock: an exclusive one would make a render that took only a shared lock
         # (and so would publish beside another) wait too, and the test could not tell
         fcntl.flock(held, fcntl.LOCK_SH)
         proc = subprocess.Popen([os.environ["RE_BIN"], "ep.txt", "-o", "out/ep.mp3", "-q"],
                                 cwd=self.tmp, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 env=dict(os.environ, XDG_CACHE_HOME=self.path("cache")))
-        inode = os.stat(self.path("out")).st_ino
+        inode = os.stat(lock).st_ino
         waiting = False
         while proc.poll() is None and not waiting:
             waiting = blocked_flock_waiter(proc.pid, inode)
             time.sleep(0.02)   # a poll's pace, not a deadline: the loop ends on an event
-        published = os.listdir(self.path("out"))
+        published = [n for n in os.listdir(self.path("out")) if not n.startswith(".")]
         os.close(held)
         out, err = proc.communicate()
-        self.assertTrue(waiting, f"the render did not wait for the folder's lock: {published}")
-        self.assertEqual(published, [], "files were published while the folder was locked")
+        self.assertTrue(waiting, f"the render did not wait for its lock: {published}")
+        self.assertEqual(published, [], "files were published while the lock was held")
         self.assertEqual(proc.returncode, 0, err)
         self.assertEqual(self.sidecar_matches(self.path("out")), {"ep.mp3", "ep.vtt"})
+        self.assertEqual(sorted(os.listdir(self.path("out"))), ["ep.json", "ep.mp3", "ep.vtt"])
 
     def test_two_renders_of_one_output_leave_one_whole_set(self):
         write(self.path("a.txt"), "---\ntitle: A\n---\nThe first episode, rather long. " * 1
@@ -604,6 +599,103 @@ def plant_files(files):
             with open(path, "wb") as f:
                 f.write(data)
     return plant
+
+
+LOCK = ".render-episode-%d.lock"   # the publishing lock of a user in a folder (docs/robustness.md)
+
+
+class ForeignLocks(RootCase):
+    """Publishing waited without limit for an exclusive flock on the output folder, which
+    anyone who can open the folder can hold: any local user could hang every render into a
+    shared folder (or any 0755 one). The lock is now a file of the running user's own, mode
+    0600, that no other user can open, hold or put in its place."""
+
+    def setUp(self):
+        super().setUp()
+        self.out = self.shared("out")
+        os.mkdir(self.path("scripts"))
+        write(self.path("scripts", "ep.txt"), EPISODE)
+
+    def renders(self):
+        for args in (["scripts/ep.txt", "-o", "out/ep.mp3"], ["batch", "-O", "out", "scripts"]):
+            res = run(args, cwd=self.tmp, timeout=60)   # before: waited for ever
+            self.assertEqual(res.returncode, 0, res.stderr)
+            self.assertEqual(sidecar_matches(self, self.out), {"ep.mp3", "ep.vtt"})
+            for name in ("ep.mp3", "ep.json", "ep.vtt"):
+                os.unlink(os.path.join(self.out, name))
+            yield res
+
+    def test_another_users_lock_on_the_folder_holds_no_render(self):
+        def hold():
+            fd = os.open(self.out, os.O_RDONLY | os.O_DIRECTORY)
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            return fd
+        nobody_holding(self, hold)
+        for _ in self.renders():
+            pass
+
+    def test_a_lock_file_another_user_planted_is_not_used(self):
+        """Another user's file (held locked) or link at the lock's name is removed, never
+        waited for, opened or followed; a warning names it."""
+        lock = os.path.join(self.out, LOCK % 0)
+        victim = write(self.path("victim.txt"), "precious\n")
+        for planted in ("file", "link"):
+            with self.subTest(planted=planted):
+                if os.path.lexists(lock):
+                    os.unlink(lock)
+
+                def hold():
+                    if planted == "link":
+                        os.symlink(victim, lock)
+                        return None
+                    fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o666)
+                    fcntl.flock(fd, fcntl.LOCK_EX)
+                    return fd
+                nobody_holding(self, hold)
+                first = next(self.renders())
+                self.assertIn(f"out/{LOCK % 0}: warning: removed: another user (uid {NOBODY}) "
+                              "put it at the name of the publishing lock", first.stderr)
+                self.assertFalse(os.path.lexists(lock), os.listdir(self.out))
+                with open(victim, encoding="utf-8") as f:
+                    self.assertEqual(f.read(), "precious\n")
+
+    def test_a_folder_the_user_cannot_read_is_still_locked(self):
+        """A folder the program could not open for reading (write and search only: 0333) was
+        published into without any lock, silently: the user's own lock is still taken there
+        (a render of that user holding it is waited for)."""
+        folder = self.path("wx")
+        os.mkdir(folder)
+        os.makedirs(self.path("home", "cache"))
+        for path in (folder, self.path("home"), self.path("home", "cache")):
+            os.chown(path, NOBODY, NOBODY)
+        os.chmod(folder, 0o333)
+
+        def hold():
+            fd = os.open(os.path.join(folder, LOCK % NOBODY), os.O_RDWR | os.O_CREAT, 0o600)
+            fcntl.flock(fd, fcntl.LOCK_SH)
+            return fd
+        nobody_holding(self, hold)
+
+        def drop():
+            os.setgroups([])
+            os.setgid(NOBODY)
+            os.setuid(NOBODY)
+        proc = subprocess.Popen([os.environ["RE_BIN"], "scripts/ep.txt", "-o", "wx/ep.mp3", "-q"],
+                                cwd=self.tmp, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                preexec_fn=drop,
+                                env=dict(os.environ, HOME=self.path("home"),
+                                         XDG_CACHE_HOME=self.path("home", "cache")))
+        self.addCleanup(proc.wait)
+        self.addCleanup(proc.kill)
+        inode = os.stat(os.path.join(folder, LOCK % NOBODY)).st_ino
+        waiting = False
+        while proc.poll() is None and not waiting:
+            waiting = blocked_flock_waiter(proc.pid, inode)
+            time.sleep(0.02)   # a poll's pace, not a deadline: the loop ends on an event
+        published = [n for n in os.listdir(folder) if not n.startswith(".")]
+        if not waiting:
+            self.fail(f"the render did not take its lock in the folder: {proc.communicate()}")
+        self.assertEqual(published, [], "files were published while the lock was held")
 
 
 SHOW_FILE = ("title: Planted\ndescription: A show someone else describes.\nauthor: Them\n"

@@ -49,6 +49,11 @@ re_status re_output_open_special(const char *target, re_output_special special, 
 FILE *re_output_stream(re_output *output);
 const char *re_output_target(const re_output *output);
 
+/* The target's folder, opened once by re_output_open (an O_PATH fd, borrowed: valid until the
+ * output is published or discarded): what else is done beside the target (a lock) is done in
+ * the very folder the file is renamed into. */
+int re_output_folder(const re_output *output);
+
 /* Size in bytes of what has been written so far (flushes the stream). RE_ERR_WRITE with a
  * message. */
 re_status re_output_size(re_output *output, unsigned long long *size, re_diagnostics *diag);
