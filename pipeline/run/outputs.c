@@ -170,7 +170,7 @@ static int ours_to_remove(const char *path, const output_inputs *inputs)
     static const char start[] = "{\n  \"version\": \"1.2.0\",\n  \"chapters\": [";
     struct stat st;
     if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1
-        || input_at(inputs, path) >= 0)
+        || !re_owner_trusted(st.st_uid) || input_at(inputs, path) >= 0)
         return 0;
     char head[sizeof start - 1];
     FILE *f = fopen(path, "rb");
@@ -210,7 +210,8 @@ static int open_folder_of(const char *path)
 
 /* OUT's sidecar as the previous render left it, read beneath the folder `dir` without
  * following a symlink: 1 when it is one of ours that lists the files that render wrote (then
- * *previous is filled, for re_sidecar_free), else 0 (none, not ours, of an older version). */
+ * *previous is filled, for re_sidecar_free), else 0 (none, not ours, of an older version, or
+ * another user's file: what it lists is never removed). */
 static int read_previous(const output_set *set, int dir, re_sidecar *previous)
 {
     char *path = path_of(set->output_path, OUTPUT_SIDECAR);
@@ -219,7 +220,8 @@ static int read_previous(const output_set *set, int dir, re_sidecar *previous)
     struct stat st;
     char *buf = NULL;
     int found = 0;
-    if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0
+    if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && re_owner_trusted(st.st_uid)
+        && st.st_size > 0
         && (uint64_t)st.st_size <= RE_SIDECAR_MAX_SIZE && (buf = malloc((size_t)st.st_size))) {
         size_t len = (size_t)st.st_size, got = 0;
         ssize_t n = 1;
@@ -253,6 +255,8 @@ static re_status remove_if_unchanged(int dir, const char *path, const re_sidecar
     const char *why = NULL;
     if (!S_ISREG(st.st_mode)) {
         why = "it is no longer a regular file (a symlink, a folder...)";
+    } else if (!re_owner_trusted(st.st_uid)) {
+        why = "it belongs to another user";
     } else if (st.st_nlink != 1) {
         why = "it has another name too (a hard link)";
     } else if (input_at(inputs, path) >= 0) {

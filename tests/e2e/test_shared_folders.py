@@ -698,6 +698,50 @@ class ForeignLocks(RootCase):
         self.assertEqual(published, [], "files were published while the lock was held")
 
 
+class ForeignSetIsNotUpToDate(RootCase):
+    """Another user rendered the same script into the shared folder first, swapped in their
+    own MP3 and patched the sidecar's hash: root's batch said "up-to-date" and kept their
+    audio as its episode. A set whose files another user owns is never up to date: it is
+    rendered again and replaced (root may replace them in a sticky folder, and then that user
+    can no longer change them)."""
+
+    def test_a_set_another_user_swapped_is_rendered_again(self):
+        os.mkdir(self.path("scripts"))
+        write(self.path("scripts", "ep.txt"), EPISODE)
+        write(self.path("other.txt"), "---\ntitle: Theirs\n---\nSomething else entirely, "
+                                      "said by somebody else.\n")
+        res = run(["batch", "-O", "seed", "scripts", "-q"], cwd=self.tmp)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        res = run(["other.txt", "-o", "theirs.mp3", "-q"], cwd=self.tmp)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        theirs = read_bytes(self.path("theirs.mp3"))
+        with open(self.path("seed", "ep.json"), encoding="utf-8") as f:
+            sidecar = json.load(f)
+        sidecar["bytes"] = len(theirs)
+        for entry in sidecar["files"]:
+            if entry["name"] == "ep.mp3":
+                entry["sha256"] = hashlib.sha256(theirs).hexdigest()
+                entry["bytes"] = len(theirs)
+        out = self.shared("out")
+        self.assertTrue(as_nobody(plant_files([
+            (os.path.join(out, "ep.mp3"), theirs),
+            (os.path.join(out, "ep.vtt"), read_bytes(self.path("seed", "ep.vtt"))),
+            (os.path.join(out, "ep.json"), json.dumps(sidecar, indent=2).encode())])))
+        res = run(["batch", "-O", "out", "scripts"], cwd=self.tmp)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertIn("1 episodes: 1 rendered, 0 up to date, 0 failed", res.stdout)
+        self.assertIn(f"out/ep.json: warning: not up to date: it belongs to another user "
+                      f"(uid {NOBODY})", res.stderr)
+        self.assertNotEqual(read_bytes(os.path.join(out, "ep.mp3")), theirs)
+        self.assertEqual(read_bytes(os.path.join(out, "ep.mp3")),
+                         read_bytes(self.path("seed", "ep.mp3")))
+        for name in ("ep.mp3", "ep.json", "ep.vtt"):
+            self.assertEqual(os.stat(os.path.join(out, name)).st_uid, 0, name)
+        sidecar_matches(self, out)
+        res = run(["batch", "-O", "out", "scripts"], cwd=self.tmp)
+        self.assertIn("1 episodes: 0 rendered, 1 up to date, 0 failed", res.stdout)
+
+
 SHOW_FILE = ("title: Planted\ndescription: A show someone else describes.\nauthor: Them\n"
              "image: cover.png\ncategory: Technology\nexplicit: false\n"
              "owner_email: them@example.net\nguid: 0d5b7a3e-7d3b-5a3f-9a2e-1f0c2b3d4e5f\n")

@@ -59,6 +59,23 @@ typedef enum re_file_read_mode {
 re_status re_file_read(const char *path, size_t max_size, re_file_read_mode mode, char **out,
                        size_t *len, re_diagnostics *diag);
 
+/* re_open_owned for a file found in a folder rather than named by the user: also -1 with
+ * errno EPERM when the file opened belongs to another user (re_owner_trusted). With EPERM
+ * (another user's file, or their symlink on the way), *owner (may be NULL) is that user; any
+ * other EPERM of the system is given as EACCES. Give O_NONBLOCK: their FIFO is opened only to
+ * be judged, never waited on. */
+int re_open_trusted(const char *path, int flags, uid_t *owner);
+
+/* re_file_read of a file found in a folder rather than named by the user (a show file beside
+ * the episodes, a sidecar), used only when it is the running user's or root's: when the file,
+ * or a symlink on the way to it, belongs to another user, RE_OK with *out NULL, *len 0 and
+ * *owner that user, nothing read and nothing waited for (their FIFO is not opened for
+ * reading). Else as re_file_read: in RE_READ_ANY mode the user's own FIFO waits for its
+ * writer (the very file judged is reopened to wait, never a name swapped in since). *owner
+ * may be NULL. */
+re_status re_file_read_trusted(const char *path, size_t max_size, re_file_read_mode mode,
+                               char **out, size_t *len, uid_t *owner, re_diagnostics *diag);
+
 /* re_file_read of a file already open (re_path_open_confined's fd, opened with O_NONBLOCK in
  * RE_READ_REGULAR mode): the fd is closed in every case; `path` names it in messages. */
 re_status re_file_read_fd(int fd, const char *path, size_t max_size, re_file_read_mode mode,
