@@ -870,6 +870,25 @@ int re_open_beneath(int dirfd, const char *rel, int flags)
     return -1;
 }
 
+int re_open_beneath_trusted(int dirfd, const char *rel, int flags, uid_t *owner)
+{
+    struct stat st;
+    if (fstatat(dirfd, rel, &st, AT_SYMLINK_NOFOLLOW) == 0 && !re_owner_trusted(st.st_uid)) {
+        *owner = st.st_uid;
+        errno = EPERM;
+        return -1;
+    }
+    int fd = re_open_beneath(dirfd, rel, flags);
+    int foreign = fd >= 0 ? re_fd_foreign(fd, owner) : 0;
+    if (foreign != 0) {
+        int err = foreign < 0 ? errno : EPERM;
+        (void)close(fd);
+        errno = err;
+        return -1;
+    }
+    return fd;
+}
+
 /* 1 when errno, from an open beneath a folder, is about a file that is there (or is not): the
  * reason to report. Anything else (EXDEV: it leads out; ELOOP, ENAMETOOLONG: it could not be
  * followed to its end) means the name does not stay beneath the folder. */

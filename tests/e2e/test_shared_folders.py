@@ -747,6 +747,130 @@ SHOW_FILE = ("title: Planted\ndescription: A show someone else describes.\nautho
              "owner_email: them@example.net\nguid: 0d5b7a3e-7d3b-5a3f-9a2e-1f0c2b3d4e5f\n")
 
 
+class PlantedInTheOutputFolder(RootCase):
+    """Files another user put in a shared output folder were trusted as root's: their
+    show.txt and cover became root's MP3 cover, a broken one failed every render there, and
+    `feed` published an episode they planted. A file there that belongs to another user
+    (not the running user, not root) is ignored with a warning naming it and its owner, by
+    render, batch and feed alike."""
+
+    def setUp(self):
+        super().setUp()
+        self.out = self.shared("out")
+        os.mkdir(self.path("scripts"))
+        write(self.path("scripts", "ep.txt"), "---\ntitle: Ours\npublished: 2026-11-30\n---\n"
+                                              "Our own words.\n")
+        self.png = make_png(self.path("cover.png"))
+
+    def renders(self):
+        """A render, then a batch (each writes the set anew)."""
+        for args in (["scripts/ep.txt", "-o", "out/ep.mp3", "-q"],
+                     ["batch", "-O", "out", "scripts", "-q"]):
+            for name in ("ep.mp3", "ep.json", "ep.vtt"):
+                if os.path.exists(os.path.join(self.out, name)):
+                    os.unlink(os.path.join(self.out, name))
+            yield args[0], run(args, cwd=self.tmp, timeout=60)
+
+    def assert_no_cover(self):
+        with open(os.path.join(self.out, "ep.json"), encoding="utf-8") as f:
+            self.assertNotIn("image", json.load(f))
+        self.assertNotIn("APIC", mutagen_tags(os.path.join(self.out, "ep.mp3")))
+
+    def test_planted_show_file_and_cover_are_ignored(self):
+        self.assertTrue(as_nobody(plant_files([
+            (os.path.join(self.out, "show.txt"), SHOW_FILE.encode()),
+            (os.path.join(self.out, "cover.png"), self.png)])))
+        for command, res in self.renders():
+            with self.subTest(command=command):
+                self.assertEqual(res.returncode, 0, res.stderr)
+                self.assertIn(f"out/show.txt: warning: ignored: it belongs to another user (uid "
+                              f"{NOBODY})", res.stderr)
+                self.assert_no_cover()
+
+    def test_own_show_file_with_a_planted_cover_has_no_cover(self):
+        write(os.path.join(self.out, "show.txt"), SHOW_FILE)
+        self.assertTrue(as_nobody(plant_files([(os.path.join(self.out, "cover.png"), self.png)])))
+        for command, res in self.renders():
+            with self.subTest(command=command):
+                self.assertEqual(res.returncode, 0, res.stderr)
+                self.assertIn(f"out/cover.png: warning: ignored: it belongs to another user (uid "
+                              f"{NOBODY})", res.stderr)
+                self.assert_no_cover()
+        # the user's own cover there is the episode's, as before
+        os.unlink(os.path.join(self.out, "cover.png"))
+        write(os.path.join(self.out, "cover.png"), self.png, "wb")
+        res = run(["scripts/ep.txt", "-o", "out/ep.mp3", "-q"], cwd=self.tmp)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertIn("APIC", mutagen_tags(os.path.join(self.out, "ep.mp3")))
+
+    def test_a_broken_planted_show_file_fails_no_render(self):
+        for planted in ("colour: red\n", "FIFO"):
+            with self.subTest(planted=planted):
+                show = os.path.join(self.out, "show.txt")
+                if os.path.lexists(show):
+                    os.unlink(show)
+                self.assertTrue(as_nobody(
+                    (lambda: os.mkfifo(show)) if planted == "FIFO"
+                    else plant_files([(show, planted.encode())])))
+                for command, res in self.renders():
+                    self.assertEqual(res.returncode, 0, res.stderr)
+                    self.assertIn(f"out/show.txt: warning: ignored: it belongs to another user "
+                                  f"(uid {NOBODY})", res.stderr)
+                    self.assert_no_cover()
+
+    def test_feed_leaves_out_an_episode_another_user_planted(self):
+        res = run(["scripts/ep.txt", "-o", "out/ep.mp3", "-q"], cwd=self.tmp)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        write(os.path.join(self.out, "show.txt"), SHOW_FILE)
+        write(os.path.join(self.out, "cover.png"), self.png, "wb")
+        write(self.path("evil.txt"), "---\ntitle: Planted episode\npublished: 2026-12-01\n---\n"
+                                     "Words someone else chose.\n")
+        os.mkdir(self.path("theirs"))
+        res = run(["evil.txt", "-o", "theirs/evil.mp3", "-q"], cwd=self.tmp)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertTrue(as_nobody(plant_files([
+            (os.path.join(self.out, name), read_bytes(self.path("theirs", name)))
+            for name in ("evil.mp3", "evil.json", "evil.vtt")])))
+        res = run(["feed", "out", "--base-url", "https://example.net/show/"], cwd=self.tmp,
+                  timeout=60)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertIn(f"out/evil.json: warning: not in the feed: it belongs to another user "
+                      f"(uid {NOBODY})", res.stderr)
+        feed = read_bytes(os.path.join(self.out, "feed.xml")).decode()
+        self.assertIn("Ours", feed)
+        self.assertNotIn("Planted episode", feed)
+        self.assertNotIn("evil", read_bytes(os.path.join(self.out, "index.html")).decode())
+        # an episode of ours with a companion of theirs is left out too
+        os.unlink(os.path.join(self.out, "ep.vtt"))
+        self.assertTrue(as_nobody(plant_files([(os.path.join(self.out, "ep.vtt"),
+                                                read_bytes(self.path("theirs", "evil.vtt")))])))
+        res = run(["feed", "out", "--base-url", "https://example.net/show/"], cwd=self.tmp)
+        self.assertEqual(res.returncode, 2, res.stderr)
+        self.assertIn(f"out/ep.json: warning: not in the feed: ep.vtt belongs to another user "
+                      f"(uid {NOBODY})", res.stderr)
+
+    def test_feed_ignores_a_planted_show_file(self):
+        """Without the show file (it is not ours) the channel has no title or description:
+        an error, with the warning that says why; nothing of theirs is published."""
+        res = run(["scripts/ep.txt", "-o", "out/ep.mp3", "-q"], cwd=self.tmp)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        show = os.path.join(self.out, "show.txt")
+        for planted in ("file", "FIFO"):
+            with self.subTest(planted=planted):
+                if os.path.lexists(show):
+                    os.unlink(show)
+                self.assertTrue(as_nobody(
+                    (lambda: os.mkfifo(show)) if planted == "FIFO"
+                    else plant_files([(show, SHOW_FILE.encode())])))
+                res = run(["feed", "out", "--base-url", "https://example.net/show/", "--draft"],
+                          cwd=self.tmp, timeout=60)   # a FIFO, before: waited for ever
+                self.assertEqual(res.returncode, 2, res.stderr)
+                self.assertIn(f"out/show.txt: warning: ignored: it belongs to another user (uid "
+                              f"{NOBODY})", res.stderr)
+                self.assertIn("the channel has no title", res.stderr)
+                self.assertFalse(os.path.exists(os.path.join(self.out, "feed.xml")))
+
+
 class ForeignFifos(RootCase):
     """Another user's FIFO at --report or feed -o made root's batch or feed wait for a reader
     that user controls (for ever, or until they read root's report). The user's own FIFO is

@@ -135,6 +135,12 @@ re_status re_path_beside(const char *script_path, const char *value, char **out)
  * has no openat2, re_walk_beneath. The fd (flags as open's), or -1 with errno. */
 int re_open_beneath(int dirfd, const char *rel, int flags);
 
+/* re_open_beneath for a file found in a folder rather than named by the user (a show's cover
+ * art): also -1 with errno EPERM and *owner set when the file, or a symlink at `rel`, belongs
+ * to another user (re_owner_trusted); their file is opened only to be judged (give flags
+ * O_NONBLOCK, so that their FIFO is never waited on) and closed. */
+int re_open_beneath_trusted(int dirfd, const char *rel, int flags, uid_t *owner);
+
 /* The same by a walk, name by name, each folder opened with O_NOFOLLOW from the one before
  * (a symlink is read and its text walked in its place: an absolute one is EXDEV, more than 40
  * ELOOP), ".." taking back the folder it came from and EXDEV above dirfd. Public for its unit
