@@ -7,6 +7,7 @@
 #include "output.h"
 #include "sidecar.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -106,13 +107,20 @@ static re_status check_companions(run *r)
             break;
         }
         const re_sidecar_file *entry = re_sidecar_file_find(&side, base_name(path));
+        re_sidecar_match match = RE_SIDECAR_GONE;
+        uid_t owner = 0;
         if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
             if (!entry) {
                 rep->strays++;
                 s = check_fail(&rep->errors, RE_OK, path, 0, 0, "does not belong to %s: the "
                                "render that made it did not write this file (an earlier "
                                "render's?); remove it or render again", r->mp3_name);
-            } else if (!r->opt->fix && re_sidecar_file_match(path, entry) != RE_SIDECAR_MATCH) {
+            } else if (!r->opt->fix
+                       && (match = re_sidecar_file_match(path, entry, &owner)) == RE_SIDECAR_FOREIGN) {
+                s = check_fail(&rep->warnings, RE_OK, path, 0, 0, "belongs to another user (uid "
+                               "%ju), who could change it at any time: feed will not publish "
+                               "%s with it", (uintmax_t)owner, r->mp3_name);
+            } else if (!r->opt->fix && match != RE_SIDECAR_MATCH) {
                 /* edited (check --fix on a page does that): still this MP3's, but `feed`
                  * will not link it until the episode is rendered again */
                 s = check_fail(&rep->warnings, RE_OK, path, 0, 0, "changed since the render "

@@ -3,6 +3,7 @@
  * options, diagnostics on stderr, one summary line on stdout, and the exit status (0 ok,
  * 1 usage error, 2 invalid input or unwritable output; nothing written on failure). */
 #define _GNU_SOURCE
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -193,6 +194,31 @@ static re_status publish(const re_feed *feed, const feed_cli *cli, re_output *pr
     return st;
 }
 
+/* The show file found in the episodes' folder (not named with --show): read when it is there
+ * and the running user's or root's; another user's (which anyone can put in a shared folder)
+ * is ignored with a warning, never read or waited on. The user's own FIFO is read as any
+ * input is (it waits for its writer). */
+static re_status load_default_show(const char *path, re_show *show, re_diagnostics *errors,
+                                   re_diagnostics *warnings)
+{
+    struct stat st;
+    if (stat(path, &st) != 0 && (lstat(path, &st) != 0 || re_owner_trusted(st.st_uid)))
+        return RE_OK;   /* none (or a dangling link of ours): the channel from the episodes */
+    char *text = NULL;
+    size_t len = 0;
+    uid_t owner = 0;
+    re_status status = re_file_read_trusted(path, RE_SHOW_MAX_SIZE, RE_READ_ANY, &text, &len,
+                                            &owner, errors);
+    if (status == RE_OK && !text)
+        return re_diag_add(warnings, path, 0, 0, "ignored: it belongs to another user (uid %ju), "
+                           "not to you or root (name a show file with --show FILE)",
+                           (uintmax_t)owner) == RE_OK ? RE_OK : RE_ERR_NOMEM;
+    if (status == RE_OK)
+        status = re_show_parse(path, text, len, show, errors);
+    free(text);
+    return status;
+}
+
 static re_status build(const feed_cli *cli, const char *target, size_t *episodes,
                        re_diagnostics *errors, re_diagnostics *warnings)
 {
@@ -207,10 +233,8 @@ static re_status build(const feed_cli *cli, const char *target, size_t *episodes
     if (!default_show)
         return RE_ERR_NOMEM;
     const char *show_path = cli->show ? cli->show : default_show;
-    struct stat st_show;
-    re_status st = RE_OK;
-    if (cli->show || stat(default_show, &st_show) == 0)
-        st = re_show_load(show_path, &feed.show, errors);
+    re_status st = cli->show ? re_show_load(show_path, &feed.show, errors)
+                             : load_default_show(default_show, &feed.show, errors, warnings);
     /* the folder is read even when the show file is bad, to report everything at once */
     re_status scan = st == RE_ERR_NOMEM || st == RE_ERR_INTERRUPTED
                      ? st : re_feed_scan(&feed, cli->dir, errors, warnings);

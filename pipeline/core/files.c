@@ -13,6 +13,7 @@
 #include <string.h>
 #include <linux/magic.h>
 #include <linux/openat2.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
@@ -42,9 +43,21 @@ static const char *next_name(const char *p, char name[NAME_MAX + 1])
 
 #define OWNED_MAX_LINKS 40
 
-int re_link_trusted(uid_t uid)
+int re_owner_trusted(uid_t uid)
 {
     return uid == geteuid() || uid == 0;
+}
+
+int re_fd_foreign(int fd, uid_t *owner)
+{
+    struct stat st;
+    if (fstat(fd, &st) != 0)
+        return -1;
+    if (re_owner_trusted(st.st_uid))
+        return 0;
+    if (owner)
+        *owner = st.st_uid;
+    return 1;
 }
 
 /* Appends "/" (when needed) and the n bytes of name to the malloc'ed *s. 0, or -1 (ENOMEM). */
@@ -118,7 +131,7 @@ int re_open_owned(const char *path, int flags, uid_t *owner, char **link)
             }
             int follow = S_ISLNK(st.st_mode) && !(last && (flags & O_NOFOLLOW));
             if (follow) {
-                if (!re_link_trusted(st.st_uid)) {
+                if (!re_owner_trusted(st.st_uid)) {
                     err = EPERM;
                     if (owner)
                         *owner = st.st_uid;
@@ -380,6 +393,67 @@ re_status re_file_read(const char *path, size_t max_size, re_file_read_mode mode
     return read_opened(fd, path, size, regular, max_size, mode, out, len, diag);
 }
 
+int re_open_trusted(const char *path, int flags, uid_t *owner)
+{
+    uid_t who = 0;
+    char *link = NULL;
+    int fd = re_open_owned(path, flags, &who, &link);
+    int foreign = fd >= 0 ? re_fd_foreign(fd, &who) : 0;
+    int err = errno;
+    if (fd >= 0 && foreign != 0) {
+        (void)close(fd);
+        fd = -1;
+        err = foreign < 0 ? err : EPERM;
+    } else if (fd < 0 && err == EPERM && !link) {
+        err = EACCES;   /* EPERM from the system, not another user's link */
+    }
+    free(link);
+    if (fd < 0 && err == EPERM && owner)
+        *owner = who;
+    errno = err;
+    return fd;
+}
+
+re_status re_file_read_trusted(const char *path, size_t max_size, re_file_read_mode mode,
+                               char **out, size_t *len, uid_t *owner, re_diagnostics *diag)
+{
+    if (!path || !out || !len)
+        return RE_ERR_INVALID;
+    *out = NULL;
+    *len = 0;
+    /* never waits here: a FIFO is judged by its owner before anyone's writer is waited for */
+    int fd = re_open_trusted(path, O_RDONLY | O_NONBLOCK | O_NOCTTY, owner);
+    if (fd < 0 && errno == EPERM)
+        return RE_OK;   /* another user's file, or their link on the way: theirs */
+    if (fd < 0)
+        return file_fail(diag, RE_ERR_READ, path, "cannot open: %s", strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        int err = errno;
+        (void)close(fd);
+        return file_fail(diag, RE_ERR_READ, path, "cannot stat: %s", strerror(err));
+    }
+    if (mode == RE_READ_ANY && (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode))) {
+        /* the user's own FIFO: this very file reopened to wait for its writer, as any Unix
+         * reader would (a stop signal ends the wait) */
+        char proc[64];
+        snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+        int waited = open(proc, O_RDONLY | O_NOCTTY | O_CLOEXEC);
+        int err = errno;
+        (void)close(fd);
+        if (waited < 0 && err == EINTR)
+            return RE_ERR_INTERRUPTED;
+        if (waited < 0)
+            return file_fail(diag, RE_ERR_READ, path, "cannot open: %s", strerror(err));
+        fd = waited;
+    } else if (fcntl(fd, F_SETFL, 0) != 0) {   /* blocking reads from here on */
+        int err = errno;
+        (void)close(fd);
+        return file_fail(diag, RE_ERR_READ, path, "cannot read: %s", strerror(err));
+    }
+    return re_file_read_fd(fd, path, max_size, mode, out, len, diag);
+}
+
 re_status re_file_read_fd(int fd, const char *path, size_t max_size, re_file_read_mode mode,
                           char **out, size_t *len, re_diagnostics *diag)
 {
@@ -411,19 +485,42 @@ static re_status write_all(int fd, const char *buf, size_t len)
     return RE_OK;
 }
 
-/* Writes buf to a new temporary file beside target (its name in *tmp), with target's mode. */
-static re_status write_temp(const char *target, const struct stat *st, const char *buf,
+/* The file being replaced: its folder (opened by re_open_owned, all work done beneath it), its
+ * name there, and the folder's path for messages. */
+typedef struct replaced {
+    const char *path;   /* as the caller named it */
+    int dir;
+    char *dir_path;
+    char *base;
+} replaced;
+
+/* Writes buf to a new hidden file beside the target (its name in *tmp), with the target's mode
+ * and owner. */
+static re_status write_temp(const replaced *t, const struct stat *st, const char *buf,
                             size_t len, char **tmp, re_diagnostics *diag)
 {
-    const char *slash = strrchr(target, '/');
-    size_t dir_len = slash ? (size_t)(slash - target) + 1 : 0;
-    if (asprintf(tmp, "%.*s.%s.XXXXXX", (int)dir_len, target, target + dir_len) < 0) {
-        *tmp = NULL;
-        return RE_ERR_NOMEM;
+    static const char letters[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    int fd = -1;
+    *tmp = NULL;
+    for (int attempt = 0; fd < 0 && attempt < 16; attempt++) {
+        unsigned char r[6];
+        if (getrandom(r, sizeof r, 0) != (ssize_t)sizeof r)
+            memset(r, attempt, sizeof r);
+        char suffix[7];
+        for (size_t i = 0; i < 6; i++)
+            suffix[i] = letters[r[i] % (sizeof letters - 1)];
+        suffix[6] = '\0';
+        free(*tmp);
+        if (asprintf(tmp, ".%s.%s", t->base, suffix) < 0) {
+            *tmp = NULL;
+            return RE_ERR_NOMEM;
+        }
+        fd = openat(t->dir, *tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (fd < 0 && errno != EEXIST)
+            break;
     }
-    int fd = mkstemp(*tmp);
     if (fd < 0) {
-        re_status s = file_fail(diag, RE_ERR_WRITE, target, "cannot create a temporary file: %s",
+        re_status s = file_fail(diag, RE_ERR_WRITE, t->path, "cannot create a temporary file: %s",
                                 strerror(errno));
         free(*tmp);
         *tmp = NULL;
@@ -443,64 +540,115 @@ static re_status write_temp(const char *target, const struct stat *st, const cha
         err = errno;
     }
     if (s != RE_OK)
-        s = file_fail(diag, RE_ERR_WRITE, target, "cannot write %s: %s", *tmp, strerror(err));
+        s = file_fail(diag, RE_ERR_WRITE, t->path, "cannot write %s/%s: %s", t->dir_path, *tmp,
+                      strerror(err));
     return s;
 }
 
 /* Makes the rename durable. Best effort: the new file is in place whatever this returns, so
  * a failure here is not reported. */
-static int sync_dir(const char *target)
+static int sync_dir(int dir)
 {
-    const char *slash = strrchr(target, '/');
-    char *dir = slash ? strndup(target, (size_t)(slash - target) + 1) : strdup(".");
-    int fd = dir ? open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+    int fd = openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     int ok = fd >= 0 && fsync(fd) == 0;
     if (fd >= 0 && close(fd) != 0)
         ok = 0;
-    free(dir);
     return ok;
 }
 
-/* 1 when the file at `path` holds exactly expected[0..len). */
-static int holds(const char *path, const char *expected, size_t len)
+/* 1 when the regular file `name` in the folder dir holds exactly expected[0..len). */
+static int holds(int dir, const char *name, const char *expected, size_t len)
 {
     char *now = NULL;
     size_t now_len = 0;
-    int same = re_file_read(path, len, RE_READ_REGULAR, &now, &now_len, NULL) == RE_OK
+    int fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    int same = fd >= 0 && re_file_read_fd(fd, name, len, RE_READ_REGULAR, &now, &now_len, NULL)
+                          == RE_OK
                && now_len == len && memcmp(now, expected, len) == 0;
     free(now);
     return same;
 }
 
-/* Puts tmp in target's place. With `expected`, only if target still holds it: the two are
- * swapped atomically, the old contents (now under tmp's name) compared, and swapped back when
- * they differ, so an edit saved at any moment before the swap is kept. Where the file system
- * cannot swap (RENAME_EXCHANGE), the comparison is made just before a plain rename. */
-static re_status put_in_place(const char *path, const char *target, const char *tmp,
-                              const char *expected, size_t expected_len, int *keep_tmp,
-                              re_diagnostics *diag)
+/* Puts tmp in the target's place. With `expected`, only if the target still holds it: the two
+ * are swapped atomically, the old contents (now under tmp's name) compared, and swapped back
+ * when they differ, so an edit saved at any moment before the swap is kept. Where the file
+ * system cannot swap (RENAME_EXCHANGE), the comparison is made just before a plain rename. */
+static re_status put_in_place(const replaced *t, const char *tmp, const char *expected,
+                              size_t expected_len, int *keep_tmp, re_diagnostics *diag)
 {
     if (!expected) {
-        if (rename(tmp, target) != 0)
-            return file_fail(diag, RE_ERR_WRITE, path, "cannot replace: %s", strerror(errno));
+        if (renameat(t->dir, tmp, t->dir, t->base) != 0)
+            return file_fail(diag, RE_ERR_WRITE, t->path, "cannot replace: %s", strerror(errno));
         return RE_OK;
     }
-    if (renameat2(AT_FDCWD, tmp, AT_FDCWD, target, RENAME_EXCHANGE) == 0) {
-        if (holds(tmp, expected, expected_len))
+    if (renameat2(t->dir, tmp, t->dir, t->base, RENAME_EXCHANGE) == 0) {
+        if (holds(t->dir, tmp, expected, expected_len))
             return RE_OK;   /* tmp now names the old file: the caller removes it */
-        if (renameat2(AT_FDCWD, tmp, AT_FDCWD, target, RENAME_EXCHANGE) != 0) {
+        if (renameat2(t->dir, tmp, t->dir, t->base, RENAME_EXCHANGE) != 0) {
             *keep_tmp = 1;   /* it holds the user's edit */
-            return file_fail(diag, RE_ERR_WRITE, path, "changed while being fixed, and the edit "
-                             "could not be put back: it is in %s (%s)", tmp, strerror(errno));
+            return file_fail(diag, RE_ERR_WRITE, t->path, "changed while being fixed, and the "
+                             "edit could not be put back: it is in %s/%s (%s)", t->dir_path, tmp,
+                             strerror(errno));
         }
-        return file_fail(diag, RE_ERR_WRITE, path, "changed while being fixed; left as edited");
+        return file_fail(diag, RE_ERR_WRITE, t->path, "changed while being fixed; left as edited");
     }
     if (errno != EINVAL && errno != ENOSYS && errno != ENOTSUP)
-        return file_fail(diag, RE_ERR_WRITE, path, "cannot replace: %s", strerror(errno));
-    if (!holds(target, expected, expected_len))
-        return file_fail(diag, RE_ERR_WRITE, path, "changed while being fixed; left as edited");
-    if (rename(tmp, target) != 0)
-        return file_fail(diag, RE_ERR_WRITE, path, "cannot replace: %s", strerror(errno));
+        return file_fail(diag, RE_ERR_WRITE, t->path, "cannot replace: %s", strerror(errno));
+    if (!holds(t->dir, t->base, expected, expected_len))
+        return file_fail(diag, RE_ERR_WRITE, t->path, "changed while being fixed; left as edited");
+    if (renameat(t->dir, tmp, t->dir, t->base) != 0)
+        return file_fail(diag, RE_ERR_WRITE, t->path, "cannot replace: %s", strerror(errno));
+    return RE_OK;
+}
+
+/* Finds the file `path` names as re_open_owned does (the symlinks of the running user and root
+ * followed, another user's refused, anywhere in the path), and opens its real folder the same
+ * way: *st is the file's, and t names it in that folder. */
+static re_status find_replaced(const char *path, replaced *t, struct stat *st,
+                               re_diagnostics *diag)
+{
+    uid_t owner;
+    char *link;
+    int file = re_open_owned(path, O_PATH, &owner, &link);
+    if (file < 0 && errno == EPERM && link) {
+        re_status s = file_fail(diag, RE_ERR_WRITE, path, "cannot replace: %s is a symlink owned "
+                                "by another user (uid %ju); refusing to follow it", link,
+                                (uintmax_t)owner);
+        free(link);
+        return s;
+    }
+    if (file < 0)
+        return file_fail(diag, RE_ERR_WRITE, path, "cannot resolve: %s", strerror(errno));
+    char proc[64], real[PATH_MAX];
+    snprintf(proc, sizeof proc, "/proc/self/fd/%d", file);
+    ssize_t n = fstat(file, st) == 0 ? readlink(proc, real, sizeof real - 1) : -1;
+    int err = errno;
+    (void)close(file);
+    if (n <= 0 || real[0] != '/')
+        return file_fail(diag, RE_ERR_WRITE, path, "cannot resolve: %s",
+                         strerror(n < 0 ? err : ENOENT));
+    real[n] = '\0';
+    char *slash = strrchr(real, '/');
+    t->base = strdup(slash + 1);
+    t->dir_path = slash == real ? strdup("/") : strndup(real, (size_t)(slash - real));
+    if (!t->base || !t->dir_path)
+        return RE_ERR_NOMEM;
+    /* the real path, walked again: a folder on it swapped since for another user's link is
+     * refused, never followed */
+    t->dir = re_open_owned(t->dir_path, O_PATH | O_DIRECTORY, &owner, &link);
+    if (t->dir < 0 && errno == EPERM && link) {
+        re_status s = file_fail(diag, RE_ERR_WRITE, path, "cannot replace: %s is a symlink owned "
+                                "by another user (uid %ju); refusing to follow it", link,
+                                (uintmax_t)owner);
+        free(link);
+        return s;
+    }
+    struct stat now;
+    if (t->dir < 0 || fstatat(t->dir, t->base, &now, AT_SYMLINK_NOFOLLOW) != 0)
+        return file_fail(diag, RE_ERR_WRITE, path, "cannot resolve: %s", strerror(errno));
+    if (now.st_dev != st->st_dev || now.st_ino != st->st_ino)
+        return file_fail(diag, RE_ERR_WRITE, path, "changed while being fixed (it was moved or "
+                         "replaced); left as it is");
     return RE_OK;
 }
 
@@ -509,29 +657,31 @@ re_status re_file_replace(const char *path, const char *expected, size_t expecte
 {
     if (!path || (!buf && len) || (!expected && expected_len))
         return RE_ERR_INVALID;
-    char *target = realpath(path, NULL);
-    if (!target)
-        return file_fail(diag, RE_ERR_WRITE, path, "cannot resolve: %s", strerror(errno));
+    replaced t = { path, -1, NULL, NULL };
     struct stat st;
     char *tmp = NULL;
     int keep_tmp = 0;
-    re_status s = RE_OK;
-    if (stat(target, &st) != 0)
-        s = file_fail(diag, RE_ERR_WRITE, path, "cannot stat: %s", strerror(errno));
-    else if (st.st_nlink > 1)
+    re_status s = find_replaced(path, &t, &st, diag);
+    if (s == RE_OK && !S_ISREG(st.st_mode))
+        s = file_fail(diag, RE_ERR_WRITE, path, "cannot replace: not a regular file");
+    else if (s == RE_OK && st.st_nlink > 1)
         s = file_fail(diag, RE_ERR_WRITE, path, "has %ju hard links; replacing it would leave the "
                       "others with the old text: fix a copy, or remove the other links first",
                       (uintmax_t)st.st_nlink);
     if (s == RE_OK)
-        s = write_temp(target, &st, buf, len, &tmp, diag);
+        s = write_temp(&t, &st, buf, len, &tmp, diag);
     if (s == RE_OK)
-        s = put_in_place(path, target, tmp, expected, expected_len, &keep_tmp, diag);
+        s = put_in_place(&t, tmp, expected, expected_len, &keep_tmp, diag);
     if (s == RE_OK)
-        (void)sync_dir(target);   /* see sync_dir: not an error of the replacement */
-    if (tmp && !keep_tmp && unlink(tmp) != 0 && errno != ENOENT && s == RE_OK)
-        s = file_fail(diag, RE_ERR_WRITE, path, "cannot remove temporary file %s", tmp);
+        (void)sync_dir(t.dir);   /* see sync_dir: not an error of the replacement */
+    if (tmp && !keep_tmp && unlinkat(t.dir, tmp, 0) != 0 && errno != ENOENT && s == RE_OK)
+        s = file_fail(diag, RE_ERR_WRITE, path, "cannot remove temporary file %s/%s", t.dir_path,
+                      tmp);
+    if (t.dir >= 0)
+        (void)close(t.dir);
     free(tmp);
-    free(target);
+    free(t.dir_path);
+    free(t.base);
     return s;
 }
 
@@ -718,6 +868,25 @@ int re_open_beneath(int dirfd, const char *rel, int flags)
             return -1;
     }
     return -1;
+}
+
+int re_open_beneath_trusted(int dirfd, const char *rel, int flags, uid_t *owner)
+{
+    struct stat st;
+    if (fstatat(dirfd, rel, &st, AT_SYMLINK_NOFOLLOW) == 0 && !re_owner_trusted(st.st_uid)) {
+        *owner = st.st_uid;
+        errno = EPERM;
+        return -1;
+    }
+    int fd = re_open_beneath(dirfd, rel, flags);
+    int foreign = fd >= 0 ? re_fd_foreign(fd, owner) : 0;
+    if (foreign != 0) {
+        int err = foreign < 0 ? errno : EPERM;
+        (void)close(fd);
+        errno = err;
+        return -1;
+    }
+    return fd;
 }
 
 /* 1 when errno, from an open beneath a folder, is about a file that is there (or is not): the

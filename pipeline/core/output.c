@@ -93,7 +93,10 @@ static int open_file(re_output *output, mode_t mode)
     return -1;
 }
 
-/* Opens an existing special file to write into it as it is (output->direct). */
+/* Opens an existing special file to write into it as it is (output->direct): the user's own
+ * or root's FIFO or character device only. Another user's would make the program wait for a
+ * reader that user controls (for ever, or until they read what is written). The file judged is
+ * the one opened: looked at through an O_PATH fd, then reopened through /proc. */
 static re_status open_direct(re_output *output, const struct stat *st, re_diagnostics *diag)
 {
     const char *named = output->named;
@@ -102,12 +105,39 @@ static re_status open_direct(re_output *output, const struct stat *st, re_diagno
                     "refusing to write to it", named);
         return RE_ERR_WRITE;
     }
+    int path_fd = openat(output->dirfd, output->base, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+    struct stat now;
+    if (path_fd < 0 || fstat(path_fd, &now) != 0) {
+        re_diag_add(diag, named, 0, 0, "cannot open %s: %s", named, strerror(errno));
+        if (path_fd >= 0)
+            (void)close(path_fd);
+        return RE_ERR_WRITE;
+    }
+    if (now.st_dev != st->st_dev || now.st_ino != st->st_ino) {
+        (void)close(path_fd);
+        re_diag_add(diag, named, 0, 0, "%s changed while it was being opened; refusing to "
+                    "write it", named);
+        return RE_ERR_WRITE;
+    }
+    if (!re_owner_trusted(now.st_uid)) {
+        (void)close(path_fd);
+        re_diag_add(diag, named, 0, 0, "%s is a %s of another user (uid %ju); refusing to "
+                    "write into it (remove it, or choose another name)", named,
+                    S_ISFIFO(now.st_mode) ? "FIFO" : "device", (uintmax_t)now.st_uid);
+        return RE_ERR_WRITE;
+    }
     /* a FIFO waits here for its reader; a stop signal ends the wait (no SA_RESTART) */
-    int fd = openat(output->dirfd, output->base, O_WRONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW);
-    if (fd < 0 && errno == EINTR)
+    char proc[64];
+    snprintf(proc, sizeof proc, "/proc/self/fd/%d", path_fd);
+    int fd = open(proc, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+    int err = errno;
+    (void)close(path_fd);
+    if (fd < 0 && err == EINTR)
         return RE_ERR_INTERRUPTED;
     if (fd < 0 || !(output->stream = fdopen(fd, "wb"))) {
-        re_diag_add(diag, named, 0, 0, "cannot open %s: %s", named, strerror(errno));
+        if (fd >= 0)
+            err = errno;
+        re_diag_add(diag, named, 0, 0, "cannot open %s: %s", named, strerror(err));
         if (fd >= 0)
             close(fd);
         return RE_ERR_WRITE;
@@ -128,7 +158,7 @@ re_status re_output_open(const char *target, re_output **out, re_diagnostics *di
 static re_status follow_link(const char *named, const struct stat *link_st, char **resolved,
                              struct stat *target_st, re_diagnostics *diag)
 {
-    if (!re_link_trusted(link_st->st_uid)) {
+    if (!re_owner_trusted(link_st->st_uid)) {
         re_diag_add(diag, named, 0, 0, "%s is a symlink owned by another user (uid %ju); "
                     "refusing to follow it (remove it, or choose another output name)", named,
                     (uintmax_t)link_st->st_uid);
@@ -142,7 +172,7 @@ static re_status follow_link(const char *named, const struct stat *link_st, char
         *resolved = NULL;
         return RE_ERR_WRITE;
     }
-    if (!re_link_trusted(target_st->st_uid)) {
+    if (!re_owner_trusted(target_st->st_uid)) {
         re_diag_add(diag, named, 0, 0, "%s is a symlink to %s, which belongs to another user "
                     "(uid %ju); refusing to replace it", named, *resolved,
                     (uintmax_t)target_st->st_uid);
@@ -263,6 +293,7 @@ re_status re_output_open_special(const char *named, re_output_special special, r
 
 FILE *re_output_stream(re_output *output) { return output->stream; }
 const char *re_output_target(const re_output *output) { return output->target; }
+int re_output_folder(const re_output *output) { return output->dirfd; }
 
 re_status re_output_size(re_output *output, unsigned long long *size, re_diagnostics *diag)
 {

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -198,13 +199,18 @@ static re_status open_beneath(const char *dir, const char *name, const char *pat
                               re_diagnostics *diag)
 {
     int dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-    *fd = dirfd < 0 ? -1 : re_open_beneath(dirfd, name, O_RDONLY | O_NONBLOCK | O_CLOEXEC
-                                                        | O_NOCTTY);
+    uid_t owner = 0;
+    *fd = dirfd < 0 ? -1 : re_open_beneath_trusted(dirfd, name, O_RDONLY | O_NONBLOCK
+                                                                | O_CLOEXEC | O_NOCTTY, &owner);
     int err = errno;
     if (dirfd >= 0)
         (void)close(dirfd);
     if (*fd >= 0)
         return RE_OK;
+    if (dirfd >= 0 && err == EPERM)   /* published by URL: they could change it at any time */
+        return re_diag_fail(diag, RE_ERR_READ, path, 0, 0, "it belongs to another user (uid "
+                            "%ju), not to you or root: the cover art must be your own file",
+                            (uintmax_t)owner);
     if (dirfd >= 0 && (err == EXDEV || err == ELOOP))
         return re_diag_fail(diag, RE_ERR_READ, path, 0, 0, "it leads out of the folder %s "
                             "(a symlink to elsewhere): the cover art must be a file there", dir);

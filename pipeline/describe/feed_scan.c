@@ -6,6 +6,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -284,6 +285,38 @@ static int regular_file(const char *dir, const char *name, struct stat *st, re_s
     return ok;
 }
 
+/* Another user's file (not the running user's, not root's) in the folder is never published
+ * as ours: they could change it at any time. The episode whose set holds one is left out, with
+ * a warning at its sidecar's `path` naming the file (NULL: the sidecar itself). */
+static re_status leave_out(const char *path, const char *name, uid_t owner, int *left_out,
+                           re_diagnostics *warnings)
+{
+    *left_out = 1;
+    return re_diag_add(warnings, path, 0, 0, "not in the feed: %s belongs to another user "
+                       "(uid %ju), who could change it at any time; only your own files and "
+                       "root's are published", name ? name : "it", (uintmax_t)owner) == RE_OK
+           ? RE_OK : RE_ERR_NOMEM;
+}
+
+/* 1 when the file `name` in dir, or the symlink at its name, belongs to another user (*owner);
+ * the digests (re_sidecar_file_match) judge the files they open again, by the same rule. */
+static int foreign_file(const char *dir, const char *name, uid_t *owner, re_status *status)
+{
+    char *path = re_path_join(dir, name);
+    struct stat st;
+    int foreign = 0;
+    if (!path)
+        *status = RE_ERR_NOMEM;
+    else if (lstat(path, &st) == 0 && (!re_owner_trusted(st.st_uid)
+                                        || (S_ISLNK(st.st_mode) && stat(path, &st) == 0
+                                            && !re_owner_trusted(st.st_uid)))) {
+        *owner = st.st_uid;
+        foreign = 1;
+    }
+    free(path);
+    return foreign;
+}
+
 /* Which files beside the MP3 the item links: those the sidecar lists as written by the same
  * render, still with those bytes. The MP3 itself must match its entry (else the sidecar is
  * stale: an error); a listed file that changed is an error, a listed one that is gone a
@@ -291,7 +324,7 @@ static int regular_file(const char *dir, const char *name, struct stat *st, re_s
  * render) is not linked, with a warning. A sidecar of an older version, without the list,
  * links no file. */
 static re_status episode_files(const char *dir, const char *path, re_feed_episode *e,
-                               int *input_errors, re_diagnostics *errors,
+                               int *input_errors, int *left_out, re_diagnostics *errors,
                                re_diagnostics *warnings)
 {
     if (!e->has_files)
@@ -303,9 +336,13 @@ static re_status episode_files(const char *dir, const char *path, re_feed_episod
     char *audio_path = re_path_join(dir, e->audio_name);
     if (!audio_path)
         return RE_ERR_NOMEM;
-    int audio_same = audio && re_sidecar_file_match(audio_path, audio) == RE_SIDECAR_MATCH;
+    uid_t owner = 0;
+    re_sidecar_match audio_match = audio ? re_sidecar_file_match(audio_path, audio, &owner)
+                                         : RE_SIDECAR_GONE;
     free(audio_path);
-    if (!audio_same) {
+    if (audio_match == RE_SIDECAR_FOREIGN)
+        return leave_out(path, e->audio_name, owner, left_out, warnings);
+    if (audio_match != RE_SIDECAR_MATCH) {
         (*input_errors)++;
         return re_diag_add(errors, path, 0, 0, "the sidecar is stale: %s is not the file its "
                            "render wrote (%s); render the episode again", e->audio_name,
@@ -321,9 +358,12 @@ static re_status episode_files(const char *dir, const char *path, re_feed_episod
             return RE_ERR_NOMEM;
         }
         const re_sidecar_file *entry = re_sidecar_file_find(&side, name);
-        re_sidecar_match m = entry ? re_sidecar_file_match(file, entry) : RE_SIDECAR_GONE;
+        re_sidecar_match m = entry ? re_sidecar_file_match(file, entry, &owner)
+                                   : RE_SIDECAR_GONE;
         struct stat st;
-        if (entry && m == RE_SIDECAR_MATCH) {
+        if (entry && m == RE_SIDECAR_FOREIGN) {
+            status = leave_out(path, name, owner, left_out, warnings);
+        } else if (entry && m == RE_SIDECAR_MATCH) {
             e->assets |= asset_files[k].asset;
         } else if (entry && m == RE_SIDECAR_CHANGED) {
             (*input_errors)++;
@@ -355,7 +395,17 @@ static re_status scan_one(re_feed *feed, const char *dir, const char *name, int 
     size_t len = 0;
     if (!path)
         return RE_ERR_NOMEM;
-    status = re_file_read(path, RE_SIDECAR_MAX_SIZE, RE_READ_ANY, &buf, &len, errors);
+    /* read without waiting: a FIFO swapped in since is not a sidecar; another user's file is
+     * not read at all (a broken one of theirs would fail the feed) */
+    uid_t owner = 0;
+    int left_out = 0;
+    status = re_file_read_trusted(path, RE_SIDECAR_MAX_SIZE, RE_READ_REGULAR, &buf, &len, &owner,
+                                  errors);
+    if (status == RE_OK && !buf) {
+        status = leave_out(path, NULL, owner, &left_out, warnings);
+        free(path);
+        return status;
+    }
     re_feed_episode e;
     re_sidecar_kind kind = RE_SIDECAR_NONE;
     if (status == RE_OK)
@@ -368,7 +418,11 @@ static re_status scan_one(re_feed *feed, const char *dir, const char *name, int 
         *input_errors += status != RE_OK;
         return RE_OK;
     }
-    if (!regular_file(dir, e.audio_name, &st, &status)) {
+    if (foreign_file(dir, e.audio_name, &owner, &status)) {
+        status = leave_out(path, e.audio_name, owner, &left_out, warnings);
+    } else if (status != RE_OK) {
+        /* out of memory */
+    } else if (!regular_file(dir, e.audio_name, &st, &status)) {
         if (status == RE_OK && re_diag_add(warnings, path, 0, 0, "%s is missing; not in the feed",
                                            e.audio_name) != RE_OK)
             status = RE_ERR_NOMEM;
@@ -380,14 +434,14 @@ static re_status scan_one(re_feed *feed, const char *dir, const char *name, int 
             status = RE_ERR_NOMEM;
     } else {
         int before = *input_errors;
-        status = episode_files(dir, path, &e, input_errors, errors, warnings);
-        if (status == RE_OK && e.summary)
+        status = episode_files(dir, path, &e, input_errors, &left_out, errors, warnings);
+        if (status == RE_OK && !left_out && e.summary)
             status = re_feed_check_description(path, "summary", e.summary, input_errors, errors);
-        if (status == RE_OK && !e.dated
+        if (status == RE_OK && !left_out && !e.dated
             && re_diag_add(warnings, path, 0, 0, "no \"published\" date: the item has no pubDate "
                            "and comes last") != RE_OK)
             status = RE_ERR_NOMEM;
-        if (status == RE_OK && *input_errors == before)
+        if (status == RE_OK && *input_errors == before && !left_out)
             status = re_feed_add(feed, &e);
     }
     re_feed_episode_free(&e);

@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "sidecar.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
@@ -551,12 +552,13 @@ re_status re_sidecar_file_digest(int fd, uint64_t *bytes, char hex[RE_SHA256_HEX
     return status;
 }
 
-re_sidecar_match re_sidecar_file_match(const char *path, const re_sidecar_file *entry)
+re_sidecar_match re_sidecar_file_match(const char *path, const re_sidecar_file *entry,
+                                       uid_t *owner)
 {
     struct stat st;
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    int fd = re_open_trusted(path, O_RDONLY | O_NOCTTY | O_NONBLOCK, owner);
     if (fd < 0)
-        return RE_SIDECAR_GONE;
+        return errno == EPERM ? RE_SIDECAR_FOREIGN : RE_SIDECAR_GONE;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         close(fd);
         return RE_SIDECAR_GONE;

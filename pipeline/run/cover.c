@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -75,6 +76,16 @@ static re_status own_cover(const re_episode *ep, const char *script_path,
     return status;
 }
 
+/* A file another user put in the output's folder (not the running user's, not root's): they
+ * could have planted it, in a shared folder, to become this episode's cover art, or broken it
+ * to fail every render there. Ignored, with a warning naming it and its owner. */
+static re_status ignore_foreign(const char *path, uid_t owner, re_diagnostics *diag)
+{
+    return re_diag_add(diag, path, 0, 0, "warning: ignored: it belongs to another user (uid %ju), "
+                       "not to you or root; no cover art is taken from it", (uintmax_t)owner)
+           == RE_OK ? RE_OK : RE_ERR_NOMEM;
+}
+
 /* The show's local `image:` in the output's folder `dir`, opened beneath it. */
 static re_status show_cover(const char *dir, const char *image, episode_cover *out,
                             re_diagnostics *diag)
@@ -82,10 +93,13 @@ static re_status show_cover(const char *dir, const char *image, episode_cover *o
     if (!(out->name = strdup(image)) || !(out->path = re_path_join(dir, image)))
         return RE_ERR_NOMEM;
     int dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-    int fd = dirfd < 0 ? -1 : re_open_beneath(dirfd, image, OPEN_FLAGS);
+    uid_t owner = 0;
+    int fd = dirfd < 0 ? -1 : re_open_beneath_trusted(dirfd, image, OPEN_FLAGS, &owner);
     int err = errno;
     if (dirfd >= 0)
         (void)close(dirfd);
+    if (fd < 0 && dirfd >= 0 && err == EPERM)
+        return ignore_foreign(out->path, owner, diag);
     if (fd < 0 && dirfd >= 0 && (err == EXDEV || err == ELOOP))
         return re_diag_fail(diag, RE_ERR_INPUT, out->path, 0, 0, "cannot read the cover art: "
                             "it leads out of the folder %s (a symlink to elsewhere): the cover "
@@ -114,37 +128,46 @@ re_status episode_cover_load(const re_episode *ep, const char *script_path,
     memset(out, 0, sizeof *out);
     char *dir = folder_of(output_path);
     char *show_path = dir ? re_path_join(dir, RE_SHOW_FILE_NAME) : NULL;
-    re_status status = show_path ? RE_OK : RE_ERR_NOMEM;
-    struct stat st;
-    int in_feed = show_path && stat(show_path, &st) == 0 && S_ISREG(st.st_mode);
-    if (status == RE_OK && ep->image) {
-        free(show_path);
+    if (!show_path) {
         free(dir);
-        status = own_cover(ep, script_path, allowed_dirs, allowed_dir_count, out, diag);
-        out->in_feed = in_feed;
-        return status;
+        return RE_ERR_NOMEM;
     }
+    /* No show file: no cover (a render needs none); one that is there must be right, when it
+     * is ours (the script's own cover aside, which needs nothing of it). A regular file only:
+     * a render never waits on a FIFO for its cover. Another user's is not our show's at all. */
+    re_status status = RE_OK;
     re_show show;
     re_show_init(&show);
-    /* no show file: no cover (a render needs none); one that is there must be right */
-    if (status == RE_OK && (stat(show_path, &st) == 0 || errno != ENOENT)) {
-        /* a regular file only: a render never waits on a FIFO for its cover */
-        int fd = -1;
-        uint64_t size = 0;
+    struct stat st;
+    int in_feed = 0;
+    uid_t owner = 0;
+    if (ep->image) {
+        int link = lstat(show_path, &st) == 0 && S_ISLNK(st.st_mode);
+        if (link && !re_owner_trusted(st.st_uid))
+            owner = st.st_uid;
+        else if (stat(show_path, &st) == 0 && !re_owner_trusted(st.st_uid))
+            owner = st.st_uid;
+        else
+            in_feed = stat(show_path, &st) == 0 && S_ISREG(st.st_mode);
+        status = owner ? ignore_foreign(show_path, owner, diag) : RE_OK;
+        if (status == RE_OK)
+            status = own_cover(ep, script_path, allowed_dirs, allowed_dir_count, out, diag);
+    } else if (lstat(show_path, &st) == 0 || errno != ENOENT) {
         char *text = NULL;
         size_t len = 0;
         size_t from = diag->count;
-        status = re_file_open_regular(show_path, &fd, &size, diag);
-        if (status == RE_OK)
-            status = re_file_read_fd(fd, show_path, RE_SHOW_MAX_SIZE, RE_READ_REGULAR, &text,
-                                     &len, diag);
-        if (status == RE_ERR_READ || status == RE_ERR_LIMIT)
+        status = re_file_read_trusted(show_path, RE_SHOW_MAX_SIZE, RE_READ_REGULAR, &text, &len,
+                                      &owner, diag);
+        if (status == RE_ERR_READ || status == RE_ERR_LIMIT) {
             re_diag_prefix(diag, from, "cannot read the show file (for the cover art): ");
-        if (status == RE_OK)
-            status = re_show_parse(show_path, text, len, &show, diag);
-        free(text);
-        if (status == RE_ERR_READ || status == RE_ERR_LIMIT)
             status = RE_ERR_INPUT;
+        } else if (status == RE_OK && !text) {
+            status = ignore_foreign(show_path, owner, diag);
+        } else if (status == RE_OK) {
+            in_feed = 1;
+            status = re_show_parse(show_path, text, len, &show, diag);
+        }
+        free(text);
         if (status == RE_OK && show.image && !strstr(show.image, "://"))
             status = show_cover(dir, show.image, out, diag);
     }

@@ -9,8 +9,13 @@
  * the output's folder (a symlink that leads out is refused). Both must pass the feed's rules
  * for cover art (artwork.h: JPEG or PNG by signature, RGB, square, 1400-3000 px) and be at
  * most RE_COVER_MAX_SIZE bytes. A show.txt that is there must be a regular file (never waited
- * on, as a FIFO would be) that parses (show.h). No show.txt, or one whose `image:` is an http(s) URL (not
- * fetched: a render reads nothing from the network for its cover), means no cover. */
+ * on, as a FIFO would be) that parses (show.h). No show.txt, or one whose `image:` is an
+ * http(s) URL (not fetched: a render reads nothing from the network for its cover), means no
+ * cover. A show.txt or show cover that belongs to another user (not the running user, not
+ * root; or a symlink of theirs at its name), which anyone can put in a shared folder, is
+ * ignored with a warning naming it and its owner: never opened for its text, never waited
+ * on, never the episode's cover, never failing the render; the episode is then in no show's
+ * feed. */
 #ifndef RE_RUN_COVER_H
 #define RE_RUN_COVER_H
 
@@ -23,8 +28,9 @@
 #define RE_COVER_MAX_SIZE (8u << 20)   /* bytes: the tag is part of every download */
 
 typedef struct episode_cover {
-    int in_feed;                /* show.txt is a file in the output's folder: the episode is
-                                 * one of that show's feed (feed.xml there), cover or not */
+    int in_feed;                /* show.txt is a file of ours in the output's folder: the
+                                 * episode is one of that show's feed (feed.xml there), cover
+                                 * or not */
     int present;                /* 0: no cover (nothing below is set) */
     int own;                    /* 1: the script's `image:`; 0: the show's */
     char *path;                 /* the file read (an input no output may replace) */

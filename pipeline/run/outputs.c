@@ -170,7 +170,7 @@ static int ours_to_remove(const char *path, const output_inputs *inputs)
     static const char start[] = "{\n  \"version\": \"1.2.0\",\n  \"chapters\": [";
     struct stat st;
     if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1
-        || input_at(inputs, path) >= 0)
+        || !re_owner_trusted(st.st_uid) || input_at(inputs, path) >= 0)
         return 0;
     char head[sizeof start - 1];
     FILE *f = fopen(path, "rb");
@@ -210,7 +210,8 @@ static int open_folder_of(const char *path)
 
 /* OUT's sidecar as the previous render left it, read beneath the folder `dir` without
  * following a symlink: 1 when it is one of ours that lists the files that render wrote (then
- * *previous is filled, for re_sidecar_free), else 0 (none, not ours, of an older version). */
+ * *previous is filled, for re_sidecar_free), else 0 (none, not ours, of an older version, or
+ * another user's file: what it lists is never removed). */
 static int read_previous(const output_set *set, int dir, re_sidecar *previous)
 {
     char *path = path_of(set->output_path, OUTPUT_SIDECAR);
@@ -219,7 +220,8 @@ static int read_previous(const output_set *set, int dir, re_sidecar *previous)
     struct stat st;
     char *buf = NULL;
     int found = 0;
-    if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0
+    if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && re_owner_trusted(st.st_uid)
+        && st.st_size > 0
         && (uint64_t)st.st_size <= RE_SIDECAR_MAX_SIZE && (buf = malloc((size_t)st.st_size))) {
         size_t len = (size_t)st.st_size, got = 0;
         ssize_t n = 1;
@@ -253,6 +255,8 @@ static re_status remove_if_unchanged(int dir, const char *path, const re_sidecar
     const char *why = NULL;
     if (!S_ISREG(st.st_mode)) {
         why = "it is no longer a regular file (a symlink, a folder...)";
+    } else if (!re_owner_trusted(st.st_uid)) {
+        why = "it belongs to another user";
     } else if (st.st_nlink != 1) {
         why = "it has another name too (a hard link)";
     } else if (input_at(inputs, path) >= 0) {
@@ -299,32 +303,153 @@ static re_status remove_previous(const output_set *set, int dir, const re_sideca
     return status;
 }
 
-/* Takes the publishing lock of the folder OUT is in (flock on the folder, exclusive): two
- * renders publishing the same set one after the other leave one whole set, never one's audio
- * with the other's sidecar. Waits for the holder; a stop signal ends the wait (no SA_RESTART:
- * RE_ERR_INTERRUPTED). *lock is the fd to close, or -1 where the folder cannot be locked (a
- * file system without flock): published as before. */
-static re_status lock_folder(const char *audio_target, int *lock, re_diagnostics *diag)
+/* ---- the publishing lock ---------------------------------------------------------------- */
+
+/* Two renders publishing the same set one after the other leave one whole set, never one's
+ * audio with the other's sidecar: each publishes holding its user's publishing lock of the
+ * folder, an exclusive flock on the file .render-episode-UID.lock there. The file is the
+ * running user's, mode 0600, so no other user can open it to hold the lock (a lock on the
+ * folder itself, which anyone who can open the folder can take, let any local user hang every
+ * render into a shared folder), and it is removed by whoever releases it. Whatever else is at
+ * its name (another user's file, FIFO or link, planted in a sticky /tmp) is removed, with a
+ * warning, and never opened or waited on; only the user's own renders are waited for. */
+
+#define LOCK_ATTEMPTS 16
+
+typedef struct publish_lock {
+    int dir;        /* the folder (a dup of the audio output's), or -1 */
+    int fd;         /* the lock file, locked; -1 when not held */
+    char name[64];
+    char *shown;    /* the folder's path + name, for messages */
+} publish_lock;
+
+static void lock_release(publish_lock *lock)
 {
-    *lock = -1;
-    const char *slash = strrchr(audio_target, '/');
-    char *dir = slash ? strndup(audio_target, (size_t)(slash - audio_target) + 1) : strdup(".");
-    if (!dir)
-        return RE_ERR_NOMEM;
-    int fd = re_open_owned(dir, O_RDONLY | O_DIRECTORY, NULL, NULL);
-    re_status status = RE_OK;
-    if (fd >= 0 && flock(fd, LOCK_EX) != 0) {
-        if (errno == EINTR)
-            status = RE_ERR_INTERRUPTED;
-        else if (errno != ENOLCK && errno != EOPNOTSUPP && errno != EINVAL)
-            status = re_diag_fail(diag, RE_ERR_WRITE, audio_target, 0, 0, "cannot lock the "
-                                  "folder %s to publish: %s", dir, strerror(errno));
-        (void)close(fd);
-        fd = -1;
+    struct stat held, now;
+    /* removed while still held (and only when it is still the file held): a render waiting
+     * for it then finds it gone and makes a new one */
+    if (lock->fd >= 0 && fstat(lock->fd, &held) == 0
+        && fstatat(lock->dir, lock->name, &now, AT_SYMLINK_NOFOLLOW) == 0
+        && held.st_dev == now.st_dev && held.st_ino == now.st_ino)
+        (void)unlinkat(lock->dir, lock->name, 0);
+    if (lock->fd >= 0)
+        (void)close(lock->fd);
+    if (lock->dir >= 0)
+        (void)close(lock->dir);
+    free(lock->shown);
+    lock->fd = lock->dir = -1;
+    lock->shown = NULL;
+}
+
+/* What is at the lock's name, when it is not a lock of ours (st from lstat): removed, with a
+ * warning when another user put it there. RE_OK to try again, or RE_ERR_WRITE with a message
+ * when it cannot be removed. */
+static re_status lock_clear(publish_lock *lock, const struct stat *st, const char *audio,
+                            re_diagnostics *diag)
+{
+    int removed = unlinkat(lock->dir, lock->name, S_ISDIR(st->st_mode) ? AT_REMOVEDIR : 0) == 0
+                  || errno == ENOENT;
+    int err = errno;
+    int theirs = !re_owner_trusted(st->st_uid);
+    if (removed && !theirs)
+        return RE_OK;   /* ours, but not one to trust (a wider mode, another name): made anew */
+    if (removed)
+        return re_diag_add(diag, lock->shown, 0, 0, "warning: removed: another user (uid %ju) "
+                           "put it at the name of the publishing lock; the lock is a file of "
+                           "your own", (uintmax_t)st->st_uid) == RE_OK ? RE_OK : RE_ERR_NOMEM;
+    return re_diag_fail(diag, RE_ERR_WRITE, audio, 0, 0, "cannot take the publishing lock %s: "
+                        "what is there %s and cannot be removed (%s); remove it", lock->shown,
+                        theirs ? "belongs to another user" : "is not a lock file",
+                        strerror(err));
+}
+
+/* Opens the lock file (made when missing) when it is one of ours: *fd, or -1 with RE_OK when
+ * something else was there and was removed (try again). */
+static re_status lock_open(publish_lock *lock, const char *audio, int *fd, re_diagnostics *diag)
+{
+    *fd = -1;
+    struct stat st, opened;
+    if (fstatat(lock->dir, lock->name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+        if (errno != ENOENT)
+            return re_diag_fail(diag, RE_ERR_WRITE, audio, 0, 0, "cannot take the publishing "
+                                "lock %s: %s", lock->shown, strerror(errno));
+        *fd = openat(lock->dir, lock->name, O_RDONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                     0600);
+        if (*fd < 0 && errno != EEXIST)
+            return re_diag_fail(diag, RE_ERR_WRITE, audio, 0, 0, "cannot take the publishing "
+                                "lock %s: %s", lock->shown, strerror(errno));
+        return RE_OK;   /* made; or made by another render meanwhile: looked at again */
     }
-    free(dir);
-    *lock = fd;
-    return status;
+    if (!S_ISREG(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 077) || st.st_nlink != 1)
+        return lock_clear(lock, &st, audio, diag);
+    *fd = openat(lock->dir, lock->name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY
+                 | O_CLOEXEC);
+    if (*fd >= 0 && (fstat(*fd, &opened) != 0 || opened.st_dev != st.st_dev
+                     || opened.st_ino != st.st_ino)) {
+        (void)close(*fd);   /* replaced since: looked at again */
+        *fd = -1;
+    }
+    return RE_OK;
+}
+
+/* Takes the user's publishing lock in the folder of the audio output: waits for the user's
+ * own render holding it (a stop signal ends the wait: no SA_RESTART, RE_ERR_INTERRUPTED). A
+ * file system without flock publishes without it, with a warning. */
+static re_status lock_take(const re_output *audio, publish_lock *lock, re_diagnostics *diag)
+{
+    const char *target = re_output_target(audio);
+    const char *slash = strrchr(target, '/');
+    snprintf(lock->name, sizeof lock->name, ".render-episode-%ju.lock", (uintmax_t)geteuid());
+    lock->fd = -1;
+    lock->dir = fcntl(re_output_folder(audio), F_DUPFD_CLOEXEC, 0);
+    if (asprintf(&lock->shown, "%.*s%s", slash ? (int)(slash - target + 1) : 0, target,
+                 lock->name) < 0)
+        lock->shown = NULL;
+    if (lock->dir < 0 || !lock->shown) {
+        lock_release(lock);
+        return RE_ERR_NOMEM;
+    }
+    for (int attempt = 0; attempt < LOCK_ATTEMPTS; attempt++) {
+        int fd = -1;
+        re_status status = lock_open(lock, target, &fd, diag);
+        if (status != RE_OK) {
+            lock_release(lock);
+            return status;
+        }
+        if (fd < 0)
+            continue;
+        if (flock(fd, LOCK_EX) != 0) {
+            int err = errno;
+            (void)close(fd);
+            if (err == ENOLCK || err == EOPNOTSUPP || err == EINVAL) {
+                status = re_diag_add(diag, lock->shown, 0, 0, "warning: published without the "
+                                     "publishing lock: %s (two renders of this set at once "
+                                     "could mix their files)", strerror(err));
+                (void)unlinkat(lock->dir, lock->name, 0);
+                lock_release(lock);
+                return status == RE_OK ? RE_OK : RE_ERR_NOMEM;
+            }
+            lock_release(lock);
+            if (err == EINTR)
+                return RE_ERR_INTERRUPTED;
+            return re_diag_fail(diag, RE_ERR_WRITE, target, 0, 0, "cannot take the publishing "
+                                "lock %s: %s", lock->shown, strerror(err));
+        }
+        /* the file locked must still be the one at the name: the render that held it removes
+         * it on release */
+        struct stat held, now;
+        if (fstat(fd, &held) == 0 && held.st_nlink == 1
+            && fstatat(lock->dir, lock->name, &now, AT_SYMLINK_NOFOLLOW) == 0
+            && held.st_dev == now.st_dev && held.st_ino == now.st_ino) {
+            lock->fd = fd;
+            return RE_OK;
+        }
+        (void)close(fd);
+    }
+    lock_release(lock);
+    return re_diag_fail(diag, RE_ERR_WRITE, target, 0, 0, "cannot take the publishing lock %s: "
+                        "something else was put at its name %d times in a row (another user's "
+                        "files?)", lock->shown, LOCK_ATTEMPTS);
 }
 
 re_status output_set_publish(output_set *set, volatile sig_atomic_t *stop, re_diagnostics *diag)
@@ -341,13 +466,12 @@ re_status output_set_publish(output_set *set, volatile sig_atomic_t *stop, re_di
     }
     if (stop && *stop)
         return RE_ERR_INTERRUPTED;
-    int lock = -1;
-    re_status locked = n ? lock_folder(re_output_target(order[0]), &lock, diag) : RE_OK;
+    publish_lock lock = { -1, -1, "", NULL };
+    re_status locked = n ? lock_take(order[0], &lock, diag) : RE_OK;
     if (locked != RE_OK)
         return locked;
     if (stop && *stop) {
-        if (lock >= 0)
-            (void)close(lock);
+        lock_release(&lock);
         return RE_ERR_INTERRUPTED;
     }
     /* what the previous render wrote, read before this render's sidecar replaces its own */
@@ -391,8 +515,7 @@ re_status output_set_publish(output_set *set, volatile sig_atomic_t *stop, re_di
         re_sidecar_free(&previous);
     if (dir >= 0)
         (void)close(dir);
-    if (lock >= 0)
-        (void)close(lock);   /* releases the folder's lock */
+    lock_release(&lock);
     return status;
 }
 

@@ -73,15 +73,20 @@ re_status output_set_open(const char *output_path, const output_inputs *inputs,
 re_output *output_set_file(output_set *set, output_kind kind);
 
 /* Every file's data on disk first (a failure names its file in diag); then, holding the
- * publishing lock of OUT's folder (an exclusive flock on the folder, waited for: a second
- * render of the same set publishes after this one, whole), and unless `stop` (may be NULL) was
- * raised meanwhile (RE_ERR_INTERRUPTED), each is renamed into place in publishing order. All or nothing: when a rename fails, the files already published are
+ * running user's publishing lock of OUT's folder (an exclusive flock on a 0600 file of that
+ * user's own there, .render-episode-UID.lock, that no other user can open; only the user's own
+ * renders are waited for: a second render of the same set publishes after this one, whole;
+ * what another user put at its name is removed with a "warning: removed", or RE_ERR_WRITE with
+ * a message when it cannot be), and unless `stop` (may be NULL) was raised meanwhile
+ * (RE_ERR_INTERRUPTED), each is renamed into place in publishing order. All or nothing: when a
+ * rename fails, the files already published are
  * put back as they were (or removed when there was none). On success, the companions the
  * previous render of OUT wrote (as its sidecar, read before it is replaced, lists them with
  * their digests) and this one does not are removed, each only while it is still exactly the
  * file that render wrote; one that changed, is no longer a regular file (never followed: all
- * through the folder's fd, no symlink) or has another name is kept, with a "warning: kept"
- * in diag saying why. Without such a sidecar (an older version's) only a stale
+ * through the folder's fd, no symlink), belongs to another user or has another name is kept,
+ * with a "warning: kept" in diag saying why; a previous sidecar of another user lists nothing
+ * to remove. Without such a sidecar (an older version's) only a stale
  * OUT.chapters.json of ours is removed. The set's files are published or discarded in every case but an early failure
  * or stop, after which they are still the set's. */
 re_status output_set_publish(output_set *set, volatile sig_atomic_t *stop, re_diagnostics *diag);

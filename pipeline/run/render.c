@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include "render.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,7 @@
 #include "deliver.h"
 #include "duration.h"
 #include "cover.h"
+#include "files.h"
 #include "fingerprint.h"
 #include "loudness.h"
 #include "music.h"
@@ -764,9 +766,19 @@ static void render_cleanup(render *r)
     re_prepared_free(&r->prepared);
 }
 
+/* A set another user owns a file of is never up to date: they could have swapped in their own
+ * audio and patched the sidecar to match (in a shared folder, rendering the same script
+ * first). It is rendered again, and published over theirs. */
+static void not_ours(render *r, const char *path, uid_t owner)
+{
+    (void)re_diag_add(r->diag, path, 0, 0, "warning: not up to date: it belongs to another user "
+                      "(uid %ju), who could have changed the episode's files; rendering it "
+                      "again", (uintmax_t)owner);
+}
+
 /* Every file the sidecar lists is still as the render wrote it (an edited transcript, which
- * the feed would refuse as stale, is written again). */
-static int listed_files_unchanged(const char *output_path, const re_sidecar *side)
+ * the feed would refuse as stale, is written again), and the running user's or root's. */
+static int listed_files_unchanged(render *r, const char *output_path, const re_sidecar *side)
 {
     int same = side->has_files;
     for (size_t i = 0; same && i < side->file_count; i++) {
@@ -775,14 +787,19 @@ static int listed_files_unchanged(const char *output_path, const re_sidecar *sid
         if (asprintf(&path, "%.*s%s", slash ? (int)(slash - output_path + 1) : 0, output_path,
                      side->files[i].name) < 0)
             return 0;
-        same = re_sidecar_file_match(path, &side->files[i]) == RE_SIDECAR_MATCH;
+        uid_t owner = 0;
+        re_sidecar_match match = re_sidecar_file_match(path, &side->files[i], &owner);
+        if (match == RE_SIDECAR_FOREIGN)
+            not_ours(r, path, owner);
+        same = match == RE_SIDECAR_MATCH;
         free(path);
     }
     return same;
 }
 
-/* The outputs exist, complete, and the sidecar says they were made from these inputs. A
- * sidecar that cannot be read or is not valid only means rendering again: nothing to say. */
+/* The outputs exist, complete, the running user's or root's, and the sidecar says they were
+ * made from these inputs. A sidecar that cannot be read or is not valid only means rendering
+ * again: nothing to say. It is read without waiting (a FIFO in its place is not one). */
 static int outputs_up_to_date(render *r, re_render_result *result)
 {
     char *sidecar_path = re_sidecar_path(r->opt->output_path);
@@ -790,8 +807,17 @@ static int outputs_up_to_date(render *r, re_render_result *result)
     re_diagnostics_init(&ignored, 1);
     re_sidecar side;
     re_sidecar_found found = RE_SIDECAR_NOT_OURS;
-    if (sidecar_path)
-        re_sidecar_load(sidecar_path, r->format, &side, &found, &ignored);
+    char *buf = NULL;
+    size_t len = 0;
+    uid_t owner = 0;
+    if (sidecar_path && re_file_read_trusted(sidecar_path, RE_SIDECAR_MAX_SIZE, RE_READ_REGULAR,
+                                             &buf, &len, &owner, &ignored) == RE_OK) {
+        if (!buf)
+            not_ours(r, sidecar_path, owner);
+        else
+            re_sidecar_read(sidecar_path, buf, len, r->format, &side, &found, &ignored);
+    }
+    free(buf);
     re_diagnostics_free(&ignored);
     free(sidecar_path);
     if (found != RE_SIDECAR_FOUND)
@@ -801,7 +827,7 @@ static int outputs_up_to_date(render *r, re_render_result *result)
                 && side.duration && stat(r->opt->output_path, &st) == 0
                 && (uint64_t)st.st_size == side.bytes;
     fresh = fresh && output_set_present(r->opt->output_path, &r->choice)
-            && listed_files_unchanged(r->opt->output_path, &side);
+            && listed_files_unchanged(r, r->opt->output_path, &side);
     if (fresh) {
         result->samples = side.samples;
         result->sample_rate = side.sample_rate;

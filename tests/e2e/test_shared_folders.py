@@ -8,15 +8,17 @@ same output never leave a mixed set.
 "Another user" is uid 65534 (nobody), acting through a child that drops to it; where the
 program cannot run as one (not root), the test is skipped with ALLOWED_SKIPS'
 "unprivileged-user"."""
+import fcntl
 import hashlib
 import json
 import os
 import stat
 import subprocess
 import sys
+import time
 import wave
 
-from common import Case, env_skip, ffmpeg_samples, main, run, write
+from common import Case, env_skip, ffmpeg_samples, main, mutagen_tags, run, write
 
 NOBODY = 65534
 
@@ -400,41 +402,36 @@ def blocked_flock_waiter(pid, inode):
 
 class OneWholeSet(Case):
     """Two renders to the same output both exited 0 and left one's MP3 with the other's
-    sidecar: a render publishes its set holding an exclusive flock on the output folder."""
+    sidecar: a render publishes its set holding its user's publishing lock of the output
+    folder (an exclusive flock on a file of its own there, docs/robustness.md)."""
 
     def sidecar_matches(self, folder):
-        with open(os.path.join(folder, "ep.json"), encoding="utf-8") as f:
-            files = json.load(f)["files"]
-        for entry in files:
-            with open(os.path.join(folder, entry["name"]), "rb") as f:
-                self.assertEqual(hashlib.sha256(f.read()).hexdigest(), entry["sha256"],
-                                 f"{entry['name']} is not the file the sidecar describes")
-        return {e["name"] for e in files}
+        return sidecar_matches(self, folder)
 
-    def test_render_waits_for_the_folder_lock(self):
-        import fcntl
-        import time
+    def test_render_waits_for_its_users_lock(self):
         os.mkdir(self.path("out"))
         write(self.path("ep.txt"), EPISODE)
-        held = os.open(self.path("out"), os.O_RDONLY | os.O_DIRECTORY)
+        lock = self.path("out", ".render-episode-%d.lock" % os.geteuid())
+        held = os.open(lock, os.O_RDWR | os.O_CREAT, 0o600)
         # a shared lock: an exclusive one would make a render that took only a shared lock
         # (and so would publish beside another) wait too, and the test could not tell
         fcntl.flock(held, fcntl.LOCK_SH)
         proc = subprocess.Popen([os.environ["RE_BIN"], "ep.txt", "-o", "out/ep.mp3", "-q"],
                                 cwd=self.tmp, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 env=dict(os.environ, XDG_CACHE_HOME=self.path("cache")))
-        inode = os.stat(self.path("out")).st_ino
+        inode = os.stat(lock).st_ino
         waiting = False
         while proc.poll() is None and not waiting:
             waiting = blocked_flock_waiter(proc.pid, inode)
             time.sleep(0.02)   # a poll's pace, not a deadline: the loop ends on an event
-        published = os.listdir(self.path("out"))
+        published = [n for n in os.listdir(self.path("out")) if not n.startswith(".")]
         os.close(held)
         out, err = proc.communicate()
-        self.assertTrue(waiting, f"the render did not wait for the folder's lock: {published}")
-        self.assertEqual(published, [], "files were published while the folder was locked")
+        self.assertTrue(waiting, f"the render did not wait for its lock: {published}")
+        self.assertEqual(published, [], "files were published while the lock was held")
         self.assertEqual(proc.returncode, 0, err)
         self.assertEqual(self.sidecar_matches(self.path("out")), {"ep.mp3", "ep.vtt"})
+        self.assertEqual(sorted(os.listdir(self.path("out"))), ["ep.json", "ep.mp3", "ep.vtt"])
 
     def test_two_renders_of_one_output_leave_one_whole_set(self):
         write(self.path("a.txt"), "---\ntitle: A\n---\nThe first episode, rather long. " * 1
@@ -536,6 +533,437 @@ class SharedCache(RootCase):
         self.assertEqual(res.returncode, 0, res.stderr)
         self.assertIn("can write to it and it is not sticky", res.stderr)
         self.assertEqual(entries(cache), [])
+
+
+# ---- what another user plants in a shared output folder: no lock, set, show file or FIFO -----
+
+def nobody_holding(test, setup):
+    """Runs setup() in a child with uid and gid 65534 that then keeps what setup opened (a
+    lock, a FIFO's other end) until the test ends; returns once setup has run."""
+    ready_r, ready_w = os.pipe()
+    hold_r, hold_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.close(ready_r)
+            os.close(hold_w)
+            os.setgroups([])
+            os.setgid(NOBODY)
+            os.setuid(NOBODY)
+            kept = setup()   # noqa: F841 (held open until the test ends)
+            os.write(ready_w, b"1")
+            os.read(hold_r, 1)
+        finally:
+            os._exit(0)
+    os.close(ready_w)
+    os.close(hold_r)
+
+    def release():
+        os.close(hold_w)
+        os.waitpid(pid, 0)
+    test.addCleanup(release)
+    started = os.read(ready_r, 1) == b"1"
+    os.close(ready_r)
+    test.assertTrue(started, "the other user's child did not get ready")
+
+
+def sidecar_matches(test, folder, stem="ep"):
+    """The names the sidecar lists, each checked against the file's bytes."""
+    with open(os.path.join(folder, stem + ".json"), encoding="utf-8") as f:
+        files = json.load(f)["files"]
+    for entry in files:
+        with open(os.path.join(folder, entry["name"]), "rb") as f:
+            test.assertEqual(hashlib.sha256(f.read()).hexdigest(), entry["sha256"],
+                             f"{entry['name']} is not the file the sidecar describes")
+    return {e["name"] for e in files}
+
+
+def make_png(path):
+    made = subprocess.run(["ffmpeg", "-loglevel", "error", "-y", "-f", "lavfi", "-i",
+                           "color=c=green:s=1400x1400", "-frames:v", "1", "-pix_fmt", "rgb24",
+                           path], capture_output=True, text=True)
+    assert made.returncode == 0, made.stderr
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def read_bytes(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def plant_files(files):
+    """fn for as_nobody: writes each (path, bytes) of files."""
+    def plant():
+        for path, data in files:
+            with open(path, "wb") as f:
+                f.write(data)
+    return plant
+
+
+LOCK = ".render-episode-%d.lock"   # the publishing lock of a user in a folder (docs/robustness.md)
+
+
+class ForeignLocks(RootCase):
+    """Publishing waited without limit for an exclusive flock on the output folder, which
+    anyone who can open the folder can hold: any local user could hang every render into a
+    shared folder (or any 0755 one). The lock is now a file of the running user's own, mode
+    0600, that no other user can open, hold or put in its place."""
+
+    def setUp(self):
+        super().setUp()
+        self.out = self.shared("out")
+        os.mkdir(self.path("scripts"))
+        write(self.path("scripts", "ep.txt"), EPISODE)
+
+    def renders(self):
+        for args in (["scripts/ep.txt", "-o", "out/ep.mp3"], ["batch", "-O", "out", "scripts"]):
+            res = run(args, cwd=self.tmp, timeout=60)   # before: waited for ever
+            self.assertEqual(res.returncode, 0, res.stderr)
+            self.assertEqual(sidecar_matches(self, self.out), {"ep.mp3", "ep.vtt"})
+            for name in ("ep.mp3", "ep.json", "ep.vtt"):
+                os.unlink(os.path.join(self.out, name))
+            yield res
+
+    def test_another_users_lock_on_the_folder_holds_no_render(self):
+        def hold():
+            fd = os.open(self.out, os.O_RDONLY | os.O_DIRECTORY)
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            return fd
+        nobody_holding(self, hold)
+        for _ in self.renders():
+            pass
+
+    def test_a_lock_file_another_user_planted_is_not_used(self):
+        """Another user's file (held locked) or link at the lock's name is removed, never
+        waited for, opened or followed; a warning names it."""
+        lock = os.path.join(self.out, LOCK % 0)
+        victim = write(self.path("victim.txt"), "precious\n")
+        for planted in ("file", "link"):
+            with self.subTest(planted=planted):
+                if os.path.lexists(lock):
+                    os.unlink(lock)
+
+                def hold():
+                    if planted == "link":
+                        os.symlink(victim, lock)
+                        return None
+                    fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o666)
+                    fcntl.flock(fd, fcntl.LOCK_EX)
+                    return fd
+                nobody_holding(self, hold)
+                first = next(self.renders())
+                self.assertIn(f"out/{LOCK % 0}: warning: removed: another user (uid {NOBODY}) "
+                              "put it at the name of the publishing lock", first.stderr)
+                self.assertFalse(os.path.lexists(lock), os.listdir(self.out))
+                with open(victim, encoding="utf-8") as f:
+                    self.assertEqual(f.read(), "precious\n")
+
+    def test_a_folder_the_user_cannot_read_is_still_locked(self):
+        """A folder the program could not open for reading (write and search only: 0333) was
+        published into without any lock, silently: the user's own lock is still taken there
+        (a render of that user holding it is waited for)."""
+        folder = self.path("wx")
+        os.mkdir(folder)
+        os.makedirs(self.path("home", "cache"))
+        for path in (folder, self.path("home"), self.path("home", "cache")):
+            os.chown(path, NOBODY, NOBODY)
+        os.chmod(folder, 0o333)
+
+        def hold():
+            fd = os.open(os.path.join(folder, LOCK % NOBODY), os.O_RDWR | os.O_CREAT, 0o600)
+            fcntl.flock(fd, fcntl.LOCK_SH)
+            return fd
+        nobody_holding(self, hold)
+
+        def drop():
+            os.setgroups([])
+            os.setgid(NOBODY)
+            os.setuid(NOBODY)
+        proc = subprocess.Popen([os.environ["RE_BIN"], "scripts/ep.txt", "-o", "wx/ep.mp3", "-q"],
+                                cwd=self.tmp, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                preexec_fn=drop,
+                                env=dict(os.environ, HOME=self.path("home"),
+                                         XDG_CACHE_HOME=self.path("home", "cache")))
+        self.addCleanup(proc.wait)
+        self.addCleanup(proc.kill)
+        inode = os.stat(os.path.join(folder, LOCK % NOBODY)).st_ino
+        waiting = False
+        while proc.poll() is None and not waiting:
+            waiting = blocked_flock_waiter(proc.pid, inode)
+            time.sleep(0.02)   # a poll's pace, not a deadline: the loop ends on an event
+        published = [n for n in os.listdir(folder) if not n.startswith(".")]
+        if not waiting:
+            self.fail(f"the render did not take its lock in the folder: {proc.communicate()}")
+        self.assertEqual(published, [], "files were published while the lock was held")
+
+
+class ForeignSetIsNotUpToDate(RootCase):
+    """Another user rendered the same script into the shared folder first, swapped in their
+    own MP3 and patched the sidecar's hash: root's batch said "up-to-date" and kept their
+    audio as its episode. A set whose files another user owns is never up to date: it is
+    rendered again and replaced (root may replace them in a sticky folder, and then that user
+    can no longer change them)."""
+
+    def test_a_set_another_user_swapped_is_rendered_again(self):
+        os.mkdir(self.path("scripts"))
+        write(self.path("scripts", "ep.txt"), EPISODE)
+        write(self.path("other.txt"), "---\ntitle: Theirs\n---\nSomething else entirely, "
+                                      "said by somebody else.\n")
+        res = run(["batch", "-O", "seed", "scripts", "-q"], cwd=self.tmp)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        res = run(["other.txt", "-o", "theirs.mp3", "-q"], cwd=self.tmp)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        theirs = read_bytes(self.path("theirs.mp3"))
+        with open(self.path("seed", "ep.json"), encoding="utf-8") as f:
+            sidecar = json.load(f)
+        sidecar["bytes"] = len(theirs)
+        for entry in sidecar["files"]:
+            if entry["name"] == "ep.mp3":
+                entry["sha256"] = hashlib.sha256(theirs).hexdigest()
+                entry["bytes"] = len(theirs)
+        out = self.shared("out")
+        self.assertTrue(as_nobody(plant_files([
+            (os.path.join(out, "ep.mp3"), theirs),
+            (os.path.join(out, "ep.vtt"), read_bytes(self.path("seed", "ep.vtt"))),
+            (os.path.join(out, "ep.json"), json.dumps(sidecar, indent=2).encode())])))
+        res = run(["batch", "-O", "out", "scripts"], cwd=self.tmp)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertIn("1 episodes: 1 rendered, 0 up to date, 0 failed", res.stdout)
+        self.assertIn(f"out/ep.json: warning: not up to date: it belongs to another user "
+                      f"(uid {NOBODY})", res.stderr)
+        self.assertNotEqual(read_bytes(os.path.join(out, "ep.mp3")), theirs)
+        self.assertEqual(read_bytes(os.path.join(out, "ep.mp3")),
+                         read_bytes(self.path("seed", "ep.mp3")))
+        for name in ("ep.mp3", "ep.json", "ep.vtt"):
+            self.assertEqual(os.stat(os.path.join(out, name)).st_uid, 0, name)
+        sidecar_matches(self, out)
+        res = run(["batch", "-O", "out", "scripts"], cwd=self.tmp)
+        self.assertIn("1 episodes: 0 rendered, 1 up to date, 0 failed", res.stdout)
+
+
+SHOW_FILE = ("title: Planted\ndescription: A show someone else describes.\nauthor: Them\n"
+             "image: cover.png\ncategory: Technology\nexplicit: false\n"
+             "owner_email: them@example.net\nguid: 0d5b7a3e-7d3b-5a3f-9a2e-1f0c2b3d4e5f\n")
+
+
+class PlantedInTheOutputFolder(RootCase):
+    """Files another user put in a shared output folder were trusted as root's: their
+    show.txt and cover became root's MP3 cover, a broken one failed every render there, and
+    `feed` published an episode they planted. A file there that belongs to another user
+    (not the running user, not root) is ignored with a warning naming it and its owner, by
+    render, batch and feed alike."""
+
+    def setUp(self):
+        super().setUp()
+        self.out = self.shared("out")
+        os.mkdir(self.path("scripts"))
+        write(self.path("scripts", "ep.txt"), "---\ntitle: Ours\npublished: 2026-11-30\n---\n"
+                                              "Our own words.\n")
+        self.png = make_png(self.path("cover.png"))
+
+    def renders(self):
+        """A render, then a batch (each writes the set anew)."""
+        for args in (["scripts/ep.txt", "-o", "out/ep.mp3", "-q"],
+                     ["batch", "-O", "out", "scripts", "-q"]):
+            for name in ("ep.mp3", "ep.json", "ep.vtt"):
+                if os.path.exists(os.path.join(self.out, name)):
+                    os.unlink(os.path.join(self.out, name))
+            yield args[0], run(args, cwd=self.tmp, timeout=60)
+
+    def assert_no_cover(self):
+        with open(os.path.join(self.out, "ep.json"), encoding="utf-8") as f:
+            self.assertNotIn("image", json.load(f))
+        self.assertNotIn("APIC", mutagen_tags(os.path.join(self.out, "ep.mp3")))
+
+    def test_planted_show_file_and_cover_are_ignored(self):
+        self.assertTrue(as_nobody(plant_files([
+            (os.path.join(self.out, "show.txt"), SHOW_FILE.encode()),
+            (os.path.join(self.out, "cover.png"), self.png)])))
+        for command, res in self.renders():
+            with self.subTest(command=command):
+                self.assertEqual(res.returncode, 0, res.stderr)
+                self.assertIn(f"out/show.txt: warning: ignored: it belongs to another user (uid "
+                              f"{NOBODY})", res.stderr)
+                self.assert_no_cover()
+
+    def test_own_show_file_with_a_planted_cover_has_no_cover(self):
+        write(os.path.join(self.out, "show.txt"), SHOW_FILE)
+        self.assertTrue(as_nobody(plant_files([(os.path.join(self.out, "cover.png"), self.png)])))
+        for command, res in self.renders():
+            with self.subTest(command=command):
+                self.assertEqual(res.returncode, 0, res.stderr)
+                self.assertIn(f"out/cover.png: warning: ignored: it belongs to another user (uid "
+                              f"{NOBODY})", res.stderr)
+                self.assert_no_cover()
+        # the user's own cover there is the episode's, as before
+        os.unlink(os.path.join(self.out, "cover.png"))
+        write(os.path.join(self.out, "cover.png"), self.png, "wb")
+        res = run(["scripts/ep.txt", "-o", "out/ep.mp3", "-q"], cwd=self.tmp)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertIn("APIC", mutagen_tags(os.path.join(self.out, "ep.mp3")))
+
+    def test_a_broken_planted_show_file_fails_no_render(self):
+        for planted in ("colour: red\n", "FIFO"):
+            with self.subTest(planted=planted):
+                show = os.path.join(self.out, "show.txt")
+                if os.path.lexists(show):
+                    os.unlink(show)
+                self.assertTrue(as_nobody(
+                    (lambda: os.mkfifo(show)) if planted == "FIFO"
+                    else plant_files([(show, planted.encode())])))
+                for command, res in self.renders():
+                    self.assertEqual(res.returncode, 0, res.stderr)
+                    self.assertIn(f"out/show.txt: warning: ignored: it belongs to another user "
+                                  f"(uid {NOBODY})", res.stderr)
+                    self.assert_no_cover()
+
+    def test_feed_leaves_out_an_episode_another_user_planted(self):
+        res = run(["scripts/ep.txt", "-o", "out/ep.mp3", "-q"], cwd=self.tmp)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        write(os.path.join(self.out, "show.txt"), SHOW_FILE)
+        write(os.path.join(self.out, "cover.png"), self.png, "wb")
+        write(self.path("evil.txt"), "---\ntitle: Planted episode\npublished: 2026-12-01\n---\n"
+                                     "Words someone else chose.\n")
+        os.mkdir(self.path("theirs"))
+        res = run(["evil.txt", "-o", "theirs/evil.mp3", "-q"], cwd=self.tmp)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertTrue(as_nobody(plant_files([
+            (os.path.join(self.out, name), read_bytes(self.path("theirs", name)))
+            for name in ("evil.mp3", "evil.json", "evil.vtt")])))
+        res = run(["feed", "out", "--base-url", "https://example.net/show/"], cwd=self.tmp,
+                  timeout=60)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertIn(f"out/evil.json: warning: not in the feed: it belongs to another user "
+                      f"(uid {NOBODY})", res.stderr)
+        feed = read_bytes(os.path.join(self.out, "feed.xml")).decode()
+        self.assertIn("Ours", feed)
+        self.assertNotIn("Planted episode", feed)
+        self.assertNotIn("evil", read_bytes(os.path.join(self.out, "index.html")).decode())
+        # an episode of ours with a companion of theirs is left out too
+        os.unlink(os.path.join(self.out, "ep.vtt"))
+        self.assertTrue(as_nobody(plant_files([(os.path.join(self.out, "ep.vtt"),
+                                                read_bytes(self.path("theirs", "evil.vtt")))])))
+        res = run(["feed", "out", "--base-url", "https://example.net/show/"], cwd=self.tmp)
+        self.assertEqual(res.returncode, 2, res.stderr)
+        self.assertIn(f"out/ep.json: warning: not in the feed: ep.vtt belongs to another user "
+                      f"(uid {NOBODY})", res.stderr)
+
+    def test_feed_ignores_a_planted_show_file(self):
+        """Without the show file (it is not ours) the channel has no title or description:
+        an error, with the warning that says why; nothing of theirs is published."""
+        res = run(["scripts/ep.txt", "-o", "out/ep.mp3", "-q"], cwd=self.tmp)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        show = os.path.join(self.out, "show.txt")
+        for planted in ("file", "FIFO"):
+            with self.subTest(planted=planted):
+                if os.path.lexists(show):
+                    os.unlink(show)
+                self.assertTrue(as_nobody(
+                    (lambda: os.mkfifo(show)) if planted == "FIFO"
+                    else plant_files([(show, SHOW_FILE.encode())])))
+                res = run(["feed", "out", "--base-url", "https://example.net/show/", "--draft"],
+                          cwd=self.tmp, timeout=60)   # a FIFO, before: waited for ever
+                self.assertEqual(res.returncode, 2, res.stderr)
+                self.assertIn(f"out/show.txt: warning: ignored: it belongs to another user (uid "
+                              f"{NOBODY})", res.stderr)
+                self.assertIn("the channel has no title", res.stderr)
+                self.assertFalse(os.path.exists(os.path.join(self.out, "feed.xml")))
+
+
+class ForeignFifos(RootCase):
+    """Another user's FIFO at --report or feed -o made root's batch or feed wait for a reader
+    that user controls (for ever, or until they read root's report). The user's own FIFO is
+    still written into as it is (a CI pipe); another user's is refused before any work."""
+
+    def setUp(self):
+        super().setUp()
+        self.out = self.shared("out")
+        os.mkdir(self.path("scripts"))
+        write(self.path("scripts", "ep.txt"), EPISODE)
+
+    def test_another_users_fifo_at_report_is_refused(self):
+        for option in ("--report", "--junit"):
+            with self.subTest(option=option):
+                fifo = os.path.join(self.out, "r.xml")
+                if os.path.lexists(fifo):
+                    os.unlink(fifo)
+                self.assertTrue(as_nobody(lambda: os.mkfifo(fifo, 0o666)))
+                res = run(["batch", "-O", "out", "scripts", option, "out/r.xml"], cwd=self.tmp,
+                          timeout=60)   # before: waited for ever
+                self.assertEqual(res.returncode, 2, res.stderr)
+                self.assertIn(f"out/r.xml: {option}: out/r.xml is a FIFO of another user (uid "
+                              f"{NOBODY}); refusing to write into it", res.stderr)
+                self.assertFalse(os.path.exists(os.path.join(self.out, "ep.mp3")))
+
+    def test_another_users_fifo_at_feed_output_is_refused(self):
+        res = run(["scripts/ep.txt", "-o", "out/ep.mp3", "-q"], cwd=self.tmp)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        write(os.path.join(self.out, "show.txt"), SHOW_FILE)
+        make_png(os.path.join(self.out, "cover.png"))
+        fifo = os.path.join(self.out, "feed.xml")
+        self.assertTrue(as_nobody(lambda: os.mkfifo(fifo, 0o666)))
+        res = run(["feed", "out", "--base-url", "https://example.net/show/", "--draft", "-o",
+                   "out/feed.xml"], cwd=self.tmp, timeout=60)   # before: waited for ever
+        self.assertEqual(res.returncode, 2, res.stderr)
+        self.assertIn(f"out/feed.xml: out/feed.xml is a FIFO of another user (uid {NOBODY}); "
+                      "refusing to write into it", res.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.out, "index.html")))
+
+    def test_own_fifo_is_written_into(self):
+        fifo = os.path.join(self.out, "r.json")
+        os.mkfifo(fifo)
+        proc = subprocess.Popen([os.environ["RE_BIN"], "batch", "-O", "out", "scripts", "-q",
+                                 "--report", "out/r.json"], cwd=self.tmp,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                env=dict(os.environ, XDG_CACHE_HOME=self.path("cache")))
+        with open(fifo, encoding="utf-8") as f:
+            report = json.load(f)
+        _, err = proc.communicate(timeout=120)
+        self.assertEqual(proc.returncode, 0, err)
+        self.assertEqual(report["episodes"][0]["status"], "rendered")
+
+
+SWAP_PAGE = "# Notes\n\nDuration: 0:09\n"
+
+
+class FixThroughForeignLinks(RootCase):
+    """check --fix read the page refusing other users' links, then resolved it again for the
+    replacement with realpath(), which follows every link: a folder another user swapped for
+    a link meanwhile made root replace a file elsewhere. The replacement is made in the
+    folder reached by the same rules as the read."""
+
+    def test_a_folder_swapped_for_a_link_after_the_read_is_not_followed(self):
+        shared = self.shared("shared")
+        pub = os.path.join(shared, "pub")
+        self.assertTrue(as_nobody(lambda: os.mkdir(pub, 0o777)))
+        os.makedirs(self.path("private", "pub"))
+        victim = write(self.path("private", "pub", "notes.md"), SWAP_PAGE)
+        write(self.path("ep.txt"), EPISODE)
+        res = run(["ep.txt", "-o", os.path.join(pub, "ep.mp3"), "-q"], cwd=self.tmp)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        write(os.path.join(pub, "notes.md"), SWAP_PAGE)
+        # the sidecar's name is a FIFO of root's: check waits there for a writer after it has
+        # read the page and before it fixes it, which is when the folder is swapped
+        os.unlink(os.path.join(pub, "ep.json"))
+        os.mkfifo(os.path.join(pub, "ep.json"))
+        proc = subprocess.Popen([os.environ["RE_BIN"], "check", "shared/pub/ep.mp3",
+                                 "shared/pub/notes.md", "--fix"], cwd=self.tmp,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.addCleanup(proc.wait)
+        self.addCleanup(proc.kill)
+        with open(os.path.join(pub, "ep.json"), "w", encoding="utf-8") as fifo:
+            def swap():
+                os.rename(pub, pub + ".old")
+                os.symlink(self.path("private", "pub"), pub)
+            self.assertTrue(as_nobody(swap))
+            fifo.write("{}")
+        out, err = proc.communicate(timeout=120)
+        with open(victim, encoding="utf-8") as f:
+            self.assertEqual(f.read(), SWAP_PAGE, "the file behind the other user's link was "
+                                                  "replaced")
+        self.assertEqual(proc.returncode, 2, out + err)
+        self.assertIn(f"shared/pub is a symlink owned by another user (uid {NOBODY})", out + err)
 
 
 if __name__ == "__main__":

@@ -399,13 +399,13 @@ static void test_round_trip(void)
     CHECK(vtt_fd >= 0 && write(vtt_fd, "WEBVTT\n", 7) == 7);
     close(vtt_fd);
     if (vtt) {
-        CHECK_INT(re_sidecar_file_match(vtt_path, vtt), RE_SIDECAR_MATCH);
+        CHECK_INT(re_sidecar_file_match(vtt_path, vtt, NULL), RE_SIDECAR_MATCH);
         FILE *f = fopen(vtt_path, "wb");
         fputs("WEBVTX\n", f);   /* same size, other bytes */
         fclose(f);
-        CHECK_INT(re_sidecar_file_match(vtt_path, vtt), RE_SIDECAR_CHANGED);
+        CHECK_INT(re_sidecar_file_match(vtt_path, vtt, NULL), RE_SIDECAR_CHANGED);
         unlink(vtt_path);
-        CHECK_INT(re_sidecar_file_match(vtt_path, vtt), RE_SIDECAR_GONE);
+        CHECK_INT(re_sidecar_file_match(vtt_path, vtt, NULL), RE_SIDECAR_GONE);
     }
     re_sidecar_free(&s);
     CHECK(s.title == NULL);

@@ -15,14 +15,20 @@
 
 /* ---- paths whose links belong to the running user ----------------------------------------- */
 
-/* 1 when a symlink owned by uid may be followed: the running user's (effective uid) or root's.
- * Another user's link in a shared folder (a sticky /tmp, a runner's volume) would make the
- * program read or write where that user chose, as the running user, and fs.protected_symlinks
- * (which would refuse it in sticky folders) is off on many machines. */
-int re_link_trusted(uid_t uid);
+/* 1 when what uid owns may be trusted: the running user's (effective uid) or root's. A
+ * symlink is followed, and a file found in a folder (a show file, a lock, an episode's set, a
+ * FIFO to write into) used, only then. Another user's link or file in a shared folder (a
+ * sticky /tmp, a runner's volume) would make the program read or write where that user chose,
+ * or take what that user wrote for its own, and fs.protected_symlinks (which would refuse a
+ * link in sticky folders) is off on many machines. */
+int re_owner_trusted(uid_t uid);
+
+/* The owner of the open file fd: 1 when it is another user (not re_owner_trusted; *owner is
+ * set), 0 when it is the running user or root, -1 with errno when fstat fails. */
+int re_fd_foreign(int fd, uid_t *owner);
 
 /* Opens `path` as open(path, flags) would (O_CLOEXEC is added), following the symlinks on the
- * way, and the last name's unless flags hold O_NOFOLLOW, only when re_link_trusted(owner):
+ * way, and the last name's unless flags hold O_NOFOLLOW, only when re_owner_trusted(owner):
  * each name is looked at without following, then opened with O_NOFOLLOW, so a link swapped in
  * between is judged as a link, never opened through. The fd, or -1 with errno: EPERM for a
  * link of another user (its owner in *owner and its path, as walked, in *link, malloc'ed,
@@ -52,6 +58,23 @@ typedef enum re_file_read_mode {
  * the limit), RE_ERR_NOMEM, RE_ERR_INVALID for NULL arguments. */
 re_status re_file_read(const char *path, size_t max_size, re_file_read_mode mode, char **out,
                        size_t *len, re_diagnostics *diag);
+
+/* re_open_owned for a file found in a folder rather than named by the user: also -1 with
+ * errno EPERM when the file opened belongs to another user (re_owner_trusted). With EPERM
+ * (another user's file, or their symlink on the way), *owner (may be NULL) is that user; any
+ * other EPERM of the system is given as EACCES. Give O_NONBLOCK: their FIFO is opened only to
+ * be judged, never waited on. */
+int re_open_trusted(const char *path, int flags, uid_t *owner);
+
+/* re_file_read of a file found in a folder rather than named by the user (a show file beside
+ * the episodes, a sidecar), used only when it is the running user's or root's: when the file,
+ * or a symlink on the way to it, belongs to another user, RE_OK with *out NULL, *len 0 and
+ * *owner that user, nothing read and nothing waited for (their FIFO is not opened for
+ * reading). Else as re_file_read: in RE_READ_ANY mode the user's own FIFO waits for its
+ * writer (the very file judged is reopened to wait, never a name swapped in since). *owner
+ * may be NULL. */
+re_status re_file_read_trusted(const char *path, size_t max_size, re_file_read_mode mode,
+                               char **out, size_t *len, uid_t *owner, re_diagnostics *diag);
 
 /* re_file_read of a file already open (re_path_open_confined's fd, opened with O_NONBLOCK in
  * RE_READ_REGULAR mode): the fd is closed in every case; `path` names it in messages. */
@@ -111,6 +134,12 @@ re_status re_path_beside(const char *script_path, const char *value, char **out)
  * openat2 with RESOLVE_BENEATH (Linux 5.6 and later); where the kernel or a seccomp filter
  * has no openat2, re_walk_beneath. The fd (flags as open's), or -1 with errno. */
 int re_open_beneath(int dirfd, const char *rel, int flags);
+
+/* re_open_beneath for a file found in a folder rather than named by the user (a show's cover
+ * art): also -1 with errno EPERM and *owner set when the file, or a symlink at `rel`, belongs
+ * to another user (re_owner_trusted); their file is opened only to be judged (give flags
+ * O_NONBLOCK, so that their FIFO is never waited on) and closed. */
+int re_open_beneath_trusted(int dirfd, const char *rel, int flags, uid_t *owner);
 
 /* The same by a walk, name by name, each folder opened with O_NOFOLLOW from the one before
  * (a symlink is read and its text walked in its place: an absolute one is EXDEV, more than 40

@@ -37,7 +37,8 @@ typedef enum re_output_special {
      * file is never replaced by a regular one */
     RE_OUTPUT_REFUSE_SPECIAL,
     /* written into as it is (a FIFO, /dev/stdout, /dev/null): reports and feeds a user points
-     * at a device or a pipe; nothing is renamed, and a socket or block device is refused */
+     * at a device or a pipe; nothing is renamed, and a socket or block device is refused, as
+     * is a FIFO or device of another user (its reader is that user's to attach, or never) */
     RE_OUTPUT_WRITE_INTO_SPECIAL
 } re_output_special;
 
@@ -47,6 +48,11 @@ re_status re_output_open_special(const char *target, re_output_special special, 
 
 FILE *re_output_stream(re_output *output);
 const char *re_output_target(const re_output *output);
+
+/* The target's folder, opened once by re_output_open (an O_PATH fd, borrowed: valid until the
+ * output is published or discarded): what else is done beside the target (a lock) is done in
+ * the very folder the file is renamed into. */
+int re_output_folder(const re_output *output);
 
 /* Size in bytes of what has been written so far (flushes the stream). RE_ERR_WRITE with a
  * message. */

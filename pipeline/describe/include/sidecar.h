@@ -30,6 +30,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "assemble.h"
 #include "loudness.h"
@@ -195,11 +196,17 @@ const re_sidecar_file *re_sidecar_file_find(const re_sidecar *sidecar, const cha
 typedef enum re_sidecar_match {
     RE_SIDECAR_MATCH,      /* same size and SHA-256 */
     RE_SIDECAR_CHANGED,    /* there, but other bytes */
-    RE_SIDECAR_GONE        /* missing or not a regular file */
+    RE_SIDECAR_GONE,       /* missing or not a regular file */
+    RE_SIDECAR_FOREIGN     /* another user's (not the running user, not root), or reached
+                            * through their symlink: never trusted as the render's, whatever
+                            * its bytes (they could change it at any time) */
 } re_sidecar_match;
 
-/* Compares the file at `path` with `entry` (reads it whole when the size matches). */
-re_sidecar_match re_sidecar_file_match(const char *path, const re_sidecar_file *entry);
+/* Compares the file at `path` with `entry` (reads it whole when the size matches); opened
+ * without waiting (a FIFO is GONE) and without following another user's link (files.h
+ * re_open_owned). With RE_SIDECAR_FOREIGN, *owner (may be NULL) is that user. */
+re_sidecar_match re_sidecar_file_match(const char *path, const re_sidecar_file *entry,
+                                       uid_t *owner);
 
 /* Hashes the open file `fd` from its start (pread; the offset is not moved): *bytes and hex.
  * RE_ERR_READ when it cannot be read. */
