@@ -91,8 +91,16 @@ static re_status check_companions(run *r)
     re_diagnostics ignored;   /* an unreadable sidecar is reported where its claims are read */
     re_diagnostics_init(&ignored, 1);
     re_sidecar side;
+    memset(&side, 0, sizeof side);
     re_sidecar_found found = RE_SIDECAR_NOT_OURS;
-    re_sidecar_load(side_path, "mp3", &side, &found, &ignored);
+    /* found beside the MP3, not named: another user's sidecar (or their FIFO at its name,
+     * which would wait for a writer they control) vouches for no file and is not opened */
+    char *buf = NULL;
+    size_t len = 0;
+    if (re_file_read_trusted(side_path, RE_SIDECAR_MAX_SIZE, RE_READ_ANY, &buf, &len, NULL,
+                             &ignored) == RE_OK && buf)
+        re_sidecar_read(side_path, buf, len, "mp3", &side, &found, &ignored);
+    free(buf);
     re_diagnostics_free(&ignored);
     free(side_path);
     if (found != RE_SIDECAR_FOUND)

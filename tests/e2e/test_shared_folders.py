@@ -910,6 +910,17 @@ class ForeignFifos(RootCase):
                       "refusing to write into it", res.stderr)
         self.assertFalse(os.path.exists(os.path.join(self.out, "index.html")))
 
+    def test_another_users_fifo_at_the_sidecar_holds_no_check(self):
+        """check reads the sidecar beside the MP3 to judge its companion files: another
+        user's FIFO at its name made root's check wait for a writer that user controls."""
+        res = run(["scripts/ep.txt", "-o", "out/ep.mp3", "-q"], cwd=self.tmp)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        os.unlink(os.path.join(self.out, "ep.json"))
+        self.assertTrue(as_nobody(lambda: os.mkfifo(os.path.join(self.out, "ep.json"), 0o666)))
+        res = run(["check", "out/ep.mp3"], cwd=self.tmp, timeout=60)   # before: waited for ever
+        self.assertEqual(res.returncode, 0, res.stdout + res.stderr)
+        self.assertTrue(stat.S_ISFIFO(os.lstat(os.path.join(self.out, "ep.json")).st_mode))
+
     def test_own_fifo_is_written_into(self):
         fifo = os.path.join(self.out, "r.json")
         os.mkfifo(fifo)
