@@ -341,7 +341,9 @@ static int forbidden(uint32_t cp)
 
 /* The character reference at s[0..n) (s[0] is '&'), as cmark-gfm decodes it: its length
  * and *cp, or 0 when it is none this check needs (named ones other than &NewLine; decode to
- * no control character). */
+ * no control character). cmark-gfm 0.29.0.gfm.6 takes 1 to 8 digits in either base
+ * (`&#00000027;` and `&#x0000001B;` are ESC; nine digits are text), more than CommonMark's 7
+ * and 6: its houdini_unescape_ent decides, not the spec. */
 static size_t reference_at(const char *s, size_t n, uint32_t *cp)
 {
     static const char newline[] = "&NewLine;";
@@ -363,7 +365,7 @@ static size_t reference_at(const char *s, size_t n, uint32_t *cp)
         if (value < 0x110000)
             value = value * (hex ? 16 : 10) + (uint32_t)d;
     }
-    if (digits == 0 || digits > (hex ? 6u : 7u) || i >= n || s[i] != ';')
+    if (digits == 0 || digits > 8 || i >= n || s[i] != ';')
         return 0;
     if (value == 0 || (value >= 0xD800 && value < 0xE000) || value >= 0x110000)
         value = 0xFFFD;
@@ -387,22 +389,38 @@ typedef struct source_lines {
     const char *src;
     size_t len;
     unsigned first_line;
+    size_t *starts;      /* where each body line starts, made at the first need */
+    size_t count;
+    int nomem;
 } source_lines;
 
-/* Offset of the start of body line `line` (1-based), or len when it is past the end. */
-static size_t line_offset(const source_lines *s, int line)
+/* Offset of the start of body line `line` (1-based), or len when it is past the end. The
+ * lines are found once: a document of many references (65,535 lines of `- &#1;`) or of
+ * links whose titles hold a raw line break looks a line up for each. */
+static size_t line_offset(source_lines *s, int line)
 {
-    size_t pos = 0;
-    for (int l = 1; l < line && pos < s->len; l++) {
-        const char *nl = memchr(s->src + pos, '\n', s->len - pos);
-        pos = nl ? (size_t)(nl - s->src) + 1 : s->len;
+    if (!s->starts && !s->nomem) {
+        size_t lines = 1;
+        for (const char *p = s->src; (p = memchr(p, '\n', s->len - (size_t)(p - s->src)));
+             p++)
+            lines++;
+        s->starts = malloc(lines * sizeof *s->starts);
+        s->nomem = !s->starts;
+        if (s->starts) {
+            s->starts[s->count++] = 0;
+            for (size_t pos = 0; pos < s->len; pos++)
+                if (s->src[pos] == '\n')
+                    s->starts[s->count++] = pos + 1;
+        }
     }
-    return pos;
+    if (line < 1 || !s->starts || (size_t)line > s->count)
+        return s->len;
+    return s->starts[line - 1];
 }
 
 /* The first reference to `cp` in body lines from..to (from col `col` of line `from`): its
  * file line and column in *line, *col; 0 when there is none there. */
-static int find_reference(const source_lines *s, int from, int col, int to, uint32_t cp,
+static int find_reference(source_lines *s, int from, int col, int to, uint32_t cp,
                           unsigned *line, unsigned *at_col)
 {
     size_t start = line_offset(s, from), pos = start + (size_t)(col > 0 ? col - 1 : 0);
@@ -438,11 +456,11 @@ static cmark_node *enclosing_block(cmark_node *node)
 unsigned md_decoded_controls(parse_errors *e, cmark_node *doc, const char *src, size_t len,
                              unsigned first_line)
 {
-    source_lines s = { src, len, first_line };
-    unsigned reported = 0, last_line = 0, last_col = 0;
+    source_lines s = { .src = src, .len = len, .first_line = first_line };
+    unsigned reported = 0;
     cmark_iter *iter = cmark_iter_new(doc);
     cmark_event_type ev;
-    while (iter && (ev = cmark_iter_next(iter)) != CMARK_EVENT_DONE) {
+    while (iter && !reported && (ev = cmark_iter_next(iter)) != CMARK_EVENT_DONE) {
         cmark_node *node = cmark_iter_get_node(iter);
         if (ev != CMARK_EVENT_ENTER)
             continue;
@@ -462,7 +480,7 @@ unsigned md_decoded_controls(parse_errors *e, cmark_node *doc, const char *src, 
         default:
             break;
         }
-        for (int k = 0; k < 2; k++) {
+        for (int k = 0; k < 2 && !reported; k++) {
             uint32_t cp = texts[k] ? first_forbidden(texts[k]) : 0;
             if (!cp)
                 continue;
@@ -473,21 +491,28 @@ unsigned md_decoded_controls(parse_errors *e, cmark_node *doc, const char *src, 
             if (last < first)
                 last = first;
             unsigned line, at;
-            /* from the node's own place, else from its block's; none found: a raw line break
-             * in a link's title, or a raw control character, which the text's check reported */
+            /* from the node's own place, else from its block's. A line break found nowhere
+             * is a raw one in a link's title, which Markdown allows. Any other control
+             * character was not in the raw text (it was checked): a reference this check
+             * cannot place still made it, and is reported at its block */
             int found = from > 0 && find_reference(&s, from, col, last, cp, &line, &at);
             if (!found)
                 found = find_reference(&s, first, 1, last, cp, &line, &at);
-            if (!found || (line == last_line && at == last_col))
+            if (!found && cp == '\n')
                 continue;
+            if (!found) {
+                line = first_line + (unsigned)(first > 0 ? first : 1) - 1;
+                at = 1;
+            }
             parse_error(e, line, at, "a character reference here stands for control character "
                         "U+%04X, which is not allowed", (unsigned)cp);
-            last_line = line;
-            last_col = at;
             reported++;
         }
     }
     cmark_iter_free(iter);
+    free(s.starts);
+    if (s.nomem)
+        e->nomem = 1;
     return reported;
 }
 

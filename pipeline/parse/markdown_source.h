@@ -26,12 +26,14 @@ int md_within_limits(parse_errors *e, const char *text, size_t len, unsigned fir
  * cmark_node_free and then *parser with cmark_parser_free. */
 cmark_node *md_parse(const char *text, size_t len, cmark_parser **parser);
 
-/* Reports, at the character reference that made it, every control character that
+/* Reports, at the character reference that made it, the first control character that
  * cmark-gfm's decoding of `&#27;`, `&#x85;`, `&NewLine;` ... put into the document's text,
  * link targets and titles, and code blocks' info strings: the raw text was checked for them
- * before, the decoded text never was. A reference to U+0000 is U+FFFD (cmark-gfm's choice),
- * not an error. src[0..len) is what doc was parsed from, its first line being line first_line
- * of the file. Returns how many it reported (at most one per node). */
+ * before, the decoded text never was. One that cannot be placed is reported at its block. A
+ * reference to U+0000 is U+FFFD (cmark-gfm's choice), not an error. src[0..len) is what doc
+ * was parsed from, its first line being line first_line of the file. Returns 1 when it
+ * reported one (the document is refused: nothing more is looked for, which keeps the check
+ * linear), else 0. */
 unsigned md_decoded_controls(parse_errors *e, cmark_node *doc, const char *src, size_t len,
                              unsigned first_line);
 

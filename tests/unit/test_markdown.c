@@ -352,9 +352,16 @@ static void test_control_references(void)
     refused(doc, strlen(doc), 1, 5, "U+001B");
     doc = "| a | b |\n|---|---|\n| x | y&#27; |\n";
     refused(doc, strlen(doc), 3, 8, "U+001B");
+    /* cmark-gfm 0.29.0.gfm.6 decodes eight digits in either base, more than CommonMark's */
+    doc = "Eight &#00000027;[31m digits.\n";
+    refused(doc, strlen(doc), 1, 7, "U+001B");
+    doc = "# Hex &#x0000001B;[31m\n\nText.\n";
+    refused(doc, strlen(doc), 1, 7, "U+001B");
     /* not control characters: NUL is U+FFFD, bidi controls are text; code is not decoded */
     expect("A &#0; B &#x202E; C `&#27;` D.\n\n```\n&#27;\n```\n", "notes",
            "A \xef\xbf\xbd B \xe2\x80\xae C &#27; D.", 1);
+    /* nine digits are no reference: text */
+    expect("Nine &#000000027; digits.\n", "notes", "Nine &number 000000027; digits.", 0);
 }
 
 static void test_vet(void)
