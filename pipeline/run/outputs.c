@@ -6,10 +6,12 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -344,6 +346,23 @@ static void lock_release(publish_lock *lock)
 /* What is at the lock's name, when it is not a lock of ours (st from lstat): removed, with a
  * warning when another user put it there. RE_OK to try again, or RE_ERR_WRITE with a message
  * when it cannot be removed. */
+/* Moves another user's entry that cannot be removed (a folder with files in it) from the
+ * lock's name to a new hidden name beside it: 1 when moved (*aside names it), else 0. */
+static int lock_move_aside(publish_lock *lock, char aside[static 64])
+{
+    for (int attempt = 0; attempt < 16; attempt++) {
+        uint32_t r = 0;
+        if (getrandom(&r, sizeof r, 0) != (ssize_t)sizeof r)
+            r = (uint32_t)getpid() * 2654435761u + (uint32_t)attempt;
+        snprintf(aside, 64, "%s.theirs.%08x", lock->name, (unsigned)r);
+        if (renameat2(lock->dir, lock->name, lock->dir, aside, RENAME_NOREPLACE) == 0)
+            return 1;
+        if (errno != EEXIST)
+            return 0;
+    }
+    return 0;
+}
+
 static re_status lock_clear(publish_lock *lock, const struct stat *st, const char *audio,
                             re_diagnostics *diag)
 {
@@ -357,6 +376,14 @@ static re_status lock_clear(publish_lock *lock, const struct stat *st, const cha
         return re_diag_add(diag, lock->shown, 0, 0, "warning: removed: another user (uid %ju) "
                            "put it at the name of the publishing lock; the lock is a file of "
                            "your own", (uintmax_t)st->st_uid) == RE_OK ? RE_OK : RE_ERR_NOMEM;
+    /* a folder of theirs with files in it: root cannot remove it without going into what
+     * they made, and may not leave it there (every render would fail): it is moved aside */
+    char aside[64];
+    if (theirs && lock_move_aside(lock, aside))
+        return re_diag_add(diag, lock->shown, 0, 0, "warning: moved aside to %s: another user "
+                           "(uid %ju) put it at the name of the publishing lock; the lock is a "
+                           "file of your own", aside, (uintmax_t)st->st_uid) == RE_OK
+               ? RE_OK : RE_ERR_NOMEM;
     return re_diag_fail(diag, RE_ERR_WRITE, audio, 0, 0, "cannot take the publishing lock %s: "
                         "what is there %s and cannot be removed (%s); remove it", lock->shown,
                         theirs ? "belongs to another user" : "is not a lock file",

@@ -12,6 +12,7 @@ import fcntl
 import hashlib
 import json
 import os
+import re
 import stat
 import subprocess
 import sys
@@ -658,6 +659,25 @@ class ForeignLocks(RootCase):
                 self.assertFalse(os.path.lexists(lock), os.listdir(self.out))
                 with open(victim, encoding="utf-8") as f:
                     self.assertEqual(f.read(), "precious\n")
+
+    def test_a_folder_another_user_planted_at_the_lock_is_moved_aside(self):
+        """A folder with a file in it cannot be removed, even by root: planted at the lock's
+        name it failed every render into the shared folder. It is moved aside, whole."""
+        lock = os.path.join(self.out, LOCK % 0)
+
+        def plant():
+            os.mkdir(lock, 0o755)
+            write(os.path.join(lock, "x"), "theirs\n")
+        self.assertTrue(as_nobody(plant))
+        first = next(self.renders())
+        self.assertRegex(first.stderr, rf"out/{re.escape(LOCK % 0)}: warning: moved aside to "
+                                       rf"{re.escape(LOCK % 0)}\.theirs\.[0-9a-f]{{8}}: another "
+                                       rf"user \(uid {NOBODY}\) put it at the name")
+        aside = [n for n in os.listdir(self.out) if n.startswith(LOCK % 0 + ".theirs.")]
+        self.assertEqual(len(aside), 1, os.listdir(self.out))
+        with open(os.path.join(self.out, aside[0], "x"), encoding="utf-8") as f:
+            self.assertEqual(f.read(), "theirs\n")
+        self.assertFalse(os.path.lexists(lock))
 
     def test_a_folder_the_user_cannot_read_is_still_locked(self):
         """A folder the program could not open for reading (write and search only: 0333) was
