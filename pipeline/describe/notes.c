@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include "notes.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -265,6 +266,10 @@ static void put(md_writer *w, md_text *t, const char *s, size_t n)
 {
     if (w->failed)
         return;
+    if (n >= SIZE_MAX / 4 - t->len) {   /* never: a bound the doubling below can rely on */
+        w->failed = 1;
+        return;
+    }
     if (t->len + n + 1 > t->cap) {
         size_t cap = t->cap ? t->cap * 2 : 128;
         while (cap < t->len + n + 1)
