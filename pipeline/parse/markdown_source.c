@@ -492,13 +492,14 @@ unsigned md_decoded_controls(parse_errors *e, cmark_node *doc, const char *src, 
                 last = first;
             unsigned line, at;
             /* from the node's own place, else from its block's. A line break found nowhere
-             * is a raw one in a link's title, which Markdown allows. Any other control
-             * character was not in the raw text (it was checked): a reference this check
-             * cannot place still made it, and is reported at its block */
+             * in a link's title (texts[1]) is a raw one, which Markdown allows there. Any
+             * other control character, and a line break anywhere else (a table cell's
+             * `&NewLine;`, whose place cmark-gfm does not keep), was not in the raw text as
+             * it is: a reference this check cannot place made it, reported at its block */
             int found = from > 0 && find_reference(&s, from, col, last, cp, &line, &at);
             if (!found)
                 found = find_reference(&s, first, 1, last, cp, &line, &at);
-            if (!found && cp == '\n')
+            if (!found && cp == '\n' && k == 1)
                 continue;
             if (!found) {
                 line = first_line + (unsigned)(first > 0 ? first : 1) - 1;
