@@ -338,6 +338,17 @@ static void add_text_lines(md_writer *w, md_lines *l, const char *s, int keep_bl
  * (a '!' where a link could follow it), and at
  * the start of a line also what would open a block (a list, a heading, a quote, a rule).
  * Line breaks and tabs become spaces; blanks at the start of a line are dropped. */
+/* Whether s[i] is where GitHub's autolinks would start a link of text: the colon of "://"
+ * (after http, https or ftp) or the dot of "www.". Such a link runs on to the next blank or
+ * '<', over the backtick that opens a code span after it and into what the span held, so the
+ * character is escaped and the text stays text, as it was in the notes. */
+static int autolink_at(const char *s, size_t i)
+{
+    if (s[i] == ':')
+        return s[i + 1] == '/' && s[i + 2] == '/';
+    return s[i] == '.' && i >= 3 && strncasecmp(s + i - 3, "www", 3) == 0;
+}
+
 static void put_escaped(md_writer *w, md_text *t, const char *s, int *line_start)
 {
     for (size_t i = 0; s[i] && !w->failed; i++) {
@@ -361,6 +372,7 @@ static void put_escaped(md_writer *w, md_text *t, const char *s, int *line_start
         }
         if (strchr("\\`*_[]<>#|~", c)
             || (c == '&' && (re_is_alnum(s[i + 1]) || s[i + 1] == '#'))
+            || autolink_at(s, i)
             || (c == '!' && (s[i + 1] == '\0' || s[i + 1] == '[')))   /* "![" opens an image */
             put(w, t, "\\", 1);
         put(w, t, &c, 1);
@@ -423,7 +435,8 @@ static void put_code_span(md_writer *w, md_text *t, xmlNodePtr code)
 }
 
 /* <address>: a link destination in angle brackets, every byte that could end it or read as
- * an escape or reference percent-encoded or escaped. */
+ * an escape percent-encoded, and '&' as "&amp;": cmark-gfm decodes references in a
+ * destination or title before its backslash escapes, so "\&#3;" would still be a control. */
 static void put_destination(md_writer *w, md_text *t, const char *url)
 {
     put(w, t, "<", 1);
@@ -433,9 +446,10 @@ static void put_destination(md_writer *w, md_text *t, const char *url)
             snprintf(hex, sizeof hex, "%%%02X", *p);
             put(w, t, hex, 3);
         } else {
-            if (*p == '&' && (re_is_alnum((char)p[1]) || p[1] == '#'))
-                put(w, t, "\\", 1);
-            put(w, t, (const char *)p, 1);
+            if (*p == '&')
+                put_str(w, t, "&amp;");
+            else
+                put(w, t, (const char *)p, 1);
         }
     }
     put(w, t, ">", 1);
@@ -480,7 +494,11 @@ static void put_link(md_writer *w, md_text *t, xmlNodePtr a, int *line_start)
             put(w, t, " \"", 2);
             for (const char *p = title; *p; p++) {
                 char c = *p == '\n' || *p == '\r' ? ' ' : *p;
-                if (c == '"' || c == '\\' || (c == '&' && (re_is_alnum(p[1]) || p[1] == '#')))
+                if (c == '&') {
+                    put_str(w, t, "&amp;");
+                    continue;
+                }
+                if (c == '"' || c == '\\')
                     put(w, t, "\\", 1);
                 put(w, t, &c, 1);
             }

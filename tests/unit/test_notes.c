@@ -108,6 +108,11 @@ static void test_hostile_notes(void)
         "1. one\n\n   ```js\n   <script>\n   ```\n\n   > quote <img src=x>\n",
         "<http://ok.example/a<b> <mailto:a@b.example> <https://x.example/\\\">\n",
         "a\n===\n\nb\n---\n\n<!-- c --> <?php x ?> <![CDATA[y]]> <!DOCTYPE z>\n",
+        /* text an autolink of GitHub's would run on into a code span's opening backtick */
+        "[http://t`<b>`\n",
+        "(www.t`<script>x</script>`\n",
+        "x ftp://t`<i>` and HTTPS://t`<u>`\n",
+        "http://a&#3;e\n",
         NULL
     };
     for (const char *const *n = hostile; *n; n++)
@@ -166,6 +171,7 @@ static void test_round_trip(void)
         "- a\n- b\n\n* c\n* d\n\n7. seven\n8. eight\n",
         "Emails a@b.example, www.example.org and https://x.example/p?q=1 are linked.\n",
         "Duration: 5 minutes, the duration: 6.\n",
+        "Not linked: [http://t and (www.t, both plain text.\n",
         NULL
     };
     for (const char *const *n = notes; *n; n++)
