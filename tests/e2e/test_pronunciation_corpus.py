@@ -109,7 +109,8 @@ class PronunciationCorpus(Case):
     def test_never_worse_than_espeak_ng(self):
         words = [(i, t) for i, (t, _, c, _, _) in enumerate(self.rows) if c in ("word", "capitals")]
         self.assertGreaterEqual(len(words), 150)
-        for voice in VOICES:
+        # the sanitizer build looks for memory errors, which the variants of English take alike
+        for voice in VOICES[:2] if os.environ.get("RE_SANITIZED") else VOICES:
             got = self.explain_corpus(voice)
             for i, token in words:
                 with self.subTest(voice=voice, token=token):

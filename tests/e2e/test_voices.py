@@ -99,6 +99,11 @@ class Voices(Case):
         return f"long tokens: not in the transcript: {missing}" if missing else None
 
     def check_all(self, voices):
+        if os.environ.get("RE_SANITIZED"):
+            # the sanitizer build looks for memory errors in our code, which every voice takes
+            # the same way: every fourth voice keeps that to a quarter of the time (the
+            # optimized build still holds every voice to its exact pauses)
+            voices = voices[::4]
         with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
             results = list(pool.map(self.render, voices))
         failures = [f"{v}: {why}" for v, why in results if why]
