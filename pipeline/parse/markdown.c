@@ -683,8 +683,9 @@ static cmark_node *said_together(md_reader *md, inline_text *t, cmark_node *item
         feed(md, t);
         for (cmark_node *c = item; c != n && item_text(md, t, c); c = cmark_node_next(c))
             if (c == item)
-                account(md, cmark_node_first_child(c), "list item", "spoken: %s (for %u items; this one: %s)",
-                        sentence, g.count, t->data);
+                account(md, cmark_node_first_child(c), "list item",
+                        "spoken: %s (for %u item%s; this one: %s)", sentence, g.count,
+                        g.count == 1 ? "" : "s", t->data);
             else
                 account(md, cmark_node_first_child(c), "list item",
                         "left out: %s (said with the item at line %u)", t->data,

@@ -603,10 +603,12 @@ unsigned md_group_least(md_group_kind kind)
     return kind == MD_GROUP_UPDATES ? 2 : 1;
 }
 
-/* Counts at the start of a sentence are said as words up to twelve. */
+/* Counts at the start of a sentence are said as words up to twenty. */
 static const char *const count_words[] = { "Zero", "One", "Two", "Three", "Four", "Five",
                                            "Six", "Seven", "Eight", "Nine", "Ten", "Eleven",
-                                           "Twelve" };
+                                           "Twelve", "Thirteen", "Fourteen", "Fifteen",
+                                           "Sixteen", "Seventeen", "Eighteen", "Nineteen",
+                                           "Twenty" };
 
 #define MD_GROUP_UPDATES_NAMED 3u       /* packages named in "N dependency updates, among them" */
 #define MD_GROUP_CONTRIBUTORS_NAMED 12u /* new contributors named before "and N more" */
@@ -622,7 +624,7 @@ char *md_group_sentence(const md_group *g)
         return NULL;
     size_t named = g->name_count;
     if (g->kind == MD_GROUP_UPDATES) {
-        if (g->count <= 12)
+        if (g->count < sizeof count_words / sizeof count_words[0])
             fprintf(f, "%s", count_words[g->count]);
         else
             fprintf(f, "%u", g->count);

@@ -74,7 +74,8 @@ static void test_commit_types(void)
     /* syncthing's generated release notes (v1.29.7) */
     says("fix(config): deep copy configuration defaults",
          "Fixed in config: deep copy configuration defaults");
-    says("feat(gui): close a modal when pressing ESC", "New in gui: close a modal when pressing ESC");
+    says("feat(gui): close a modal when pressing ESC",
+         "New in gui: close a modal when pressing ESC");
     says("chore(gui): add Serbian (sr) translation template",
          "gui: add Serbian (sr) translation template");
     says("chore: move golangci-lint & meta", "move golangci-lint & meta");
@@ -155,7 +156,8 @@ static void test_groups(void)
     unsigned taken;
     /* peter-evans/create-pull-request's release notes: five bumps, one package twice */
     const char *const bumps[] = {
-        "build(deps-dev): bump types/node from 18.19.36 to 18.19.39 by dependabot, pull request 3000",
+        "build(deps-dev): bump types/node from 18.19.36 to 18.19.39 by dependabot, pull "
+        "request 3000",
         "build(deps-dev): bump ts-jest from 29.1.5 to 29.2.0 by dependabot, pull request 3008",
         "build(deps-dev): bump prettier from 3.3.2 to 3.3.3 by dependabot, pull request 3018",
         "build(deps-dev): bump ts-jest from 29.2.0 to 29.2.2 by dependabot, pull request 3019",
