@@ -564,6 +564,9 @@ md_group_kind md_brief_kind(const char *text, size_t len)
     return MD_GROUP_NONE;
 }
 
+#define MD_GROUP_UPDATES_NAMED 3u       /* packages named in "N dependency updates, among them" */
+#define MD_GROUP_CONTRIBUTORS_NAMED 12u /* new contributors named before "and N more" */
+
 int md_group_add(md_group *g, const char *text, size_t len)
 {
     const char *name = NULL, *version = NULL;
@@ -581,6 +584,14 @@ int md_group_add(md_group *g, const char *text, size_t len)
     while (k < g->name_count && (strlen(g->names[k].name) != name_len
                                  || memcmp(g->names[k].name, name, name_len) != 0))
         k++;
+    /* one name past those said is kept (it says there are more), no further: a list of
+     * thousands of updates is not compared name by name */
+    size_t kept = 1 + (kind == MD_GROUP_UPDATES ? MD_GROUP_UPDATES_NAMED
+                                               : MD_GROUP_CONTRIBUTORS_NAMED);
+    if (k == g->name_count && k == kept) {
+        g->unnamed++;
+        return 1;
+    }
     if (k == g->name_count) {
         if (re_array_grow(&g->names, &g->capacity, g->name_count, sizeof *g->names) != RE_OK
             || !(g->names[k].name = strndup(name, name_len))) {
@@ -610,8 +621,6 @@ static const char *const count_words[] = { "Zero", "One", "Two", "Three", "Four"
                                            "Sixteen", "Seventeen", "Eighteen", "Nineteen",
                                            "Twenty" };
 
-#define MD_GROUP_UPDATES_NAMED 3u       /* packages named in "N dependency updates, among them" */
-#define MD_GROUP_CONTRIBUTORS_NAMED 12u /* new contributors named before "and N more" */
 
 char *md_group_sentence(const md_group *g)
 {
@@ -629,7 +638,7 @@ char *md_group_sentence(const md_group *g)
         else
             fprintf(f, "%u", g->count);
         fprintf(f, " dependency update%s", g->count == 1 ? "" : "s");
-        if (named > MD_GROUP_UPDATES_NAMED) {
+        if (named > MD_GROUP_UPDATES_NAMED || g->unnamed) {
             named = MD_GROUP_UPDATES_NAMED;
             fprintf(f, ", among them ");
         } else {
@@ -640,7 +649,7 @@ char *md_group_sentence(const md_group *g)
         if (named > MD_GROUP_CONTRIBUTORS_NAMED)
             named = MD_GROUP_CONTRIBUTORS_NAMED;
     }
-    size_t more = g->kind == MD_GROUP_CONTRIBUTORS ? g->name_count - named : 0;
+    size_t more = g->kind == MD_GROUP_CONTRIBUTORS ? g->name_count - named + g->unnamed : 0;
     for (size_t k = 0; k < named; k++) {
         if (k > 0)
             fprintf(f, k + 1 == named && !more ? " and " : ", ");

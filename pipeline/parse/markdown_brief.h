@@ -64,8 +64,9 @@ typedef struct md_group {
     struct md_group_name {
         char *name;
         char *version;    /* the last one said for it; NULL for a contributor */
-    } *names;             /* distinct names in order */
+    } *names;             /* distinct names in order, the first few only (those said) */
     size_t name_count, capacity;
+    unsigned unnamed;     /* items whose names were not kept: past the few said */
     int nomem;
 } md_group;
 

@@ -196,6 +196,17 @@ static void test_groups(void)
     s = group_of(people, 1, &taken);
     CHECK_STR(s, "New contributor: hazemKrimi.");
     free(s);
+    /* twelve named, the rest counted (not compared, so that thousands cost no more) */
+    char texts[15][64];
+    const char *many[15];
+    for (int i = 0; i < 15; i++) {
+        snprintf(texts[i], sizeof texts[i], "p%02d made their first contribution in #%d", i, i);
+        many[i] = texts[i];
+    }
+    s = group_of(many, 15, &taken);
+    CHECK_STR(s, "New contributors: p00, p01, p02, p03, p04, p05, p06, p07, p08, p09, p10, p11 "
+                 "and 3 more.");
+    free(s);
 }
 
 /* Parses text as notes.md: the speech items joined by spaces ("|" between paragraphs,
