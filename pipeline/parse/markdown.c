@@ -664,6 +664,8 @@ static int item_text(md_reader *md, inline_text *t, cmark_node *item)
         return 0;
     text_clear(t, file_line(md, para), file_col(para));
     inlines(md, t, para, 0);
+    if (!md->nomem && !t->data)   /* nothing collected: an empty text, never NULL */
+        append(md, &t->data, &t->len, &t->cap, "", 0);
     return !md->nomem;
 }
 

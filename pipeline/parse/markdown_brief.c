@@ -256,7 +256,9 @@ static size_t hashes_in_parentheses(const char *text, size_t len, size_t at, uns
 void md_brief_text(const char *text, size_t len, md_edits *out)
 {
     brief_prefix(text, len, out);
-    size_t i = out->count ? out->items[out->count - 1].at + out->items[out->count - 1].len : 0;
+    size_t done = out->count ? out->items[out->count - 1].at + out->items[out->count - 1].len
+                             : 0;   /* the end of the last edit: edits never overlap */
+    size_t i = done;
     while (i < len && !out->nomem) {
         size_t end = 0, n;
         unsigned hashes = 0;
@@ -273,7 +275,7 @@ void md_brief_text(const char *text, size_t len, md_edits *out)
             continue;
         }
         size_t from = i;   /* the blank before it goes with it, or the one after at the start */
-        if (from > 0 && re_is_blank(text[from - 1]))
+        if (from > done && re_is_blank(text[from - 1]))
             from--;
         else if (end < len && re_is_blank(text[end]))
             end++;
@@ -282,7 +284,7 @@ void md_brief_text(const char *text, size_t len, md_edits *out)
                      (int)(end - i), text + i);
         else
             add_edit(out, from, end - from, NULL, NULL);
-        i = end;
+        i = done = end;
     }
 }
 

@@ -51,6 +51,9 @@ static void test_commit_hashes(void)
     says("7f42848 Fix the parser", "Fix the parser");
     says("Reverted in commit 9fceb02d0ae5.", "Reverted in commit.");
     says("Changes a1b2c3d..e4f5a6b and 9fceb02d0ae5...HEAD here", "Changes and here");
+    /* edits side by side never overlap (each takes one blank with it) */
+    says("(7f42848) (a1b2c3d) done", "done");
+    says("feat: 7f42848 add X", "New: add X");
     /* not hashes: numbers, words, shorter runs, a call's parentheses, a digest, a UUID's part */
     says("Released 2026113 and deadbeef (abc1234x)", "Released 2026113 and deadbeef (abc1234x)");
     says("singleton usage of yargs().argv", "singleton usage of yargs().argv");
