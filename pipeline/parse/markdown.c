@@ -11,6 +11,7 @@
 #include <cmark-gfm.h>
 
 #include "markdown.h"
+#include "markdown_brief.h"
 #include "markdown_source.h"
 #include "script_body.h"
 #include "text.h"
@@ -240,55 +241,6 @@ static int is_alnum(char c)
     return re_is_letter(c) || re_is_digit(c);
 }
 
-/* A github.com link to a pull request, an issue or a comparison, as a person reads it:
- * "pull request 123", "issue 45", "changes from v1.2.0 to v1.3.0". 0 when it is none. */
-static int github_reference(const char *url, char *out, size_t size, int *is_pull_or_issue)
-{
-    const char *s = url;
-    if (strncmp(s, "https://", 8) == 0)
-        s += 8;
-    else if (strncmp(s, "http://", 7) == 0)
-        s += 7;
-    if (strncmp(s, "www.", 4) == 0)
-        s += 4;
-    if (strncmp(s, "github.com/", 11) != 0)
-        return 0;
-    s += 11;
-    for (int part = 0; part < 2; part++) {   /* OWNER/REPO/ */
-        const char *slash = strchr(s, '/');
-        if (!slash || slash == s)
-            return 0;
-        s = slash + 1;
-    }
-    const char *kinds[][2] = { { "pull/", "pull request" }, { "issues/", "issue" } };
-    for (size_t k = 0; k < 2; k++) {
-        size_t n = strlen(kinds[k][0]);
-        if (strncmp(s, kinds[k][0], n) != 0)
-            continue;
-        const char *num = s + n, *end = num;
-        while (re_is_digit(*end))
-            end++;
-        if (end == num || end - num > 12 || (*end && *end != '/' && *end != '#' && *end != '?'))
-            return 0;
-        snprintf(out, size, "%s %.*s", kinds[k][1], (int)(end - num), num);
-        *is_pull_or_issue = 1;
-        return 1;
-    }
-    if (strncmp(s, "compare/", 8) == 0) {
-        const char *from = s + 8, *dots = strstr(from, "...");
-        if (!dots || dots == from || !dots[3])
-            return 0;
-        const char *to = dots + 3, *end = to + strcspn(to, "/#?");
-        if (end == to || dots - from > 100 || end - to > 100)
-            return 0;
-        snprintf(out, size, "changes from %.*s to %.*s", (int)(dots - from), from,
-                 (int)(end - to), to);
-        *is_pull_or_issue = 0;
-        return 1;
-    }
-    return 0;
-}
-
 /* "... by @alice in " before a pull request or issue: read "by alice, pull request N". */
 static void by_name_in(md_reader *md, inline_text *t)
 {
@@ -504,7 +456,9 @@ static void link(md_reader *md, inline_text *t, cmark_node *node, unsigned depth
     url = url ? url : "";
     plain_text(node, text, sizeof text, &text_len);
     int bare = text_len == 0 || same_address(text, url);
-    if (github_reference(url, reference, sizeof reference, &pull_or_issue)
+    if (md_brief_commit_link(url, text, bare)) {
+        note_left_out(md, t, "the commit link %s (not read aloud)", url);
+    } else if (md_github_reference(url, reference, sizeof reference, &pull_or_issue)
         && (bare || number_sign(text) || strstr(text, "...") || strstr(text, "://"))) {
         if (pull_or_issue)
             by_name_in(md, t);
@@ -573,6 +527,58 @@ static void inlines(md_reader *md, inline_text *t, cmark_node *parent, unsigned 
             break;
         }
     }
+}
+
+/* ---- a briefing ------------------------------------------------------------------------- */
+
+/* Copies t's bytes [from, to) to out, each at its place in the file (*r: the run at from). */
+static void keep(md_reader *md, inline_text *out, const inline_text *t, size_t from, size_t to,
+                 size_t *r)
+{
+    while (from < to && t->run_count) {
+        while (*r + 1 < t->run_count && t->runs[*r + 1].start <= from)
+            ++*r;
+        const run *x = &t->runs[*r];
+        size_t run_end = *r + 1 < t->run_count ? t->runs[*r + 1].start : t->len;
+        size_t end = run_end < to ? run_end : to;
+        put(md, out, t->data + from, end - from, x->line,
+            x->line ? x->col + (unsigned)(from - x->start) : 0, x->literal);
+        from = end;
+    }
+}
+
+/* t's text told as a briefing (markdown_brief.h): its edits applied, every kept byte still
+ * at its place in the file, what was said otherwise noted for the outline. */
+static void brief(md_reader *md, inline_text *t)
+{
+    md_edits e = { 0 };
+    md_brief_text(t->data ? t->data : "", t->len, &e);
+    if (e.count == 0 || e.nomem) {
+        md->nomem |= e.nomem;
+        md_edits_free(&e);
+        return;
+    }
+    inline_text out = { .line = t->line, .col = t->col };
+    size_t from = 0, r = 0;
+    for (size_t k = 0; k < e.count && !e.nomem; k++) {
+        keep(md, &out, t, from, e.items[k].at, &r);
+        if (e.items[k].with)
+            put(md, &out, e.items[k].with, strlen(e.items[k].with), 0, 0, 1);
+        if (e.items[k].note)
+            note_left_out(md, t, "%s", e.items[k].note);
+        from = e.items[k].at + e.items[k].len;
+    }
+    keep(md, &out, t, from, t->len, &r);
+    if (e.count && !e.nomem && !md->nomem) {
+        free(t->data);
+        free(t->runs);
+        t->data = out.data, t->len = out.len, t->cap = out.cap;
+        t->runs = out.runs, t->run_count = out.run_count, t->run_cap = out.run_cap;
+        out = (inline_text){ 0 };
+    }
+    md->nomem |= e.nomem;
+    text_free(&out);
+    md_edits_free(&e);
 }
 
 /* ---- blocks ----------------------------------------------------------------------------- */
@@ -649,6 +655,62 @@ static void blocks(md_reader *md, inline_text *t, cmark_node *parent, unsigned d
         block(md, t, c, depth, in_list);
 }
 
+/* The list item's text, as read before the briefing's edits, into t; 0 when the item is not
+ * one paragraph. */
+static int item_text(md_reader *md, inline_text *t, cmark_node *item)
+{
+    cmark_node *para = cmark_node_first_child(item);
+    if (!para || cmark_node_next(para) || cmark_node_get_type(para) != CMARK_NODE_PARAGRAPH)
+        return 0;
+    text_clear(t, file_line(md, para), file_col(para));
+    inlines(md, t, para, 0);
+    if (!md->nomem && !t->data)   /* nothing collected: an empty text, never NULL */
+        append(md, &t->data, &t->len, &t->cap, "", 0);
+    return !md->nomem;
+}
+
+/* The items from `item` on said as one sentence (markdown_brief.h: a run of dependency
+ * updates, the new contributors): the node after them, or item when it starts none. */
+static cmark_node *said_together(md_reader *md, inline_text *t, cmark_node *item)
+{
+    md_group g = { 0 };
+    cmark_node *n = item;
+    while (n && item_text(md, t, n) && md_group_add(&g, t->data, t->len))
+        n = cmark_node_next(n);
+    char *sentence = g.count >= md_group_least(g.kind) ? md_group_sentence(&g) : NULL;
+    md->nomem |= g.nomem || (g.count >= md_group_least(g.kind) && !sentence);
+    if (sentence && !md->nomem) {
+        text_clear(t, file_line(md, item), file_col(item));
+        put(md, t, sentence, strlen(sentence), 0, 0, 1);
+        feed(md, t);
+        for (cmark_node *c = item; c != n && item_text(md, t, c); c = cmark_node_next(c))
+            if (c == item)
+                account(md, cmark_node_first_child(c), "list item",
+                        "spoken: %s (for %u item%s; this one: %s)", sentence, g.count,
+                        g.count == 1 ? "" : "s", t->data);
+            else
+                account(md, cmark_node_first_child(c), "list item",
+                        "left out: %s (said with the item at line %u)", t->data,
+                        file_line(md, item));
+    }
+    int said = sentence != NULL;
+    free(sentence);
+    md_group_free(&g);
+    return said ? n : item;
+}
+
+/* 1 when the block after node is a list of first contributions. */
+static int contributions_follow(md_reader *md, cmark_node *node)
+{
+    cmark_node *list = cmark_node_next(node);
+    inline_text t = { 0 };
+    int follow = list && cmark_node_get_type(list) == CMARK_NODE_LIST
+                 && item_text(md, &t, cmark_node_first_child(list))
+                 && md_brief_kind(t.data, t.len) == MD_GROUP_CONTRIBUTORS;
+    text_free(&t);
+    return follow;
+}
+
 static void heading(md_reader *md, cmark_node *node, int top)
 {
     int level = cmark_node_get_heading_level(node);
@@ -657,6 +719,9 @@ static void heading(md_reader *md, cmark_node *node, int top)
     char *title = heading_text(md, node);
     if (!title)
         return;
+    char *spoken = md_brief_heading(title, &md->nomem);   /* "Version 2.4.0, 2026-11-30" */
+    const char *said = spoken ? spoken : title;
+    int silent = md_brief_is_contributors(title) && contributions_follow(md, node);
     if (node == md->title_heading) {
         re_episode *ep = body_episode(md->p);
         if (!ep->title && !(ep->title = strdup(title)))
@@ -666,17 +731,27 @@ static void heading(md_reader *md, cmark_node *node, int top)
         account(md, node, kind, "left out: a heading without text");
     } else if (top && level == md->chapter_level) {
         body_heading(md->p, title, strlen(title), file_line(md, node), file_col(node));
-        body_literal(md->p, title, strlen(title), file_line(md, node), file_col(node));
+        if (!silent)
+            body_literal(md->p, said, strlen(said), file_line(md, node), file_col(node));
         body_end_sentence(md->p);
         body_end_paragraph(md->p, end_line(md, node));
-        account(md, node, kind, "chapter: %s (its title spoken first)", title);
+        if (silent)
+            account(md, node, kind, "chapter: %s (its title not spoken: the list names them)",
+                    title);
+        else if (spoken)
+            account(md, node, kind, "chapter: %s (said first as '%s')", title, said);
+        else
+            account(md, node, kind, "chapter: %s (its title spoken first)", title);
+    } else if (silent) {
+        account(md, node, kind, "left out: %s (the list below names them)", title);
     } else {
         body_end_paragraph(md->p, file_line(md, node));
-        body_literal(md->p, title, strlen(title), file_line(md, node), file_col(node));
+        body_literal(md->p, said, strlen(said), file_line(md, node), file_col(node));
         body_end_sentence(md->p);
         body_end_paragraph(md->p, end_line(md, node));
-        account(md, node, kind, "spoken: %s (a sentence of its own, not a chapter)", title);
+        account(md, node, kind, "spoken: %s (a sentence of its own, not a chapter)", said);
     }
+    free(spoken);
     free(title);
 }
 
@@ -752,6 +827,7 @@ static void block(md_reader *md, inline_text *t, cmark_node *node, unsigned dept
     case CMARK_NODE_PARAGRAPH: {
         text_clear(t, file_line(md, node), file_col(node));
         inlines(md, t, node, 0);
+        brief(md, t);
         if (md->nomem)
             return;
         feed(md, t);
@@ -766,9 +842,12 @@ static void block(md_reader *md, inline_text *t, cmark_node *node, unsigned dept
         heading(md, node, depth == 0);
         break;
     case CMARK_NODE_LIST:
-        for (cmark_node *item = cmark_node_first_child(node); item && !body_stopped(md->p);
-             item = cmark_node_next(item)) {
-            blocks(md, t, item, depth + 1, 1);
+        for (cmark_node *item = cmark_node_first_child(node), *next; item
+             && !body_stopped(md->p); item = next) {
+            if ((next = said_together(md, t, item)) == item) {
+                blocks(md, t, item, depth + 1, 1);
+                next = cmark_node_next(item);
+            }
             body_end_sentence(md->p);
             if (body_paragraph_bytes(md->p) > 4000)   /* well under the paragraph limit */
                 body_end_paragraph(md->p, end_line(md, item));

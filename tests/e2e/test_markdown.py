@@ -97,11 +97,24 @@ def code_and_items(text):
     return code, [" ".join(i) for i in items]
 
 
+# What the briefing says otherwise (tests/e2e/test_briefing.py judges it): a commit type
+# said as a word, and the items said together (dependency updates, first contributions).
+COMMIT_TYPE = re.compile(r"^(\*\*)?((feat|feature|fix|bugfix|perf|refactor|docs?|tests?|build|ci|"
+                         r"chore|style|revert|deps|security)(\([^()\s]{1,40}\))?!?|"
+                         r"BREAKING CHANGES?|BREAKING):(\*\*)?( |$)", re.I)
+SAID_TOGETHER = re.compile(r"^\S*\s*(bump|update|upgrade)\s.*\sto\s+v?\d|"
+                           r"made their first contribution", re.I)
+
+
 def spoken_words(item):
     """The words of a list item a listener hears: inline code, link targets, bare URLs,
     images, raw HTML, struck-through text, emoji shortcodes and reference numbers taken out,
-    then every word of three letters or more."""
+    then every word of three letters or more (none of an item said together with others, none
+    of a commit type said as a word)."""
     item = re.sub(r"^\[[ xX]\] ", "", item)
+    if SAID_TOGETHER.search(item):
+        return []
+    item = COMMIT_TYPE.sub("", item)
     item = re.sub(r"`+[^`]*`+", " ", item)
     item = re.sub(r"!\[[^\]]*\]\([^)]*\)", " ", item)
     item = re.sub(r"\]\([^)]*\)", "] ", item)

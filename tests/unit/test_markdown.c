@@ -119,12 +119,13 @@ static void test_spoken_text(void)
 static void test_chapters(void)
 {
     /* One level-1 heading first: the title; its level-2 headings are chapters, spoken as
-     * their first sentence; deeper headings are sentences of their own. */
+     * their first sentence (a version heading as "Version N, DATE"); deeper headings are
+     * sentences of their own. */
     expect("# Changelog\n\n## [1.1.0] - 2026-01-02\n\n### Fixed\n\n- A crash\n\n"
            "## [1.0.0] - 2025-12-01\n\nFirst.\n\n[1.1.0]: https://example.org/1.1.0\n"
            "[1.0.0]: https://example.org/1.0.0\n", "Changelog",
-           "#1.1.0 - 2026-01-02# 1.1.0 - 2026-01-02. | Fixed. | A crash. |"
-           " #1.0.0 - 2025-12-01# 1.0.0 - 2025-12-01. | First.", 0);
+           "#1.1.0 - 2026-01-02# Version 1.1.0, 2026-01-02. | Fixed. | A crash. |"
+           " #1.0.0 - 2025-12-01# Version 1.0.0, 2025-12-01. | First.", 0);
     /* Without one leading level-1 heading, the shallowest level present is the chapter
      * level, and the first level-1 heading is still the title. */
     expect("# One\n\nA.\n\n# Two\n\nB.\n", "One", "#One# One. | A. | #Two# Two. | B.", 0);
