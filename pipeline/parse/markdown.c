@@ -817,8 +817,31 @@ static void block(md_reader *md, inline_text *t, cmark_node *node, unsigned dept
     }
 }
 
+/* Headings of `level` at the document's top, the title aside. */
+static unsigned headings_at(const md_reader *md, cmark_node *doc, int level)
+{
+    unsigned count = 0;
+    for (cmark_node *c = cmark_node_first_child(doc); c; c = cmark_node_next(c))
+        count += cmark_node_get_type(c) == CMARK_NODE_HEADING && c != md->title_heading
+                 && cmark_node_get_heading_level(c) == level;
+    return count;
+}
+
+/* The shallowest level of the document's top headings deeper than `level`; 0: none. */
+static int next_level(const md_reader *md, cmark_node *doc, int level)
+{
+    int next = 7;
+    for (cmark_node *c = cmark_node_first_child(doc); c; c = cmark_node_next(c))
+        if (cmark_node_get_type(c) == CMARK_NODE_HEADING && c != md->title_heading
+            && cmark_node_get_heading_level(c) > level && cmark_node_get_heading_level(c) < next)
+            next = cmark_node_get_heading_level(c);
+    return next < 7 ? next : 0;
+}
+
 /* The chapter level: with one level-1 heading first in the document (its title), the
- * shallowest level of the other headings; otherwise the shallowest level present. */
+ * shallowest level of the other headings; otherwise the shallowest level present. When
+ * that level has one heading only (a single release) and the next level two or more (its
+ * sections), the next level. */
 static void choose_chapters(md_reader *md, cmark_node *doc)
 {
     int ones = 0, shallowest = 7, shallowest_other = 7;
@@ -852,6 +875,10 @@ static void choose_chapters(md_reader *md, cmark_node *doc)
                 break;
             }
     }
+    int sections = md->chapter_level ? next_level(md, doc, md->chapter_level) : 0;
+    if (sections && headings_at(md, doc, md->chapter_level) == 1
+        && headings_at(md, doc, sections) >= 2)
+        md->chapter_level = sections;
 }
 
 void re_markdown_body(parser *p, const char *body, size_t len, unsigned first_line)

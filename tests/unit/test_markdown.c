@@ -128,6 +128,17 @@ static void test_chapters(void)
     /* Without one leading level-1 heading, the shallowest level present is the chapter
      * level, and the first level-1 heading is still the title. */
     expect("# One\n\nA.\n\n# Two\n\nB.\n", "One", "#One# One. | A. | #Two# Two. | B.", 0);
+    /* A single release is chaptered by its sections, when it has two or more: the
+     * release's heading is then a sentence of its own before them. */
+    expect("# Changelog\n\nIntro.\n\n## [1.1.0] - 2026-01-02\n\n### Added\n\n- A flag\n\n"
+           "### Fixed\n\n- A crash\n\n[1.1.0]: https://example.org/1.1.0\n",
+           "Changelog", "Intro. | 1.1.0 - 2026-01-02. | #Added# Added. | A flag. |"
+           " #Fixed# Fixed. | A crash.", 0);
+    expect("## 2.0\n\n### Added\n\nA.\n\n### Fixed\n\nB.\n", "notes",
+           "2.0. | #Added# Added. | A. | #Fixed# Fixed. | B.", 0);
+    /* One section only: the release stays the one chapter. */
+    expect("# Changelog\n\n## 1.1.0\n\n### Fixed\n\n- A crash\n", "Changelog",
+           "#1.1.0# 1.1.0. | Fixed. | A crash.", 0);
     /* Front matter's title wins over the heading. */
     expect("---\ntitle: From the front matter\n---\n# Heading\n\n## Part\n\nText.\n",
            "From the front matter", "#Part# Part. | Text.", 0);
