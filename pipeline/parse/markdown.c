@@ -756,25 +756,21 @@ static void block(md_reader *md, inline_text *t, cmark_node *node, unsigned dept
             return;
         feed(md, t);
         account_text(md, node, in_list ? "list item" : "paragraph", t);
-        if (in_list)
+        if (in_list)   /* an item's text ends a sentence, as when it is read aloud */
             body_end_sentence(md->p);
-        else
-            body_end_paragraph(md->p, end_line(md, node));
+        body_end_paragraph(md->p, end_line(md, node));
         break;
     }
     case CMARK_NODE_HEADING:
         heading(md, node, depth == 0);
         break;
-    case CMARK_NODE_LIST:
+    case CMARK_NODE_LIST:   /* each item a paragraph of its own: the page keeps it apart */
         for (cmark_node *item = cmark_node_first_child(node); item && !body_stopped(md->p);
              item = cmark_node_next(item)) {
             blocks(md, t, item, depth + 1, 1);
             body_end_sentence(md->p);
-            if (body_paragraph_bytes(md->p) > 4000)   /* well under the paragraph limit */
-                body_end_paragraph(md->p, end_line(md, item));
+            body_end_paragraph(md->p, end_line(md, item));
         }
-        if (!in_list)
-            body_end_paragraph(md->p, end_line(md, node));
         break;
     case CMARK_NODE_ITEM:
         blocks(md, t, node, depth + 1, 1);

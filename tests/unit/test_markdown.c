@@ -92,9 +92,12 @@ static void test_spoken_text(void)
     /* Paragraphs, emphasis, inline code, and a title from the only level-1 heading. */
     expect("# Notes\n\nThe **fast** path, *really*: `make -j2`.\n\nSecond.\n", "Notes",
            "The fast path, really: make -j2. | Second.", 0);
-    /* List items are sentences, a full stop supplied; nested lists in order; task items. */
+    /* Each list item is a paragraph of its own, a full stop supplied; nested lists in
+     * order; task items; each paragraph of a loose item its own too. */
     expect("- one\n- two.\n  - inner\n- [x] done\n", "notes",
-           "one. two. inner. done.", 0);
+           "one. | two. | inner. | done.", 0);
+    expect("- First, with:\n\n  its second paragraph\n- Next\n\nAfter.\n", "notes",
+           "First, with. | its second paragraph. | Next. | After.", 0);
     /* Link text, never its target; a reference definition is not spoken. */
     expect("See [the guide](https://example.org/guide) now.\n\n[1.0]: https://example.org/1\n",
            "notes", "See the guide now.", 0);
@@ -113,7 +116,7 @@ static void test_spoken_text(void)
            "Flag: -v, Meaning: verbose. Flag: -q.", 0);
     /* Directives work inside paragraphs and items; \[ stays literal. */
     expect("- wait [pause 300ms] here\n- \\[pause 1s] is text\n", "notes",
-           "wait <300 ms> here. [pause 1s] is text.", 0);
+           "wait <300 ms> here. | [pause 1s] is text.", 0);
 }
 
 static void test_chapters(void)
