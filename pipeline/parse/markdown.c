@@ -756,7 +756,7 @@ static void block(md_reader *md, inline_text *t, cmark_node *node, unsigned dept
             return;
         feed(md, t);
         account_text(md, node, in_list ? "list item" : "paragraph", t);
-        if (in_list)   /* an item's text ends a sentence, as when it is read aloud */
+        if (in_list)   /* an item is a paragraph of its own, ended as a sentence */
             body_end_sentence(md->p);
         body_end_paragraph(md->p, end_line(md, node));
         break;
@@ -764,13 +764,8 @@ static void block(md_reader *md, inline_text *t, cmark_node *node, unsigned dept
     case CMARK_NODE_HEADING:
         heading(md, node, depth == 0);
         break;
-    case CMARK_NODE_LIST:   /* each item a paragraph of its own: the page keeps it apart */
-        for (cmark_node *item = cmark_node_first_child(node); item && !body_stopped(md->p);
-             item = cmark_node_next(item)) {
-            blocks(md, t, item, depth + 1, 1);
-            body_end_sentence(md->p);
-            body_end_paragraph(md->p, end_line(md, item));
-        }
+    case CMARK_NODE_LIST:   /* each item's text ends its own paragraphs (above) */
+        blocks(md, t, node, depth, 1);
         break;
     case CMARK_NODE_ITEM:
         blocks(md, t, node, depth + 1, 1);
