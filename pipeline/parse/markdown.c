@@ -675,7 +675,9 @@ static void heading(md_reader *md, cmark_node *node, int top)
         body_literal(md->p, title, strlen(title), file_line(md, node), file_col(node));
         body_end_sentence(md->p);
         body_end_paragraph(md->p, end_line(md, node));
-        account(md, node, kind, "spoken: %s (a sentence of its own, not a chapter)", title);
+        account(md, node, kind, "spoken: %s (a sentence of its own%s)", title,
+                top && level < md->chapter_level ? ": its sections are the chapters"
+                                                 : ", not a chapter");
     }
     free(title);
 }

@@ -204,6 +204,18 @@ static void test_outline(void)
     }
     re_md_outline_free(&outline);
 
+    /* a single release's heading says why it is not a chapter */
+    doc = "# T\n\n## 1.0\n\n### Added\n\nA.\n\n### Fixed\n\nB.\n";
+    outline = (re_md_outline){ 0 };
+    CHECK_INT(re_markdown_outline("notes.md", doc, strlen(doc), &outline, &d), RE_OK);
+    CHECK_INT(outline.count, 6);
+    if (outline.count == 6) {
+        CHECK_STR(outline.blocks[1].account,
+                  "spoken: 1.0 (a sentence of its own: its sections are the chapters)");
+        CHECK_STR(outline.blocks[2].account, "chapter: Added (its title spoken first)");
+    }
+    re_md_outline_free(&outline);
+
     /* link reference definitions, which cmark-gfm takes out of its tree, are accounted for
      * where they are; one inside a code block is code */
     doc = "# T\n\nSee [1.0][].\n\n[1.0]: https://example.org/v1\n\n```\n[x]: y\n```\n"
