@@ -111,7 +111,9 @@ int page_cue_opens_paragraph(const re_render_facts *facts, const re_transcript *
         (*chapter)++;
         new_chapter = 1;
     }
-    return i == 0 || new_chapter || !same_speaker(cue->speaker, t->cues[i - 1].speaker);
+    int markdown = facts->episode && facts->episode->notes;
+    return i == 0 || new_chapter || !same_speaker(cue->speaker, t->cues[i - 1].speaker)
+           || (markdown && cue->opens_block);
 }
 
 /* One line per cue; a new paragraph where the speaker changes or a chapter starts, opened

@@ -25,8 +25,10 @@ void page_duration_words(uint64_t seconds, char *buf, size_t size);
 /* "1:05" or "1:02:03" for a time in ms (whole seconds, rounded down). */
 void page_clock_text(uint64_t ms, char *buf, size_t size);
 
-/* Whether cue i of t opens a new transcript paragraph: the first cue, a new speaker, or the
- * first cue at or after the start of the next chapter. *chapter (0 before the first cue) is
+/* Whether cue i of t opens a new transcript paragraph: the first cue, a new speaker, the
+ * first cue at or after the start of the next chapter, or, for a Markdown script, the first
+ * cue of each of its paragraphs and list items (a .txt script's pages keep one paragraph per
+ * chapter or speaker turn, as they always have). *chapter (0 before the first cue) is
  * the chapter so far, advanced here: call it for i = 0, 1, 2... in order. */
 int page_cue_opens_paragraph(const re_render_facts *facts, const re_transcript *t, size_t i,
                              size_t *chapter);

@@ -16,6 +16,7 @@ void re_transcript_init(re_transcript *t, unsigned sample_rate)
 {
     memset(t, 0, sizeof *t);
     t->sample_rate = sample_rate;
+    t->block_pending = 1;
 }
 
 void re_transcript_free(re_transcript *t)
@@ -36,14 +37,21 @@ re_status re_transcript_add(re_transcript *t, uint64_t start, uint64_t end, cons
     if (re_array_grow(&t->cues, &t->capacity, t->count,
                       sizeof *t->cues) != RE_OK)
         return RE_ERR_NOMEM;
-    re_cue cue = { start, end, speaker ? strdup(speaker) : NULL, strdup(text) };
+    re_cue cue = { start, end, speaker ? strdup(speaker) : NULL, strdup(text),
+                   t->block_pending || t->count == 0 };
     if ((speaker && !cue.speaker) || !cue.text) {
         free(cue.speaker);
         free(cue.text);
         return RE_ERR_NOMEM;
     }
     t->cues[t->count++] = cue;
+    t->block_pending = 0;
     return RE_OK;
+}
+
+void re_transcript_start_block(re_transcript *t)
+{
+    t->block_pending = 1;
 }
 
 uint64_t re_cue_start_ms(const re_transcript *t, const re_cue *cue)

@@ -12,6 +12,7 @@
 
 #include "markdown.h"
 #include "markdown_brief.h"
+#include "markdown_outline.h"
 #include "markdown_source.h"
 #include "script_body.h"
 #include "text.h"
@@ -749,7 +750,9 @@ static void heading(md_reader *md, cmark_node *node, int top)
         body_literal(md->p, said, strlen(said), file_line(md, node), file_col(node));
         body_end_sentence(md->p);
         body_end_paragraph(md->p, end_line(md, node));
-        account(md, node, kind, "spoken: %s (a sentence of its own, not a chapter)", said);
+        account(md, node, kind, "spoken: %s (a sentence of its own%s)", said,
+                top && level < md->chapter_level ? ": its sections are the chapters"
+                                                 : ", not a chapter");
     }
     free(spoken);
     free(title);
@@ -832,28 +835,28 @@ static void block(md_reader *md, inline_text *t, cmark_node *node, unsigned dept
             return;
         feed(md, t);
         account_text(md, node, in_list ? "list item" : "paragraph", t);
-        if (in_list)
+        if (in_list)   /* an item is a paragraph of its own, ended as a sentence */
             body_end_sentence(md->p);
-        else
-            body_end_paragraph(md->p, end_line(md, node));
+        body_end_paragraph(md->p, end_line(md, node));
         break;
     }
     case CMARK_NODE_HEADING:
         heading(md, node, depth == 0);
         break;
-    case CMARK_NODE_LIST:
-        for (cmark_node *item = cmark_node_first_child(node), *next; item
-             && !body_stopped(md->p); item = next) {
+    case CMARK_NODE_LIST:   /* each item's text ends its own paragraphs (above); a run of
+                             * items said together (markdown_brief.h) is one paragraph */
+        for (cmark_node *item = cmark_node_first_child(node), *next, *last; item
+             && !body_stopped(md->p) && !md->nomem; item = next) {
             if ((next = said_together(md, t, item)) == item) {
-                blocks(md, t, item, depth + 1, 1);
+                block(md, t, item, depth, 1);
                 next = cmark_node_next(item);
+                continue;
             }
+            for (last = item; cmark_node_next(last) != next; last = cmark_node_next(last))
+                ;
             body_end_sentence(md->p);
-            if (body_paragraph_bytes(md->p) > 4000)   /* well under the paragraph limit */
-                body_end_paragraph(md->p, end_line(md, item));
+            body_end_paragraph(md->p, end_line(md, last));
         }
-        if (!in_list)
-            body_end_paragraph(md->p, end_line(md, node));
         break;
     case CMARK_NODE_ITEM:
         blocks(md, t, node, depth + 1, 1);
@@ -896,40 +899,18 @@ static void block(md_reader *md, inline_text *t, cmark_node *node, unsigned dept
     }
 }
 
-/* The chapter level: with one level-1 heading first in the document (its title), the
- * shallowest level of the other headings; otherwise the shallowest level present. */
+/* The chapter level and the title heading (markdown_outline.h); a level-1 heading that is
+ * not the title names the episode when the front matter does not. */
 static void choose_chapters(md_reader *md, cmark_node *doc)
 {
-    int ones = 0, shallowest = 7, shallowest_other = 7;
-    cmark_node *first = NULL;
-    for (cmark_node *c = cmark_node_first_child(doc); c; c = cmark_node_next(c)) {
-        if (cmark_node_get_type(c) != CMARK_NODE_HEADING)
-            continue;
-        int level = cmark_node_get_heading_level(c);
-        if (!first)
-            first = c;
-        ones += level == 1;
-        if (level < shallowest)
-            shallowest = level;
-        if (c != first && level < shallowest_other)
-            shallowest_other = level;
-    }
-    if (first && cmark_node_get_heading_level(first) == 1 && ones == 1) {
-        md->title_heading = first;
-        md->chapter_level = shallowest_other < 7 ? shallowest_other : 0;
-    } else {
-        md->chapter_level = shallowest < 7 ? shallowest : 0;
-        for (cmark_node *c = first; c && !md->title_heading; c = cmark_node_next(c))
-            if (cmark_node_get_type(c) == CMARK_NODE_HEADING
-                && cmark_node_get_heading_level(c) == 1) {
-                char *title = heading_text(md, c);
-                re_episode *ep = body_episode(md->p);
-                if (title && !ep->title)
-                    ep->title = title;
-                else
-                    free(title);
-                break;
-            }
+    cmark_node *first_one = md_choose_chapters(doc, &md->chapter_level, &md->title_heading);
+    if (!md->title_heading && first_one) {
+        char *title = heading_text(md, first_one);
+        re_episode *ep = body_episode(md->p);
+        if (title && !ep->title)
+            ep->title = title;
+        else
+            free(title);
     }
 }
 

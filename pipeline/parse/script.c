@@ -481,11 +481,6 @@ void body_end_sentence(parser *p)
     p->para.pending_space = 1;
 }
 
-size_t body_paragraph_bytes(const parser *p)
-{
-    return p->para.speech_bytes + p->para.text.len;
-}
-
 void body_end_paragraph(parser *p, unsigned ended_by)
 {
     end_paragraph(p, ended_by);

@@ -32,9 +32,6 @@ void body_space(parser *p);
  * (a trailing ':' ';' or ',' becomes the full stop). Nothing when no text is pending. */
 void body_end_sentence(parser *p);
 
-/* Bytes of speech in the open paragraph so far. */
-size_t body_paragraph_bytes(const parser *p);
-
 /* Ends the open paragraph, if any; `ended_by` is the line that ended it. */
 void body_end_paragraph(parser *p, unsigned ended_by);
 

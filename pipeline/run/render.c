@@ -523,9 +523,11 @@ static re_status speak_all(render *r)
             break;
         case RE_ITEM_BREAK:
             status = add_pause(r, paragraph_pause(r, i));
+            re_transcript_start_block(&r->transcript);
             break;
         case RE_ITEM_CHAPTER:   /* marked with the next audio (before_audio) */
             r->pending_chapter = item->text;
+            re_transcript_start_block(&r->transcript);
             break;
         case RE_ITEM_SOUND:   /* the uses are in playing order: the next insert is this one */
             while (r->sounds.uses[next_use].kind != SOUND_INSERT)

@@ -41,7 +41,9 @@ def vtt_text(path):
 
 def chapter_headings(text):
     """The chapter headings, read from the source by lines (ATX headings outside fences):
-    one level-1 heading first makes its subheadings' shallowest level the chapters."""
+    one level-1 heading first makes its subheadings' shallowest level the chapters; when
+    that level has one heading (a single release) and the next level two or more (its
+    sections), those are the chapters."""
     levels, fence, lines = [], False, text.split("\n")
     for i, line in enumerate(lines):
         if re.match(r"^ {0,3}(```|~~~)", line):
@@ -54,9 +56,14 @@ def chapter_headings(text):
               and (i == 0 or not lines[i - 1].strip() or lines[i - 1].lstrip().startswith("#"))):
             levels.append(1 if "=" in lines[i + 1] else 2)   # a setext heading
     if levels and levels[0] == 1 and levels.count(1) == 1:
-        rest = levels[1:]
-        return rest.count(min(rest)) if rest else 0
-    return levels.count(min(levels)) if levels else 0
+        levels = levels[1:]
+    if not levels:
+        return 0
+    top = min(levels)
+    deeper = [level for level in levels if level > top]
+    if levels.count(top) == 1 and deeper and deeper.count(min(deeper)) >= 2:
+        return deeper.count(min(deeper))
+    return levels.count(top)
 
 
 FENCE = re.compile(r"^( {0,3})(`{3,}|~{3,})")

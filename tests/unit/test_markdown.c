@@ -92,9 +92,12 @@ static void test_spoken_text(void)
     /* Paragraphs, emphasis, inline code, and a title from the only level-1 heading. */
     expect("# Notes\n\nThe **fast** path, *really*: `make -j2`.\n\nSecond.\n", "Notes",
            "The fast path, really: make -j2. | Second.", 0);
-    /* List items are sentences, a full stop supplied; nested lists in order; task items. */
+    /* Each list item is a paragraph of its own, a full stop supplied; nested lists in
+     * order; task items; each paragraph of a loose item its own too. */
     expect("- one\n- two.\n  - inner\n- [x] done\n", "notes",
-           "one. two. inner. done.", 0);
+           "one. | two. | inner. | done.", 0);
+    expect("- First, with:\n\n  its second paragraph\n- Next\n\nAfter.\n", "notes",
+           "First, with. | its second paragraph. | Next. | After.", 0);
     /* Link text, never its target; a reference definition is not spoken. */
     expect("See [the guide](https://example.org/guide) now.\n\n[1.0]: https://example.org/1\n",
            "notes", "See the guide now.", 0);
@@ -113,7 +116,7 @@ static void test_spoken_text(void)
            "Flag: -v, Meaning: verbose. Flag: -q.", 0);
     /* Directives work inside paragraphs and items; \[ stays literal. */
     expect("- wait [pause 300ms] here\n- \\[pause 1s] is text\n", "notes",
-           "wait <300 ms> here. [pause 1s] is text.", 0);
+           "wait <300 ms> here. | [pause 1s] is text.", 0);
 }
 
 static void test_chapters(void)
@@ -129,6 +132,17 @@ static void test_chapters(void)
     /* Without one leading level-1 heading, the shallowest level present is the chapter
      * level, and the first level-1 heading is still the title. */
     expect("# One\n\nA.\n\n# Two\n\nB.\n", "One", "#One# One. | A. | #Two# Two. | B.", 0);
+    /* A single release is chaptered by its sections, when it has two or more: the
+     * release's heading is then a sentence of its own before them. */
+    expect("# Changelog\n\nIntro.\n\n## [1.1.0] - 2026-01-02\n\n### Added\n\n- A flag\n\n"
+           "### Fixed\n\n- A crash\n\n[1.1.0]: https://example.org/1.1.0\n",
+           "Changelog", "Intro. | Version 1.1.0, 2026-01-02. | #Added# Added. | A flag. |"
+           " #Fixed# Fixed. | A crash.", 0);
+    expect("## 2.0\n\n### Added\n\nA.\n\n### Fixed\n\nB.\n", "notes",
+           "Version 2.0. | #Added# Added. | A. | #Fixed# Fixed. | B.", 0);
+    /* One section only: the release stays the one chapter. */
+    expect("# Changelog\n\n## 1.1.0\n\n### Fixed\n\n- A crash\n", "Changelog",
+           "#1.1.0# Version 1.1.0. | Fixed. | A crash.", 0);
     /* Front matter's title wins over the heading. */
     expect("---\ntitle: From the front matter\n---\n# Heading\n\n## Part\n\nText.\n",
            "From the front matter", "#Part# Part. | Text.", 0);
@@ -188,6 +202,18 @@ static void test_outline(void)
                   "spoken: Say it. (left out: the link target https://example.org)");
         CHECK_STR(outline.blocks[3].kind, "code block");
         CHECK_INT(outline.blocks[3].line, 7);
+    }
+    re_md_outline_free(&outline);
+
+    /* a single release's heading says why it is not a chapter */
+    doc = "# T\n\n## 1.0\n\n### Added\n\nA.\n\n### Fixed\n\nB.\n";
+    outline = (re_md_outline){ 0 };
+    CHECK_INT(re_markdown_outline("notes.md", doc, strlen(doc), &outline, &d), RE_OK);
+    CHECK_INT(outline.count, 6);
+    if (outline.count == 6) {
+        CHECK_STR(outline.blocks[1].account,
+                  "spoken: Version 1.0 (a sentence of its own: its sections are the chapters)");
+        CHECK_STR(outline.blocks[2].account, "chapter: Added (its title spoken first)");
     }
     re_md_outline_free(&outline);
 

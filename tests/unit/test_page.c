@@ -74,15 +74,15 @@ static void test_full_page(void)
         { "Audio duration: PT1S", RATE * 3700, RATE * 3723 },
     };
     re_cue cues[] = {
-        { 0, RATE / 2, "Host", "It's November 30th." },
-        { RATE, RATE * 2, "Host", "Three things changed." },
-        { RATE * 66, RATE * 67, "Host", "- The duration: 45 seconds." },
-        { RATE * 70, RATE * 71, "Guest", "Thanks." },
-        { RATE * 71, RATE * 72, "Duration", "# not a heading" },
-        { RATE * 3701, RATE * 3702, NULL, "12) twelve" },
-        { RATE * 3703, RATE * 3704, NULL, "  ---  " },
+        { 0, RATE / 2, "Host", "It's November 30th.", 0 },
+        { RATE, RATE * 2, "Host", "Three things changed.", 0 },
+        { RATE * 66, RATE * 67, "Host", "- The duration: 45 seconds.", 0 },
+        { RATE * 70, RATE * 71, "Guest", "Thanks.", 0 },
+        { RATE * 71, RATE * 72, "Duration", "# not a heading", 0 },
+        { RATE * 3701, RATE * 3702, NULL, "12) twelve", 0 },
+        { RATE * 3703, RATE * 3704, NULL, "  ---  ", 0 },
     };
-    re_transcript t = { RATE, cues, sizeof cues / sizeof cues[0], sizeof cues / sizeof cues[0] };
+    re_transcript t = { RATE, cues, sizeof cues / sizeof cues[0], sizeof cues / sizeof cues[0], 0 };
     re_render_facts facts = { .episode = &ep, .samples = (uint64_t)RATE * 3723, .sample_rate = RATE,
                               .bytes = 123, .format = "mp3", .chapters = chapters,
                               .chapter_count = 3 };
@@ -140,7 +140,7 @@ static void test_minimal_page(void)
     free(page);
 
     /* an empty transcript is no section; 1.5 s rounds half up to 2 */
-    re_transcript empty = { RATE, NULL, 0, 0 };
+    re_transcript empty = { RATE, NULL, 0, 0, 0 };
     facts.samples = RATE + RATE / 2;
     page = page_of(&facts, &empty, &st);
     CHECK_INT(st, RE_OK);
@@ -214,10 +214,10 @@ static void test_html_page(void)
         { "Audio duration: PT1S", RATE * 65 + 1, RATE * 3723 },
     };
     re_cue cues[] = {
-        { 0, RATE / 2, "Host", "It's November 30th." },
-        { RATE * 66, RATE * 67, "Duration", "- The duration: 45 seconds." },
+        { 0, RATE / 2, "Host", "It's November 30th.", 0 },
+        { RATE * 66, RATE * 67, "Duration", "- The duration: 45 seconds.", 0 },
     };
-    re_transcript t = { RATE, cues, 2, 2 };
+    re_transcript t = { RATE, cues, 2, 2, 0 };
     re_render_facts facts = { .episode = &ep, .samples = (uint64_t)RATE * 3723, .sample_rate = RATE,
                               .chapters = chapters, .chapter_count = 2 };
     re_status st;
@@ -279,6 +279,48 @@ static void test_html_page(void)
     }
 }
 
+/* A Markdown script's paragraphs and list items (cues that open a block) are paragraphs of
+ * their own in both pages' transcripts; a .txt script's page keeps one paragraph per
+ * chapter or speaker turn. */
+static void test_blocks(void)
+{
+    re_episode ep = { .title = "Notes", .language = "en-us", .notes = "- one\n- two\n" };
+    re_chapter_mark chapters[] = { { "Fixed", 0, RATE * 4 } };
+    re_cue cues[] = {
+        { 0, RATE, NULL, "Fixed.", .opens_block = 1 },
+        { RATE, RATE * 2, NULL, "A crash when", .opens_block = 1 },
+        { RATE * 2, RATE * 3, NULL, "the disk is full.", 0 },
+        { RATE * 3, RATE * 4, NULL, "A leak.", .opens_block = 1 },
+    };
+    re_transcript t = { RATE, cues, 4, 4, 0 };
+    re_render_facts facts = { .episode = &ep, .samples = (uint64_t)RATE * 4, .sample_rate = RATE,
+                              .format = "mp3", .chapters = chapters, .chapter_count = 1 };
+    re_status st;
+    char *page = page_of(&facts, &t, &st);
+    CHECK_INT(st, RE_OK);
+    const char *blocks = "## Transcript\n\nFixed.\n\nA crash when\nthe disk is full.\n\n"
+                         "A leak.\n";
+    CHECK(page && strstr(page, blocks) != NULL);
+    free(page);
+    page = html_page_of(&facts, &t, &st);
+    CHECK_INT(st, RE_OK);
+    CHECK(page && strstr(page, "<h3>Fixed</h3>\n<p><span class=\"cue\" id=\"cue-1\"") != NULL);
+    CHECK(page && strstr(page, "Fixed.</a></span></p>\n<p><span class=\"cue\" id=\"cue-2\"")
+          != NULL);
+    CHECK(page && strstr(page, "full.</a></span></p>\n<p><span class=\"cue\" id=\"cue-4\"")
+          != NULL);
+    free(page);
+
+    ep.notes = NULL;   /* a .txt script */
+    page = page_of(&facts, &t, &st);
+    CHECK(page && strstr(page, "## Transcript\n\nFixed.\nA crash when\nthe disk is full.\n"
+                               "A leak.\n") != NULL);
+    free(page);
+    page = html_page_of(&facts, &t, &st);
+    CHECK(page && strstr(page, "</p>\n<p>") == NULL);
+    free(page);
+}
+
 int main(void)
 {
     test_full_page();
@@ -286,5 +328,6 @@ int main(void)
     test_cover();
     test_errors();
     test_html_page();
+    test_blocks();
     return check_finish("test_page");
 }

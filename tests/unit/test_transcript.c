@@ -77,6 +77,17 @@ static void test_add_and_times(void)
     CHECK_STR(t.cues[3].text, "mutable");
     CHECK_STR(t.cues[1].speaker, "Host");
     CHECK(t.cues[0].speaker == NULL);
+    /* the first cue opens a block (a paragraph of the script); then only the first cue
+     * after re_transcript_start_block */
+    CHECK_INT(t.cues[0].opens_block, 1);
+    CHECK_INT(t.cues[1].opens_block, 0);
+    re_transcript_start_block(&t);
+    re_transcript_start_block(&t);   /* twice: still one block */
+    CHECK_INT(re_transcript_add(&t, 60000, 60100, NULL, "two"), RE_OK);
+    CHECK_INT(re_transcript_add(&t, 60100, 60200, NULL, "three"), RE_OK);
+    CHECK_INT(t.cues[3].opens_block, 0);
+    CHECK_INT(t.cues[4].opens_block, 1);
+    CHECK_INT(t.cues[5].opens_block, 0);
 
     /* milliseconds rounded down */
     CHECK_INT(re_cue_start_ms(&t, &t.cues[0]), 0);

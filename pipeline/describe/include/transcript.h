@@ -23,6 +23,8 @@ typedef struct re_cue {
     uint64_t end;        /* one past the last voiced sample */
     char *speaker;       /* display name of the voice profile; NULL when the script has one voice */
     char *text;          /* UTF-8, one line */
+    int opens_block;     /* 1: the first cue of a paragraph of the script (a Markdown
+                          * paragraph or list item): the pages start a paragraph there */
 } re_cue;
 
 typedef struct re_transcript {
@@ -30,13 +32,18 @@ typedef struct re_transcript {
     re_cue *cues;
     size_t count;
     size_t capacity;
+    int block_pending;   /* the next cue added opens a block */
 } re_transcript;
 
 void re_transcript_init(re_transcript *t, unsigned sample_rate);
 void re_transcript_free(re_transcript *t);
-/* Appends a cue (strings copied). Cues must come in order and must not overlap. */
+/* Appends a cue (strings copied). Cues must come in order and must not overlap. The first
+ * cue, and the first after re_transcript_start_block, opens a block. */
 re_status re_transcript_add(re_transcript *t, uint64_t start, uint64_t end, const char *speaker,
                             const char *text);
+
+/* A paragraph of the script ends here: the next cue added opens a block. */
+void re_transcript_start_block(re_transcript *t);
 
 /* What the timeline needs to know of each speech segment (in add_speech order). */
 typedef struct re_transcript_segment {
