@@ -150,19 +150,27 @@ static int say_abbreviation(normalizer *n, const char *core, size_t core_len, si
         { "vs", "versus" }, { "e.g", "for example" }, { "i.e", "that is" }, { "cf", "compare" },
         { "approx", "approximately" }, { "jr", "junior" }, { "sr", "senior" },
         { "lt", "lieutenant" }, { "prof", "professor" }, { "no", "number" },
+        { "ltd", "limited" }, { "ph.d", "P.H.D" }, { "fig", "figure" }, { "figs", "figures" },
+        { "vol", "volume" }, { "ch", "chapter" }, { "jan", "January" }, { "feb", "February" },
+        { "mar", "March" }, { "apr", "April" }, { "jun", "June" }, { "jul", "July" },
+        { "aug", "August" }, { "sep", "September" }, { "sept", "September" },
+        { "oct", "October" }, { "nov", "November" }, { "dec", "December" },
     };
     const char *next, *stop = core + core_len;
     size_t next_len;
     next_core(n, &next, &next_len);
     if (close == 0 || *stop != '.' || (close > 1 && stop[1] == '.') || next_len == 0
-        || !re_is_abbreviation(core, core_len, next))
+        || !re_is_abbreviation(n->previous, n->previous_len, core, core_len, next))
         return 0;
     const char *reading = NULL;
     for (size_t i = 0; i < sizeof readings / sizeof readings[0] && !reading; i++)
         if (equals_fold(core, core_len, readings[i][0]))
             reading = readings[i][1];
-    decide(n, core, core_len + 1, reading ? "abbreviation: in words, its full stop ends no sentence"
-                                          : "abbreviation: its full stop ends no sentence");
+    int initial = core_len == 1 && re_is_upper(core[0]);
+    decide(n, core, core_len + 1,
+           initial   ? "initial: its full stop ends no sentence"
+           : reading ? "abbreviation: in words, its full stop ends no sentence"
+                     : "abbreviation: its full stop ends no sentence");
     if (reading)
         says(n, reading);
     else
