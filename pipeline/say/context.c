@@ -90,12 +90,17 @@ static void chunk_core(const normalizer *n, size_t index, const char **s, size_t
     *len -= open + close;
 }
 
-void next_core(const normalizer *n, const char **s, size_t *len)
+void word_ahead(const normalizer *n, size_t k, const char **s, size_t *len)
 {
     *s = NULL;
     *len = 0;
-    if (n->chunk_index + 1 < n->chunk_count)
-        chunk_core(n, n->chunk_index + 1, s, len);
+    if (n->chunk_index + k < n->chunk_count)
+        chunk_core(n, n->chunk_index + k, s, len);
+}
+
+void next_core(const normalizer *n, const char **s, size_t *len)
+{
+    word_ahead(n, 1, s, len);
 }
 
 /* What this word tells the next: a reference word makes the next number a reference, and
@@ -137,6 +142,7 @@ static void remember_word(normalizer *n, const char *core, size_t len, const cha
     n->previous = core;
     n->previous_len = len;
     n->previous_started_sentence = n->sentence_start;
+    n->previous_bare = close_len == 0;
     n->sentence_start = sentence_end;
 }
 
