@@ -35,6 +35,8 @@ DECISION = {
     "code": r"name and number: its digits one by one$",
     "minus": r"hyphenated: its parts$",
     "emoji": r"emoji: not spoken$",
+    "date": r"^date( range)?(: | and time$)",
+    "time": r"^time of day: ",
 }
 
 
