@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "files.h"
+#include "sentences.h"
 #include "writing.h"
 
 static re_status open_voice_set(const re_episode_sources *src, re_prepared *p)
@@ -54,19 +55,6 @@ static int append_item(re_item **items, size_t *count, size_t *capacity, re_item
  * so without it the words would touch. */
 #define RE_PIECE_GAP_MS 160
 
-static int ends_sentence(const char *text)
-{
-    static const char *const ends[] = { ".", "!", "?", "\xE3\x80\x82", "\xEF\xBC\x81",
-                                        "\xEF\xBC\x9F", "\xE2\x80\xA6" };   /* 。！？… */
-    size_t len = strlen(text);
-    for (size_t i = 0; i < sizeof ends / sizeof ends[0]; i++) {
-        size_t n = strlen(ends[i]);
-        if (len >= n && memcmp(text + len - n, ends[i], n) == 0)
-            return 1;
-    }
-    return 0;
-}
-
 /* append_item, with the gap before a SPEECH piece that follows another directly. */
 static int add_item(const re_prepared *p, re_item **items, size_t *count, size_t *capacity,
                     re_item item)
@@ -74,7 +62,7 @@ static int add_item(const re_prepared *p, re_item **items, size_t *count, size_t
     const re_item *last = *count ? &(*items)[*count - 1] : NULL;
     if (item.kind == RE_ITEM_SPEECH && last && last->kind == RE_ITEM_SPEECH) {
         const re_voice_profile *profile = re_prepared_profile(p, last->voice);
-        unsigned ms = profile && ends_sentence(last->text) ? (unsigned)profile->sentence_pause_ms
+        unsigned ms = profile && re_ends_sentence(last->text, item.text) ? (unsigned)profile->sentence_pause_ms
                                                            : RE_PIECE_GAP_MS;
         re_item gap = { RE_ITEM_PAUSE, item.line, item.col, NULL, NULL, (uint64_t)ms * 1000,
                         NULL };

@@ -90,12 +90,17 @@ static void chunk_core(const normalizer *n, size_t index, const char **s, size_t
     *len -= open + close;
 }
 
-void next_core(const normalizer *n, const char **s, size_t *len)
+void word_ahead(const normalizer *n, size_t k, const char **s, size_t *len)
 {
     *s = NULL;
     *len = 0;
-    if (n->chunk_index + 1 < n->chunk_count)
-        chunk_core(n, n->chunk_index + 1, s, len);
+    if (n->chunk_index + k < n->chunk_count)
+        chunk_core(n, n->chunk_index + k, s, len);
+}
+
+void next_core(const normalizer *n, const char **s, size_t *len)
+{
+    word_ahead(n, 1, s, len);
 }
 
 /* What this word tells the next: a reference word makes the next number a reference, and
@@ -137,6 +142,7 @@ static void remember_word(normalizer *n, const char *core, size_t len, const cha
     n->previous = core;
     n->previous_len = len;
     n->previous_started_sentence = n->sentence_start;
+    n->previous_bare = close_len == 0;
     n->sentence_start = sentence_end;
 }
 
@@ -150,19 +156,27 @@ static int say_abbreviation(normalizer *n, const char *core, size_t core_len, si
         { "vs", "versus" }, { "e.g", "for example" }, { "i.e", "that is" }, { "cf", "compare" },
         { "approx", "approximately" }, { "jr", "junior" }, { "sr", "senior" },
         { "lt", "lieutenant" }, { "prof", "professor" }, { "no", "number" },
+        { "ltd", "limited" }, { "ph.d", "P.H.D" }, { "fig", "figure" }, { "figs", "figures" },
+        { "vol", "volume" }, { "ch", "chapter" }, { "jan", "January" }, { "feb", "February" },
+        { "mar", "March" }, { "apr", "April" }, { "jun", "June" }, { "jul", "July" },
+        { "aug", "August" }, { "sep", "September" }, { "sept", "September" },
+        { "oct", "October" }, { "nov", "November" }, { "dec", "December" },
     };
     const char *next, *stop = core + core_len;
     size_t next_len;
     next_core(n, &next, &next_len);
     if (close == 0 || *stop != '.' || (close > 1 && stop[1] == '.') || next_len == 0
-        || !re_is_abbreviation(core, core_len, next))
+        || !re_is_abbreviation(n->previous, n->previous_len, core, core_len, next))
         return 0;
     const char *reading = NULL;
     for (size_t i = 0; i < sizeof readings / sizeof readings[0] && !reading; i++)
         if (equals_fold(core, core_len, readings[i][0]))
             reading = readings[i][1];
-    decide(n, core, core_len + 1, reading ? "abbreviation: in words, its full stop ends no sentence"
-                                          : "abbreviation: its full stop ends no sentence");
+    int initial = core_len == 1 && re_is_upper(core[0]);
+    decide(n, core, core_len + 1,
+           initial   ? "initial: its full stop ends no sentence"
+           : reading ? "abbreviation: in words, its full stop ends no sentence"
+                     : "abbreviation: its full stop ends no sentence");
     if (reading)
         says(n, reading);
     else

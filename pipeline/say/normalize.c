@@ -28,6 +28,11 @@ void say_core(normalizer *n, const char *s, size_t len)
         { say_inner_ellipsis, "ellipsis: a pause" },
         { say_url, "URL: the site" },
         { say_hash, "hash: its first 7 characters one by one" },
+        { say_date_time, "date: as it is said" },
+        { say_time, "time of day: on the 12-hour clock, with its zone" },
+        { say_date_dash, "between two dates: to" },
+        { say_month, "month: in full beside a day or year" },
+        { say_day, "day of a month: an ordinal" },
         { say_option, "option: its dashes said" },
         { say_reference, "reference number: digit by digit from 3 digits" },
         { say_repository_reference, "repository reference" },
@@ -200,6 +205,17 @@ int re_normalize_voice_is_english(const char *engine_voice)
            && (len == 2 || name[2] == '-' || name[2] == '_');
 }
 
+/* en-gb and its accents (en-gb-scotland, en-gb-x-rp ...), whatever the variant. */
+static int voice_is_british(const char *engine_voice)
+{
+    if (!engine_voice)
+        return 0;
+    const char *name = strrchr(engine_voice, '/');
+    name = name ? name + 1 : engine_voice;
+    return strlen(name) >= 5 && equals_fold(name, 2, "en") && (name[2] == '-' || name[2] == '_')
+           && equals_fold(name + 3, 2, "gb");
+}
+
 re_status re_normalize_spans_for(const re_lexicon *lexicon, const char *text,
                                  const char *engine_voice, re_spoken *out)
 {
@@ -209,7 +225,8 @@ re_status re_normalize_spans_for(const re_lexicon *lexicon, const char *text,
     if (!text || !text_valid(text, strlen(text)))
         return RE_ERR_INVALID;
     normalizer n = { .lexicon = lexicon, .text = text, .len = strlen(text), .sentence_start = 1,
-                     .current = SIZE_MAX, .english = re_normalize_voice_is_english(engine_voice) };
+                     .current = SIZE_MAX, .english = re_normalize_voice_is_english(engine_voice),
+                     .british = voice_is_british(engine_voice) };
     cut(&n);
     say_all(&n);
     re_status status = n.nomem ? RE_ERR_NOMEM : join_pieces(&n, out);

@@ -51,6 +51,7 @@ typedef struct normalizer {
     size_t decision_count, decision_capacity;
     size_t current;                 /* the decision of the rule being tried, or SIZE_MAX */
     int english;                    /* the rules apply (an English voice), else the lexicon only */
+    int british;                    /* a British voice: "the 30th of November 2026" */
     int nomem;
     size_t source, source_length;   /* what the pieces being said stand for */
     /* What the words before this one tell about it. */
@@ -64,6 +65,7 @@ typedef struct normalizer {
     const char *previous;           /* the word before (core), for versions after a name */
     size_t previous_len;
     int previous_started_sentence;
+    int previous_bare;              /* the word before had no closing marks ("May,")*/
     size_t chunk_index;
 } normalizer;
 
@@ -241,6 +243,28 @@ void say_reference_number(normalizer *n, const char *s, size_t len);
 /* 1 when s[0..len) is digits with at most one decimal part, and nothing else. */
 int is_plain_number(const char *s, size_t len);
 
+/* ---- dates.c: dates and times ---------------------------------------------------------- */
+
+/* "2026-11-30" -> "November 30th, 2026" (a British voice: "the 30th of November 2026"),
+ * "2026-11" -> "November 2026", "2026-03-02..2026-03-13" -> "March 2nd to March 13th, 2026",
+ * "2026-11-30T09:00:00Z" -> "November 30th, 2026, 9 AM UTC". Only real days (not 2026-02-30). */
+int say_date_time(normalizer *n, const char *s, size_t len);
+
+/* A time of day: "14:00" -> "2 PM", "09:30" -> "9:30 AM", "00:00" -> "midnight",
+ * "17:45+01:00" -> "5:45 PM, UTC plus 1", "16:21:42" -> "4:21 PM and 42 seconds"; "9:05"
+ * before AM or PM -> "9 oh 5", a one-digit hour only there or before a zone (UTC, CET ...). */
+int say_time(normalizer *n, const char *s, size_t len);
+
+/* A dash (or "..") between two dates: "to". */
+int say_date_dash(normalizer *n, const char *s, size_t len);
+
+/* A month written short beside a day or a year ("Nov 30th", "30 Nov 2026", "Sep 2026"): in
+ * full. */
+int say_month(normalizer *n, const char *s, size_t len);
+
+/* A day after a month's name: "November 30" -> "November 30th" (not "June 3 PM"). */
+int say_day(normalizer *n, const char *s, size_t len);
+
 /* ---- hashes.c: hashes -------------------------------------------------------------------- */
 
 /* A commit or object hash: 7 or more characters 0-9 a-f (an abbreviated commit, a SHA-1 of
@@ -308,6 +332,9 @@ void split_word(const char *s, size_t len, size_t *open, size_t *close);
 
 /* The core of the word after the one being said, or NULL at the end. */
 void next_core(const normalizer *n, const char **s, size_t *len);
+
+/* The core of the k-th word after the one being said (1: the next), or NULL. */
+void word_ahead(const normalizer *n, size_t k, const char **s, size_t *len);
 
 /* Says chunk `index` (a lexicon match, or a word with its marks) and remembers what it tells
  * the next word. */

@@ -259,6 +259,30 @@ class ListenerTest(Case):
                     self.assertLessEqual(h.wer, FLITE_MAX_WER, f"{h.name} ({h.voice}): WER "
                                          f"{h.wer:.1f} % over {FLITE_MAX_WER:g} %")
 
+    def test_dates_and_times_are_heard(self):
+        # natural-host (flite: the listener hears it best) says dates and a time as a person
+        # reads them; the listener must hear the month and the ordinal day ("november
+        # thirtieth", not "two thousand twenty six dash eleven dash thirty") and the time on
+        # the 12-hour clock ("two p m", not "fourteen zero zero"). Words, not transcripts.
+        cases = [("It shipped on 2026-11-30.", ["november", "thirtieth"]),
+                 ("The sprint ended on 2026-03-13.", ["march", "thirteenth"]),
+                 ("We fixed it on Oct 21st.", ["october"]),
+                 ("The call is at 14:00 UTC.", ["two", "p"])]
+        lines = [line for line, _ in cases]
+        script = write(self.path("dates.txt"), script_for("natural-host", lines))
+        out = self.path("dates.wav")
+        res = run([script, "-o", out, "--voices", VOICES, "--sample-rate", "22050",
+                   "--loudness", "off", "--no-cache", "-q", "-j", "1"])
+        self.assertEqual(res.returncode, 0, res.stderr)
+        pieces = utterances(pcm16k(out))
+        self.assertEqual(len(pieces), len(cases))
+        listener = Listener()
+        for (line, expected), piece in zip(cases, pieces):
+            heard = words(listener.hear(piece))
+            with self.subTest(line=line, heard=" ".join(heard)):
+                for word in expected:
+                    self.assertIn(word, heard)
+
 
 if __name__ == "__main__":
     main()

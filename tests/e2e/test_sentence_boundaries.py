@@ -198,7 +198,7 @@ class Boundaries(Case):
         made, _ = corpus()
         seconds = ["A fix is here.", "It works.", "The first sentence is here."]
         jobs = [(v, [(a, seconds[k % 3]) for k, a in enumerate(made)])
-                for v in NAMED + ["profile:host", "profile:guest"]]
+                for v in NAMED + ["profile:host", "profile:guest", "profile:natural-host"]]
         self.check(jobs)
 
     def test_no_join_clicks(self):

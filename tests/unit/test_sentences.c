@@ -40,7 +40,19 @@ int main(void)
         { "Ask Mr. and Mrs. Jones, Ms. Lee, Prof. X, Lt. Dan, Rev. Green and St. Louis. Done.",
           "Ask Mr. and Mrs. Jones, Ms. Lee, Prof. X, Lt. Dan, Rev. Green and St. Louis. | Done." },
         { "Use e.g. Python or i.e. Rust, vs. Go. Yes.", "Use e.g. Python or i.e. Rust, vs. Go. | Yes." },
-        { "We fixed X, Y, etc. Then we left.", "We fixed X, Y, etc. Then we left." },
+        { "We fixed X, Y, etc. Then we left.", "We fixed X, Y, etc. | Then we left." },
+        { "We fixed X, Y, etc. and left.", "We fixed X, Y, etc. and left." },
+        { "Thanks to Acme Inc. for it. Made by Acme Inc. The next one.",
+          "Thanks to Acme Inc. for it. | Made by Acme Inc. | The next one." },
+        { "Foo Ltd. and Bar Corp. and Baz Co. agree. Smith et al. showed it. Smith et al. It is.",
+          "Foo Ltd. and Bar Corp. and Baz Co. agree. | Smith et al. showed it. | Smith et al. | "
+          "It is." },
+        { "Jane Doe, Ph.D. students. Out on Jan. 5 and Dec. 24. See Fig. 3, Vol. 2 and Ch. 7.",
+          "Jane Doe, Ph.D. students. | Out on Jan. 5 and Dec. 24. | See Fig. 3, Vol. 2 and Ch. 7." },
+        { "Due in May. Then June.", "Due in May. | Then June." },
+        { "By John F. Smith and J. R. Hacker. Plan B. The fix. Set A. Then go.",
+          "By John F. Smith and J. R. Hacker. | Plan B. | The fix. | Set A. | Then go." },
+        { "Use approx. Two or e.g. Ten or Dr. No.", "Use approx. Two or e.g. Ten or Dr. No." },
         { "See No. 5 here. No. It is not.", "See No. 5 here. | No. | It is not." },
         { "Version 3.5 is out. Get v1.2. Now!", "Version 3.5 is out. | Get v1.2. | Now!" },
         { "Really? Yes! Fine.", "Really? | Yes! | Fine." },
@@ -74,12 +86,36 @@ int main(void)
               "Say [[h@l'oU. wVn]] now. | Next.");
     CHECK_STR(split("Say [[x. Y]] now. Next.", RE_TEXT_PLAIN), "Say [[x. | Y]] now. | Next.");
 
-    CHECK(re_is_abbreviation("Dr", 2, "Smith"));
-    CHECK(re_is_abbreviation("(e.g", 4, "this"));
-    CHECK(re_is_abbreviation("ETC", 3, NULL));
-    CHECK(re_is_abbreviation("No", 2, "5"));
-    CHECK(!re_is_abbreviation("No", 2, "It"));
-    CHECK(!re_is_abbreviation("B", 1, "Then"));
-    CHECK(!re_is_abbreviation("Drive", 5, "Then"));
+    CHECK(re_is_abbreviation(NULL, 0, "Dr", 2, "Smith"));
+    CHECK(re_is_abbreviation("use", 3, "(e.g", 4, "this"));
+    CHECK(re_is_abbreviation("Y,", 2, "ETC", 3, "and"));
+    CHECK(!re_is_abbreviation("Y,", 2, "ETC", 3, "Then"));
+    CHECK(!re_is_abbreviation("Y,", 2, "etc", 3, NULL));
+    CHECK(re_is_abbreviation("See", 3, "No", 2, "5"));
+    CHECK(!re_is_abbreviation(NULL, 0, "No", 2, "It"));
+    CHECK(!re_is_abbreviation("u+w", 3, "B", 1, "Then"));
+    CHECK(!re_is_abbreviation("Big", 3, "Drive", 5, "Then"));
+    CHECK(re_is_abbreviation("John", 4, "F", 1, "Smith"));
+    CHECK(re_is_abbreviation("by", 2, "J", 1, "R. Hacker"));
+    CHECK(!re_is_abbreviation("by", 2, "J", 1, "Hacker"));
+    CHECK(!re_is_abbreviation("Plan", 4, "B", 1, "The fix"));
+    CHECK(re_is_abbreviation("et", 2, "al", 2, "showed"));
+    CHECK(!re_is_abbreviation("et", 2, "al", 2, "The"));
+    CHECK(!re_is_abbreviation("the", 3, "al", 2, "showed"));
+    CHECK(re_is_abbreviation("on", 2, "Nov", 3, "30"));
+    CHECK(!re_is_abbreviation("in", 2, "May", 3, "30"));
+
+    /* Where a piece of a paragraph in another voice ends: the same rules, and 。！？. */
+    CHECK(re_ends_sentence("It works.", "Next"));
+    CHECK(re_ends_sentence("Is it? ", "Next"));
+    CHECK(re_ends_sentence("\xE5\xA5\xBD\xE3\x80\x82", "Next"));
+    CHECK(re_ends_sentence("He said \"Stop.\"", NULL));
+    CHECK(!re_ends_sentence("He said \"Stop.\"", "and left"));
+    CHECK(!re_ends_sentence("Made by Acme Inc.", "for"));
+    CHECK(re_ends_sentence("Made by Acme Inc.", "The"));
+    CHECK(!re_ends_sentence("Dr.", "Smith"));
+    CHECK(!re_ends_sentence("No end", "Next"));
+    CHECK(re_ends_sentence("Wait\xE2\x80\xA6", "Then"));
+    CHECK(!re_ends_sentence("Wait\xE2\x80\xA6", "what"));
     return check_finish("test_sentences");
 }

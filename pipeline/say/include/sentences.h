@@ -8,7 +8,9 @@
  *
  * A sentence ends after `.`, `!`, `?` or `…` (a run of them, then any closing brackets and
  * quotes) followed by a blank, except:
- *   - after an abbreviation (re_is_abbreviation): "Dr. Smith", "e.g. this", "etc. Then";
+ *   - after an abbreviation or an initial (re_is_abbreviation): "Dr. Smith", "e.g. this",
+ *     "Acme Inc. for", "Jan. 5", "John F. Smith", "J. R. Hacker"; but "from Acme Inc. The next",
+ *     "X, Y, etc. Then" end;
  *   - after single letters joined by dots ("a.k.a.", "p.m.") or a `…` before a word that
  *     starts with a small letter ("at 5 p.m. today", "wait… what"; before a capital it is an
  *     end). espeak-ng 1.51 does
@@ -31,11 +33,25 @@
  * (normalize.h). The next sentence starts at the first non-blank from there. */
 size_t re_sentence_end(const char *text, size_t from, unsigned text_flags);
 
-/* 1 when word[0..len) (without its last full stop, opening brackets and quotes left out) is an
- * abbreviation whose full stop ends no sentence: the engine's own (mr, mrs, dr, lt, prof, rev,
- * st: espeak-ng's en_list marks them `$dot`), ms, jr, sr, vs, etc, cf, approx, e.g, i.e; and
- * no when `next` (the text after the blank, may be NULL) starts with a digit ("No. 5").
- * Letter case is ignored. */
-int re_is_abbreviation(const char *word, size_t len, const char *next);
+/* 1 when the full stop after word[0..len) (opening brackets and quotes left out) ends no
+ * sentence, `previous` (may be NULL) being the word before it and `next` (may be NULL: the
+ * end) the text after the blank. Letter case is ignored in the lists:
+ *   - never an end: titles before a name (mr, mrs, ms, dr, lt, prof, rev, st: espeak-ng's
+ *     en_list marks most of them `$dot`) and vs, cf, approx, e.g, i.e;
+ *   - an end only before a capital (or a mark, or nothing): inc, ltd, corp, co, etc, et al,
+ *     jr, sr, ph.d, the months but May (jan ... dec, sept), fig, figs, vol, ch: "Acme Inc.
+ *     for", "Jan. 5", "Fig. 3" go on, "from Acme Inc. The next release" ends; a firm's name
+ *     before a capital ("Acme Inc. CEO") is taken for an end, the rarer case in release notes;
+ *   - no, only before a digit ("No. 5");
+ *   - an initial: one capital before a word with a capital that is no common first word of a
+ *     sentence (the, it, we, fixed, added ...: "Plan B. The fix" ends), after a word with a
+ *     capital or before another initial: "John F. Smith", "J. R. Hacker". */
+int re_is_abbreviation(const char *previous, size_t previous_len, const char *word, size_t len,
+                       const char *next);
+
+/* 1 when `text` ends with the end of a sentence, `next` (may be NULL) following it: as
+ * re_sentence_end decides, and after 。！？ (used where a paragraph is cut into pieces in
+ * other voices, to give the pause of a sentence's end, or the shorter one of a piece). */
+int re_ends_sentence(const char *text, const char *next);
 
 #endif
