@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* amounts.c - what release notes write in symbols and a person reads out in words:
  * requirements (>=3.9,<3.13), durations (1h30m), money ($4.99, €10,000), GitLab merge
- * requests (!456) and lint rule codes (RUF012, E501). */
+ * requests (!456), lint rule codes (RUF012, E501) and GitHub advisory IDs. */
 #include "normalize_internal.h"
 
 #include <string.h>
@@ -328,7 +328,26 @@ int say_merge_request(normalizer *n, const char *s, size_t len)
     if (!equals_fold(n->previous, n->previous_len, "mr") || bang > 0)
         says(n, "merge request ");
     say_reference_number(n, s + bang + 1, len - bang - 1);
-    n->said_reference = 1;
+    return 1;
+}
+
+static int is_advisory_char(char c)
+{
+    return re_is_digit(c) || re_is_lower(c);
+}
+
+int say_advisory(normalizer *n, const char *s, size_t len)
+{
+    if (len != 19 || memcmp(s, "GHSA", 4) != 0)
+        return 0;
+    for (size_t part = 4; part < len; part += 5)
+        if (s[part] != '-' || !all_of(s + part + 1, 4, is_advisory_char))
+            return 0;
+    say_letters(n, s, 4);
+    for (size_t part = 5; part < len; part += 5) {
+        says(n, " ");
+        say_characters(n, s + part, 4);
+    }
     return 1;
 }
 

@@ -39,6 +39,7 @@ void say_core(normalizer *n, const char *s, size_t len)
         { say_unit, "unit, in words" },
         { say_version, "version: its separators said" },
         { say_rule_code, "rule code: letters, then its digits one by one" },
+        { say_advisory, "advisory ID: its characters one by one" },
         { say_ticket, "ticket key" },
         { say_code, "code: its digits one by one" },
         { say_operator, "operator" },

@@ -275,6 +275,10 @@ int say_merge_request(normalizer *n, const char *s, size_t len);
  * zero ("B006"). */
 int say_rule_code(normalizer *n, const char *s, size_t len);
 
+/* GitHub advisory IDs, each part's characters one by one: "GHSA-pjjw-68hj-v9mw" ->
+ * "G.H.S.A P.J.J.W six eight H.J V nine M.W". */
+int say_advisory(normalizer *n, const char *s, size_t len);
+
 /* ---- hashes.c: hashes -------------------------------------------------------------------- */
 
 /* A commit or object hash: 7 or more characters 0-9 a-f (an abbreviated commit, a SHA-1 of

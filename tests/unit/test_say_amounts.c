@@ -144,6 +144,8 @@ static void test_merge_requests(void)
     SAYS("(Closes: !47)", "(Closes: merge request 47)");
     SAYS("group/project!456", "group/project merge request four five six");
     SAYS("and #123", "and number one two three");
+    SAYS("!456 and #123", "merge request four five six and number one two three");
+    SAYS("MR: !340", "MR: three four zero");
     DECIDES("See !456.", "!456", "merge request: its number");
     SAME("Done!");
     SAME("wow!!");
@@ -168,6 +170,13 @@ static void test_rule_codes(void)
     SAYS("CVE-2026-1234", "C.V.E 2026 one two three four");
 }
 
+static void test_advisories(void)
+{
+    SAYS("See GHSA-pjjw-68hj-v9mw for", "See G.H.S.A P.J.J.W six eight H.J V nine M.W for");
+    DECIDES("(GHSA-8qf3-x8v5-2pj8)", "GHSA-8qf3-x8v5-2pj8", "advisory ID: its characters one by one");
+    SAYS("GHSA-pjjw-68hj", "G.H.S.A pjjw 68hj");   /* not an advisory ID: parts as before */
+}
+
 static void test_other_languages(void)
 {
     const char *text = "Python >=3.9,<3.13 $4.99 1h30m !456 (E501)";
@@ -187,6 +196,7 @@ int main(void)
     test_money();
     test_merge_requests();
     test_rule_codes();
+    test_advisories();
     test_other_languages();
     re_lexicon_free(shipped);
     return check_finish("test_say_amounts");
