@@ -129,6 +129,8 @@ static void test_money(void)
     SAYS("\xE2\x82\xAC" "1", "1 euro");
     SAYS("\xC2\xA3" "5.", "5 pounds.");
     SAYS("\xC2\xA3" "1", "1 pound");
+    SAYS("\xC2\xA3" "4.99", "4 pounds 99 pence");
+    SAYS("\xC2\xA3" "0.01", "1 penny");
     SAYS("\xC2\xA5" "100", "100 yen");
     DECIDES("costs $4.99", "$4.99", "money: the amount, then its currency");
     /* shell and regular-expression parameters are not money */

@@ -61,13 +61,15 @@
 #include "status.h"
 
 /* Bumped whenever a rule changes what is said: part of any cache key built on the input. */
-#define RE_NORMALIZE_RULES_VERSION 6   /* 2: the engine-input cuts; 3: the dictionary decides
+#define RE_NORMALIZE_RULES_VERSION 7   /* 2: the engine-input cuts; 3: the dictionary decides
                                         * capitals; hashes, options, revisions, URL tails;
                                         * 4: both, no word refused for its length; 5: a first
                                         * letter before a word in capitals (FTRUNCATE ->
                                         * F TRUNCATE); 6: hashes of any length, names with
                                         * numbers, minus, constants in pronounceable pieces,
-                                        * URLs before the lexicon, emoji */
+                                        * URLs before the lexicon, emoji; 7: requirements,
+                                        * durations, money, merge requests, rule codes,
+                                        * advisory IDs, "5s" as seconds */
 
 /* How the engine is to read a spoken text (the synth stage takes these flags). Never as SSML. */
 #define RE_TEXT_PLAIN 0u      /* every character is text, [[ included */
