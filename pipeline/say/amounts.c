@@ -91,14 +91,15 @@ static const struct comparison *comparison_at(const char *s, size_t len, int nam
 }
 
 /* Where the name before the first operator ends ("uv_build" of uv_build>=0.7), 0 when the
- * word starts with an operator, len when it is no requirement. */
+ * word starts with an operator, len when it is no requirement. A name has two characters or
+ * more: "x>1.5" is a comparison in code, not a package's. */
 static size_t requirement_name(const char *s, size_t len)
 {
     size_t i = 0;
     if (re_is_letter(s[0]))
         while (i < len && (re_is_alnum(s[i]) || s[i] == '_' || s[i] == '-' || s[i] == '.'))
             i++;
-    return i;
+    return i == 1 ? len : i;
 }
 
 int is_requirement(const char *s, size_t len)
@@ -376,7 +377,7 @@ int say_rule_code(normalizer *n, const char *s, size_t len)
     int known = letters > 1 && in_list(s, letters, rule_prefixes);
     int told = n->after_rule_code || s[letters] == '0'
                || (n->previous && in_list_fold(n->previous, n->previous_len, rule_words))
-               || (letters == 1 && s > n->text && s[-1] == '(');
+               || (letters == 1 && s > n->text && s < n->text + n->len && s[-1] == '(');
     if (!known && !(told && (letters == 1 || s[letters] == '0')))
         return 0;
     say_letters(n, s, letters);

@@ -18,7 +18,7 @@ static const struct unit {
     { "\xC2\xB5s", "microsecond", "microseconds", UNIT_BOTH },   /* micro sign */
     { "\xCE\xBCs", "microsecond", "microseconds", UNIT_BOTH },   /* Greek mu */
     { "ns", "nanosecond", "nanoseconds", UNIT_BOTH },
-    { "s", "second", "seconds", UNIT_ALONE | UNIT_FRACTION },    /* "1990s": is_decade */
+    { "s", "second", "seconds", UNIT_ALONE | UNIT_FRACTION },    /* "1990s": is_plural */
     { "sec", "second", "seconds", UNIT_BOTH },
     { "secs", "seconds", "seconds", UNIT_BOTH },
     { "min", "minute", "minutes", UNIT_BOTH },
@@ -202,11 +202,17 @@ static int say_short_version(normalizer *n, const char *s, size_t len)
     return 1;
 }
 
-/* Whether the number s[0..len), an "s" after it, is a decade: "1990s", "2000s", and "90s"
- * after "the", "early", "late" or "mid"; else the "s" is seconds ("a 30s timeout"). */
-static int is_decade(const normalizer *n, const char *s, size_t len)
+/* Whether the number s[0..len), an "s" after it, is a plural: a decade ("1990s", "2000s",
+ * and "90s" after "the", "early", "late" or "mid") or a count ("100s of files"); else the "s"
+ * is seconds ("a 30s timeout"). */
+static int is_plural(const normalizer *n, const char *s, size_t len)
 {
     static const char *const before[] = { "the", "early", "late", "mid", "mid-", NULL };
+    const char *next;
+    size_t next_len;
+    next_core(n, &next, &next_len);
+    if (next && equals_fold(next, next_len, "of"))
+        return 1;
     if (s[len - 1] != '0')
         return 0;
     if (len == 4)
@@ -233,7 +239,7 @@ int say_number(normalizer *n, const char *s, size_t len)
         return 1;
     }
     const struct unit *unit = times ? NULL : find_unit(rest, rest_len, UNIT_ATTACHED | UNIT_FRACTION);
-    if (unit && !(unit->where & UNIT_ATTACHED) && !fraction && is_decade(n, s, number))
+    if (unit && !(unit->where & UNIT_ATTACHED) && !fraction && is_plural(n, s, number))
         unit = NULL;
     if (!times && !unit)
         return 0;

@@ -120,7 +120,7 @@ static void test_versions_and_numbers(void)
     SAYS("7 \xC2\xB5s", "7 microseconds");
     SAME("avoiding a 14-second stall");
     SAME("the 1990s");
-    SAYS("5s", "5 seconds");   /* a duration (amounts.c reads "the 90s" as a decade) */
+    SAYS("5s", "5 seconds");   /* a duration (numbers.c reads "the 90s" as a decade) */
 }
 
 static void test_identifiers(void)

@@ -84,6 +84,7 @@ static void test_requirements(void)
     /* left alone: about a number, operators in code, an assignment, an arrow */
     SAYS("~5 minutes", "about 5 minutes");
     SAYS("a > b", "a > b");
+    SAME("if x>1.5 then");
     SAYS("x<y", "x<y");
     SAYS("FOO=1", "FOO equals 1");
     SAYS("v1 -> v2", "version 1 to version 2");
@@ -106,6 +107,7 @@ static void test_durations(void)
     /* decades stay decades; identifiers stay identifiers */
     SAME("in the 90s and the 1990s");
     SAME("late 80s");
+    SAME("100s of files and 1000s of lines");
     SAME("h1 s3 s390x");
     SAYS("x86_64", "x86 64");
     SAME("30m");
