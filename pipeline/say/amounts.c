@@ -59,7 +59,8 @@ static int version_operand(const char *s, size_t len, size_t *start, size_t *num
     *wildcard = 0;
     if (i == len || !re_is_digit(s[i]))
         return 0;
-    while (i < len && (re_is_digit(s[i]) || (s[i] == '.' && i + 1 < len && re_is_digit(s[i + 1])))) {
+    while (i < len
+           && (re_is_digit(s[i]) || (s[i] == '.' && i + 1 < len && re_is_digit(s[i + 1])))) {
         *dots += s[i] == '.';
         i++;
     }
@@ -276,8 +277,10 @@ int say_money(normalizer *n, const char *s, size_t len)
             multiplier = multipliers[k].word;
     if (number != rest && !multiplier)
         return 0;
-    /* "$1" and "$0" are a shell's or a regular expression's parameters, not a dollar */
-    if (c->sign[0] == '$' && number == 1 && !multiplier)
+    /* "$1" is a shell's or a regular expression's parameter, "$120" an assembler's immediate
+     * or a tracker's number as often as money: a dollar amount has cents, a thousands comma
+     * or a multiplier, else it is left to the engine ("dollar one hundred twenty") */
+    if (c->sign[0] == '$' && !decimals && !multiplier && find(amount, whole, ",") == whole)
         return 0;
     if (multiplier) {
         say(n, amount, number);

@@ -263,7 +263,8 @@ int say_requirement(normalizer *n, const char *s, size_t len);
 int say_duration(normalizer *n, const char *s, size_t len);
 
 /* "$4.99" -> "4 dollars 99 cents", "$1.2M" -> "1.2 million dollars", "€10,000" -> "10,000
- * euros", "£5" -> "5 pounds", "¥100" -> "100 yen". "$1" (a shell's parameter) is not money. */
+ * euros", "£5" -> "5 pounds", "¥100" -> "100 yen". "$1", "$120" (a shell's parameter, an
+ * assembler's immediate) are not money. */
 int say_money(normalizer *n, const char *s, size_t len);
 
 /* GitLab merge requests: "!456" -> "merge request four five six", "group/project!456" ->

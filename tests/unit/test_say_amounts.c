@@ -126,7 +126,7 @@ static void test_money(void)
     SAYS("$2B", "2 billion dollars");
     SAYS("$4.9", "4.9 dollars");
     SAYS("$1,500", "1,500 dollars");
-    SAYS("($25)", "(25 dollars)");
+    SAYS("($25.00)", "(25 dollars)");
     SAYS("\xE2\x82\xAC" "10,000", "10,000 euros");
     SAYS("\xE2\x82\xAC" "1", "1 euro");
     SAYS("\xC2\xA3" "5.", "5 pounds.");
@@ -140,6 +140,8 @@ static void test_money(void)
     SAME("sets $0");
     SAME("$10t");
     SAME("$HOME");
+    SAME("movb $120, (%rdi)");   /* an assembler's immediate (libfmt9's changelog) */
+    SAYS("(Bugzilla #1498, $1499).", "(Bugzilla number one four nine eight, $1499).");
 }
 
 static void test_merge_requests(void)
@@ -165,7 +167,8 @@ static void test_rule_codes(void)
     SAYS("(E501)", "(E five zero one)");
     SAYS("rule C2701", "rule C two seven zero one");
     SAYS("B006", "B zero zero six");
-    SAYS("ignore E501, W605 and F401", "ignore E five zero one, W six zero five and F four zero one");
+    SAYS("ignore E501, W605 and F401",
+         "ignore E five zero one, W six zero five and F four zero one");
     DECIDES("(RUF012)", "RUF012", "rule code: letters, then its digits one by one");
     /* model names, hashes and years stay as they are */
     SAME("an H100 GPU");
@@ -177,7 +180,8 @@ static void test_rule_codes(void)
 static void test_advisories(void)
 {
     SAYS("See GHSA-pjjw-68hj-v9mw for", "See G.H.S.A P.J.J.W six eight H.J V nine M.W for");
-    DECIDES("(GHSA-8qf3-x8v5-2pj8)", "GHSA-8qf3-x8v5-2pj8", "advisory ID: its characters one by one");
+    DECIDES("(GHSA-8qf3-x8v5-2pj8)", "GHSA-8qf3-x8v5-2pj8",
+            "advisory ID: its characters one by one");
     SAYS("GHSA-pjjw-68hj", "G.H.S.A pjjw 68hj");   /* not an advisory ID: parts as before */
 }
 
