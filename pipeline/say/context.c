@@ -133,6 +133,8 @@ static void remember_word(normalizer *n, const char *core, size_t len, const cha
                    || equals_fold(core, len, "pull request") || equals_fold(core, len, "pull requests")
                    || (n->said_reference && comma) || connector;
     n->after_reference = n->said_reference && close_len == 0;
+    n->after_rule_code = (n->said_rule_code && !sentence_end)
+                         || (n->after_rule_code && in_list_fold(core, len, connectors));
     if (sentence_end)
         n->reference = n->after_reference = 0;
     n->pull = equals_fold(last, last_len, "pull");
@@ -194,6 +196,7 @@ void say_chunk(normalizer *n, size_t index)
     n->source = c->start;
     n->source_length = len;
     n->said_reference = 0;
+    n->said_rule_code = 0;
     if (c->is_match) {
         decide(n, s, len, "lexicon entry");
         say_replacement(n, &c->hit);
@@ -211,6 +214,11 @@ void say_chunk(normalizer *n, size_t index)
     split_word(s, len, &open, &close);
     const char *core = s + open;
     size_t core_len = len - open - close, call = 0;
+    if (close >= 2 && core_len > 0 && memcmp(core + core_len, ".*", 2) == 0
+        && is_requirement(core, core_len + 2)) {
+        core_len += 2;   /* "!=3.11.*": a wildcard, not a full stop and emphasis */
+        close -= 2;
+    }
     say_marks(n, s, open, core_len > 0);
     if (core_len > 1 && core[core_len - 1] == '(' && close > 0 && core[core_len] == ')')
         call = 1;   /* foo() -> foo */
@@ -218,7 +226,7 @@ void say_chunk(normalizer *n, size_t index)
         remember_word(n, core, core_len, "", 0);
         return;
     }
-    if (core_len > 1 && core[0] == '~' && re_is_digit(core[1])) {
+    if (core_len > 1 && core[0] == '~' && re_is_digit(core[1]) && !is_requirement(core, core_len)) {
         says(n, "about ");
         say_core(n, core + 1, core_len - 1 - call);
     } else {

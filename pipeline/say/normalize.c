@@ -9,8 +9,8 @@
  * brackets from the script split so that they cannot form [[ or ]].
  *
  * This file holds the order of work and the rules' order (say_core); the rules are in
- * acronyms.c, numbers.c, hashes.c, urls.c and identifiers.c, a word's marks and context in
- * context.c, the pieces in pieces.c and the joining in join.c (normalize_internal.h). */
+ * acronyms.c, numbers.c, amounts.c, hashes.c, urls.c and identifiers.c, a word's marks and
+ * context in context.c, the pieces in pieces.c and the joining in join.c (normalize_internal.h). */
 #include "normalize_internal.h"
 
 #include <stdint.h>
@@ -33,12 +33,18 @@ void say_core(normalizer *n, const char *s, size_t len)
         { say_date_dash, "between two dates: to" },
         { say_month, "month: in full beside a day or year" },
         { say_day, "day of a month: an ordinal" },
+        { say_requirement, "requirement: its comparisons in words" },
         { say_option, "option: its dashes said" },
         { say_reference, "reference number: digit by digit from 3 digits" },
+        { say_merge_request, "merge request: its number" },
         { say_repository_reference, "repository reference" },
+        { say_money, "money: the amount, then its currency" },
+        { say_duration, "duration: its units in words" },
         { say_number, "number with a unit or multiplier" },
         { say_unit, "unit, in words" },
         { say_version, "version: its separators said" },
+        { say_rule_code, "rule code: letters, then its digits one by one" },
+        { say_advisory, "advisory ID: its characters one by one" },
         { say_ticket, "ticket key" },
         { say_code, "code: its digits one by one" },
         { say_operator, "operator" },

@@ -60,6 +60,8 @@ typedef struct normalizer {
     int pull;                       /* the word before was "pull" (of "pull request") */
     int after_commit;               /* the word before was "commit" or "commits" */
     int said_reference;             /* this word was read as a reference number */
+    int said_rule_code;             /* this word was read as a lint rule code */
+    int after_rule_code;            /* the word before was one (a list of them may go on) */
     int after_number;               /* the word before was a number: 1, or 2 when it was "1" */
     int sentence_start;             /* this word starts a sentence */
     const char *previous;           /* the word before (core), for versions after a name */
@@ -264,6 +266,43 @@ int say_month(normalizer *n, const char *s, size_t len);
 
 /* A day after a month's name: "November 30" -> "November 30th" (not "June 3 PM"). */
 int say_day(normalizer *n, const char *s, size_t len);
+
+/* "2.1.0" -> "2 point 1 point 0", "12.04" -> "12 point zero four". */
+void say_version_number(normalizer *n, const char *s, size_t len);
+
+/* A version's suffix with its separators said: "-rc1" -> " dash R.C 1", "b1" -> " b 1". */
+void say_version_suffix(normalizer *n, const char *s, size_t len);
+
+/* ---- amounts.c: requirements, durations, money, merge requests, rule codes --------------- */
+
+/* 1 when s[0..len) is a requirement: comparisons of versions, after a name or not
+ * (">=3.9,<3.13", "torch==2.1.0", "^1.2.0", "~1.2.0", "!=3.11.*"). */
+int is_requirement(const char *s, size_t len);
+
+/* ">=3.9,<3.13" -> "3 point 9 or later, before 3 point 13"; "torch==2.1.0" -> "torch exactly
+ * 2 point 1 point 0"; "^1.2.0" -> "1 point 2 point 0 or a compatible later version". */
+int say_requirement(normalizer *n, const char *s, size_t len);
+
+/* Durations of two or more units, each smaller: "1h30m" -> "1 hour 30 minutes". */
+int say_duration(normalizer *n, const char *s, size_t len);
+
+/* "$4.99" -> "4 dollars 99 cents", "$1.2M" -> "1.2 million dollars", "€10,000" -> "10,000
+ * euros", "£5" -> "5 pounds", "¥100" -> "100 yen". "$1", "$120" (a shell's parameter, an
+ * assembler's immediate) are not money. */
+int say_money(normalizer *n, const char *s, size_t len);
+
+/* GitLab merge requests: "!456" -> "merge request four five six", "group/project!456" ->
+ * "group slash project merge request four five six". */
+int say_merge_request(normalizer *n, const char *s, size_t len);
+
+/* Lint rule codes: "RUF012" -> "R.U.F zero one two"; a single letter ("E501") where the
+ * words around say it is a rule ("(E501)", "rule E501", a list of them) or it has a leading
+ * zero ("B006"). */
+int say_rule_code(normalizer *n, const char *s, size_t len);
+
+/* GitHub advisory IDs, each part's characters one by one: "GHSA-pjjw-68hj-v9mw" ->
+ * "G.H.S.A P.J.J.W six eight H.J V nine M.W". */
+int say_advisory(normalizer *n, const char *s, size_t len);
 
 /* ---- hashes.c: hashes -------------------------------------------------------------------- */
 

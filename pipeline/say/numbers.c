@@ -18,7 +18,7 @@ static const struct unit {
     { "\xC2\xB5s", "microsecond", "microseconds", UNIT_BOTH },   /* micro sign */
     { "\xCE\xBCs", "microsecond", "microseconds", UNIT_BOTH },   /* Greek mu */
     { "ns", "nanosecond", "nanoseconds", UNIT_BOTH },
-    { "s", "second", "seconds", UNIT_ALONE | UNIT_FRACTION },    /* "1990s" is a decade */
+    { "s", "second", "seconds", UNIT_ALONE | UNIT_FRACTION },    /* "1990s": is_plural */
     { "sec", "second", "seconds", UNIT_BOTH },
     { "secs", "seconds", "seconds", UNIT_BOTH },
     { "min", "minute", "minutes", UNIT_BOTH },
@@ -94,8 +94,7 @@ static void say_component(normalizer *n, const char *s, size_t len)
         say(n, s, len);
 }
 
-/* "2.1.0" -> "2 point 1 point 0", "12.04" -> "12 point zero four". */
-static void say_version_number(normalizer *n, const char *s, size_t len)
+void say_version_number(normalizer *n, const char *s, size_t len)
 {
     size_t i = 0;
     while (i < len) {
@@ -111,7 +110,7 @@ static void say_version_number(normalizer *n, const char *s, size_t len)
 
 /* Its separators said: "-rc1" -> "dash R.C 1", "+cu121" -> "plus C.U 121", "-3" (a Debian
  * revision) -> "dash 3", "~rc1" -> "tilde R.C 1", "+deb12u1.1" -> "plus deb 12 u 1 point 1". */
-static void say_version_suffix(normalizer *n, const char *s, size_t len)
+void say_version_suffix(normalizer *n, const char *s, size_t len)
 {
     static const char *const spelled[] = { "rc", "cu", NULL };
     size_t i = 0;
@@ -203,6 +202,24 @@ static int say_short_version(normalizer *n, const char *s, size_t len)
     return 1;
 }
 
+/* Whether the number s[0..len), an "s" after it, is a plural: a decade ("1990s", "2000s",
+ * and "90s" after "the", "early", "late" or "mid") or a count ("100s of files"); else the "s"
+ * is seconds ("a 30s timeout"). */
+static int is_plural(const normalizer *n, const char *s, size_t len)
+{
+    static const char *const before[] = { "the", "early", "late", "mid", "mid-", NULL };
+    const char *next;
+    size_t next_len;
+    next_core(n, &next, &next_len);
+    if (next && equals_fold(next, next_len, "of"))
+        return 1;
+    if (s[len - 1] != '0')
+        return 0;
+    if (len == 4)
+        return s[0] == '1' || s[0] == '2';
+    return len == 2 && n->previous && in_list_fold(n->previous, n->previous_len, before);
+}
+
 int say_number(normalizer *n, const char *s, size_t len)
 {
     int fraction;
@@ -222,7 +239,7 @@ int say_number(normalizer *n, const char *s, size_t len)
         return 1;
     }
     const struct unit *unit = times ? NULL : find_unit(rest, rest_len, UNIT_ATTACHED | UNIT_FRACTION);
-    if (unit && !(unit->where & UNIT_ATTACHED) && !fraction)
+    if (unit && !(unit->where & UNIT_ATTACHED) && !fraction && is_plural(n, s, number))
         unit = NULL;
     if (!times && !unit)
         return 0;

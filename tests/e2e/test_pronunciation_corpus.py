@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """The pronunciation corpus: 300+ tokens taken from real release notes, changelogs and security
 advisories (tests/data/pronunciation/corpus.tsv, each citing its file under /usr/share/doc),
-each said alone as a paragraph and checked through `render-episode explain`:
+and rows from upstream release notes cited as PROJECT/PATH:LINE of the project's repository
+(ruff's and uv's changelogs), each said alone as a paragraph and checked through
+`render-episode explain`:
 
 - the text the engine is given is the expected spoken form of docs/pronunciation.md's rules;
 - the decision explain shows for it names the rule that took it;
@@ -38,6 +40,11 @@ DECISION = {
     "date": r"^date( range)?(: | and time$)",
     "time": r"^time of day: ",
     "month": r"^month: in full beside a day or year$",
+    "requirement": r"^requirement: its comparisons in words$",
+    "duration": r"^(duration: its units in words|number with a unit or multiplier)$",
+    "merge-request": r"^merge request: its number$",
+    "rule-code": r"^rule code: letters, then its digits one by one$",
+    "advisory": r"^advisory ID: its characters one by one$",
 }
 
 
@@ -86,7 +93,7 @@ class PronunciationCorpus(Case):
         for token, _, _, source, cited in self.rows:
             # a changelog, NEWS or README of a Debian package, or a page of its documentation,
             # and the line cited from it, kept in the corpus (a package update moves lines)
-            self.assertRegex(source, r"^[a-z0-9.+-]+/([\w.+-]+/)*(changelog|NEWS|README|[\w-]+\.md)"
+            self.assertRegex(source, r"^[a-z0-9.+-]+/([\w.+-]+/)*(changelog|NEWS|README|[\w.-]+\.md)"
                              r"[A-Za-z.]*:\d+$", token)
             self.assertIn(token, cited, source)
 
@@ -136,6 +143,10 @@ class PronunciationCorpus(Case):
                 self.assertLessEqual(len(phonemes.split()), 7 + 3, token)
             if category == "emoji":   # not named ("party popper", "check mark")
                 self.assertEqual(phonemes, "", token)
+            if category in ("rule-code", "advisory"):   # digit by digit, never a quantity
+                self.assertNotRegex(phonemes, r"h'VndrI2d|T'aUz@nd|t'En", token)
+            if category == "requirement":   # never "equals" (the > and < dropped)
+                self.assertNotRegex(phonemes, r"'i:kw@Lz", token)
             if category == "url":   # never "H T T P S colon ... slash"
                 self.assertNotRegex(phonemes, r"k'oUl@n|sl'aS", token)
 

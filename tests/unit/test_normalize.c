@@ -120,7 +120,7 @@ static void test_versions_and_numbers(void)
     SAYS("7 \xC2\xB5s", "7 microseconds");
     SAME("avoiding a 14-second stall");
     SAME("the 1990s");
-    SAME("5s");
+    SAYS("5s", "5 seconds");   /* a duration (numbers.c reads "the 90s" as a decade) */
 }
 
 static void test_identifiers(void)
@@ -217,8 +217,8 @@ static void test_prose_unchanged(void)
          "Dr. Smith (the host).", "She said, \"I'll be there at 9:30.\" We waited; nobody came "
          "\xE2\x80\x94 not even Dr Smith (the host).");
     SAYS("Mr. O'Brien paid $4.99 for 2 coffees on July 4th, 1976, and then left at 10 a.m. "
-         "sharp.", "Mr O'Brien paid $4.99 for 2 coffees on July 4th, 1976, and then left at "
-         "10 a.m. sharp.");
+         "sharp.", "Mr O'Brien paid 4 dollars 99 cents for 2 coffees on July 4th, 1976, and then "
+         "left at 10 a.m. sharp.");
     SAME("Is it 3 or 4? Maybe 1,000,000! The answer: 42.");
     SAME("The team won 3-2 in the semi-final, their first since 1998; a 5-year plan paid off.");
     SAME("Caf\xC3\xA9 owners in S\xC3\xA3o Paulo and their na\xC3\xAFve customers queued for "

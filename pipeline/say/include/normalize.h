@@ -68,7 +68,9 @@
                                         * F TRUNCATE); 6: hashes of any length, names with
                                         * numbers, minus, constants in pronounceable pieces,
                                         * URLs before the lexicon, emoji; 7: dates, times,
-                                        * the full stops of names and initials */
+                                        * the full stops of names and initials, requirements,
+                                        * durations, money, merge requests, rule codes,
+                                        * advisory IDs, "5s" as seconds */
 
 /* How the engine is to read a spoken text (the synth stage takes these flags). Never as SSML. */
 #define RE_TEXT_PLAIN 0u      /* every character is text, [[ included */
