@@ -43,6 +43,9 @@ typedef struct md_reader {
     int chapter_level;        /* headings of this level are chapters; 0: none */
     cmark_node *title_heading;   /* the document's level-1 heading taken as its title */
     unsigned code_blocks, code_line, code_col;
+    unsigned section, lists, list;   /* the heading blocks rank under; lists so far, the one
+                                      * being read (--max-duration's units, script.h) */
+    int item_start;                  /* a list item's first paragraph is next */
     int nomem;
 } md_reader;
 
@@ -641,6 +644,17 @@ static char *heading_text(md_reader *md, cmark_node *node)
 static void block(md_reader *md, inline_text *t, cmark_node *node, unsigned depth,
                   int in_list);
 
+/* A block whose text (in t, when it has been read) is next: its rank under the section. */
+static void unit(md_reader *md, const inline_text *t, cmark_node *node, unsigned list)
+{
+    const re_episode *ep = body_episode(md->p);
+    unsigned char rank = md->section < ep->section_count ? ep->sections[md->section].rank
+                                                         : RE_RANK_OTHER;
+    if (t->len)
+        rank = md_rank_of_block(t->data, t->len, rank);
+    body_unit(md->p, rank, 0, md->section, list, file_line(md, node), file_col(node));
+}
+
 static void blocks(md_reader *md, inline_text *t, cmark_node *parent, unsigned depth,
                    int in_list)
 {
@@ -666,12 +680,16 @@ static void heading(md_reader *md, cmark_node *node, int top)
         account(md, node, kind, "left out: a heading without text");
     } else if (top && level == md->chapter_level) {
         body_heading(md->p, title, strlen(title), file_line(md, node), file_col(node));
+        md->section = body_section(md->p, title, md_rank_of_heading(title), 1);
+        body_unit(md->p, RE_RANK_OTHER, 2, md->section, 0, file_line(md, node), file_col(node));
         body_literal(md->p, title, strlen(title), file_line(md, node), file_col(node));
         body_end_sentence(md->p);
         body_end_paragraph(md->p, end_line(md, node));
         account(md, node, kind, "chapter: %s (its title spoken first)", title);
     } else {
         body_end_paragraph(md->p, file_line(md, node));
+        md->section = body_section(md->p, title, md_rank_of_heading(title), 0);
+        body_unit(md->p, RE_RANK_OTHER, 1, md->section, 0, file_line(md, node), file_col(node));
         body_literal(md->p, title, strlen(title), file_line(md, node), file_col(node));
         body_end_sentence(md->p);
         body_end_paragraph(md->p, end_line(md, node));
@@ -706,6 +724,7 @@ static void table(md_reader *md, inline_text *t, cmark_node *node)
          c = cmark_node_next(c), k++)
         names[k] = heading_text(md, c);
     text_clear(t, file_line(md, node), file_col(node));
+    unit(md, t, node, 0);
     for (cmark_node *r = cmark_node_next(header); r && !md->nomem; r = cmark_node_next(r)) {
         size_t row_start = t->len;
         k = 0;
@@ -754,6 +773,9 @@ static void block(md_reader *md, inline_text *t, cmark_node *node, unsigned dept
         inlines(md, t, node, 0);
         if (md->nomem)
             return;
+        if (!in_list || md->item_start)
+            unit(md, t, node, in_list ? md->list : 0);
+        md->item_start = 0;
         feed(md, t);
         account_text(md, node, in_list ? "list item" : "paragraph", t);
         if (in_list)
@@ -766,8 +788,11 @@ static void block(md_reader *md, inline_text *t, cmark_node *node, unsigned dept
         heading(md, node, depth == 0);
         break;
     case CMARK_NODE_LIST:
+        if (!in_list)   /* a list in a list goes with its item */
+            md->list = ++md->lists;
         for (cmark_node *item = cmark_node_first_child(node); item && !body_stopped(md->p);
              item = cmark_node_next(item)) {
+            md->item_start = !in_list;
             blocks(md, t, item, depth + 1, 1);
             body_end_sentence(md->p);
             if (body_paragraph_bytes(md->p) > 4000)   /* well under the paragraph limit */
