@@ -98,7 +98,8 @@ unsigned char md_rank_of_block(const char *text, size_t len, unsigned char secti
         return RE_RANK_BREAKING;
     if (has_word(s, rest, "cve-") || has_word(s, rest, "ghsa-"))
         return section_rank < RE_RANK_SECURITY ? section_rank : RE_RANK_SECURITY;
-    if (chore_prefix(s, rest) || has_word(s, rest, "dependabot") || has_word(s, rest, "renovate")
+    if (chore_prefix(s, rest) || has_word(s, rest < 24 ? rest : 24, "deps")   /* **deps-dev:** */
+        || has_word(s, rest, "dependabot") || has_word(s, rest, "renovate")
         || (rest > 5 && has_word(s, 5, "bump ")) || has_word(s, rest, "update dependency"))
         return RE_RANK_CHORE;
     return section_rank;
