@@ -58,7 +58,8 @@ static re_status fit_limit(re_prepared *p, re_engine *engine, const re_explain_l
     unsigned rate = limit->sample_rate ? limit->sample_rate
                   : p->episode->sample_rate ? p->episode->sample_rate : RE_RATE_DEFAULT;
     fit_options opt = { .max_us = limit->max_us, .max_text = limit->max_text ? limit->max_text : "",
-                        .rate = rate, .script_path = sources->script_path, .jobs = 1,
+                        .rate = rate, .reserve = FIT_MP3_RESERVE(rate),
+                        .script_path = sources->script_path, .jobs = 1,
                         .timeout_ms = RE_ENGINE_TIMEOUT_MS, .stop = stop };
     fit_report report;
     re_status status = fit_episode(p, engine, &opt, &report, diag);

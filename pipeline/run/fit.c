@@ -162,8 +162,9 @@ static re_status tokenize(fitter *f)
                 if (ok && end > start)
                     ok = add_token(f, &token_cap, (fit_token){ FIT_SPEECH, f->choice_count - 1,
                                                                0, starts, sentence },
-                                   (piece){ i, start, end, u->line ? u->line : item->line,
-                                            u->line ? u->col : item->col });
+                                   (piece){ i, start, end, u->line && !u->cont ? u->line
+                                                                               : item->line,
+                                            u->line && !u->cont ? u->col : item->col });
             }
         } else if (item->kind == RE_ITEM_PAUSE) {
             if (f->choice_count == 0)
@@ -504,6 +505,12 @@ void fit_report_free(fit_report *report)
 
 /* ---- the whole ---------------------------------------------------------------------------- */
 
+uint64_t fit_budget(uint64_t max_us, unsigned rate, unsigned reserve)
+{
+    uint64_t frames = (uint64_t)((unsigned __int128)max_us * rate / 1000000u);
+    return frames > reserve ? frames - reserve : 0;
+}
+
 static re_status refuse(const fitter *f, const char *why)
 {
     return re_diag_fail(f->diag, RE_ERR_INPUT, f->opt->script_path, 0, 0,
@@ -566,11 +573,18 @@ re_status fit_episode(re_prepared *prepared, re_engine *engine, const fit_option
     re_status status = check_episode(&f);
     if (status == RE_OK)
         status = tokenize(&f);
+    if (status == RE_OK && f.token_count > FIT_MAX_BLOCKS) {
+        char why[160];
+        snprintf(why, sizeof why, "the document has %zu blocks and pauses (paragraphs, list "
+                 "items, tables); at most %u can be measured and chosen from", f.token_count,
+                 FIT_MAX_BLOCKS);
+        status = refuse(&f, why);
+    }
     if (status == RE_OK)
         status = measure_pieces(&f);
     if (status == RE_OK && !(f.keep = calloc(f.choice_count ? f.choice_count : 1, 1)))
         status = RE_ERR_NOMEM;
-    uint64_t budget = (uint64_t)((unsigned __int128)opt->max_us * opt->rate / 1000000u);
+    uint64_t budget = fit_budget(opt->max_us, opt->rate, opt->reserve);
     uint64_t total = 0;
     if (status == RE_OK)
         status = choose(&f, budget, &total);
@@ -578,7 +592,7 @@ re_status fit_episode(re_prepared *prepared, re_engine *engine, const fit_option
     for (size_t c = 0; status == RE_OK && c < f.choice_count; c++)
         all &= f.keep[c];
     if (status == RE_OK && total == 0)
-        status = refuse(&f, "not even the first block of the document fits in it");
+        status = refuse(&f, "no block of the document fits in it, even alone with its headings");
     if (status == RE_OK && !all) {
         status = report_left_out(&f, report);
         if (status == RE_OK)

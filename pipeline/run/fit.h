@@ -25,6 +25,10 @@
 #include "status.h"
 #include "synth.h"
 
+/* Blocks a document may have to be cut to a duration: each is spoken alone to be measured,
+ * and each kept one becomes a segment of its own (script.h, RE_SCRIPT_MAX_SEGMENTS). */
+#define FIT_MAX_BLOCKS 10000u
+
 typedef enum fit_token_kind { FIT_SPEECH, FIT_PAUSE, FIT_BREAK, FIT_CHAPTER } fit_token_kind;
 
 typedef struct fit_token {
@@ -93,8 +97,17 @@ typedef struct fit_report {
 
 void fit_report_free(fit_report *report);
 
+/* Samples an MP3 adds around the audio that a reader counting whole frames (ffprobe's
+ * duration) takes for audio: the encoder's delay (576), the decoder's (529) and up to two
+ * frames of padding (576 samples a frame at 22.05 kHz, 1152 at 44.1 and 48 kHz). */
+#define FIT_MP3_RESERVE(rate) (576u + 529u + 2u * ((rate) >= 32000 ? 1152u : 576u))
+
+/* The samples an episode at `rate` may have to fit max_us, less `reserve`. */
+uint64_t fit_budget(uint64_t max_us, unsigned rate, unsigned reserve);
+
 typedef struct fit_options {
     uint64_t max_us;           /* --max-duration */
+    unsigned reserve;          /* samples kept free of it: FIT_MP3_RESERVE for an MP3, else 0 */
     const char *max_text;      /* as given, for messages */
     unsigned rate;             /* of the episode */
     const char *script_path;

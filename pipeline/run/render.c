@@ -227,7 +227,7 @@ static re_status digest_inputs(render *r)
         .write_page_md = o->write_page_md,
         .music_sha256 = r->music.present ? r->music.sound.sha256 : NULL,
         .cover_sha256 = r->cover.present ? r->cover.sha256 : NULL,
-        .in_feed = r->cover.in_feed,
+        .in_feed = r->cover.in_feed, .max_duration_us = o->max_duration_us,
     };
     unsigned char (*digests)[RE_SHA256_SIZE] = NULL;
     if (r->sounds.use_count > 0) {
@@ -583,6 +583,7 @@ static re_status fit_to_duration(render *r)
     fit_options fit = {
         .max_us = o->max_duration_us, .max_text = o->max_duration_text ? o->max_duration_text : "",
         .rate = r->rate, .script_path = o->script_path, .cache_dir = o->cache_dir,
+        .reserve = strcmp(r->format, "mp3") == 0 ? FIT_MP3_RESERVE(r->rate) : 0,
         .jobs = o->jobs ? o->jobs : 1,
         .timeout_ms = o->engine_timeout_ms ? o->engine_timeout_ms : RE_ENGINE_TIMEOUT_MS,
         .stop = o->stop,
@@ -603,7 +604,8 @@ static re_status fit_to_duration(render *r)
 /* The audio delivered is within --max-duration, sample for sample. */
 static re_status check_fitted(render *r)
 {
-    uint64_t budget = (uint64_t)((unsigned __int128)r->opt->max_duration_us * r->rate / 1000000u);
+    uint64_t budget = fit_budget(r->opt->max_duration_us, r->rate,
+                                 strcmp(r->format, "mp3") == 0 ? FIT_MP3_RESERVE(r->rate) : 0);
     uint64_t frames = re_assembler_frames(r->assembler);
     if (frames <= budget)
         return RE_OK;

@@ -155,6 +155,31 @@ class MaxDuration(Case):
             self.assertIn("--max-duration", proc.stderr)
         self.assertEqual(os.listdir(self.tmp), ["notes.md"])
 
+    def test_batch_takes_it_and_its_change(self):
+        """batch passes --max-duration to each episode; the limit is one of the inputs an
+        up-to-date episode was made from, so another limit renders it again."""
+        doc = write(self.path("notes.md"), "---\ntitle: Notes\n---\n## 1.0.0\n\n### Fixed\n\n"
+                    + "".join(f"- Fixed a crash number {i} when the input is empty.\n"
+                              for i in range(12)))
+        out = self.path("out")
+
+        def batch(limit):
+            proc = run(["batch", "-O", out, "-j", "1", "--report", self.path("r.json"),
+                        "--max-duration", limit, doc], timeout=900)
+            self.assertEqual(proc.returncode, 0, proc.stderr)
+            with open(self.path("r.json"), encoding="utf-8") as f:
+                report = json.load(f)
+            return report["episodes"][0]["status"], ffmpeg_samples(os.path.join(out, "notes.mp3"))
+
+        status, first = batch("20s")
+        self.assertEqual(status, "rendered")
+        self.assertLessEqual(first, 20 * 22050)
+        self.assertEqual(batch("20s")[0], "up-to-date")
+        status, second = batch("12s")
+        self.assertEqual(status, "rendered")
+        self.assertLessEqual(second, 12 * 22050)
+        self.assertLess(second, first)
+
     def test_fitting_document_unchanged(self):
         doc = write(self.path("notes.md"), "# Notes\n\n## 1.0.0\n\n### Fixed\n\n"
                     "- A crash on start is fixed.\n- The help is clearer.\n")
