@@ -179,19 +179,24 @@ static int note_true_peak(const char *command, const cli_option *option, const c
     return 0;
 }
 
-static int take_max_duration(const char *command, const cli_option *option, const char *value,
-                             void *base)
+int cli_parse_max_duration(const char *command, const char *value, uint64_t *us)
 {
-    (void)option;
-    cli_render_settings *s = base;
     re_duration d;
     if (re_duration_parse_units(value, strlen(value), &d) != RE_OK || d.us == 0
         || d.us > RE_EPISODE_MAX_US)
         return cli_usage_error(command, "--max-duration: '%s' is not a duration from 1 ms to 12 "
                                "hours (try 3m, 90s, 2m30s or PT3M)", value);
-    s->options.max_duration_us = d.us;
-    s->options.max_duration_text = value;
+    *us = d.us;
     return 0;
+}
+
+static int take_max_duration(const char *command, const cli_option *option, const char *value,
+                             void *base)
+{
+    (void)option;
+    cli_render_settings *s = base;
+    s->options.max_duration_text = value;
+    return cli_parse_max_duration(command, value, &s->options.max_duration_us);
 }
 
 static int note_cache_url(const char *command, const cli_option *option, const char *value,

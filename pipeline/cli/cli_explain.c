@@ -13,7 +13,6 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "duration.h"
 #include "explain.h"
 #include "files.h"
 #include "markdown.h"
@@ -74,14 +73,8 @@ static int take_max_duration(const char *command, const cli_option *option, cons
 {
     (void)option;
     explain_cli *cli = base;
-    re_duration d;
-    if (re_duration_parse_units(value, strlen(value), &d) != RE_OK || d.us == 0
-        || d.us > RE_EPISODE_MAX_US)
-        return cli_usage_error(command, "--max-duration: '%s' is not a duration from 1 ms to 12 "
-                               "hours (try 3m, 90s, 2m30s or PT3M)", value);
-    cli->limit.max_us = d.us;
     cli->limit.max_text = value;
-    return 0;
+    return cli_parse_max_duration(command, value, &cli->limit.max_us);
 }
 
 static int check_rate(const char *command, const cli_option *option, const char *value,
