@@ -135,6 +135,30 @@ static void test_and_more(void)
     CHECK(keep[0] && !keep[1] && !keep[2] && !keep[3]);
 }
 
+/* A long list is cut into paragraphs (a break inside it): "And N more ..." once, after its
+ * last item, not at the break. */
+static void test_and_more_once(void)
+{
+    fit_choice choices[] = {
+        { RE_RANK_FIX, 0, 0, 0, 1 }, { RE_RANK_FIX, 0, 0, 0, 1 }, { RE_RANK_FIX, 0, 0, 0, 1 },
+    };
+    fit_token tokens[] = { speech(0, 40, 1), paragraph_break, speech(1, 40, 1),
+                           speech(2, 400, 1) };
+    int asked = 0;
+    fit_problem pb = { tokens, 4, choices, 3, more7, &asked };
+    unsigned char keep[3];
+    re_status status;
+    CHECK_INT(fit_choose(&pb, 40 + PP + 40 + SP + 7, keep, &status), 40 + PP + 40 + SP + 7);
+    CHECK(keep[0] && keep[1] && !keep[2]);
+    steps st = { .n = 0 };
+    fit_walk(&pb, keep, record, &st);
+    size_t mores = 0;
+    for (size_t k = 0; k < st.n; k++)
+        mores += st.s[k].kind == FIT_STEP_MORE;
+    CHECK_INT(mores, 1);
+    CHECK(st.n > 0 && st.s[st.n - 1].kind == FIT_STEP_MORE && st.s[st.n - 1].count == 1);
+}
+
 /* A continuation (a block's speech after a [pause]) goes with its block, with the pause. */
 static void test_continuation(void)
 {
@@ -154,6 +178,7 @@ int main(void)
     test_release_then_place();
     test_headings_follow();
     test_and_more();
+    test_and_more_once();
     test_continuation();
     return check_finish("test_fit");
 }
