@@ -81,6 +81,10 @@ void cli_render_settings_free(cli_render_settings *s);
 void cli_print_timings(const char *title, const re_step_time steps[RE_STEPS],
                        const re_step_time *whole);
 
+/* --max-duration's DURATION (3m, 2m30s, PT3M; duration.h), 1 ms to 12 hours, into *us: 0, or
+ * RE_EXIT_USAGE after a usage error naming the option. */
+int cli_parse_max_duration(const char *command, const char *value, uint64_t *us);
+
 /* Help text of the shared options. */
 extern const char cli_render_options_help[];
 

@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "cache.h"
+#include "duration.h"
 #include "remote.h"
 #include "sample_rate.h"
 #include "script.h"
@@ -128,6 +129,10 @@ const char cli_render_options_help[] =
     "                           (default 10; 1..600)\n"
     "      --max-size BYTES     refuse scripts larger than this (default 8388608)\n"
     "      --segment-timeout S  give up on a paragraph after S seconds (default 120)\n"
+    "      --max-duration DURATION\n"
+    "                           Markdown release notes only: leave out what ranks last\n"
+    "                           (chores, dependencies...) until the audio fits in DURATION\n"
+    "                           (3m, 90s, 2m30s, PT3M); the show notes keep everything\n"
     "  -q, --quiet              no progress display\n"
     "      --timings            wall and CPU seconds per step (parse, speak, level, encode,\n"
     "                           measure, publish) on stderr; batch: also in --report\n";
@@ -174,6 +179,26 @@ static int note_true_peak(const char *command, const cli_option *option, const c
     return 0;
 }
 
+int cli_parse_max_duration(const char *command, const char *value, uint64_t *us)
+{
+    re_duration d;
+    if (re_duration_parse_units(value, strlen(value), &d) != RE_OK || d.us == 0
+        || d.us > RE_EPISODE_MAX_US)
+        return cli_usage_error(command, "--max-duration: '%s' is not a duration from 1 ms to 12 "
+                               "hours (try 3m, 90s, 2m30s or PT3M)", value);
+    *us = d.us;
+    return 0;
+}
+
+static int take_max_duration(const char *command, const cli_option *option, const char *value,
+                             void *base)
+{
+    (void)option;
+    cli_render_settings *s = base;
+    s->options.max_duration_text = value;
+    return cli_parse_max_duration(command, value, &s->options.max_duration_us);
+}
+
 static int note_cache_url(const char *command, const cli_option *option, const char *value,
                           void *base)
 {
@@ -208,6 +233,8 @@ static const cli_option render_options[] = {
     { "cache-timeout", 0, CLI_NUMBER, R(cache_timeout_s), 1, 600, "S" },
     { "max-size", 0, CLI_NUMBER, R(max_size), 1, 1UL << 30, "BYTES" },
     { "segment-timeout", 0, CLI_NUMBER, R(timeout_s), 1, 3600, "S" },
+    { "max-duration", 0, CLI_CALL, R(options.max_duration_us), .value_name = "DURATION",
+      .needs = "a DURATION", .flags = CLI_ONCE, .check = take_max_duration },
     { "quiet", 'q', CLI_FLAG, R(quiet) },
     { "timings", 0, CLI_FLAG, R(timings) },
 };

@@ -16,11 +16,13 @@
 #include "explain.h"
 #include "files.h"
 #include "markdown.h"
+#include "sample_rate.h"
 #include "script.h"
 
 static const char explain_usage[] =
     "usage: render-episode explain SCRIPT [--lexicon FILE]... [--voices DIR]...\n"
     "                              [--no-default-lexicon] [--allow-path DIR]... [--max-size BYTES]\n"
+    "                              [--max-duration DURATION [--sample-rate HZ]]\n"
     "\n"
     "Prints, for each piece of speech in SCRIPT, its place and the text as it will be\n"
     "spoken (after the pronunciation lexicon and normalization), then, indented, the\n"
@@ -30,6 +32,11 @@ static const char explain_usage[] =
     "A Markdown document (*.md, *.markdown) is first accounted for block by block:\n"
     "\n"
     "  SCRIPT:LINE:COL: [KIND] spoken: TEXT | chapter: TITLE | title: TITLE | left out: WHY\n"
+    "\n"
+    "With --max-duration, it is then cut as a render with it cuts it (every block spoken once\n"
+    "to be measured), and what was left out is said first:\n"
+    "\n"
+    "  SCRIPT: left out for --max-duration DURATION: WHAT of 'SECTION' in 'RELEASE' (WHY)\n"
     "\n"
     "  SCRIPT:LINE:COL: spoken text\n"
     "      phonemes\n"
@@ -41,6 +48,10 @@ static const char explain_usage[] =
     "  --no-default-lexicon    leave out default.lexicon\n"
     "  --allow-path DIR        the script may name files in DIR too, not only in its folder\n"
     "  --max-size BYTES        refuse scripts larger than this (default 8388608)\n"
+    "  --max-duration DURATION cut a Markdown document as render --max-duration does (3m,\n"
+    "                          90s, 2m30s, PT3M) and say what is left out\n"
+    "  --sample-rate HZ        the rate the render will use, for --max-duration (default: the\n"
+    "                          script's sample_rate:, else 22050)\n"
     "  -h, --help              this help\n"
     "\n"
     "Exit status: 0 ok, 1 usage error, 2 invalid script, voice profile or lexicon, or an\n"
@@ -54,7 +65,26 @@ typedef struct explain_cli {
     char *exe_voices;
     unsigned long max_size;
     int no_default_lexicon;
+    re_explain_limit limit;
 } explain_cli;
+
+static int take_max_duration(const char *command, const cli_option *option, const char *value,
+                             void *base)
+{
+    (void)option;
+    explain_cli *cli = base;
+    cli->limit.max_text = value;
+    return cli_parse_max_duration(command, value, &cli->limit.max_us);
+}
+
+static int check_rate(const char *command, const cli_option *option, const char *value,
+                      void *base)
+{
+    (void)option;
+    if (re_rate_supported(((explain_cli *)base)->limit.sample_rate))
+        return 0;
+    return cli_usage_error(command, "--sample-rate must be " RE_RATES_TEXT ", not '%s'", value);
+}
 
 static int take_script(void *context, const char *arg)
 {
@@ -72,6 +102,10 @@ static const cli_option explain_options[] = {
     { "no-default-lexicon", 0, CLI_FLAG, E(no_default_lexicon) },
     { "allow-path", 0, CLI_LIST, E(allowed_dirs), .value_name = "DIR" },
     { "max-size", 0, CLI_NUMBER, E(max_size), 1, 1UL << 30, "BYTES" },
+    { "max-duration", 0, CLI_CALL, E(limit.max_us), .value_name = "DURATION",
+      .needs = "a DURATION", .flags = CLI_ONCE, .check = take_max_duration },
+    { "sample-rate", 0, CLI_NUMBER, E(limit.sample_rate), 22050, 48000, "HZ",
+      .check = check_rate },
     CLI_HELP_OPTION,
 };
 #undef E
@@ -86,6 +120,8 @@ static int parse_args(int argc, char **argv, explain_cli *cli)
     int rc = cli_scan(&command, argc, argv);
     if (rc == CLI_GO_ON && !cli->script)
         return cli_usage_error("explain", "%s", "no script given");
+    if (rc == CLI_GO_ON && cli->limit.sample_rate && !cli->limit.max_us)
+        return cli_usage_error("explain", "%s", "--sample-rate is for --max-duration");
     return rc;
 }
 
@@ -123,6 +159,12 @@ static void print_outline(const explain_cli *cli)
 /* Prints one SPEECH item: its place and spoken text, then its phonemes, indented, then one
  * line per decision of the rules ("- HEAD: dictionary word, ..."), a part of a word indented
  * under the word. */
+static void print_left_out(void *context, const char *file, const char *line)
+{
+    (void)context;
+    printf("%s: %s\n", file, line);
+}
+
 static re_status print_item(void *context, const re_explained_item *item)
 {
     (void)context;
@@ -162,7 +204,9 @@ int cli_explain(int argc, char **argv)
         .allowed_dirs = cli.allowed_dirs.items, .allowed_dir_count = cli.allowed_dirs.count,
     };
     print_outline(&cli);
-    re_status status = re_explain(&sources, &cli_stop_signal, print_item, NULL, &diag);
+    cli.limit.left_out = print_left_out;
+    re_status status = re_explain(&sources, &cli.limit, &cli_stop_signal, print_item, NULL,
+                                  &diag);
     if (status == RE_OK && fflush(stdout) != 0)
         status = re_diag_add(&diag, "(stdout)", 0, 0, "%s", strerror(errno)) == RE_OK
                      ? RE_ERR_WRITE : RE_ERR_NOMEM;

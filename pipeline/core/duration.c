@@ -6,6 +6,7 @@
 #include "text.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #define US_PER_S 1000000ULL
 
@@ -238,6 +239,49 @@ re_status re_duration_parse_clock(const char *s, size_t len, re_duration *out)
     uint64_t value, unit;
     if (!scale_number(sec, US_PER_S, &value, &unit) || !add_u64(total, value, &total))
         return RE_ERR_INPUT;
+    *out = (re_duration){ total, unit };
+    return RE_OK;
+}
+
+re_status re_duration_parse_units(const char *s, size_t len, re_duration *out)
+{
+    if (!s || !out || len == 0)
+        return RE_ERR_INPUT;
+    if (s[0] == 'P')
+        return re_duration_parse_iso(s, len, out);
+    static const struct { const char *name; uint64_t us; } units[] = {
+        { "h", 3600 * US_PER_S }, { "ms", 1000 }, { "m", 60 * US_PER_S }, { "s", US_PER_S },
+    };
+    size_t pos = 0, last = sizeof units / sizeof units[0];   /* units go from large to small */
+    uint64_t total = 0, unit = 0;
+    int any = 0;
+    while (pos < len) {
+        number n;
+        if (!read_number(s, len, &pos, ".", &n))
+            return RE_ERR_INPUT;
+        size_t u = 0;
+        while (u < sizeof units / sizeof units[0]) {
+            size_t k = strlen(units[u].name);
+            if (pos + k <= len && memcmp(s + pos, units[u].name, k) == 0
+                && (pos + k == len || re_is_digit(s[pos + k])))
+                break;
+            u++;
+        }
+        if (u == sizeof units / sizeof units[0]) {
+            if (pos != len || any)   /* a bare number: seconds, alone */
+                return RE_ERR_INPUT;
+            u = 3;
+        } else {
+            pos += strlen(units[u].name);
+        }
+        uint64_t order = u == 0 ? 0 : u == 2 ? 1 : u == 3 ? 2 : 3;   /* h m s ms */
+        uint64_t value;
+        if ((any && order <= last) || (n.has_frac && pos != len)
+            || !scale_number(&n, units[u].us, &value, &unit) || !add_u64(total, value, &total))
+            return RE_ERR_INPUT;
+        last = order;
+        any = 1;
+    }
     *out = (re_duration){ total, unit };
     return RE_OK;
 }

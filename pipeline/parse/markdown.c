@@ -45,6 +45,9 @@ typedef struct md_reader {
     int chapter_level;        /* headings of this level are chapters; 0: none */
     cmark_node *title_heading;   /* the document's level-1 heading taken as its title */
     unsigned code_blocks, code_line, code_col;
+    unsigned section, lists, list;   /* the heading blocks rank under; lists so far, the one
+                                      * being read (--max-duration's units, script.h) */
+    int item_start;                  /* a list item's first paragraph is next */
     int nomem;
 } md_reader;
 
@@ -648,6 +651,17 @@ static char *heading_text(md_reader *md, cmark_node *node)
 static void block(md_reader *md, inline_text *t, cmark_node *node, unsigned depth,
                   int in_list);
 
+/* A block whose text (in t, when it has been read) is next: its rank under the section. */
+static void unit(md_reader *md, const inline_text *t, cmark_node *node, unsigned list)
+{
+    const re_episode *ep = body_episode(md->p);
+    unsigned char rank = md->section < ep->section_count ? ep->sections[md->section].rank
+                                                         : RE_RANK_OTHER;
+    if (t->len)
+        rank = md_rank_of_block(t->data, t->len, rank);
+    body_unit(md->p, rank, 0, md->section, list, file_line(md, node), file_col(node));
+}
+
 static void blocks(md_reader *md, inline_text *t, cmark_node *parent, unsigned depth,
                    int in_list)
 {
@@ -683,6 +697,9 @@ static cmark_node *said_together(md_reader *md, inline_text *t, cmark_node *item
     if (sentence && !md->nomem) {
         text_clear(t, file_line(md, item), file_col(item));
         put(md, t, sentence, strlen(sentence), 0, 0, 1);
+        if (md->item_start)   /* one block for --max-duration, ranked by what it says */
+            unit(md, t, item, md->list);
+        md->item_start = 0;
         feed(md, t);
         for (cmark_node *c = item; c != n && item_text(md, t, c); c = cmark_node_next(c))
             if (c == item)
@@ -732,8 +749,12 @@ static void heading(md_reader *md, cmark_node *node, int top)
         account(md, node, kind, "left out: a heading without text");
     } else if (top && level == md->chapter_level) {
         body_heading(md->p, title, strlen(title), file_line(md, node), file_col(node));
-        if (!silent)
+        md->section = body_section(md->p, title, md_rank_of_heading(title), 1);
+        if (!silent) {
+            body_unit(md->p, RE_RANK_OTHER, 2, md->section, 0, file_line(md, node),
+                      file_col(node));
             body_literal(md->p, said, strlen(said), file_line(md, node), file_col(node));
+        }
         body_end_sentence(md->p);
         body_end_paragraph(md->p, end_line(md, node));
         if (silent)
@@ -747,6 +768,8 @@ static void heading(md_reader *md, cmark_node *node, int top)
         account(md, node, kind, "left out: %s (the list below names them)", title);
     } else {
         body_end_paragraph(md->p, file_line(md, node));
+        md->section = body_section(md->p, title, md_rank_of_heading(title), 0);
+        body_unit(md->p, RE_RANK_OTHER, 1, md->section, 0, file_line(md, node), file_col(node));
         body_literal(md->p, said, strlen(said), file_line(md, node), file_col(node));
         body_end_sentence(md->p);
         body_end_paragraph(md->p, end_line(md, node));
@@ -784,6 +807,7 @@ static void table(md_reader *md, inline_text *t, cmark_node *node)
          c = cmark_node_next(c), k++)
         names[k] = heading_text(md, c);
     text_clear(t, file_line(md, node), file_col(node));
+    unit(md, t, node, 0);
     for (cmark_node *r = cmark_node_next(header); r && !md->nomem; r = cmark_node_next(r)) {
         size_t row_start = t->len;
         k = 0;
@@ -833,6 +857,9 @@ static void block(md_reader *md, inline_text *t, cmark_node *node, unsigned dept
         brief(md, t);
         if (md->nomem)
             return;
+        if (!in_list || md->item_start)
+            unit(md, t, node, in_list ? md->list : 0);
+        md->item_start = 0;
         feed(md, t);
         account_text(md, node, in_list ? "list item" : "paragraph", t);
         if (in_list)   /* an item is a paragraph of its own, ended as a sentence */
@@ -845,8 +872,11 @@ static void block(md_reader *md, inline_text *t, cmark_node *node, unsigned dept
         break;
     case CMARK_NODE_LIST:   /* each item's text ends its own paragraphs (above); a run of
                              * items said together (markdown_brief.h) is one paragraph */
+        if (!in_list)   /* a list in a list goes with its item */
+            md->list = ++md->lists;
         for (cmark_node *item = cmark_node_first_child(node), *next, *last; item
              && !body_stopped(md->p) && !md->nomem; item = next) {
+            md->item_start = !in_list;
             if ((next = said_together(md, t, item)) == item) {
                 block(md, t, item, depth, 1);
                 next = cmark_node_next(item);

@@ -117,6 +117,7 @@ static void push_item(parser *p, re_item item)
     if (!grow((void **)&ep->items, &p->item_cap, ep->item_count, sizeof *ep->items)) {
         free(item.text);
         free(item.language);
+        free(item.units);
         p->err.nomem = 1;
         return;
     }
@@ -193,6 +194,40 @@ void add_piece(parser *p, re_item item)
     para->pieces[para->piece_count++] = item;
 }
 
+/* The blocks of a piece of len bytes, the first at offset 0: text before the first block
+ * that starts in it goes on with the block taken last (after a [pause], a [lang] span).
+ * Blocks that start at its end wait for the next piece. 0: no memory. */
+static int take_units(parser *p, size_t len, re_item_unit **out, size_t *count)
+{
+    size_t here = 0;
+    while (here < p->unit_count && p->units[here].offset < len)
+        here++;
+    int lead = here == 0 || p->units[0].offset > 0;
+    re_item_unit *units = malloc((here + (size_t)lead) * sizeof *units);
+    if (!units)
+        return 0;
+    size_t n = 0;
+    if (lead) {
+        units[n] = p->unit_now;
+        units[n].offset = 0;
+        units[n++].cont = 1;
+    }
+    for (size_t k = 0; k < here; k++)
+        units[n++] = p->units[k];
+    if (here)
+        p->unit_now = p->units[here - 1];
+    if (here < p->unit_count) {   /* the last of them starts the next piece */
+        p->units[0] = p->units[p->unit_count - 1];
+        p->units[0].offset = 0;
+        p->unit_count = 1;
+    } else {
+        p->unit_count = 0;
+    }
+    *out = units;
+    *count = n;
+    return 1;
+}
+
 /* Ends the speech piece being collected, if it has any text. */
 void finish_piece(parser *p)
 {
@@ -212,12 +247,20 @@ void finish_piece(parser *p)
         p->err.nomem = 1;
         return;
     }
+    re_item_unit *units = NULL;
+    size_t unit_count = 0;
+    if (p->unit_open && !take_units(p, para->text.len, &units, &unit_count)) {
+        free(text);
+        free(language);
+        p->err.nomem = 1;
+        return;
+    }
     para->speech_bytes += para->text.len;
     para->has_speech = 1;
     para->lang_has_text |= para->lang[0] != '\0';
     para->text.len = 0;
     add_piece(p, (re_item){ RE_ITEM_SPEECH, para->piece_line, para->piece_col, text, NULL, 0,
-                            language });
+                            language, units, unit_count });
 }
 
 void add_text(parser *p, const char *s, size_t n, unsigned line, unsigned col)
@@ -245,7 +288,7 @@ void add_pause(parser *p, uint64_t us, unsigned line, unsigned col)
     p->pause_total_us += us;
     finish_piece(p);
     p->para.has_pause = 1;
-    add_piece(p, (re_item){ RE_ITEM_PAUSE, line, col, NULL, NULL, us, NULL });
+    add_piece(p, (re_item){ RE_ITEM_PAUSE, line, col, NULL, NULL, us, NULL, NULL, 0 });
 }
 
 /* ---- body ------------------------------------------------------------------------------- */
@@ -313,7 +356,7 @@ static void flush_chapter(parser *p)
     if (!p->chapter)
         return;
     push_item(p, (re_item){ RE_ITEM_CHAPTER, p->chapter_line, p->chapter_col, p->chapter,
-                            NULL, 0, NULL });
+                            NULL, 0, NULL, NULL, 0 });
     p->chapter = NULL;
 }
 
@@ -379,7 +422,7 @@ static void emit_paragraph(parser *p, unsigned ended_by)
     if (para->has_speech) {
         if (p->last_voice && !p->pause_since_speech)
             push_item(p, (re_item){ RE_ITEM_BREAK, p->last_end_line, 1, NULL,
-                                    p->last_voice, 0, NULL });
+                                    p->last_voice, 0, NULL, NULL, 0 });
         voice = paragraph_voice(p);
         p->last_voice = voice;
         p->last_end_line = ended_by;
@@ -490,6 +533,48 @@ void body_heading(parser *p, const char *title, size_t len, unsigned line, unsig
 {
     end_paragraph(p, line);
     chapter(p, title, len, line, col);
+}
+
+unsigned body_section(parser *p, const char *title, unsigned char rank, int chapter)
+{
+    re_episode *ep = p->ep;
+    if (!grow((void **)&ep->sections, &p->section_cap, ep->section_count + 1,
+              sizeof *ep->sections)) {
+        p->err.nomem = 1;
+        return 0;
+    }
+    if (ep->section_count == 0)   /* the document before any heading */
+        ep->sections[ep->section_count++] = (re_md_section){ NULL, 0, RE_RANK_OTHER };
+    char *copy = strdup(title);
+    if (!copy) {
+        p->err.nomem = 1;
+        return 0;
+    }
+    unsigned index = (unsigned)ep->section_count;
+    unsigned release = chapter ? index : ep->sections[index - 1].release;
+    ep->sections[ep->section_count++] = (re_md_section){ copy, release, rank };
+    return index;
+}
+
+void body_unit(parser *p, unsigned char rank, unsigned char heading, unsigned section,
+               unsigned list, unsigned line, unsigned col)
+{
+    text_buf *t = &p->para.text;
+    if (p->ep->section_count == 0 && body_section(p, "", RE_RANK_OTHER, 0) == 0)
+        return;
+    size_t offset = t->len + (t->len > 0 && p->para.pending_space);
+    re_item_unit unit = { offset, line, col, rank, heading, 0, section, list };
+    if (p->unit_count > 0 && p->units[p->unit_count - 1].offset == offset) {
+        p->units[p->unit_count - 1] = unit;   /* the block before it said nothing */
+    } else if (grow((void **)&p->units, &p->unit_cap, p->unit_count, sizeof *p->units)) {
+        p->units[p->unit_count++] = unit;
+    } else {
+        p->err.nomem = 1;
+        return;
+    }
+    if (!p->unit_open)
+        p->unit_now = unit;   /* for text before it, which has none */
+    p->unit_open = 1;
 }
 
 parse_errors *body_errors(parser *p)
@@ -615,7 +700,11 @@ void re_episode_free(re_episode *episode)
     for (size_t i = 0; i < episode->item_count; i++) {
         free(episode->items[i].text);
         free(episode->items[i].language);
+        free(episode->items[i].units);
     }
+    for (size_t i = 0; i < episode->section_count; i++)
+        free(episode->sections[i].title);
+    free(episode->sections);
     for (size_t i = 0; i < episode->voice_count; i++)
         free(episode->voices[i]);
     for (size_t i = 0; i < episode->voice_ref_count; i++)
@@ -643,8 +732,11 @@ void re_episode_free(re_episode *episode)
 
 static void parser_free(parser *p)
 {
-    for (size_t i = 0; i < p->para.piece_count; i++)
+    for (size_t i = 0; i < p->para.piece_count; i++) {
         free(p->para.pieces[i].text);
+        free(p->para.pieces[i].units);
+    }
+    free(p->units);
     free(p->para.pieces);
     free(p->para.text.data);
     free(p->chapter);

@@ -38,6 +38,20 @@ void body_end_paragraph(parser *p, unsigned ended_by);
 /* A chapter titled title[0..len) starts here (the title is used as given, blanks collapsed). */
 void body_heading(parser *p, const char *title, size_t len, unsigned line, unsigned col);
 
+/* A heading that ranks the blocks after it (script.h, re_md_section): its index in the
+ * episode's sections, or 0 when memory ran out. A chapter is its own release. */
+unsigned body_section(parser *p, const char *title, unsigned char rank, int chapter);
+
+/* A block starts here, at the next text: the unit --max-duration keeps or leaves out
+ * (script.h, re_item_unit). `heading`: 0, 1 (a section's heading), 2 (a chapter's title). */
+void body_unit(parser *p, unsigned char rank, unsigned char heading, unsigned section,
+               unsigned list, unsigned line, unsigned col);
+
+/* The rank of the blocks under a heading titled title, and of one block's text given its
+ * section's rank (markdown_rank.c). */
+unsigned char md_rank_of_heading(const char *title);
+unsigned char md_rank_of_block(const char *text, size_t len, unsigned char section_rank);
+
 /* The error reporter, for the Markdown reader's own messages. */
 parse_errors *body_errors(parser *p);
 

@@ -160,7 +160,7 @@ static void add_sound(parser *p, const char *file, size_t file_len, uint64_t cut
     }
     finish_piece(p);
     p->para.has_pause = 1;
-    add_piece(p, (re_item){ RE_ITEM_SOUND, line, col, copy, NULL, cut_us, NULL });
+    add_piece(p, (re_item){ RE_ITEM_SOUND, line, col, copy, NULL, cut_us, NULL, NULL, 0 });
 }
 
 /* Reads `[sound FILE]` or `[sound FILE N unit]` at s[0..len) (s[0] is '['): NULL with the

@@ -57,6 +57,10 @@ typedef struct parser {
     int halted;                  /* a limit ended the body early: the rest is not read */
     int markdown;                /* a Markdown document (markdown.c reads its body) */
     re_md_outline *outline;      /* where markdown.c accounts for each block, or NULL */
+    re_item_unit *units;         /* Markdown: the blocks of the speech piece being collected */
+    size_t unit_count, unit_cap, section_cap;
+    re_item_unit unit_now;       /* the block being read (a piece after a [pause] goes on */
+    int unit_open;               /* with it) */
 } parser;
 
 typedef struct line_reader {

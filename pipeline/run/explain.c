@@ -5,7 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "fit.h"
 #include "normalize.h"
+#include "sample_rate.h"
+#include "render.h"
 #include "synth.h"
 
 /* Points what the engine said since `from` at the script, at the item when there is one. */
@@ -47,8 +50,28 @@ static re_status explain_item(const re_prepared *p, re_engine *engine, const re_
     return status;
 }
 
-re_status re_explain(const re_episode_sources *sources, volatile sig_atomic_t *stop,
-                     re_explain_callback each, void *context, re_diagnostics *diag)
+/* The episode cut to limit->max_us, as a render cuts it, and what was left out said. */
+static re_status fit_limit(re_prepared *p, re_engine *engine, const re_explain_limit *limit,
+                           const re_episode_sources *sources, volatile sig_atomic_t *stop,
+                           void *context, re_diagnostics *diag)
+{
+    unsigned rate = limit->sample_rate ? limit->sample_rate
+                  : p->episode->sample_rate ? p->episode->sample_rate : RE_RATE_DEFAULT;
+    fit_options opt = { .max_us = limit->max_us, .max_text = limit->max_text ? limit->max_text : "",
+                        .rate = rate, .reserve = FIT_MP3_RESERVE(rate),
+                        .script_path = sources->script_path, .jobs = 1,
+                        .timeout_ms = RE_ENGINE_TIMEOUT_MS, .stop = stop };
+    fit_report report;
+    re_status status = fit_episode(p, engine, &opt, &report, diag);
+    for (size_t i = 0; status == RE_OK && i < report.count && limit->left_out; i++)
+        limit->left_out(context, sources->script_path, report.lines[i]);
+    fit_report_free(&report);
+    return status;
+}
+
+re_status re_explain(const re_episode_sources *sources, const re_explain_limit *limit,
+                     volatile sig_atomic_t *stop, re_explain_callback each, void *context,
+                     re_diagnostics *diag)
 {
     re_prepared p;
     re_engine *engine = NULL;
@@ -61,6 +84,8 @@ re_status re_explain(const re_episode_sources *sources, volatile sig_atomic_t *s
     }
     if (status == RE_OK)
         status = re_prepared_check_engine(&p, engine, diag);
+    if (status == RE_OK && limit && limit->max_us)
+        status = fit_limit(&p, engine, limit, sources, stop, context, diag);
     for (size_t i = 0; status == RE_OK && i < p.episode->item_count; i++) {
         const re_item *item = &p.episode->items[i];
         if (item->kind == RE_ITEM_SPEECH)

@@ -78,6 +78,8 @@ void re_fingerprint(const re_fingerprint_inputs *in, char hex[RE_SHA256_HEX_SIZE
         digest_field(&ctx, "cover", in->cover_sha256, RE_SHA256_SIZE);
     if (in->in_feed && in->write_page)   /* the page's subscribe link; absent as before */
         digest_field(&ctx, "in_feed", "1", 1);
+    if (in->max_duration_us)   /* a cut episode; absent keeps the digests of the others */
+        digest_int(&ctx, "max_duration_us", (long long)in->max_duration_us);
     unsigned char digest[RE_SHA256_SIZE];
     re_sha256_final(&ctx, digest);
     re_sha256_hex(digest, hex);

@@ -46,6 +46,7 @@ typedef struct re_fingerprint_inputs {
     const unsigned char *cover_sha256;   /* RE_SHA256_SIZE bytes; NULL without a cover */
     int in_feed;                         /* a show file beside the outputs: the page links
                                           * its feed */
+    uint64_t max_duration_us;            /* --max-duration, 0 for none */
 } re_fingerprint_inputs;
 
 /* Writes the digest as lowercase hex (RE_SHA256_HEX_SIZE bytes with the NUL). Never fails. */

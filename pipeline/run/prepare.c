@@ -42,6 +42,7 @@ static int append_item(re_item **items, size_t *count, size_t *capacity, re_item
     if (re_array_grow(items, capacity, *count, sizeof **items) != RE_OK) {
         free(item.text);
         free(item.language);
+        free(item.units);
         return 0;
     }
     (*items)[(*count)++] = item;
@@ -65,14 +66,45 @@ static int add_item(const re_prepared *p, re_item **items, size_t *count, size_t
         unsigned ms = profile && re_ends_sentence(last->text, item.text) ? (unsigned)profile->sentence_pause_ms
                                                            : RE_PIECE_GAP_MS;
         re_item gap = { RE_ITEM_PAUSE, item.line, item.col, NULL, NULL, (uint64_t)ms * 1000,
-                        NULL };
+                        NULL, NULL, 0 };
         if (ms > 0 && !append_item(items, count, capacity, gap)) {
             free(item.text);
             free(item.language);
+            free(item.units);
             return 0;
         }
     }
     return append_item(items, count, capacity, item);
+}
+
+/* The Markdown blocks (script.h, re_item_unit) of the piece item->text[from, to): those that
+ * start in it, after the one it starts in when none starts at `from` (it goes on with it).
+ * 0 when out of memory; *units NULL for an item without blocks. */
+static int slice_units(const re_item *item, size_t from, size_t to, re_item_unit **units,
+                       size_t *count)
+{
+    *units = NULL;
+    *count = 0;
+    if (!item->unit_count)
+        return 1;
+    size_t first = 0;
+    while (first + 1 < item->unit_count && item->units[first + 1].offset <= from)
+        first++;
+    *units = malloc(item->unit_count * sizeof **units);
+    if (!*units)
+        return 0;
+    for (size_t k = first; k < item->unit_count && (k == first || item->units[k].offset < to);
+         k++) {
+        re_item_unit u = item->units[k];
+        if (k == first) {
+            u.cont |= u.offset < from;
+            u.offset = 0;
+        } else {
+            u.offset -= from;
+        }
+        (*units)[(*count)++] = u;
+    }
+    return 1;
 }
 
 /* The pieces of a SPEECH item: its text cut where the writing system changes to one its
@@ -111,18 +143,25 @@ static int split_item(const re_prepared *p, const re_voice_profile *profile, re_
             continue;
         }
         re_item piece = *item;
+        piece.units = NULL;
+        piece.unit_count = 0;
         piece.line = line;
         piece.col = col;
         piece.text = strndup(s, len);
         piece.language = runs[r].voice ? strdup(runs[r].voice) : NULL;
+        size_t from = (size_t)(s - item->text);
         ok = piece.text && (piece.language || !runs[r].voice)
-             && add_item(p, items, count, capacity, piece);
+             && slice_units(item, from, from + len, &piece.units, &piece.unit_count);
         if (!ok) {
             free(piece.text);
             free(piece.language);
+            free(piece.units);
+        } else {
+            ok = add_item(p, items, count, capacity, piece);
         }
     }
     free(item->text);
+    free(item->units);
     return ok;
 }
 
@@ -156,6 +195,7 @@ static re_status split_writing_systems(re_prepared *p, re_diagnostics *diag)
         }
         item->text = NULL;   /* moved (or freed) */
         item->language = NULL;
+        item->units = NULL;
         if (item->kind == RE_ITEM_BREAK)
             spoken = 0;
         for (size_t k = before; k < count; k++)
@@ -166,6 +206,7 @@ static re_status split_writing_systems(re_prepared *p, re_diagnostics *diag)
     for (; i < ep->item_count; i++) {   /* after running out of memory: free the rest */
         free(ep->items[i].text);
         free(ep->items[i].language);
+        free(ep->items[i].units);
     }
     free(ep->items);
     ep->items = items;

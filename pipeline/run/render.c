@@ -22,6 +22,7 @@
 #include "duration.h"
 #include "cover.h"
 #include "files.h"
+#include "fit.h"
 #include "fingerprint.h"
 #include "loudness.h"
 #include "music.h"
@@ -226,7 +227,7 @@ static re_status digest_inputs(render *r)
         .write_page_md = o->write_page_md,
         .music_sha256 = r->music.present ? r->music.sound.sha256 : NULL,
         .cover_sha256 = r->cover.present ? r->cover.sha256 : NULL,
-        .in_feed = r->cover.in_feed,
+        .in_feed = r->cover.in_feed, .max_duration_us = o->max_duration_us,
     };
     unsigned char (*digests)[RE_SHA256_SIZE] = NULL;
     if (r->sounds.use_count > 0) {
@@ -576,6 +577,46 @@ static re_status speak_all(render *r)
     return status;
 }
 
+/* --max-duration: the episode cut to fit (fit.h) before any of it is spoken for good; a
+ * note says how much was left out and where to see what. */
+static re_status fit_to_duration(render *r)
+{
+    const re_render_options *o = r->opt;
+    fit_options fit = {
+        .max_us = o->max_duration_us, .max_text = o->max_duration_text ? o->max_duration_text : "",
+        .rate = r->rate, .script_path = o->script_path, .cache_dir = o->cache_dir,
+        .reserve = strcmp(r->format, "mp3") == 0 ? FIT_MP3_RESERVE(r->rate) : 0,
+        .jobs = o->jobs ? o->jobs : 1,
+        .timeout_ms = o->engine_timeout_ms ? o->engine_timeout_ms : RE_ENGINE_TIMEOUT_MS,
+        .stop = o->stop,
+    };
+    fit_report report;
+    re_status status = fit_episode(&r->prepared, r->engine, &fit, &report, r->diag);
+    if (status == RE_OK && report.blocks_out
+        && re_diag_add(r->diag, o->script_path, 0, 0, "warning: --max-duration %s left out %zu "
+                       "of %zu blocks; `render-episode explain --max-duration %s %s` names "
+                       "them (the show notes keep them all)", fit.max_text, report.blocks_out,
+                       report.blocks, fit.max_text, o->script_path) != RE_OK)
+        status = RE_ERR_NOMEM;
+    fit_report_free(&report);
+    r->choice.chapters = has_chapters(r->episode);
+    return status;
+}
+
+/* The audio delivered is within --max-duration, sample for sample. */
+static re_status check_fitted(render *r)
+{
+    uint64_t budget = fit_budget(r->opt->max_duration_us, r->rate,
+                                 strcmp(r->format, "mp3") == 0 ? FIT_MP3_RESERVE(r->rate) : 0);
+    uint64_t frames = re_assembler_frames(r->assembler);
+    if (frames <= budget)
+        return RE_OK;
+    return re_diag_fail(r->diag, RE_ERR_INVALID, r->opt->script_path, 0, 0, "--max-duration %s: "
+                        "the audio came out %llu samples longer than the blocks measured "
+                        "(a bug: please report it)", r->opt->max_duration_text,
+                        (unsigned long long)(frames - budget));
+}
+
 /* What the sidecar and the tags say about the episode; bytes are known once encoded. */
 static void describe_facts(render *r)
 {
@@ -875,6 +916,8 @@ re_status re_render(const re_render_options *options, re_render_result *result,
     }
     if (status == RE_OK)
         status = re_prepared_check_engine(&r.prepared, r.engine, diag);
+    if (status == RE_OK && options->max_duration_us)
+        status = fit_to_duration(&r);
     if (status == RE_OK)
         status = start_speech(&r);
     if (status == RE_OK)
@@ -882,6 +925,8 @@ re_status re_render(const re_render_options *options, re_render_result *result,
     charge(&r, RE_STEP_PARSE);
     if (status == RE_OK)
         status = speak_all(&r);
+    if (status == RE_OK && options->max_duration_us)
+        status = check_fitted(&r);
     if (status == RE_OK) {
         describe_facts(&r);
         status = deliver_audio(&r);

@@ -154,11 +154,47 @@ static void test_parse_clock(void)
     }
 }
 
+static uint64_t units_us(const char *s)
+{
+    re_duration d = { 0, 0 };
+    if (re_duration_parse_units(s, strlen(s), &d) != RE_OK)
+        return UINT64_MAX;
+    return d.us;
+}
+
+/* --max-duration's notation: units from large to small, each once; ISO 8601; seconds alone. */
+static void test_parse_units(void)
+{
+    CHECK_INT(units_us("3m"), 180000000);
+    CHECK_INT(units_us("90s"), 90000000);
+    CHECK_INT(units_us("2m30s"), 150000000);
+    CHECK_INT(units_us("1h5m"), 3900000000ULL);
+    CHECK_INT(units_us("1h0m5s"), 3605000000ULL);
+    CHECK_INT(units_us("1.5s"), 1500000);
+    CHECK_INT(units_us("250ms"), 250000);
+    CHECK_INT(units_us("2m500ms"), 120500000);
+    CHECK_INT(units_us("45"), 45000000);
+    CHECK_INT(units_us("PT3M"), 180000000);
+    CHECK_INT(units_us("PT2M30S"), 150000000);
+    CHECK_INT(units_us(""), UINT64_MAX);
+    CHECK_INT(units_us("m"), UINT64_MAX);
+    CHECK_INT(units_us("3x"), UINT64_MAX);
+    CHECK_INT(units_us("30s2m"), UINT64_MAX);   /* small before large */
+    CHECK_INT(units_us("3m3m"), UINT64_MAX);
+    CHECK_INT(units_us("1.5m30s"), UINT64_MAX); /* a fraction only last */
+    CHECK_INT(units_us("3 m"), UINT64_MAX);
+    CHECK_INT(units_us("3m "), UINT64_MAX);
+    CHECK_INT(units_us("2m30"), UINT64_MAX);    /* a bare number only alone */
+    CHECK_INT(units_us("-3m"), UINT64_MAX);
+    CHECK_INT(units_us("99999999999999999999h"), UINT64_MAX);
+}
+
 int main(void)
 {
     test_rounding();
     test_format();
     test_parse_iso();
     test_parse_clock();
+    test_parse_units();
     return check_finish("test_duration");
 }

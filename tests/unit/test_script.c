@@ -90,7 +90,7 @@ static void check_kinds(const re_episode *ep, const char *kinds)
 
 static const re_item *item(const re_episode *ep, size_t i)
 {
-    static const re_item none = { RE_ITEM_SPEECH, 0, 0, NULL, NULL, 0, NULL };
+    static const re_item none = { RE_ITEM_SPEECH, 0, 0, NULL, NULL, 0, NULL, NULL, 0 };
 
     if (!ep || i >= ep->item_count)
         return &none;

@@ -37,4 +37,9 @@ re_status re_duration_parse_iso(const char *s, size_t len, re_duration *out);
  * optional decimal fraction on the seconds. Minutes and seconds after a colon must be < 60. */
 re_status re_duration_parse_clock(const char *s, size_t len, re_duration *out);
 
+/* Parses a duration as a person types it on a command line: ISO 8601 (PT3M), or numbers
+ * with units from large to small, each at most once: 3m, 90s, 2m30s, 1h5m, 1.5s, 250ms; a
+ * number alone is seconds. A fraction only on the last number. RE_ERR_INPUT otherwise. */
+re_status re_duration_parse_units(const char *s, size_t len, re_duration *out);
+
 #endif

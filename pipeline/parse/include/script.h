@@ -50,6 +50,40 @@ typedef enum re_item_kind {
                        * paragraphs, breaks and chapters */
 } re_item_kind;
 
+/* What a reader keeps first when a Markdown episode must be shortened (--max-duration):
+ * the section a block stands in, by its heading, and a few telltales of the block itself. */
+typedef enum re_rank {
+    RE_RANK_BREAKING,     /* "Breaking changes", an item marked BREAKING */
+    RE_RANK_SECURITY,     /* "Security", an item naming a CVE */
+    RE_RANK_FEATURE,      /* "Added", "Features", "New" */
+    RE_RANK_FIX,          /* "Fixed", "Bug fixes" */
+    RE_RANK_CHANGE,       /* "Changed", "Removed", "Deprecated", "Performance" */
+    RE_RANK_OTHER,        /* any other section, and prose outside sections */
+    RE_RANK_CHORE,        /* "Dependencies", "Chores", "Internal", bot bumps, chore: items */
+    RE_RANKS
+} re_rank;
+
+/* A Markdown block (a paragraph, a list item, a table, a heading's text) as it stands in a
+ * SPEECH item's text: the unit --max-duration keeps or leaves out. */
+typedef struct re_item_unit {
+    size_t offset;        /* where the block's text starts in the item's text */
+    unsigned line, col;   /* where the block starts in the file */
+    unsigned char rank;   /* re_rank */
+    unsigned char heading; /* 0: content; 1: a section heading's text, 2: a chapter's title
+                           * (kept only with something kept under it) */
+    unsigned char cont;   /* 1: the block goes on from the item before (after a [pause]) */
+    unsigned section;     /* index in the episode's sections */
+    unsigned list;        /* the list it is an item of, from 1; 0: not a list item */
+} re_item_unit;
+
+/* A Markdown heading that ranks what follows it; sections[0] is the document before any. */
+typedef struct re_md_section {
+    char *title;          /* the heading's text; NULL for sections[0] */
+    unsigned release;     /* the section of the chapter it is in (itself for a chapter); 0
+                           * before the first chapter */
+    unsigned char rank;   /* re_rank of its blocks */
+} re_md_section;
+
 typedef struct re_item {
     re_item_kind kind;
     unsigned line;        /* where the item starts in the script (1-based) */
@@ -60,6 +94,9 @@ typedef struct re_item {
     uint64_t pause_us;    /* PAUSE; SOUND: its cut, 0 for the whole file */
     char *language;       /* SPEECH in a [lang TAG] span: the espeak-ng voice (language) TAG
                            * to speak it with instead of the profile's (format 1.1); else NULL */
+    re_item_unit *units;  /* SPEECH from a Markdown document: its blocks, the first at offset
+                           * 0, in order; NULL (0) for a .txt script */
+    size_t unit_count;
 } re_item;
 
 /* `music:` (format 1.1): a music bed under the whole episode, ducked under speech. The
@@ -116,6 +153,9 @@ typedef struct re_episode {
                            * the page's show notes; NULL for a .txt script */
     re_item *items;
     size_t item_count;
+    re_md_section *sections; /* a Markdown script's headings that rank its blocks (at least
+                           * sections[0]); NULL for a .txt script */
+    size_t section_count;
     char **voices;        /* distinct profile names used by SPEECH items, in order of first use */
     size_t voice_count;
     re_voice_ref *voice_refs; /* every place that names a profile, in script order */

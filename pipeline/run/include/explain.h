@@ -27,11 +27,22 @@ typedef struct re_explained_item {
  * which returns it. */
 typedef re_status (*re_explain_callback)(void *context, const re_explained_item *item);
 
+/* --max-duration for explain: the episode is cut as a render with it would cut it (every
+ * block spoken once to be measured, at `sample_rate`), and `left_out` is called with each
+ * line that says what was left out and why, before the items. */
+typedef struct re_explain_limit {
+    uint64_t max_us;                   /* 0: no limit */
+    const char *max_text;              /* as typed */
+    unsigned sample_rate;              /* of the episode: the script's or RE_RATE_DEFAULT when 0 */
+    void (*left_out)(void *context, const char *file, const char *line);
+} re_explain_limit;
+
 /* Prepares the episode from `sources`, starts an engine (stopped early by *stop, which may be
- * NULL), checks its voices, then calls `each` for every SPEECH item. Problems in the inputs,
- * the engine or an item go to diag (FILE:LINE:COL) and the first failure's status is
- * returned; RE_ERR_INTERRUPTED when *stop was raised. */
-re_status re_explain(const re_episode_sources *sources, volatile sig_atomic_t *stop,
-                     re_explain_callback each, void *context, re_diagnostics *diag);
+ * NULL), checks its voices, cuts it to limit (may be NULL), then calls `each` for every
+ * SPEECH item. Problems in the inputs, the engine or an item go to diag (FILE:LINE:COL) and
+ * the first failure's status is returned; RE_ERR_INTERRUPTED when *stop was raised. */
+re_status re_explain(const re_episode_sources *sources, const re_explain_limit *limit,
+                     volatile sig_atomic_t *stop, re_explain_callback each, void *context,
+                     re_diagnostics *diag);
 
 #endif

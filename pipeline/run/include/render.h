@@ -66,6 +66,9 @@ typedef struct re_render_options {
     double loudness_target;            /* LUFS integrated, RE_LOUDNESS_TARGET_MIN..MAX */
     double true_peak;                  /* dBTP ceiling, RE_LOUDNESS_CEILING_MIN..MAX */
     int skip_unchanged;                /* do nothing when the outputs were made from these inputs */
+    uint64_t max_duration_us;          /* --max-duration: a Markdown episode is cut to fit it
+                                        * (run/fit.h); 0: no limit */
+    const char *max_duration_text;     /* as typed, for messages */
     volatile sig_atomic_t *stop;       /* raised by a signal handler; may be NULL */
     struct re_engine *engine;          /* a warm engine to use (not freed), or NULL to create one */
     void (*progress)(void *context, const re_render_progress *progress);
