@@ -45,6 +45,7 @@ DECISION = {
     "merge-request": r"^merge request: its number$",
     "rule-code": r"^rule code: letters, then its digits one by one$",
     "advisory": r"^advisory ID: its characters one by one$",
+    "money": r"^money: the amount, then its currency$",
 }
 
 
