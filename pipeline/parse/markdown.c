@@ -651,7 +651,8 @@ static char *heading_text(md_reader *md, cmark_node *node)
 static void block(md_reader *md, inline_text *t, cmark_node *node, unsigned depth,
                   int in_list);
 
-/* A block whose text (in t, when it has been read) is next: its rank under the section. */
+/* A block whose text (in t as written, before the briefing's edits, when it has been read)
+ * is next: its rank under the section. */
 static void unit(md_reader *md, const inline_text *t, cmark_node *node, unsigned list)
 {
     const re_episode *ep = body_episode(md->p);
@@ -659,7 +660,7 @@ static void unit(md_reader *md, const inline_text *t, cmark_node *node, unsigned
                                                          : RE_RANK_OTHER;
     if (t->len)
         rank = md_rank_of_block(t->data, t->len, rank);
-    body_unit(md->p, rank, 0, md->section, list, file_line(md, node), file_col(node));
+    body_unit(md->p, rank, 0, md->section, list, 1, file_line(md, node), file_col(node));
 }
 
 static void blocks(md_reader *md, inline_text *t, cmark_node *parent, unsigned depth,
@@ -697,8 +698,14 @@ static cmark_node *said_together(md_reader *md, inline_text *t, cmark_node *item
     if (sentence && !md->nomem) {
         text_clear(t, file_line(md, item), file_col(item));
         put(md, t, sentence, strlen(sentence), 0, 0, 1);
-        if (md->item_start)   /* one block for --max-duration, ranked by what it says */
-            unit(md, t, item, md->list);
+        if (md->item_start) {   /* one block of g.count items for --max-duration */
+            const re_episode *ep = body_episode(md->p);
+            unsigned char rank = g.kind == MD_GROUP_UPDATES ? RE_RANK_CHORE
+                                 : md->section < ep->section_count ? ep->sections[md->section].rank
+                                                                   : RE_RANK_OTHER;
+            body_unit(md->p, rank, 0, md->section, md->list, g.count, file_line(md, item),
+                      file_col(item));
+        }
         md->item_start = 0;
         feed(md, t);
         for (cmark_node *c = item; c != n && item_text(md, t, c); c = cmark_node_next(c))
@@ -751,7 +758,7 @@ static void heading(md_reader *md, cmark_node *node, int top)
         body_heading(md->p, title, strlen(title), file_line(md, node), file_col(node));
         md->section = body_section(md->p, title, md_rank_of_heading(title), 1);
         if (!silent) {
-            body_unit(md->p, RE_RANK_OTHER, 2, md->section, 0, file_line(md, node),
+            body_unit(md->p, RE_RANK_OTHER, 2, md->section, 0, 1, file_line(md, node),
                       file_col(node));
             body_literal(md->p, said, strlen(said), file_line(md, node), file_col(node));
         }
@@ -764,12 +771,14 @@ static void heading(md_reader *md, cmark_node *node, int top)
             account(md, node, kind, "chapter: %s (said first as '%s')", title, said);
         else
             account(md, node, kind, "chapter: %s (its title spoken first)", title);
-    } else if (silent) {
+    } else if (silent) {   /* its section ranks the list that names them */
+        md->section = body_section(md->p, title, md_rank_of_heading(title), 0);
         account(md, node, kind, "left out: %s (the list below names them)", title);
     } else {
         body_end_paragraph(md->p, file_line(md, node));
         md->section = body_section(md->p, title, md_rank_of_heading(title), 0);
-        body_unit(md->p, RE_RANK_OTHER, 1, md->section, 0, file_line(md, node), file_col(node));
+        body_unit(md->p, RE_RANK_OTHER, 1, md->section, 0, 1, file_line(md, node),
+                  file_col(node));
         body_literal(md->p, said, strlen(said), file_line(md, node), file_col(node));
         body_end_sentence(md->p);
         body_end_paragraph(md->p, end_line(md, node));
@@ -854,12 +863,14 @@ static void block(md_reader *md, inline_text *t, cmark_node *node, unsigned dept
     case CMARK_NODE_PARAGRAPH: {
         text_clear(t, file_line(md, node), file_col(node));
         inlines(md, t, node, 0);
+        if (md->nomem)
+            return;
+        if (!in_list || md->item_start)   /* ranked by what is written (chore:, Bump ...) */
+            unit(md, t, node, in_list ? md->list : 0);
+        md->item_start = 0;
         brief(md, t);
         if (md->nomem)
             return;
-        if (!in_list || md->item_start)
-            unit(md, t, node, in_list ? md->list : 0);
-        md->item_start = 0;
         feed(md, t);
         account_text(md, node, in_list ? "list item" : "paragraph", t);
         if (in_list)   /* an item is a paragraph of its own, ended as a sentence */
@@ -876,7 +887,8 @@ static void block(md_reader *md, inline_text *t, cmark_node *node, unsigned dept
             md->list = ++md->lists;
         for (cmark_node *item = cmark_node_first_child(node), *next, *last; item
              && !body_stopped(md->p) && !md->nomem; item = next) {
-            md->item_start = !in_list;
+            if (!in_list)   /* an item's first spoken block opens its unit, nested or not */
+                md->item_start = 1;
             if ((next = said_together(md, t, item)) == item) {
                 block(md, t, item, depth, 1);
                 next = cmark_node_next(item);

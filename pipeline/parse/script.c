@@ -182,12 +182,14 @@ void add_piece(parser *p, re_item item)
         p->halted = 1;
         free(item.text);
         free(item.language);
+        free(item.units);
         return;
     }
     if (!grow((void **)&para->pieces, &para->piece_cap, para->piece_count,
               sizeof *para->pieces)) {
         free(item.text);
         free(item.language);
+        free(item.units);
         p->err.nomem = 1;
         return;
     }
@@ -557,13 +559,13 @@ unsigned body_section(parser *p, const char *title, unsigned char rank, int chap
 }
 
 void body_unit(parser *p, unsigned char rank, unsigned char heading, unsigned section,
-               unsigned list, unsigned line, unsigned col)
+               unsigned list, unsigned items, unsigned line, unsigned col)
 {
     text_buf *t = &p->para.text;
     if (p->ep->section_count == 0 && body_section(p, "", RE_RANK_OTHER, 0) == 0)
         return;
     size_t offset = t->len + (t->len > 0 && p->para.pending_space);
-    re_item_unit unit = { offset, line, col, rank, heading, 0, section, list };
+    re_item_unit unit = { offset, line, col, rank, heading, 0, section, list, items };
     if (p->unit_count > 0 && p->units[p->unit_count - 1].offset == offset) {
         p->units[p->unit_count - 1] = unit;   /* the block before it said nothing */
     } else if (grow((void **)&p->units, &p->unit_cap, p->unit_count, sizeof *p->units)) {

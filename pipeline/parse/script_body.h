@@ -43,9 +43,10 @@ void body_heading(parser *p, const char *title, size_t len, unsigned line, unsig
 unsigned body_section(parser *p, const char *title, unsigned char rank, int chapter);
 
 /* A block starts here, at the next text: the unit --max-duration keeps or leaves out
- * (script.h, re_item_unit). `heading`: 0, 1 (a section's heading), 2 (a chapter's title). */
+ * (script.h, re_item_unit). `heading`: 0, 1 (a section's heading), 2 (a chapter's title);
+ * `items`: the list items it says (1, or a run of them said together). */
 void body_unit(parser *p, unsigned char rank, unsigned char heading, unsigned section,
-               unsigned list, unsigned line, unsigned col);
+               unsigned list, unsigned items, unsigned line, unsigned col);
 
 /* The rank of the blocks under a heading titled title, and of one block's text given its
  * section's rank (markdown_rank.c). */

@@ -62,7 +62,12 @@ static const char *more_noun(const fitter *f, size_t list, size_t n)
     };
     if (sec->title && (strcasestr(sec->title, "depend") || strcasestr(sec->title, "deps")))
         return n == 1 ? "dependency update" : "dependency updates";
-    return nouns[sec->rank < RE_RANKS ? sec->rank : RE_RANK_OTHER][n != 1];
+    unsigned rank = sec->rank < RE_RANKS ? sec->rank : RE_RANK_OTHER;
+    for (size_t c = 0; c < f->choice_count; c++)   /* items ranked otherwise (a bump among
+                                                      * features): no name but "items" */
+        if (f->choices[c].list == list && !f->choices[c].heading && f->choices[c].rank != rank)
+            rank = RE_RANK_OTHER;
+    return nouns[rank][n != 1];
 }
 
 static char *more_sentence(const fitter *f, size_t list, size_t n)
@@ -121,7 +126,7 @@ static int add_choice(fitter *f, size_t *cap, const re_item_unit *u)
     const re_episode *ep = f->prepared->episode;
     unsigned section = u->section < ep->section_count ? u->section : 0;
     f->choices[f->choice_count] = (fit_choice){ u->rank, ep->sections[section].release,
-                                                u->heading, section, u->list };
+                                                u->heading, section, u->list, u->items };
     f->choice_unit[f->choice_count++] = u;
     if (u->list + 1 > f->list_count)
         f->list_count = u->list + 1;
@@ -142,7 +147,7 @@ static re_status tokenize(fitter *f)
     const re_episode *ep = f->prepared->episode;
     unsigned rate = f->opt->rate;
     size_t token_cap = 0, choice_cap = 0;
-    static const re_item_unit whole = { 0, 0, 0, RE_RANK_OTHER, 0, 0, 0, 0 };
+    static const re_item_unit whole = { 0, 0, 0, RE_RANK_OTHER, 0, 0, 0, 0, 1 };
     for (size_t i = 0; i < ep->item_count; i++) {
         const re_item *item = &ep->items[i];
         piece none = { i, 0, 0, item->line, item->col };
@@ -469,7 +474,8 @@ static re_status report_left_out(const fitter *f, fit_report *r)
                 continue;
             n = 0;
             for (size_t d = c; d < f->choice_count; d++)
-                n += f->choices[d].list == ch->list && !f->choices[d].heading && !f->keep[d];
+                if (f->choices[d].list == ch->list && !f->choices[d].heading && !f->keep[d])
+                    n += f->choices[d].items > 1 ? f->choices[d].items : 1;
         }
         const re_md_section *sec = &ep->sections[ch->section];
         const re_md_section *rel = ch->release ? &ep->sections[ch->release] : NULL;

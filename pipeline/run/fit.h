@@ -45,6 +45,7 @@ typedef struct fit_choice {
     unsigned heading;          /* 0 content; 1 heads `section`; 2 heads `release` */
     unsigned section;
     size_t list;               /* 0: not a list item; items of one list share it */
+    unsigned items;            /* the list items it says (a run said together); 0: one */
 } fit_choice;
 
 /* The samples of "And N more ..." for `list` (n >= 1 of its items left out). */

@@ -70,10 +70,11 @@ static void tally_count(tally *tl, const fit_problem *pb, const unsigned char *k
         const fit_choice *ch = &pb->choices[c];
         if (ch->heading)
             continue;
-        tl->list_total[ch->list]++;
+        size_t items = ch->items > 1 ? ch->items : 1;   /* a run said together counts whole */
+        tl->list_total[ch->list] += items;
         if (!keep[c])
             continue;
-        tl->list_kept[ch->list]++;
+        tl->list_kept[ch->list] += items;
         tl->section_kept[ch->section] |= 1;
         tl->section_kept[ch->release] |= 2;   /* something kept in the release */
     }
@@ -99,6 +100,15 @@ static void step(walker *w, fit_step_kind kind, size_t index, uint64_t frames, s
     }
 }
 
+static void emit_pending(walker *w)
+{
+    if (w->pending_break != NONE)
+        step(w, FIT_STEP_TOKEN, w->pending_break, w->pb->tokens[w->pending_break].frames, 0);
+    if (w->pending_chapter != NONE)
+        step(w, FIT_STEP_TOKEN, w->pending_chapter, 0, 0);
+    w->pending_break = w->pending_chapter = NONE;
+}
+
 /* Leaving list w->list at token `at`: after its last item, "And N more ..." when it lost
  * some items but not all (a long list may be cut into paragraphs: not at those breaks). */
 static void end_list(walker *w, size_t at)
@@ -108,21 +118,15 @@ static void end_list(walker *w, size_t at)
     if (l == 0 || at <= w->tl->list_last[l] || w->tl->list_kept[l] == 0
         || w->tl->list_kept[l] == w->tl->list_total[l])
         return;
-    if (w->last_speech)
+    if (w->pending_break != NONE)   /* the pause after the last item kept (its own paragraph) */
+        emit_pending(w);
+    else if (w->last_speech)
         step(w, FIT_STEP_SENTENCE_PAUSE, w->last_speech_token,
              w->pb->tokens[w->last_speech_token].sentence_pause, 0);
     size_t n = w->tl->list_total[l] - w->tl->list_kept[l];
     step(w, FIT_STEP_MORE, l, w->pb->more(w->pb->more_context, l, n), n);
     w->last_speech = 1;
-}
-
-static void emit_pending(walker *w)
-{
-    if (w->pending_break != NONE)
-        step(w, FIT_STEP_TOKEN, w->pending_break, w->pb->tokens[w->pending_break].frames, 0);
-    if (w->pending_chapter != NONE)
-        step(w, FIT_STEP_TOKEN, w->pending_chapter, 0, 0);
-    w->pending_break = w->pending_chapter = NONE;
+    w->since_break = 1;   /* the break after the list ends it as a paragraph */
 }
 
 static uint64_t walk(const fit_problem *pb, const unsigned char *keep, const tally *tl,

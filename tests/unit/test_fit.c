@@ -44,7 +44,7 @@ static void record(void *context, const fit_step *step)
 /* Two paragraphs of one block each, ranks as given: the one ranked first is kept. */
 static void test_rank_first(void)
 {
-    fit_choice choices[] = { { RE_RANK_CHORE, 0, 0, 0, 0 }, { RE_RANK_SECURITY, 0, 0, 0, 0 } };
+    fit_choice choices[] = { { RE_RANK_CHORE, 0, 0, 0, 0, 1 }, { RE_RANK_SECURITY, 0, 0, 0, 0, 1 } };
     fit_token tokens[] = { speech(0, 100, 1), paragraph_break, speech(1, 100, 1) };
     fit_problem pb = { tokens, 3, choices, 2, more7, NULL };
     unsigned char keep[2];
@@ -64,8 +64,8 @@ static void test_rank_first(void)
 static void test_release_then_place(void)
 {
     fit_choice choices[] = {
-        { RE_RANK_FIX, 2, 0, 2, 0 }, { RE_RANK_FIX, 1, 0, 1, 0 }, { RE_RANK_FIX, 1, 0, 1, 0 },
-        { RE_RANK_FIX, 1, 0, 1, 0 },
+        { RE_RANK_FIX, 2, 0, 2, 0, 1 }, { RE_RANK_FIX, 1, 0, 1, 0, 1 }, { RE_RANK_FIX, 1, 0, 1, 0, 1 },
+        { RE_RANK_FIX, 1, 0, 1, 0, 1 },
     };
     fit_token tokens[] = { speech(0, 50, 1), paragraph_break, speech(1, 60, 1), paragraph_break,
                            speech(2, 500, 1), paragraph_break, speech(3, 40, 1) };
@@ -83,8 +83,8 @@ static void test_headings_follow(void)
     /* chapter 1: title (choice 0), section heading (1), item (2); chapter 2: title (3),
      * item (4) */
     fit_choice choices[] = {
-        { RE_RANK_OTHER, 1, 2, 1, 0 }, { RE_RANK_OTHER, 1, 1, 2, 0 }, { RE_RANK_CHORE, 1, 0, 2, 1 },
-        { RE_RANK_OTHER, 3, 2, 3, 0 }, { RE_RANK_FEATURE, 3, 0, 3, 2 },
+        { RE_RANK_OTHER, 1, 2, 1, 0, 1 }, { RE_RANK_OTHER, 1, 1, 2, 0, 1 }, { RE_RANK_CHORE, 1, 0, 2, 1, 1 },
+        { RE_RANK_OTHER, 3, 2, 3, 0, 1 }, { RE_RANK_FEATURE, 3, 0, 3, 2, 1 },
     };
     fit_token tokens[] = {
         chapter, speech(0, 20, 1), paragraph_break, speech(1, 15, 1), paragraph_break,
@@ -111,8 +111,8 @@ static void test_headings_follow(void)
 static void test_and_more(void)
 {
     fit_choice choices[] = {
-        { RE_RANK_FIX, 0, 0, 0, 1 }, { RE_RANK_FIX, 0, 0, 0, 1 }, { RE_RANK_FIX, 0, 0, 0, 1 },
-        { RE_RANK_FIX, 0, 0, 0, 1 },
+        { RE_RANK_FIX, 0, 0, 0, 1, 1 }, { RE_RANK_FIX, 0, 0, 0, 1, 1 }, { RE_RANK_FIX, 0, 0, 0, 1, 1 },
+        { RE_RANK_FIX, 0, 0, 0, 1, 1 },
     };
     fit_token tokens[] = { speech(0, 40, 1), speech(1, 40, 1), speech(2, 40, 1),
                            speech(3, 40, 1) };
@@ -140,7 +140,7 @@ static void test_and_more(void)
 static void test_and_more_once(void)
 {
     fit_choice choices[] = {
-        { RE_RANK_FIX, 0, 0, 0, 1 }, { RE_RANK_FIX, 0, 0, 0, 1 }, { RE_RANK_FIX, 0, 0, 0, 1 },
+        { RE_RANK_FIX, 0, 0, 0, 1, 1 }, { RE_RANK_FIX, 0, 0, 0, 1, 1 }, { RE_RANK_FIX, 0, 0, 0, 1, 1 },
     };
     fit_token tokens[] = { speech(0, 40, 1), paragraph_break, speech(1, 40, 1),
                            speech(2, 400, 1) };
@@ -159,10 +159,56 @@ static void test_and_more_once(void)
     CHECK(st.n > 0 && st.s[st.n - 1].kind == FIT_STEP_MORE && st.s[st.n - 1].count == 1);
 }
 
+/* Items that are paragraphs of their own (each a break after it): the paragraph pause after
+ * the last item kept comes before "And N more ...", and the paragraph after the list gets
+ * its own pause after it. */
+static void test_and_more_after_paragraphs(void)
+{
+    fit_choice choices[] = {
+        { RE_RANK_FIX, 0, 0, 0, 1, 1 }, { RE_RANK_FIX, 0, 0, 0, 1, 1 }, { RE_RANK_FIX, 0, 0, 0, 1, 1 },
+        { RE_RANK_FIX, 0, 0, 0, 0, 1 },
+    };
+    fit_token tokens[] = { speech(0, 40, 1), paragraph_break, speech(1, 40, 1), paragraph_break,
+                           speech(2, 400, 1), paragraph_break, speech(3, 20, 1) };
+    fit_problem pb = { tokens, 7, choices, 4, more7, NULL };
+    unsigned char keep[4];
+    re_status status;
+    uint64_t want = 40 + PP + 40 + PP + 7 + PP + 20;
+    CHECK_INT(fit_choose(&pb, want, keep, &status), want);
+    CHECK(keep[0] && keep[1] && !keep[2] && keep[3]);
+    steps st = { .n = 0 };
+    fit_walk(&pb, keep, record, &st);
+    size_t more = st.n;
+    for (size_t k = 0; k < st.n; k++)
+        if (st.s[k].kind == FIT_STEP_MORE)
+            more = k;
+    CHECK(more > 0 && more + 2 < st.n);
+    if (more > 0 && more + 2 < st.n) {
+        CHECK(st.s[more - 1].kind == FIT_STEP_TOKEN && st.s[more - 1].frames == PP);
+        CHECK(st.s[more + 1].kind == FIT_STEP_TOKEN && st.s[more + 1].frames == PP);
+    }
+}
+
+/* A run of items said together (the briefing's dependency updates) counts as its items: left
+ * out, "And N more" names them all. */
+static void test_run_counts_its_items(void)
+{
+    fit_choice choices[] = { { RE_RANK_FIX, 0, 0, 0, 1, 1 }, { RE_RANK_CHORE, 0, 0, 0, 1, 4 } };
+    fit_token tokens[] = { speech(0, 40, 1), paragraph_break, speech(1, 200, 1) };
+    fit_problem pb = { tokens, 3, choices, 2, more7, NULL };
+    unsigned char keep[2];
+    re_status status;
+    CHECK_INT(fit_choose(&pb, 40 + PP + 7, keep, &status), 40 + PP + 7);
+    CHECK(keep[0] && !keep[1]);
+    steps st = { .n = 0 };
+    fit_walk(&pb, keep, record, &st);
+    CHECK(st.n > 0 && st.s[st.n - 1].kind == FIT_STEP_MORE && st.s[st.n - 1].count == 4);
+}
+
 /* A continuation (a block's speech after a [pause]) goes with its block, with the pause. */
 static void test_continuation(void)
 {
-    fit_choice choices[] = { { RE_RANK_FIX, 0, 0, 0, 0 }, { RE_RANK_OTHER, 0, 0, 0, 0 } };
+    fit_choice choices[] = { { RE_RANK_FIX, 0, 0, 0, 0, 1 }, { RE_RANK_OTHER, 0, 0, 0, 0, 1 } };
     fit_token tokens[] = { speech(0, 30, 1), { FIT_PAUSE, 0, 25, 0, 0 }, speech(0, 30, 0),
                            paragraph_break, speech(1, 10, 1) };
     fit_problem pb = { tokens, 5, choices, 2, more7, NULL };
@@ -179,6 +225,8 @@ int main(void)
     test_headings_follow();
     test_and_more();
     test_and_more_once();
+    test_and_more_after_paragraphs();
+    test_run_counts_its_items();
     test_continuation();
     return check_finish("test_fit");
 }

@@ -89,40 +89,42 @@ static void test_changelog(void)
     const re_item_unit *u = unit(intro, "All notable");
     CHECK(u && u->offset == 0 && u->rank == RE_RANK_OTHER && u->section == 0 && u->list == 0);
 
-    const re_item *title = speech(ep, "[2.0.0]");
-    u = unit(title, "[2.0.0]");
+    const re_item *title = speech(ep, "Version 2.0.0");   /* the briefing's words for it */
+    u = unit(title, "Version 2.0.0");
     CHECK(u && u->heading == 2);
     CHECK(u && ep->sections[u->section].release == u->section);
     unsigned release = u ? u->section : 0;
 
+    /* each list item is a paragraph of its own, one block each */
     const re_item *added = speech(ep, "A new command.");
     u = unit(added, "A new command.");
     CHECK(u && u->rank == RE_RANK_FEATURE && u->list > 0 && u->heading == 0);
     CHECK_STR(section_title(ep, u), "Added");
     CHECK(u && ep->sections[u->section].release == release);
-    const re_item_unit *brk = unit(added, "BREAKING");
+    CHECK(added && added->unit_count == 1);
+    const re_item_unit *brk = unit(speech(ep, "Breaking change"), "Breaking change");
     CHECK(brk && brk->rank == RE_RANK_BREAKING && u && brk->list == u->list);
-    CHECK(added && added->unit_count == 2);
 
     const re_item *fixed = speech(ep, "A crash on start.");
     u = unit(fixed, "A crash on start.");
     CHECK(u && u->rank == RE_RANK_FIX);
-    /* a second paragraph and a nested list go with their item: two units in all */
-    CHECK(fixed && fixed->unit_count == 2);
-    CHECK(fixed && strstr(fixed->text, "nested detail"));
-    u = unit(fixed, "Fixes CVE");
+    /* a nested list goes with its item: its paragraph goes on with the item's block */
+    const re_item *nested = speech(ep, "a nested detail");
+    CHECK(nested && nested->unit_count == 1 && nested->units[0].cont == 1 && u
+          && nested->units[0].list == u->list);
+    u = unit(speech(ep, "Fixes CVE"), "Fixes CVE");
     CHECK(u && u->rank == RE_RANK_SECURITY);
 
     u = unit(speech(ep, "Bump serde"), "Bump serde");
     CHECK(u && u->rank == RE_RANK_CHORE);
     CHECK_STR(section_title(ep, u), "Dependencies");
 
-    const re_item *changed = speech(ep, "chore(ci)");
-    u = unit(changed, "chore(ci)");
+    /* ranked by what is written: chore(ci) and deps-dev, though the briefing says less */
+    u = unit(speech(ep, "ci: a faster"), "ci: a faster");
     CHECK(u && u->rank == RE_RANK_CHORE);
-    u = unit(changed, "deps-dev");
+    u = unit(speech(ep, "deps-dev"), "deps-dev");
     CHECK(u && u->rank == RE_RANK_CHORE);
-    u = unit(changed, "Output is quieter");
+    u = unit(speech(ep, "Output is quieter"), "Output is quieter");
     CHECK(u && u->rank == RE_RANK_CHANGE && ep->sections[u->section].release != release);
 
     /* a section's heading is spoken as its own sentence, and marked as its heading */
@@ -142,9 +144,45 @@ static void test_continuation(void)
     const re_item *first = speech(ep, "One");
     const re_item *rest = speech(ep, "more of it.");
     CHECK(first && first->unit_count == 1 && first->units[0].cont == 0);
-    CHECK(rest && rest->unit_count == 2 && rest->units[0].cont == 1 && rest->units[1].cont == 0);
+    CHECK(rest && rest->unit_count == 1 && rest->units[0].cont == 1);
     CHECK(rest && first && rest->units[0].list == first->units[0].list);
-    CHECK(rest && strcmp(rest->text + rest->units[1].offset, "Two.") == 0);
+    const re_item *two = speech(ep, "Two.");   /* the next item: a paragraph and block of its own */
+    CHECK(two && two->unit_count == 1 && two->units[0].cont == 0 && first
+          && two->units[0].list == first->units[0].list);
+    re_episode_free(ep);
+}
+
+/* With the briefing's edits (issue 39): a block is ranked by what is written (`chore:`,
+ * `ci:` rank as chores, though not said), a run of updates said together is one block of
+ * its items ranked as chores, an item whose first block is a nested list still opens a
+ * block, and the new contributors' heading, not said, still opens their section. */
+static void test_briefing_blocks(void)
+{
+    re_episode *ep = parse(
+        "# Notes\n\n## Changes\n\n- chore: tidy the build scripts\n- ci: run the tests on arm64\n"
+        "\n## Features\n\n- Bump a from 1.0.0 to 1.0.1\n- Bump b from 2.0.0 to 2.1.0\n"
+        "- Bump c from 3.0.0 to 3.0.2\n- Add the frobnicator\n"
+        "\n## Fixed\n\n- - crash on empty input\n  - hang on long input\n"
+        "\n### New Contributors\n\n"
+        "* @alice made their first contribution in https://github.com/o/r/pull/1\n"
+        "* @bob made their first contribution in https://github.com/o/r/pull/2\n");
+    CHECK(ep != NULL);
+    if (!ep)
+        return;
+    const re_item_unit *tidy = unit(speech(ep, "tidy"), "tidy");
+    const re_item_unit *ci = unit(speech(ep, "Continuous integration"), "Continuous");
+    CHECK(tidy && tidy->rank == RE_RANK_CHORE);
+    CHECK(ci && ci->rank == RE_RANK_CHORE);
+    const re_item_unit *run = unit(speech(ep, "Three dependency updates"), "Three");
+    CHECK(run && run->rank == RE_RANK_CHORE && run->items == 3 && run->list != 0);
+    const re_item_unit *add = unit(speech(ep, "Add the"), "Add the");
+    CHECK(run && add && add->list == run->list && add->items == 1);
+    const re_item *crash = speech(ep, "crash on empty input");
+    CHECK(crash && crash->unit_count >= 1 && crash->units[0].cont == 0
+          && crash->units[0].list != 0 && crash->units[0].heading == 0);
+    const re_item_unit *names = unit(speech(ep, "New contributors"), "New contributors");
+    CHECK(names && section_title(ep, names) && strcmp(section_title(ep, names),
+                                                      "New Contributors") == 0);
     re_episode_free(ep);
 }
 
@@ -165,6 +203,7 @@ int main(void)
 {
     test_changelog();
     test_continuation();
+    test_briefing_blocks();
     test_txt();
     return check_finish("test_markdown_rank");
 }

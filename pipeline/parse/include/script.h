@@ -74,6 +74,7 @@ typedef struct re_item_unit {
     unsigned char cont;   /* 1: the block goes on from the item before (after a [pause]) */
     unsigned section;     /* index in the episode's sections */
     unsigned list;        /* the list it is an item of, from 1; 0: not a list item */
+    unsigned items;       /* the list items it says: more than 1 for a run said together */
 } re_item_unit;
 
 /* A Markdown heading that ranks what follows it; sections[0] is the document before any. */
