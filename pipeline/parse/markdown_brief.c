@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "markdown_brief.h"
 #include "status.h"
@@ -35,13 +36,16 @@ static int hex_lower(char c)
 }
 
 /* The length of the hex digits at s[0..len) when they look like a commit hash: 7 to 40 small
- * hex digits with at least one digit and one letter (a number or a word is no hash), else 0. */
+ * hex digits that go from letters to digits or back at least twice (a number, a word, or a
+ * name and its number such as ed25519, dec2019 or deadbeef1 is no hash), else 0. */
 static size_t hex_run(const char *s, size_t len)
 {
-    size_t n = 0, digits = 0;
-    while (n < len && n <= 40 && hex_lower(s[n]))
-        digits += re_is_digit(s[n++]);
-    return n >= 7 && n <= 40 && digits > 0 && digits < n ? n : 0;
+    size_t n = 0, switches = 0;
+    while (n < len && n <= 40 && hex_lower(s[n])) {
+        switches += n > 0 && re_is_digit(s[n]) != re_is_digit(s[n - 1]);
+        n++;
+    }
+    return n >= 7 && n <= 40 && switches >= 2 ? n : 0;
 }
 
 /* A word may end at s[0..len): nothing, a blank, a closing mark, or a full stop ending it. */
@@ -272,6 +276,15 @@ void md_brief_text(const char *text, size_t len, md_edits *out)
             end = i + n, what = "the commit hash";
         if (!end) {
             i++;
+            continue;
+        }
+        if (what && strcmp(what, "the commit hash") == 0 && i >= done + 7
+            && strncasecmp(text + i - 7, "commit ", 7) == 0
+            && (i == done + 7 || re_is_blank(text[i - 8]) || text[i - 8] == '(')) {
+            /* "reverts commit 9fceb02": "reverts an earlier commit", not "reverts commit" */
+            add_edit(out, i - 7, end - (i - 7), "an earlier commit", "the commit hash %.*s "
+                     "(not read aloud: said 'an earlier commit')", (int)(end - i), text + i);
+            i = done = end;
             continue;
         }
         size_t from = i;   /* the blank before it goes with it, or the one after at the start */

@@ -49,7 +49,8 @@ static void test_commit_hashes(void)
     says("Fix the parser (7f42848)", "Fix the parser");
     says("Fix the parser (7f42848, a1b2c3d)", "Fix the parser");
     says("7f42848 Fix the parser", "Fix the parser");
-    says("Reverted in commit 9fceb02d0ae5.", "Reverted in commit.");
+    says("Reverted in commit 9fceb02d0ae5.", "Reverted in an earlier commit.");
+    says("This reverts commit 7f42848.", "This reverts an earlier commit.");
     says("Changes a1b2c3d..e4f5a6b and 9fceb02d0ae5...HEAD here", "Changes and here");
     /* edits side by side never overlap (each takes one blank with it) */
     says("(7f42848) (a1b2c3d) done", "done");
@@ -59,6 +60,9 @@ static void test_commit_hashes(void)
     says("singleton usage of yargs().argv", "singleton usage of yargs().argv");
     says("sha256:e3b0c44298fc1c14 stays", "sha256:e3b0c44298fc1c14 stays");
     says("the id 1a2b3c-4d5e6f stays", "the id 1a2b3c-4d5e6f stays");
+    /* a name and its number is no hash: one change from letters to digits */
+    says("Support ed25519 keys (ed25519) since dec2019", "Support ed25519 keys (ed25519) since dec2019");
+    says("deadbeef1 and face123 stay", "deadbeef1 and face123 stay");
 
     /* commit links (the link's text a hash, or the address itself), and compare links
      * between commits; a link whose text says something else is read */
