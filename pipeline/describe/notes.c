@@ -416,6 +416,8 @@ static void put_code_span(md_writer *w, md_text *t, xmlNodePtr code)
         if (*p == '\n' || *p == '\r')
             *p = ' ';
     size_t ticks = longest_run(body.s, '`') + 1;
+    if (t->len > 0 && t->s[t->len - 1] == '`')   /* two spans side by side would be one run of */
+        put(w, t, " ", 1);                         /* backticks: kept apart by a space */
     int pad = body.s[0] == '`' || body.s[0] == ' ' || body.s[body.len - 1] == '`'
               || body.s[body.len - 1] == ' ';
     for (size_t i = 0; i < ticks; i++)

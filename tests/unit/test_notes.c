@@ -113,6 +113,8 @@ static void test_hostile_notes(void)
         "(www.t`<script>x</script>`\n",
         "x ftp://t`<i>` and HTTPS://t`<u>`\n",
         "http://a&#3;e\n",
+        "`<b>``<`<b>`\xc0`\n",
+        "`<a>`<x>`<i>`<y>`<b>`\n",   /* code spans the dropped HTML left side by side */
         NULL
     };
     for (const char *const *n = hostile; *n; n++)
