@@ -333,11 +333,6 @@ static void add_text_lines(md_writer *w, md_lines *l, const char *s, int keep_bl
     }
 }
 
-/* Text that reads as text: every character that could open Markdown (emphasis, code, links,
- * images, raw HTML and autolinks, entities, table cells, strike-through) backslash-escaped
- * (a '!' where a link could follow it), and at
- * the start of a line also what would open a block (a list, a heading, a quote, a rule).
- * Line breaks and tabs become spaces; blanks at the start of a line are dropped. */
 /* Whether s[i] is where GitHub's autolinks would start a link of text: the colon of "://"
  * (after http, https or ftp) or the dot of "www.". Such a link runs on to the next blank or
  * '<', over the backtick that opens a code span after it and into what the span held, so the
@@ -349,6 +344,11 @@ static int autolink_at(const char *s, size_t i)
     return s[i] == '.' && i >= 3 && strncasecmp(s + i - 3, "www", 3) == 0;
 }
 
+/* Text that reads as text: every character that could open Markdown (emphasis, code, links,
+ * images, raw HTML and autolinks, entities, table cells, strike-through) backslash-escaped
+ * (a '!' where a link could follow it), and at
+ * the start of a line also what would open a block (a list, a heading, a quote, a rule).
+ * Line breaks and tabs become spaces; blanks at the start of a line are dropped. */
 static void put_escaped(md_writer *w, md_text *t, const char *s, int *line_start)
 {
     for (size_t i = 0; s[i] && !w->failed; i++) {
