@@ -240,11 +240,6 @@ static void account_definitions(md_reader *md, cmark_node *doc)
 
 /* ---- GitHub's conventions --------------------------------------------------------------- */
 
-static int is_alnum(char c)
-{
-    return re_is_letter(c) || re_is_digit(c);
-}
-
 /* "... by @alice in " before a pull request or issue: read "by alice, pull request N". */
 static void by_name_in(md_reader *md, inline_text *t)
 {
@@ -260,25 +255,6 @@ static void by_name_in(md_reader *md, inline_text *t)
     while (t->run_count > 0 && t->runs[t->run_count - 1].start >= t->len)
         t->run_count--;
     put(md, t, ", ", 2, 0, 0, 1);
-}
-
-/* A `:shortcode:` of an emoji at s (s[0] is ':'): its length, or 0. */
-static size_t emoji_shortcode(const char *s, size_t len, int word_start)
-{
-    if (!word_start)
-        return 0;
-    size_t i = 1;
-    int letters = 0;
-    while (i < len && (re_is_lower(s[i]) || re_is_digit(s[i]) || s[i] == '_' || s[i] == '+'
-                       || s[i] == '-')) {
-        letters |= re_is_lower(s[i]);
-        i++;
-    }
-    if (i == 1 || i >= len || s[i] != ':' || !letters)
-        return 0;
-    if (i + 1 < len && is_alnum(s[i + 1]))
-        return 0;
-    return i + 1;
 }
 
 static const char *const directive_names[] = { "[pause", "[voice", "[lang", "[/lang", "[sound" };
@@ -363,8 +339,8 @@ static void text_node(md_reader *md, inline_text *t, cmark_node *node)
     source_walk w = walk_at(md, node);
 
     while (i < len && !md->nomem) {
-        int word_start = i == 0 ? (t->len == 0 || !is_alnum(t->data[t->len - 1]))
-                                : !is_alnum(s[i - 1]) && s[i - 1] != ':';
+        int word_start = i == 0 ? (t->len == 0 || !re_is_alnum(t->data[t->len - 1]))
+                                : !re_is_alnum(s[i - 1]) && s[i - 1] != ':';
         size_t n;
         if (s[i] == '[' && (n = directive_at(s + i, len - i)) > 0) {
             for (size_t k = 0; k < n; k++) {
@@ -373,7 +349,7 @@ static void text_node(md_reader *md, inline_text *t, cmark_node *node)
                 put(md, t, s + i + k, 1, line, col, 0);
             }
             i += n;
-        } else if (s[i] == '@' && word_start && i + 1 < len && is_alnum(s[i + 1])) {
+        } else if (s[i] == '@' && word_start && i + 1 < len && re_is_alnum(s[i + 1])) {
             walk_step(&w, '@');   /* @name: the name */
             i++;
         } else if (s[i] == '#' && word_start && i + 1 < len && re_is_digit(s[i + 1])) {
@@ -390,7 +366,7 @@ static void text_node(md_reader *md, inline_text *t, cmark_node *node)
             walk_step(&w, '#');
             put(md, t, "number ", 7, 0, 0, 1);
             i++;
-        } else if (s[i] == ':' && (n = emoji_shortcode(s + i, len - i, word_start)) > 0) {
+        } else if (s[i] == ':' && (n = md_emoji_shortcode(s + i, len - i, word_start)) > 0) {
             for (size_t k = 0; k < n; k++)
                 walk_step(&w, s[i + k]);
             i += n;

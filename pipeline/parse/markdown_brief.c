@@ -328,6 +328,25 @@ int md_brief_commit_link(const char *url, const char *text, int bare)
 
 /* ---- links ------------------------------------------------------------------------------ */
 
+/* A `:shortcode:` of an emoji at s (s[0] is ':'): its length, or 0. */
+size_t md_emoji_shortcode(const char *s, size_t len, int word_start)
+{
+    if (!word_start)
+        return 0;
+    size_t i = 1;
+    int letters = 0;
+    while (i < len && (re_is_lower(s[i]) || re_is_digit(s[i]) || s[i] == '_' || s[i] == '+'
+                       || s[i] == '-')) {
+        letters |= re_is_lower(s[i]);
+        i++;
+    }
+    if (i == 1 || i >= len || s[i] != ':' || !letters)
+        return 0;
+    if (i + 1 < len && re_is_alnum(s[i + 1]))
+        return 0;
+    return i + 1;
+}
+
 /* A github.com link to a pull request, an issue or a comparison, as a person reads it:
  * "pull request 123", "issue 45", "changes from v1.2.0 to v1.3.0". 0 when it is none. */
 int md_github_reference(const char *url, char *out, size_t size, int *is_pull_or_issue)

@@ -34,6 +34,10 @@ void md_brief_text(const char *text, size_t len, md_edits *out);
 
 void md_edits_free(md_edits *edits);
 
+/* A `:shortcode:` of an emoji at s[0..len) (s[0] is ':', at a word's start when word_start):
+ * its length, or 0. */
+size_t md_emoji_shortcode(const char *s, size_t len, int word_start);
+
 /* A github.com link to a pull request, an issue or a comparison, as a person reads it:
  * "pull request 123", "issue 45", "changes from v1.2.0 to v1.3.0" into out[0..size), with
  * *is_pull_or_issue. 0 when it is none. */
