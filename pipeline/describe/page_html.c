@@ -80,7 +80,7 @@ static const char page_script[] =
     "  }\n"
     "  var controls = $(\"controls\"), play = $(\"play\"), scrubber = $(\"scrubber\"), speed = $(\"speed\");\n"
     "  var where = $(\"clock\"), chapterNow = $(\"chapter-now\");\n"
-    "  var length = parseFloat(scrubber.max);\n"
+    "  var length = parseFloat(scrubber.max), lengthText = where.getAttribute(\"data-length\");\n"
     "  var chapters = Array.prototype.map.call(\n"
     "    document.querySelectorAll(\".chapters a[data-start]\"), function (a) {\n"
     "      return { start: parseFloat(a.getAttribute(\"data-start\")), title: a.textContent,\n"
@@ -122,7 +122,9 @@ static const char page_script[] =
     "  function showTime() {\n"
     "    var t = audio.currentTime;\n"
     "    if (!dragging) scrubber.value = t;\n"
-    "    var text = clock(t) + \" / \" + clock(length);\n"
+    "    /* the length as the header states it (data-length); the position in whole seconds\n"
+    "     * played, and at the end the length itself */\n"
+    "    var text = (t >= length - 0.0005 ? lengthText : clock(t)) + \" / \" + lengthText;\n"
     "    where.textContent = text;\n"
     "    scrubber.setAttribute(\"aria-valuetext\", text);\n"
     "    showChapter(t);\n"
@@ -679,9 +681,16 @@ static void build_player(html_builder *b, xmlNodePtr article, const re_render_fa
         xmlNodePtr mark = html_element(b, marks, "span", "mark");
         html_attribute(b, mark, "style", left);
     }
+    /* the clock's length is the header's (page_duration_words): the same whole seconds,
+     * rounded half up (re_samples_to_seconds), never the floor a player's clock would take */
+    char length_clock[48], clock_text[64];
+    page_clock_text(re_samples_to_seconds(facts->samples, facts->sample_rate) * 1000,
+                    length_clock, sizeof length_clock);
+    snprintf(clock_text, sizeof clock_text, "0:00 / %s", length_clock);
     xmlNodePtr status = html_element(b, controls, "p", "status");
-    xmlNodePtr clock = html_text_element(b, status, "span", NULL, "0:00");
+    xmlNodePtr clock = html_text_element(b, status, "span", NULL, clock_text);
     html_attribute(b, clock, "id", "clock");
+    html_attribute(b, clock, "data-length", length_clock);
     if (facts->chapter_count > 0) {
         html_raw_text(b, status, " · ", strlen(" · "));
         xmlNodePtr now = html_element(b, status, "span", NULL);
