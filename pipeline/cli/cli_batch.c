@@ -19,9 +19,11 @@
 static const char batch_usage[] =
     "usage: render-episode batch [-j N] -O OUTDIR FILE|DIR... [options]\n"
     "\n"
-    "Renders every script (each FILE, and the *.txt files of each DIR) to OUTDIR/NAME.mp3\n"
-    "with its sidecar, transcript and chapters, N episodes at once. Episodes whose outputs\n"
-    "exist and were made from the same inputs are not rendered again.\n"
+    "Renders every script (each FILE; in each DIR the *.txt files and the *.md files that\n"
+    "start with front matter) to OUTDIR/NAME.mp3 with its sidecar, transcript and chapters,\n"
+    "N episodes at once. A folder's other .md files are listed as skipped; its show.txt (the\n"
+    "show's file) is left out. Episodes whose outputs exist and were made from the same\n"
+    "inputs are not rendered again.\n"
     "\n"
     "  -O, --outdir DIR         where the outputs go (created if missing)\n"
     "      --shard K/N          render only shard K of N (for a CI matrix of N runners)\n"
@@ -30,7 +32,8 @@ static const char batch_usage[] =
     "      --shard-count N      N for --shard auto in a Kubernetes indexed Job (its completions)\n"
     "      --report FILE.json   per-episode results as JSON\n"
     "      --junit FILE.xml     per-episode results as JUnit XML\n"
-    "      --progress           show the progress display even when stderr is not a terminal\n"
+    "      --progress           show the progress even when stderr is not a terminal (there\n"
+    "                           a whole line per finished episode)\n"
     "  -h, --help               this help\n";
 
 typedef struct batch_cli {
