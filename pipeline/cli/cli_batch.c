@@ -19,9 +19,11 @@
 static const char batch_usage[] =
     "usage: render-episode batch [-j N] -O OUTDIR FILE|DIR... [options]\n"
     "\n"
-    "Renders every script (each FILE, and the *.txt files of each DIR) to OUTDIR/NAME.mp3\n"
-    "with its sidecar, transcript and chapters, N episodes at once. Episodes whose outputs\n"
-    "exist and were made from the same inputs are not rendered again.\n"
+    "Renders every script (each FILE; in each DIR the *.txt files and the *.md files that\n"
+    "start with front matter) to OUTDIR/NAME.mp3 with its sidecar, transcript and chapters,\n"
+    "N episodes at once. A folder's other .md files are listed as skipped; its show.txt (the\n"
+    "show's file) is left out. Episodes whose outputs exist and were made from the same\n"
+    "inputs are not rendered again.\n"
     "\n"
     "  -O, --outdir DIR         where the outputs go (created if missing)\n"
     "      --shard K/N          render only shard K of N (for a CI matrix of N runners)\n"
@@ -30,7 +32,8 @@ static const char batch_usage[] =
     "      --shard-count N      N for --shard auto in a Kubernetes indexed Job (its completions)\n"
     "      --report FILE.json   per-episode results as JSON\n"
     "      --junit FILE.xml     per-episode results as JUnit XML\n"
-    "      --progress           show the progress display even when stderr is not a terminal\n"
+    "      --progress           show the progress even when stderr is not a terminal (there\n"
+    "                           a whole line per finished episode)\n"
     "  -h, --help               this help\n";
 
 typedef struct batch_cli {
@@ -145,26 +148,49 @@ static int shard_from_scheduler(batch_cli *cli)
     return CLI_GO_ON;
 }
 
+/* The progress display: on a terminal one line rewritten in place (\r, and ESC[K to clear
+ * what a longer one left); elsewhere (a CI log, a file) a whole line each time an episode
+ * ends, with nothing a log viewer would show as junk. */
+typedef struct progress_display {
+    int shown;      /* --progress, or stderr is a terminal and not -q */
+    int terminal;   /* stderr is a terminal */
+} progress_display;
+
 static void show_progress(void *context, const re_batch_progress *p)
 {
-    (void)context;
+    const progress_display *display = context;
     double eta = p->done ? p->elapsed / (double)p->done * (double)(p->total - p->done) : 0;
-    fprintf(stderr, "\r%zu/%zu episodes%s%zu failed, %llu:%02llu of audio, ETA %.0f s\033[K",
-            p->done, p->total, p->failed ? ", " : " (", p->failed,
-            p->audio_ms / 60000, p->audio_ms / 1000 % 60, eta);
-    if (!p->failed)
-        fputs(")", stderr);
+    fprintf(stderr, "%s%zu/%zu episodes%s%zu failed, %llu:%02llu of audio, ETA %.0f s%s%s",
+            display->terminal ? "\r" : "", p->done, p->total, p->failed ? ", " : " (",
+            p->failed, p->audio_ms / 60000, p->audio_ms / 1000 % 60, eta,
+            p->failed ? "" : ")", display->terminal ? "\033[K" : "\n");
+}
+
+/* Clears the terminal's progress line before other text is written over it. */
+static void clear_progress(const progress_display *display)
+{
+    if (display->shown && display->terminal)
+        fputs("\r\033[K", stderr);
 }
 
 /* Errors (and the warnings of episodes that rendered: a cache that could not be used) as
  * they happen, so a long CI log shows them next to their cause. */
 static void print_finished(void *context, const re_batch_episode *ep)
 {
-    int *show = context;
     if (ep->errors) {
-        if (*show)
-            fputs("\r\033[K", stderr);
+        clear_progress(context);
         cli_print_shown_lines(stderr, ep->errors);
+    }
+}
+
+/* The files of the folders that are not rendered, each with why and what to do, before
+ * the work (so that a CI log says it first). */
+static void print_skipped(const re_batch *batch)
+{
+    for (size_t i = 0; i < batch->skipped_count; i++) {
+        char *shown = re_utf8_shown(batch->skipped[i].path);   /* a name from a listing */
+        fprintf(stderr, "%s: skipped: %s\n", shown ? shown : "?", batch->skipped[i].reason);
+        free(shown);
     }
 }
 
@@ -199,6 +225,8 @@ static void print_summary(const re_batch *batch)
            counts[RE_EPISODE_RENDERED], counts[RE_EPISODE_UP_TO_DATE], counts[RE_EPISODE_FAILED]);
     if (counts[RE_EPISODE_NOT_RUN])
         printf(", %zu not run", counts[RE_EPISODE_NOT_RUN]);
+    if (batch->skipped_count)
+        printf(", %zu skipped", batch->skipped_count);
     putchar('\n');
     for (size_t i = 0; names && i < batch->count; i++)
         free(names[i]);
@@ -298,14 +326,16 @@ int cli_batch(int argc, char **argv)
         cli_render_settings_free(&cli.render);
         return rc;
     }
-    int show = cli.progress || (!cli.render.quiet && isatty(STDERR_FILENO));
+    progress_display display = { .terminal = isatty(STDERR_FILENO) };
+    display.shown = cli.progress || (!cli.render.quiet && display.terminal);
     cli.options.render = cli.render.options;
     cli.options.render.skip_unchanged = 1;
     cli.options.workers = (unsigned)cli.render.jobs;
     cli.options.stop = &cli_stop_signal;
-    cli.options.progress = show ? show_progress : NULL;
+    cli.options.progress = display.shown ? show_progress : NULL;
+    cli.options.progress_context = &display;
     cli.options.finished = print_finished;
-    cli.options.finished_context = &show;
+    cli.options.finished_context = &display;
     cli.options.ready = open_reports;
     cli.options.ready_context = &cli;
 
@@ -315,10 +345,10 @@ int cli_batch(int argc, char **argv)
     re_status status = re_batch_collect(cli.inputs, cli.input_count, &cli.options, &batch, &diag);
     int collected = status == RE_OK;
     if (collected) {
+        print_skipped(&batch);
         batch.timed = cli.render.timings;
         status = re_batch_run(&batch, &cli.options, &diag);
-        if (show)
-            fputs("\r\033[K", stderr);
+        clear_progress(&display);
     }
     cli_print_diagnostics(&diag);
     int exit_status = cli_exit_status(status);

@@ -2,6 +2,7 @@
 /* cli_options.c - the option tables scanned with getopt_long (in order, no permutation: an
  * operand is handed over where it stands), strict numbers, and the usage error. */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
@@ -127,6 +128,13 @@ static size_t option_by_code(const scan *s, int code)
     return s->count;
 }
 
+/* The option whose short name is `code` in the other case ('O' for 'o'), else s->count. */
+static size_t other_case(const scan *s, int code)
+{
+    int other = isupper(code) ? tolower(code) : islower(code) ? toupper(code) : 0;
+    return other ? option_by_code(s, other) : s->count;
+}
+
 static int store_number(void *at, size_t size, unsigned long value)
 {
     if (size == sizeof(unsigned long)) {
@@ -236,6 +244,13 @@ static int step(const scan *s, int argc, char **argv, const char *shorts,
         else if (k < s->count)
             cli_usage_error(cmd, "--%s takes no value (in '%s')", s->options[k]->name,
                             argv[optind - 1]);
+        else if (optopt && other_case(s, optopt) < s->count) {   /* batch -o: -O DIR */
+            const cli_option *o = s->options[other_case(s, optopt)];
+            const char *space = o->value_name ? " " : "", *value = o->value_name ? o->value_name : "";
+            cli_usage_error(cmd, "unknown option '-%c' (options are case-sensitive: did you mean "
+                            "-%c%s%s, --%s%s%s?)", optopt, o->short_name, space, value, o->name,
+                            space, value);
+        }
         else if (optopt)
             cli_usage_error(cmd, "unknown option '-%c'", optopt);
         else

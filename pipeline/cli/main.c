@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include <curl/curl.h>
 #include <ebur128.h>
@@ -31,6 +32,7 @@
 #include "duration.h"
 #include "render.h"
 #include "status.h"
+#include "utf8.h"
 
 static const char usage_text[] =
     "usage: render-episode [render] SCRIPT [-o OUT.mp3|OUT.wav] [options]\n"
@@ -124,6 +126,15 @@ static int cli_render(int argc, char **argv)
         return rc;
     }
     const char *script = cli.script, *output = cli.output;
+    struct stat st;
+    if (stat(script, &st) == 0 && S_ISDIR(st.st_mode)) {   /* what batch is for: say so */
+        char *shown = re_utf8_shown(script);
+        fprintf(stderr, "%s: a folder, not a script; to render every script in it, run: "
+                "render-episode batch -O OUTDIR %s\n", shown ? shown : script, shown ? shown : script);
+        free(shown);
+        cli_render_settings_free(s);
+        return RE_EXIT_FAILURE;
+    }
     if (!output) {
         const char *slash = strrchr(script, '/'), *dot = strrchr(script, '.');
         size_t stem = dot && (!slash || dot > slash + 1) ? (size_t)(dot - script) : strlen(script);

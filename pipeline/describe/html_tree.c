@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include <libxml/HTMLtree.h>
+#include <libxml/entities.h>
+#include <libxml/parserInternals.h>
 #include <libxml/xmlIO.h>
 
 #include "markdown.h"
@@ -84,6 +86,34 @@ void html_raw_text(html_builder *b, xmlNodePtr parent, const char *s, size_t n)
 {
     if (!b->failed && n > 0)
         add_child(b, parent, xmlNewDocTextLen(b->doc, BAD_CAST s, (int)n));
+}
+
+void html_void_element(html_builder *b, xmlNodePtr parent, const char *name,
+                       const char *const *attributes)
+{
+    if (b->failed)
+        return;
+    xmlBufferPtr markup = xmlBufferCreate();
+    int bad = !markup || xmlBufferCat(markup, BAD_CAST "<") != 0
+              || xmlBufferCat(markup, BAD_CAST name) != 0;
+    for (size_t i = 0; !bad && attributes[i]; i += 2) {
+        xmlChar *value = attributes[i + 1][0] ? xmlEncodeSpecialChars(b->doc,
+                                                                      BAD_CAST attributes[i + 1])
+                                              : NULL;
+        bad = (attributes[i + 1][0] && !value) || xmlBufferCat(markup, BAD_CAST " ") != 0
+              || xmlBufferCat(markup, BAD_CAST attributes[i]) != 0
+              || (value && (xmlBufferCat(markup, BAD_CAST "=\"") != 0
+                            || xmlBufferCat(markup, value) != 0
+                            || xmlBufferCat(markup, BAD_CAST "\"") != 0));
+        xmlFree(value);
+    }
+    bad = bad || xmlBufferCat(markup, BAD_CAST ">") != 0;
+    xmlNodePtr node = bad ? NULL : xmlNewDocTextLen(b->doc, xmlBufferContent(markup),
+                                                    xmlBufferLength(markup));
+    if (node)   /* the serializer writes a text node of this name unescaped */
+        node->name = xmlStringTextNoenc;
+    add_child(b, parent, node);
+    xmlBufferFree(markup);
 }
 
 void html_text(html_builder *b, xmlNodePtr parent, const char *s)

@@ -36,6 +36,14 @@ xmlNodePtr html_element(html_builder *b, xmlNodePtr parent, const char *name,
                         const char *class_name);
 void html_attribute(html_builder *b, xmlNodePtr node, const char *name, const char *value);
 
+/* An HTML5 void element that libxml2's HTML 4 serializer does not know (<track>): it would
+ * write an end tag after it, which HTML has not ("Stray end tag"). Written instead as markup
+ * of its own at the end of parent: <name a="v" ...>, each value escaped by libxml2
+ * (xmlEncodeSpecialChars), an empty value as the bare attribute name. `attributes` is name,
+ * value pairs ending in NULL; names are the caller's literals. */
+void html_void_element(html_builder *b, xmlNodePtr parent, const char *name,
+                       const char *const *attributes);
+
 /* Text appended to parent as it is (the serializer escapes it; inside <script> and <style>
  * it is written raw, so it must not contain "</"). */
 void html_raw_text(html_builder *b, xmlNodePtr parent, const char *s, size_t n);

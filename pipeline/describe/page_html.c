@@ -80,7 +80,7 @@ static const char page_script[] =
     "  }\n"
     "  var controls = $(\"controls\"), play = $(\"play\"), scrubber = $(\"scrubber\"), speed = $(\"speed\");\n"
     "  var where = $(\"clock\"), chapterNow = $(\"chapter-now\");\n"
-    "  var length = parseFloat(scrubber.max);\n"
+    "  var length = parseFloat(scrubber.max), lengthText = where.getAttribute(\"data-length\");\n"
     "  var chapters = Array.prototype.map.call(\n"
     "    document.querySelectorAll(\".chapters a[data-start]\"), function (a) {\n"
     "      return { start: parseFloat(a.getAttribute(\"data-start\")), title: a.textContent,\n"
@@ -122,7 +122,9 @@ static const char page_script[] =
     "  function showTime() {\n"
     "    var t = audio.currentTime;\n"
     "    if (!dragging) scrubber.value = t;\n"
-    "    var text = clock(t) + \" / \" + clock(length);\n"
+    "    /* the length as the header states it (data-length); the position in whole seconds\n"
+    "     * played, and at the end the length itself */\n"
+    "    var text = (t >= length - 0.0005 ? lengthText : clock(t)) + \" / \" + lengthText;\n"
     "    where.textContent = text;\n"
     "    scrubber.setAttribute(\"aria-valuetext\", text);\n"
     "    showChapter(t);\n"
@@ -546,17 +548,65 @@ static void text_with_links(html_builder *b, xmlNodePtr parent, const char *s)
     }
 }
 
+/* The level of a heading element (h1..h6), else 0. */
+static int heading_level(xmlNodePtr node)
+{
+    const char *name = (const char *)node->name;
+    return node->type == XML_ELEMENT_NODE && name[0] == 'h' && name[1] >= '1' && name[1] <= '6'
+                   && name[2] == '\0' ? name[1] - '0' : 0;
+}
+
+/* Bit N set for each heading level N in node, its siblings after it and their descendants. */
+static unsigned heading_levels_used(xmlNodePtr node)
+{
+    unsigned used = 0;
+    for (; node; node = node->next)
+        used |= (heading_level(node) ? 1u << heading_level(node) : 0)
+                | heading_levels_used(node->children);
+    return used;
+}
+
+/* Renames the headings from node on (document order) to their level in the page: each level
+ * the notes use by its rank among them (the highest becomes under + 1, the next under + 2),
+ * never deeper than one below the heading before it (*previous) and never past h6. */
+static void demote_headings(xmlNodePtr node, unsigned used, int under, int *previous)
+{
+    for (; node; node = node->next) {
+        int level = heading_level(node);
+        if (level) {
+            int rank = 0;
+            for (int l = 1; l < level; l++)
+                rank += (used >> l) & 1;
+            int page_level = under + 1 + rank;
+            if (page_level > *previous + 1)
+                page_level = *previous + 1;
+            if (page_level > 6)
+                page_level = 6;
+            char name[3] = { 'h', (char)('0' + page_level), '\0' };
+            xmlNodeSetName(node, BAD_CAST name);
+            *previous = page_level;
+        }
+        demote_headings(node->children, used, under, previous);
+    }
+}
+
 /* A Markdown script's document into the show notes: cmark-gfm's HTML, only its safe part
- * (notes.h: no image, no raw HTML, links to safe addresses only). */
+ * (notes.h: no image, no raw HTML, links to safe addresses only), its headings under the
+ * section's own h2 (a document's "# Title" would be a second h1 of the page, and its levels
+ * could skip one: the outline the W3C checker and screen readers read). */
 static void build_markdown_notes(html_builder *b, xmlNodePtr section, const char *notes)
 {
-    char *html = html_from_markdown(notes);
+    char *html = section ? html_from_markdown(notes) : NULL;
     if (!html) {
         b->failed = 1;
         return;
     }
+    xmlNodePtr last = section->last;
     notes_append(b, section, html);
     free(html);
+    xmlNodePtr first = last ? last->next : section->children;
+    int previous = 2;
+    demote_headings(first, heading_levels_used(first), 2, &previous);
 }
 
 static void add_button(html_builder *b, xmlNodePtr parent, const char *id,
@@ -582,12 +632,10 @@ static void build_player(html_builder *b, xmlNodePtr article, const re_render_fa
     html_attribute(b, audio, "controls", "");
     html_attribute(b, audio, "preload", "metadata");
     html_attribute(b, audio, "src", audio_href);
-    xmlNodePtr track = html_element(b, audio, "track", NULL);
-    html_attribute(b, track, "kind", "metadata");
-    html_attribute(b, track, "label", "Transcript");
-    html_attribute(b, track, "src", vtt_href);
-    html_attribute(b, track, "srclang", ep->language ? ep->language : "en-us");
-    html_attribute(b, track, "default", "");
+    const char *const track[] = { "kind", "metadata", "label", "Transcript", "src", vtt_href,
+                                  "srclang", ep->language ? ep->language : "en-us",
+                                  "default", "", NULL };
+    html_void_element(b, audio, "track", track);
 
     xmlNodePtr controls = html_element(b, section, "div", "player");
     html_attribute(b, controls, "id", "controls");
@@ -633,9 +681,16 @@ static void build_player(html_builder *b, xmlNodePtr article, const re_render_fa
         xmlNodePtr mark = html_element(b, marks, "span", "mark");
         html_attribute(b, mark, "style", left);
     }
+    /* the clock's length is the header's (page_duration_words): the same whole seconds,
+     * rounded half up (re_samples_to_seconds), never the floor a player's clock would take */
+    char length_clock[48], clock_text[64];
+    page_clock_text(re_samples_to_seconds(facts->samples, facts->sample_rate) * 1000,
+                    length_clock, sizeof length_clock);
+    snprintf(clock_text, sizeof clock_text, "0:00 / %s", length_clock);
     xmlNodePtr status = html_element(b, controls, "p", "status");
-    xmlNodePtr clock = html_text_element(b, status, "span", NULL, "0:00");
+    xmlNodePtr clock = html_text_element(b, status, "span", NULL, clock_text);
     html_attribute(b, clock, "id", "clock");
+    html_attribute(b, clock, "data-length", length_clock);
     if (facts->chapter_count > 0) {
         html_raw_text(b, status, " · ", strlen(" · "));
         xmlNodePtr now = html_element(b, status, "span", NULL);

@@ -918,9 +918,11 @@ re_status re_episode_check_voices(const re_episode *episode, re_voice_set *voice
                                  "is invalid (see its errors above)", ref->name);
         else if ((status = re_voice_set_nearest(voices, ref->name, near)) == RE_OK)
             status = re_diag_add(diag, episode->file, ref->line, ref->col, "unknown voice "
-                                 "profile '%s'%s%s%s (looked in: %s)", ref->name,
+                                 "profile '%s'%s%s%s (looked in: %s); to define it, write "
+                                 "%s.voice (key = value lines: voice, speaker, rate...) into "
+                                 "a folder given with --voices DIR", ref->name,
                                  near[0] ? " (did you mean '" : "", near, near[0] ? "'?)" : "",
-                                 re_voice_set_search_path(voices));
+                                 re_voice_set_search_path(voices), ref->name);
         if (status != RE_OK)
             return RE_ERR_NOMEM;
     }

@@ -230,8 +230,7 @@ static size_t parse_voice(parser *p, const char *s, size_t len, unsigned line, u
         return used;
     }
     if (!profile_name(s + start, end - start, name))
-        parse_error(&p->err, line, col, "invalid voice profile name '%s' (names are a-z, 0-9, '_' and "
-                 "'-', at most 64)", quote(q, s + start, end - start));
+        profile_name_error(&p->err, line, col, s + start, end - start, "[voice ", "]");
     else if (para->started)
         parse_error(&p->err, line, col, "'%s' is not at the start of its paragraph: [voice NAME] must "
                  "start a paragraph", quote(q, s, close + 1));

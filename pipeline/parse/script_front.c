@@ -23,6 +23,25 @@ int profile_name(const char *s, size_t len, char *out)
     return re_voice_name_valid(out);
 }
 
+void profile_name_error(parse_errors *e, unsigned line, unsigned col, const char *s, size_t len,
+                        const char *prefix, const char *suffix)
+{
+    char q[QUOTE_SIZE], lower[PROFILE_NAME_MAX + 1];
+    int fits = len <= PROFILE_NAME_MAX;
+    for (size_t i = 0; fits && i < len; i++)
+        lower[i] = (char)(s[i] >= 'A' && s[i] <= 'Z' ? s[i] - 'A' + 'a' : s[i]);
+    if (fits)
+        lower[len] = '\0';
+    if (fits && re_voice_name_valid(lower))   /* [voice Guest]: the speaker's name, not the file's */
+        parse_error(e, line, col, "invalid voice profile name '%s': names are lowercase (did you "
+                    "mean '%s%s%s'?); a profile is the file NAME.voice in a --voices DIR or the "
+                    "shipped voices/", quote(q, s, len), prefix, lower, suffix);
+    else
+        parse_error(e, line, col, "invalid voice profile name '%s' (names are a-z, 0-9, '_' and "
+                    "'-', at most 64); a profile is the file NAME.voice in a --voices DIR or the "
+                    "shipped voices/", quote(q, s, len));
+}
+
 static re_episode *episode_of(keyfile *kf)
 {
     return ((parser *)keyfile_context(kf))->ep;
@@ -54,11 +73,10 @@ static void read_language(keyfile *kf, const keyfile_value *v)
 static void read_voice(keyfile *kf, const keyfile_value *v)
 {
     parser *p = keyfile_context(kf);
-    char q[QUOTE_SIZE], name[PROFILE_NAME_MAX + 1];
+    char name[PROFILE_NAME_MAX + 1];
 
     if (!profile_name(v->text, v->len, name)) {
-        parse_error(&p->err, v->line, v->col, "invalid voice profile name '%s' (names are a-z, "
-                    "0-9, '_' and '-', at most 64)", quote(q, v->text, v->len));
+        profile_name_error(&p->err, v->line, v->col, v->text, v->len, "voice: ", "");
         return;
     }
     keyfile_copy(kf, &p->ep->voice, v, 0);

@@ -112,6 +112,12 @@ int parse_front_matter(parser *p, line_reader *r, unsigned *closing_line);
 /* A profile name in s[0..len) copied to out (PROFILE_NAME_MAX + 1 bytes) if it is valid. */
 int profile_name(const char *s, size_t len, char *out);
 
+/* The error for the invalid profile name s[0..len), which says how a profile is defined, and
+ * when the name in lowercase is a valid one, suggests it written as prefix NAME suffix
+ * ("[voice ", "]"). */
+void profile_name_error(parse_errors *e, unsigned line, unsigned col, const char *s, size_t len,
+                        const char *prefix, const char *suffix);
+
 /* ---- directives (script_directives.c) ----------------------------------------------------- */
 
 /* A pause's duration: s[0..len) is digits[.digits], unit_us the value of one unit. Returns

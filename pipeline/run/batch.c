@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "outputs.h"
+#include "show.h"
 #include "remote.h"
 #include "synth.h"
 #include "utf8.h"
@@ -55,6 +56,9 @@ void re_batch_free(re_batch *batch)
         free(ep->errors);
     }
     free(batch->episodes);
+    for (size_t i = 0; i < batch->skipped_count; i++)
+        free(batch->skipped[i].path);
+    free(batch->skipped);
     memset(batch, 0, sizeof *batch);
 }
 
@@ -110,6 +114,19 @@ static int markdown_script(const char *path)
     return head[i] == '\n' || head[i] == '\r' || (head[i] == '\0' && n < sizeof head - 1);
 }
 
+static re_status add_skipped(re_batch *batch, const char *path, const char *reason)
+{
+    re_batch_skip *grown = realloc(batch->skipped, (batch->skipped_count + 1) * sizeof *grown);
+    if (!grown)
+        return RE_ERR_NOMEM;
+    batch->skipped = grown;
+    char *copy = strdup(path);
+    if (!copy)
+        return RE_ERR_NOMEM;
+    batch->skipped[batch->skipped_count++] = (re_batch_skip){ copy, reason };
+    return RE_OK;
+}
+
 static re_status add_folder(re_batch *batch, size_t *capacity, const char *dir, re_diagnostics *diag)
 {
     DIR *d = opendir(dir);
@@ -121,14 +138,21 @@ static re_status add_folder(re_batch *batch, size_t *capacity, const char *dir, 
     struct dirent *entry;
     while (status == RE_OK && (entry = readdir(d)) != NULL) {
         int markdown = entry->d_name[0] != '.' && re_script_is_markdown(entry->d_name);
-        if (!ends_in_txt(entry->d_name) && !markdown)
+        if ((!ends_in_txt(entry->d_name) && !markdown)
+            || strcmp(entry->d_name, RE_SHOW_FILE_NAME) == 0)   /* the show's, not a script */
             continue;
         char *path = NULL;
         if (asprintf(&path, "%s/%s", dir, entry->d_name) < 0)
             status = RE_ERR_NOMEM;
         struct stat st;
-        if (status == RE_OK && stat(path, &st) == 0 && S_ISREG(st.st_mode)
-            && (!markdown || markdown_script(path)))
+        if (status == RE_OK && (stat(path, &st) != 0 || !S_ISREG(st.st_mode)))
+            status = add_skipped(batch, path, "not a regular file (a folder, a device or a "
+                                 "link to nothing); name a script file instead");
+        else if (status == RE_OK && markdown && !markdown_script(path))
+            status = add_skipped(batch, path, "Markdown without front matter is not taken "
+                                 "from a folder (a README); start it with a '---' line and "
+                                 "front matter, or name the file itself to render it");
+        else if (status == RE_OK)
             status = add_script(batch, capacity, path);
         free(path);
     }
@@ -200,6 +224,11 @@ static int by_name(const void *a, const void *b)
     return c ? c : strcmp(x->script, y->script);
 }
 
+static int by_skipped_path(const void *a, const void *b)
+{
+    return strcmp(((const re_batch_skip *)a)->path, ((const re_batch_skip *)b)->path);
+}
+
 /* Keeps every shard_count-th episode starting at shard_index (1-based). */
 static void keep_shard(re_batch *batch, unsigned index, unsigned count)
 {
@@ -254,6 +283,8 @@ re_status re_batch_collect(const char *const *inputs, size_t input_count, const 
     }
     if (status == RE_OK && failed == RE_OK && batch->count > 1)
         qsort(batch->episodes, batch->count, sizeof *batch->episodes, by_name);
+    if (status == RE_OK && batch->skipped_count > 1)
+        qsort(batch->skipped, batch->skipped_count, sizeof *batch->skipped, by_skipped_path);
     if (status == RE_OK && failed == RE_OK)
         status = refuse_collisions(batch, diag, &failed);
     if (status == RE_OK && failed == RE_OK && options->shard_count > 1)

@@ -7,7 +7,7 @@ import random
 import subprocess
 import xml.etree.ElementTree as ET
 
-from common import (BIN, Case, env_skip, ffmpeg_samples, listing, main, run, wait_until_stoppable,
+from common import (BIN, CACHE_HOME, Case, env_skip, ffmpeg_samples, listing, main, run, wait_until_stoppable,
                     write)
 
 
@@ -71,7 +71,11 @@ class Batch(Case):
         out = self.path("out")
         res = self.batch("-O", out, folder)
         self.assertEqual(res.returncode, 0, res.stderr)
-        self.assertRegex(res.stdout, r"1 episodes?: 1 rendered")
+        self.assertRegex(res.stdout, r"1 episodes?: 1 rendered, 0 up to date, 0 failed, 1 skipped\n")
+        # the README is not rendered, and said so, with why and what to do
+        self.assertIn(f"{folder}/README.md: skipped: Markdown without front matter is not "
+                      "taken from a folder (a README); start it with a '---' line and front "
+                      "matter, or name the file itself to render it\n", res.stderr)
         self.assertEqual(sorted(n for n in listing(out) if n.endswith(".mp3")), ["notes.mp3"])
         self.assertEqual(ffmpeg_samples(os.path.join(out, "notes.mp3")),
                          json.load(open(os.path.join(out, "notes.json")))["samples"])
@@ -80,6 +84,39 @@ class Batch(Case):
         self.assertEqual(res.returncode, 0, res.stderr)
         self.assertEqual(sorted(n for n in listing(out2) if n.endswith(".mp3")), ["README.mp3"])
         self.assertEqual(json.load(open(os.path.join(out2, "README.json")))["title"], "Named")
+
+    def test_the_show_file_and_what_is_not_a_file_in_a_folder(self):
+        """A folder's show.txt is the show's (feed reads it), not a script: left out without a
+        word; a *.txt that is not a regular file is listed as skipped, the batch goes on."""
+        folder = self.path("show")
+        os.mkdir(folder)
+        write(os.path.join(folder, "show.txt"), "title: Batch Show\ndescription: d\n")
+        write(os.path.join(folder, "ep1.txt"), script(1))
+        os.mkdir(os.path.join(folder, "drafts.txt"))
+        res = self.batch("-O", self.path("out"), folder)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertNotIn("show.txt", res.stderr + res.stdout)
+        self.assertIn(f"{folder}/drafts.txt: skipped: not a regular file", res.stderr)
+        self.assertRegex(res.stdout, r"1 episodes?: 1 rendered, 0 up to date, 0 failed, 1 skipped\n")
+
+    def test_progress_in_a_log_is_whole_lines(self):
+        """--progress with stderr a file (a CI log): one whole line per finished episode, no
+        carriage return, no terminal escape."""
+        folder = self.path("few")
+        os.mkdir(folder)
+        for i in range(3):
+            write(os.path.join(folder, f"ep{i}.txt"), script(i))
+        # bytes, not text: text mode would read a carriage return as a newline
+        res = subprocess.run([BIN, "batch", "-j", "1", "-O", self.path("out"), folder,
+                              "--progress"], capture_output=True, timeout=300,
+                             env=dict(os.environ, XDG_CACHE_HOME=CACHE_HOME))
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertNotIn(b"\r", res.stderr)
+        self.assertNotIn(b"\033", res.stderr)
+        self.assertTrue(res.stderr.endswith(b"\n"), res.stderr)
+        lines = [line for line in res.stderr.split(b"\n") if b" episodes" in line]
+        self.assertEqual([line.split(b" ")[0] for line in lines], [b"1/3", b"2/3", b"3/3"],
+                         res.stderr)
 
     def test_same_bytes_alone_and_with_any_jobs(self):
         os.remove(os.path.join(self.scripts, "broken.txt"))

@@ -3,7 +3,12 @@
 unknown profile, in the front matter's `voice:` or a `[voice NAME]`, gets a "did you mean"
 for the nearest profile in the search path (shipped or --voices), like an unknown
 front-matter key; and a bad `voice:` is reported together with the script's parse errors,
-not only in the run after they are fixed. Nothing is written, exit status 2."""
+not only in the run after they are fixed. Nothing is written, exit status 2.
+
+A new user's first tries, each answered with what to do: a voice named as its speaker is
+named ([voice Guest]: profile names are lowercase, and a profile is a NAME.voice file), an
+unknown profile says how to define one, a folder given to the render says to use `batch`,
+and `batch -o` (the render's option) names batch's `-O DIR`."""
 import os
 
 from common import Case, listing, main, run, write
@@ -56,6 +61,48 @@ class VoiceMistakes(Case):
         res = run(["explain", script])
         self.assertEqual(res.returncode, 2)
         self.assertIn("unknown voice profile 'gest' (did you mean 'guest'?)", res.stderr)
+
+
+    def test_a_speakers_name_gets_the_profiles(self):
+        res, lines = self.render("---\ntitle: T\n---\n[voice Guest] Hi.\n")
+        self.assertEqual(res.returncode, 2, res.stderr)
+        self.assertEqual(len(lines), 1, res.stderr)
+        self.assertIn(":4:1: invalid voice profile name 'Guest': names are lowercase (did you "
+                      "mean '[voice guest]'?); a profile is the file NAME.voice in a --voices "
+                      "DIR or the shipped voices/", lines[0])
+        res, lines = self.render("---\ntitle: T\nvoice: HOST\n---\nHi.\n")
+        self.assertIn(":3:8: invalid voice profile name 'HOST': names are lowercase (did you "
+                      "mean 'voice: host'?)", lines[0])
+        res, lines = self.render("---\ntitle: T\n---\n[voice Guest.Star] Hi.\n")
+        self.assertNotIn("did you mean", res.stderr)
+        self.assertIn("a profile is the file NAME.voice in a --voices DIR", res.stderr)
+        self.assertEqual(listing(self.tmp), ["ep.txt"])
+
+    def test_unknown_voice_says_how_to_define_it(self):
+        res, lines = self.render("---\ntitle: T\n---\n[voice announcer] Hi.\n")
+        self.assertEqual(res.returncode, 2, res.stderr)
+        self.assertIn("; to define it, write announcer.voice (key = value lines: voice, "
+                      "speaker, rate...) into a folder given with --voices DIR", lines[0])
+
+
+class FirstTries(Case):
+    def test_a_folder_given_to_the_render_names_batch(self):
+        folder = self.path("scripts")
+        os.mkdir(folder)
+        write(os.path.join(folder, "ep.txt"), "---\ntitle: T\n---\nHello.\n")
+        res = run([folder + "/", "-q"])
+        self.assertEqual(res.returncode, 2, res.stderr)
+        self.assertEqual(res.stderr, f"{folder}/: a folder, not a script; to render every "
+                         f"script in it, run: render-episode batch -O OUTDIR {folder}/\n")
+        self.assertEqual((listing(self.tmp), listing(folder)), (["scripts"], ["ep.txt"]))
+
+    def test_batch_o_names_capital_o(self):
+        res = run(["batch", "-o", self.path("out"), self.tmp])
+        self.assertEqual(res.returncode, 1, res.stderr)
+        self.assertIn("unknown option '-o' (options are case-sensitive: did you mean -O DIR, "
+                      "--outdir DIR?)", res.stderr)
+        res = run(["-O", self.path("x.mp3"), self.tmp])
+        self.assertIn("did you mean -o FILE, --output FILE?", res.stderr)
 
 
 if __name__ == "__main__":

@@ -25,6 +25,7 @@ import functools
 import http.server
 import json
 import os
+import re
 import subprocess
 import tempfile
 import threading
@@ -343,6 +344,23 @@ class PageBrowser(unittest.TestCase):
         wait_for(lambda: abs(self.player("a.currentTime") - length) < 0.001, "the scrubber's end")
         self.keys("#scrubber", "\ue011")   # Home
         wait_for(lambda: self.player("a.currentTime") == 0, "the scrubber's start")
+
+    def test_the_clock_states_the_headers_length(self):
+        # one length on the page: the player's clock says what the header says ("2 min 32 s"
+        # is 2:32, never the 2:31 a floor would make of 151.6 s), from the start to the end
+        self.open("ep.html")
+        words = self.wd.js("return document.querySelector('header time.length').textContent;")
+        units = {unit: int(n) for n, unit in re.findall(r"(\d+) (h|min|s)\b", words)}
+        seconds = units.get("h", 0) * 3600 + units.get("min", 0) * 60 + units["s"]
+        shown = (f"{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}" if seconds >= 3600
+                 else f"{seconds // 60}:{seconds % 60:02d}")
+        samples, rate = self.side["samples"], self.side["sample_rate"]
+        self.assertEqual(seconds, samples // rate + (2 * (samples % rate) >= rate))   # half up
+        clock = lambda: self.wd.js("return document.getElementById('clock').textContent;")
+        wait_for(lambda: clock() == "0:00 / " + shown, f"the clock at 0:00 / {shown}")
+        self.keys("#scrubber", "\ue010")   # End
+        wait_for(lambda: clock() == f"{shown} / {shown}", f"the clock at {shown} / {shown}")
+        self.keys("#scrubber", "\ue011")   # Home
 
     def test_the_current_chapter_follows_the_player(self):
         self.open("ep.html")

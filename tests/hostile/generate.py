@@ -251,7 +251,8 @@ def cases():
     # ---- files -----------------------------------------------------------------------------
     files = [
         ("missing-script", "missing", "cannot open: No such file or directory"),
-        ("script-is-directory", "directory", "cannot read: it is a directory"),
+        ("script-is-directory", "directory",
+         "a folder, not a script; to render every script in it, run: render-episode batch"),
         ("dangling-symlink", "dangling-symlink", "cannot open: No such file or directory"),
         ("path-through-a-file", "not-a-directory", "cannot open: Not a directory"),
         ("symlink-loop", "symlink-loop", "cannot open: Too many levels of symbolic links"),

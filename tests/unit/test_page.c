@@ -279,6 +279,49 @@ static void test_html_page(void)
     }
 }
 
+/* One length everywhere a person reads it: the header's words, the footer's words and the
+ * player's clock (data-length, which the page's script shows) come from the same whole
+ * seconds, rounded half up, at every rate and at the edges of a second. */
+static void test_lengths_agree(void)
+{
+    static const struct {
+        double seconds;
+        const char *words, *clock;
+    } lengths[] = {
+        { 0.4, "0 s", "0:00" },                  { 0.5, "1 s", "0:01" },
+        { 59.499, "59 s", "0:59" },              { 59.5, "1 min 0 s", "1:00" },
+        { 151.0, "2 min 31 s", "2:31" },         { 151.499, "2 min 31 s", "2:31" },
+        { 151.5, "2 min 32 s", "2:32" },         { 151.999, "2 min 32 s", "2:32" },
+        { 3599.5, "1 h 0 min 0 s", "1:00:00" },  { 3723.999, "1 h 2 min 4 s", "1:02:04" },
+    };
+    static const unsigned rates[] = { 22050, 44100, 48000 };
+    re_episode ep = { .title = "Lengths", .episode_number = -1 };
+    for (size_t r = 0; r < sizeof rates / sizeof rates[0]; r++) {
+        for (size_t i = 0; i < sizeof lengths / sizeof lengths[0]; i++) {
+            /* the sample count nearest to the length, at or past it (151.5 s is exact) */
+            uint64_t samples = (uint64_t)(lengths[i].seconds * rates[r] + 0.999999);
+            re_render_facts facts = { .episode = &ep, .samples = samples,
+                                      .sample_rate = rates[r] };
+            re_status st;
+            char *page = html_page_of(&facts, NULL, &st);
+            CHECK_INT(st, RE_OK);
+            char header[128], footer[128], clock[128];
+            snprintf(header, sizeof header, "\">%s</time>", lengths[i].words);
+            snprintf(footer, sizeof footer, "</time> (%s)</p>", lengths[i].words);
+            snprintf(clock, sizeof clock, "id=\"clock\" data-length=\"%s\">0:00 / %s</span>",
+                     lengths[i].clock, lengths[i].clock);
+            if (!strstr(page, header) || !strstr(page, footer) || !strstr(page, clock))
+                fprintf(stderr, "  %.3f s at %u Hz (%llu samples): want %s and %s\n",
+                        lengths[i].seconds, rates[r], (unsigned long long)samples,
+                        lengths[i].words, lengths[i].clock);
+            CHECK(strstr(page, header) != NULL);
+            CHECK(strstr(page, footer) != NULL);
+            CHECK(strstr(page, clock) != NULL);
+            free(page);
+        }
+    }
+}
+
 /* A Markdown script's paragraphs and list items (cues that open a block) are paragraphs of
  * their own in both pages' transcripts; a .txt script's page keeps one paragraph per
  * chapter or speaker turn. */
@@ -328,6 +371,7 @@ int main(void)
     test_cover();
     test_errors();
     test_html_page();
+    test_lengths_agree();
     test_blocks();
     return check_finish("test_page");
 }

@@ -39,9 +39,19 @@ typedef struct re_batch_episode {
     double seconds;          /* wall time of its worker */
 } re_batch_episode;
 
+/* A file in a folder that looked like a script but is not rendered (a folder's README.md),
+ * listed so that a batch never leaves one out unsaid. A folder's show file (show.txt) is not
+ * one: it is the show's, and left out without a word. */
+typedef struct re_batch_skip {
+    char *path;              /* DIR/NAME, as found */
+    const char *reason;      /* why, and what to do to render it (static text) */
+} re_batch_skip;
+
 typedef struct re_batch {
     re_batch_episode *episodes;
     size_t count;
+    re_batch_skip *skipped;  /* in the folders' listing order, every shard's the same */
+    size_t skipped_count;
     int timed;               /* the JSON report carries the steps' times (--timings) */
     re_step_time whole;      /* re_batch_run's wall, and CPU with every worker's */
 } re_batch;
