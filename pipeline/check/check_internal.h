@@ -9,6 +9,7 @@
 #include <sys/types.h>
 
 #include "check.h"
+#include "sidecar.h"
 #include "text.h"
 
 #define US_PER_S 1000000ULL
@@ -39,6 +40,7 @@ typedef struct run_file {
     size_t first_claim;      /* its claims are report->claims.items[first_claim..+claim_count) */
     dev_t dev;
     ino_t ino;
+    int found;               /* site mode: found beside the MP3, read only when trusted */
 } run_file;
 
 typedef struct run {
@@ -46,6 +48,8 @@ typedef struct run {
     re_check_report *rep;
     run_file *data;          /* parallel to rep->files */
     const char *mp3_name;
+    re_sidecar *side;        /* the MP3's sidecar when it is the running user's or root's and
+                              * reads, else NULL */
 } run;
 
 /* The first input failure: sofar, unless it is RE_OK. */
