@@ -115,20 +115,30 @@ static int judge_entry(int dirfd, const char *dir, const char *name, re_check_si
     return 1;
 }
 
-/* Whether `name` (an episode companion) has NAME.mp3 among the MP3s (sorted). */
+/* Whether `name` (an episode companion) has NAME.mp3 (or NAME.MP3) among the MP3s, which
+ * are sorted: a binary search, so that a large folder costs n log n. -1 when out of memory. */
 static int has_episode(const re_check_site *site, const char *dir, const char *name)
 {
     for (size_t i = 0; i < sizeof episode_suffixes / sizeof episode_suffixes[0]; i++) {
         if (!ends_with(name, episode_suffixes[i]))
             continue;
-        size_t stem = strlen(name) - strlen(episode_suffixes[i]);
-        size_t dlen = strlen(dir) + (dir[0] && dir[strlen(dir) - 1] != '/');
-        for (size_t k = 0; k < site->mp3_count; k++) {
-            const char *base = site->mp3s[k] + dlen;
-            if (strlen(base) == stem + 4 && strncmp(base, name, stem) == 0)
-                return 1;
+        char *path = re_path_join(dir, name);
+        if (!path)
+            return -1;
+        size_t stem = strlen(path) - strlen(episode_suffixes[i]);
+        char *mp3 = realloc(path, stem + 5);
+        if (!mp3) {
+            free(path);
+            return -1;
         }
-        return 0;
+        int found = 0;
+        for (int upper = 0; upper < 2 && !found; upper++) {
+            memcpy(mp3 + stem, upper ? ".MP3" : ".mp3", 5);
+            found = site->mp3_count > 0
+                    && bsearch(&mp3, site->mp3s, site->mp3_count, sizeof *site->mp3s, by_name);
+        }
+        free(mp3);
+        return found;
     }
     return 1;   /* not an episode companion */
 }
@@ -176,6 +186,7 @@ re_status re_check_site_scan(const char *dir, re_check_site *site, re_diagnostic
     for (int pass = 0; pass < 2 && st == RE_OK; pass++)
         for (size_t i = 0; st == RE_OK && i < count; i++) {
             const char *name = names[i];
+            int paired;
             if ((pass == 0) != is_mp3(name))
                 continue;
             /* an episode's own files are judged where they are read (run.c) */
@@ -191,7 +202,11 @@ re_status re_check_site_scan(const char *dir, re_check_site *site, re_diagnostic
                 st = push_name(&site->mp3s, &site->mp3_count, path);
             else if (is_feed(name))
                 st = push_name(&site->feeds, &site->feed_count, path);
-            else if (strcasecmp(name, "index.html") != 0 && !has_episode(site, dir, name)) {
+            else if (strcasecmp(name, "index.html") == 0)
+                ;   /* the show's listing: no claim of one episode's */
+            else if ((paired = has_episode(site, dir, name)) < 0)
+                st = RE_ERR_NOMEM;
+            else if (!paired) {
                 site->not_checked++;
                 st = check_fail(warnings, RE_OK, path, 0, 0, "not checked: no episode beside "
                                 "it (no MP3 of the same name)");

@@ -255,14 +255,14 @@ typedef struct re_check_site {
     size_t not_checked;         /* files left out with a warning */
 } re_check_site;
 
-/* Lists `dir` (not its subfolders; names starting with '.' are skipped). A file another user
- * owns (not the running user, not root), or reached through their symlink, and a FIFO, device
- * or socket, with a name check would read (.mp3, .json, .html, .htm, .md, .vtt, .srt, .xml,
- * .rss, .atom) is never opened: a warning in `warnings` says it is not checked. A page,
- * transcript or chapters file with no NAME.mp3 beside it (other than index.html) gets a
- * warning too. RE_ERR_READ (dir cannot be opened), RE_ERR_LIMIT (more than
- * RE_CHECK_MAX_DIR_ENTRIES names), RE_ERR_NOMEM; diagnostics in `errors`. Always initialises
- * *site; release it with re_check_site_free. */
+/* Lists `dir` (not its subfolders; names starting with '.' are skipped). An MP3 or feed that
+ * another user owns (not the running user, not root), or that is reached through their
+ * symlink, and one that is a FIFO, device or socket, is never opened: a warning in `warnings`
+ * says it is not checked (an episode's own files are judged so by re_check_run in site mode).
+ * A page, transcript or chapters file with no NAME.mp3 beside it (other than index.html)
+ * gets a warning too. RE_ERR_READ (dir cannot be opened), RE_ERR_LIMIT (more than
+ * RE_CHECK_MAX_DIR_ENTRIES names check reads), RE_ERR_NOMEM; diagnostics in `errors`.
+ * Always initialises *site; release it with re_check_site_free. */
 re_status re_check_site_scan(const char *dir, re_check_site *site, re_diagnostics *errors,
                              re_diagnostics *warnings);
 void re_check_site_free(re_check_site *site);
