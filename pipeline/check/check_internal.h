@@ -32,6 +32,14 @@ void claim_read_duration(re_claim *c, const char *s, size_t n);
 /* Reads s[0..n) as a decimal count of `kind`; MS counts also become a 1 ms duration. */
 void claim_read_count(re_claim *c, re_claim_kind kind, const char *s, size_t n);
 
+/* ---- extract.c ------------------------------------------------------------------------------ */
+
+/* re_claims_extract that also says, for a feed, how many items (RSS items, Atom entries) it
+ * has and how many of them name the MP3 (0 and 0 for other formats). */
+re_status claims_extract(const char *name, const char *buf, size_t len, re_file_kind kind,
+                         const char *mp3_name, re_claim_list *out, re_diagnostics *diag,
+                         re_diagnostics *notes, size_t *items, size_t *matched);
+
 /* ---- run.c and fix.c: one whole run ------------------------------------------------------- */
 
 typedef struct run_file {

@@ -243,8 +243,8 @@ static re_status collect(run *r, re_status *input_status)
         } else if (s == RE_OK) {
             if (f->kind == RE_FILE_AUTO)
                 f->kind = re_file_sniff(f->path, d->buf, d->len);
-            s = re_claims_extract(f->path, d->buf, d->len, f->kind, r->mp3_name, &rep->claims,
-                                  &rep->errors, &rep->warnings);
+            s = claims_extract(f->path, d->buf, d->len, f->kind, r->mp3_name, &rep->claims,
+                               &rep->errors, &rep->warnings, &f->feed_items, &f->feed_matched);
         }
         if (fatal(s))
             return s;

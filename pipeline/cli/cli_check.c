@@ -495,7 +495,9 @@ static int exit_code_for(re_status status, const re_check_report *rep)
 typedef struct site_totals {
     size_t files, claims, ok, failed, not_checked;
     int exit_code;
-    size_t *feed_claims;        /* per feed: claims found about the folder's MP3s */
+    size_t *feed_claims;        /* per feed: claims found about the folder's MP3s, */
+    size_t *feed_items;         /* its items, */
+    size_t *feed_matched;       /* and how many of them name an MP3 of the folder */
     int *feed_read;
 } site_totals;
 
@@ -512,6 +514,8 @@ static void add_up(site_totals *t, const re_check_report *rep, const re_check_si
         for (size_t k = 0; k < site->feed_count; k++)
             if (strcmp(site->feeds[k], f->path) == 0) {
                 t->feed_claims[k] += f->claim_count;
+                t->feed_items[k] = f->feed_items;
+                t->feed_matched[k] += f->feed_matched;
                 t->feed_read[k] |= f->status == RE_OK;
             }
     }
@@ -527,10 +531,19 @@ static void add_up(site_totals *t, const re_check_report *rep, const re_check_si
         t->exit_code = exit_code;
 }
 
-/* A feed that says nothing about any MP3 of the folder checks nothing: a failure. */
-static void judge_feeds(site_totals *t, const re_check_site *site, json_t *warnings)
+/* A feed that says nothing about any MP3 of the folder checks nothing: a failure. Its items
+ * whose enclosure names no MP3 of the folder are not checked: a warning in `diag`. */
+static void judge_feeds(site_totals *t, const re_check_site *site, json_t *warnings,
+                        re_diagnostics *diag, const char *dir)
 {
     for (size_t k = 0; k < site->feed_count; k++) {
+        if (t->feed_read[k] && t->feed_items[k] > t->feed_matched[k]) {
+            size_t n = t->feed_items[k] - t->feed_matched[k];
+            t->not_checked += n;
+            re_diag_fail(diag, RE_OK, site->feeds[k], 0, 0, "not checked: %zu of its %zu items "
+                         "name no MP3 in %s (by their enclosure's file name)", n,
+                         t->feed_items[k], dir);
+        }
         if (!t->feed_read[k] || t->feed_claims[k] > 0)
             continue;
         t->failed++;
@@ -556,9 +569,12 @@ static int check_site(check_cli *cli)
     print_diags(&warnings, "warning: ");
     site_totals t = { .not_checked = site.not_checked };
     t.feed_claims = calloc(site.feed_count + 1, sizeof *t.feed_claims);
+    t.feed_items = calloc(site.feed_count + 1, sizeof *t.feed_items);
+    t.feed_matched = calloc(site.feed_count + 1, sizeof *t.feed_matched);
     t.feed_read = calloc(site.feed_count + 1, sizeof *t.feed_read);
     json_t *episodes = cli->json ? json_array() : NULL, *empty = cli->json ? json_array() : NULL;
-    int broken = !t.feed_claims || !t.feed_read || (cli->json && (!episodes || !empty));
+    int broken = !t.feed_claims || !t.feed_items || !t.feed_matched || !t.feed_read
+                 || (cli->json && (!episodes || !empty));
     if (status != RE_OK)
         t.exit_code = status == RE_ERR_NOMEM ? RE_EXIT_FAILURE : cli_exit_status(status);
     cli->opt.site = 1;
@@ -589,8 +605,11 @@ static int check_site(check_cli *cli)
     }
     for (size_t k = 0; !broken && k < site.feed_count; k++)
         t.files += t.feed_read[k];
+    size_t noted = warnings.count;
     if (!broken)
-        judge_feeds(&t, &site, cli->json ? empty : NULL);
+        judge_feeds(&t, &site, cli->json ? empty : NULL, &warnings, cli->dir);
+    for (size_t i = noted; i < warnings.count; i++)
+        cli_print_diagnostic(&warnings.items[i], "warning: ");
     if (t.failed > 0 && t.exit_code < RE_EXIT_MISMATCH)
         t.exit_code = RE_EXIT_MISMATCH;
     if (broken)
@@ -633,6 +652,8 @@ static int check_site(check_cli *cli)
         t.exit_code = RE_EXIT_FAILURE;
     }
     free(t.feed_claims);
+    free(t.feed_items);
+    free(t.feed_matched);
     free(t.feed_read);
     re_check_site_free(&site);
     re_diagnostics_free(&errors);

@@ -217,9 +217,14 @@ class Site(Case):
         r = check(site)
         self.assertIn(os.path.join(site, "03.html") + ": warning: not checked: no episode beside it",
                       r.stderr)
-        # the feed's item for 03.mp3 is about no MP3 here: the other two still hold
-        self.assertEqual(summary(r.stdout)[0], 2)
+        # the feed's item for 03.mp3 is about no MP3 here: not checked; the other two hold
+        self.assertIn(os.path.join(site, "feed.xml") + ": warning: not checked: 1 of its 3 items "
+                      "name no MP3 in " + site, r.stderr)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         self.assertEqual(failing(r.stdout), [])
+        episodes, files, claims, ok, mismatch, other, not_checked = summary(r.stdout)
+        # 03.html, .vtt, .srt, .transcript.json, .chapters.json and the feed's item
+        self.assertEqual((episodes, files, mismatch, not_checked), (2, 2 * 8 + 1, 0, 6))
 
     def test_an_empty_folder_checks_nothing(self):
         r = check(self.path())

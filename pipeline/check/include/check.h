@@ -199,6 +199,8 @@ typedef struct re_check_file {
     int named;                  /* given in options.files (or a page found in site mode) */
     int shared;                 /* one of options.shared_files */
     uid_t foreign_owner;        /* site mode: found, but another user's: not read (0: read) */
+    size_t feed_items;          /* a feed: its items and entries ... */
+    size_t feed_matched;        /* ... and those whose enclosure names the MP3 */
     re_status status;           /* RE_OK, or why it could not be read or parsed */
     size_t claim_count;
     size_t fixed_count;         /* claims rewritten by --fix */
