@@ -9,6 +9,7 @@
 #include <sys/types.h>
 
 #include "check.h"
+#include "sidecar.h"
 #include "text.h"
 
 #define US_PER_S 1000000ULL
@@ -31,6 +32,14 @@ void claim_read_duration(re_claim *c, const char *s, size_t n);
 /* Reads s[0..n) as a decimal count of `kind`; MS counts also become a 1 ms duration. */
 void claim_read_count(re_claim *c, re_claim_kind kind, const char *s, size_t n);
 
+/* ---- extract.c ------------------------------------------------------------------------------ */
+
+/* re_claims_extract that also says, for a feed, how many items (RSS items, Atom entries) it
+ * has and how many of them name the MP3 (0 and 0 for other formats). */
+re_status claims_extract(const char *name, const char *buf, size_t len, re_file_kind kind,
+                         const char *mp3_name, re_claim_list *out, re_diagnostics *diag,
+                         re_diagnostics *notes, size_t *items, size_t *matched);
+
 /* ---- run.c and fix.c: one whole run ------------------------------------------------------- */
 
 typedef struct run_file {
@@ -39,6 +48,7 @@ typedef struct run_file {
     size_t first_claim;      /* its claims are report->claims.items[first_claim..+claim_count) */
     dev_t dev;
     ino_t ino;
+    int found;               /* site mode: found beside the MP3, read only when trusted */
 } run_file;
 
 typedef struct run {
@@ -46,6 +56,8 @@ typedef struct run {
     re_check_report *rep;
     run_file *data;          /* parallel to rep->files */
     const char *mp3_name;
+    re_sidecar *side;        /* the MP3's sidecar when it is the running user's or root's and
+                              * reads, else NULL */
 } run;
 
 /* The first input failure: sofar, unless it is RE_OK. */

@@ -130,6 +130,15 @@ re_status re_claims_extract(const char *name, const char *buf, size_t len, re_fi
                             const char *mp3_name, re_claim_list *out, re_diagnostics *diag,
                             re_diagnostics *notes)
 {
+    size_t items, matched;
+    return claims_extract(name, buf, len, kind, mp3_name, out, diag, notes, &items, &matched);
+}
+
+re_status claims_extract(const char *name, const char *buf, size_t len, re_file_kind kind,
+                         const char *mp3_name, re_claim_list *out, re_diagnostics *diag,
+                         re_diagnostics *notes, size_t *items, size_t *matched)
+{
+    *items = *matched = 0;
     if (!name || (!buf && len) || !mp3_name || !out)
         return RE_ERR_INVALID;
     if (kind == RE_FILE_AUTO)
@@ -141,6 +150,8 @@ re_status re_claims_extract(const char *name, const char *buf, size_t len, re_fi
     size_t before = out->count;
     const claim_format *format = format_of(kind);
     re_status st = (format ? format : &claim_format_text)->extract(&x);
+    *items = x.items;
+    *matched = x.matched;
     free(x.skips);
     free(x.blocks);
     if (st != RE_OK)

@@ -30,6 +30,7 @@ typedef struct extract_ctx {
     size_t pos_off, pos_line_start;   /* extract_position's memory: counting resumes here */
     unsigned pos_line;
     size_t claims;        /* found in this file so far */
+    size_t items, matched;   /* feeds: items and entries, and those naming the MP3 */
 } extract_ctx;
 
 /* One claim format. */

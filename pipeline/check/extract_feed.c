@@ -263,6 +263,8 @@ static re_status extract_xml(extract_ctx *x)
     size_t items = 0, matched = 0;
     st = xml_walk(x, root, &items, &matched);
     xmlFreeDoc(doc);
+    x->items = items;
+    x->matched = matched;
     if (st == RE_OK && items > 0 && matched == 0 && x->notes)
         st = check_fail(x->notes, RE_OK, x->name, 0, 0,
                         "none of its %zu feed items has an enclosure named %s", items, x->mp3_name);

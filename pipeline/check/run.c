@@ -19,7 +19,7 @@ static const char *base_name(const char *path)
 }
 
 static re_status add_file(run *r, const char *path, int is_sidecar, int named,
-                          const struct stat *st)
+                          const struct stat *st, int shared, int found)
 {
     re_check_report *rep = r->rep;
     for (size_t i = 0; i < rep->file_count; i++)
@@ -41,10 +41,46 @@ static re_status add_file(run *r, const char *path, int is_sidecar, int named,
         return RE_ERR_NOMEM;
     f->is_sidecar = is_sidecar;
     f->named = named;
+    f->shared = shared;
     f->kind = is_sidecar ? RE_FILE_SIDECAR : RE_FILE_AUTO;
-    r->data[rep->file_count] = (run_file){ NULL, 0, 0, st->st_dev, st->st_ino };
+    r->data[rep->file_count] = (run_file){ NULL, 0, 0, st->st_dev, st->st_ino, found };
     rep->file_count++;
     return RE_OK;
+}
+
+/* Adds paths[0..n) as named (or shared) files. */
+static re_status add_named(run *r, const char *const *paths, size_t n, int shared)
+{
+    re_status s = RE_OK;
+    for (size_t i = 0; s == RE_OK && i < n; i++) {
+        struct stat st;
+        if (stat(paths[i], &st) != 0)
+            memset(&st, 0, sizeof st);   /* reported when it is read */
+        if (st.st_ino == 0) {
+            st.st_dev = (dev_t)-1;
+            st.st_ino = (ino_t)(r->rep->file_count + 1);
+        }
+        s = add_file(r, paths[i], 0, 1, &st, shared, 0);
+    }
+    return s;
+}
+
+/* Site mode: the pages the sidecar lists (NAME.html, NAME.md), judged as if named. A page
+ * not listed is no page of this MP3's render (NAME.md is then its script, or the user's). */
+static re_status add_pages(run *r)
+{
+    static const char *const page_suffixes[] = { ".html", ".md" };
+    re_status s = RE_OK;
+    for (size_t i = 0; s == RE_OK && r->side && i < 2; i++) {
+        char *path = re_output_sibling(r->opt->mp3_path, page_suffixes[i]);
+        struct stat st;
+        if (!path)
+            return RE_ERR_NOMEM;
+        if (re_sidecar_file_find(r->side, base_name(path)) && lstat(path, &st) == 0)
+            s = add_file(r, path, 0, 1, &st, 0, 1);
+        free(path);
+    }
+    return s;
 }
 
 /* The sidecar (when present) and the named files, each once. */
@@ -60,18 +96,15 @@ static re_status list_files(run *r)
             return RE_ERR_NOMEM;
         if (stat(side, &st) == 0 && S_ISREG(st.st_mode) && stat(opt->mp3_path, &mp3) == 0
             && (st.st_dev != mp3.st_dev || st.st_ino != mp3.st_ino))
-            s = add_file(r, side, 1, 0, &st);
+            s = add_file(r, side, 1, 0, &st, 0, opt->site);
         free(side);
     }
-    for (size_t i = 0; s == RE_OK && i < opt->file_count; i++) {
-        if (stat(opt->files[i], &st) != 0)
-            memset(&st, 0, sizeof st);   /* reported when it is read */
-        if (st.st_ino == 0) {
-            st.st_dev = (dev_t)-1;
-            st.st_ino = (ino_t)(i + 1);
-        }
-        s = add_file(r, opt->files[i], 0, 1, &st);
-    }
+    if (s == RE_OK && opt->site)
+        s = add_pages(r);
+    if (s == RE_OK)
+        s = add_named(r, opt->files, opt->file_count, 0);
+    if (s == RE_OK)
+        s = add_named(r, opt->shared_files, opt->shared_count, 1);
     return s;
 }
 
@@ -80,18 +113,15 @@ static const char *const companion_suffixes[] = {
     ".vtt", ".srt", ".transcript.json", ".chapters.json", ".html", ".md",
 };
 
-/* Each companion file beside the MP3 must be one the render that made the MP3 wrote, as it
- * wrote it: otherwise it describes other audio (an earlier render's transcript). */
-static re_status check_companions(run *r)
+/* Reads the MP3's sidecar for the files its render wrote, into r->side when it is ours. */
+static re_status load_sidecar(run *r, re_sidecar *side)
 {
-    re_check_report *rep = r->rep;
     char *side_path = re_sidecar_path(r->opt->mp3_path);
     if (!side_path)
         return RE_ERR_NOMEM;
     re_diagnostics ignored;   /* an unreadable sidecar is reported where its claims are read */
     re_diagnostics_init(&ignored, 1);
-    re_sidecar side;
-    memset(&side, 0, sizeof side);
+    memset(side, 0, sizeof *side);
     re_sidecar_found found = RE_SIDECAR_NOT_OURS;
     /* found beside the MP3, not named: another user's sidecar (or their FIFO at its name,
      * which would wait for a writer they control) vouches for no file and is not opened */
@@ -99,14 +129,46 @@ static re_status check_companions(run *r)
     size_t len = 0;
     if (re_file_read_trusted(side_path, RE_SIDECAR_MAX_SIZE, RE_READ_ANY, &buf, &len, NULL,
                              &ignored) == RE_OK && buf)
-        re_sidecar_read(side_path, buf, len, "mp3", &side, &found, &ignored);
+        re_sidecar_read(side_path, buf, len, "mp3", side, &found, &ignored);
     free(buf);
     re_diagnostics_free(&ignored);
     free(side_path);
-    if (found != RE_SIDECAR_FOUND)
-        return RE_OK;
+    if (found == RE_SIDECAR_FOUND)
+        r->side = side;
+    return RE_OK;
+}
+
+/* Whether the companion of this suffix holds times (cues, chapters) that only its render
+ * can vouch for. */
+static int timed_companion(const char *suffix)
+{
+    return strcmp(suffix, ".html") != 0 && strcmp(suffix, ".md") != 0;
+}
+
+static re_status add_companion(re_check_report *rep, const char *path, int ok)
+{
+    struct re_check_companion *list = realloc(rep->companions,
+                                              (rep->companion_count + 1) * sizeof *list);
+    if (!list)
+        return RE_ERR_NOMEM;
+    rep->companions = list;
+    if (!(list[rep->companion_count].path = strdup(path)))
+        return RE_ERR_NOMEM;
+    list[rep->companion_count++].ok = ok;
+    return RE_OK;
+}
+
+/* Each companion file beside the MP3 must be one the render that made the MP3 wrote, as it
+ * wrote it: otherwise it describes other audio (an earlier render's transcript). A NAME.md
+ * the render did not write is not one: it is the episode's Markdown script (rendered where it
+ * lies, as most people do) or the user's own file. In site mode a transcript or chapters
+ * file that changed is a failure: its times are no longer the render's. */
+static re_status check_companions(run *r)
+{
+    re_check_report *rep = r->rep;
+    const re_sidecar *side = r->side;
     re_status s = RE_OK;
-    for (size_t i = 0; s == RE_OK && side.has_files
+    for (size_t i = 0; s == RE_OK && side && side->has_files
                        && i < sizeof companion_suffixes / sizeof companion_suffixes[0]; i++) {
         char *path = re_output_sibling(r->opt->mp3_path, companion_suffixes[i]);
         struct stat st;
@@ -114,20 +176,27 @@ static re_status check_companions(run *r)
             s = RE_ERR_NOMEM;
             break;
         }
-        const re_sidecar_file *entry = re_sidecar_file_find(&side, base_name(path));
+        const re_sidecar_file *entry = re_sidecar_file_find(side, base_name(path));
         re_sidecar_match match = RE_SIDECAR_GONE;
         uid_t owner = 0;
+        int timed = r->opt->site && timed_companion(companion_suffixes[i]);
         if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
-            if (!entry) {
+            if (!entry && strcmp(companion_suffixes[i], ".md") != 0) {
                 rep->strays++;
                 s = check_fail(&rep->errors, RE_OK, path, 0, 0, "does not belong to %s: the "
                                "render that made it did not write this file (an earlier "
                                "render's?); remove it or render again", r->mp3_name);
-            } else if (!r->opt->fix
+            } else if (!entry) {
+                /* the script or the user's file: nothing to judge */
+            } else if ((!r->opt->fix || timed)
                        && (match = re_sidecar_file_match(path, entry, &owner)) == RE_SIDECAR_FOREIGN) {
-                s = check_fail(&rep->warnings, RE_OK, path, 0, 0, "belongs to another user (uid "
-                               "%ju), who could change it at any time: feed will not publish "
-                               "%s with it", (uintmax_t)owner, r->mp3_name);
+                rep->not_checked += timed;
+                s = check_fail(&rep->warnings, RE_OK, path, 0, 0, "%sbelongs to another user "
+                               "(uid %ju), who could change it at any time: feed will not "
+                               "publish %s with it", timed ? "not checked: it " : "",
+                               (uintmax_t)owner, r->mp3_name);
+            } else if (timed && match != RE_SIDECAR_GONE) {
+                s = add_companion(rep, path, match == RE_SIDECAR_MATCH);
             } else if (!r->opt->fix && match != RE_SIDECAR_MATCH) {
                 /* edited (check --fix on a page does that): still this MP3's, but `feed`
                  * will not link it until the episode is rendered again */
@@ -138,7 +207,6 @@ static re_status check_companions(run *r)
         }
         free(path);
     }
-    re_sidecar_free(&side);
     return s;
 }
 
@@ -156,13 +224,27 @@ static re_status collect(run *r, re_status *input_status)
         run_file *d = &r->data[i];
         size_t before = rep->claims.count;
         d->first_claim = before;
-        re_status s = re_file_read(f->path, RE_CHECK_MAX_FILE_SIZE, RE_READ_REGULAR, &d->buf,
-                                   &d->len, &rep->errors);
-        if (s == RE_OK) {
+        uid_t owner = 0;
+        re_status s = d->found
+            ? re_file_read_trusted(f->path, RE_CHECK_MAX_FILE_SIZE, RE_READ_REGULAR, &d->buf,
+                                   &d->len, &owner, &rep->errors)
+            : re_file_read(f->path, RE_CHECK_MAX_FILE_SIZE, RE_READ_REGULAR, &d->buf, &d->len,
+                           &rep->errors);
+        if (s == RE_OK && owner != 0 && !d->buf) {
+            /* found, not named: another user's file (or their link) is not ours to judge */
+            f->foreign_owner = owner;
+            f->status = RE_OK;
+            rep->not_checked++;
+            s = check_fail(&rep->warnings, RE_OK, f->path, 0, 0, "not checked: it belongs to "
+                           "another user (uid %ju), not to you or root", (uintmax_t)owner);
+            if (fatal(s))
+                return s;
+            continue;
+        } else if (s == RE_OK) {
             if (f->kind == RE_FILE_AUTO)
                 f->kind = re_file_sniff(f->path, d->buf, d->len);
-            s = re_claims_extract(f->path, d->buf, d->len, f->kind, r->mp3_name, &rep->claims,
-                                  &rep->errors, &rep->warnings);
+            s = claims_extract(f->path, d->buf, d->len, f->kind, r->mp3_name, &rep->claims,
+                               &rep->errors, &rep->warnings, &f->feed_items, &f->feed_matched);
         }
         if (fatal(s))
             return s;
@@ -209,7 +291,11 @@ re_status re_check_run(const re_check_options *opt, re_check_report *report)
     re_diagnostics_init(&report->warnings, 0);
     if (!opt || !opt->mp3_path || (opt->file_count && !opt->files))
         return RE_ERR_INVALID;
-    run r = { opt, report, NULL, base_name(opt->mp3_path) };
+    if (opt->shared_count && !opt->shared_files)
+        return RE_ERR_INVALID;
+    run r = { opt, report, NULL, base_name(opt->mp3_path), NULL };
+    re_sidecar side;
+    memset(&side, 0, sizeof side);
     re_status input = re_mp3_measure(opt->mp3_path, &report->mp3, &report->errors);
     if (input != RE_OK)
         return input;
@@ -217,6 +303,8 @@ re_status re_check_run(const re_check_options *opt, re_check_report *report)
     re_status s = mp3_warnings(report, opt->mp3_path);
     if (s == RE_OK)
         s = re_claims_from_tlen(opt->mp3_path, &report->mp3, &report->claims);
+    if (s == RE_OK && !opt->no_sidecar)
+        s = load_sidecar(&r, &side);
     if (s == RE_OK)
         s = list_files(&r);
     if (s == RE_OK)
@@ -230,6 +318,7 @@ re_status re_check_run(const re_check_options *opt, re_check_report *report)
     for (size_t i = 0; r.data && i < report->file_count; i++)
         free(r.data[i].buf);
     free(r.data);
+    re_sidecar_free(&side);
     return s != RE_OK ? s : input;
 }
 
@@ -244,6 +333,9 @@ void re_check_report_free(re_check_report *report)
         free(report->files[i].fix_error);
     }
     free(report->files);
+    for (size_t i = 0; i < report->companion_count; i++)
+        free(report->companions[i].path);
+    free(report->companions);
     re_diagnostics_free(&report->errors);
     re_diagnostics_free(&report->warnings);
     memset(report, 0, sizeof *report);
@@ -256,7 +348,10 @@ size_t re_check_failed(const re_check_report *report)
         n += !report->claims.items[i].ok && !report->claims.items[i].fixed;
     for (size_t i = 0; i < report->file_count; i++) {
         const re_check_file *f = &report->files[i];
-        n += f->named && f->status == RE_OK && f->claim_count == 0;
+        n += f->named && !f->shared && !f->foreign_owner && f->status == RE_OK
+             && f->claim_count == 0;
     }
+    for (size_t i = 0; i < report->companion_count; i++)
+        n += !report->companions[i].ok;
     return n + report->strays;
 }

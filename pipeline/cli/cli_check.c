@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* cli_check.c - `render-episode check MP3 [FILE...]`: options, the report on stdout
- * (text or --json), diagnostics on stderr, and the exit status (0 every claim holds,
+/* cli_check.c - `render-episode check MP3 [FILE...]` and `check DIR`: options, the report on
+ * stdout (text or --json), diagnostics on stderr, and the exit status (0 every claim holds,
  * 1 a claim does not hold or a FILE has none, or a usage error, 2 an input cannot be read). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
 
 #include <jansson.h>
 
@@ -16,11 +18,17 @@
 static const char check_usage[] =
     "usage: render-episode check MP3 [FILE...] [--json] [--fix] [--tolerance DURATION]\n"
     "                            [--no-sidecar]\n"
+    "       render-episode check DIR [--json] [--tolerance DURATION]\n"
     "\n"
     "Decodes MP3 to measure its true length and checks every claim about it: the MP3's\n"
     "ID3 TLEN, the sidecar MP3-name.json beside it, and in each FILE (page, feed, JSON)\n"
     "`Duration:` lines, JSON/JSON-LD \"duration\", RSS/Atom itunes:duration and enclosure\n"
     "length.\n"
+    "\n"
+    "With a folder (DIR), checks the published site: each NAME.mp3 there with its own\n"
+    "sidecar, pages (NAME.html, NAME.md), transcripts and chapters (as rendered), and\n"
+    "every feed's item whose enclosure names it; a summary counts files, claims and\n"
+    "mismatches. Another user's files there are not checked (a warning says so).\n"
     "\n"
     "  --json                 print the report as one JSON document\n"
     "  --fix                  rewrite wrong claims in the FILEs in place (atomically)\n"
@@ -35,6 +43,7 @@ typedef struct check_cli {
     re_check_options opt;
     const char **files;
     int json;
+    const char *dir;            /* check DIR: the folder (opt.mp3_path is then each MP3) */
 } check_cli;
 
 /* A duration for --tolerance: ISO 8601, seconds or a clock time, or a number with "s" or
@@ -92,6 +101,35 @@ static const cli_option check_options[] = {
 };
 #undef K
 
+static int has_suffix_ci(const char *name, const char *suffix)
+{
+    size_t n = strlen(name), k = strlen(suffix);
+    return n > k && strcasecmp(name + n - k, suffix) == 0;
+}
+
+/* A page, feed, transcript or JSON file named where the MP3 goes (the operands swapped, or
+ * the MP3 forgotten): a usage error that says what to type. */
+static int swapped_operands(const check_cli *cli)
+{
+    static const char *const not_audio[] = {
+        ".html", ".htm", ".md", ".markdown", ".txt", ".xml", ".rss", ".atom", ".json",
+        ".jsonld", ".vtt", ".srt",
+    };
+    const char *first = cli->opt.mp3_path;
+    int page = 0;
+    for (size_t i = 0; i < sizeof not_audio / sizeof not_audio[0]; i++)
+        page |= has_suffix_ci(first, not_audio[i]);
+    if (!page)
+        return CLI_GO_ON;
+    for (size_t i = 0; i < cli->opt.file_count; i++)
+        if (has_suffix_ci(cli->files[i], ".mp3"))
+            return cli_usage_error("check", "check takes the audio first: render-episode check "
+                                   "%s %s", cli->files[i], first);
+    return cli_usage_error("check", "%s is not an MP3: check takes the audio first "
+                           "(render-episode check ep.mp3 %s), or a published folder "
+                           "(render-episode check DIR)", first, first);
+}
+
 /* Parses argv (argv[0] is "check"); options may come before or after the operands. Returns
  * CLI_GO_ON, or an exit status. */
 static int parse_args(int argc, char **argv, check_cli *cli)
@@ -101,8 +139,26 @@ static int parse_args(int argc, char **argv, check_cli *cli)
                             .group_count = 1, .operand = take_operand, .context = cli };
     int rc = cli_scan(&command, argc, argv);
     if (rc == CLI_GO_ON && !cli->opt.mp3_path)
-        return cli_usage_error("check", "%s", "which MP3? usage: render-episode check MP3 [FILE...]");
-    return rc;
+        return cli_usage_error("check", "%s", "which MP3? usage: render-episode check MP3 [FILE...], "
+                               "or render-episode check DIR for a published folder");
+    if (rc != CLI_GO_ON)
+        return rc;
+    struct stat st;
+    const char *first = cli->opt.mp3_path;
+    if (stat(first, &st) == 0 && S_ISDIR(st.st_mode)) {
+        if (cli->opt.file_count > 0)
+            return cli_usage_error("check", "check DIR takes no FILE ('%s'): to check files "
+                                   "against one MP3, name it first: render-episode check "
+                                   "ep.mp3 FILE...", cli->files[0]);
+        if (cli->opt.fix || cli->opt.no_sidecar)
+            return cli_usage_error("check", "%s cannot be used with a folder: name the MP3 and "
+                                   "its files (render-episode check ep.mp3 ep.html %s)",
+                                   cli->opt.fix ? "--fix" : "--no-sidecar",
+                                   cli->opt.fix ? "--fix" : "--no-sidecar");
+        cli->dir = first;
+        return rc;
+    }
+    return swapped_operands(cli);
 }
 
 /* ---- text output ---------------------------------------------------------------------- */
@@ -233,23 +289,43 @@ static int print_fixes(const re_check_report *rep, size_t *fixed)
     return 0;
 }
 
-static int print_text(const re_check_report *rep, const check_cli *cli)
+static int print_companions(const re_check_report *rep, const char *mp3_path)
+{
+    for (size_t i = 0; i < rep->companion_count; i++) {
+        char *path = printable(rep->companions[i].path), *mp3 = printable(mp3_path);
+        if (path && mp3)
+            printf("%s: size and SHA-256 as the render of %s wrote them: %s\n", path, mp3,
+                   rep->companions[i].ok ? "OK" : "MISMATCH");
+        free(path);
+        free(mp3);
+        if (!path || !mp3)
+            return -1;
+    }
+    return 0;
+}
+
+/* One report's lines; the closing count line unless `site` (check DIR counts at the end). */
+static int print_text(const re_check_report *rep, const check_cli *cli, const char *mp3_path,
+                      int site)
 {
     if (rep->measured)
-        print_measurement(cli->opt.mp3_path, &rep->mp3);
+        print_measurement(mp3_path, &rep->mp3);
     size_t ok = 0, fixed = 0;
     for (size_t i = 0; i < rep->claims.count; i++) {
         if (print_claim(&rep->claims.items[i], &rep->mp3) != 0)
             return -1;
         ok += rep->claims.items[i].ok;
     }
+    if (print_companions(rep, mp3_path) != 0)
+        return -1;
     if (cli->opt.fix && print_fixes(rep, &fixed) != 0)
         return -1;
     for (size_t i = 0; i < rep->file_count; i++)
-        if (rep->files[i].named && rep->files[i].status == RE_OK && rep->files[i].claim_count == 0)
+        if (rep->files[i].named && !rep->files[i].shared && !rep->files[i].foreign_owner
+            && rep->files[i].status == RE_OK && rep->files[i].claim_count == 0)
             printf("%s: no duration claim found (%s)\n", rep->files[i].path,
                    re_file_kind_name(rep->files[i].kind));
-    if (rep->measured) {
+    if (rep->measured && !site) {
         printf("render-episode check: %zu claim%s, %zu OK, %zu MISMATCH", rep->claims.count,
                rep->claims.count == 1 ? "" : "s", ok, rep->claims.count - ok);
         if (cli->opt.fix)
@@ -362,14 +438,39 @@ static json_t *files_json(const re_check_report *rep)
     return list;
 }
 
-static int print_json(const re_check_report *rep, const check_cli *cli, int exit_code)
+static json_t *companions_json(const re_check_report *rep)
 {
-    json_t *mp3 = rep->measured ? measurement_json(cli->opt.mp3_path, &rep->mp3) : json_null();
+    json_t *list = json_array();
+    for (size_t i = 0; list && i < rep->companion_count; i++) {
+        json_t *item = json_pack("{s:o, s:b}", "path", json_text(rep->companions[i].path),
+                                 "ok", rep->companions[i].ok);
+        if (!item || json_array_append_new(list, item) != 0) {
+            json_decref(list);
+            return NULL;
+        }
+    }
+    return list;
+}
+
+/* One report as a JSON object; with `site`, also its companions. */
+static json_t *report_json(const re_check_report *rep, const char *mp3_path, int exit_code,
+                           int site)
+{
+    json_t *mp3 = rep->measured ? measurement_json(mp3_path, &rep->mp3) : json_null();
     json_t *doc = json_pack("{s:o, s:o, s:o, s:o, s:o, s:I, s:i}", "mp3", mp3,
                             "claims", claims_json(rep), "files", files_json(rep),
                             "errors", diags_json(&rep->errors),
                             "warnings", diags_json(&rep->warnings),
                             "failed", (json_int_t)re_check_failed(rep), "exit", exit_code);
+    if (doc && site && json_object_set_new(doc, "companions", companions_json(rep)) != 0) {
+        json_decref(doc);
+        return NULL;
+    }
+    return doc;
+}
+
+static int print_json_doc(json_t *doc)
+{
     char *text = doc ? json_dumps(doc, JSON_INDENT(2) | JSON_REAL_PRECISION(15)) : NULL;
     json_decref(doc);
     if (!text)
@@ -388,6 +489,178 @@ static int exit_code_for(re_status status, const re_check_report *rep)
     return re_check_failed(rep) > 0 ? RE_EXIT_MISMATCH : RE_EXIT_OK;
 }
 
+/* ---- check DIR -------------------------------------------------------------------------- */
+
+/* What check DIR adds up over its episodes. */
+typedef struct site_totals {
+    size_t files, claims, ok, failed, not_checked;
+    int exit_code;
+    size_t *feed_claims;        /* per feed: claims found about the folder's MP3s, */
+    size_t *feed_items;         /* its items, */
+    size_t *feed_matched;       /* and how many of them name an MP3 of the folder */
+    int *feed_read;
+} site_totals;
+
+static void add_up(site_totals *t, const re_check_report *rep, const re_check_site *site,
+                   int exit_code)
+{
+    t->files += rep->measured;
+    for (size_t i = 0; i < rep->file_count; i++) {
+        const re_check_file *f = &rep->files[i];
+        if (!f->shared) {
+            t->files += f->status == RE_OK && !f->foreign_owner;
+            continue;
+        }
+        for (size_t k = 0; k < site->feed_count; k++)
+            if (strcmp(site->feeds[k], f->path) == 0) {
+                t->feed_claims[k] += f->claim_count;
+                t->feed_items[k] = f->feed_items;
+                t->feed_matched[k] += f->feed_matched;
+                t->feed_read[k] |= f->status == RE_OK;
+            }
+    }
+    t->files += rep->companion_count;
+    t->claims += rep->claims.count + rep->companion_count;
+    for (size_t i = 0; i < rep->claims.count; i++)
+        t->ok += rep->claims.items[i].ok;
+    for (size_t i = 0; i < rep->companion_count; i++)
+        t->ok += rep->companions[i].ok;
+    t->failed += re_check_failed(rep);
+    t->not_checked += rep->not_checked;
+    if (exit_code > t->exit_code)
+        t->exit_code = exit_code;
+}
+
+/* A feed that says nothing about any MP3 of the folder checks nothing: a failure. Its items
+ * whose enclosure names no MP3 of the folder are not checked: a warning in `diag`. */
+static void judge_feeds(site_totals *t, const re_check_site *site, json_t *warnings,
+                        re_diagnostics *diag, const char *dir)
+{
+    for (size_t k = 0; k < site->feed_count; k++) {
+        if (t->feed_read[k] && t->feed_items[k] > t->feed_matched[k]) {
+            size_t n = t->feed_items[k] - t->feed_matched[k];
+            t->not_checked += n;
+            re_diag_fail(diag, RE_OK, site->feeds[k], 0, 0, "not checked: %zu of its %zu items "
+                         "name no MP3 in %s (by their enclosure's file name)", n,
+                         t->feed_items[k], dir);
+        }
+        if (!t->feed_read[k] || t->feed_claims[k] > 0)
+            continue;
+        t->failed++;
+        if (t->exit_code < RE_EXIT_MISMATCH)
+            t->exit_code = RE_EXIT_MISMATCH;
+        char *path = printable(site->feeds[k]);
+        if (warnings)
+            json_array_append_new(warnings, json_pack("{s:s?}", "no_claims", path));
+        else if (path)
+            printf("%s: no item whose enclosure names an MP3 of this folder\n", path);
+        free(path);
+    }
+}
+
+static int check_site(check_cli *cli)
+{
+    re_diagnostics errors, warnings;
+    re_diagnostics_init(&errors, 0);
+    re_diagnostics_init(&warnings, 0);
+    re_check_site site;
+    re_status status = re_check_site_scan(cli->dir, &site, &errors, &warnings);
+    print_diags(&errors, "");
+    print_diags(&warnings, "warning: ");
+    site_totals t = { .not_checked = site.not_checked };
+    t.feed_claims = calloc(site.feed_count + 1, sizeof *t.feed_claims);
+    t.feed_items = calloc(site.feed_count + 1, sizeof *t.feed_items);
+    t.feed_matched = calloc(site.feed_count + 1, sizeof *t.feed_matched);
+    t.feed_read = calloc(site.feed_count + 1, sizeof *t.feed_read);
+    json_t *episodes = cli->json ? json_array() : NULL, *empty = cli->json ? json_array() : NULL;
+    int broken = !t.feed_claims || !t.feed_items || !t.feed_matched || !t.feed_read
+                 || (cli->json && (!episodes || !empty));
+    if (status != RE_OK)
+        t.exit_code = status == RE_ERR_NOMEM ? RE_EXIT_FAILURE : cli_exit_status(status);
+    cli->opt.site = 1;
+    cli->opt.shared_files = (const char *const *)site.feeds;
+    cli->opt.shared_count = site.feed_count;
+    for (size_t i = 0; status == RE_OK && !broken && i < site.mp3_count; i++) {
+        cli->opt.mp3_path = site.mp3s[i];
+        re_check_report rep;
+        re_status s = re_check_run(&cli->opt, &rep);
+        if (s == RE_ERR_NOMEM || s == RE_ERR_INVALID)
+            fprintf(stderr, "render-episode check: %s\n", re_strerror(s));
+        print_diags(&rep.errors, "");
+        print_diags(&rep.warnings, "warning: ");
+        int rc = exit_code_for(s, &rep);
+        add_up(&t, &rep, &site, rc);
+        if (cli->json)
+            broken |= json_array_append_new(episodes, report_json(&rep, site.mp3s[i], rc, 1)) != 0;
+        else
+            broken |= print_text(&rep, cli, site.mp3s[i], 1) != 0;
+        re_check_report_free(&rep);
+        if (s == RE_ERR_NOMEM || s == RE_ERR_INVALID)
+            break;
+    }
+    if (status == RE_OK && !broken && site.mp3_count == 0) {
+        t.failed++;
+        if (!cli->json)
+            printf("%s: no episode (NAME.mp3) to check\n", cli->dir);
+    }
+    for (size_t k = 0; !broken && k < site.feed_count; k++)
+        t.files += t.feed_read[k];
+    size_t noted = warnings.count;
+    if (!broken)
+        judge_feeds(&t, &site, cli->json ? empty : NULL, &warnings, cli->dir);
+    for (size_t i = noted; i < warnings.count; i++)
+        cli_print_diagnostic(&warnings.items[i], "warning: ");
+    if (t.failed > 0 && t.exit_code < RE_EXIT_MISMATCH)
+        t.exit_code = RE_EXIT_MISMATCH;
+    if (broken)
+        t.exit_code = RE_EXIT_FAILURE;
+    int printed = 0;
+    if (broken) {
+        printed = -1;
+    } else if (cli->json) {
+        json_t *doc = json_pack("{s:o, s:o, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:o, s:i}",
+                                "dir", json_text(cli->dir), "episodes", episodes,
+                                "feeds_without_claims", empty,
+                                "episode_count", (json_int_t)site.mp3_count,
+                                "files_checked", (json_int_t)t.files,
+                                "claims", (json_int_t)t.claims,
+                                "mismatches", (json_int_t)(t.claims - t.ok),
+                                "failed", (json_int_t)t.failed,
+                                "not_checked", (json_int_t)t.not_checked,
+                                "errors", diags_json(&errors), "warnings", diags_json(&warnings),
+                                "exit", t.exit_code);
+        episodes = empty = NULL;
+        printed = print_json_doc(doc);
+    } else {
+        char *dir = printable(cli->dir);
+        size_t other = t.failed > t.claims - t.ok ? t.failed - (t.claims - t.ok) : 0;
+        printf("render-episode check: %s: %zu episode%s, %zu file%s checked, %zu claim%s, "
+               "%zu OK, %zu MISMATCH", dir ? dir : "DIR", site.mp3_count,
+               site.mp3_count == 1 ? "" : "s", t.files, t.files == 1 ? "" : "s", t.claims,
+               t.claims == 1 ? "" : "s", t.ok, t.claims - t.ok);
+        if (other > 0)
+            printf(", %zu other failure%s", other, other == 1 ? "" : "s");
+        if (t.not_checked > 0)
+            printf(", %zu not checked", t.not_checked);
+        printf("\n");
+        free(dir);
+    }
+    json_decref(episodes);
+    json_decref(empty);
+    if (printed != 0 || fflush(stdout) != 0) {
+        fprintf(stderr, "render-episode check: cannot write the report\n");
+        t.exit_code = RE_EXIT_FAILURE;
+    }
+    free(t.feed_claims);
+    free(t.feed_items);
+    free(t.feed_matched);
+    free(t.feed_read);
+    re_check_site_free(&site);
+    re_diagnostics_free(&errors);
+    re_diagnostics_free(&warnings);
+    return t.exit_code;
+}
+
 int cli_check(int argc, char **argv)
 {
     check_cli cli;
@@ -403,6 +676,11 @@ int cli_check(int argc, char **argv)
         return rc;
     }
     cli.opt.files = cli.files;
+    if (cli.dir) {
+        rc = check_site(&cli);
+        free(cli.files);
+        return rc;
+    }
     re_check_report rep;
     re_status status = re_check_run(&cli.opt, &rep);
     if (status == RE_ERR_NOMEM || status == RE_ERR_INVALID)
@@ -410,7 +688,8 @@ int cli_check(int argc, char **argv)
     print_diags(&rep.errors, "");
     print_diags(&rep.warnings, "warning: ");
     rc = exit_code_for(status, &rep);
-    int printed = cli.json ? print_json(&rep, &cli, rc) : print_text(&rep, &cli);
+    int printed = cli.json ? print_json_doc(report_json(&rep, cli.opt.mp3_path, rc, 0))
+                           : print_text(&rep, &cli, cli.opt.mp3_path, 0);
     if (printed != 0 || fflush(stdout) != 0) {
         fprintf(stderr, "render-episode check: cannot write the report\n");
         rc = RE_EXIT_FAILURE;

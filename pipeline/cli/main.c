@@ -38,6 +38,7 @@ static const char usage_text[] =
     "usage: render-episode [render] SCRIPT [-o OUT.mp3|OUT.wav] [options]\n"
     "       render-episode batch [-j N] -O OUTDIR FILE|DIR... [options]\n"
     "       render-episode check MP3 [FILE...] [--json] [--fix] [--tolerance DURATION]\n"
+    "       render-episode check DIR [--json] [--tolerance DURATION]\n"
     "       render-episode feed OUTDIR --base-url URL [-o FEED.xml] [--show FILE]\n"
     "       render-episode cache --stats | --prune SIZE [--cache DIR]\n"
     "       render-episode explain [--lexicon FILE] SCRIPT\n"

@@ -546,9 +546,10 @@ class BadInputs(unittest.TestCase):
         r = check(path("missing.mp3"))
         self.assertEqual(r.returncode, 2)
         self.assertIn("No such file", r.stderr)
+        # a folder is a published site to check (test_check_dir.py): here its broken MP3s
         r = check(TMP)
         self.assertEqual(r.returncode, 2)
-        self.assertIn("is a directory", r.stderr)
+        self.assertIn(path("random.mp3") + ": not an MP3", r.stderr)
 
     def test_truncated(self):
         data = read(self.mp3)

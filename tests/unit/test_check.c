@@ -2,10 +2,14 @@
 /* test_check.c - the check stage on memory buffers (claims in text, Markdown, HTML, JSON,
  * sidecars, RSS and Atom; judging at each precision; rewriting) and on the small MP3s in
  * tests/data/check (measuring, truncated and junk files). */
+#define _GNU_SOURCE  /* testdir.h's nftw */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "testkit.h"
+#include "testdir.h"
 #include "check.h"
 #include "duration.h"
 
@@ -507,6 +511,62 @@ static void test_measure(void)
     re_diagnostics_free(&d);
 }
 
+static void touch(const char *dir, const char *name)
+{
+    char path[1200];
+    snprintf(path, sizeof path, "%.512s/%.512s", dir, name);
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (f)
+        fclose(f);
+}
+
+/* check DIR's listing: MP3s and feeds sorted, the rest paired by name or left out. */
+static void test_site_scan(void)
+{
+    char dir[512], fifo[600], sub[600];
+    if (test_temp_dir(dir, sizeof dir, "check-site") != 0) {
+        CHECK(0);
+        return;
+    }
+    const char *names[] = { "b.mp3", "a.mp3", "a.json", "a.html", "a.md", "a.vtt", "feed.xml",
+                            "index.html", "show.txt", "cover.png", "CHANGELOG.md",
+                            "old.html", "old.transcript.json", ".a.mp3.tmp", "z.rss" };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        touch(dir, names[i]);
+    snprintf(fifo, sizeof fifo, "%.512s/c.mp3", dir);
+    CHECK_INT(mkfifo(fifo, 0600), 0);   /* ours, but never opened */
+    snprintf(sub, sizeof sub, "%.512s/sub.mp3", dir);
+    CHECK_INT(mkdir(sub, 0700), 0);     /* a folder is not looked into */
+    re_check_site site;
+    re_diagnostics errors, warnings;
+    re_diagnostics_init(&errors, 0);
+    re_diagnostics_init(&warnings, 0);
+    CHECK_INT(re_check_site_scan(dir, &site, &errors, &warnings), RE_OK);
+    CHECK_INT(site.mp3_count, 2);
+    if (site.mp3_count == 2) {
+        CHECK(strstr(site.mp3s[0], "/a.mp3") != NULL);
+        CHECK(strstr(site.mp3s[1], "/b.mp3") != NULL);
+    }
+    CHECK_INT(site.feed_count, 2);
+    if (site.feed_count == 2) {
+        CHECK(strstr(site.feeds[0], "/feed.xml") != NULL);
+        CHECK(strstr(site.feeds[1], "/z.rss") != NULL);
+    }
+    CHECK_INT(errors.count, 0);
+    /* c.mp3 (a FIFO), old.html and old.transcript.json (no old.mp3) */
+    CHECK_INT(site.not_checked, 3);
+    CHECK_INT(warnings.count, 3);
+    for (size_t i = 0; i < warnings.count; i++)
+        CHECK(strstr(warnings.items[i].message, "not checked") == warnings.items[i].message);
+    re_check_site_free(&site);
+    CHECK_INT(re_check_site_scan(fifo, &site, &errors, &warnings), RE_ERR_READ);
+    CHECK_INT(site.mp3_count, 0);
+    re_diagnostics_free(&errors);
+    re_diagnostics_free(&warnings);
+    test_remove_tree(dir);
+}
+
 int main(void)
 {
     re_claim_list_init(&claims);
@@ -524,6 +584,7 @@ int main(void)
     test_measured_text();
     test_tlen();
     test_measure();
+    test_site_scan();
     re_claim_list_free(&claims);
     re_diagnostics_free(&diag);
     re_diagnostics_free(&notes);

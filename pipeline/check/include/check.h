@@ -16,6 +16,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "duration.h"
 #include "status.h"
@@ -181,13 +182,25 @@ typedef struct re_check_options {
     int fix;                    /* rewrite wrong claims in `files` (not in the sidecar found
                                  * automatically, not in the MP3) */
     int no_sidecar;             /* do not look for MP3-name.json beside the MP3 */
+    /* A published folder (check DIR, re_check_site_scan): the MP3's own pages (NAME.html, and
+     * NAME.md when its sidecar lists it) are read as if named, but only when they are the
+     * running user's or root's; the transcripts and chapters its sidecar lists must still be
+     * the bytes it lists (re_check_report.companions). */
+    int site;
+    const char *const *shared_files;   /* feeds of the whole folder: read like `files`, but
+                                        * one without a claim about this MP3 is no failure */
+    size_t shared_count;
 } re_check_options;
 
 typedef struct re_check_file {
     char *path;
     re_file_kind kind;
     int is_sidecar;             /* found beside the MP3 (or named and the same file) */
-    int named;                  /* given in options.files */
+    int named;                  /* given in options.files (or a page found in site mode) */
+    int shared;                 /* one of options.shared_files */
+    uid_t foreign_owner;        /* site mode: found, but another user's: not read (0: read) */
+    size_t feed_items;          /* a feed: its items and entries ... */
+    size_t feed_matched;        /* ... and those whose enclosure names the MP3 */
     re_status status;           /* RE_OK, or why it could not be read or parsed */
     size_t claim_count;
     size_t fixed_count;         /* claims rewritten by --fix */
@@ -207,6 +220,15 @@ typedef struct re_check_report {
      * that made it: each one a failure, with a message in errors (one it lists whose bytes
      * changed since is a warning). Judged only when the sidecar has a "files" list. */
     size_t strays;
+    /* Site mode: the transcripts and chapters (NAME.vtt, .srt, .transcript.json,
+     * .chapters.json) the sidecar lists, each judged against its size and SHA-256 there
+     * (their cue and chapter times are the render's only while their bytes are). */
+    struct re_check_companion {
+        char *path;
+        int ok;                 /* same bytes as the render wrote */
+    } *companions;
+    size_t companion_count;
+    size_t not_checked;         /* site mode: found files of another user, left out */
 } re_check_report;
 
 /* Measures, extracts, judges and (with opt->fix) rewrites. Returns RE_OK when every input
@@ -217,7 +239,34 @@ typedef struct re_check_report {
 re_status re_check_run(const re_check_options *opt, re_check_report *report);
 void re_check_report_free(re_check_report *report);
 
-/* Number of claims that do not hold (after fixing) plus named files without any claim. */
+/* Number of claims that do not hold (after fixing), named files without any claim, strays
+ * and companions that changed. */
 size_t re_check_failed(const re_check_report *report);
+
+/* ---- a published folder ----------------------------------------------------------------- */
+
+#define RE_CHECK_MAX_DIR_ENTRIES 100000u   /* names in one folder (more: RE_ERR_LIMIT) */
+
+/* What `check DIR` judges in a folder: each episode (NAME.mp3, with the files re_check_run
+ * finds beside it in site mode) and the feeds (.xml, .rss, .atom) shared by all of them. */
+typedef struct re_check_site {
+    char **mp3s;                /* DIR/NAME.mp3, sorted by name */
+    size_t mp3_count;
+    char **feeds;               /* DIR/NAME.xml|.rss|.atom, sorted by name */
+    size_t feed_count;
+    size_t not_checked;         /* files left out with a warning */
+} re_check_site;
+
+/* Lists `dir` (not its subfolders; names starting with '.' are skipped). An MP3 or feed that
+ * another user owns (not the running user, not root), or that is reached through their
+ * symlink, and one that is a FIFO, device or socket, is never opened: a warning in `warnings`
+ * says it is not checked (an episode's own files are judged so by re_check_run in site mode).
+ * A page, transcript or chapters file with no NAME.mp3 beside it (other than index.html)
+ * gets a warning too. RE_ERR_READ (dir cannot be opened), RE_ERR_LIMIT (more than
+ * RE_CHECK_MAX_DIR_ENTRIES names check reads), RE_ERR_NOMEM; diagnostics in `errors`.
+ * Always initialises *site; release it with re_check_site_free. */
+re_status re_check_site_scan(const char *dir, re_check_site *site, re_diagnostics *errors,
+                             re_diagnostics *warnings);
+void re_check_site_free(re_check_site *site);
 
 #endif
