@@ -22,9 +22,10 @@ import uuid
 
 import feedparser
 
-from common import Case, main, run, write
+from common import Case, env_skip, main, run, write
 from test_cover import make_image
 from test_feed_judges import partytime
+from test_shared_folders import as_nobody
 
 BASE = "https://weekly.example.org/show/"
 PODCAST_NAMESPACE = uuid.UUID("ead4c236-bf58-58c6-a2c6-a6b28d128cb6")
@@ -243,6 +244,37 @@ class ShowOfTwelve(Case):
         res = self.feed(out)
         self.assertEqual(res.returncode, 0, res.stderr)
         self.assertEqual(len(self.read(out).entries), 13)
+
+    def test_another_users_set_claims_nothing(self):
+        """As root, in a shared folder: another user's copy of episode 5 (a sidecar they
+        could change at any time) makes no render warn and no feed refuse; it is left out."""
+        if os.geteuid() != 0:
+            env_skip(self, "unprivileged-user")
+        os.chmod(self.tmp, 0o755)
+        out = self.folder()
+        os.chmod(out, 0o1777)
+        sets = {name: open(os.path.join(out, name), "rb").read()
+                for name in os.listdir(out) if name.startswith("week-05.")}
+
+        def plant():
+            for name, data in sets.items():
+                with open(os.path.join(out, name.replace("week-05", "evil-05")), "wb") as f:
+                    f.write(data)
+        self.assertTrue(as_nobody(plant))
+        self.assertEqual(os.stat(os.path.join(out, "evil-05.json")).st_uid, 65534)
+        res = run([write(self.path("week-05.txt"), script(5)), "-o",
+                   os.path.join(out, "week-05.mp3")])
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertNotIn("already claims", res.stderr)
+        res = self.feed(out)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertIn("evil-05.json: warning: not in the feed: it belongs to another user",
+                      res.stderr)
+        self.assertNotIn("the same episode", res.stderr)
+        d = self.read(out)
+        self.assertEqual(len(d.entries), 12)
+        self.assertEqual([e.enclosures[0].href for e in d.entries if e.itunes_episode == "5"],
+                         [BASE + "week-05.mp3"])
 
     def test_an_unknown_type_is_refused_with_a_suggestion(self):
         for ext in ("txt", "md"):
