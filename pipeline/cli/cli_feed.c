@@ -3,11 +3,13 @@
  * options, diagnostics on stderr, one summary line on stdout, and the exit status (0 ok,
  * 1 usage error, 2 invalid input or unwritable output; nothing written on failure). */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "cli.h"
 #include "feed.h"
@@ -17,6 +19,7 @@
 
 static const char feed_usage[] =
     "usage: render-episode feed OUTDIR --base-url URL [-o FEED.xml] [--show FILE] [--draft]\n"
+    "                           [--include-future]\n"
     "\n"
     "Builds an RSS 2.0 podcast feed (iTunes and Podcasting 2.0 namespaces) from the episodes\n"
     "rendered into OUTDIR: every NAME.mp3 with its sidecar NAME.json, newest first, with\n"
@@ -26,7 +29,10 @@ static const char feed_usage[] =
     "author, language, link, image, category, explicit, owner_name, owner_email, guid,\n"
     "locked, medium, disclosure). image, category, explicit and guid are required.\n"
     "Also writes OUTDIR/index.html: the show and its episodes, newest first, each linked to\n"
-    "its page NAME.html (render --page) or its audio.\n"
+    "its page NAME.html (render --page) or its audio. An episode published later than now\n"
+    "(its `published:`) is left out of both, with a warning, until a feed is written after\n"
+    "that time. Two sets of files that claim one episode (the same guid:, or the same\n"
+    "season and episode number) are refused.\n"
     "\n"
     "  --base-url URL       where OUTDIR's files are published (http:// or https://)\n"
     "  -o, --output FILE    the feed (default OUTDIR/feed.xml; - for standard output, and\n"
@@ -34,11 +40,15 @@ static const char feed_usage[] =
     "      --show FILE      the show file (default OUTDIR/show.txt when it exists)\n"
     "      --draft          write the feed even without what Apple Podcasts and Podcast\n"
     "                       Index require (marked a draft in an XML comment)\n"
+    "      --include-future also the episodes published later than now\n"
     "  -q, --quiet          no summary line\n"
     "  -h, --help           this help\n"
     "\n"
     "Exit status: 0 written, 1 usage error, 2 invalid show file or sidecars, a stale sidecar,\n"
-    "no episode, or an unwritable output (nothing is written).\n";
+    "two sets of one episode, no episode, or an unwritable output (nothing is written).\n"
+    "\n"
+    "Environment: RENDER_EPISODE_NOW, an ISO 8601 date-time with a zone, is taken for now\n"
+    "(to preview a schedule, and for tests).\n";
 
 typedef struct feed_cli {
     const char *dir;
@@ -47,6 +57,8 @@ typedef struct feed_cli {
     const char *show;
     int quiet;
     int draft;
+    int include_future;
+    int64_t now_ms;       /* RENDER_EPISODE_NOW, else the clock */
 } feed_cli;
 
 static int take_folder(void *context, const char *arg)
@@ -66,10 +78,30 @@ static const cli_option feed_options[] = {
     { "show", 0, CLI_TEXT, F(show), .value_name = "FILE", .needs = "a file name",
       .flags = CLI_NONEMPTY },
     { "draft", 0, CLI_FLAG, F(draft) },
+    { "include-future", 0, CLI_FLAG, F(include_future) },
     { "quiet", 'q', CLI_FLAG, F(quiet) },
     CLI_HELP_OPTION,
 };
 #undef F
+
+/* Now, for the schedule: RENDER_EPISODE_NOW when set (a `published` form with a zone, so that a
+ * test or a preview of next week's feed does not depend on the clock), else the clock. */
+static int take_now(feed_cli *cli)
+{
+    const char *value = getenv(RE_NOW_ENV);
+    if (value && value[0]) {
+        char rfc822[RE_RFC822_MAX];
+        if (!strchr(value, 'T') || re_rfc822_from_iso(value, rfc822, &cli->now_ms) != RE_OK)
+            return cli_usage_error("feed", "%s='%s' is not an ISO 8601 date-time with a zone "
+                                   "like 2026-11-30T09:00:00Z", RE_NOW_ENV, value);
+        return CLI_GO_ON;
+    }
+    struct timespec ts;
+    if (clock_gettime(CLOCK_REALTIME, &ts) != 0)
+        return cli_usage_error("feed", "cannot read the clock: %s", strerror(errno));
+    cli->now_ms = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    return CLI_GO_ON;
+}
 
 /* argv[0] is "feed"; options may come before or after OUTDIR. Returns CLI_GO_ON, or an exit
  * status. */
@@ -92,7 +124,7 @@ static int parse_args(int argc, char **argv, feed_cli *cli)
         cli_error("feed", "--base-url '%s': %s", cli->base_url, why);
         return cli_usage_error("feed", "%s", "for example --base-url https://example.org/podcast/");
     }
-    return CLI_GO_ON;
+    return take_now(cli);
 }
 
 static void print_diagnostics(const re_diagnostics *diag, const char *kind)
@@ -220,7 +252,7 @@ static re_status load_default_show(const char *path, re_show *show, re_diagnosti
 }
 
 static re_status build(const feed_cli *cli, const char *target, size_t *episodes,
-                       re_diagnostics *errors, re_diagnostics *warnings)
+                       size_t *future, re_diagnostics *errors, re_diagnostics *warnings)
 {
     re_feed feed;
     re_feed_init(&feed);
@@ -242,6 +274,10 @@ static re_status build(const feed_cli *cli, const char *target, size_t *episodes
         st = scan;
     if (st == RE_OK)
         st = re_feed_complete_channel(&feed, cli->base_url, show_path, errors, warnings);
+    if (st == RE_OK)   /* two sets of one episode, scheduled or not */
+        st = re_feed_check_identities(&feed, errors);
+    if (st == RE_OK && !cli->include_future)   /* the feed and the index alike */
+        st = re_feed_leave_out_future(&feed, cli->now_ms, future, warnings);
     re_output *prepared = NULL;
     if (st == RE_OK)
         st = write_output(&feed, cli, target, &prepared, errors);
@@ -268,17 +304,21 @@ int cli_feed(int argc, char **argv)
     re_diagnostics errors, warnings;
     re_diagnostics_init(&errors, RE_DIAG_DEFAULT_LIMIT);
     re_diagnostics_init(&warnings, RE_DIAG_DEFAULT_LIMIT);
-    size_t episodes = 0;
-    re_status st = build(&cli, target, &episodes, &errors, &warnings);
+    size_t episodes = 0, future = 0;
+    re_status st = build(&cli, target, &episodes, &future, &errors, &warnings);
     print_diagnostics(&warnings, "warning: ");
     print_diagnostics(&errors, "");
     if (st != RE_OK && st != RE_ERR_INTERRUPTED && errors.count == 0)
         cli_error("feed", "%s: %s", cli.dir, re_strerror(st));
     if (st != RE_OK)
         fprintf(stderr, "render-episode feed: nothing was written\n");
-    else if (!cli.quiet && strcmp(target, "-") != 0)
-        printf("%s: %zu episode%s%s\n", target, episodes, episodes == 1 ? "" : "s",
+    else if (!cli.quiet && strcmp(target, "-") != 0) {
+        char later[64] = "";
+        if (future)
+            snprintf(later, sizeof later, " (%zu scheduled later, left out)", future);
+        printf("%s: %zu episode%s%s%s\n", target, episodes, episodes == 1 ? "" : "s", later,
                cli.draft ? " (--draft)" : "");
+    }
     if (st == RE_OK && fflush(stdout) != 0)
         st = RE_ERR_WRITE;
     re_diagnostics_free(&errors);

@@ -6,10 +6,13 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "datetime.h"
 #include "feed_internal.h"
@@ -88,6 +91,7 @@ re_status re_feed_episode_read(const char *path, const char *buf, size_t len,
         .published = take(&side.published), .number = side.episode, .samples = side.samples,
         .sample_rate = side.sample_rate, .bytes = side.bytes, .dated = side.dated,
         .instant_ms = side.published_ms, .season = side.season, .guid = take(&side.guid),
+        .type = side.type,
         .has_files = side.has_files, .files = side.files, .file_count = side.file_count,
     };
     side.files = NULL;
@@ -494,4 +498,44 @@ re_status re_feed_check_description(const char *where, const char *key, const ch
     (*input_errors)++;
     return re_diag_add(errors, where, 0, 0, "the %s %s (%zu bytes)", key, problem, n) == RE_OK
            ? RE_OK : RE_ERR_NOMEM;
+}
+
+/* ======================================================================================
+ * The schedule
+ * ====================================================================================== */
+
+re_status re_feed_leave_out_future(re_feed *feed, int64_t now_ms, size_t *left,
+                                   re_diagnostics *warnings)
+{
+    *left = 0;
+    char now[32];
+    time_t seconds = (time_t)(now_ms >= 0 ? now_ms / 1000 : (now_ms - 999) / 1000);
+    struct tm tm;
+    if (!gmtime_r(&seconds, &tm) || strftime(now, sizeof now, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+        snprintf(now, sizeof now, "%" PRId64 " ms after 1970", now_ms);
+    size_t kept = 0;
+    re_status st = RE_OK;
+    for (size_t i = 0; i < feed->count; i++) {
+        re_feed_episode *e = &feed->episodes[i];
+        if (!e->dated || e->instant_ms <= now_ms) {
+            if (kept != i) {
+                feed->episodes[kept] = *e;
+                memset(e, 0, sizeof *e);
+            }
+            kept++;
+            continue;
+        }
+        char *path = re_path_join(feed->dir ? feed->dir : ".", e->sidecar_name);
+        if (st == RE_OK)
+            st = path ? re_diag_add(warnings, path, 0, 0, "not in the feed yet: it is published "
+                                    "%s, later than now (%s); it appears in the first feed "
+                                    "written from then on (--include-future publishes it now)",
+                                    e->published, now)
+                      : RE_ERR_NOMEM;
+        free(path);
+        re_feed_episode_free(e);
+        (*left)++;
+    }
+    feed->count = kept;
+    return st;
 }

@@ -239,7 +239,7 @@ static void write_item(writer *x, const re_feed *feed, const re_feed_episode *e,
     const char *author = e->author ? e->author : feed->show.author;
     if (author)
         element(x, "itunes:author", author);
-    element(x, "itunes:episodeType", "full");
+    element(x, "itunes:episodeType", re_episode_type_name(e->type));
     if (e->assets & (RE_ASSET_COVER_JPEG | RE_ASSET_COVER_PNG)) {   /* the episode's own cover */
         char *file = NULL, *image = NULL;
         if (re_feed_cover_name(e, &file) != RE_OK || !(image = re_feed_url(base_url, file))) {

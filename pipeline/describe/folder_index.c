@@ -75,6 +75,12 @@ static void build_episode(html_builder *b, xmlNodePtr list, const re_feed_episod
         html_raw_text(b, meta, number, strlen(number));
         sep = " · ";
     }
+    const char *kind = page_episode_type_words(ep->type);
+    if (kind) {   /* a trailer or bonus episode says so, as on its page */
+        html_raw_text(b, meta, sep, strlen(sep));
+        html_text_element(b, meta, "strong", "type", kind);
+        sep = " · ";
+    }
     uint64_t seconds = re_samples_to_seconds(ep->samples, ep->sample_rate);
     char iso[RE_DURATION_ISO_MAX], human[96];
     re_duration_format_iso(seconds, iso);

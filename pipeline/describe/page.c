@@ -64,6 +64,12 @@ static void md_text(FILE *out, const char *s, int line_start)
     }
 }
 
+const char *page_episode_type_words(re_episode_type type)
+{
+    return type == RE_EPISODE_TRAILER ? "Trailer" : type == RE_EPISODE_BONUS ? "Bonus episode"
+                                                                             : NULL;
+}
+
 void page_duration_words(uint64_t seconds, char *buf, size_t size)
 {
     unsigned long long s = (unsigned long long)seconds;

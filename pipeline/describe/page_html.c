@@ -349,7 +349,8 @@ static void build_header(html_builder *b, xmlNodePtr article, const re_render_fa
         free(alt);
     }
     xmlNodePtr titles = html_element(b, header, "div", "titles");
-    if (ep->show || ep->episode_number >= 0) {
+    const char *kind = page_episode_type_words(ep->type);
+    if (ep->show || ep->episode_number >= 0 || kind) {
         xmlNodePtr p = html_element(b, titles, "p", "show");
         if (ep->show)
             html_text(b, p, ep->show);
@@ -358,6 +359,11 @@ static void build_header(html_builder *b, xmlNodePtr article, const re_render_fa
             snprintf(number, sizeof number, "%sEpisode %ld", ep->show ? " · " : "",
                      ep->episode_number);
             html_raw_text(b, p, number, strlen(number));
+        }
+        if (kind) {   /* a trailer or bonus episode says so; a full one is the rule */
+            if (ep->show || ep->episode_number >= 0)
+                html_raw_text(b, p, " · ", strlen(" · "));
+            html_text_element(b, p, "strong", "type", kind);
         }
     }
     html_text_element(b, titles, "h1", NULL, ep->title);

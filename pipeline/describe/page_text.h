@@ -22,6 +22,10 @@ int page_ends_with_duration(const char *s, size_t end);
 /* "2 min 53 s", "1 h 0 min 5 s", "45 s": a whole number of seconds in words. */
 void page_duration_words(uint64_t seconds, char *buf, size_t size);
 
+/* The label of an episode that is not a full one, in the page's own (English) words:
+ * "Trailer", "Bonus episode"; NULL for a full episode or one without `type:`. */
+const char *page_episode_type_words(re_episode_type type);
+
 /* "1:05" or "1:02:03" for a time in ms (whole seconds, rounded down). */
 void page_clock_text(uint64_t ms, char *buf, size_t size);
 

@@ -199,6 +199,8 @@ re_status re_sidecar_write(FILE *out, const re_render_facts *f)
                                        ? json_integer(ep->episode_number) : json_null());
     failed |= set(root, "season", ep->season >= 1 ? json_integer(ep->season) : json_null());
     failed |= set(root, "guid", string_or_null(ep->guid));
+    if (ep->type != RE_EPISODE_TYPE_UNSET)   /* absent otherwise: older sidecars stay as they were */
+        failed |= set(root, "type", json_string(re_episode_type_name(ep->type)));
     const char *const *key = re_sidecar_length_keys;
     failed |= set(root, key[RE_SIDECAR_DURATION], json_string(iso));
     failed |= set(root, key[RE_SIDECAR_DURATION_MS],
@@ -429,6 +431,11 @@ static void read_fields(sidecar_reader *r, re_sidecar *s)
     s->episode = (long)read_integer(r, "episode", 0, 0, 999999);
     s->season = (long)read_integer(r, "season", 0, 1, 999999);
     read_text(r, "guid", 0, &s->guid);
+    char *type = NULL;
+    read_text(r, "type", 0, &type);
+    if (type && (s->type = re_episode_type_from_name(type, strlen(type))) == RE_EPISODE_TYPE_UNSET)
+        sidecar_error(r, "the sidecar's \"%s\" is not full, trailer or bonus", "type");
+    free(type);
     const char *const *key = re_sidecar_length_keys;
     int64_t samples = read_integer(r, key[RE_SIDECAR_SAMPLES], 1, 0, INT64_MAX);
     int64_t rate = read_integer(r, key[RE_SIDECAR_SAMPLE_RATE], 1, 1, 1000000);

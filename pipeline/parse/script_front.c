@@ -99,6 +99,48 @@ static void read_guid(keyfile *kf, const keyfile_value *v)
         keyfile_copy(kf, &episode_of(kf)->guid, v, 0);
 }
 
+static const char *const type_names[] = {
+    [RE_EPISODE_TYPE_UNSET] = "full", [RE_EPISODE_FULL] = "full",
+    [RE_EPISODE_TRAILER] = "trailer", [RE_EPISODE_BONUS] = "bonus",
+};
+
+const char *re_episode_type_name(re_episode_type type)
+{
+    return (unsigned)type < sizeof type_names / sizeof type_names[0] ? type_names[type] : "full";
+}
+
+re_episode_type re_episode_type_from_name(const char *name, size_t len)
+{
+    for (int t = RE_EPISODE_FULL; t <= RE_EPISODE_BONUS; t++)
+        if (strlen(type_names[t]) == len && memcmp(type_names[t], name, len) == 0)
+            return (re_episode_type)t;
+    return RE_EPISODE_TYPE_UNSET;
+}
+
+/* `type: full|trailer|bonus`, Apple's itunes:episodeType; a near miss is named. */
+static void read_type(keyfile *kf, const keyfile_value *v)
+{
+    char q[QUOTE_SIZE];
+    re_episode_type type = re_episode_type_from_name(v->text, v->len);
+
+    if (type != RE_EPISODE_TYPE_UNSET) {
+        episode_of(kf)->type = type;
+        return;
+    }
+    const char *near = NULL;
+    size_t best = 3;   /* at most 2 edits away, as for keys */
+    for (int t = RE_EPISODE_FULL; t <= RE_EPISODE_BONUS; t++) {
+        size_t d = re_edit_distance(v->text, v->len, type_names[t]);
+        if (d < best) {
+            best = d;
+            near = type_names[t];
+        }
+    }
+    parse_error(keyfile_errors(kf), v->line, v->col, "type '%s' is not one of: full, trailer, "
+                "bonus%s%s%s", quote(q, v->text, v->len), near ? " (did you mean '" : "",
+                near ? near : "", near ? "'?)" : "");
+}
+
 /* The episode's output rate, one of the rates the program renders at. */
 static void read_sample_rate(keyfile *kf, const keyfile_value *v)
 {
@@ -308,6 +350,7 @@ static const keyfile_key front_matter_keys[] = {
     { "episode", KEY_LONG, offsetof(re_episode, episode_number), 0, EPISODE_MAX, 1, NULL, NULL },
     { "season", KEY_LONG, offsetof(re_episode, season), 1, EPISODE_MAX, 1, NULL, NULL },
     CALL_KEY("guid", read_guid),
+    CALL_KEY("type", read_type),
     CALL_KEY("image", read_image),
     CALL_KEY("lexicon", read_lexicon),
     CALL_KEY("sample_rate", read_sample_rate),

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "feed.h"
 #include "files.h"
 #include "hex.h"
 
@@ -210,6 +211,33 @@ static int open_folder_of(const char *path)
     return fd;
 }
 
+/* The sidecar `name` (shown as `path`) in the folder `dir`, of `format` (NULL: any), when it
+ * is a regular file of ours or root's, never followed or waited on (another user's lists
+ * nothing to remove and claims no episode): 1 with *side filled, for re_sidecar_free. */
+static int read_folder_sidecar(int dir, const char *name, const char *path, const char *format,
+                               re_sidecar *side)
+{
+    int fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    char *buf = NULL;
+    int found = 0;
+    if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && re_owner_trusted(st.st_uid)
+        && st.st_size > 0 && (uint64_t)st.st_size <= RE_SIDECAR_MAX_SIZE
+        && (buf = malloc((size_t)st.st_size))) {
+        size_t len = (size_t)st.st_size, got = 0;
+        ssize_t n = 1;
+        while (got < len && (n = pread(fd, buf + got, len - got, (off_t)got)) > 0)
+            got += (size_t)n;
+        re_sidecar_found kind = RE_SIDECAR_NOT_OURS;
+        found = got == len && re_sidecar_read(path, buf, len, format, side, &kind, NULL) == RE_OK
+                && kind == RE_SIDECAR_FOUND;
+    }
+    if (fd >= 0)
+        (void)close(fd);
+    free(buf);
+    return found;
+}
+
 /* OUT's sidecar as the previous render left it, read beneath the folder `dir` without
  * following a symlink: 1 when it is one of ours that lists the files that render wrote (then
  * *previous is filled, for re_sidecar_free), else 0 (none, not ours, of an older version, or
@@ -217,29 +245,11 @@ static int open_folder_of(const char *path)
 static int read_previous(const output_set *set, int dir, re_sidecar *previous)
 {
     char *path = path_of(set->output_path, OUTPUT_SIDECAR);
-    int fd = path ? openat(dir, base_of(path), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-                  : -1;
-    struct stat st;
-    char *buf = NULL;
-    int found = 0;
-    if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && re_owner_trusted(st.st_uid)
-        && st.st_size > 0
-        && (uint64_t)st.st_size <= RE_SIDECAR_MAX_SIZE && (buf = malloc((size_t)st.st_size))) {
-        size_t len = (size_t)st.st_size, got = 0;
-        ssize_t n = 1;
-        while (got < len && (n = pread(fd, buf + got, len - got, (off_t)got)) > 0)
-            got += (size_t)n;
-        re_sidecar_found kind = RE_SIDECAR_NOT_OURS;
-        found = got == len && re_sidecar_read(path, buf, len, NULL, previous, &kind, NULL) == RE_OK
-                && kind == RE_SIDECAR_FOUND;
-        if (found && !previous->has_files) {
-            re_sidecar_free(previous);
-            found = 0;
-        }
+    int found = path && read_folder_sidecar(dir, base_of(path), path, NULL, previous);
+    if (found && !previous->has_files) {
+        re_sidecar_free(previous);
+        found = 0;
     }
-    if (fd >= 0)
-        (void)close(fd);
-    free(buf);
     free(path);
     return found;
 }
@@ -609,4 +619,64 @@ void output_set_free(output_set *set)
     for (int k = 0; k < OUTPUT_KINDS; k++)
         re_output_discard(set->files[k]);
     free(set);
+}
+
+/* ======================================================================================
+ * Another set of the same episode
+ * ====================================================================================== */
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+re_status output_set_warn_claims(const char *output_path, const char *format,
+                                 const re_episode *episode, re_diagnostics *diag)
+{
+    if (strcmp(format, "mp3") != 0 || (!episode->guid && episode->episode_number <= 0))
+        return RE_OK;   /* in no feed, or the episode is its file name: no other set can be it */
+    re_episode_claim mine = { .guid = episode->guid, .season = episode->season,
+                              .number = episode->episode_number, .type = episode->type };
+    char *own = path_of(output_path, OUTPUT_SIDECAR);
+    int dir = open_folder_of(output_path);
+    int listing = dir >= 0 ? dup(dir) : -1;
+    DIR *d = listing >= 0 ? fdopendir(listing) : NULL;
+    if (!d && listing >= 0)
+        (void)close(listing);
+    const char *slash = strrchr(output_path, '/');
+    size_t folder_len = slash ? (size_t)(slash - output_path) + 1 : 0;
+    re_status status = own ? RE_OK : RE_ERR_NOMEM;
+    struct dirent *entry;
+    while (status == RE_OK && d && (entry = readdir(d)) != NULL) {
+        const char *name = entry->d_name;
+        if (name[0] == '.' || !ends_with(name, ".json") || ends_with(name, ".chapters.json")
+            || ends_with(name, ".transcript.json") || strcmp(name, base_of(own)) == 0)
+            continue;
+        char *path = NULL;
+        if (asprintf(&path, "%.*s%s", (int)folder_len, output_path, name) < 0) {
+            status = RE_ERR_NOMEM;
+            break;
+        }
+        re_sidecar side;
+        char why[RE_CLAIM_WHY_MAX];
+        if (read_folder_sidecar(dir, name, path, "mp3", &side)) {
+            re_episode_claim theirs = { .guid = side.guid, .season = side.season,
+                                        .number = side.episode, .type = side.type };
+            if (re_episode_claims_same(&mine, &theirs, why))
+                status = re_diag_add(diag, own, 0, 0, "warning: %s already claims this episode "
+                                     "(%s): `feed` refuses the folder while both sets are in "
+                                     "it; if that set is this episode under an old name (a "
+                                     "renamed script), remove it (%s, its audio and the files "
+                                     "beside them)", path, why, name);
+            re_sidecar_free(&side);
+        }
+        free(path);
+    }
+    if (d)
+        closedir(d);
+    if (dir >= 0)
+        (void)close(dir);
+    free(own);
+    return status;
 }

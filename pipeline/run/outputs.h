@@ -21,6 +21,7 @@
 #include <signal.h>
 
 #include "output.h"
+#include "script.h"
 #include "sidecar.h"
 #include "status.h"
 
@@ -98,6 +99,14 @@ re_status output_set_publish(output_set *set, volatile sig_atomic_t *stop, re_di
 re_status output_set_describe(output_set *set, re_sidecar_file **files, size_t *count,
                               re_diagnostics *diag);
 void output_files_free(re_sidecar_file *files, size_t count);
+
+/* After publishing an MP3 (`format`; a WAV is in no feed): a warning in diag for every other
+ * MP3 sidecar in OUT's folder (of the running user or root; another user's is not read) that
+ * claims the same episode as `episode` (feed.h re_episode_claims_same: its `guid:`, or its
+ * season and episode number), naming that sidecar: `feed` refuses such a folder. Nothing is
+ * changed. RE_ERR_NOMEM. */
+re_status output_set_warn_claims(const char *output_path, const char *format,
+                                 const re_episode *episode, re_diagnostics *diag);
 
 /* 1 when every file of the set beside OUT, the audio and the sidecar aside, exists. */
 int output_set_present(const char *output_path, const output_choice *choice);

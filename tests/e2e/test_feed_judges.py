@@ -203,7 +203,8 @@ class Publish(Case):
         self.assertIn("garden-01.cover.png", [x["name"] for x in garden["files"]])
         self.assertNotIn("image", self.sidecars["market-02"])
         self.assertEqual(d.entries[0].id, "urn:allotment:market-2")
-        self.assertEqual(d.entries[1].id, str(uuid.uuid5(uuid.UUID(CHANNEL_GUID), "garden-01")))
+        # episode 1 of season 2: its number, not its file name, makes its guid
+        self.assertEqual(d.entries[1].id, str(uuid.uuid5(uuid.UUID(CHANNEL_GUID), "2/1")))
 
     def test_partytime_reads_every_field(self):
         feed = partytime(self.feed)
@@ -253,7 +254,7 @@ class Publish(Case):
         self.assertEqual(items[1]["podcastChapters"]["url"], BASE + "garden-01.chapters.json")
         self.assertNotIn("podcastChapters", items[0])     # market-02 has no headings
         self.assertEqual(items[0]["guid"], "urn:allotment:market-2")
-        self.assertEqual(items[1]["guid"], str(uuid.uuid5(uuid.UUID(CHANNEL_GUID), "garden-01")))
+        self.assertEqual(items[1]["guid"], str(uuid.uuid5(uuid.UUID(CHANNEL_GUID), "2/1")))
 
     def test_check_accepts_the_feed_and_the_files_beside_each_mp3(self):
         for name in SCRIPTS:

@@ -183,7 +183,9 @@ def build_manifest(tmp):
     out, inp = os.path.join(tmp, "out"), os.path.join(tmp, "in")
     for d in (out, inp, os.path.join(tmp, "cache"), os.path.join(tmp, "tmp")):
         os.makedirs(d, exist_ok=True)
-    env = {"XDG_CACHE_HOME": os.path.join(tmp, "cache"), "TMPDIR": os.path.join(tmp, "tmp")}
+    # a fixed now, after every script's date: the feed never depends on the day the test runs
+    env = {"XDG_CACHE_HOME": os.path.join(tmp, "cache"), "TMPDIR": os.path.join(tmp, "tmp"),
+           "RENDER_EPISODE_NOW": "2027-01-01T00:00:00Z"}
     # the scripts are copied, so that no message or output can depend on the source tree's path
     for rel in list(SCRIPTS.values()) + EXTRA_INPUTS:
         shutil.copyfile(os.path.join(SRC, rel), os.path.join(inp, os.path.basename(rel)))

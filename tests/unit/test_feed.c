@@ -157,7 +157,7 @@ static void test_urls(void)
     CHECK_INT(re_uuid5("not a uuid", "x", uuid), RE_ERR_INVALID);
 
     /* item guids: UUIDv5 of the stem in the channel's namespace, or the script's own */
-    re_feed_episode e = { .stem = "ep2" };
+    re_feed_episode e = { .stem = "ep2", .number = -1, .season = -1 };
     char *g = re_feed_item_guid(&e, "11111111-2222-5333-8444-555555555555");
     CHECK_STR(g, "f62f46b8-7dfa-56f6-83d6-35ab6ccabb3e");   /* python3 uuid.uuid5 */
     free(g);
@@ -167,6 +167,170 @@ static void test_urls(void)
     free(g);
     e.guid = NULL;
     CHECK(re_feed_item_guid(&e, "nope") == NULL);
+    /* a numbered episode: "SEASON/EPISODE" (0: no season), the type after a trailer's or a
+     * bonus episode's; its stem plays no part (python3 uuid.uuid5) */
+    static const struct { long season; re_episode_type type; const char *uuid; } numbered[] = {
+        { -1, RE_EPISODE_TYPE_UNSET, "125ba248-6ab5-5c25-9b80-a09a3a58c66d" },   /* 0/3 */
+        { 2, RE_EPISODE_TYPE_UNSET, "9dd322ff-d4b2-5432-9e39-2ec531fc7d1d" },    /* 2/3 */
+        { 2, RE_EPISODE_FULL, "9dd322ff-d4b2-5432-9e39-2ec531fc7d1d" },          /* 2/3 */
+        { 2, RE_EPISODE_BONUS, "59eba6cc-d449-54c2-9501-a915c6b41756" },         /* 2/3/bonus */
+        { 2, RE_EPISODE_TRAILER, "c8680faf-f5b2-5df3-8e59-f3e21f1caf7d" },       /* 2/3/trailer */
+    };
+    for (size_t i = 0; i < sizeof numbered / sizeof numbered[0]; i++) {
+        re_feed_episode n = { .stem = i % 2 ? "renamed" : "ep3", .number = 3,
+                              .season = numbered[i].season, .type = numbered[i].type };
+        g = re_feed_item_guid(&n, "11111111-2222-5333-8444-555555555555");
+        CHECK_STR(g, numbered[i].uuid);
+        free(g);
+        n.guid = "pinned";
+        g = re_feed_item_guid(&n, "11111111-2222-5333-8444-555555555555");
+        CHECK_STR(g, "pinned");
+        free(g);
+    }
+}
+
+/* ---- one episode, one item ---------------------------------------------------------------- */
+
+static void test_claims(void)
+{
+    char why[RE_CLAIM_WHY_MAX];
+    re_episode_claim a = { .season = 1, .number = 5 }, b = a;
+    CHECK(re_episode_claims_same(&a, &b, why));
+    CHECK_STR(why, "episode 5 of season 1");
+    b.season = 2;
+    CHECK(!re_episode_claims_same(&a, &b, why));
+    b.season = 1;
+    b.type = RE_EPISODE_FULL;   /* no type: is a full episode */
+    CHECK(re_episode_claims_same(&a, &b, why));
+    b.type = RE_EPISODE_BONUS;   /* a bonus episode may share its episode's number */
+    CHECK(!re_episode_claims_same(&a, &b, why));
+    a.type = RE_EPISODE_BONUS;
+    CHECK(re_episode_claims_same(&a, &b, why));
+    CHECK_STR(why, "the bonus episode for episode 5 of season 1");
+    a = (re_episode_claim){ .season = -1, .number = 7 };
+    b = a;
+    CHECK(re_episode_claims_same(&a, &b, why));
+    CHECK_STR(why, "episode 7 (no season)");
+    a.number = b.number = 0;   /* no number in the feed: no claim */
+    CHECK(!re_episode_claims_same(&a, &b, why));
+    b.number = -1;
+    a.number = -1;   /* unnumbered, no guid: each set is its file */
+    CHECK(!re_episode_claims_same(&a, &b, why));
+    a.guid = b.guid = "urn:x";
+    CHECK(re_episode_claims_same(&a, &b, why));
+    CHECK_STR(why, "the guid 'urn:x' (the script's guid:)");
+    b.guid = "urn:y";
+    a.item_guid = b.item_guid = "same";
+    CHECK(re_episode_claims_same(&a, &b, why));
+    CHECK_STR(why, "the item guid 'same'");
+
+    /* the feed: one error per set that repeats an episode, at the later sidecar */
+    re_feed feed;
+    re_feed_init(&feed);
+    feed.dir = "out";
+    snprintf(feed.channel_guid, sizeof feed.channel_guid, "%s",
+             "11111111-2222-5333-8444-555555555555");
+    static const struct { const char *stem; long number; const char *guid; } sets[] = {
+        { "a", 1, NULL }, { "b", 2, NULL }, { "c", 1, NULL },   /* c repeats a's number */
+        { "d", -1, "urn:d" }, { "e", -1, "urn:d" },              /* e repeats d's guid */
+        { "f", 3, "urn:f" }, { "g", 3, NULL },                   /* g: f pinned, same number */
+        { "h", -1, "125ba248-6ab5-5c25-9b80-a09a3a58c66d" }, { "i", 3, NULL },  /* h: 0/3 */
+    };
+    for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++) {
+        re_feed_episode e = { .number = sets[i].number, .season = -1, .dated = 0 };
+        e.stem = strdup(sets[i].stem);
+        CHECK(asprintf(&e.sidecar_name, "%s.json", sets[i].stem) > 0);
+        e.title = strdup(sets[i].stem);
+        e.guid = sets[i].guid ? strdup(sets[i].guid) : NULL;
+        CHECK_INT(re_feed_add(&feed, &e), RE_OK);
+    }
+    re_diagnostics err;
+    re_diagnostics_init(&err, 50);
+    CHECK_INT(re_feed_check_identities(&feed, &err), RE_ERR_INPUT);
+    static const struct { const char *file, *message; } expected[] = {
+        { "out/c.json", "the same episode as a.json: both claim episode 1 (no season)" },
+        { "out/e.json", "the same episode as d.json: both claim the guid 'urn:d'" },
+        { "out/h.json", "the same episode as g.json: both claim the item guid" },
+        { "out/i.json", "the same episode as g.json: both claim episode 3 (no season)" },
+        { "out/g.json", "the same episode as f.json: both claim episode 3 (no season)" },
+    };
+    CHECK_INT((long)err.count, (long)(sizeof expected / sizeof expected[0]));
+    for (size_t k = 0; k < sizeof expected / sizeof expected[0]; k++) {
+        int seen = 0;
+        for (size_t i = 0; i < err.count; i++)
+            seen |= strcmp(err.items[i].file, expected[k].file) == 0
+                    && strstr(err.items[i].message, expected[k].message) != NULL
+                    && strstr(err.items[i].message, "remove the set that is no longer that "
+                                                    "episode") != NULL;
+        if (!seen)
+            dump(&err);
+        CHECK(seen);
+    }
+    re_diagnostics_free(&err);
+    /* without the repeats, the feed passes */
+    re_feed_episode_free(&feed.episodes[8]);
+    re_feed_episode_free(&feed.episodes[7]);
+    re_feed_episode_free(&feed.episodes[6]);
+    re_feed_episode_free(&feed.episodes[4]);
+    re_feed_episode_free(&feed.episodes[2]);
+    feed.episodes[2] = feed.episodes[3];
+    feed.episodes[3] = feed.episodes[5];
+    feed.count = 4;
+    re_diagnostics_init(&err, 50);
+    CHECK_INT(re_feed_check_identities(&feed, &err), RE_OK);
+    CHECK_INT((long)err.count, 0);
+    re_diagnostics_free(&err);
+    re_feed_free(&feed);
+}
+
+/* ---- the schedule ------------------------------------------------------------------------- */
+
+static void test_schedule(void)
+{
+    re_feed feed;
+    re_feed_init(&feed);
+    feed.dir = "out";
+    static const struct { const char *stem; const char *published; } sets[] = {
+        { "later", "2026-12-01T11:00:00+01:00" }, { "now", "2026-12-01T09:00:00Z" },
+        { "earlier", "2026-11-30" }, { "undated", NULL },
+    };
+    for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++) {
+        re_feed_episode e = { .number = -1, .season = -1 };
+        e.stem = strdup(sets[i].stem);
+        CHECK(asprintf(&e.sidecar_name, "%s.json", sets[i].stem) > 0);
+        e.title = strdup(sets[i].stem);
+        if (sets[i].published) {
+            e.published = strdup(sets[i].published);
+            e.dated = re_rfc822_from_iso(e.published, e.pub_date, &e.instant_ms) == RE_OK;
+        }
+        CHECK_INT(re_feed_add(&feed, &e), RE_OK);
+    }
+    re_feed_sort(feed.episodes, feed.count);
+    int64_t now = feed.episodes[1].instant_ms;   /* 2026-12-01T09:00:00Z */
+    re_diagnostics warn;
+    re_diagnostics_init(&warn, 50);
+    size_t left = 9;
+    CHECK_INT(re_feed_leave_out_future(&feed, now + 3599999, &left, &warn), RE_OK);
+    CHECK_INT((long)left, 1);
+    CHECK_INT((long)feed.count, 3);
+    CHECK_STR(feed.episodes[0].stem, "now");       /* the order is kept */
+    CHECK_STR(feed.episodes[1].stem, "earlier");
+    CHECK_STR(feed.episodes[2].stem, "undated");   /* undated: never held back */
+    CHECK_INT((long)warn.count, 1);
+    CHECK_STR(warn.items[0].file, "out/later.json");
+    CHECK(has_message(&warn, 0, 0, "not in the feed yet: it is published "
+                      "2026-12-01T11:00:00+01:00, later than now (2026-12-01T09:59:59Z)"));
+    re_diagnostics_free(&warn);
+    re_diagnostics_init(&warn, 50);
+    CHECK_INT(re_feed_leave_out_future(&feed, now, &left, &warn), RE_OK);   /* exactly now: in */
+    CHECK_INT((long)left, 0);
+    CHECK_INT((long)feed.count, 3);
+    CHECK_INT(re_feed_leave_out_future(&feed, now - 1, &left, &warn), RE_OK);
+    CHECK_INT((long)left, 1);
+    CHECK_INT((long)feed.count, 2);
+    CHECK_STR(feed.episodes[0].stem, "earlier");
+    re_diagnostics_free(&warn);
+    re_feed_free(&feed);
 }
 
 /* ---- the show file ------------------------------------------------------------------------ */
@@ -767,7 +931,8 @@ static void test_write(void)
     CHECK(text_is(child(first, "description", NULL), "Sum &amp; more"));
     CHECK(text_is(child(first, "encoded", RE_CONTENT_NS), "<p>Sum &amp; more</p>"));
     const xmlNode *guid = child(first, "guid", NULL);
-    CHECK(text_is(guid, "b14b3832-a605-5639-b9dc-4611812006e5") && attr_is(guid, "isPermaLink", "false"));
+    /* episode 1 of season 3: python3 uuid.uuid5(channel, "3/1") */
+    CHECK(text_is(guid, "8e87b3fe-f365-57ca-848d-696932826c6e") && attr_is(guid, "isPermaLink", "false"));
     CHECK(text_is(child(first, "link", NULL), "https://cdn.example.org/pod/ep%201.html"));
     CHECK(text_is(child(first, "author", RE_ITUNES_NS), "The team"));
     CHECK(text_is(child(first, "episodeType", RE_ITUNES_NS), "full"));
@@ -1037,6 +1202,8 @@ int main(void)
     test_show_errors();
     test_episode_read();
     test_sort();
+    test_claims();
+    test_schedule();
     test_channel_defaults();
     test_write();
     test_scan();

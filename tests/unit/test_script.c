@@ -253,6 +253,24 @@ static void test_front_matter_values(void)
         CHECK_INT(ep ? ep->episode_number : -2, numbers[i]);
         re_episode_free(ep);
     }
+    static const char *const types[] = { "full", "trailer", "bonus" };
+    static const re_episode_type type_values[] = { RE_EPISODE_FULL, RE_EPISODE_TRAILER,
+                                                   RE_EPISODE_BONUS };
+    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
+        snprintf(text, sizeof text, "---\ntitle: T\ntype: %s\n---\nHi\n", types[i]);
+        re_episode *ep = parse_ok(text);
+        CHECK_INT(ep ? (int)ep->type : -1, (int)type_values[i]);
+        CHECK_STR(re_episode_type_name(type_values[i]), types[i]);
+        re_episode_free(ep);
+    }
+    re_episode *plain = parse_ok("---\ntitle: T\n---\nHi\n");
+    CHECK_INT(plain ? (int)plain->type : -1, (int)RE_EPISODE_TYPE_UNSET);
+    CHECK_STR(re_episode_type_name(RE_EPISODE_TYPE_UNSET), "full");
+    re_episode_free(plain);
+    expect_error("---\ntitle: T\ntype: Trailr\n---\nHi\n", 3, 7, "type 'Trailr' is not one of: "
+                 "full, trailer, bonus (did you mean 'trailer'?)");
+    expect_error("---\ntitle: T\ntype: episode\n---\nHi\n", 3, 7, "type 'episode' is not one "
+                 "of: full, trailer, bonus");
     /* No quoting rules: the value is the text after the colon, colons and quotes included. */
     re_episode *ep = parse_ok("---\ntitle: \"Q&A: part 2\" # not a comment\n---\nHi\n");
     CHECK_STR(ep ? ep->title : NULL, "\"Q&A: part 2\" # not a comment");

@@ -468,12 +468,12 @@ static void test_round_trip(void)
 static char *sidecar_with(const char *field, const char *value)
 {
     static const char *const keys[] = { "title", "show", "published", "summary", "author",
-                                        "language", "episode", "duration", "duration_ms",
-                                        "samples", "sample_rate", "bytes", "format",
-                                        "inputs_sha256" };
+                                        "language", "episode", "type", "duration",
+                                        "duration_ms", "samples", "sample_rate", "bytes",
+                                        "format", "inputs_sha256" };
     static const char *const values[] = { "\"T\"", "null", "\"2026-11-30\"", "null", "null",
-                                          "\"en-us\"", "3", "\"PT2S\"", "1500", "33075",
-                                          "22050", "1000", "\"mp3\"", "null" };
+                                          "\"en-us\"", "3", "\"bonus\"", "\"PT2S\"", "1500",
+                                          "33075", "22050", "1000", "\"mp3\"", "null" };
     char *out = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&out, &len);
@@ -524,8 +524,12 @@ static void test_read_refusals(void)
     CHECK_INT(re_sidecar_read("ok.json", text, strlen(text), "mp3", &s, &found, &d), RE_OK);
     CHECK_INT(found, RE_SIDECAR_FOUND);
     CHECK_INT(s.published_ms, 1795996800000LL);   /* a date: its midnight, UTC */
+    CHECK_INT(s.type, RE_EPISODE_BONUS);
     re_sidecar_free(&s);
     free(text);
+
+    refused("type", "\"Bonus\"", RE_ERR_INPUT, "the sidecar's \"type\" is not full, trailer or bonus");
+    refused("type", "3", RE_ERR_INPUT, "the sidecar's \"type\" must be a string or null");
 
     refused("title", "\"\"", RE_ERR_INPUT, "the sidecar's \"title\" is empty");
     refused("title", NULL, RE_ERR_INPUT, "the sidecar has no \"title\" text");

@@ -19,6 +19,7 @@
 
 #include "artwork.h"
 #include "datetime.h"
+#include "script.h"
 #include "show.h"
 #include "status.h"
 #include "text.h"
@@ -32,6 +33,10 @@
  * trailing slashes (the Podcasting 2.0 namespace, docs/1.0.md#guid). */
 #define RE_PODCAST_GUID_NAMESPACE "ead4c236-bf58-58c6-a2c6-a6b28d128cb6"
 #define RE_UUID_TEXT_SIZE 37                  /* 36 characters and a NUL */
+
+/* The environment variable `feed` takes now from, when set (an ISO 8601 date-time with a
+ * zone): the schedule of a test or a preview does not depend on the clock. */
+#define RE_NOW_ENV "RENDER_EPISODE_NOW"
 
 /* Apple's limits, checked before a directory finds them. */
 #define RE_APPLE_DESCRIPTION_MAX 4000         /* bytes of a channel or item description */
@@ -70,6 +75,7 @@ typedef struct re_feed_episode {
     long number;            /* `episode`; -1 when absent */
     long season;            /* `season`; -1 when absent */
     char *guid;             /* the script's `guid:`; NULL: derived (re_feed_item_guid) */
+    re_episode_type type;   /* the script's `type:` (itunes:episodeType; unset: full) */
     re_feed_person *persons;   /* distinct speakers with their roles */
     size_t person_count;
     uint64_t samples;
@@ -178,10 +184,41 @@ int re_feed_base_url_ok(const char *url, const char **why);
  * exactly one '/' between them. Malloc'ed; NULL when out of memory. */
 char *re_feed_url(const char *base_url, const char *file_name);
 
-/* The item's guid: the script's `guid:` when it has one, else the UUIDv5 of the file stem in
- * the namespace of the channel's guid. Malloc'ed; NULL when out of memory or when
- * channel_guid is not a UUID. */
+/* The item's guid, from the episode's identity (docs/feed.md#guids): the script's `guid:`
+ * when it has one; else, for a numbered episode (1 or more), the UUIDv5 of its key "SEASON/EPISODE" (0 for
+ * no season; "/trailer" or "/bonus" after it for those types) in the namespace of the
+ * channel's guid, so that renaming its files keeps it; else the UUIDv5 of the file stem
+ * there. Malloc'ed; NULL when out of memory or when channel_guid is not a UUID. */
 char *re_feed_item_guid(const re_feed_episode *episode, const char *channel_guid);
+
+/* What an episode claims to be, for telling two sets of files that are one episode. */
+typedef struct re_episode_claim {
+    const char *guid;       /* the script's `guid:`, or NULL */
+    long season, number;    /* -1 when absent; number 0 is no number, as in the feed */
+    re_episode_type type;
+    const char *item_guid;  /* the feed item's guid when known (re_feed_item_guid), or NULL */
+} re_episode_claim;
+
+#define RE_CLAIM_WHY_MAX 320
+
+/* 1 when a and b are the same episode, and then *why says what they share ("episode 3 of
+ * season 1", "the guid X"): the same `guid:`, the same item guid, or the same episode
+ * number in the same season (or both without one) and of the same type (a trailer or bonus
+ * may share the number of the full episode it goes with). 0 otherwise. */
+int re_episode_claims_same(const re_episode_claim *a, const re_episode_claim *b,
+                           char why[RE_CLAIM_WHY_MAX]);
+
+/* Refuses a feed in which two sets of files claim the same episode (re_episode_claims_same,
+ * with their item guids): one error per pair at the later sidecar (in name order), naming
+ * both and what to do. feed->channel_guid must be set (re_feed_complete_channel).
+ * RE_ERR_INPUT when there is one, RE_ERR_NOMEM. */
+re_status re_feed_check_identities(const re_feed *feed, re_diagnostics *errors);
+
+/* Leaves out the episodes whose `published` instant is later than now_ms (ms after the epoch),
+ * each named with a warning saying when it will appear; *left counts them. The feed keeps its
+ * order. RE_ERR_NOMEM. */
+re_status re_feed_leave_out_future(re_feed *feed, int64_t now_ms, size_t *left,
+                                   re_diagnostics *warnings);
 
 /* UUIDv5 (RFC 4122, SHA-1) of `name` in the namespace given as UUID text, written as 36
  * lowercase characters. RE_ERR_INVALID when namespace_text is not a UUID. */

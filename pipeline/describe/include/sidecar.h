@@ -4,7 +4,7 @@
  * Keys, in this order: title, show, published, summary, notes (a Markdown script's document
  * after its front matter, as written; the key is absent for a plain-text script), author,
  * language, episode, season,
- * guid, duration
+ * guid, type (the script's `type:`, absent without one), duration
  * (ISO 8601), duration_ms, samples, sample_rate, bytes, format, chapters [{title, start_ms,
  * end_ms}], inserts [{kind ("intro", "sound", "outro"), file (as the script wrote it), start,
  * samples (where it starts and how long it plays, in samples of the episode; the intro's tail
@@ -147,6 +147,7 @@ typedef struct re_sidecar {
     long episode;              /* -1 when null */
     long season;               /* -1 when null or absent */
     char *guid;                /* the script's `guid:` */
+    re_episode_type type;      /* the script's `type:`; RE_EPISODE_TYPE_UNSET when absent */
     char *duration;            /* ISO 8601 as written */
     uint64_t samples;
     unsigned sample_rate;      /* >= 1 */

@@ -125,6 +125,20 @@ typedef struct re_voice_ref {
     unsigned col;         /* key names it and a paragraph uses it */
 } re_voice_ref;
 
+/* `type:` what kind of episode it is, as Apple's itunes:episodeType names it. */
+typedef enum re_episode_type {
+    RE_EPISODE_TYPE_UNSET,    /* no `type:` (a full episode, but the sidecar says nothing) */
+    RE_EPISODE_FULL,
+    RE_EPISODE_TRAILER,
+    RE_EPISODE_BONUS
+} re_episode_type;
+
+/* "full", "trailer", "bonus" (RE_EPISODE_TYPE_UNSET: "full"). */
+const char *re_episode_type_name(re_episode_type type);
+
+/* The type named by `name` (s[0..len)), or RE_EPISODE_TYPE_UNSET when it names none. */
+re_episode_type re_episode_type_from_name(const char *name, size_t len);
+
 typedef struct re_episode {
     char *file;           /* the name used in diagnostics */
     char *title;          /* required */
@@ -134,6 +148,7 @@ typedef struct re_episode {
     long episode_number;  /* -1 when absent */
     long season;          /* `season:` 1..999999; -1 when absent */
     char *guid;           /* `guid:` the feed item's guid, overriding the derived one; NULL */
+    re_episode_type type; /* `type:`; RE_EPISODE_TYPE_UNSET when absent */
     unsigned sample_rate; /* `sample_rate:` 22050, 44100 or 48000; 0 when absent */
     unsigned voice_line;  /* line of the `voice:` key, 0 when defaulted */
     char *lexicon;        /* the `lexicon:` value as written (a path), NULL when absent */
