@@ -14,6 +14,7 @@
 #include "files.h"
 #include "folder_index.h"
 #include "output.h"
+#include "show_pages.h"
 
 static const char feed_usage[] =
     "usage: render-episode feed OUTDIR --base-url URL [-o FEED.xml] [--show FILE] [--draft]\n"
@@ -156,8 +157,9 @@ static char *feed_name_in_folder(const char *dir, const char *target)
 /* The folder's index.html, then the feed: both or neither (the index is put back as it was
  * when the feed cannot be renamed into place). */
 static re_status publish(const re_feed *feed, const feed_cli *cli, re_output *prepared,
-                         re_diagnostics *errors, re_diagnostics *warnings)
+                         int *index_written, re_diagnostics *errors, re_diagnostics *warnings)
 {
+    *index_written = 0;
     char *index = re_path_join(cli->dir, RE_FOLDER_INDEX_NAME);
     /* an episode rendered from index.txt has its page there: never replaced by the folder's */
     for (size_t i = 0; index && i < feed->count; i++) {
@@ -190,7 +192,23 @@ static re_status publish(const re_feed *feed, const feed_cli *cli, re_output *pr
         re_output_drop_backup(backup);
     else
         re_output_restore(index, backup);
+    *index_written = st == RE_OK;
     free(index);
+    return st;
+}
+
+/* Every episode page inside its show, once the feed and the index are published: links to
+ * them, the previous, next and nearby episodes, the canonical URL and share tags. A page
+ * that cannot be updated keeps what it had, with a warning: the feed stands. */
+static re_status publish_pages(const re_feed *feed, const feed_cli *cli, const char *target,
+                               int index_written, re_diagnostics *warnings)
+{
+    char *feed_name = feed_name_in_folder(cli->dir, target);
+    size_t updated = 0;
+    re_status st = re_show_pages_publish(feed, cli->dir, cli->base_url,
+                                         index_written ? RE_FOLDER_INDEX_NAME : NULL, feed_name,
+                                         &cli_stop_signal, &updated, warnings);
+    free(feed_name);
     return st;
 }
 
@@ -245,8 +263,11 @@ static re_status build(const feed_cli *cli, const char *target, size_t *episodes
     re_output *prepared = NULL;
     if (st == RE_OK)
         st = write_output(&feed, cli, target, &prepared, errors);
+    int index_written = 0;
     if (st == RE_OK && prepared)   /* the folder's index.html, newest first, with the feed */
-        st = publish(&feed, cli, prepared, errors, warnings);
+        st = publish(&feed, cli, prepared, &index_written, errors, warnings);
+    if (st == RE_OK && prepared)   /* then every page inside its show */
+        st = publish_pages(&feed, cli, target, index_written, warnings);
     *episodes = feed.count;
     re_feed_free(&feed);
     free(default_show);
