@@ -19,8 +19,10 @@
 #include "sha256.h"
 #include "sidecar.h"
 
-/* A page or sidecar is read whole; a page of a 24-hour episode's transcript is far below. */
-#define SHOW_PAGE_MAX_SIZE (256u << 20)
+/* A page or sidecar is read whole: at most what `check` reads of a page (its
+ * RE_CHECK_MAX_FILE_SIZE), since a larger page could not be checked anyway; the page of a
+ * 2.5-hour episode is 0.5 MB. */
+#define SHOW_PAGE_MAX_SIZE (64u << 20)
 
 /* Reads `name` in the folder when it is a regular file of the running user's or root's with
  * one name, never following a symlink or waiting on a FIFO: *buf, *len. Otherwise a warning
