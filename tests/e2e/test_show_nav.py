@@ -20,7 +20,7 @@ import urllib.parse
 import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
 
-from common import Case, main, run, write
+from common import Case, env_skip, main, run, write
 from test_feed import SHOW   # the channel the feed test publishes (kept valid there)
 
 BASE = "https://cdn.example.org/pod/"
@@ -243,6 +243,58 @@ class ShowNav(Case):
         with open(other, "rb") as f:
             self.assertEqual(f.read(), data)
         self.assertIn('rel="prev"', open(os.path.join(out, "ep5.html"), encoding="utf-8").read())
+
+    def test_another_users_page_is_never_touched(self):
+        """As root, a page at an episode's name that belongs to another user (uid 65534) is
+        theirs: the episode is not in the feed, its page keeps its bytes and owner, and no
+        other page links it."""
+        if os.geteuid() != 0:
+            env_skip(self, "unprivileged-user")
+        out = self.render_folder()
+        page = os.path.join(out, "ep2.html")
+        os.chown(page, 65534, 65534)
+        with open(page, "rb") as f:
+            data = f.read()
+        res = self.feed(out)
+        self.assertIn("another user", res.stderr)
+        with open(page, "rb") as f:
+            self.assertEqual(f.read(), data)
+        self.assertEqual(os.stat(page).st_uid, 65534)
+        for stem in ("ep one", "ep4", "ep5"):
+            links = [urllib.parse.unquote(h) for _, h in read_page(
+                os.path.join(out, stem + ".html")).nav_links]
+            self.assertIn("index.html", links)
+            self.assertNotIn("ep2.html", links)
+            self.assertNotIn("ep2.mp3", links)
+
+    def test_nearby_is_the_eight_closest(self):
+        """Of eleven episodes, each page lists the eight nearest to it in the feed's order,
+        as many before as after it where both sides have them, itself left out."""
+        out = self.path("many")
+        os.mkdir(out)
+        write(os.path.join(out, "show.txt"), SHOW.replace("image: cover.png\n", ""))
+        for n in range(11):
+            script = write(self.path(f"m{n:02}.txt"), f"---\ntitle: M{n}\nshow: Feed Test\n"
+                           f"published: 2026-10-{n + 1:02}\n---\nNumber {n}.\n")
+            res = run([script, "-o", os.path.join(out, f"m{n:02}.mp3"), "-q", "--page"])
+            self.assertEqual(res.returncode, 0, res.stderr)
+        res = run(["feed", out, "--base-url", BASE, "--draft"])
+        self.assertEqual(res.returncode, 0, res.stderr)
+        order = self.feed_order(out)
+        self.assertEqual(order, [f"m{n:02}" for n in range(10, -1, -1)])
+        for at, stem in enumerate(order):
+            with self.subTest(page=stem):
+                nearby = [urllib.parse.unquote(h)[:-len(".html")]
+                          for h in read_page(os.path.join(out, stem + ".html")).nearby]
+                self.assertEqual(len(nearby), 8)
+                self.assertNotIn(stem, nearby)
+                positions = [order.index(n) for n in nearby]
+                self.assertEqual(positions, sorted(positions))   # the feed's order
+                window = sorted(positions + [at])
+                self.assertEqual(window, list(range(window[0], window[0] + 9)))   # contiguous
+                before, after = at - window[0], window[-1] - at
+                if 4 <= at <= len(order) - 5:   # room on both sides: four of each
+                    self.assertEqual((before, after), (4, 4))
 
     def test_markdown_page_links_its_audio_and_the_feed(self):
         out = self.render_folder()
