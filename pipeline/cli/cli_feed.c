@@ -241,8 +241,9 @@ static re_status load_default_show(const char *path, re_show *show, re_diagnosti
 }
 
 static re_status build(const feed_cli *cli, const char *target, size_t *episodes,
-                       re_diagnostics *errors, re_diagnostics *warnings)
+                       int *published, re_diagnostics *errors, re_diagnostics *warnings)
 {
+    *published = 0;
     re_feed feed;
     re_feed_init(&feed);
     const char *slash = strrchr(target, '/');
@@ -269,7 +270,8 @@ static re_status build(const feed_cli *cli, const char *target, size_t *episodes
     int index_written = 0;
     if (st == RE_OK && prepared)   /* the folder's index.html, newest first, with the feed */
         st = publish(&feed, cli, prepared, &index_written, errors, warnings);
-    if (st == RE_OK && prepared)   /* then every page inside its show */
+    *published = st == RE_OK && prepared;
+    if (*published)   /* then every page inside its show */
         st = publish_pages(&feed, cli, target, index_written, warnings);
     *episodes = feed.count;
     re_feed_free(&feed);
@@ -293,12 +295,16 @@ int cli_feed(int argc, char **argv)
     re_diagnostics_init(&errors, RE_DIAG_DEFAULT_LIMIT);
     re_diagnostics_init(&warnings, RE_DIAG_DEFAULT_LIMIT);
     size_t episodes = 0;
-    re_status st = build(&cli, target, &episodes, &errors, &warnings);
+    int published = 0;
+    re_status st = build(&cli, target, &episodes, &published, &errors, &warnings);
     print_diagnostics(&warnings, "warning: ");
     print_diagnostics(&errors, "");
     if (st != RE_OK && st != RE_ERR_INTERRUPTED && errors.count == 0)
         cli_error("feed", "%s: %s", cli.dir, re_strerror(st));
-    if (st != RE_OK)
+    if (st != RE_OK && published)   /* stopped while putting the pages inside their show */
+        fprintf(stderr, "render-episode feed: %s was written; the episode pages were not all "
+                "given the show's links (each is as it was or whole): run feed again\n", target);
+    else if (st != RE_OK)
         fprintf(stderr, "render-episode feed: nothing was written\n");
     else if (!cli.quiet && strcmp(target, "-") != 0)
         printf("%s: %zu episode%s%s\n", target, episodes, episodes == 1 ? "" : "s",

@@ -11,17 +11,21 @@ Each page, read back by python's html.parser and by xmllint's HTML parser (neith
 feed twice gives identical bytes; a page edited by hand after feed is refused as stale (exit
 2, nothing written); a page rendered again loses its neighbours until feed runs again, which
 gives back the same bytes. The Markdown page links its audio and the feed."""
+import fcntl
 import hashlib
 import json
 import os
 import re
+import signal
 import subprocess
+import time
 import urllib.parse
 import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
 
 from common import Case, env_skip, main, run, write
 from test_feed import SHOW   # the channel the feed test publishes (kept valid there)
+from test_shared_folders import blocked_flock_waiter
 
 BASE = "https://cdn.example.org/pod/"
 # name: published; "no page" is rendered without --page (its links go to its audio)
@@ -295,6 +299,38 @@ class ShowNav(Case):
                 before, after = at - window[0], window[-1] - at
                 if 4 <= at <= len(order) - 5:   # room on both sides: four of each
                     self.assertEqual((before, after), (4, 4))
+
+    def test_pages_wait_for_the_publishing_lock_and_stop_on_a_signal(self):
+        """feed writes into the pages only holding the user's publishing lock of the folder
+        (the one a render publishes under): while another holds it, feed waits and has
+        touched no page; SIGTERM ends the wait (exit 143) with the pages as they were."""
+        out = self.render_folder()
+        before = {n: d for n, d in digests(out).items() if n.endswith((".html", ".json"))}
+        lock = os.path.join(out, ".render-episode-%d.lock" % os.geteuid())
+        held = os.open(lock, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(held, fcntl.LOCK_SH)
+            proc = subprocess.Popen([os.environ["RE_BIN"], "feed", out, "--base-url", BASE, "-q"],
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            inode = os.stat(lock).st_ino
+            waiting = False
+            while proc.poll() is None and not waiting:
+                waiting = blocked_flock_waiter(proc.pid, inode)
+                time.sleep(0.02)   # a poll's pace, not a deadline: the loop ends on an event
+            self.assertTrue(waiting, "feed did not wait for the publishing lock")
+            now = {n: d for n, d in digests(out).items() if n.endswith((".html", ".json"))}
+            self.assertEqual(now, {**before, "index.html": now.get("index.html")})
+            proc.send_signal(signal.SIGTERM)
+            _, err = proc.communicate(timeout=60)
+            self.assertEqual(proc.returncode, 128 + signal.SIGTERM, err)
+            self.assertIn(b"were not all given the show's links", err)
+            self.assertNotIn(b"nothing was written", err)
+        finally:
+            os.close(held)
+        now = {n: d for n, d in digests(out).items() if n.endswith((".html", ".json"))}
+        self.assertEqual(now, {**before, "index.html": now.get("index.html")})
+        self.feed(out)   # and with the lock free, the pages get their links
+        self.assertIn('rel="prev"', open(os.path.join(out, "ep2.html"), encoding="utf-8").read())
 
     def test_markdown_page_links_its_audio_and_the_feed(self):
         out = self.render_folder()
