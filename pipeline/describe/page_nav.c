@@ -191,7 +191,7 @@ re_status re_page_with_nav(const char *page, size_t len, const re_page_nav *nav,
     re_status status = html_document_write(&b, mem);
     if (fclose(mem) != 0 && status == RE_OK)
         status = RE_ERR_NOMEM;
-    size_t new_meta_from, new_meta_to, new_nav_from, new_nav_to;
+    size_t new_meta_from = 0, new_meta_to = 0, new_nav_from = 0, new_nav_to = 0;
     if (status == RE_OK
         && (!find_slot(made, made_len, PAGE_META_OPEN, PAGE_META_CLOSE, &new_meta_from,
                        &new_meta_to)
