@@ -16,6 +16,7 @@
 #include "files.h"
 #include "folder_index.h"
 #include "output.h"
+#include "show_pages.h"
 
 static const char feed_usage[] =
     "usage: render-episode feed OUTDIR --base-url URL [-o FEED.xml] [--show FILE] [--draft]\n"
@@ -32,7 +33,10 @@ static const char feed_usage[] =
     "its page NAME.html (render --page) or its audio. An episode published later than now\n"
     "(its `published:`) is left out of both, with a warning, until a feed is written after\n"
     "that time. Two sets of files that claim one episode (the same guid:, or the same\n"
-    "season and episode number) are refused.\n"
+    "season and episode number) are refused. Then puts every page the feed links inside\n"
+    "its show: links to the index, the feed, the previous, next and nearby episodes, a\n"
+    "canonical URL and Open Graph/Twitter tags under --base-url, its new SHA-256 written\n"
+    "into NAME.json (a page that cannot be updated is left as it was, with a warning).\n"
     "\n"
     "  --base-url URL       where OUTDIR's files are published (http:// or https://)\n"
     "  -o, --output FILE    the feed (default OUTDIR/feed.xml; - for standard output, and\n"
@@ -188,8 +192,9 @@ static char *feed_name_in_folder(const char *dir, const char *target)
 /* The folder's index.html, then the feed: both or neither (the index is put back as it was
  * when the feed cannot be renamed into place). */
 static re_status publish(const re_feed *feed, const feed_cli *cli, re_output *prepared,
-                         re_diagnostics *errors, re_diagnostics *warnings)
+                         int *index_written, re_diagnostics *errors, re_diagnostics *warnings)
 {
+    *index_written = 0;
     char *index = re_path_join(cli->dir, RE_FOLDER_INDEX_NAME);
     /* an episode rendered from index.txt has its page there: never replaced by the folder's */
     for (size_t i = 0; index && i < feed->count; i++) {
@@ -222,7 +227,23 @@ static re_status publish(const re_feed *feed, const feed_cli *cli, re_output *pr
         re_output_drop_backup(backup);
     else
         re_output_restore(index, backup);
+    *index_written = st == RE_OK;
     free(index);
+    return st;
+}
+
+/* Every episode page inside its show, once the feed and the index are published: links to
+ * them, the previous, next and nearby episodes, the canonical URL and share tags. A page
+ * that cannot be updated keeps what it had, with a warning: the feed stands. */
+static re_status publish_pages(const re_feed *feed, const feed_cli *cli, const char *target,
+                               int index_written, re_diagnostics *warnings)
+{
+    char *feed_name = feed_name_in_folder(cli->dir, target);
+    size_t updated = 0;
+    re_status st = re_show_pages_publish(feed, cli->dir, cli->base_url,
+                                         index_written ? RE_FOLDER_INDEX_NAME : NULL, feed_name,
+                                         &cli_stop_signal, &updated, warnings);
+    free(feed_name);
     return st;
 }
 
@@ -252,8 +273,10 @@ static re_status load_default_show(const char *path, re_show *show, re_diagnosti
 }
 
 static re_status build(const feed_cli *cli, const char *target, size_t *episodes,
-                       size_t *future, re_diagnostics *errors, re_diagnostics *warnings)
+                       size_t *future, int *published, re_diagnostics *errors,
+                       re_diagnostics *warnings)
 {
+    *published = 0;
     re_feed feed;
     re_feed_init(&feed);
     const char *slash = strrchr(target, '/');
@@ -281,8 +304,12 @@ static re_status build(const feed_cli *cli, const char *target, size_t *episodes
     re_output *prepared = NULL;
     if (st == RE_OK)
         st = write_output(&feed, cli, target, &prepared, errors);
+    int index_written = 0;
     if (st == RE_OK && prepared)   /* the folder's index.html, newest first, with the feed */
-        st = publish(&feed, cli, prepared, errors, warnings);
+        st = publish(&feed, cli, prepared, &index_written, errors, warnings);
+    *published = st == RE_OK && prepared;
+    if (*published)   /* then every page inside its show */
+        st = publish_pages(&feed, cli, target, index_written, warnings);
     *episodes = feed.count;
     re_feed_free(&feed);
     free(default_show);
@@ -305,12 +332,16 @@ int cli_feed(int argc, char **argv)
     re_diagnostics_init(&errors, RE_DIAG_DEFAULT_LIMIT);
     re_diagnostics_init(&warnings, RE_DIAG_DEFAULT_LIMIT);
     size_t episodes = 0, future = 0;
-    re_status st = build(&cli, target, &episodes, &future, &errors, &warnings);
+    int published = 0;
+    re_status st = build(&cli, target, &episodes, &future, &published, &errors, &warnings);
     print_diagnostics(&warnings, "warning: ");
     print_diagnostics(&errors, "");
     if (st != RE_OK && st != RE_ERR_INTERRUPTED && errors.count == 0)
         cli_error("feed", "%s: %s", cli.dir, re_strerror(st));
-    if (st != RE_OK)
+    if (st != RE_OK && published)   /* stopped while putting the pages inside their show */
+        fprintf(stderr, "render-episode feed: %s was written; the episode pages were not all "
+                "given the show's links (each is as it was or whole): run feed again\n", target);
+    else if (st != RE_OK)
         fprintf(stderr, "render-episode feed: nothing was written\n");
     else if (!cli.quiet && strcmp(target, "-") != 0) {
         char later[64] = "";

@@ -130,6 +130,12 @@ void html_text(html_builder *b, xmlNodePtr parent, const char *s)
     html_raw_text(b, parent, s + from, n - from);
 }
 
+void html_comment(html_builder *b, xmlNodePtr parent, const char *text)
+{
+    if (!b->failed)
+        add_child(b, parent, xmlNewDocComment(b->doc, BAD_CAST text));
+}
+
 xmlNodePtr html_text_element(html_builder *b, xmlNodePtr parent, const char *name,
                              const char *class_name, const char *s)
 {

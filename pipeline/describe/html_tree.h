@@ -70,6 +70,9 @@ char *html_from_markdown(const char *markdown);
 xmlNodePtr html_cover_image(html_builder *b, xmlNodePtr parent, const char *src, const char *alt,
                             unsigned px);
 
+/* An HTML comment <!--text--> at the end of parent (text must not hold "--"). */
+void html_comment(html_builder *b, xmlNodePtr parent, const char *text);
+
 /* html_element with html_text inside. */
 xmlNodePtr html_text_element(html_builder *b, xmlNodePtr parent, const char *name,
                              const char *class_name, const char *s);

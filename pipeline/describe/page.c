@@ -176,7 +176,28 @@ static re_status write_cover(FILE *out, const re_render_facts *facts)
     return made ? RE_OK : RE_ERR_NOMEM;
 }
 
+/* The audio file, and the show's feed beside it when a show file is there (as the HTML page's
+ * Subscribe link): relative links, percent-encoded, so that any file name stays one link. */
+static re_status write_listen_links(FILE *out, const re_render_facts *facts,
+                                    const char *audio_name)
+{
+    char *audio = re_url_escape(audio_name);
+    if (!audio)
+        return RE_ERR_NOMEM;
+    fprintf(out, "- Listen: [the audio file](%s)\n", audio);
+    free(audio);
+    if (facts->in_feed)
+        fputs("- Subscribe: [the show's feed (RSS)](feed.xml)\n", out);
+    return RE_OK;
+}
+
 re_status re_page_write(FILE *out, const re_render_facts *facts, const re_transcript *transcript)
+{
+    return re_page_write_named(out, facts, transcript, NULL);
+}
+
+re_status re_page_write_named(FILE *out, const re_render_facts *facts,
+                              const re_transcript *transcript, const char *audio_name)
 {
     if (!out || !facts || !facts->episode || !facts->episode->title || facts->sample_rate == 0
         || (facts->chapter_count > 0 && !facts->chapters))
@@ -208,6 +229,8 @@ re_status re_page_write(FILE *out, const re_render_facts *facts, const re_transc
     if (ep->episode_number >= 0)
         fprintf(out, "- Episode: %ld\n", ep->episode_number);
     fprintf(out, "- Audio duration: %s\n", iso);
+    if (audio_name && write_listen_links(out, facts, audio_name) != RE_OK)
+        return RE_ERR_NOMEM;
     if (facts->chapter_count > 0)
         write_chapters(out, facts);
     if (ep->notes && *ep->notes && write_notes(out, ep->notes) == RE_ERR_NOMEM)

@@ -15,6 +15,8 @@
 #include "duration.h"
 #include "html_tree.h"
 #include "notes.h"
+#include "folder_index.h"
+#include "page_nav.h"
 #include "page_text.h"
 
 /* Kept small and without a network fetch; the page reads the same without it. Long words,
@@ -330,6 +332,7 @@ static void build_head(html_builder *b, xmlNodePtr html, const re_episode *ep, c
     xmlNodePtr style = html_element(b, head, "style", NULL);
     html_raw_text(b, style, page_style, strlen(page_style));
     json_ld(b, head, ep, iso, audio_href);
+    page_nav_build_meta(b, head, NULL);   /* filled by `feed`, which knows the page's URL */
 }
 
 /* "Show · Episode N", the title, and the date and duration as people write them with their
@@ -716,13 +719,24 @@ static void build_player(html_builder *b, xmlNodePtr article, const re_render_fa
     html_attribute(b, note, "aria-live", "polite");
 }
 
+/* The page inside its show, as far as the render knows it: with a show file beside it, a link
+ * to the show's index (index.html, which `feed` writes); `feed` fills in the rest
+ * (re_page_with_nav). */
+static void build_show_nav(html_builder *b, xmlNodePtr main, const re_render_facts *facts)
+{
+    re_page_nav nav = { .show = facts->episode->show, .language = facts->episode->language,
+                        .index_name = facts->in_feed ? RE_FOLDER_INDEX_NAME : NULL };
+    page_nav_build_body(b, main, &nav);
+}
+
 static void build_body(html_builder *b, xmlNodePtr html, const re_render_facts *facts,
                        const re_transcript *transcript, const char *iso, const char *audio_href,
                        const char *vtt_href)
 {
     const re_episode *ep = facts->episode;
     xmlNodePtr body = html_element(b, html, "body", NULL);
-    xmlNodePtr article = html_element(b, html_element(b, body, "main", NULL), "article", NULL);
+    xmlNodePtr main = html_element(b, body, "main", NULL);
+    xmlNodePtr article = html_element(b, main, "article", NULL);
     build_header(b, article, facts, iso);
     build_player(b, article, facts, audio_href, vtt_href);
     build_speakers(b, article, facts);
@@ -768,6 +782,8 @@ static void build_body(html_builder *b, xmlNodePtr html, const re_render_facts *
     char tail[128];
     snprintf(tail, sizeof tail, " (%s)", human);
     html_raw_text(b, duration, tail, strlen(tail));
+
+    build_show_nav(b, main, facts);
 
     xmlNodePtr script = html_element(b, body, "script", NULL);
     html_raw_text(b, script, page_script, strlen(page_script));

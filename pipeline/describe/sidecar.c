@@ -599,3 +599,60 @@ re_status re_chapters_json_write(FILE *out, const re_chapter_mark *chapters, siz
     json_decref(root);
     return rc != 0 || fputc('\n', out) == EOF ? RE_ERR_WRITE : RE_OK;
 }
+
+/* ---- rewriting one entry of "files" ------------------------------------------------------- */
+
+/* The JSON text of root as re_sidecar_write writes it (with its final newline), malloc'ed. */
+static char *sidecar_text(const json_t *root, size_t *len)
+{
+    char *text = NULL;
+    *len = 0;
+    FILE *mem = open_memstream(&text, len);
+    if (!mem)
+        return NULL;
+    int rc = json_dumpf(root, mem, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
+    int failed = rc != 0 || fputc('\n', mem) == EOF;
+    if (fclose(mem) != 0 || failed) {
+        free(text);
+        return NULL;
+    }
+    return text;
+}
+
+re_status re_sidecar_with_file(const char *buf, size_t len, const char *name, uint64_t bytes,
+                               const char *sha256, char **out, size_t *out_len)
+{
+    *out = NULL;
+    *out_len = 0;
+    if (!buf || !name || !sha256 || strlen(sha256) != RE_SHA256_HEX_SIZE - 1)
+        return RE_ERR_INVALID;
+    json_t *root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, NULL);
+    if (!root)
+        return RE_ERR_FORMAT;
+    /* only a sidecar that this writer gives back byte for byte: then nothing but the entry
+     * changes */
+    size_t again_len = 0;
+    char *again = sidecar_text(root, &again_len);
+    re_status status = !again ? RE_ERR_NOMEM
+                       : again_len != len || memcmp(again, buf, len) != 0 ? RE_ERR_FORMAT : RE_OK;
+    free(again);
+    json_t *files = json_object_get(root, "files"), *entry = NULL;
+    size_t i;
+    json_array_foreach(files, i, entry) {
+        const char *entry_name = json_string_value(json_object_get(entry, "name"));
+        if (entry_name && strcmp(entry_name, name) == 0)
+            break;
+    }
+    if (status == RE_OK && (!json_is_array(files) || i >= json_array_size(files)
+                            || !json_is_integer(json_object_get(entry, "bytes"))
+                            || !json_is_string(json_object_get(entry, "sha256"))))
+        status = RE_ERR_FORMAT;
+    if (status == RE_OK
+        && (json_object_set_new(entry, "bytes", json_integer((json_int_t)bytes)) != 0
+            || json_object_set_new(entry, "sha256", json_string(sha256)) != 0))
+        status = RE_ERR_NOMEM;
+    if (status == RE_OK && !(*out = sidecar_text(root, out_len)))
+        status = RE_ERR_NOMEM;
+    json_decref(root);
+    return status;
+}

@@ -328,12 +328,12 @@ static re_status remove_previous(const output_set *set, int dir, const re_sideca
 
 #define LOCK_ATTEMPTS 16
 
-typedef struct publish_lock {
+struct publish_lock {
     int dir;        /* the folder (a dup of the audio output's), or -1 */
     int fd;         /* the lock file, locked; -1 when not held */
     char name[64];
     char *shown;    /* the folder's path + name, for messages */
-} publish_lock;
+};
 
 static void lock_release(publish_lock *lock)
 {
@@ -364,7 +364,7 @@ static int lock_move_aside(publish_lock *lock, char aside[static 64])
         uint32_t r = 0;
         if (getrandom(&r, sizeof r, 0) != (ssize_t)sizeof r)
             r = (uint32_t)getpid() * 2654435761u + (uint32_t)attempt;
-        snprintf(aside, 64, "%s.theirs.%08x", lock->name, (unsigned)r);
+        snprintf(aside, 64, "%.40s.theirs.%08x", lock->name, (unsigned)r);
         if (renameat2(lock->dir, lock->name, lock->dir, aside, RENAME_NOREPLACE) == 0)
             return 1;
         if (errno != EEXIST)
@@ -432,13 +432,13 @@ static re_status lock_open(publish_lock *lock, const char *audio, int *fd, re_di
 /* Takes the user's publishing lock in the folder of the audio output: waits for the user's
  * own render holding it (a stop signal ends the wait: no SA_RESTART, RE_ERR_INTERRUPTED). A
  * file system without flock publishes without it, with a warning. */
-static re_status lock_take(const re_output *audio, publish_lock *lock, re_diagnostics *diag)
+static re_status lock_take_at(int folder, const char *target, publish_lock *lock,
+                              re_diagnostics *diag)
 {
-    const char *target = re_output_target(audio);
     const char *slash = strrchr(target, '/');
     snprintf(lock->name, sizeof lock->name, ".render-episode-%ju.lock", (uintmax_t)geteuid());
     lock->fd = -1;
-    lock->dir = fcntl(re_output_folder(audio), F_DUPFD_CLOEXEC, 0);
+    lock->dir = fcntl(folder, F_DUPFD_CLOEXEC, 0);
     if (asprintf(&lock->shown, "%.*s%s", slash ? (int)(slash - target + 1) : 0, target,
                  lock->name) < 0)
         lock->shown = NULL;
@@ -487,6 +487,33 @@ static re_status lock_take(const re_output *audio, publish_lock *lock, re_diagno
     return re_diag_fail(diag, RE_ERR_WRITE, target, 0, 0, "cannot take the publishing lock %s: "
                         "something else was put at its name %d times in a row (another user's "
                         "files?)", lock->shown, LOCK_ATTEMPTS);
+}
+
+static re_status lock_take(const re_output *audio, publish_lock *lock, re_diagnostics *diag)
+{
+    return lock_take_at(re_output_folder(audio), re_output_target(audio), lock, diag);
+}
+
+re_status output_folder_lock(int folder, const char *target, publish_lock **out,
+                             re_diagnostics *diag)
+{
+    *out = calloc(1, sizeof **out);
+    if (!*out)
+        return RE_ERR_NOMEM;
+    re_status status = lock_take_at(folder, target, *out, diag);
+    if (status != RE_OK) {
+        free(*out);
+        *out = NULL;
+    }
+    return status;
+}
+
+void output_folder_unlock(publish_lock *lock)
+{
+    if (!lock)
+        return;
+    lock_release(lock);
+    free(lock);
 }
 
 re_status output_set_publish(output_set *set, volatile sig_atomic_t *stop, re_diagnostics *diag)

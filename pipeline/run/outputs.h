@@ -113,4 +113,14 @@ int output_set_present(const char *output_path, const output_choice *choice);
 
 void output_set_free(output_set *set);   /* discards what is not published; NULL is allowed */
 
+/* The running user's publishing lock of a folder (the one output_set_publish holds), for
+ * another writer of the folder's published files (`feed` writing the show's navigation into
+ * the pages): folder is an fd of the folder (duplicated), target a file there named in
+ * messages. Waits for the user's own render holding it; RE_ERR_INTERRUPTED when a signal
+ * ends the wait; RE_ERR_WRITE with a message. Released (and freed) by output_folder_unlock. */
+typedef struct publish_lock publish_lock;
+re_status output_folder_lock(int folder, const char *target, publish_lock **lock,
+                             re_diagnostics *diag);
+void output_folder_unlock(publish_lock *lock);   /* NULL is allowed */
+
 #endif

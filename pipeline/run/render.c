@@ -652,6 +652,14 @@ static re_status write_html_page(render *r, FILE *out)
     return status;
 }
 
+/* The Markdown page links the audio beside it, by file name. */
+static re_status write_markdown_page(render *r, FILE *out)
+{
+    const char *audio_slash = strrchr(r->opt->output_path, '/');
+    return re_page_write_named(out, &r->facts, &r->transcript,
+                               audio_slash ? audio_slash + 1 : r->opt->output_path);
+}
+
 /* Every file beside the audio but the sidecar, from the transcript and the facts. */
 static re_status write_extras(render *r)
 {
@@ -671,7 +679,7 @@ static re_status write_extras(render *r)
                                             r->facts.sample_rate);
             break;
         case OUTPUT_PAGE: status = write_html_page(r, out); break;
-        case OUTPUT_PAGE_MD: status = re_page_write(out, &r->facts, &r->transcript); break;
+        case OUTPUT_PAGE_MD: status = write_markdown_page(r, out); break;
         case OUTPUT_COVER_JPEG: case OUTPUT_COVER_PNG:   /* the script's image, as read */
             status = fwrite(r->cover.bytes, 1, r->cover.len, out) == r->cover.len ? RE_OK
                                                                                  : RE_ERR_WRITE;

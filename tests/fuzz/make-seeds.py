@@ -5,6 +5,7 @@ the project's own samples and a few hand-written inputs per construct. Seeds are
 libFuzzer mutates them; regressions (tests/fuzz/regressions/) are never touched here."""
 import glob
 import hashlib
+import json
 import os
 import shutil
 import struct
@@ -164,6 +165,17 @@ def publish_seeds():
     put(d, b"\1" + ('{"title": "T", "samples": 1, "sample_rate": 1, "bytes": 1, "format": "mp3", '
                     '"generator": "render-episode", "files": [{"name": "../x", "bytes": -1, '
                     '"sha256": "zz"}], "voices": [{"role": 3}]}').encode(), "sidecar-errors")
+    # as the writer writes it (2-space indent, a final newline): feed can rewrite its entry
+    written = {"title": "T", "language": "en-us", "samples": 22050, "sample_rate": 22050,
+               "bytes": 10, "format": "mp3", "voices": [], "generator": "render-episode 0.1.0",
+               "files": [{"name": "ep.mp3", "bytes": 10, "sha256": "a" * 64},
+                         {"name": "ep.html", "bytes": 20, "sha256": "b" * 64}]}
+    put(d, b"\1" + (json.dumps(written, indent=2) + "\n").encode(), "sidecar-written")
+    # an episode page's two show slots, as the render leaves them
+    put(d, b"\0<!DOCTYPE html>\n<html><head><title>T</title><!--show-meta--><!--/show-meta-->"
+           b"\n</head>\n<body><main><article><p>Duration: PT1S</p></article><!--show-nav-->"
+           b"<nav class=\"show-nav\"><a href=\"index.html\">All episodes</a></nav>"
+           b"<!--/show-nav--></main></body></html>\n", "page-slots")
 
 
 def png(px, colour_type=2, interlaced=False):

@@ -364,6 +364,109 @@ static void test_blocks(void)
     free(page);
 }
 
+/* feed's navigation: only the two slots change, the rest of the page is kept byte for byte
+ * (its claims too), writing it again changes nothing, and a page without its slots (an older
+ * version's, or edited) or with a slot twice is refused. */
+static void test_show_nav(void)
+{
+    re_episode ep = { .title = "Nav", .show = "Show <&>", .published = "2026-11-30",
+                      .episode_number = -1 };
+    re_render_facts facts = { .episode = &ep, .samples = (uint64_t)RATE * 65,
+                              .sample_rate = RATE, .in_feed = 1 };
+    re_status st;
+    char *page = html_page_of(&facts, NULL, &st);
+    CHECK_INT(st, RE_OK);
+    /* the render alone, with a show file: the index only, and empty head slot */
+    CHECK(strstr(page, "<!--show-meta--><!--/show-meta-->") != NULL);
+    CHECK(strstr(page, "<a href=\"index.html\">All episodes</a>") != NULL);
+    CHECK(strstr(page, "rel=\"prev\"") == NULL);
+    re_page_link older = { "Older duration: PT5S", "2026-11-23", "old one.html" };
+    re_page_link newer = { "Newer", NULL, "new.mp3" };
+    re_page_link near[] = { newer, older };
+    re_page_nav nav = { .show = "Show <&>", .index_name = "index.html", .feed_name = "feed.xml",
+                        .older = &older, .newer = &newer, .nearby = near, .nearby_count = 2,
+                        .canonical_url = "https://ex.org/p/ep%20one.html", .title = "Nav \"1\"",
+                        .description = "About <it>", .image_url = "https://ex.org/p/c.png",
+                        .audio_url = "https://ex.org/p/ep%20one.mp3" };
+    char *out = NULL, *again = NULL;
+    size_t out_len = 0, again_len = 0;
+    CHECK_INT(re_page_with_nav(page, strlen(page), &nav, &out, &out_len), RE_OK);
+    char *text = strndup(out, out_len);
+    CHECK(strstr(text, "<link rel=\"canonical\" href=\"https://ex.org/p/ep%20one.html\">") != NULL);
+    CHECK(strstr(text, "<meta property=\"og:title\" content='Nav \"1\"'>") != NULL);
+    CHECK(strstr(text, "<meta property=\"og:audio\" content=\"https://ex.org/p/ep%20one.mp3\">")
+          != NULL);
+    CHECK(strstr(text, "<meta name=\"twitter:card\" content=\"summary\">") != NULL);
+    CHECK(strstr(text, "Previous: <a href=\"old%20one.html\" rel=\"prev\">Older duration&#58; "
+                       "PT5S</a> · <time datetime=\"2026-11-23\">November 23, 2026</time>")
+          != NULL);
+    CHECK(strstr(text, "Next: <a href=\"new.mp3\" rel=\"next\">Newer</a>\n</li>") != NULL);
+    CHECK(strstr(text, "<h3 id=\"nearby-title\">Nearby episodes from Show &lt;&amp;&gt;</h3>")
+          != NULL);
+    /* outside the slots, the same bytes */
+    const char *head_end = strstr(page, "<!--show-meta-->");
+    CHECK(strncmp(text, page, (size_t)(head_end - page)) == 0);
+    const char *tail = strstr(page, "<!--/show-nav-->");
+    CHECK(strcmp(strstr(text, "<!--/show-nav-->"), tail) == 0);
+    check_claims_hold("ep.html", text, facts.samples, 3);
+    /* idempotent */
+    CHECK_INT(re_page_with_nav(out, out_len, &nav, &again, &again_len), RE_OK);
+    CHECK(again_len == out_len && memcmp(again, out, out_len) == 0);
+    free(again);
+    /* no slot, or a slot twice: refused */
+    CHECK_INT(re_page_with_nav("<html></html>", 13, &nav, &again, &again_len), RE_ERR_FORMAT);
+    char *twice = NULL;
+    CHECK(asprintf(&twice, "%s<!--show-nav--><!--/show-nav-->", text) > 0);
+    CHECK_INT(re_page_with_nav(twice, strlen(twice), &nav, &again, &again_len), RE_ERR_FORMAT);
+    CHECK(again == NULL);
+    free(twice);
+    free(text);
+    free(out);
+    free(page);
+}
+
+/* The sidecar's entry for the page, rewritten: every other byte as the writer wrote it; a
+ * sidecar the writer would not give back byte for byte (edited by hand), or without the
+ * entry, is refused. */
+static void test_sidecar_with_file(void)
+{
+    re_episode ep = { .title = "Nav", .language = "en", .episode_number = -1 };
+    re_sidecar_file files[] = { { "ep.mp3", 10, "" }, { "ep.html", 20, "" } };
+    memset(files[0].sha256, 'a', 64);
+    memset(files[1].sha256, 'b', 64);
+    re_render_facts facts = { .episode = &ep, .samples = RATE, .sample_rate = RATE,
+                              .format = "mp3", .engine = "e", .encoder = "x", .files = files,
+                              .file_count = 2 };
+    char *buf = NULL, *out = NULL;
+    size_t len = 0, out_len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    CHECK_INT(re_sidecar_write(f, &facts), RE_OK);
+    fclose(f);
+    char sha[65];
+    memset(sha, 'c', 64);
+    sha[64] = '\0';
+    CHECK_INT(re_sidecar_with_file(buf, len, "ep.html", 30, sha, &out, &out_len), RE_OK);
+    memset(files[1].sha256, 'c', 64);
+    files[1].bytes = 30;
+    char *want = NULL;
+    size_t want_len = 0;
+    f = open_memstream(&want, &want_len);
+    CHECK_INT(re_sidecar_write(f, &facts), RE_OK);
+    fclose(f);
+    CHECK(out_len == want_len && memcmp(out, want, want_len) == 0);
+    free(out);
+    out = NULL;
+    CHECK_INT(re_sidecar_with_file(buf, len, "ep.vtt", 30, sha, &out, &out_len), RE_ERR_FORMAT);
+    char *edited = strndup(buf, len);
+    edited[1] = ' ';   /* "{\n" -> "{ ": the same JSON, other bytes */
+    CHECK_INT(re_sidecar_with_file(edited, len, "ep.html", 30, sha, &out, &out_len),
+              RE_ERR_FORMAT);
+    CHECK(out == NULL);
+    free(edited);
+    free(want);
+    free(buf);
+}
+
 int main(void)
 {
     test_full_page();
@@ -373,5 +476,7 @@ int main(void)
     test_html_page();
     test_lengths_agree();
     test_blocks();
+    test_show_nav();
+    test_sidecar_with_file();
     return check_finish("test_page");
 }

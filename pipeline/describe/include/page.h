@@ -45,4 +45,50 @@ re_status re_page_write_html(FILE *out, const re_render_facts *facts,
                              const re_transcript *transcript, const char *audio_name,
                              const char *vtt_name);
 
+/* re_page_write, and with audio_name (may be NULL: no links) the overview also links the audio
+ * file (`- Listen: [the audio (MP3)](NAME.mp3)`) and, when facts->in_feed, the show's feed
+ * (`- Subscribe: [the show's feed (RSS)](feed.xml)`): relative links, percent-encoded as the
+ * HTML page's are. */
+re_status re_page_write_named(FILE *out, const re_render_facts *facts,
+                              const re_transcript *transcript, const char *audio_name);
+
+/* ---- the page inside its show ------------------------------------------------------------- */
+
+/* Another episode the page links: its title, its published date as written (NULL: none) and
+ * the file the link opens (its page, else its audio), a name in the same folder. */
+typedef struct re_page_link {
+    const char *title;
+    const char *published;
+    const char *file;
+} re_page_link;
+
+/* What the page's show slots hold (docs/feed.md, "The page inside its show"). Every pointer
+ * may be NULL (not shown). The render fills only show and index_name (a show file beside it);
+ * `feed` fills the rest. URLs are absolute; names are files of the page's folder. */
+typedef struct re_page_nav {
+    const char *show;             /* the show's title */
+    const char *language;         /* for the dates in words; NULL: en-us */
+    const char *index_name;       /* the show's index.html */
+    const char *feed_name;        /* the show's feed.xml in the folder */
+    const re_page_link *older;    /* "Previous": the episode before it in the feed's order */
+    const re_page_link *newer;    /* "Next" */
+    const re_page_link *nearby;   /* up to RE_PAGE_NEARBY_MAX episodes, in the feed's order */
+    size_t nearby_count;
+    const char *canonical_url;    /* the page's own URL: <link rel="canonical">, og:url */
+    const char *title, *description;   /* og:title, og:description and twitter: ones */
+    const char *image_url;        /* og:image, twitter:image */
+    const char *audio_url;        /* og:audio (audio/mpeg) */
+} re_page_nav;
+
+#define RE_PAGE_NEARBY_MAX 8
+
+/* The episode page page[0..len) with its two show slots (written by re_page_write_html)
+ * holding nav instead of what they held: *out (malloc'ed, *out_len bytes), which is the same
+ * bytes as the page when nothing changes (so that writing it again is idempotent). Only the
+ * text between each slot's two comments is replaced; the rest of the page is kept byte for
+ * byte, with every claim `check` reads. RE_ERR_FORMAT when either slot is not found exactly
+ * once (a page of an older version, or edited), RE_ERR_NOMEM. */
+re_status re_page_with_nav(const char *page, size_t len, const re_page_nav *nav, char **out,
+                           size_t *out_len);
+
 #endif

@@ -219,4 +219,13 @@ re_status re_sidecar_file_digest(int fd, uint64_t *bytes, char hex[RE_SHA256_HEX
 re_status re_chapters_json_write(FILE *out, const re_chapter_mark *chapters, size_t count,
                                  unsigned sample_rate);
 
+/* The sidecar buf[0..len) with its "files" entry for `name` stating `bytes` and `sha256` (64
+ * lowercase hex digits) instead: *out (malloc'ed, *out_len bytes), every other byte as it
+ * was. Used by `feed` when it writes the show's navigation into a page the render listed, so
+ * that the list stays true for `check`, `feed` and the up-to-date check. RE_ERR_FORMAT when
+ * buf is not a sidecar exactly as re_sidecar_write writes it (read back and written again,
+ * it would change: another version's, or edited) or lists no such file; RE_ERR_NOMEM. */
+re_status re_sidecar_with_file(const char *buf, size_t len, const char *name, uint64_t bytes,
+                               const char *sha256, char **out, size_t *out_len);
+
 #endif
