@@ -12,7 +12,10 @@ html.parser and uuid module):
   index, named with the time it appears; --include-future publishes it; the same now gives
   the same bytes;
 - `type: trailer|bonus` reaches the sidecar, itunes:episodeType, the page and the index; an
-  unknown type is a FILE:LINE:COL error with a suggestion, and nothing is written."""
+  unknown type is a FILE:LINE:COL error with a suggestion, and nothing is written;
+- the season as a CI job runs it (batch and feed over one published folder, a script renamed,
+  an episode moved to next year): one item per episode, every page linked to its neighbours
+  and its show, `check DIR` holding every claim, and an unchanged week the same bytes."""
 import html.parser
 import json
 import os
@@ -286,6 +289,78 @@ class ShowOfTwelve(Case):
             self.assertIn(f"{bad}:8:7: type 'Bonsu' is not one of: full, trailer, bonus "
                           "(did you mean 'bonus'?)", res.stderr)
             self.assertEqual(os.listdir(out), [])
+
+    def test_a_season_as_ci_publishes_it(self):
+        """The whole weekly show, as a CI job keeps it: the scripts in a folder, batch and feed
+        over one published folder week after week. A script renamed and an episode moved to a
+        later date still give one item per episode, every page links its neighbours and its
+        show, and check DIR holds every claim of the site."""
+        out = self.folder()
+        scripts = self.path("scripts")
+        shutil.copytree(self.scripts, scripts)
+        self.assertEqual(self.feed(out).returncode, 0)
+        # the next week: week 5's script gets a name, week 12 is moved to next year
+        os.rename(os.path.join(scripts, "week-05.txt"), os.path.join(scripts, "05-middle.txt"))
+        write(os.path.join(scripts, "week-12.txt"),
+              script(12).replace(DATES[11], "2027-01-04T07:00:00Z"))
+        res = run(["batch", "-j", "2", "-O", out, scripts, "--page"])
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertIn("2 rendered", res.stdout + res.stderr)
+        self.assertIn("week-05.json already claims this episode", res.stderr)
+        res = self.feed(out)
+        self.assertEqual(res.returncode, 2, res.stderr)
+        for name in os.listdir(out):   # as the error says: the old set goes
+            if name.startswith("week-05."):
+                os.unlink(os.path.join(out, name))
+        res = self.feed(out)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertIn("week-12", res.stderr)   # named, with when it appears
+        d = self.read(out)
+        self.assertEqual([e.id for e in d.entries],
+                         [numbered_guid(1, n) for n in range(11, 0, -1)])
+        self.assertEqual([e.link.rsplit("/", 1)[1] for e in d.entries],
+                         [f"week-{n:02d}.html" if n != 5 else "05-middle.html"
+                          for n in range(11, 0, -1)])
+        # every page in the feed links the index, and its neighbours in the feed's order
+        pages = [e.link.rsplit("/", 1)[1] for e in d.entries]
+        for at, name in enumerate(pages):
+            links = NavLinks(os.path.join(out, name))
+            self.assertIn("index.html", links.hrefs, name)
+            self.assertEqual(links.rel.get("next"), pages[at - 1] if at > 0 else None, name)
+            self.assertEqual(links.rel.get("prev"),
+                             pages[at + 1] if at + 1 < len(pages) else None, name)
+            self.assertNotIn("week-12.html", links.hrefs, name)   # not published yet
+        # check DIR: every claim of every file against its own episode
+        res = run(["check", out])
+        self.assertEqual(res.returncode, 0, res.stdout + res.stderr)
+        self.assertIn(": 12 episodes,", res.stdout)
+        self.assertIn(" 0 MISMATCH", res.stdout)
+        # the week after, nothing changed: batch finds every episode up to date, feed the
+        # same bytes
+        before = {n: open(os.path.join(out, n), "rb").read() for n in os.listdir(out)}
+        res = run(["batch", "-j", "2", "-O", out, scripts, "--page"])
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertIn("0 rendered", res.stdout + res.stderr)
+        self.assertEqual(self.feed(out).returncode, 0)
+        self.assertEqual({n: open(os.path.join(out, n), "rb").read() for n in os.listdir(out)},
+                         before)
+
+
+class NavLinks(html.parser.HTMLParser):
+    """Every link's address on a page, and the addresses of rel="prev" and rel="next"."""
+
+    def __init__(self, path):
+        super().__init__(convert_charrefs=True)
+        self.hrefs, self.rel = [], {}
+        with open(path, encoding="utf-8") as f:
+            self.feed(f.read())
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "a" and a.get("href"):
+            self.hrefs.append(a["href"])
+            if a.get("rel") in ("prev", "next"):
+                self.rel[a["rel"]] = a["href"]
 
 
 if __name__ == "__main__":
