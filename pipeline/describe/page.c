@@ -228,6 +228,9 @@ re_status re_page_write_named(FILE *out, const re_render_facts *facts,
     }
     if (ep->episode_number >= 0)
         fprintf(out, "- Episode: %ld\n", ep->episode_number);
+    const char *kind = page_episode_type_words(ep->type);
+    if (kind)   /* a trailer or bonus episode says so, as the HTML page */
+        fprintf(out, "- Type: %s\n", kind);
     fprintf(out, "- Audio duration: %s\n", iso);
     if (audio_name && write_listen_links(out, facts, audio_name) != RE_OK)
         return RE_ERR_NOMEM;

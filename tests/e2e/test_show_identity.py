@@ -207,7 +207,7 @@ class ShowOfTwelve(Case):
         bonus = write(self.path("week-06.md"), script(6, "type: bonus\n").replace(
             "Week 6.\n", "# Notes\n\nWeek 6, the bonus.\n"))
         for path, name in ((trailer, "week-01"), (bonus, "week-06")):
-            res = run([path, "-o", os.path.join(out, name + ".mp3"), "--page"])
+            res = run([path, "-o", os.path.join(out, name + ".mp3"), "--page", "--page-md"])
             self.assertEqual(res.returncode, 0, res.stderr)
             self.assertNotIn("already claims", res.stderr)   # its own set, re-rendered
         with open(os.path.join(out, "week-01.json"), encoding="utf-8") as f:
@@ -234,6 +234,10 @@ class ShowOfTwelve(Case):
         self.assertIn("Trailer", Page(os.path.join(out, "week-01.html")).by_class["show"])
         self.assertIn("Bonus episode", Page(os.path.join(out, "week-06.html")).by_class["show"])
         self.assertNotIn("Bonus", Page(os.path.join(out, "week-02.html")).by_class["show"])
+        with open(os.path.join(out, "week-01.md"), encoding="utf-8") as f:
+            self.assertIn("\n- Type: Trailer\n", f.read())
+        with open(os.path.join(out, "week-06.md"), encoding="utf-8") as f:
+            self.assertIn("\n- Type: Bonus episode\n", f.read())
         index = Page(os.path.join(out, "index.html"))
         self.assertIn("Trailer", index.by_class["type"])
         self.assertIn("Bonus episode", index.by_class["type"])
