@@ -537,6 +537,25 @@ static void test_plan_edges(void)
     delivered = (re_loudness){ .integrated_lufs = -18.0, .true_peak_dbtp = -60.0 };
     CHECK_INT(re_loudness_plan_update(&plan, &delivered, RE_LOUDNESS_DELIVERED), 1);
     CHECK(fabs(plan.gain_db - RE_LOUDNESS_MAX_GAIN_DB) < 1e-9);
+    /* The secant's slope is kept within 0.2 .. 1, whatever sign it comes out with: after a
+     * step of +1 dB, a dry run 0.2 LU nearer its aim is a slope of 0.2 (the next step is
+     * 0.8 / 0.2 = 4 dB), 0.1 LU nearer is 0.1, taken as 0.2 (4.5 dB, not 9); 1.5 LU nearer
+     * (past the aim) is 1.5, taken as 1; 0.5 LU further is -0.5, taken as 0.2: the gain goes
+     * on up (to its cap, 6 dB over the first), never down. */
+    const struct { double second, step; } slopes[] = {
+        { -0.8, 4.0 }, { -0.9, 4.5 }, { 0.5, -0.5 }, { -1.5, 5.0 },
+    };
+    for (size_t i = 0; i < sizeof slopes / sizeof slopes[0]; i++) {
+        re_loudness pass1 = { .integrated_lufs = -20.0, .true_peak_dbtp = -60.0 };
+        CHECK_INT(re_loudness_plan_make(&pass1, -16.0, -1.0, RE_LOUDNESS_PCM, &plan), RE_OK);
+        double g0 = plan.gain_db;
+        re_loudness leveled = { .integrated_lufs = plan.leveled_aim_lufs - 1.0 };
+        CHECK_INT(re_loudness_plan_update(&plan, &leveled, RE_LOUDNESS_LEVELED), 1);
+        CHECK(fabs(plan.gain_db - (g0 + 1.0)) < 1e-9);
+        leveled.integrated_lufs = plan.leveled_aim_lufs + slopes[i].second;
+        CHECK_INT(re_loudness_plan_update(&plan, &leveled, RE_LOUDNESS_LEVELED), 1);
+        CHECK(fabs(plan.gain_db - (g0 + 1.0 + slopes[i].step)) < 1e-9);
+    }
     /* the ranges, at both ends and just outside */
     CHECK_INT(re_loudness_plan_make(&quiet, -40.0, -1.0, RE_LOUDNESS_MP3, &plan), RE_OK);
     CHECK_INT(re_loudness_plan_make(&quiet, -40.001, -1.0, RE_LOUDNESS_MP3, &plan), RE_ERR_INVALID);
