@@ -387,6 +387,46 @@ class Claims(unittest.TestCase):
                 self.assertEqual(r.returncode, 1)
                 self.assertIn("--tolerance", r.stderr)
 
+    def test_tolerance_at_its_edge_for_each_kind(self):
+        """--tolerance in each of its notations, against each kind of claim, just inside and
+        just outside, on both sides of the length ffmpeg decodes (62.369614 s at 22050 Hz): a
+        sample count is loosened by the samples the tolerance lasts (1 ms is 22.05 samples),
+        milliseconds and durations by the time."""
+        n = ffmpeg_samples(self.mp3)
+        self.assertEqual(n, EP_FRAMES)
+        exact = n / EP_RATE
+
+        def holds(key, value, tolerance):
+            claims = write("tol.json", json.dumps({key: value, "generator": "render-episode 0.1.0"}))
+            r = check("--no-sidecar", "--tolerance", tolerance, self.mp3, claims)
+            self.assertIn(r.returncode, (0, 1), r.stderr)
+            return r.returncode == 0
+
+        for sign, notations in ((1, ("1ms", "PT0.001S")), (-1, ("0.001", "0.001s"))):
+            with self.subTest(sign=sign):
+                for tolerance in notations:
+                    self.assertTrue(holds("samples", n + sign * 22, tolerance), tolerance)
+                    self.assertFalse(holds("samples", n + sign * 23, tolerance), tolerance)
+                    self.assertFalse(holds("samples", n + sign * EP_RATE, tolerance), tolerance)
+                self.assertTrue(holds("samples", n + sign * EP_RATE, "1s"))
+                self.assertFalse(holds("samples", n + sign * (EP_RATE + 1), "1s"))
+                # duration_ms: the claim's distance from 62369.614 ms, against the time
+                for ms in range(62360, 62380):
+                    off = abs(ms - exact * 1000)
+                    if 1 < off < 4.9:
+                        ceil_ms = int(off) + 1
+                        self.assertTrue(holds("duration_ms", ms, f"{ceil_ms}ms"), (ms, off))
+                        self.assertFalse(holds("duration_ms", ms, f"{ceil_ms - 1}ms"), (ms, off))
+        # a duration: PT1M3S is 630.386 ms over, PT1M1S 1369.614 ms under
+        for claim, inside, outside in (("PT1M3S", "631ms", "630ms"), ("PT1M1S", "1370ms", "1369ms"),
+                                       ("PT1M3S", "PT0.631S", "PT0.63S"), ("PT1M1S", "1.37", "1.369")):
+            with self.subTest(claim=claim, inside=inside):
+                self.assertTrue(holds("duration", claim, inside))
+                self.assertFalse(holds("duration", claim, outside))
+        # a sample rate and a size are never loosened
+        self.assertFalse(holds("sample_rate", EP_RATE + 1, "PT1H"))
+        self.assertFalse(holds("bytes", Episode.size + 1, "PT1H"))
+
 
 class Fixing(unittest.TestCase):
     """--fix on stale pages gives pages that pass, with every other byte unchanged."""

@@ -523,6 +523,110 @@ class Fleet(unittest.TestCase):
             rows = [line.split() for line in f.readlines()[1:]]
         return any(int(row[2].split(":")[1], 16) == server.port and row[3] == "01" for row in rows)
 
+    def store_remote(self, put_status, miss_status=404):
+        """A server of our own that answers every PUT with put_status (S3 and MinIO answer 200
+        with an ETag, nginx 201 or 204) and keeps what it took with a 2xx; a GET is 200 with
+        what it keeps, or miss_status."""
+        import http.server
+        import threading
+        seen = {"GET": 0, "PUT": 0, "objects": {}}
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):
+                pass
+
+            def answer(self, status, body=b"", headers=()):
+                self.send_response(status)
+                for name, value in headers:
+                    self.send_header(name, value)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def do_GET(self):
+                seen["GET"] += 1
+                data = seen["objects"].get(self.path)
+                if data is None:   # (no body where HTTP allows none)
+                    self.answer(miss_status, b"" if miss_status in (204, 304)
+                                else b"<Error><Code>NoSuchKey</Code></Error>")
+                else:
+                    self.answer(200, data)
+
+            def do_PUT(self):
+                seen["PUT"] += 1
+                data = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+                if 200 <= put_status < 300:
+                    seen["objects"][self.path] = data
+                self.answer(put_status, b"" if put_status in (204, 304) else b"done",
+                            [("ETag", '"%08x"' % (hash(data) & 0xFFFFFFFF))]
+                            + ([("Location", "/elsewhere")] if 300 <= put_status < 400 else []))
+
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        server.daemon_threads = True
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        self.addCleanup(server.server_close)
+        self.addCleanup(server.shutdown)
+        return f"http://127.0.0.1:{server.server_address[1]}/c", seen
+
+    def one_episode_batch(self, url):
+        """One episode (two paragraphs) with a new local cache: its report's episode."""
+        folder = os.path.join(self.dir, "one")
+        if not os.path.isdir(folder):
+            os.mkdir(folder)
+            shutil.copy(os.path.join(self.scripts, "ep0.txt"), folder)
+        for name in ("local", "out"):
+            shutil.rmtree(os.path.join(self.dir, name), ignore_errors=True)
+        res = self.batch("-j", "1", "-O", os.path.join(self.dir, "out"), folder, "--cache",
+                         os.path.join(self.dir, "local"), "--cache-url", url, "--report",
+                         os.path.join(self.dir, "r.json"))
+        self.assertEqual(res.returncode, 0, res.stderr)
+        return res, read_json(os.path.join(self.dir, "r.json"))["episodes"][0]
+
+    def test_put_answers_at_their_edges(self):
+        """docs/cache.md: a PUT answered 200, 201 or 204 is stored (what S3 and MinIO answer is
+        200); 202, a redirect, a 4xx or a 5xx is a refused write: one warning, no more writes,
+        the reads go on."""
+        for status in (200, 201, 204):
+            with self.subTest(put=status):
+                url, seen = self.store_remote(status)
+                res, episode = self.one_episode_batch(url)
+                self.assertEqual(res.stderr, "")
+                self.assertEqual((seen["GET"], seen["PUT"]), (2, 2))
+                self.assertEqual(len(seen["objects"]), 2)
+                res, episode = self.one_episode_batch(url)     # a new runner: all from the remote
+                self.assertEqual(res.stderr, "")
+                self.assertEqual(episode["segments_remote"], 2)
+                self.assertEqual(episode["segments_synthesized"], 0)
+                self.assertEqual(seen["PUT"], 2)
+        for status in (202, 205, 301, 307, 400, 403, 405, 413, 500, 507):
+            with self.subTest(put=status):
+                url, seen = self.store_remote(status)
+                res, episode = self.one_episode_batch(url)
+                self.assertEqual(res.stderr.count(f"refused a write (HTTP {status})"), 1, res.stderr)
+                self.assertNotIn(WARN_OFF, res.stderr)
+                self.assertEqual((seen["GET"], seen["PUT"]), (2, 1))   # reads go on, writes stop
+                self.assertEqual(episode["segments_synthesized"], 2)
+
+    def test_get_answers_at_their_edges(self):
+        """docs/cache.md: a GET answered 404 or 410 is a miss (no warning, the segment is PUT);
+        anything else but 200 turns the remote off, said once."""
+        for status in (404, 410):
+            with self.subTest(get=status):
+                url, seen = self.store_remote(201, miss_status=status)
+                res, episode = self.one_episode_batch(url)
+                self.assertEqual(res.stderr, "")
+                self.assertEqual((seen["GET"], seen["PUT"]), (2, 2))
+        for status in (204, 301, 400, 403, 405, 409, 500, 503):
+            with self.subTest(get=status):
+                url, seen = self.store_remote(201, miss_status=status)
+                res, episode = self.one_episode_batch(url)
+                self.assertEqual(res.stderr.count(WARN_OFF), 1, res.stderr)
+                self.assertIn(f"answered HTTP {status} to a read", res.stderr)
+                self.assertEqual((seen["GET"], seen["PUT"]), (1, 0))
+                self.assertEqual(episode["segments_synthesized"], 2)
+
     def test_bad_cache_urls_are_usage_errors(self):
         out = os.path.join(self.dir, "out")
         for url in ("ftp://127.0.0.1/x", "not a url", "http://127.0.0.1/x?q=1", "http://", "file:///etc"):

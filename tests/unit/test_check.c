@@ -567,6 +567,69 @@ static void test_site_scan(void)
     test_remove_tree(dir);
 }
 
+/* --tolerance at its edges, for each kind of claim in its own unit, on both sides of the
+ * measurement: a count of samples is loosened by the samples the tolerance lasts at the rate
+ * (1 ms at 22050 Hz is 22.05 samples: 22 within, 23 not; a whole second off is never within
+ * 1 ms), milliseconds and durations by the time; sample rates and sizes never. */
+static void test_tolerance_edges(void)
+{
+    const char *side =
+        "{\"duration\": \"PT10S\", \"duration_ms\": 10000, \"samples\": 220500, "
+        "\"sample_rate\": 22050, \"bytes\": 1000, \"generator\": \"render-episode 0.1.0\"}";
+    CHECK_INT(extract("ep.json", side, RE_FILE_AUTO), RE_OK);
+    CHECK_INT(claims.count, 5);
+    if (claims.count != 5)
+        return;
+    const uint64_t n = 220500;   /* 10 s at 22050 Hz */
+    for (int sign = -1; sign <= 1; sign += 2) {
+        re_mp3_measurement m = measured(n + (uint64_t)(sign * 22), 22050, 1000);
+        CHECK_INT(holds(2, &m, 0), 0);
+        CHECK_INT(holds(2, &m, 1000), 1);                     /* 22 samples: within 1 ms */
+        CHECK_INT(claims.items[2].within_tolerance, 1);
+        m = measured(n + (uint64_t)(sign * 23), 22050, 1000);
+        CHECK_INT(holds(2, &m, 1000), 0);                     /* 23: 1.04 ms, not */
+        m = measured(n + (uint64_t)(sign * 22050), 22050, 1000);
+        CHECK_INT(holds(2, &m, 1000), 0);                     /* a whole second: not in 1 ms */
+        CHECK_INT(holds(2, &m, 999999), 0);
+        CHECK_INT(holds(2, &m, 1000000), 1);                  /* but within 1 s */
+        m = measured(n + (uint64_t)(sign * 22051), 22050, 1000);
+        CHECK_INT(holds(2, &m, 1000000), 0);
+        /* the same counts at 48000 Hz: 1 ms is 48 samples */
+        m = measured(n + (uint64_t)(sign * 48), 48000, 1000);
+        CHECK_INT(holds(2, &m, 1000), 1);
+        m = measured(n + (uint64_t)(sign * 49), 48000, 1000);
+        CHECK_INT(holds(2, &m, 1000), 0);
+        /* duration_ms 10000: exact within the 1 ms it was rounded down to (22.05 samples);
+         * --tolerance 2ms is 44.1 samples: 44 within, 45 not */
+        m = measured(n + (uint64_t)(sign * 22), 22050, 1000);
+        CHECK_INT(holds(1, &m, 0), 1);
+        m = measured(n + (uint64_t)(sign * 23), 22050, 1000);
+        CHECK_INT(holds(1, &m, 0), 0);
+        m = measured(n + (uint64_t)(sign * 44), 22050, 1000);
+        CHECK_INT(holds(1, &m, 1000), 0);
+        CHECK_INT(holds(1, &m, 2000), 1);
+        m = measured(n + (uint64_t)(sign * 45), 22050, 1000);
+        CHECK_INT(holds(1, &m, 2000), 0);
+        m = measured(n + (uint64_t)(sign * 22050), 22050, 1000);
+        CHECK_INT(holds(1, &m, 1000), 0);                     /* a second off: not in 1 ms */
+        CHECK_INT(holds(1, &m, 1000000), 1);
+        /* PT10S: whole seconds half up (9.5 s is 10, 10.5 s is 11); beyond, the time to it:
+         * 10.75 s is 0.75 s off, within 750 ms and not 749.9 ms */
+        m = measured(n + (uint64_t)(sign * 16537), 22050, 1000);   /* 10 -/+ 0.74998 s */
+        CHECK_INT(holds(0, &m, 0), 0);
+        CHECK_INT(holds(0, &m, 749999), 1);
+        m = measured(n + (uint64_t)(sign * 16538), 22050, 1000);   /* 10 -/+ 0.75002 s */
+        CHECK_INT(holds(0, &m, 750000), 0);
+        CHECK_INT(holds(0, &m, 751000), 1);
+    }
+    /* a sample rate or a size is never loosened, by any tolerance */
+    re_mp3_measurement m = measured(n, 22051, 1001);
+    CHECK_INT(holds(3, &m, 1000000000), 0);
+    CHECK_INT(holds(4, &m, 1000000000), 0);
+    m = measured(n, 22050, 999);
+    CHECK_INT(holds(4, &m, 1000000000), 0);
+}
+
 int main(void)
 {
     re_claim_list_init(&claims);
@@ -578,6 +641,7 @@ int main(void)
     test_html();
     test_json();
     test_sidecar();
+    test_tolerance_edges();
     test_rss();
     test_atom();
     test_fix();

@@ -2,6 +2,7 @@
 /* test_lexicon.c - lexicon files: parsing and its errors, whole-word matching, precedence
  * between sources, and the canonical form and digest the segment cache keys on. */
 #define _GNU_SOURCE
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -459,6 +460,49 @@ static void test_shipped_default(void)
     free(path);
 }
 
+/* The character ranges that end a word, each at its first and last code point and one
+ * outside: "caf" followed by a character of a punctuation or symbol block is a whole word
+ * (matched), by a letter of any script it is not. */
+static void test_word_end_ranges(void)
+{
+    re_lexicon *lex = lexicon_of("caf = x\n");
+    if (!lex)
+        return;
+    static const struct { uint32_t cp; int ends; } edges[] = {
+        { 0x80, 1 },    { 0xBF, 1 },    { 0xC0, 0 },    { 0xD6, 0 },    { 0xD7, 1 },
+        { 0xD8, 0 },    { 0xF6, 0 },    { 0xF7, 1 },    { 0xF8, 0 },
+        { 0x1FFF, 0 },  { 0x2000, 1 },  { 0x2BFF, 1 },  { 0x2C00, 0 },  /* punctuation..math */
+        { 0x2FFF, 0 },  { 0x3000, 1 },  { 0x303F, 1 },  { 0x3040, 0 },  /* CJK punctuation */
+        { 0xD7FF, 0 },  { 0xE000, 1 },  { 0xF8FF, 1 },  { 0xF900, 0 },  /* private use */
+        { 0xFE2F, 0 },  { 0xFE30, 1 },  { 0xFE4F, 1 },  { 0xFE50, 0 },  /* CJK compatibility */
+        { 0xFEFF, 0 },  { 0xFF00, 1 },  { 0xFF20, 1 },  { 0xFF21, 0 },  /* fullwidth ASCII */
+        { 0x1EFFF, 0 }, { 0x1F000, 1 }, { 0x1FAFF, 1 }, { 0x10FFFF, 1 }, /* emoji on */
+    };
+    for (size_t i = 0; i < sizeof edges / sizeof edges[0]; i++) {
+        uint32_t cp = edges[i].cp;
+        char text[16] = "caf";
+        unsigned char *p = (unsigned char *)text + 3;
+        if (cp < 0x800) {
+            *p++ = (unsigned char)(0xC0 | cp >> 6);
+        } else if (cp < 0x10000) {
+            *p++ = (unsigned char)(0xE0 | cp >> 12);
+            *p++ = (unsigned char)(0x80 | (cp >> 6 & 0x3F));
+        } else {
+            *p++ = (unsigned char)(0xF0 | cp >> 18);
+            *p++ = (unsigned char)(0x80 | (cp >> 12 & 0x3F));
+            *p++ = (unsigned char)(0x80 | (cp >> 6 & 0x3F));
+        }
+        *p++ = (unsigned char)(0x80 | (cp & 0x3F));
+        *p = '\0';
+        const char *said = said_at(lex, text, 0, NULL);
+        if ((said != NULL) != edges[i].ends)
+            fprintf(stderr, "U+%04X after a word: %s\n", (unsigned)cp,
+                    said ? "ends it" : "does not end it");
+        CHECK_INT(said != NULL, edges[i].ends);
+    }
+    re_lexicon_free(lex);
+}
+
 int main(void)
 {
     if (!mkdtemp(tmp_dir)) {
@@ -468,6 +512,7 @@ int main(void)
     test_parse();
     test_parse_errors();
     test_whole_words();
+    test_word_end_ranges();
     test_case_and_longest_match();
     test_later_sources_win();
     test_canonical_form();

@@ -484,6 +484,90 @@ static void test_plan(void)
     CHECK_INT(re_loudness_plan_make(&pass1, NAN, -1.0, RE_LOUDNESS_MP3, &plan), RE_ERR_INVALID);
 }
 
+/* The plan's limits at their edges, on both sides and with their signs: the gain is clamped
+ * to -40..+40 dB (a loud sound file under --loudness -40 is attenuated by at most 40 dB, a
+ * near-silent one amplified by at most 40), the limiter's ceiling never goes below -20 dBTP
+ * (--true-peak -20 less the margin would be -20.3), and the documented ranges of the target
+ * (-40..-5 LUFS) and of the ceiling (-20..0 dBTP) hold at their ends. */
+static void test_plan_edges(void)
+{
+    re_loudness_plan plan;
+    const struct { double integrated, target, gain; } gains[] = {
+        { -55.9, -16.0, 39.9 },  { -56.0, -16.0, 40.0 },  { -56.1, -16.0, 40.0 },
+        { -80.0, -16.0, 40.0 },
+        { -0.1, -40.0, -39.9 },  { 0.0, -40.0, -40.0 },   { 0.1, -40.0, -40.0 },
+        { 3.0, -40.0, -40.0 },
+    };
+    for (size_t i = 0; i < sizeof gains / sizeof gains[0]; i++) {
+        re_loudness pass1 = { .integrated_lufs = gains[i].integrated, .true_peak_dbtp = -100.0 };
+        CHECK_INT(re_loudness_plan_make(&pass1, gains[i].target, -1.0, RE_LOUDNESS_PCM, &plan),
+                  RE_OK);
+        CHECK(fabs(plan.gain_db - gains[i].gain) < 1e-9);
+        CHECK(fabs(plan.first_gain_db - gains[i].gain) < 1e-9);
+    }
+    /* the limiter ceiling: the ceiling less the output's margin, never under -20 dBTP */
+    const struct { double ceiling; re_loudness_output output; double limiter; } ceilings[] = {
+        { -19.6, RE_LOUDNESS_MP3, -19.9 }, { -19.7, RE_LOUDNESS_MP3, -20.0 },
+        { -20.0, RE_LOUDNESS_MP3, -20.0 }, { -19.9, RE_LOUDNESS_PCM, -20.0 },
+        { -20.0, RE_LOUDNESS_PCM, -20.0 }, { 0.0, RE_LOUDNESS_MP3, -0.3 },
+        { 0.0, RE_LOUDNESS_PCM, -0.1 },
+    };
+    re_loudness quiet = { .integrated_lufs = -20.0, .true_peak_dbtp = -60.0 };
+    for (size_t i = 0; i < sizeof ceilings / sizeof ceilings[0]; i++) {
+        CHECK_INT(re_loudness_plan_make(&quiet, -16.0, ceilings[i].ceiling, ceilings[i].output,
+                                        &plan), RE_OK);
+        CHECK(fabs(plan.limiter_ceiling_dbtp - ceilings[i].limiter) < 1e-9);
+    }
+    /* a delivered peak far over a ceiling at its floor: the limiter ceiling stays at -20 */
+    CHECK_INT(re_loudness_plan_make(&quiet, -16.0, -20.0, RE_LOUDNESS_MP3, &plan), RE_OK);
+    re_loudness delivered = { .integrated_lufs = -16.0, .true_peak_dbtp = -5.0 };
+    CHECK_INT(re_loudness_plan_update(&plan, &delivered, RE_LOUDNESS_DELIVERED), 1);
+    CHECK(fabs(plan.limiter_ceiling_dbtp - RE_LOUDNESS_CEILING_MIN) < 1e-9);
+    /* a delivered file 5 LU too loud with the gain near -40: the step stops at -40 */
+    re_loudness loud = { .integrated_lufs = -1.0, .true_peak_dbtp = -100.0 };
+    CHECK_INT(re_loudness_plan_make(&loud, -40.0, -1.0, RE_LOUDNESS_PCM, &plan), RE_OK);
+    CHECK(fabs(plan.gain_db - -39.0) < 1e-9);
+    delivered = (re_loudness){ .integrated_lufs = -35.0, .true_peak_dbtp = -60.0 };
+    CHECK_INT(re_loudness_plan_update(&plan, &delivered, RE_LOUDNESS_DELIVERED), 1);
+    CHECK(fabs(plan.gain_db - -RE_LOUDNESS_MAX_GAIN_DB) < 1e-9);
+    /* ... and one 50 LU too quiet with the gain near +40: at most +40 */
+    re_loudness faint = { .integrated_lufs = -55.0, .true_peak_dbtp = -100.0 };
+    CHECK_INT(re_loudness_plan_make(&faint, -16.0, -1.0, RE_LOUDNESS_PCM, &plan), RE_OK);
+    CHECK(fabs(plan.gain_db - 39.0) < 1e-9);
+    delivered = (re_loudness){ .integrated_lufs = -18.0, .true_peak_dbtp = -60.0 };
+    CHECK_INT(re_loudness_plan_update(&plan, &delivered, RE_LOUDNESS_DELIVERED), 1);
+    CHECK(fabs(plan.gain_db - RE_LOUDNESS_MAX_GAIN_DB) < 1e-9);
+    /* The secant's slope is kept within 0.2 .. 1, whatever sign it comes out with: after a
+     * step of +1 dB, a dry run 0.2 LU nearer its aim is a slope of 0.2 (the next step is
+     * 0.8 / 0.2 = 4 dB), 0.1 LU nearer is 0.1, taken as 0.2 (4.5 dB, not 9); 1.5 LU nearer
+     * (past the aim) is 1.5, taken as 1; 0.5 LU further is -0.5, taken as 0.2: the gain goes
+     * on up (to its cap, 6 dB over the first), never down. */
+    const struct { double second, step; } slopes[] = {
+        { -0.8, 4.0 }, { -0.9, 4.5 }, { 0.5, -0.5 }, { -1.5, 5.0 },
+    };
+    for (size_t i = 0; i < sizeof slopes / sizeof slopes[0]; i++) {
+        re_loudness pass1 = { .integrated_lufs = -20.0, .true_peak_dbtp = -60.0 };
+        CHECK_INT(re_loudness_plan_make(&pass1, -16.0, -1.0, RE_LOUDNESS_PCM, &plan), RE_OK);
+        double g0 = plan.gain_db;
+        re_loudness leveled = { .integrated_lufs = plan.leveled_aim_lufs - 1.0 };
+        CHECK_INT(re_loudness_plan_update(&plan, &leveled, RE_LOUDNESS_LEVELED), 1);
+        CHECK(fabs(plan.gain_db - (g0 + 1.0)) < 1e-9);
+        leveled.integrated_lufs = plan.leveled_aim_lufs + slopes[i].second;
+        CHECK_INT(re_loudness_plan_update(&plan, &leveled, RE_LOUDNESS_LEVELED), 1);
+        CHECK(fabs(plan.gain_db - (g0 + 1.0 + slopes[i].step)) < 1e-9);
+    }
+    /* the ranges, at both ends and just outside */
+    CHECK_INT(re_loudness_plan_make(&quiet, -40.0, -1.0, RE_LOUDNESS_MP3, &plan), RE_OK);
+    CHECK_INT(re_loudness_plan_make(&quiet, -40.001, -1.0, RE_LOUDNESS_MP3, &plan), RE_ERR_INVALID);
+    CHECK_INT(re_loudness_plan_make(&quiet, -5.0, -1.0, RE_LOUDNESS_MP3, &plan), RE_OK);
+    CHECK_INT(re_loudness_plan_make(&quiet, -4.999, -1.0, RE_LOUDNESS_MP3, &plan), RE_ERR_INVALID);
+    CHECK_INT(re_loudness_plan_make(&quiet, 40.0, -1.0, RE_LOUDNESS_MP3, &plan), RE_ERR_INVALID);
+    CHECK_INT(re_loudness_plan_make(&quiet, -16.0, -20.001, RE_LOUDNESS_MP3, &plan), RE_ERR_INVALID);
+    CHECK_INT(re_loudness_plan_make(&quiet, -16.0, 0.001, RE_LOUDNESS_MP3, &plan), RE_ERR_INVALID);
+    CHECK_INT(re_loudness_plan_make(&quiet, -16.0, 20.0, RE_LOUDNESS_MP3, &plan), RE_ERR_INVALID);
+    CHECK_INT(re_loudness_plan_make(&quiet, -16.0, -INFINITY, RE_LOUDNESS_MP3, &plan), RE_ERR_INVALID);
+}
+
 /* ---- measuring an MP3 ------------------------------------------------------------------- */
 
 static void test_measure_mp3(void)
@@ -815,6 +899,7 @@ int main(void)
     test_leveler_gain_only();
     test_leveler_limits();
     test_plan();
+    test_plan_edges();
     test_measure_mp3();
     test_peak_map();
     test_speech();

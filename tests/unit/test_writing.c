@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test_writing.c - spans of text in another writing system than the voice's (writing.c). */
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -101,10 +102,102 @@ static void test_too_many_spans(void)
     CHECK_INT(count, 31);
 }
 
+/* The voice an en-us text gives to two of code point cp between Latin words: the span's
+ * voice, "" for no voice, or "-" when cp is no span's (the text's own voice reads it). */
+static const char *voice_of(uint32_t cp)
+{
+    static char text[32];
+    char one[5];
+    size_t n;
+    if (cp < 0x800) {
+        one[0] = (char)(0xC0 | cp >> 6), one[1] = (char)(0x80 | (cp & 0x3F)), n = 2;
+    } else if (cp < 0x10000) {
+        one[0] = (char)(0xE0 | cp >> 12), one[1] = (char)(0x80 | (cp >> 6 & 0x3F));
+        one[2] = (char)(0x80 | (cp & 0x3F)), n = 3;
+    } else {
+        one[0] = (char)(0xF0 | cp >> 18), one[1] = (char)(0x80 | (cp >> 12 & 0x3F));
+        one[2] = (char)(0x80 | (cp >> 6 & 0x3F)), one[3] = (char)(0x80 | (cp & 0x3F)), n = 4;
+    }
+    one[n] = '\0';
+    snprintf(text, sizeof text, "say %s%s now", one, one);
+    re_writing_run runs[RE_WRITING_MAX_RUNS];
+    size_t count = 0;
+    re_writing_runs(text, "en-us", runs, &count);
+    for (size_t i = 0; i < count; i++)
+        if (runs[i].voice && runs[i].offset == 4 && runs[i].length == 2 * n)
+            return runs[i].voice;
+    return count == 1 && !runs[0].voice ? "-" : "?";
+}
+
+/* Each Unicode block the rules name (their bounds as Unicode's Blocks.txt gives them; Armenian
+ * and Hebrew from their first assigned character), held at its first and last code point and
+ * just outside both: a range cut short or run long sends text to the wrong voice. */
+static void test_block_edges(void)
+{
+    static const struct {
+        uint32_t first, last;
+        const char *voice;
+    } blocks[] = {
+        { 0x0370, 0x03FF, "el" },  { 0x1F00, 0x1FFF, "el" },    /* Greek and Coptic, Extended */
+        { 0x0400, 0x04FF, "ru" },  { 0x0500, 0x052F, "ru" },    /* Cyrillic, Supplement */
+        { 0x1C80, 0x1C8F, "ru" },                               /* Cyrillic Extended-C */
+        { 0x0531, 0x058F, "hy" },  { 0x0591, 0x05FF, "he" },
+        { 0x0600, 0x06FF, "ar" },  { 0x0750, 0x077F, "ar" },    /* Arabic, Supplement */
+        { 0xFB50, 0xFDFF, "ar" },  { 0xFE70, 0xFEFF, "ar" },    /* Presentation Forms-A, -B */
+        { 0x0700, 0x074F, "" },    { 0x0780, 0x07BF, "" },      /* Syriac, Thaana */
+        { 0x0900, 0x097F, "hi" },  { 0x0980, 0x09FF, "bn" },  { 0x0A00, 0x0A7F, "pa" },
+        { 0x0A80, 0x0AFF, "gu" },  { 0x0B00, 0x0B7F, "or" },  { 0x0B80, 0x0BFF, "ta" },
+        { 0x0C00, 0x0C7F, "te" },  { 0x0C80, 0x0CFF, "kn" },  { 0x0D00, 0x0D7F, "ml" },
+        { 0x0D80, 0x0DFF, "si" },  { 0x0E00, 0x0E7F, "th" },  { 0x0E80, 0x0EFF, "" },
+        { 0x0F00, 0x0FFF, "" },    { 0x1000, 0x109F, "my" },  { 0x10A0, 0x10FF, "ka" },
+        { 0x1100, 0x11FF, "ko" },  { 0x3130, 0x318F, "ko" },  { 0xAC00, 0xD7AF, "ko" },
+        { 0x1200, 0x137F, "am" },  { 0x1780, 0x17FF, "" },    { 0x1800, 0x18AF, "" },
+        { 0x3040, 0x309F, "ja" },  { 0x30A0, 0x30FF, "ja" },  { 0x31F0, 0x31FF, "ja" },
+        { 0xFF66, 0xFF9F, "ja" },                               /* halfwidth katakana */
+        { 0x3100, 0x312F, "" },    { 0xA000, 0xA48F, "" },    { 0xA490, 0xA4CF, "" },
+        { 0x3400, 0x4DBF, "cmn" }, { 0x4E00, 0x9FFF, "cmn" }, { 0xF900, 0xFAFF, "cmn" },
+        { 0x20000, 0x2FFFF, "cmn" }, { 0x30000, 0x3FFFF, "cmn" },   /* planes 2 and 3 */
+    };
+    size_t count = sizeof blocks / sizeof blocks[0];
+    for (size_t i = 0; i < count; i++) {
+        uint32_t edges[4] = { blocks[i].first, blocks[i].last, blocks[i].first - 1,
+                              blocks[i].last + 1 };
+        for (int e = 0; e < 4; e++) {
+            const char *expected = "-";   /* outside every block: the text's own voice */
+            for (size_t j = 0; j < count; j++)
+                if (edges[e] >= blocks[j].first && edges[e] <= blocks[j].last)
+                    expected = blocks[j].voice;
+            const char *got = voice_of(edges[e]);
+            if (strcmp(got, expected) != 0)
+                fprintf(stderr, "U+%04X: voice '%s', expected '%s'\n", (unsigned)edges[e], got,
+                        expected);
+            CHECK_STR(got, expected);
+        }
+    }
+    /* Latin letters beyond ASCII are the voice's own and end a span: U+00C0..U+024F (but
+     * U+00D7 and U+00F7, signs) and U+1E00..U+1EFF; U+00BF, U+0250 and U+1DFF just outside
+     * are not, and stay in the span they stand inside. */
+    static const struct { const char *letter; int own; } latin[] = {
+        { "\u00bf", 0 }, { "\u00c0", 1 }, { "\u00d6", 1 }, { "\u00d7", 0 }, { "\u00d8", 1 },
+        { "\u00f6", 1 }, { "\u00f7", 0 }, { "\u00f8", 1 }, { "\u024f", 1 }, { "\u0250", 0 },
+        { "\u1dff", 0 }, { "\u1e00", 1 }, { "\u1eff", 1 },
+    };
+    for (size_t i = 0; i < sizeof latin / sizeof latin[0]; i++) {
+        char text[64], expected[96];
+        snprintf(text, sizeof text, "say мир %s мир ok", latin[i].letter);
+        if (latin[i].own)
+            snprintf(expected, sizeof expected, "say |-;мир|ru; %s |-;мир|ru; ok|-;", latin[i].letter);
+        else
+            snprintf(expected, sizeof expected, "say |-;мир %s мир|ru; ok|-;", latin[i].letter);
+        expect_runs(text, "en-us", expected);
+    }
+}
+
 int main(void)
 {
     test_scripts_and_voices();
     test_no_voice();
     test_too_many_spans();
+    test_block_edges();
     return check_finish("test_writing");
 }
