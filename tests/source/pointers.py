@@ -26,7 +26,7 @@ IN_FLIGHT = (
 
 MD_NAME = re.compile(r'(?<![\w/.-])((?:docs/)?[\w-]+\.md)(?:#([\w-]+)|, "([^"]+)")?')
 # Markdown names in examples of what a render writes, not pointers at documents.
-NOT_POINTERS = {"OUT.md", "ep.md"}
+NOT_POINTERS = {"OUT.md", "ep.md", "NAME.md"}
 
 TICKET = re.compile(r'(?<!["\w])issues? \d+\b')
 
