@@ -40,6 +40,14 @@ re_status claims_extract(const char *name, const char *buf, size_t len, re_file_
                          const char *mp3_name, re_claim_list *out, re_diagnostics *diag,
                          re_diagnostics *notes, size_t *items, size_t *matched);
 
+/* ---- measure.c ----------------------------------------------------------------------------- */
+
+/* re_mp3_measure of an MP3 found in a folder (check DIR): opened only when it, and every
+ * symlink on the way, is the running user's or root's; else RE_OK with *owner that user and
+ * nothing read or measured (*out zeroed). The file measured is the one judged. */
+re_status mp3_measure_trusted(const char *path, re_mp3_measurement *out, uid_t *owner,
+                              re_diagnostics *diag);
+
 /* ---- run.c and fix.c: one whole run ------------------------------------------------------- */
 
 typedef struct run_file {
@@ -49,6 +57,8 @@ typedef struct run_file {
     dev_t dev;
     ino_t ino;
     int found;               /* site mode: found beside the MP3, read only when trusted */
+    long shared;             /* its index among opt->shared_claims when its claims were
+                              * extracted already (never read here), else -1 */
 } run_file;
 
 typedef struct run {

@@ -51,6 +51,20 @@ extern const claim_format claim_format_feed;      /* extract_feed.c: RSS and Ato
 extern const claim_format claim_format_html;      /* extract_html.c */
 extern const claim_format claim_format_text;      /* extract_text.c */
 
+/* ---- extract_feed.c: check DIR's feeds, each parsed once ----------------------------------- */
+
+/* 1 when the root element of buf[0..len) is a feed's: RSS <rss>, Atom <feed> (or <feed>
+ * without a namespace) or RSS 1.0 <rdf:RDF>; 0 for any other XML, or when the start does not
+ * read as XML; -1 when out of memory. Only the start is parsed. */
+int feed_root_is_feed(const char *name, const char *buf, size_t len);
+/* Parses the feed once and appends each item's claims to lists[k], where mp3_names[k] (file
+ * names, sorted by strcmp) is the MP3 its enclosure names (as re_claims_extract matches
+ * them); *items counts the items and entries, *matched those naming one of them. On failure
+ * (RE_ERR_INPUT malformed, RE_ERR_LIMIT, RE_ERR_NOMEM) no list keeps a claim of this feed. */
+re_status feed_claims_site(const char *name, const char *buf, size_t len,
+                           const char *const *mp3_names, size_t n, re_claim_list *lists,
+                           size_t *items, size_t *matched, re_diagnostics *diag);
+
 /* ---- extract.c: shared by the formats ---------------------------------------------------- */
 
 /* 1-based line and byte column of offset `off` (columns after a leading BOM). */

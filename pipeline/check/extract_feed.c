@@ -7,16 +7,19 @@
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include <libxml/SAX2.h>
 #include <libxml/parser.h>
 #include <libxml/tree.h>
+#include <libxml/xmlreader.h>
 
 #define ITUNES_NS "http://www.itunes.com/dtds/podcast-1.0.dtd"
 #define ATOM_NS "http://www.w3.org/2005/Atom"
 #define RSS1_NS "http://purl.org/rss/1.0/"
+#define RDF_NS "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
 
 /* Wraps libxml2's own start-element handler to remember where each start tag ends
  * (the offset of its '>' or "/>"), so that values can be rewritten in place. */
@@ -269,6 +272,152 @@ static re_status extract_xml(extract_ctx *x)
         st = check_fail(x->notes, RE_OK, x->name, 0, 0,
                         "none of its %zu feed items has an enclosure named %s", items, x->mp3_name);
     return st;
+}
+
+/* ---- check DIR: a folder's feeds ------------------------------------------------------- */
+
+static void on_reader_error(void *user, xmlErrorPtr error)
+{
+    (void)user;
+    (void)error;   /* a file whose start does not read is no feed: nothing to say */
+}
+
+int feed_root_is_feed(const char *name, const char *buf, size_t len)
+{
+    if (len > INT_MAX)
+        len = INT_MAX;   /* the root element is near the start */
+    xmlTextReaderPtr reader = xmlReaderForMemory(buf, (int)len, name, NULL,
+                                                 XML_PARSE_NONET | XML_PARSE_NOERROR
+                                                 | XML_PARSE_NOWARNING);
+    if (!reader)
+        return -1;
+    xmlTextReaderSetStructuredErrorHandler(reader, on_reader_error, NULL);
+    int feed = 0, rc;
+    while ((rc = xmlTextReaderRead(reader)) == 1) {
+        if (xmlTextReaderNodeType(reader) != XML_READER_TYPE_ELEMENT)
+            continue;
+        const char *local = (const char *)xmlTextReaderConstLocalName(reader);
+        const char *ns = (const char *)xmlTextReaderConstNamespaceUri(reader);
+        feed = local && ((strcmp(local, "rss") == 0 && !ns)
+                         || (strcmp(local, "feed") == 0 && (!ns || strcmp(ns, ATOM_NS) == 0))
+                         || (strcmp(local, "RDF") == 0 && ns && strcmp(ns, RDF_NS) == 0));
+        break;
+    }
+    xmlFreeTextReader(reader);
+    return feed;
+}
+
+/* The percent-decoded last path segment of url (before any query or fragment), or NULL. */
+static char *url_segment(const char *url)
+{
+    size_t end = strcspn(url, "?#"), start = end, j = 0;
+    while (start > 0 && url[start - 1] != '/')
+        start--;
+    char *out = malloc(end - start + 1);
+    if (!out)
+        return NULL;
+    for (size_t i = start; i < end; i++) {
+        char c = url[i];
+        if (c == '%' && end - i > 2 && hex_value(url[i + 1]) >= 0 && hex_value(url[i + 2]) >= 0) {
+            c = (char)(hex_value(url[i + 1]) * 16 + hex_value(url[i + 2]));
+            i += 2;
+        }
+        out[j++] = c;
+    }
+    out[j] = '\0';
+    return out;
+}
+
+static int by_string(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Which of the sorted names[0..n) the enclosure `node` names: its index, n when none, -1 when
+ * out of memory. */
+static long enclosure_index(const xmlNode *node, const char *const *names, size_t n)
+{
+    xmlChar *url = enclosure_url(node);
+    if (!url)
+        return (long)n;
+    char *seg = url_segment((const char *)url);
+    xmlFree(url);
+    if (!seg)
+        return -1;
+    const char *const *hit = n ? bsearch(&seg, names, n, sizeof *names, by_string) : NULL;
+    free(seg);
+    return hit ? (long)(hit - names) : (long)n;
+}
+
+static re_status site_walk(extract_ctx *x, const xmlNode *node, const char *const *names,
+                           size_t n, re_claim_list *lists)
+{
+    for (; node; node = node->next) {
+        if (node->type != XML_ELEMENT_NODE)
+            continue;
+        if (!(node_is(node, "item", NULL) || node_is(node, "item", RSS1_NS)
+              || node_is(node, "entry", ATOM_NS))) {
+            re_status st = site_walk(x, node->children, names, n, lists);
+            if (st != RE_OK)
+                return st;
+            continue;
+        }
+        x->items++;
+        int any = 0;
+        for (const xmlNode *c = node->children; c; c = c->next) {
+            long k = enclosure_index(c, names, n);
+            if (k < 0)
+                return RE_ERR_NOMEM;
+            if ((size_t)k == n)
+                continue;
+            int seen = 0;   /* two enclosures of one item naming the same MP3: once */
+            for (const xmlNode *e = node->children; e != c && !seen; e = e->next) {
+                long j = enclosure_index(e, names, n);
+                if (j < 0)
+                    return RE_ERR_NOMEM;
+                seen = j == k;
+            }
+            if (seen)
+                continue;
+            size_t ignored = 0;
+            x->mp3_name = names[k];
+            x->out = &lists[k];
+            re_status st = xml_item(x, node, &ignored);
+            if (st != RE_OK)
+                return st;
+            any = 1;
+        }
+        x->matched += any;
+    }
+    return RE_OK;
+}
+
+re_status feed_claims_site(const char *name, const char *buf, size_t len,
+                           const char *const *mp3_names, size_t n, re_claim_list *lists,
+                           size_t *items, size_t *matched, re_diagnostics *diag)
+{
+    extract_ctx x;
+    memset(&x, 0, sizeof x);
+    x.name = name;
+    x.buf = buf ? buf : "";
+    x.len = len;
+    x.diag = diag;
+    *items = *matched = 0;
+    xmlDocPtr doc = NULL;
+    re_status st = xml_parse(&x, &doc);
+    if (st != RE_OK)
+        return st;
+    st = site_walk(&x, xmlDocGetRootElement(doc), mp3_names, n, lists);
+    xmlFreeDoc(doc);
+    if (st != RE_OK) {
+        for (size_t k = 0; k < n; k++)
+            while (lists[k].count > 0)
+                claim_free(&lists[k].items[--lists[k].count]);
+        return st;
+    }
+    *items = x.items;
+    *matched = x.matched;
+    return RE_OK;
 }
 
 static int looks_like_feed(const char *buf, size_t len)

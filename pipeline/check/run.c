@@ -19,7 +19,7 @@ static const char *base_name(const char *path)
 }
 
 static re_status add_file(run *r, const char *path, int is_sidecar, int named,
-                          const struct stat *st, int shared, int found)
+                          const struct stat *st, int shared, int found, long taken)
 {
     re_check_report *rep = r->rep;
     for (size_t i = 0; i < rep->file_count; i++)
@@ -43,26 +43,43 @@ static re_status add_file(run *r, const char *path, int is_sidecar, int named,
     f->named = named;
     f->shared = shared;
     f->kind = is_sidecar ? RE_FILE_SIDECAR : RE_FILE_AUTO;
-    r->data[rep->file_count] = (run_file){ NULL, 0, 0, st->st_dev, st->st_ino, found };
+    r->data[rep->file_count] = (run_file){ NULL, 0, 0, st->st_dev, st->st_ino, found, taken };
     rep->file_count++;
     return RE_OK;
 }
 
-/* Adds paths[0..n) as named (or shared) files. */
+/* Adds paths[0..n) as named (or shared) files. Shared files whose claims were extracted
+ * already (check DIR's feeds, read once and only when trusted) are not looked at by name. */
 static re_status add_named(run *r, const char *const *paths, size_t n, int shared)
 {
     re_status s = RE_OK;
+    int taken = shared && r->opt->shared_claims;
     for (size_t i = 0; s == RE_OK && i < n; i++) {
         struct stat st;
-        if (stat(paths[i], &st) != 0)
+        if (taken || stat(paths[i], &st) != 0)
             memset(&st, 0, sizeof st);   /* reported when it is read */
         if (st.st_ino == 0) {
             st.st_dev = (dev_t)-1;
             st.st_ino = (ino_t)(r->rep->file_count + 1);
         }
-        s = add_file(r, paths[i], 0, 1, &st, shared, 0);
+        s = add_file(r, paths[i], 0, 1, &st, shared, shared && r->opt->site, taken ? (long)i : -1);
     }
     return s;
+}
+
+/* Moves the claims of src to the end of dst (src is left empty). */
+static re_status take_claims(re_claim_list *dst, re_claim_list *src)
+{
+    for (size_t i = 0; i < src->count; i++) {
+        if (re_array_grow(&dst->items, &dst->capacity, dst->count, sizeof *dst->items) != RE_OK) {
+            memmove(src->items, src->items + i, (src->count - i) * sizeof *src->items);
+            src->count -= i;
+            return RE_ERR_NOMEM;
+        }
+        dst->items[dst->count++] = src->items[i];
+    }
+    src->count = 0;
+    return RE_OK;
 }
 
 /* Site mode: the pages the sidecar lists (NAME.html, NAME.md), judged as if named. A page
@@ -77,7 +94,7 @@ static re_status add_pages(run *r)
         if (!path)
             return RE_ERR_NOMEM;
         if (re_sidecar_file_find(r->side, base_name(path)) && lstat(path, &st) == 0)
-            s = add_file(r, path, 0, 1, &st, 0, 1);
+            s = add_file(r, path, 0, 1, &st, 0, 1, -1);
         free(path);
     }
     return s;
@@ -96,7 +113,7 @@ static re_status list_files(run *r)
             return RE_ERR_NOMEM;
         if (stat(side, &st) == 0 && S_ISREG(st.st_mode) && stat(opt->mp3_path, &mp3) == 0
             && (st.st_dev != mp3.st_dev || st.st_ino != mp3.st_ino))
-            s = add_file(r, side, 1, 0, &st, 0, opt->site);
+            s = add_file(r, side, 1, 0, &st, 0, opt->site, -1);
         free(side);
     }
     if (s == RE_OK && opt->site)
@@ -225,6 +242,15 @@ static re_status collect(run *r, re_status *input_status)
         size_t before = rep->claims.count;
         d->first_claim = before;
         uid_t owner = 0;
+        if (d->shared >= 0) {
+            re_status taken = take_claims(&rep->claims, r->opt->shared_claims[d->shared]);
+            if (taken != RE_OK)
+                return taken;
+            f->kind = RE_FILE_XML;
+            f->status = RE_OK;
+            f->claim_count = rep->claims.count - before;
+            continue;
+        }
         re_status s = d->found
             ? re_file_read_trusted(f->path, RE_CHECK_MAX_FILE_SIZE, RE_READ_REGULAR, &d->buf,
                                    &d->len, &owner, &rep->errors)
@@ -296,9 +322,20 @@ re_status re_check_run(const re_check_options *opt, re_check_report *report)
     run r = { opt, report, NULL, base_name(opt->mp3_path), NULL };
     re_sidecar side;
     memset(&side, 0, sizeof side);
-    re_status input = re_mp3_measure(opt->mp3_path, &report->mp3, &report->errors);
+    uid_t owner = 0;
+    /* check DIR: the MP3 listed is opened again by name; one swapped in since by another
+     * user is not read */
+    re_status input = opt->site
+        ? mp3_measure_trusted(opt->mp3_path, &report->mp3, &owner, &report->errors)
+        : re_mp3_measure(opt->mp3_path, &report->mp3, &report->errors);
     if (input != RE_OK)
         return input;
+    if (owner != 0) {
+        report->not_checked++;
+        return check_fail(&report->warnings, RE_OK, opt->mp3_path, 0, 0, "not checked: it "
+                          "belongs to another user (uid %ju), not to you or root",
+                          (uintmax_t)owner);
+    }
     report->measured = 1;
     re_status s = mp3_warnings(report, opt->mp3_path);
     if (s == RE_OK)

@@ -3,6 +3,7 @@
  * are feeds, leaving out with a warning what another user put there (see check.h,
  * re_check_site_scan). */
 #include "check_internal.h"
+#include "extract.h"
 #include "files.h"
 
 #include <dirent.h>
@@ -25,6 +26,7 @@ static int is_mp3(const char *name)
     return ends_with(name, ".mp3");
 }
 
+/* A name that may be a feed: its root element decides (read_feeds). */
 static int is_feed(const char *name)
 {
     return ends_with(name, ".xml") || ends_with(name, ".rss") || ends_with(name, ".atom");
@@ -143,6 +145,104 @@ static int has_episode(const re_check_site *site, const char *dir, const char *n
     return 1;   /* not an episode companion */
 }
 
+static const char *base_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+/* One warning for a feed that has items but none for some MP3s of the folder (a future
+ * episode not in it yet): the first few named. */
+static re_status warn_unlisted(re_check_site *site, size_t k, const char *path,
+                               re_diagnostics *warnings)
+{
+    enum { SHOWN = 5 };
+    size_t m = site->mp3_count, missing = 0;
+    char names[SHOWN * 64 + 32] = "";
+    size_t used = 0;
+    for (size_t i = 0; i < m; i++) {
+        if (site->feed_claims[k * m + i].count > 0)
+            continue;
+        if (missing++ < SHOWN && used < sizeof names) {
+            int w = snprintf(names + used, sizeof names - used, "%s%.60s", used ? ", " : "",
+                             base_of(site->mp3s[i]));
+            used += w > 0 ? (size_t)w : 0;
+        }
+    }
+    if (missing == 0 || site->feed_matched[k] == 0)
+        return RE_OK;   /* all listed; or none: a failure check DIR reports itself */
+    return check_fail(warnings, RE_OK, path, 0, 0, "none of its %zu feed items has an enclosure "
+                      "named %s%s (%zu of the folder's %zu episodes)", site->feed_items[k],
+                      names, missing > SHOWN ? ", ..." : "", missing, m);
+}
+
+/* Reads each candidate feed once (only when trusted), keeps those whose root is a feed's, and
+ * parses each once into feed_claims; the others are dropped from site->feeds. */
+static re_status read_feeds(re_check_site *site, re_diagnostics *errors,
+                            re_diagnostics *warnings)
+{
+    size_t n = site->feed_count, m = site->mp3_count, kept = 0;
+    const char **mp3_names = calloc(m + 1, sizeof *mp3_names);
+    site->feed_claims = calloc(n * m + 1, sizeof *site->feed_claims);
+    site->feed_items = calloc(n + 1, sizeof *site->feed_items);
+    site->feed_matched = calloc(n + 1, sizeof *site->feed_matched);
+    site->feed_claim_count = calloc(n + 1, sizeof *site->feed_claim_count);
+    if (!mp3_names || !site->feed_claims || !site->feed_items || !site->feed_matched
+        || !site->feed_claim_count) {
+        free(mp3_names);
+        return RE_ERR_NOMEM;
+    }
+    for (size_t i = 0; i < m; i++)
+        mp3_names[i] = base_of(site->mp3s[i]);   /* sorted as the paths: one folder */
+    re_status st = RE_OK;
+    for (size_t k = 0; k < n; k++) {
+        char *path = site->feeds[k], *buf = NULL;
+        size_t len = 0, items = 0, matched = 0;
+        uid_t owner = 0;
+        int keep = 0;
+        if (st != RE_OK) {
+            free(path);
+            continue;
+        }
+        re_status r = re_file_read_trusted(path, RE_CHECK_MAX_FILE_SIZE, RE_READ_REGULAR, &buf,
+                                           &len, &owner, errors);
+        if (r == RE_OK && !buf && owner != 0) {
+            site->not_checked++;
+            r = check_fail(warnings, RE_OK, path, 0, 0, "not checked: it belongs to another "
+                           "user (uid %ju), not to you or root", (uintmax_t)owner);
+        } else if (r == RE_OK) {
+            int feed = feed_root_is_feed(path, buf ? buf : "", len);
+            if (feed < 0)
+                r = RE_ERR_NOMEM;
+            else if (feed)
+                r = feed_claims_site(path, buf, len, mp3_names, m, site->feed_claims + kept * m,
+                                     &items, &matched, errors);
+            keep = feed && r == RE_OK;
+        }
+        free(buf);
+        if (r == RE_ERR_NOMEM || r == RE_ERR_INVALID)
+            st = r;
+        else if (r != RE_OK && site->input_status == RE_OK)
+            site->input_status = r;
+        if (!keep) {
+            for (size_t i = 0; i < m; i++)
+                re_claim_list_free(&site->feed_claims[kept * m + i]);
+            free(path);
+            continue;
+        }
+        site->feeds[kept] = path;
+        site->feed_items[kept] = items;
+        site->feed_matched[kept] = matched;
+        for (size_t i = 0; i < m; i++)
+            site->feed_claim_count[kept] += site->feed_claims[kept * m + i].count;
+        st = warn_unlisted(site, kept, path, warnings);
+        kept++;
+    }
+    site->feed_count = kept;
+    free(mp3_names);
+    return st;
+}
+
 re_status re_check_site_scan(const char *dir, re_check_site *site, re_diagnostics *errors,
                              re_diagnostics *warnings)
 {
@@ -215,6 +315,8 @@ re_status re_check_site_scan(const char *dir, re_check_site *site, re_diagnostic
         }
     free_names(names, count);
     closedir(d);
+    if (st == RE_OK)
+        st = read_feeds(site, errors, warnings);
     return st;
 }
 
@@ -223,6 +325,12 @@ void re_check_site_free(re_check_site *site)
     if (!site)
         return;
     free_names(site->mp3s, site->mp3_count);
+    for (size_t i = 0; site->feed_claims && i < site->feed_count * site->mp3_count; i++)
+        re_claim_list_free(&site->feed_claims[i]);
+    free(site->feed_claims);
+    free(site->feed_items);
+    free(site->feed_matched);
+    free(site->feed_claim_count);
     free_names(site->feeds, site->feed_count);
     memset(site, 0, sizeof *site);
 }

@@ -495,29 +495,16 @@ static int exit_code_for(re_status status, const re_check_report *rep)
 typedef struct site_totals {
     size_t files, claims, ok, failed, not_checked;
     int exit_code;
-    size_t *feed_claims;        /* per feed: claims found about the folder's MP3s, */
-    size_t *feed_items;         /* its items, */
-    size_t *feed_matched;       /* and how many of them name an MP3 of the folder */
-    int *feed_read;
 } site_totals;
 
-static void add_up(site_totals *t, const re_check_report *rep, const re_check_site *site,
-                   int exit_code)
+/* Each feed was read and parsed once by the scan, and is counted once (judge_feeds). */
+static void add_up(site_totals *t, const re_check_report *rep, int exit_code)
 {
     t->files += rep->measured;
     for (size_t i = 0; i < rep->file_count; i++) {
         const re_check_file *f = &rep->files[i];
-        if (!f->shared) {
+        if (!f->shared)
             t->files += f->status == RE_OK && !f->foreign_owner;
-            continue;
-        }
-        for (size_t k = 0; k < site->feed_count; k++)
-            if (strcmp(site->feeds[k], f->path) == 0) {
-                t->feed_claims[k] += f->claim_count;
-                t->feed_items[k] = f->feed_items;
-                t->feed_matched[k] += f->feed_matched;
-                t->feed_read[k] |= f->status == RE_OK;
-            }
     }
     t->files += rep->companion_count;
     t->claims += rep->claims.count + rep->companion_count;
@@ -537,14 +524,15 @@ static void judge_feeds(site_totals *t, const re_check_site *site, json_t *warni
                         re_diagnostics *diag, const char *dir)
 {
     for (size_t k = 0; k < site->feed_count; k++) {
-        if (t->feed_read[k] && t->feed_items[k] > t->feed_matched[k]) {
-            size_t n = t->feed_items[k] - t->feed_matched[k];
+        t->files++;
+        if (site->feed_items[k] > site->feed_matched[k]) {
+            size_t n = site->feed_items[k] - site->feed_matched[k];
             t->not_checked += n;
             re_diag_fail(diag, RE_OK, site->feeds[k], 0, 0, "not checked: %zu of its %zu items "
                          "name no MP3 in %s (by their enclosure's file name)", n,
-                         t->feed_items[k], dir);
+                         site->feed_items[k], dir);
         }
-        if (!t->feed_read[k] || t->feed_claims[k] > 0)
+        if (site->feed_claim_count[k] > 0)
             continue;
         t->failed++;
         if (t->exit_code < RE_EXIT_MISMATCH)
@@ -568,20 +556,21 @@ static int check_site(check_cli *cli)
     print_diags(&errors, "");
     print_diags(&warnings, "warning: ");
     site_totals t = { .not_checked = site.not_checked };
-    t.feed_claims = calloc(site.feed_count + 1, sizeof *t.feed_claims);
-    t.feed_items = calloc(site.feed_count + 1, sizeof *t.feed_items);
-    t.feed_matched = calloc(site.feed_count + 1, sizeof *t.feed_matched);
-    t.feed_read = calloc(site.feed_count + 1, sizeof *t.feed_read);
+    re_claim_list **shared = calloc(site.feed_count + 1, sizeof *shared);
     json_t *episodes = cli->json ? json_array() : NULL, *empty = cli->json ? json_array() : NULL;
-    int broken = !t.feed_claims || !t.feed_items || !t.feed_matched || !t.feed_read
-                 || (cli->json && (!episodes || !empty));
+    int broken = !shared || (cli->json && (!episodes || !empty));
     if (status != RE_OK)
         t.exit_code = status == RE_ERR_NOMEM ? RE_EXIT_FAILURE : cli_exit_status(status);
+    else if (site.input_status != RE_OK)
+        t.exit_code = cli_exit_status(site.input_status);   /* a feed that does not read */
     cli->opt.site = 1;
     cli->opt.shared_files = (const char *const *)site.feeds;
     cli->opt.shared_count = site.feed_count;
+    cli->opt.shared_claims = shared;
     for (size_t i = 0; status == RE_OK && !broken && i < site.mp3_count; i++) {
         cli->opt.mp3_path = site.mp3s[i];
+        for (size_t k = 0; k < site.feed_count; k++)   /* each feed's items about this MP3 */
+            shared[k] = &site.feed_claims[k * site.mp3_count + i];
         re_check_report rep;
         re_status s = re_check_run(&cli->opt, &rep);
         if (s == RE_ERR_NOMEM || s == RE_ERR_INVALID)
@@ -589,7 +578,7 @@ static int check_site(check_cli *cli)
         print_diags(&rep.errors, "");
         print_diags(&rep.warnings, "warning: ");
         int rc = exit_code_for(s, &rep);
-        add_up(&t, &rep, &site, rc);
+        add_up(&t, &rep, rc);
         if (cli->json)
             broken |= json_array_append_new(episodes, report_json(&rep, site.mp3s[i], rc, 1)) != 0;
         else
@@ -603,8 +592,6 @@ static int check_site(check_cli *cli)
         if (!cli->json)
             printf("%s: no episode (NAME.mp3) to check\n", cli->dir);
     }
-    for (size_t k = 0; !broken && k < site.feed_count; k++)
-        t.files += t.feed_read[k];
     size_t noted = warnings.count;
     if (!broken)
         judge_feeds(&t, &site, cli->json ? empty : NULL, &warnings, cli->dir);
@@ -651,10 +638,7 @@ static int check_site(check_cli *cli)
         fprintf(stderr, "render-episode check: cannot write the report\n");
         t.exit_code = RE_EXIT_FAILURE;
     }
-    free(t.feed_claims);
-    free(t.feed_items);
-    free(t.feed_matched);
-    free(t.feed_read);
+    free(shared);
     re_check_site_free(&site);
     re_diagnostics_free(&errors);
     re_diagnostics_free(&warnings);

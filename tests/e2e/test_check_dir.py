@@ -193,6 +193,51 @@ class Site(Case):
         r = self.assert_one_file_fails(site, feed)
         self.assertIn("itunes:duration: claimed %d," % (int(item.group(1)) + 60), r.stdout)
 
+    def test_other_xml_is_no_feed(self):
+        """A sitemap (or any XML whose root is not <rss>, <feed> or <rdf:RDF>) beside the feed
+        is no feed: not a failure, even when it does not parse."""
+        site = self.copy()
+        sitemap = write(os.path.join(site, "sitemap.xml"),
+                        '<?xml version="1.0" encoding="UTF-8"?>\n'
+                        '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
+                        '  <url><loc>%s01.html</loc></url>\n</urlset>\n' % BASE)
+        lint = subprocess.run(["xmllint", "--noout", sitemap], capture_output=True, text=True)
+        self.assertEqual(lint.returncode, 0, lint.stderr)   # well-formed, by a tool not ours
+        write(os.path.join(site, "config.xml"), "<config><unclosed>\n")
+        r = check(site)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertNotIn("sitemap.xml", r.stdout + r.stderr)
+        self.assertNotIn("config.xml", r.stdout + r.stderr)
+        self.assertEqual(summary(r.stdout), summary(check(self.pub).stdout))
+
+    def test_a_malformed_feed_is_read_and_reported_once(self):
+        """An XML file whose root is <rss> is a feed: malformed, it fails (exit 2), with one
+        error however many episodes the folder holds (each feed is parsed once)."""
+        site = self.copy()
+        old = write(os.path.join(site, "old.rss"),
+                    '<?xml version="1.0"?>\n<rss version="2.0"><channel><item>\n')
+        r = check(site)
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertEqual(r.stderr.count(old + ":"), 1, r.stderr)
+        self.assertIn("malformed XML", r.stderr)
+        self.assertEqual(summary(r.stdout)[:2], (3, 25))   # the others are still checked
+
+    def test_episodes_not_in_the_feed_get_one_warning(self):
+        """Episodes the feed has no item for yet (future ones): one warning for the feed,
+        naming them, not one per episode."""
+        site = self.copy()
+        for name in ("04", "05"):
+            shutil.copy(os.path.join(site, "01.mp3"), os.path.join(site, name + ".mp3"))
+        r = check(site)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        feed = os.path.join(site, "feed.xml")
+        lines = [line for line in r.stderr.splitlines() if line.startswith(feed + ":")]
+        self.assertEqual(len(lines), 1, r.stderr)
+        self.assertIn("04.mp3, 05.mp3", lines[0])
+        self.assertIn("2 of the folder's 5 episodes", lines[0])
+        # the feed's claims are still judged, each against its own MP3, the feed counted once
+        self.assertEqual(summary(r.stdout)[:2], (5, 25 + 2))
+
     def test_a_cue_time_changed(self):
         site = self.copy()
         vtt = os.path.join(site, "01.vtt")

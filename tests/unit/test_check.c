@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "testkit.h"
 #include "testdir.h"
@@ -511,14 +512,21 @@ static void test_measure(void)
     re_diagnostics_free(&d);
 }
 
-static void touch(const char *dir, const char *name)
+static void put(const char *dir, const char *name, const char *text)
 {
     char path[1200];
     snprintf(path, sizeof path, "%.512s/%.512s", dir, name);
     FILE *f = fopen(path, "w");
     CHECK(f != NULL);
-    if (f)
+    if (f) {
+        fputs(text, f);
         fclose(f);
+    }
+}
+
+static void touch(const char *dir, const char *name)
+{
+    put(dir, name, "");
 }
 
 /* check DIR's listing: MP3s and feeds sorted, the rest paired by name or left out. */
@@ -529,11 +537,25 @@ static void test_site_scan(void)
         CHECK(0);
         return;
     }
-    const char *names[] = { "b.mp3", "a.mp3", "a.json", "a.html", "a.md", "a.vtt", "feed.xml",
+    const char *names[] = { "b.mp3", "a.mp3", "a.json", "a.html", "a.md", "a.vtt",
                             "index.html", "show.txt", "cover.png", "CHANGELOG.md",
-                            "old.html", "old.transcript.json", ".a.mp3.tmp", "z.rss" };
+                            "old.html", "old.transcript.json", ".a.mp3.tmp", "empty.xml" };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         touch(dir, names[i]);
+    /* feeds by their root element, whatever the name ends with; a sitemap, an XHTML page or
+     * XML that does not start as XML is none, and is left out without a word */
+    put(dir, "feed.xml", "<?xml version=\"1.0\"?>\n<!-- a feed -->\n<rss version=\"2.0\">"
+        "<channel><item><enclosure url=\"https://x.example/b.mp3\" length=\"9\"/></item>"
+        "<item><enclosure url=\"https://x.example/gone.mp3\" length=\"1\"/></item>"
+        "</channel></rss>\n");
+    put(dir, "z.rss", "<feed xmlns=\"http://www.w3.org/2005/Atom\"><entry><link rel=\"enclosure\" "
+        "href=\"a.mp3\" length=\"5\"/></entry><entry><link rel=\"enclosure\" "
+        "href=\"b.mp3\" length=\"6\"/></entry></feed>\n");
+    put(dir, "sitemap.xml", "<?xml version=\"1.0\"?><urlset xmlns=\"http://www.sitemaps.org/"
+        "schemas/sitemap/0.9\"><url><loc>https://x.example/a.html</loc></url></urlset>\n");
+    put(dir, "page.xml", "<html xmlns=\"http://www.w3.org/1999/xhtml\"><body/></html>\n");
+    put(dir, "broken.atom", "<config><unclosed>\n");
+    put(dir, "bad.rss", "<rss version=\"2.0\"><channel>\n");   /* a feed, malformed */
     snprintf(fifo, sizeof fifo, "%.512s/c.mp3", dir);
     CHECK_INT(mkfifo(fifo, 0600), 0);   /* ours, but never opened */
     snprintf(sub, sizeof sub, "%.512s/sub.mp3", dir);
@@ -552,18 +574,103 @@ static void test_site_scan(void)
     if (site.feed_count == 2) {
         CHECK(strstr(site.feeds[0], "/feed.xml") != NULL);
         CHECK(strstr(site.feeds[1], "/z.rss") != NULL);
+        /* each parsed once, its items paired with their MP3s: [feed * mp3_count + mp3] */
+        CHECK_INT(site.feed_items[0], 2);
+        CHECK_INT(site.feed_matched[0], 1);
+        CHECK_INT(site.feed_claims[0].count, 0);             /* feed.xml, a.mp3 */
+        CHECK_INT(site.feed_claims[1].count, 1);             /* feed.xml, b.mp3 */
+        CHECK_INT(site.feed_claims[2].count, 1);             /* z.rss, a.mp3 */
+        CHECK_INT(site.feed_claims[3].count, 1);             /* z.rss, b.mp3 */
+        if (site.feed_claims[3].count == 1)
+            CHECK_STR(site.feed_claims[3].items[0].text, "6");
+        CHECK_INT(site.feed_claim_count[0], 1);
+        CHECK_INT(site.feed_claim_count[1], 2);
     }
-    CHECK_INT(errors.count, 0);
+    /* bad.rss: malformed, once; the scan goes on */
+    CHECK_INT(errors.count, 1);
+    if (errors.count == 1)
+        CHECK(strstr(errors.items[0].file, "/bad.rss") != NULL);
+    CHECK_INT(site.input_status, RE_ERR_INPUT);
     /* c.mp3 (a FIFO), old.html and old.transcript.json (no old.mp3) */
     CHECK_INT(site.not_checked, 3);
-    CHECK_INT(warnings.count, 3);
+    /* and feed.xml has no item for a.mp3: one warning */
+    CHECK_INT(warnings.count, 4);
     for (size_t i = 0; i < warnings.count; i++)
-        CHECK(strstr(warnings.items[i].message, "not checked") == warnings.items[i].message);
+        CHECK(strstr(warnings.items[i].message, "not checked") == warnings.items[i].message
+              || (strstr(warnings.items[i].file, "/feed.xml")
+                  && strstr(warnings.items[i].message, "named a.mp3 (1 of the folder's 2")));
     re_check_site_free(&site);
     CHECK_INT(re_check_site_scan(fifo, &site, &errors, &warnings), RE_ERR_READ);
     CHECK_INT(site.mp3_count, 0);
     re_diagnostics_free(&errors);
     re_diagnostics_free(&warnings);
+    test_remove_tree(dir);
+}
+
+/* check DIR reads what it listed only while it is still the running user's or root's: an MP3
+ * (or a feed) swapped in since by another user is not read (a run in site mode on another
+ * user's files stands for that swap). Needs root to give the files away. */
+static void test_site_run_trusts(void)
+{
+    if (geteuid() != 0) {
+        printf("test_check: site-run trust: not root, not run\n");
+        return;
+    }
+    char dir[512], mp3[700], feed[700];
+    if (test_temp_dir(dir, sizeof dir, "check-site-trust") != 0) {
+        CHECK(0);
+        return;
+    }
+    snprintf(mp3, sizeof mp3, "%.512s/ep.mp3", dir);
+    snprintf(feed, sizeof feed, "%.512s/feed.xml", dir);
+    FILE *in = fopen(data_path("tone-8k-lame.mp3"), "rb"), *out = fopen(mp3, "wb");
+    CHECK(in && out);
+    char buf[8192];
+    size_t n;
+    while (in && out && (n = fread(buf, 1, sizeof buf, in)) > 0)
+        CHECK_INT(fwrite(buf, 1, n, out), n);
+    if (in)
+        fclose(in);
+    if (out)
+        fclose(out);
+    put(dir, "feed.xml", "<rss version=\"2.0\"><channel><item><enclosure url=\"ep.mp3\" "
+        "length=\"4032\"/></item></channel></rss>\n");
+    CHECK_INT(chown(mp3, 65534, 65534), 0);
+    CHECK_INT(chown(feed, 65534, 65534), 0);
+    const char *feeds[] = { feed };
+    re_check_options opt;
+    memset(&opt, 0, sizeof opt);
+    opt.mp3_path = mp3;
+    opt.no_sidecar = 1;
+    re_check_report rep;
+    /* named (not site mode): the user asked for these files, so they are read */
+    opt.shared_files = feeds;
+    opt.shared_count = 1;
+    CHECK_INT(re_check_run(&opt, &rep), RE_OK);
+    CHECK_INT(rep.measured, 1);
+    CHECK_INT(rep.claims.count, 1);
+    re_check_report_free(&rep);
+    /* site mode: neither is read */
+    opt.site = 1;
+    opt.shared_count = 0;
+    CHECK_INT(re_check_run(&opt, &rep), RE_OK);
+    CHECK_INT(rep.measured, 0);
+    CHECK_INT(rep.not_checked, 1);
+    CHECK_INT(rep.warnings.count, 1);
+    if (rep.warnings.count == 1)
+        CHECK(strstr(rep.warnings.items[0].message, "not checked: it belongs to another user "
+                     "(uid 65534)") != NULL);
+    re_check_report_free(&rep);
+    CHECK_INT(chown(mp3, 0, 0), 0);
+    opt.shared_count = 1;
+    CHECK_INT(re_check_run(&opt, &rep), RE_OK);
+    CHECK_INT(rep.measured, 1);
+    CHECK_INT(rep.claims.count, 0);
+    CHECK_INT(rep.not_checked, 1);
+    CHECK_INT(rep.file_count, 1);
+    if (rep.file_count == 1)
+        CHECK_INT(rep.files[0].foreign_owner, 65534);
+    re_check_report_free(&rep);
     test_remove_tree(dir);
 }
 
@@ -649,6 +756,7 @@ int main(void)
     test_tlen();
     test_measure();
     test_site_scan();
+    test_site_run_trusts();
     re_claim_list_free(&claims);
     re_diagnostics_free(&diag);
     re_diagnostics_free(&notes);

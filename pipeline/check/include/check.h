@@ -190,6 +190,11 @@ typedef struct re_check_options {
     const char *const *shared_files;   /* feeds of the whole folder: read like `files`, but
                                         * one without a claim about this MP3 is no failure */
     size_t shared_count;
+    /* with shared_files in site mode: per shared file, its claims about this MP3, already
+     * extracted (re_check_site.feed_claims); they are moved into the report and the file is
+     * not opened again. NULL: each shared file is read, only when the running user's or
+     * root's. */
+    re_claim_list *const *shared_claims;
 } re_check_options;
 
 typedef struct re_check_file {
@@ -252,9 +257,18 @@ size_t re_check_failed(const re_check_report *report);
 typedef struct re_check_site {
     char **mp3s;                /* DIR/NAME.mp3, sorted by name */
     size_t mp3_count;
-    char **feeds;               /* DIR/NAME.xml|.rss|.atom, sorted by name */
+    char **feeds;               /* DIR/NAME.xml|.rss|.atom whose root is <rss>, <feed> or
+                                 * <rdf:RDF>, read and parsed, sorted by name */
     size_t feed_count;
     size_t not_checked;         /* files left out with a warning */
+    /* each feed parsed once: feed k's claims about MP3 m are feed_claims[k * mp3_count + m]
+     * (give them to re_check_run as shared_claims; it moves them into its report) */
+    re_claim_list *feed_claims;
+    size_t *feed_items;         /* per feed: its items (RSS items, Atom entries), */
+    size_t *feed_matched;       /* those whose enclosure names an MP3 of the folder, */
+    size_t *feed_claim_count;   /* and the claims they make */
+    re_status input_status;     /* RE_OK, or why the first feed left out could not be read
+                                 * (RE_ERR_READ, RE_ERR_INPUT malformed, RE_ERR_LIMIT) */
 } re_check_site;
 
 /* Lists `dir` (not its subfolders; names starting with '.' are skipped). An MP3 or feed that
@@ -262,7 +276,12 @@ typedef struct re_check_site {
  * symlink, and one that is a FIFO, device or socket, is never opened: a warning in `warnings`
  * says it is not checked (an episode's own files are judged so by re_check_run in site mode).
  * A page, transcript or chapters file with no NAME.mp3 beside it (other than index.html)
- * gets a warning too. RE_ERR_READ (dir cannot be opened), RE_ERR_LIMIT (more than
+ * gets a warning too. A .xml, .rss or .atom file is a feed only when its root element is
+ * <rss>, <feed> (Atom) or <rdf:RDF> (RSS 1.0); any other (a sitemap) is left out silently.
+ * Each feed is read (only when the running user's or root's, never reopened later) and parsed
+ * once, its items paired with the MP3s; a feed with items but none for some MP3s gets one
+ * warning naming them. A feed that cannot be read or is malformed is reported in `errors`,
+ * left out, and sets site->input_status; the scan goes on. RE_ERR_READ (dir cannot be opened), RE_ERR_LIMIT (more than
  * RE_CHECK_MAX_DIR_ENTRIES names check reads), RE_ERR_NOMEM; diagnostics in `errors`.
  * Always initialises *site; release it with re_check_site_free. */
 re_status re_check_site_scan(const char *dir, re_check_site *site, re_diagnostics *errors,
