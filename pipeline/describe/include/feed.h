@@ -209,8 +209,10 @@ int re_episode_claims_same(const re_episode_claim *a, const re_episode_claim *b,
                            char why[RE_CLAIM_WHY_MAX]);
 
 /* Refuses a feed in which two sets of files claim the same episode (re_episode_claims_same,
- * with their item guids): one error per pair at the later sidecar (in name order), naming
- * both and what to do. feed->channel_guid must be set (re_feed_complete_channel).
+ * with their item guids): sets that share an item guid (or a `guid:`), and sets that share a
+ * season, number and type, each form a run; every set of a run after its first (in name
+ * order) gets one error at its sidecar naming the run's first and what to do, so every set
+ * of a repeated episode is named. feed->channel_guid must be set (re_feed_complete_channel).
  * RE_ERR_INPUT when there is one, RE_ERR_NOMEM. */
 re_status re_feed_check_identities(const re_feed *feed, re_diagnostics *errors);
 
