@@ -192,6 +192,36 @@ class ShowOfTwelve(Case):
         with open(os.path.join(out, "index.html"), encoding="utf-8") as f:
             self.assertIn("week-12.html", f.read())
 
+    def test_future_episodes_do_not_shape_the_channel(self):
+        """An episode scheduled for next week under another show name and language does not
+        take today's channel defaults from it, nor block the feed; published, it does."""
+        out = self.folder()
+        write(os.path.join(out, "show.txt"),
+              "".join(line + "\n" for line in SHOW.splitlines() if not line.startswith("title:")))
+        path = os.path.join(out, "week-12.json")
+        with open(path, encoding="utf-8") as f:
+            sidecar = json.load(f)
+        self.assertEqual((sidecar["show"], sidecar["language"]), ("Twelve Weeks", "en-us"))
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        for key, old, new in (("show", "Twelve Weeks", "Twelve Weeks: Season Two"),
+                              ("language", "en-us", "fr-fr")):
+            self.assertEqual(text.count(f'"{key}": "{old}"'), 1, text)
+            text = text.replace(f'"{key}": "{old}"', f'"{key}": "{new}"')
+        write(path, text)
+        now = "2026-11-20T12:00:00Z"   # after week 11, before week 12
+        res = self.feed(out, now=now)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertNotIn("different", res.stderr)
+        d = self.read(out)
+        self.assertEqual(d.feed.title, "Twelve Weeks")
+        self.assertEqual(d.feed.language, "en-us")
+        self.assertEqual(len(d.entries), 11)
+        # published (or previewed), it names another show: the show file must say which
+        res = self.feed(out, "--include-future", now=now)
+        self.assertEqual(res.returncode, 2, res.stderr)
+        self.assertIn("the episodes name different shows", res.stderr)
+
     def test_a_bad_now_is_a_usage_error(self):
         out = self.folder()
         res = self.feed(out, now="next tuesday")

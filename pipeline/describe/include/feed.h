@@ -154,8 +154,15 @@ re_status re_feed_add(re_feed *feed, re_feed_episode *episode);
 re_status re_feed_scan(re_feed *feed, const char *dir, re_diagnostics *errors,
                        re_diagnostics *warnings);
 
+/* Sets the feed's URL (base_url + feed_name) and the channel guid (the show's `guid:`, else
+ * computed from that URL), which the item guids derive from: enough for
+ * re_feed_check_identities before the channel is complete. re_feed_complete_channel does it
+ * too. RE_ERR_NOMEM. */
+re_status re_feed_name_channel(re_feed *feed, const char *base_url);
+
 /* Fills what the show file left out: title from the episodes' common `show`, language and
- * author from their common values, link = base_url with exactly one trailing '/', the feed's
+ * author from their common values (of the episodes in feed->episodes: leave out the ones not
+ * published yet first, so that they do not shape the channel), link = base_url with exactly one trailing '/', the feed's
  * URL and the channel guid. Errors name what to add to the show file, `show_file` (the path
  * to mention): no title (none or different shows), no description, no language (none or
  * different ones); a description or an episode's summary over Apple's 4,000 bytes or with
