@@ -5,7 +5,9 @@
  * docs/feed.md.
  *
  * Life cycle: re_feed_init -> re_show_load into feed->show (optional) -> re_feed_scan (reads
- * the folder, sorts newest first) -> re_feed_complete_channel (defaults, required values) ->
+ * the folder, sorts newest first) -> re_feed_name_channel (the channel guid) ->
+ * re_feed_check_identities (every episode) -> re_feed_leave_out_future (optional) ->
+ * re_feed_complete_channel (defaults from the episodes left, required values) ->
  * re_feed_write -> re_feed_free. The pure parts (re_feed_episode_read, re_feed_sort,
  * re_feed_url, re_feed_write) work on memory; only re_feed_scan touches the file system.
  * Nothing here prints or exits. */
