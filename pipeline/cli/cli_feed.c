@@ -295,12 +295,14 @@ static re_status build(const feed_cli *cli, const char *target, size_t *episodes
                      ? st : re_feed_scan(&feed, cli->dir, errors, warnings);
     if (st == RE_OK)
         st = scan;
-    if (st == RE_OK)
-        st = re_feed_complete_channel(&feed, cli->base_url, show_path, errors, warnings);
+    if (st == RE_OK)   /* the channel guid, which the item guids derive from */
+        st = re_feed_name_channel(&feed, cli->base_url);
     if (st == RE_OK)   /* two sets of one episode, scheduled or not */
         st = re_feed_check_identities(&feed, errors);
     if (st == RE_OK && !cli->include_future)   /* the feed and the index alike */
         st = re_feed_leave_out_future(&feed, cli->now_ms, future, warnings);
+    if (st == RE_OK)   /* from the episodes published now: a scheduled one shapes nothing */
+        st = re_feed_complete_channel(&feed, cli->base_url, show_path, errors, warnings);
     re_output *prepared = NULL;
     if (st == RE_OK)
         st = write_output(&feed, cli, target, &prepared, errors);

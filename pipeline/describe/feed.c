@@ -72,6 +72,18 @@ static int default_from_episodes(const re_feed *feed, char **field, size_t offse
     return 0;
 }
 
+re_status re_feed_name_channel(re_feed *feed, const char *base_url)
+{
+    free(feed->feed_url);
+    if (!(feed->feed_url = re_feed_url(base_url, feed->feed_name ? feed->feed_name : "feed.xml")))
+        return RE_ERR_NOMEM;
+    char computed[RE_UUID_TEXT_SIZE];
+    re_feed_podcast_guid(feed->feed_url, computed);
+    snprintf(feed->channel_guid, sizeof feed->channel_guid, "%s",
+             feed->show.guid ? feed->show.guid : computed);
+    return RE_OK;
+}
+
 /* The feed's URL, the channel guid, the artwork, and what Apple and Podcast Index require:
  * image, category, explicit, guid (one message naming each one missing and its line). */
 static re_status complete_publishing(re_feed *feed, const char *base_url, const char *show_file,
@@ -79,15 +91,13 @@ static re_status complete_publishing(re_feed *feed, const char *base_url, const 
                                      re_diagnostics *warnings)
 {
     re_show *s = &feed->show;
-    free(feed->feed_url);
     free(feed->image_url);
     free(feed->missing);
-    feed->feed_url = feed->image_url = feed->missing = NULL;
-    if (!(feed->feed_url = re_feed_url(base_url, feed->feed_name ? feed->feed_name : "feed.xml")))
+    feed->image_url = feed->missing = NULL;
+    if (re_feed_name_channel(feed, base_url) != RE_OK)
         return RE_ERR_NOMEM;
-    char computed[RE_UUID_TEXT_SIZE];
+    char computed[RE_UUID_TEXT_SIZE];   /* the guid: line suggested when the show has none */
     re_feed_podcast_guid(feed->feed_url, computed);
-    snprintf(feed->channel_guid, sizeof feed->channel_guid, "%s", s->guid ? s->guid : computed);
 
     re_status st = RE_OK;
     if (s->image && strstr(s->image, "://")) {

@@ -126,9 +126,9 @@ static int by_item_guid(const void *x, const void *y)
     return c ? c : strcmp(a->episode->sidecar_name, b->episode->sidecar_name);
 }
 
-static int by_number(const void *x, const void *y)
+/* Season, number, kind: equal for two sets that claim one numbered episode. */
+static int number_order(const claimant *a, const claimant *b)
 {
-    const claimant *a = *(claimant *const *)x, *b = *(claimant *const *)y;
     long ka[3] = { a->claim.season, a->claim.number, same_kind(a->claim.type, RE_EPISODE_FULL)
                                                      ? RE_EPISODE_FULL : a->claim.type };
     long kb[3] = { b->claim.season, b->claim.number, same_kind(b->claim.type, RE_EPISODE_FULL)
@@ -136,25 +136,46 @@ static int by_number(const void *x, const void *y)
     for (int i = 0; i < 3; i++)
         if (ka[i] != kb[i])
             return ka[i] < kb[i] ? -1 : 1;
-    return strcmp(a->episode->sidecar_name, b->episode->sidecar_name);
+    return 0;
 }
 
-/* One error for each set in a run of equal claims after its first (both in name order). */
+static int by_number(const void *x, const void *y)
+{
+    const claimant *a = *(claimant *const *)x, *b = *(claimant *const *)y;
+    int c = number_order(a, b);
+    return c ? c : strcmp(a->episode->sidecar_name, b->episode->sidecar_name);
+}
+
+static int same_item_guid(const claimant *a, const claimant *b)
+{
+    return strcmp(a->item_guid, b->item_guid) == 0;
+}
+
+static int same_number(const claimant *a, const claimant *b)
+{
+    return number_order(a, b) == 0;
+}
+
+/* A run is a range of `sorted` equal under same_run: every set in it claims what its first
+ * claims, so each set after the first is named against the first (both in name order). A
+ * pair that `named_already` says an earlier pass named is skipped. Runs are told by their key,
+ * not by re_episode_claims_same with the run's first, so that a match through another rule
+ * never hides the rest of a run. */
 static re_status report_runs(const re_feed *feed, claimant **sorted, size_t n,
-                             unsigned char *reported, const claimant *base, int *found,
-                             re_diagnostics *errors)
+                             int (*same_run)(const claimant *, const claimant *),
+                             int (*named_already)(const claimant *, const claimant *),
+                             int *found, re_diagnostics *errors)
 {
     size_t first = 0;
     for (size_t i = 1; i < n; i++) {
         char why[RE_CLAIM_WHY_MAX];
-        if (!re_episode_claims_same(&sorted[first]->claim, &sorted[i]->claim, why)) {
+        if (!same_run(sorted[first], sorted[i])) {
             first = i;
             continue;
         }
-        size_t at = (size_t)(sorted[i] - base);
-        if (reported[at])
+        if ((named_already && named_already(sorted[first], sorted[i]))
+            || !re_episode_claims_same(&sorted[first]->claim, &sorted[i]->claim, why))
             continue;
-        reported[at] = 1;
         *found = 1;
         const re_feed_episode *a = sorted[first]->episode, *b = sorted[i]->episode;
         char *path = re_path_join(feed->dir ? feed->dir : ".", b->sidecar_name);
@@ -180,8 +201,7 @@ re_status re_feed_check_identities(const re_feed *feed, re_diagnostics *errors)
         return RE_OK;
     claimant *all = calloc(n, sizeof *all);
     claimant **sorted = calloc(n, sizeof *sorted);
-    unsigned char *reported = calloc(n, 1);
-    re_status st = all && sorted && reported ? RE_OK : RE_ERR_NOMEM;
+    re_status st = all && sorted ? RE_OK : RE_ERR_NOMEM;
     for (size_t i = 0; st == RE_OK && i < n; i++) {
         const re_feed_episode *e = &feed->episodes[i];
         all[i].episode = e;
@@ -195,7 +215,7 @@ re_status re_feed_check_identities(const re_feed *feed, re_diagnostics *errors)
     int found = 0;
     if (st == RE_OK) {
         qsort(sorted, n, sizeof *sorted, by_item_guid);   /* a guid: or an item guid twice */
-        st = report_runs(feed, sorted, n, reported, all, &found, errors);
+        st = report_runs(feed, sorted, n, same_item_guid, NULL, &found, errors);
     }
     if (st == RE_OK) {
         size_t numbered = 0;   /* one number twice in a season, one set pinned by guid: */
@@ -203,13 +223,13 @@ re_status re_feed_check_identities(const re_feed *feed, re_diagnostics *errors)
             if (all[i].claim.number > 0)
                 sorted[numbered++] = &all[i];
         qsort(sorted, numbered, sizeof *sorted, by_number);
-        st = report_runs(feed, sorted, numbered, reported, all, &found, errors);
+        /* a pair with one item guid was named by the first pass, against its run's first */
+        st = report_runs(feed, sorted, numbered, same_number, same_item_guid, &found, errors);
     }
     for (size_t i = 0; all && i < n; i++)
         free(all[i].item_guid);
     free(all);
     free(sorted);
-    free(reported);
     return st != RE_OK ? st : found ? RE_ERR_INPUT : RE_OK;
 }
 

@@ -658,11 +658,11 @@ static int ends_with(const char *s, const char *suffix)
     return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
-re_status output_set_warn_claims(const char *output_path, const char *format,
-                                 const re_episode *episode, re_diagnostics *diag)
+void output_set_warn_claims(const char *output_path, const char *format,
+                            const re_episode *episode, re_diagnostics *diag)
 {
     if (strcmp(format, "mp3") != 0 || (!episode->guid && episode->episode_number <= 0))
-        return RE_OK;   /* in no feed, or the episode is its file name: no other set can be it */
+        return;   /* in no feed, or the episode is its file name: no other set can be it */
     re_episode_claim mine = { .guid = episode->guid, .season = episode->season,
                               .number = episode->episode_number, .type = episode->type };
     char *own = path_of(output_path, OUTPUT_SIDECAR);
@@ -704,6 +704,9 @@ re_status output_set_warn_claims(const char *output_path, const char *format,
         closedir(d);
     if (dir >= 0)
         (void)close(dir);
+    if (status != RE_OK)   /* the outputs are published: a failure here is at most said */
+        (void)re_diag_add(diag, own ? own : output_path, 0, 0, "warning: could not look for "
+                          "another set of this episode in the folder (%s); `feed` refuses the "
+                          "folder if there is one", re_strerror(status));
     free(own);
-    return status;
 }

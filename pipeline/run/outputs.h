@@ -104,9 +104,10 @@ void output_files_free(re_sidecar_file *files, size_t count);
  * MP3 sidecar in OUT's folder (of the running user or root; another user's is not read) that
  * claims the same episode as `episode` (feed.h re_episode_claims_same: its `guid:`, or its
  * season and episode number), naming that sidecar: `feed` refuses such a folder. Nothing is
- * changed. RE_ERR_NOMEM. */
-re_status output_set_warn_claims(const char *output_path, const char *format,
-                                 const re_episode *episode, re_diagnostics *diag);
+ * changed. Best-effort, since the outputs are already published: running out of memory is
+ * one more warning (when there is memory to say it), never a failure. */
+void output_set_warn_claims(const char *output_path, const char *format,
+                            const re_episode *episode, re_diagnostics *diag);
 
 /* 1 when every file of the set beside OUT, the audio and the sidecar aside, exists. */
 int output_set_present(const char *output_path, const output_choice *choice);

@@ -779,11 +779,10 @@ static re_status finish_outputs(render *r, re_render_result *result)
         return re_diag_fail(r->diag, status, re_output_target(sidecar), 0, 0,
                             "cannot write the sidecar");
     status = output_set_publish(r->outputs, r->opt->stop, r->diag);
-    if (status == RE_OK)   /* another set in the folder that is this episode: said, not touched */
-        status = output_set_warn_claims(r->opt->output_path, r->facts.format,
-                                        r->facts.episode, r->diag);
     if (status != RE_OK)
         return status;
+    /* another set in the folder that is this episode: said, not touched, and never a failure */
+    output_set_warn_claims(r->opt->output_path, r->facts.format, r->facts.episode, r->diag);
 
     result->samples = r->facts.samples;
     result->sample_rate = r->facts.sample_rate;

@@ -10,7 +10,9 @@ html.parser and uuid module):
   refuses the folder (exit 2, both sidecars named, nothing written) until the old set goes;
 - an episode published later than now (RENDER_EPISODE_NOW) is left out of the feed and the
   index, named with the time it appears; --include-future publishes it; the same now gives
-  the same bytes;
+  the same bytes; it neither shapes nor blocks today's channel (its show: and language:);
+- a render's look for another set of its episode, after publishing, is best-effort: out of
+  memory there (an LD_PRELOAD shim) is a warning, not a failed render;
 - `type: trailer|bonus` reaches the sidecar, itunes:episodeType, the page and the index; an
   unknown type is a FILE:LINE:COL error with a suggestion, and nothing is written;
 - the season as a CI job runs it (batch and feed over one published folder, a script renamed,
@@ -20,12 +22,13 @@ import html.parser
 import json
 import os
 import shutil
+import subprocess
 import tempfile
 import uuid
 
 import feedparser
 
-from common import Case, env_skip, main, run, write
+from common import SRC, Case, env_skip, main, run, write
 from test_cover import make_image
 from test_feed_judges import partytime
 from test_shared_folders import as_nobody
@@ -192,6 +195,36 @@ class ShowOfTwelve(Case):
         with open(os.path.join(out, "index.html"), encoding="utf-8") as f:
             self.assertIn("week-12.html", f.read())
 
+    def test_future_episodes_do_not_shape_the_channel(self):
+        """An episode scheduled for next week under another show name and language does not
+        take today's channel defaults from it, nor block the feed; published, it does."""
+        out = self.folder()
+        write(os.path.join(out, "show.txt"),
+              "".join(line + "\n" for line in SHOW.splitlines() if not line.startswith("title:")))
+        path = os.path.join(out, "week-12.json")
+        with open(path, encoding="utf-8") as f:
+            sidecar = json.load(f)
+        self.assertEqual((sidecar["show"], sidecar["language"]), ("Twelve Weeks", "en-us"))
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        for key, old, new in (("show", "Twelve Weeks", "Twelve Weeks: Season Two"),
+                              ("language", "en-us", "fr-fr")):
+            self.assertEqual(text.count(f'"{key}": "{old}"'), 1, text)
+            text = text.replace(f'"{key}": "{old}"', f'"{key}": "{new}"')
+        write(path, text)
+        now = "2026-11-20T12:00:00Z"   # after week 11, before week 12
+        res = self.feed(out, now=now)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertNotIn("different", res.stderr)
+        d = self.read(out)
+        self.assertEqual(d.feed.title, "Twelve Weeks")
+        self.assertEqual(d.feed.language, "en-us")
+        self.assertEqual(len(d.entries), 11)
+        # published (or previewed), it names another show: the show file must say which
+        res = self.feed(out, "--include-future", now=now)
+        self.assertEqual(res.returncode, 2, res.stderr)
+        self.assertIn("the episodes name different shows", res.stderr)
+
     def test_a_bad_now_is_a_usage_error(self):
         out = self.folder()
         res = self.feed(out, now="next tuesday")
@@ -348,6 +381,37 @@ class ShowOfTwelve(Case):
         self.assertEqual(self.feed(out).returncode, 0)
         self.assertEqual({n: open(os.path.join(out, n), "rb").read() for n in os.listdir(out)},
                          before)
+
+
+class RenderClaimCheck(Case):
+    def test_no_memory_for_the_claims_check_keeps_the_render(self):
+        """The check a render makes after publishing (another set claims this episode) is
+        best-effort: out of memory in it (an LD_PRELOAD shim built here fails every allocation
+        while the output folder is listed) is a warning, the render succeeds, and its set is
+        published whole."""
+        shim = self.path("fail_alloc_in_listing.so")
+        subprocess.run(["cc", "-shared", "-fPIC", "-o", shim,
+                        os.path.join(SRC, "tests", "e2e", "preload", "fail_alloc_in_listing.c"),
+                        "-ldl"], check=True)
+        out = self.path("out")
+        os.mkdir(out)
+        for name in ("week-05", "05-the-middle"):
+            write(self.path(f"{name}.txt"), script(5))
+        res = run([self.path("week-05.txt"), "-o", os.path.join(out, "week-05.mp3"), "-q"])
+        self.assertEqual(res.returncode, 0, res.stderr)
+        asan = os.environ.get("ASAN_OPTIONS", "")
+        res = run([self.path("05-the-middle.txt"), "-o", os.path.join(out, "05-the-middle.mp3"),
+                   "-q"], env={"LD_PRELOAD": shim, "RE_FAIL_ALLOC_IN": os.path.realpath(out),
+                               # a sanitizer build: let the shim be preloaded before it
+                               "ASAN_OPTIONS": (asan + ":" if asan else "")
+                               + "verify_asan_link_order=0"})
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertIn("warning: could not look for another set of this episode", res.stderr)
+        self.assertNotIn("out of memory\n", res.stderr.replace("(out of memory)", ""))
+        with open(os.path.join(out, "05-the-middle.json"), encoding="utf-8") as f:
+            self.assertEqual(json.load(f)["episode"], 5)
+        res = run(["check", os.path.join(out, "05-the-middle.mp3")])
+        self.assertEqual(res.returncode, 0, res.stderr)
 
 
 class NavLinks(html.parser.HTMLParser):

@@ -224,7 +224,8 @@ static void test_claims(void)
     CHECK(re_episode_claims_same(&a, &b, why));
     CHECK_STR(why, "the item guid 'same'");
 
-    /* the feed: one error per set that repeats an episode, at the later sidecar */
+    /* the feed: one error per set that repeats an episode, at the later sidecar, against the
+     * first set of each claim it shares */
     re_feed feed;
     re_feed_init(&feed);
     feed.dir = "out";
@@ -253,6 +254,7 @@ static void test_claims(void)
         { "out/h.json", "the same episode as g.json: both claim the item guid" },
         { "out/i.json", "the same episode as g.json: both claim episode 3 (no season)" },
         { "out/g.json", "the same episode as f.json: both claim episode 3 (no season)" },
+        { "out/i.json", "the same episode as f.json: both claim episode 3 (no season)" },
     };
     CHECK_INT((long)err.count, (long)(sizeof expected / sizeof expected[0]));
     for (size_t k = 0; k < sizeof expected / sizeof expected[0]; k++) {
@@ -279,6 +281,51 @@ static void test_claims(void)
     re_diagnostics_init(&err, 50);
     CHECK_INT(re_feed_check_identities(&feed, &err), RE_OK);
     CHECK_INT((long)err.count, 0);
+    re_diagnostics_free(&err);
+    re_feed_free(&feed);
+}
+
+/* Every set of a repeated episode is named, also when a match through another rule comes
+ * first in its run: a (5, guid X), b (6, guid X), c (6) names b against a and c against b;
+ * o (5, guid Y), q (6, guid Y) and p (6) name q against o and against p. */
+static void test_identity_runs(void)
+{
+    re_feed feed;
+    re_feed_init(&feed);
+    feed.dir = "out";
+    snprintf(feed.channel_guid, sizeof feed.channel_guid, "%s",
+             "11111111-2222-5333-8444-555555555555");
+    static const struct { const char *stem; long number; const char *guid; } sets[] = {
+        { "a", 5, "urn:x" }, { "b", 6, "urn:x" }, { "c", 6, NULL },
+        { "o", 15, "urn:y" }, { "p", 16, NULL }, { "q", 16, "urn:y" },
+    };
+    for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++) {
+        re_feed_episode e = { .number = sets[i].number, .season = -1, .dated = 0 };
+        e.stem = strdup(sets[i].stem);
+        CHECK(asprintf(&e.sidecar_name, "%s.json", sets[i].stem) > 0);
+        e.title = strdup(sets[i].stem);
+        e.guid = sets[i].guid ? strdup(sets[i].guid) : NULL;
+        CHECK_INT(re_feed_add(&feed, &e), RE_OK);
+    }
+    re_diagnostics err;
+    re_diagnostics_init(&err, 50);
+    CHECK_INT(re_feed_check_identities(&feed, &err), RE_ERR_INPUT);
+    static const struct { const char *file, *message; } expected[] = {
+        { "out/b.json", "the same episode as a.json: both claim the guid 'urn:x'" },
+        { "out/c.json", "the same episode as b.json: both claim episode 6 (no season)" },
+        { "out/q.json", "the same episode as o.json: both claim the guid 'urn:y'" },
+        { "out/q.json", "the same episode as p.json: both claim episode 16 (no season)" },
+    };
+    for (size_t k = 0; k < sizeof expected / sizeof expected[0]; k++) {
+        int seen = 0;
+        for (size_t i = 0; i < err.count; i++)
+            seen |= strcmp(err.items[i].file, expected[k].file) == 0
+                    && strstr(err.items[i].message, expected[k].message) != NULL;
+        if (!seen)
+            dump(&err);
+        CHECK(seen);
+    }
+    CHECK_INT((long)err.count, (long)(sizeof expected / sizeof expected[0]));
     re_diagnostics_free(&err);
     re_feed_free(&feed);
 }
@@ -1203,6 +1250,7 @@ int main(void)
     test_episode_read();
     test_sort();
     test_claims();
+    test_identity_runs();
     test_schedule();
     test_channel_defaults();
     test_write();

@@ -5,7 +5,9 @@
  * docs/feed.md.
  *
  * Life cycle: re_feed_init -> re_show_load into feed->show (optional) -> re_feed_scan (reads
- * the folder, sorts newest first) -> re_feed_complete_channel (defaults, required values) ->
+ * the folder, sorts newest first) -> re_feed_name_channel (the channel guid) ->
+ * re_feed_check_identities (every episode) -> re_feed_leave_out_future (optional) ->
+ * re_feed_complete_channel (defaults from the episodes left, required values) ->
  * re_feed_write -> re_feed_free. The pure parts (re_feed_episode_read, re_feed_sort,
  * re_feed_url, re_feed_write) work on memory; only re_feed_scan touches the file system.
  * Nothing here prints or exits. */
@@ -154,8 +156,15 @@ re_status re_feed_add(re_feed *feed, re_feed_episode *episode);
 re_status re_feed_scan(re_feed *feed, const char *dir, re_diagnostics *errors,
                        re_diagnostics *warnings);
 
+/* Sets the feed's URL (base_url + feed_name) and the channel guid (the show's `guid:`, else
+ * computed from that URL), which the item guids derive from: enough for
+ * re_feed_check_identities before the channel is complete. re_feed_complete_channel does it
+ * too. RE_ERR_NOMEM. */
+re_status re_feed_name_channel(re_feed *feed, const char *base_url);
+
 /* Fills what the show file left out: title from the episodes' common `show`, language and
- * author from their common values, link = base_url with exactly one trailing '/', the feed's
+ * author from their common values (of the episodes in feed->episodes: leave out the ones not
+ * published yet first, so that they do not shape the channel), link = base_url with exactly one trailing '/', the feed's
  * URL and the channel guid. Errors name what to add to the show file, `show_file` (the path
  * to mention): no title (none or different shows), no description, no language (none or
  * different ones); a description or an episode's summary over Apple's 4,000 bytes or with
@@ -209,8 +218,10 @@ int re_episode_claims_same(const re_episode_claim *a, const re_episode_claim *b,
                            char why[RE_CLAIM_WHY_MAX]);
 
 /* Refuses a feed in which two sets of files claim the same episode (re_episode_claims_same,
- * with their item guids): one error per pair at the later sidecar (in name order), naming
- * both and what to do. feed->channel_guid must be set (re_feed_complete_channel).
+ * with their item guids): sets that share an item guid (or a `guid:`), and sets that share a
+ * season, number and type, each form a run; every set of a run after its first (in name
+ * order) gets one error at its sidecar naming the run's first and what to do, so every set
+ * of a repeated episode is named. feed->channel_guid must be set (re_feed_complete_channel).
  * RE_ERR_INPUT when there is one, RE_ERR_NOMEM. */
 re_status re_feed_check_identities(const re_feed *feed, re_diagnostics *errors);
 
