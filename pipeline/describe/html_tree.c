@@ -2,6 +2,7 @@
 /* html_tree.c - HTML documents as libxml2 trees, serialized by libxml2 (see html_tree.h). */
 #include "html_tree.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -62,10 +63,37 @@ re_status html_document_write(html_builder *b, FILE *out)
     return wrote != size || ferror(out) || fflush(out) == EOF ? RE_ERR_WRITE : RE_OK;
 }
 
+/* libxml2's HTML serializer escapes each text node of an attribute value on its own, and
+ * copies a "<!--...-->" within one as it is (a server-side include, to its eyes): a value
+ * could then forge the comments that frame the page's slots (page_nav.h). So a value holding
+ * '<' is kept as text nodes that each end at a '<', which is then always written "&lt;". */
 void html_attribute(html_builder *b, xmlNodePtr node, const char *name, const char *value)
 {
-    if (!b->failed && (!node || !xmlNewProp(node, BAD_CAST name, BAD_CAST value)))
+    if (b->failed)
+        return;
+    const char *lt = value ? strchr(value, '<') : NULL;
+    xmlAttrPtr attr = node ? xmlNewProp(node, BAD_CAST name, lt ? NULL : BAD_CAST value) : NULL;
+    if (!attr) {
         b->failed = 1;
+        return;
+    }
+    for (const char *from = value; lt && *from;) {
+        const char *cut = strchr(from, '<');
+        size_t n = cut ? (size_t)(cut - from) + 1 : strlen(from);
+        xmlNodePtr text = n <= INT_MAX ? xmlNewDocTextLen(b->doc, BAD_CAST from, (int)n) : NULL;
+        if (!text) {
+            b->failed = 1;
+            return;
+        }
+        text->parent = (xmlNodePtr)attr;   /* linked by hand: xmlAddChild would merge them */
+        text->prev = attr->last;
+        if (attr->last)
+            attr->last->next = text;
+        else
+            attr->children = text;
+        attr->last = text;
+        from += n;
+    }
 }
 
 xmlNodePtr html_element(html_builder *b, xmlNodePtr parent, const char *name,

@@ -197,7 +197,7 @@ re_status re_page_with_nav(const char *page, size_t len, const re_page_nav *nav,
                        &new_meta_to)
             || !find_slot(made, made_len, PAGE_NAV_OPEN, PAGE_NAV_CLOSE, &new_nav_from,
                           &new_nav_to)))
-        status = RE_ERR_NOMEM;   /* our own document: only a failed build lacks them */
+        status = RE_ERR_FORMAT;   /* not found once each: the page is left as it was */
     size_t meta_n = new_meta_to - new_meta_from, nav_n = new_nav_to - new_nav_from;
     size_t total = status == RE_OK ? len - (meta_to - meta_from) - (nav_to - nav_from) + meta_n
                                      + nav_n : 0;

@@ -176,6 +176,15 @@ static json_t *image_json(const re_sidecar_image *i)
                      "mime", i->mime, "bytes", (json_int_t)i->bytes, "sha256", i->sha256);
 }
 
+/* The sidecar's JSON text as every writer of it spells it (re_sidecar_write, and
+ * re_sidecar_with_file, which refuses a sidecar it would not give back byte for byte), its
+ * final newline included: nonzero when the write fails. */
+static int sidecar_dump(const json_t *root, FILE *out)
+{
+    int rc = json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
+    return rc != 0 || fputc('\n', out) == EOF;
+}
+
 re_status re_sidecar_write(FILE *out, const re_render_facts *f)
 {
     const re_episode *ep = f->episode;
@@ -227,9 +236,9 @@ re_status re_sidecar_write(FILE *out, const re_render_facts *f)
         json_decref(root);
         return RE_ERR_NOMEM;
     }
-    int rc = json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
+    int failed_write = sidecar_dump(root, out);
     json_decref(root);
-    if (rc != 0 || fputc('\n', out) == EOF || ferror(out))
+    if (failed_write || ferror(out))
         return RE_ERR_WRITE;
     return RE_OK;
 }
@@ -610,8 +619,7 @@ static char *sidecar_text(const json_t *root, size_t *len)
     FILE *mem = open_memstream(&text, len);
     if (!mem)
         return NULL;
-    int rc = json_dumpf(root, mem, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
-    int failed = rc != 0 || fputc('\n', mem) == EOF;
+    int failed = sidecar_dump(root, mem);
     if (fclose(mem) != 0 || failed) {
         free(text);
         return NULL;

@@ -192,9 +192,9 @@ static re_status update_page(const re_feed *feed, const show_links *l, size_t at
                           &new_page, &new_page_len);
         if (status == RE_ERR_FORMAT)
             status = re_diag_add(warnings, page_path, 0, 0, "the show's links not written into "
-                                 "the page: it has no place for them (made by an older "
-                                 "render-episode?): render it again") == RE_OK ? RE_ERR_INPUT
-                                                                               : RE_ERR_NOMEM;
+                                 "the page: it has no place for them, or not once each (made "
+                                 "by an older render-episode?): render it again") == RE_OK
+                     ? RE_ERR_INPUT : RE_ERR_NOMEM;
     }
     int same = status == RE_OK && new_page_len == page_len
                && memcmp(new_page, page, page_len) == 0;
@@ -215,13 +215,21 @@ static re_status update_page(const re_feed *feed, const show_links *l, size_t at
         re_diagnostics why;
         re_diagnostics_init(&why, 4);
         re_status put = re_file_replace(page_path, page, page_len, new_page, new_page_len, &why);
+        re_status back = RE_OK;
         if (put == RE_OK) {
             put = re_file_replace(sidecar_path, sidecar_text, sidecar_len, new_sidecar,
                                   new_sidecar_len, &why);
             if (put != RE_OK)
-                (void)re_file_replace(page_path, new_page, new_page_len, page, page_len, NULL);
+                back = re_file_replace(page_path, new_page, new_page_len, page, page_len, NULL);
         }
-        if (put == RE_ERR_NOMEM) {
+        if (back != RE_OK) {   /* the new page beside the sidecar of the old one */
+            status = re_diag_add(warnings, page_path, 0, 0, "the show's links written into the "
+                                 "page, but its sidecar %s could not be updated and the page "
+                                 "could not be put back (%s): the two disagree (check warns, "
+                                 "feed no longer links the page): render %s again", e->sidecar_name,
+                                 why.count ? why.items[0].message : re_strerror(put), e->stem)
+                     == RE_OK ? RE_ERR_INPUT : RE_ERR_NOMEM;
+        } else if (put == RE_ERR_NOMEM) {
             status = put;
         } else if (put != RE_OK) {
             status = re_diag_add(warnings, page_path, 0, 0, "the show's links not written into "
@@ -269,6 +277,13 @@ re_status re_show_pages_publish(const re_feed *feed, const char *dir, const char
         re_diagnostics why;
         re_diagnostics_init(&why, 4);
         status = shown ? output_folder_lock(folder, shown, &lock, &why) : RE_ERR_NOMEM;
+        for (size_t i = 0; status == RE_OK && i < why.count; i++) {   /* no flock there */
+            const char *said = why.items[i].message, *prefix = "warning: ";
+            if (strncmp(said, prefix, strlen(prefix)) == 0)
+                said += strlen(prefix);
+            status = re_diag_add(warnings, why.items[i].file, 0, 0, "the show's links in the "
+                                 "pages %s", said);
+        }
         if (status != RE_OK && status != RE_ERR_NOMEM && status != RE_ERR_INTERRUPTED)
             status = re_diag_add(warnings, dir, 0, 0, "the show's links not written into the "
                                  "pages: %s", why.count ? why.items[0].message

@@ -23,7 +23,7 @@ import urllib.parse
 import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
 
-from common import Case, env_skip, main, run, write
+from common import SRC, Case, env_skip, main, run, write
 from test_feed import SHOW   # the channel the feed test publishes (kept valid there)
 from test_shared_folders import blocked_flock_waiter
 
@@ -93,9 +93,10 @@ def digests(folder):
 
 
 class ShowNav(Case):
-    def render(self, out, name, page=True):
+    def render(self, out, name, page=True, title=None):
+        title = title or f"{name.title()} duration: PT9S <&>"
         script = write(self.path(name + ".txt"),
-                       f"---\ntitle: {name.title()} duration: PT9S <&>\nshow: Feed Test\n"
+                       f"---\ntitle: {title}\nshow: Feed Test\n"
                        f"published: {EPISODES[name]}\nsummary: The {name} episode.\n---\n"
                        f"The {name} episode.\n")
         extra = ["--page", "--page-md"] if page else []
@@ -232,6 +233,79 @@ class ShowNav(Case):
         self.assertEqual(res.returncode, 0, res.stderr)
         self.assertIn("1 up to date", res.stdout + res.stderr)
         self.assertEqual(digests(out), after_feed)
+
+    def test_a_title_holding_the_slot_markers(self):
+        """A title that holds the comments framing the page's slots cannot forge them: feed
+        gives every page its links (the share tags carry the title as it is), and again the
+        same bytes."""
+        out = self.render_folder()
+        forged = "Hi <!--show-nav--> <!--/show-meta--> there"
+        self.render(out, "ep4", title=forged)
+        self.feed(out)
+        first = digests(out)
+        order = self.feed_order(out)
+        for stem in ("ep5", "ep4", "ep2", "ep one"):
+            page = read_page(os.path.join(out, stem + ".html"))
+            at = order.index(stem)
+            self.assertIn("prev" if at + 1 < len(order) else "next",
+                          [rel for rel, _ in page.nav_links], stem)
+        self.assertEqual(read_page(os.path.join(out, "ep4.html")).meta["og:title"], forged)
+        self.feed(out)
+        self.assertEqual(digests(out), first)
+        res = run(["check", os.path.join(out, "ep4.mp3"), os.path.join(out, "ep4.html")])
+        self.assertEqual(res.returncode, 0, res.stdout + res.stderr)
+
+    def fail_fs(self, **settings):
+        """The environment of a run on a file system that fails (tests/e2e/preload/fail_fs.c,
+        built here with the system's cc)."""
+        shim = self.path("fail_fs.so")
+        if not os.path.exists(shim):
+            subprocess.run(["cc", "-shared", "-fPIC", "-o", shim,
+                            os.path.join(SRC, "tests", "e2e", "preload", "fail_fs.c"), "-ldl"],
+                           check=True)
+        # (in the sanitizer build, ASan must let a library be preloaded before it)
+        asan = os.environ.get("ASAN_OPTIONS", "")
+        return dict(settings, LD_PRELOAD=shim,
+                    ASAN_OPTIONS=(asan + ":" if asan else "") + "verify_asan_link_order=0")
+
+    def test_pages_without_the_publishing_lock_say_so(self):
+        """On a file system without flock the pages are still given their links, and feed
+        says they were written without the publishing lock."""
+        out = self.render_folder()
+        res = run(["feed", out, "--base-url", BASE], env=self.fail_fs(RE_FAIL_FLOCK="1"))
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertIn('rel="prev"', open(os.path.join(out, "ep5.html"), encoding="utf-8").read())
+        lines = [line for line in res.stderr.splitlines()
+                 if "without the publishing lock" in line and "pages" in line]
+        self.assertEqual(len(lines), 1, res.stderr)
+        self.assertTrue(lines[0].startswith(out + "/"), lines[0])
+        self.assertNotIn("warning: warning:", res.stderr)
+
+    def test_a_page_and_sidecar_left_apart_are_named(self):
+        """The page is replaced, then its sidecar: when the sidecar cannot be replaced the page
+        is put back; when that fails too, feed says the two disagree and what to do."""
+        out = self.render_folder()
+        before = digests(out)
+        # the sidecar's replacement fails: the page is put back, the pair as it was
+        res = run(["feed", out, "--base-url", BASE],
+                  env=self.fail_fs(RE_FAIL_RENAME_TO="ep5.json"))
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertEqual(digests(out)["ep5.html"], before["ep5.html"])
+        self.assertIn("ep5.html: warning: the show's links not written into the page",
+                      res.stderr)
+        self.assertNotIn("disagree", res.stderr)
+        # and the page's restore fails too: the pair disagrees, and feed says so
+        res = run(["feed", out, "--base-url", BASE],
+                  env=self.fail_fs(RE_FAIL_RENAME_TO="ep5.json", RE_FAIL_LATER_RENAMES="1"))
+        self.assertNotEqual(digests(out)["ep5.html"], before["ep5.html"])
+        self.assertEqual(digests(out)["ep5.json"], before["ep5.json"])
+        self.assertNotIn("left as it was", res.stderr)
+        self.assertIn("ep5.html: warning: the show's links written into the page, but its "
+                      "sidecar ep5.json could not be updated and the page could not be put "
+                      "back", res.stderr)
+        self.assertIn("render ep5 again", res.stderr)
+        check = run(["check", os.path.join(out, "ep5.mp3"), os.path.join(out, "ep5.html")])
+        self.assertIn("ep5.html: warning: changed since the render", check.stderr)
 
     def test_a_page_with_another_name_is_left_alone(self):
         """A page that is also another file (a hard link) is not rewritten: replacing one

@@ -425,6 +425,54 @@ static void test_show_nav(void)
     free(page);
 }
 
+static size_t count_of(const char *s, size_t n, const char *needle)
+{
+    size_t count = 0, k = strlen(needle);
+    for (const char *at = s; (at = memmem(at, n - (size_t)(at - s), needle, k)) != NULL; at += k)
+        count++;
+    return count;
+}
+
+/* A title that holds the slots' markers: the render's page (title, h1, JSON-LD) and the share
+ * tags feed writes hold each marker once, as the slot's own; feed finds its slots again. */
+static void test_show_nav_forged(void)
+{
+    char title[] = "Hi <!--show-nav--> <!--/show-nav--> <!--show-meta--><!--/show-meta--> there";
+    re_episode ep = { .title = title, .summary = title, .show = "Show", .published = "2026-11-30",
+                      .episode_number = -1 };
+    re_render_facts facts = { .episode = &ep, .samples = (uint64_t)RATE * 65,
+                              .sample_rate = RATE, .in_feed = 1 };
+    re_status st;
+    char *page = html_page_of(&facts, NULL, &st);
+    CHECK_INT(st, RE_OK);
+    size_t len = strlen(page);
+    const char *markers[] = { "<!--show-nav-->", "<!--/show-nav-->", "<!--show-meta-->",
+                              "<!--/show-meta-->" };
+    for (size_t i = 0; i < 4; i++)
+        CHECK_INT(count_of(page, len, markers[i]), 1);
+    re_page_nav nav = { .show = title, .index_name = "index.html", .feed_name = "feed.xml",
+                        .canonical_url = "https://ex.org/p/ep.html", .title = title,
+                        .description = title, .image_url = "https://ex.org/p/c.png",
+                        .audio_url = "https://ex.org/p/ep.mp3" };
+    char *out = NULL, *again = NULL;
+    size_t out_len = 0, again_len = 0;
+    CHECK_INT(re_page_with_nav(page, len, &nav, &out, &out_len), RE_OK);
+    for (size_t i = 0; out && i < 4; i++)
+        CHECK_INT(count_of(out, out_len, markers[i]), 1);
+    if (out) {
+        char *text = strndup(out, out_len);
+        CHECK(strstr(text, "<meta property=\"og:title\" content=\"Hi &lt;!--show-nav--&gt; "
+                           "&lt;!--/show-nav--&gt;") != NULL);
+        CHECK(strstr(text, "<meta name=\"twitter:title\" content=\"Hi &lt;!--show-nav") != NULL);
+        free(text);
+        CHECK_INT(re_page_with_nav(out, out_len, &nav, &again, &again_len), RE_OK);
+        CHECK(again_len == out_len && again && memcmp(again, out, out_len) == 0);
+    }
+    free(again);
+    free(out);
+    free(page);
+}
+
 /* The sidecar's entry for the page, rewritten: every other byte as the writer wrote it; a
  * sidecar the writer would not give back byte for byte (edited by hand), or without the
  * entry, is refused. */
@@ -477,6 +525,7 @@ int main(void)
     test_lengths_agree();
     test_blocks();
     test_show_nav();
+    test_show_nav_forged();
     test_sidecar_with_file();
     return check_finish("test_page");
 }
