@@ -2,7 +2,9 @@
 """Every deliberate bug of tests/mutations.json can still be planted: its `find` text occurs
 exactly once in its file. scripts/mutate runs only three of them per commit (CI's rotation),
 so a refactor that moves a mutation's code would otherwise be noticed only on the day the
-rotation picks it ("DOES NOT APPLY"). This test is the everyday guard; it reads sources only."""
+rotation picks it ("DOES NOT APPLY"). This test is the everyday guard; it reads sources only.
+It also holds what scripts/mutate refuses to start without: every mutation's file lies in its
+stage's folder, and no two mutations share a name."""
 import json
 import os
 import unittest
@@ -23,6 +25,17 @@ class MutationsApply(unittest.TestCase):
             if count != 1:
                 wrong.append(f"{m['name']}: {m['file']} holds its find text {count} times")
         self.assertEqual(wrong, [], "\n".join(wrong))
+
+    def test_every_mutation_is_in_its_stage(self):
+        """scripts/mutate stops before its first mutation when one names a file outside its
+        stage's folder or a name twice: the whole list would go unrun."""
+        with open(os.path.join(SRC, "tests", "mutations.json"), encoding="utf-8") as f:
+            mutations = json.load(f)["mutations"]
+        wrong = [f"{m['name']}: {m['file']} is not in pipeline/{m['stage']}/"
+                 for m in mutations if not m["file"].startswith(f"pipeline/{m['stage']}/")]
+        self.assertEqual(wrong, [], "\n".join(wrong))
+        names = [m["name"] for m in mutations]
+        self.assertEqual(sorted({n for n in names if names.count(n) > 1}), [])
 
 
 if __name__ == "__main__":
