@@ -25,8 +25,8 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import Case, env_skip, ffmpeg_samples, main, run, write  # noqa: E402
+from test_shared_folders import NOBODY, as_nobody  # noqa: E402
 
-NOBODY = 65534
 BASE = "https://cdn.example.org/pod/"
 TEXT = "The build is green again and the release is on its way. "
 SCRIPTS = {   # name: (episode number, sentences): lengths a few seconds apart
@@ -60,23 +60,6 @@ def summary(stdout):
 def failing(stdout):
     """The report lines that end in MISMATCH."""
     return [line for line in stdout.splitlines() if line.endswith(": MISMATCH")]
-
-
-def as_nobody(fn):
-    """Runs fn() in a child with uid and gid 65534; True when it returned normally."""
-    pid = os.fork()
-    if pid == 0:
-        code = 1
-        try:
-            os.setgroups([])
-            os.setgid(NOBODY)
-            os.setuid(NOBODY)
-            fn()
-            code = 0
-        finally:
-            os._exit(code)
-    _, status = os.waitpid(pid, 0)
-    return os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
 
 
 class Site(Case):
