@@ -259,10 +259,14 @@ class ShowOfTwelve(Case):
         ids = {e.itunes_episode: e.id for e in d.entries}
         self.assertEqual(ids["1"], numbered_guid(1, 1, "/trailer"))
         self.assertEqual(ids["6"], numbered_guid(1, 6, "/bonus"))
-        items = {i["podcastEpisode"]["number"]: i for i in partytime(os.path.join(out, "feed.xml"))["items"]}
-        self.assertEqual(items[1]["itunesEpisodeType"], "trailer")
-        self.assertEqual(items[6]["itunesEpisodeType"], "bonus")
-        self.assertEqual(items[2]["itunesEpisodeType"], "full")
+        # Podcast Index's parser, from npm: the sanitizer build installs no npm judge (the
+        # judges' own tests are left to the optimized build, tests/CMakeLists.txt)
+        if not os.environ.get("RE_SANITIZED"):
+            items = {i["podcastEpisode"]["number"]: i
+                     for i in partytime(os.path.join(out, "feed.xml"))["items"]}
+            self.assertEqual(items[1]["itunesEpisodeType"], "trailer")
+            self.assertEqual(items[6]["itunesEpisodeType"], "bonus")
+            self.assertEqual(items[2]["itunesEpisodeType"], "full")
         # the page and the index say so
         self.assertIn("Trailer", Page(os.path.join(out, "week-01.html")).by_class["show"])
         self.assertIn("Bonus episode", Page(os.path.join(out, "week-06.html")).by_class["show"])
