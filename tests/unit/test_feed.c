@@ -191,6 +191,17 @@ static void test_urls(void)
 
 /* ---- one episode, one item ---------------------------------------------------------------- */
 
+/* A set of STEM.json in the feed, claiming episode NUMBER (no season) and GUID when given. */
+static void add_claiming_set(re_feed *feed, const char *stem, long number, const char *guid)
+{
+    re_feed_episode e = { .number = number, .season = -1, .dated = 0 };
+    e.stem = strdup(stem);
+    CHECK(asprintf(&e.sidecar_name, "%s.json", stem) > 0);
+    e.title = strdup(stem);
+    e.guid = guid ? strdup(guid) : NULL;
+    CHECK_INT(re_feed_add(feed, &e), RE_OK);
+}
+
 static void test_claims(void)
 {
     char why[RE_CLAIM_WHY_MAX];
@@ -237,14 +248,8 @@ static void test_claims(void)
         { "f", 3, "urn:f" }, { "g", 3, NULL },                   /* g: f pinned, same number */
         { "h", -1, "125ba248-6ab5-5c25-9b80-a09a3a58c66d" }, { "i", 3, NULL },  /* h: 0/3 */
     };
-    for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++) {
-        re_feed_episode e = { .number = sets[i].number, .season = -1, .dated = 0 };
-        e.stem = strdup(sets[i].stem);
-        CHECK(asprintf(&e.sidecar_name, "%s.json", sets[i].stem) > 0);
-        e.title = strdup(sets[i].stem);
-        e.guid = sets[i].guid ? strdup(sets[i].guid) : NULL;
-        CHECK_INT(re_feed_add(&feed, &e), RE_OK);
-    }
+    for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++)
+        add_claiming_set(&feed, sets[i].stem, sets[i].number, sets[i].guid);
     re_diagnostics err;
     re_diagnostics_init(&err, 50);
     CHECK_INT(re_feed_check_identities(&feed, &err), RE_ERR_INPUT);
@@ -299,14 +304,8 @@ static void test_identity_runs(void)
         { "a", 5, "urn:x" }, { "b", 6, "urn:x" }, { "c", 6, NULL },
         { "o", 15, "urn:y" }, { "p", 16, NULL }, { "q", 16, "urn:y" },
     };
-    for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++) {
-        re_feed_episode e = { .number = sets[i].number, .season = -1, .dated = 0 };
-        e.stem = strdup(sets[i].stem);
-        CHECK(asprintf(&e.sidecar_name, "%s.json", sets[i].stem) > 0);
-        e.title = strdup(sets[i].stem);
-        e.guid = sets[i].guid ? strdup(sets[i].guid) : NULL;
-        CHECK_INT(re_feed_add(&feed, &e), RE_OK);
-    }
+    for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++)
+        add_claiming_set(&feed, sets[i].stem, sets[i].number, sets[i].guid);
     re_diagnostics err;
     re_diagnostics_init(&err, 50);
     CHECK_INT(re_feed_check_identities(&feed, &err), RE_ERR_INPUT);
