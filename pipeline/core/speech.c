@@ -4,10 +4,14 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 void re_speech_free(re_speech *speech)
 {
-    free(speech->pcm);
+    if (speech->mapped)
+        munmap(speech->pcm, speech->mapped);
+    else
+        free(speech->pcm);
     free(speech->events);
     memset(speech, 0, sizeof *speech);
 }

@@ -24,10 +24,12 @@ typedef struct re_speech_event {
 
 /* One segment's audio: mono 16-bit at `rate`, the rate of the engine that spoke it
  * (re_engine_rate, synth.h: 22050 Hz for espeak-ng, 16000 Hz for flite). Owned by whoever
- * filled it; release with re_speech_free. */
+ * filled it; release with re_speech_free. The samples are read-only: the engine hands over
+ * the speech process's own memory file, mapped (`mapped` bytes), instead of a copy. */
 typedef struct re_speech {
     int16_t *pcm;
     size_t frames;
+    size_t mapped;       /* 0: pcm is malloc's; else the length of pcm's read-only mapping */
     unsigned rate;
     re_speech_event *events;
     size_t event_count;
