@@ -4,8 +4,9 @@
  *
  * synth.c owns the processes: it starts every engine once in this process (an on_demand one
  * when a job first needs it), forks a child per job, splits a paragraph into sentences
- * (sentences.h) and calls the profile's engine once per sentence in that child, where the engine writes the sentence's audio and word starts through
- * synth_child_pcm and synth_child_word. An engine never forks, waits or reads a child's files;
+ * (sentences.h) and calls the profile's engine once per sentence in that child, where the
+ * engine writes the sentence's audio and word starts through synth_child_pcm and
+ * synth_child_word. An engine never forks, waits or reads a child's files;
  * synth.c never calls an engine's library. */
 #ifndef RE_ENGINE_BACKEND_H
 #define RE_ENGINE_BACKEND_H
