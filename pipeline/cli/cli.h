@@ -72,7 +72,8 @@ void cli_render_settings_init(cli_render_settings *s, const char *command);
 /* The shared options' table, its values going into s. */
 cli_group cli_render_group(cli_render_settings *s);
 /* Fills s->options (voice folders: the user's, then the shipped ones; the cache folder).
- * -1 after a usage error was printed. */
+ * 0, or the exit status after an error was printed: -1 after a usage error (RE_EXIT_USAGE),
+ * RE_EXIT_FAILURE when the remote cache's libcurl cannot be loaded. */
 int cli_render_settings_finish(cli_render_settings *s);
 void cli_render_settings_free(cli_render_settings *s);
 

@@ -316,10 +316,11 @@ int cli_batch(int argc, char **argv)
         cli_render_settings_free(&cli.render);
         return rc;
     }
-    if (cli_render_settings_finish(&cli.render) != 0) {
+    int finished = cli_render_settings_finish(&cli.render);
+    if (finished != 0) {
         free(cli.inputs);
         cli_render_settings_free(&cli.render);
-        return RE_EXIT_USAGE;
+        return finished == RE_EXIT_FAILURE ? RE_EXIT_FAILURE : RE_EXIT_USAGE;
     }
     if (cli.shard_auto && (rc = shard_from_scheduler(&cli)) != CLI_GO_ON) {
         free(cli.inputs);

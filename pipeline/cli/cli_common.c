@@ -275,12 +275,13 @@ static const char *nonempty_env(const char *name)
 }
 
 /* The remote cache: from --cache-url or the environment, its URL checked now (a typo is a
- * usage error before any work), its credentials from the environment, never shown. */
+ * usage error before any work), its credentials from the environment, never shown. 0, or the
+ * exit status after the error was printed. */
 static int finish_remote(cli_render_settings *s)
 {
     if (s->no_cache && s->cache_url_given) {
         cli_usage_error(s->command, "%s", "--cache-url and --no-cache contradict each other");
-        return -1;
+        return RE_EXIT_USAGE;
     }
     if (!s->cache_url_given)
         s->cache_url = nonempty_env(RE_REMOTE_URL_ENV);
@@ -296,7 +297,8 @@ static int finish_remote(cli_render_settings *s)
         cli_error(NULL, "%s: %s", s->cache_url_given ? "--cache-url" : RE_REMOTE_URL_ENV,
                   cli_first_message(&diag, status));
         re_diagnostics_free(&diag);
-        return -1;
+        /* a bad URL is a usage error; libcurl that cannot be loaded (curl_lib.h) is not */
+        return status == RE_ERR_INPUT ? RE_EXIT_USAGE : RE_EXIT_FAILURE;
     }
     re_diagnostics_free(&diag);
     s->options.cache_url = s->cache_url;
@@ -346,8 +348,9 @@ int cli_render_settings_finish(cli_render_settings *s)
         s->cache_dir = s->default_cache_dir;
     }
     s->options.cache_dir = s->no_cache ? NULL : s->cache_dir;
-    if (finish_remote(s) != 0)
-        return -1;
+    int remote = finish_remote(s);
+    if (remote != 0)
+        return remote;
     if (cli_add_default_voice_dirs(&s->voice_dirs, &s->exe_voices) != 0) {
         fprintf(stderr, "render-episode: out of memory\n");
         return -1;

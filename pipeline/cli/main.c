@@ -13,7 +13,6 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
-#include <curl/curl.h>
 #include <ebur128.h>
 #include <espeak-ng/speak_lib.h>
 #include <flite/flite_version.h>
@@ -29,6 +28,7 @@
 #include <soxr.h>
 
 #include "cli.h"
+#include "curl_lib.h"
 #include "duration.h"
 #include "render.h"
 #include "status.h"
@@ -152,10 +152,11 @@ static int cli_render(int argc, char **argv)
         return RE_EXIT_USAGE;
     }
     s->options.output_path = output;   /* a WAV has no bitrate to check */
-    if (cli_render_settings_finish(s) != 0) {
+    int finished = cli_render_settings_finish(s);
+    if (finished != 0) {
         free(default_output);
         cli_render_settings_free(s);
-        return RE_EXIT_USAGE;
+        return finished == RE_EXIT_FAILURE ? RE_EXIT_FAILURE : RE_EXIT_USAGE;
     }
     int show_progress = !s->quiet && isatty(STDERR_FILENO);
     s->options.script_path = script;
@@ -237,7 +238,9 @@ static int cli_help(int argc, char **argv)
 #define JPEG_TURBO_BUILT_VERSION JPEG_VERSION_TEXT(LIBJPEG_TURBO_VERSION)
 
 /* The program's version, then each library's as the library itself reports it at run time
- * (libmpg123 1.31, flite and libjpeg-turbo have no such call: the version built against). */
+ * (libmpg123 1.31, flite and libjpeg-turbo have no such call: the version built against).
+ * libcurl, which a render loads only for a remote cache (curl_lib.h), is loaded to be asked;
+ * flite, loaded only for a natural voice, is not: its version is the one built against. */
 static void print_version(void)
 {
     printf("render-episode %s\n", RE_VERSION);
@@ -257,7 +260,12 @@ static void print_version(void)
     printf("libxml2 %ld.%ld.%ld\n", xml / 10000, xml / 100 % 100, xml % 100);
     printf("jansson %s\n", jansson_version_str());
     printf("nettle %d.%d\n", nettle_version_major(), nettle_version_minor());
-    printf("libcurl %s\n", curl_version_info(CURLVERSION_NOW)->version);
+    const char *why = NULL;
+    const re_curl_api *curl = re_curl(&why);
+    if (curl)
+        printf("libcurl %s\n", curl->version_info(CURLVERSION_NOW)->version);
+    else
+        printf("libcurl: %s\n", why);
     printf("libpng %s\n", png_get_libpng_ver(NULL));
     printf("libjpeg-turbo %s (built with: it has no run-time version call)\n",
            JPEG_TURBO_BUILT_VERSION);

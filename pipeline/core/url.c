@@ -1,26 +1,37 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* url.c - URLs through libcurl: percent-encoding, joining, checking, parsing (see url.h). */
+/* url.c - URLs: percent-encoding and joining here, checking and parsing through libcurl's URL
+ * parser, loaded on demand (curl_lib.h) (see url.h). */
 #define _GNU_SOURCE   /* strndup */
 #include "url.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include <curl/curl.h>
+#include "curl_lib.h"
 
 char *re_url_escape(const char *s)
 {
+    /* libcurl's curl_easy_escape, byte for byte, without loading libcurl on every page: an
+     * encoder is no parser (the parsing stays libcurl's, below) */
+    static const char hex[] = "0123456789ABCDEF";
     size_t n = strlen(s);
     if (n > (size_t)(0x7fffffff / 3))
         return NULL;
-    /* libcurl's encoder keeps exactly the unreserved characters and writes %XX upper case; its
-     * handle argument is unused since 7.82 */
-    char *encoded = curl_easy_escape(NULL, s, (int)n);
+    char *encoded = malloc(3 * n + 1), *out = encoded;
     if (!encoded)
         return NULL;
-    char *copy = strdup(encoded);   /* ours to free(), not curl_free() */
-    curl_free(encoded);
-    return copy;
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if ((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9')
+            || *p == '-' || *p == '.' || *p == '_' || *p == '~') {
+            *out++ = (char)*p;
+        } else {
+            *out++ = '%';
+            *out++ = hex[*p >> 4];
+            *out++ = hex[*p & 15];
+        }
+    }
+    *out = '\0';
+    return encoded;
 }
 
 char *re_url_join(const char *base, const char *name)
@@ -45,16 +56,16 @@ int re_url_char(char c)
 }
 
 /* libcurl's parser agrees: a port in range, a host it can read. */
-static int curl_reads(const char *url)
+static int curl_reads(const re_curl_api *curl, const char *url)
 {
-    CURLU *u = curl_url();
+    CURLU *u = curl->url();
     if (!u)
         return 0;
     char *host = NULL;
-    int ok = curl_url_set(u, CURLUPART_URL, url, 0) == CURLUE_OK
-             && curl_url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK && host && host[0];
-    curl_free(host);
-    curl_url_cleanup(u);
+    int ok = curl->url_set(u, CURLUPART_URL, url, 0) == CURLUE_OK
+             && curl->url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK && host && host[0];
+    curl->free(host);
+    curl->url_cleanup(u);
     return ok;
 }
 
@@ -77,7 +88,8 @@ int re_url_check(const char *url, int allow_query, const char **why)
         else if (!allow_query && (*p == '?' || *p == '#'))
             reason = "a base URL cannot have a query (?) or fragment (#)";
     }
-    if (!reason && !curl_reads(url))
+    const re_curl_api *curl = reason ? NULL : re_curl(&reason);   /* or why it cannot load */
+    if (curl && !curl_reads(curl, url))
         reason = "libcurl cannot read it as a URL (a port out of range, a host it cannot parse)";
     if (why)
         *why = reason;
@@ -85,52 +97,55 @@ int re_url_check(const char *url, int allow_query, const char **why)
 }
 
 /* A part of the URL as our own string (malloc'ed), or NULL when it has none. */
-static char *url_part(CURLU *u, CURLUPart part)
+static char *url_part(const re_curl_api *curl, CURLU *u, CURLUPart part)
 {
     char *value = NULL, *copy = NULL;
-    if (curl_url_get(u, part, &value, 0) == CURLUE_OK && value)
+    if (curl->url_get(u, part, &value, 0) == CURLUE_OK && value)
         copy = strdup(value);
-    curl_free(value);
+    curl->free(value);
     return copy;
 }
 
 re_status re_http_url_parse(const char *url, re_http_url *out)
 {
     memset(out, 0, sizeof *out);
-    CURLU *u = curl_url();
+    const re_curl_api *curl = re_curl(NULL);
+    if (!curl)
+        return RE_ERR_READ;
+    CURLU *u = curl->url();
     if (!u)
         return RE_ERR_NOMEM;
     re_status status = RE_OK;
     char *scheme = NULL, *host = NULL, *query = NULL, *fragment = NULL, *text = NULL;
-    if (curl_url_set(u, CURLUPART_URL, url, 0) != CURLUE_OK
-        || curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK
-        || curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK || !host[0]
+    if (curl->url_set(u, CURLUPART_URL, url, 0) != CURLUE_OK
+        || curl->url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK
+        || curl->url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK || !host[0]
         || (strcmp(scheme, "http") != 0 && strcmp(scheme, "https") != 0)) {
         status = RE_ERR_INPUT;
-    } else if (curl_url_get(u, CURLUPART_QUERY, &query, 0) == CURLUE_OK
-               || curl_url_get(u, CURLUPART_FRAGMENT, &fragment, 0) == CURLUE_OK) {
+    } else if (curl->url_get(u, CURLUPART_QUERY, &query, 0) == CURLUE_OK
+               || curl->url_get(u, CURLUPART_FRAGMENT, &fragment, 0) == CURLUE_OK) {
         status = RE_ERR_INPUT;
     }
     if (status == RE_OK) {
-        out->user = url_part(u, CURLUPART_USER);
-        out->password = url_part(u, CURLUPART_PASSWORD);
-        out->full = url_part(u, CURLUPART_URL);
-        (void)curl_url_set(u, CURLUPART_USER, NULL, 0);
-        (void)curl_url_set(u, CURLUPART_PASSWORD, NULL, 0);
-        (void)curl_url_set(u, CURLUPART_OPTIONS, NULL, 0);
-        if (curl_url_get(u, CURLUPART_URL, &text, 0) == CURLUE_OK && text)
+        out->user = url_part(curl, u, CURLUPART_USER);
+        out->password = url_part(curl, u, CURLUPART_PASSWORD);
+        out->full = url_part(curl, u, CURLUPART_URL);
+        (void)curl->url_set(u, CURLUPART_USER, NULL, 0);
+        (void)curl->url_set(u, CURLUPART_PASSWORD, NULL, 0);
+        (void)curl->url_set(u, CURLUPART_OPTIONS, NULL, 0);
+        if (curl->url_get(u, CURLUPART_URL, &text, 0) == CURLUE_OK && text)
             out->shown = strdup(text);
         if (!out->full || !out->shown) {
             re_http_url_free(out);
             status = RE_ERR_NOMEM;
         }
     }
-    curl_free(scheme);
-    curl_free(host);
-    curl_free(query);
-    curl_free(fragment);
-    curl_free(text);
-    curl_url_cleanup(u);
+    curl->free(scheme);
+    curl->free(host);
+    curl->free(query);
+    curl->free(fragment);
+    curl->free(text);
+    curl->url_cleanup(u);
     return status;
 }
 

@@ -2,10 +2,11 @@
 /* engine_backend.h - what synth.c asks of each speech engine, and what it offers a speech
  * child in return (private to synth/).
  *
- * synth.c owns the processes: it starts every engine once in this process, forks a child per
- * job, splits a paragraph into sentences (sentences.h) and calls the profile's engine once per
- * sentence in that child, where the engine writes the sentence's audio and word starts through
- * synth_child_pcm and synth_child_word. An engine never forks, waits or reads a child's files;
+ * synth.c owns the processes: it starts every engine once in this process (an on_demand one
+ * when a job first needs it), forks a child per job, splits a paragraph into sentences
+ * (sentences.h) and calls the profile's engine once per sentence in that child, where the
+ * engine writes the sentence's audio and word starts through synth_child_pcm and
+ * synth_child_word. An engine never forks, waits or reads a child's files;
  * synth.c never calls an engine's library. */
 #ifndef RE_ENGINE_BACKEND_H
 #define RE_ENGINE_BACKEND_H
@@ -18,10 +19,17 @@
 #include "voice.h"
 
 typedef struct engine_backend {
-    /* In this process, once, before any child: RE_OK, or an error with a message in diag. */
+    /* 0: started by re_engine_create, for every run. 1: started in this process before the
+     * first child that speaks, checks or reads phonemes with one of its profiles, and never
+     * in a run that does not (its libraries are loaded then, with dlopen); once per process. */
+    int on_demand;
+    /* In this process, before any child of this engine: RE_OK, or an error with a message in
+     * diag. An on_demand engine's start is called again after a failure, and must be cheap to
+     * call again after success. */
     re_status (*start)(re_diagnostics *diag);
-    const char *(*version)(void);     /* after start, e.g. "1.51" */
-    /* The rate of every sample the engine makes with this profile (Hz), after start. */
+    const char *(*version)(void);     /* e.g. "1.51": after start, or always when on_demand */
+    /* The rate of every sample the engine makes with this profile (Hz): after start, or
+     * always when on_demand. */
     unsigned (*rate)(const re_voice_profile *profile);
     /* In a child: choose the profile's voice and settings. 0, or -1 after synth_child_message. */
     int (*select)(const re_voice_profile *profile);

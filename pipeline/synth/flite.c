@@ -23,6 +23,7 @@
 #define _GNU_SOURCE
 #include "engine_backend.h"
 
+#include <dlfcn.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -35,9 +36,7 @@
 #include "normalize.h"
 #include "utf8.h"
 
-cst_voice *register_cmu_us_rms(const char *voxdir);
-cst_voice *register_cmu_us_slt(const char *voxdir);
-cst_voice *register_cmu_us_awb(const char *voxdir);
+typedef cst_voice *register_voice(const char *voxdir);   /* each voice library's one entry */
 
 #define FLITE_RATE 16000u   /* the clustergen voices' rate; checked on every utterance */
 
@@ -46,29 +45,96 @@ cst_voice *register_cmu_us_awb(const char *voxdir);
  * profile's rate is words per minute for flite as for espeak-ng. */
 static const struct {
     const char *name;
-    cst_voice *(*reg)(const char *voxdir);
+    const char *library;    /* its SONAME: it needs libflite, its English front end and lexicon */
+    const char *reg;        /* the library's function that makes the voice */
     double words_per_minute;
 } voice_table[] = {
-    { "rms", register_cmu_us_rms, 152.6 },
-    { "slt", register_cmu_us_slt, 171.1 },
-    { "awb", register_cmu_us_awb, 164.2 },
+    { "rms", "libflite_cmu_us_rms.so.1", "register_cmu_us_rms", 152.6 },
+    { "slt", "libflite_cmu_us_slt.so.1", "register_cmu_us_slt", 171.1 },
+    { "awb", "libflite_cmu_us_awb.so.1", "register_cmu_us_awb", 164.2 },
 };
 #define VOICE_COUNT (sizeof voice_table / sizeof voice_table[0])
 
 static cst_voice *voices[VOICE_COUNT];
+
+/* flite's libraries are loaded on demand, with dlopen, when a render first needs a flite voice
+ * (engine_backend.h, on_demand): the four libraries hold 136,475 relocations, about 15 ms of
+ * every run's start-up when linked. Every call into libflite goes through this table, resolved
+ * by flite_start in the parent before any child forks, so children inherit it. */
+#define FLITE_SONAME "libflite.so.1"
+#define FLITE_PACKAGE "libflite1"
+#define FLITE_FUNCTIONS(X) \
+    X(flite_init) X(flite_synth_text) X(feat_set_float) X(feat_val) X(val_cg_db) X(utt_wave) \
+    X(utt_relation) X(relation_head) X(relation_tail) X(item_next) X(item_prev) \
+    X(item_daughter) X(item_feat_string) X(item_as) X(item_feat_float) X(path_to_item) \
+    X(ffeature_string) X(delete_utterance)
+static struct {
+#define FLITE_MEMBER(name) __typeof__(name) *name;
+    FLITE_FUNCTIONS(FLITE_MEMBER)
+#undef FLITE_MEMBER
+} fl;
+static int flite_loaded;   /* fl is resolved and voices[] registered */
+
+static const char *item_name_of(const cst_item *item)
+{
+    return fl.item_feat_string(item, "name");   /* flite.h's item_name(), a macro */
+}
 static cst_voice *chosen;     /* in a child: the profile's voice */
 static double chosen_gain;    /* in a child: the profile's volume / 100 */
 
+/* Sets the function pointer at *fn to the symbol `name` of lib, a handle or RTLD_DEFAULT (as
+ * the dynamic linker binds it; POSIX: dlsym's result converts to a function pointer); 0, or
+ * -1 with dlerror()'s words in diag. */
+static int flite_symbol(void *lib, const char *name, void *fn, re_diagnostics *diag)
+{
+    dlerror();
+    void *found = dlsym(lib, name);
+    const char *error = dlerror();
+    if (error || !found) {
+        re_diag_add(diag, NULL, 0, 0, "cannot load flite (install the package %s): %s",
+                    FLITE_PACKAGE, error ? error : name);
+        return -1;
+    }
+    memcpy(fn, &found, sizeof found);
+    return 0;
+}
+
+/* Loads libflite and the three voice libraries, and registers the voices: once per process.
+ * A library that fails to load stays loaded if it did (flite keeps no handle we could undo). */
 static re_status flite_start(re_diagnostics *diag)
 {
-    flite_init();
+    if (flite_loaded)
+        return RE_OK;
+    /* RTLD_GLOBAL, and its functions found as the dynamic linker found them when the program
+     * was linked with it: a preloaded library still comes first (the tests' crash shim
+     * replaces flite_synth_text and calls the real one with dlsym(RTLD_NEXT)) */
+    void *lib = dlopen(FLITE_SONAME, RTLD_NOW | RTLD_GLOBAL);
+    if (!lib)
+        return re_diag_fail(diag, RE_ERR_ENGINE, NULL, 0, 0,
+                            "cannot load flite (install the package %s): %s", FLITE_PACKAGE,
+                            dlerror());
+#define FLITE_RESOLVE(name) \
+    if (flite_symbol(RTLD_DEFAULT, #name, &fl.name, diag) != 0) \
+        return RE_ERR_ENGINE;
+    FLITE_FUNCTIONS(FLITE_RESOLVE)
+#undef FLITE_RESOLVE
+    fl.flite_init();
     for (size_t i = 0; i < VOICE_COUNT; i++) {
-        voices[i] = voice_table[i].reg(NULL);
+        void *voice_lib = dlopen(voice_table[i].library, RTLD_NOW | RTLD_LOCAL);
+        if (!voice_lib)
+            return re_diag_fail(diag, RE_ERR_ENGINE, NULL, 0, 0,
+                                "cannot load flite's voice '%s' (install the package %s): %s",
+                                voice_table[i].name, FLITE_PACKAGE, dlerror());
+        register_voice *reg;
+        if (flite_symbol(voice_lib, voice_table[i].reg, &reg, diag) != 0)
+            return RE_ERR_ENGINE;
+        voices[i] = reg(NULL);
         if (!voices[i]) {
             re_diag_add(diag, NULL, 0, 0, "cannot load flite's voice '%s'", voice_table[i].name);
             return RE_ERR_ENGINE;
         }
     }
+    flite_loaded = 1;
     return RE_OK;
 }
 
@@ -92,7 +158,7 @@ static int flite_select(const re_voice_profile *profile)
     for (size_t i = 0; i < VOICE_COUNT; i++)
         if (strcmp(voice_table[i].name, profile->engine_voice) == 0) {
             chosen = voices[i];
-            feat_set_float(chosen->features, "duration_stretch",
+            fl.feat_set_float(chosen->features, "duration_stretch",
                            (float)(voice_table[i].words_per_minute / profile->rate));
         }
     if (!chosen) {
@@ -101,14 +167,14 @@ static int flite_select(const re_voice_profile *profile)
         synth_child_message(text);
         return -1;
     }
-    const cst_val *db_val = feat_val(chosen->features, "cg_db");
-    const cst_cg_db *db = db_val ? val_cg_db(db_val) : NULL;
+    const cst_val *db_val = fl.feat_val(chosen->features, "cg_db");
+    const cst_cg_db *db = db_val ? fl.val_cg_db(db_val) : NULL;
     if (!db) {
         synth_child_message("flite's voice has no clustergen data");
         return -1;
     }
-    feat_set_float(chosen->features, "f0_shift", (float)pow(2.0, (profile->pitch - 50) / 100.0));
-    feat_set_float(chosen->features, "int_f0_target_stddev",
+    fl.feat_set_float(chosen->features, "f0_shift", (float)pow(2.0, (profile->pitch - 50) / 100.0));
+    fl.feat_set_float(chosen->features, "int_f0_target_stddev",
                    (float)(db->f0_stddev * profile->range / 50.0));
     chosen_gain = profile->volume / 100.0;
     return 0;
@@ -116,7 +182,7 @@ static int flite_select(const re_voice_profile *profile)
 
 static double segment_end(const cst_item *segment)
 {
-    return segment ? (double)item_feat_float(segment, "end") : 0.0;
+    return segment ? (double)fl.item_feat_float(segment, "end") : 0.0;
 }
 
 static size_t seconds_to_frames(double seconds, size_t frames)
@@ -136,13 +202,13 @@ static size_t seconds_to_frames(double seconds, size_t frames)
 static void sentence_sound(const cst_utterance *utt, const int16_t *pcm, size_t frames,
                            size_t *first, size_t *end)
 {
-    const cst_item *head = relation_head(utt_relation(utt, "Segment"));
-    const cst_item *tail = relation_tail(utt_relation(utt, "Segment"));
+    const cst_item *head = fl.relation_head(fl.utt_relation(utt, "Segment"));
+    const cst_item *tail = fl.relation_tail(fl.utt_relation(utt, "Segment"));
     size_t phones_from = 0, phones_to = frames;
-    if (head && strcmp(item_name(head), "pau") == 0)
+    if (head && strcmp(item_name_of(head), "pau") == 0)
         phones_from = seconds_to_frames(segment_end(head), frames);
-    if (tail && tail != head && strcmp(item_name(tail), "pau") == 0)
-        phones_to = seconds_to_frames(segment_end(item_prev(tail)), frames);
+    if (tail && tail != head && strcmp(item_name_of(tail), "pau") == 0)
+        phones_to = seconds_to_frames(segment_end(fl.item_prev(tail)), frames);
     int peak = 0, noise = 0;
     for (size_t i = 0; i < frames; i++) {
         int level = abs(pcm[i]);
@@ -156,8 +222,8 @@ static void sentence_sound(const cst_utterance *utt, const int16_t *pcm, size_t 
     size_t a = phones ? phones_from : frames, b = phones ? phones_to : 0;
     /* a stop or an affricate begins with its closure, a silence: its sound starts at its
      * burst, the first loud sample within it */
-    const cst_item *first_phone = head && phones_from > 0 ? item_next(head) : head;
-    const char *kind = first_phone ? ffeature_string(first_phone, "ph_ctype") : "";
+    const cst_item *first_phone = head && phones_from > 0 ? fl.item_next(head) : head;
+    const char *kind = first_phone ? fl.ffeature_string(first_phone, "ph_ctype") : "";
     size_t closure_end = first_phone ? seconds_to_frames(segment_end(first_phone), frames) : 0;
     size_t search_to = (strcmp(kind, "s") == 0 || strcmp(kind, "a") == 0) && a < closure_end
                        ? closure_end : a;
@@ -264,22 +330,22 @@ static void report_words(const cst_utterance *utt, const char *sentence, size_t 
                          const uint32_t *at)
 {
     size_t cursor = 0;
-    for (const cst_item *token = relation_head(utt_relation(utt, "Token")); token;
-         token = item_next(token)) {
-        const char *name = item_name(token);
+    for (const cst_item *token = fl.relation_head(fl.utt_relation(utt, "Token")); token;
+         token = fl.item_next(token)) {
+        const char *name = item_name_of(token);
         size_t name_len = name ? strlen(name) : 0;
-        if (name_len == 0 || !item_daughter(token))
+        if (name_len == 0 || !fl.item_daughter(token))
             continue;
         const char *found = memmem(sentence + cursor, len - cursor, name, name_len);
         if (!found)
             continue;
         size_t offset = (size_t)(found - sentence);
         cursor = offset + name_len;
-        const cst_item *segment = path_to_item(item_daughter(token),
+        const cst_item *segment = fl.path_to_item(fl.item_daughter(token),
                                                "R:SylStructure.daughter1.daughter1.R:Segment");
         if (!segment)
             continue;
-        double start = segment_end(item_prev(segment));
+        double start = segment_end(fl.item_prev(segment));
         synth_child_word(at[offset] + 1, at[offset + name_len - 1] - at[offset] + 1,
                          (uint64_t)floor(start * FLITE_RATE + 0.5));
     }
@@ -298,12 +364,12 @@ static int flite_speak(const char *sentence, size_t len, unsigned text_flags)
         return -1;
     }
     srand(1);   /* glibc's state at a process's start: see the top of this file */
-    cst_utterance *utt = flite_synth_text(text, chosen);
-    cst_wave *wave = utt ? utt_wave(utt) : NULL;
+    cst_utterance *utt = fl.flite_synth_text(text, chosen);
+    cst_wave *wave = utt ? fl.utt_wave(utt) : NULL;
     if (!wave || wave->num_channels != 1 || (unsigned)wave->sample_rate != FLITE_RATE
         || wave->num_samples < 0) {
         if (utt)
-            delete_utterance(utt);
+            fl.delete_utterance(utt);
         free(text);
         free(at);
         synth_child_message("flite made no audio of the expected kind (16 kHz mono)");
@@ -321,7 +387,7 @@ static int flite_speak(const char *sentence, size_t len, unsigned text_flags)
     memset(pcm + end, 0, (frames - end) * sizeof *pcm);   /* all of it when there is no sound */
     report_words(utt, text, strlen(text), at);
     (void)synth_child_pcm(pcm, frames);
-    delete_utterance(utt);
+    fl.delete_utterance(utt);
     free(text);
     free(at);
     return 0;
@@ -342,31 +408,32 @@ static int flite_phonemes(const char *text, unsigned text_flags, FILE *out)
         return -1;
     }
     free(at);
-    cst_utterance *utt = flite_synth_text(folded, chosen);
+    cst_utterance *utt = fl.flite_synth_text(folded, chosen);
     free(folded);
     if (!utt) {
         synth_child_message("flite could not read this text");
         return -1;
     }
     const char *sep = "";
-    for (const cst_item *word = relation_head(utt_relation(utt, "Word")); word;
-         word = item_next(word)) {
-        const cst_item *syllable = item_daughter(item_as(word, "SylStructure"));
+    for (const cst_item *word = fl.relation_head(fl.utt_relation(utt, "Word")); word;
+         word = fl.item_next(word)) {
+        const cst_item *syllable = fl.item_daughter(fl.item_as(word, "SylStructure"));
         fputs(sep, out);
         sep = " ";
         const char *join = "";
-        for (; syllable; syllable = item_next(syllable))
-            for (const cst_item *p = item_daughter(syllable); p; p = item_next(p)) {
-                fprintf(out, "%s%s", join, item_name(p));
+        for (; syllable; syllable = fl.item_next(syllable))
+            for (const cst_item *p = fl.item_daughter(syllable); p; p = fl.item_next(p)) {
+                fprintf(out, "%s%s", join, item_name_of(p));
                 join = "-";
             }
     }
     fputc('\n', out);
-    delete_utterance(utt);
+    fl.delete_utterance(utt);
     return 0;
 }
 
 const engine_backend re_flite_backend = {
+    .on_demand = 1,
     .start = flite_start,
     .version = flite_version,
     .rate = flite_rate,

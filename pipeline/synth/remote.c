@@ -3,10 +3,9 @@
 #define _GNU_SOURCE
 #include "remote.h"
 #include "url.h"
+#include "curl_lib.h"
 
-#include <curl/curl.h>
 #include <errno.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +14,7 @@
 #include <unistd.h>
 
 struct re_remote {
+    const re_curl_api *lib;  /* libcurl's functions (curl_lib.h) */
     CURL *curl;
     char *base;              /* the URL as given, without a trailing '/': requests go below it */
     char *shown;             /* the URL without user name and password: the only one printed */
@@ -34,16 +34,6 @@ struct re_remote {
     char error[CURL_ERROR_SIZE];
     re_remote_counters counters;
 };
-
-/* libcurl's global set-up, once per process, before the first handle (it is not safe to race
- * it with another thread's curl calls; the program makes handles from one thread). */
-static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
-static CURLcode curl_global_status = CURLE_FAILED_INIT;
-
-static void init_curl(void)
-{
-    curl_global_status = curl_global_init(CURL_GLOBAL_DEFAULT);
-}
 
 static unsigned flags_of(const re_remote *r)
 {
@@ -70,8 +60,9 @@ void re_remote_free(re_remote *remote)
     if (!remote)
         return;
     if (remote->curl)
-        curl_easy_cleanup(remote->curl);
-    curl_slist_free_all(remote->put_headers);
+        remote->lib->easy_cleanup(remote->curl);
+    if (remote->lib)
+        remote->lib->slist_free_all(remote->put_headers);
     if (remote->body_fd >= 0)
         close(remote->body_fd);
     free(remote->base);
@@ -121,13 +112,15 @@ static int on_transfer_progress(void *context, curl_off_t dltotal, curl_off_t dl
 re_status re_remote_open(const re_remote_options *options, re_remote **out, re_diagnostics *diag)
 {
     *out = NULL;
-    pthread_once(&curl_once, init_curl);
-    if (curl_global_status != CURLE_OK)
-        return re_diag_fail(diag, RE_ERR_NOMEM, NULL, 0, 0, "cannot set up libcurl: %s",
-                            curl_easy_strerror(curl_global_status));
+    /* libcurl is loaded and set up here, at the first remote cache (curl_lib.h) */
+    const char *why = NULL;
+    const re_curl_api *lib = re_curl(&why);
+    if (!lib)
+        return re_diag_fail(diag, RE_ERR_READ, NULL, 0, 0, "%s", why);
     re_remote *r = calloc(1, sizeof *r);
     if (!r)
         return RE_ERR_NOMEM;
+    r->lib = lib;
     r->body_fd = -1;
     r->state = options->state ? options->state : &r->own_state;
     r->stop = options->stop;
@@ -140,29 +133,30 @@ re_status re_remote_open(const re_remote_options *options, re_remote **out, re_d
         || (options->netrc_file && !(r->netrc_file = strdup(options->netrc_file))))
         goto fail;
     r->request_url = malloc(strlen(r->base) + RE_SHA256_HEX_SIZE * 2 + 16);
-    r->put_headers = curl_slist_append(NULL, "Expect:");   /* no 100-continue round trip */
-    r->curl = curl_easy_init();
+    r->put_headers = r->lib->slist_append(NULL, "Expect:");   /* no 100-continue round trip */
+    r->curl = r->lib->easy_init();
     r->body_fd = memfd_create("re-remote-entry", MFD_CLOEXEC);
     if (!r->request_url || !r->put_headers || !r->curl || r->body_fd < 0)
         goto fail;
     CURL *c = r->curl;
     unsigned connect_ms = r->timeout_ms < RE_REMOTE_CONNECT_TIMEOUT_MS ? r->timeout_ms
                                                                         : RE_REMOTE_CONNECT_TIMEOUT_MS;
-    int ok = curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L) == CURLE_OK
-             && curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https") == CURLE_OK
-             && curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, (long)connect_ms) == CURLE_OK
-             && curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)r->timeout_ms) == CURLE_OK
-             && curl_easy_setopt(c, CURLOPT_ERRORBUFFER, r->error) == CURLE_OK
-             && curl_easy_setopt(c, CURLOPT_USERAGENT, "render-episode") == CURLE_OK
-             && curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L) == CURLE_OK
-             && curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, on_transfer_progress) == CURLE_OK
-             && curl_easy_setopt(c, CURLOPT_XFERINFODATA, r) == CURLE_OK;
+    int ok = r->lib->easy_setopt(c, CURLOPT_NOSIGNAL, 1L) == CURLE_OK
+             && r->lib->easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https") == CURLE_OK
+             && r->lib->easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, (long)connect_ms) == CURLE_OK
+             && r->lib->easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)r->timeout_ms) == CURLE_OK
+             && r->lib->easy_setopt(c, CURLOPT_ERRORBUFFER, r->error) == CURLE_OK
+             && r->lib->easy_setopt(c, CURLOPT_USERAGENT, "render-episode") == CURLE_OK
+             && r->lib->easy_setopt(c, CURLOPT_NOPROGRESS, 0L) == CURLE_OK
+             && r->lib->easy_setopt(c, CURLOPT_XFERINFOFUNCTION, on_transfer_progress) == CURLE_OK
+             && r->lib->easy_setopt(c, CURLOPT_XFERINFODATA, r) == CURLE_OK;
     if (ok && r->token)
-        ok = curl_easy_setopt(c, CURLOPT_HTTPAUTH, (long)CURLAUTH_BEARER) == CURLE_OK
-             && curl_easy_setopt(c, CURLOPT_XOAUTH2_BEARER, r->token) == CURLE_OK;
+        ok = r->lib->easy_setopt(c, CURLOPT_HTTPAUTH, (long)CURLAUTH_BEARER) == CURLE_OK
+             && r->lib->easy_setopt(c, CURLOPT_XOAUTH2_BEARER, r->token) == CURLE_OK;
     else if (ok)
-        ok = curl_easy_setopt(c, CURLOPT_NETRC, (long)CURL_NETRC_OPTIONAL) == CURLE_OK
-             && (!r->netrc_file || curl_easy_setopt(c, CURLOPT_NETRC_FILE, r->netrc_file) == CURLE_OK);
+        ok = r->lib->easy_setopt(c, CURLOPT_NETRC, (long)CURL_NETRC_OPTIONAL) == CURLE_OK
+             && (!r->netrc_file
+                 || r->lib->easy_setopt(c, CURLOPT_NETRC_FILE, r->netrc_file) == CURLE_OK);
     if (!ok)
         goto fail;
     *out = r;
@@ -178,17 +172,17 @@ static void set_request_url(re_remote *r, const re_cache_key *key)
     char hex[RE_SHA256_HEX_SIZE];
     re_cache_key_hex(key, hex);
     sprintf(r->request_url, "%s/v1/%.2s/%s.seg", r->base, hex, hex);
-    (void)curl_easy_setopt(r->curl, CURLOPT_URL, r->request_url);
+    (void)r->lib->easy_setopt(r->curl, CURLOPT_URL, r->request_url);
 }
 
 /* What curl said, unless it could repeat a credential (then only the kind of failure). */
 static const char *transfer_error(const re_remote *r, CURLcode code)
 {
-    const char *said = r->error[0] ? r->error : curl_easy_strerror(code);
+    const char *said = r->error[0] ? r->error : r->lib->easy_strerror(code);
     const char *secrets[] = { r->user, r->password, r->token };
     for (size_t i = 0; i < sizeof secrets / sizeof *secrets; i++)
         if (secrets[i] && secrets[i][0] && strstr(said, secrets[i]))
-            return curl_easy_strerror(code);
+            return r->lib->easy_strerror(code);
     return said;
 }
 
@@ -229,8 +223,8 @@ static int start_request(re_remote *r, re_diagnostics *warn)
     uint64_t left = budget - r->waited_ms;
     unsigned timeout = left < r->timeout_ms ? (unsigned)left : r->timeout_ms;
     unsigned connect = timeout < RE_REMOTE_CONNECT_TIMEOUT_MS ? timeout : RE_REMOTE_CONNECT_TIMEOUT_MS;
-    (void)curl_easy_setopt(r->curl, CURLOPT_TIMEOUT_MS, (long)timeout);
-    (void)curl_easy_setopt(r->curl, CURLOPT_CONNECTTIMEOUT_MS, (long)connect);
+    (void)r->lib->easy_setopt(r->curl, CURLOPT_TIMEOUT_MS, (long)timeout);
+    (void)r->lib->easy_setopt(r->curl, CURLOPT_CONNECTTIMEOUT_MS, (long)connect);
     return 1;
 }
 
@@ -239,7 +233,7 @@ static int start_request(re_remote *r, re_diagnostics *warn)
 static void end_request(re_remote *r, re_diagnostics *warn)
 {
     curl_off_t us = 0;
-    if (curl_easy_getinfo(r->curl, CURLINFO_TOTAL_TIME_T, &us) != CURLE_OK || us < 0)
+    if (r->lib->easy_getinfo(r->curl, CURLINFO_TOTAL_TIME_T, &us) != CURLE_OK || us < 0)
         us = 0;
     uint64_t ms = (uint64_t)us / 1000u;
     r->waited_ms += ms;
@@ -309,14 +303,14 @@ re_status re_remote_get(re_remote *remote, const re_cache_key *key, unsigned sam
     r->error[0] = '\0';
     r->body_cap = re_cache_max_entry_bytes(sample_rate);
     CURL *c = r->curl;
-    (void)curl_easy_setopt(c, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)r->body_cap);
-    (void)curl_easy_setopt(c, CURLOPT_HTTPGET, 1L);
-    (void)curl_easy_setopt(c, CURLOPT_HTTPHEADER, NULL);
-    (void)curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
-    (void)curl_easy_setopt(c, CURLOPT_WRITEDATA, r);
-    CURLcode code = curl_easy_perform(c);
+    (void)r->lib->easy_setopt(c, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)r->body_cap);
+    (void)r->lib->easy_setopt(c, CURLOPT_HTTPGET, 1L);
+    (void)r->lib->easy_setopt(c, CURLOPT_HTTPHEADER, NULL);
+    (void)r->lib->easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+    (void)r->lib->easy_setopt(c, CURLOPT_WRITEDATA, r);
+    CURLcode code = r->lib->easy_perform(c);
     long http_status = 0;
-    (void)curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &http_status);
+    (void)r->lib->easy_getinfo(c, CURLINFO_RESPONSE_CODE, &http_status);
     if (code == CURLE_ABORTED_BY_CALLBACK && r->stop && *r->stop)
         return RE_ERR_INTERRUPTED;
     end_request(r, warn);
@@ -396,16 +390,16 @@ re_status re_remote_put(re_remote *remote, const re_cache_key *key, unsigned sam
     set_request_url(r, key);
     r->error[0] = '\0';
     CURL *c = r->curl;
-    (void)curl_easy_setopt(c, CURLOPT_UPLOAD, 1L);
-    (void)curl_easy_setopt(c, CURLOPT_HTTPHEADER, r->put_headers);
-    (void)curl_easy_setopt(c, CURLOPT_READFUNCTION, on_upload);
-    (void)curl_easy_setopt(c, CURLOPT_READDATA, r);
-    (void)curl_easy_setopt(c, CURLOPT_INFILESIZE_LARGE, (curl_off_t)st.st_size);
-    (void)curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_answer);
-    CURLcode code = curl_easy_perform(c);
+    (void)r->lib->easy_setopt(c, CURLOPT_UPLOAD, 1L);
+    (void)r->lib->easy_setopt(c, CURLOPT_HTTPHEADER, r->put_headers);
+    (void)r->lib->easy_setopt(c, CURLOPT_READFUNCTION, on_upload);
+    (void)r->lib->easy_setopt(c, CURLOPT_READDATA, r);
+    (void)r->lib->easy_setopt(c, CURLOPT_INFILESIZE_LARGE, (curl_off_t)st.st_size);
+    (void)r->lib->easy_setopt(c, CURLOPT_WRITEFUNCTION, on_answer);
+    CURLcode code = r->lib->easy_perform(c);
     long http_status = 0;
-    (void)curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &http_status);
-    (void)curl_easy_setopt(c, CURLOPT_UPLOAD, 0L);
+    (void)r->lib->easy_getinfo(c, CURLINFO_RESPONSE_CODE, &http_status);
+    (void)r->lib->easy_setopt(c, CURLOPT_UPLOAD, 0L);
     if (code == CURLE_ABORTED_BY_CALLBACK && r->stop && *r->stop)
         return RE_ERR_INTERRUPTED;
     end_request(r, warn);

@@ -136,6 +136,28 @@ static const engine_backend *backend_of(const re_voice_profile *profile)
     return backends[profile->engine < BACKEND_COUNT ? profile->engine : 0];
 }
 
+/* The on_demand engines started in this process (engine_backend.h): a job may be started from
+ * more than one thread. */
+static pthread_mutex_t on_demand_lock = PTHREAD_MUTEX_INITIALIZER;
+static int on_demand_started[BACKEND_COUNT];
+
+/* Starts the profile's engine in this process if it is on_demand and not yet started: here, in
+ * the parent, before the job's child forks, so that every child inherits it started. */
+static re_status engine_ready(const re_voice_profile *profile, re_diagnostics *diag)
+{
+    size_t i = profile->engine < BACKEND_COUNT ? profile->engine : 0;
+    if (!backends[i]->on_demand)
+        return RE_OK;
+    re_status status = RE_OK;
+    pthread_mutex_lock(&on_demand_lock);
+    if (!on_demand_started[i]) {
+        status = backends[i]->start(diag);
+        on_demand_started[i] = status == RE_OK;
+    }
+    pthread_mutex_unlock(&on_demand_lock);
+    return status;
+}
+
 int synth_child_pcm(const int16_t *pcm, size_t frames)
 {
     if (frames > 0)
@@ -268,7 +290,7 @@ re_status re_engine_create(volatile sig_atomic_t *stop, re_engine **out, re_diag
         return RE_ERR_NOMEM;
     engine->stop = stop;
     for (size_t i = 0; i < BACKEND_COUNT; i++) {
-        re_status status = backends[i]->start(diag);
+        re_status status = backends[i]->on_demand ? RE_OK : backends[i]->start(diag);
         if (status != RE_OK) {
             free(engine);
             return status;
@@ -316,6 +338,9 @@ static re_status job_spawn(re_engine *engine, const char *text, unsigned text_fl
                            re_diagnostics *diag)
 {
     *out = NULL;
+    re_status ready = engine_ready(profile, diag);
+    if (ready != RE_OK)
+        return ready;
     re_synth_job *job = calloc(1, sizeof *job);
     if (!job)
         return RE_ERR_NOMEM;

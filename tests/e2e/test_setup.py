@@ -21,7 +21,7 @@ from common import SRC, main  # noqa: E402
 
 # started through a variable or a helper, not as a literal first word
 THROUGH_VARIABLES = ["ffprobe", "mpg123", "nginx", "chromium", "chromedriver", "node", "npm",
-                     "valgrind", "cmake", "git", "cc", "lame", "ps", "groff"]
+                     "valgrind", "cmake", "git", "cc", "lame", "ps", "groff", "strace"]
 OURS = {"render-episode", "python3", "/usr/bin/python3", "sh"}
 
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test_url.c - core's URLs: percent-encoding, joining a base and a file name, the feed's URL
  * check and the cache URL taken apart (url.c, through libcurl). */
+#include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,6 +23,36 @@ static void test_escape(void)
     expect_escape("ep:1+2&x=y;z,w'\"", "ep%3A1%2B2%26x%3Dy%3Bz%2Cw%27%22");
     expect_escape("caf\xc3\xa9 \xe2\x80\x94", "caf%C3%A9%20%E2%80%94");   /* upper-case hex */
     expect_escape("\x01\x7f\xff", "%01%7F%FF");
+}
+
+/* The encoder is ours (a page never loads libcurl) but must be libcurl's curl_easy_escape byte
+ * for byte, the one it replaced: every byte alone, and all of them in one string. */
+static void test_escape_is_libcurls(void)
+{
+    void *lib = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
+    CHECK(lib != NULL);
+    if (!lib)
+        return;
+    char *(*curl_escape)(void *, const char *, int);
+    void (*curl_release)(void *);
+    void *found = dlsym(lib, "curl_easy_escape");
+    memcpy(&curl_escape, &found, sizeof found);
+    found = dlsym(lib, "curl_free");
+    memcpy(&curl_release, &found, sizeof found);
+    CHECK(curl_escape != NULL && curl_release != NULL);
+    char all[256];
+    for (int c = 1; c < 256; c++)
+        all[c - 1] = (char)c;
+    all[255] = '\0';
+    for (int i = 0; i < 256; i++) {
+        char one[2] = { all[i], '\0' };
+        const char *in = i < 255 ? one : all;
+        char *ours = re_url_escape(in), *theirs = curl_escape(NULL, in, (int)strlen(in));
+        CHECK_STR(ours, theirs);
+        free(ours);
+        curl_release(theirs);
+    }
+    dlclose(lib);
 }
 
 static void expect_join(const char *base, const char *name, const char *want)
@@ -99,6 +130,7 @@ static void test_http_url(void)
 int main(void)
 {
     test_escape();
+    test_escape_is_libcurls();
     test_join();
     test_check();
     test_http_url();

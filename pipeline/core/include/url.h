@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* url.h - URLs, owned here once, read and written through libcurl (its URL API, CURLU, and
- * its percent-encoder): the feed's and the page's links to files, the checks of the URLs a
- * show file and --base-url give, and the segment cache's --cache-url.
+/* url.h - URLs, owned here once, read through libcurl's URL API (CURLU, loaded on demand:
+ * curl_lib.h) and percent-encoded as its encoder does: the feed's and the page's links to
+ * files, the checks of the URLs a show file and --base-url give, and the segment cache's
+ * --cache-url.
  *
  * Every returned string is malloc'ed and the caller's (free). */
 #ifndef RE_URL_H
@@ -24,7 +25,8 @@ int re_url_char(char c);
 /* Whether `url` is an absolute http:// or https:// URL (scheme in lower case, as written in a
  * feed) with a host, of printable ASCII without blanks, quotes and <>\^`{|}, that libcurl's
  * URL parser accepts; with allow_query 0, also without a query (?) or fragment (#). Returns 1,
- * or 0 with *why (may be NULL) set to a static sentence saying what is wrong. */
+ * or 0 with *why (may be NULL) set to a static sentence saying what is wrong (or that libcurl
+ * cannot be loaded, naming the package to install). */
 int re_url_check(const char *url, int allow_query, const char **why);
 
 /* An http(s) URL with a host and no query or fragment, taken apart by libcurl. */
@@ -35,7 +37,8 @@ typedef struct re_http_url {
 } re_http_url;
 
 /* Parses `url` into *out. RE_ERR_INPUT (nothing allocated) when it is not http:// or https://
- * with a host, or has a query or fragment; RE_ERR_NOMEM. Free with re_http_url_free. */
+ * with a host, or has a query or fragment; RE_ERR_NOMEM; RE_ERR_READ when libcurl cannot be
+ * loaded (re_curl says why). Free with re_http_url_free. */
 re_status re_http_url_parse(const char *url, re_http_url *out);
 void re_http_url_free(re_http_url *u);   /* NULL is allowed; zeroes *u */
 

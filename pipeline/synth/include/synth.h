@@ -36,7 +36,10 @@
 
 typedef struct re_engine re_engine;
 
-/* Initialises espeak-ng and flite (about 14 ms and 5 ms). On failure returns RE_ERR_ENGINE
+/* Initialises espeak-ng (about 14 ms). flite's libraries are loaded and its voices registered
+ * (about 5 ms) only when a job first needs a flite profile (re_engine_start,
+ * re_engine_check_voice, re_engine_phonemes), in this process before the job's child forks;
+ * a run without a flite profile never maps them. On failure returns RE_ERR_ENGINE
  * (RE_ERR_LIMIT when the system refuses espeak-ng a thread) with the engine's message in
  * diag. `stop` (may be NULL) is polled while waiting: when it becomes non-zero, waits give up
  * with RE_ERR_INTERRUPTED and kill their children. */
@@ -63,7 +66,8 @@ typedef struct re_synth_job re_synth_job;
 
 /* Starts speaking `text` (valid UTF-8 without control characters) with `profile` in a new
  * child. The child has its own copy of the strings. RE_ERR_ENGINE with a reason in diag when
- * no child can be started; RE_ERR_LIMIT when that is a process limit (fork's EAGAIN), which
+ * no child can be started, or the profile's engine cannot be loaded (the reason names the
+ * package to install); RE_ERR_LIMIT when that is a process limit (fork's EAGAIN), which
  * another process's end may lift. */
 re_status re_engine_start(re_engine *engine, const char *text, unsigned text_flags,
                           const re_voice_profile *profile, re_synth_job **job,
