@@ -179,10 +179,12 @@ static int note_true_peak(const char *command, const cli_option *option, const c
     return 0;
 }
 
+#define MAX_DURATION_MIN_US 1000   /* 1 ms: the smallest --max-duration its error names */
+
 int cli_parse_max_duration(const char *command, const char *value, uint64_t *us)
 {
     re_duration d;
-    if (re_duration_parse_units(value, strlen(value), &d) != RE_OK || d.us == 0
+    if (re_duration_parse_units(value, strlen(value), &d) != RE_OK || d.us < MAX_DURATION_MIN_US
         || d.us > RE_EPISODE_MAX_US)
         return cli_usage_error(command, "--max-duration: '%s' is not a duration from 1 ms to 12 "
                                "hours (try 3m, 90s, 2m30s or PT3M)", value);

@@ -429,6 +429,26 @@ class Flite(Case):
         folded = "We met in Bucuresti si Timisoara, at Nguyen's and Strasse, near Gui."
         self.assertEqual(re.split(r"[- ]", got[0][2]), flite_phones("rms", folded))
 
+    def test_latin_ranges_at_their_edges(self):
+        """The two Latin tables flite's text is folded with, U+00C0..U+024F and U+1E00..U+1EFF,
+        at their first and last code points (a letter: "bAt", "byt", said as one word) and
+        one just outside each end (no Latin letter: a space, so "b t", two letters said one by
+        one); inside, the multiplication sign is an x, the division sign a space, sharp s
+        "ss". Judged by the flite program's phones of the folded sentence: a letter read in
+        its word ("b ae t") and two letters spelled ("b iy t iy") never sound alike."""
+        edges = [(0xBF, " "), (0xC0, "A"), (0x24F, "y"), (0x250, " "), (0x1DFF, " "),
+                 (0x1E00, "A"), (0x1EFF, "y"), (0x1F00, " "), (0xD7, "x"), (0xF7, " "),
+                 (0xDF, "ss"), (0xFF, "y")]
+        words = " ".join(f"b{chr(cp)}t" for cp, _ in edges)
+        folded = " ".join(f"b{letters}t" for _, letters in edges)
+        script = self.script("edges.txt", f"We say {words} now.\n", "rms")
+        res = run(["explain", script, "--voices", self.voices])
+        self.assertEqual(res.returncode, 0, res.stderr)
+        got = explained(res.stdout)
+        self.assertEqual(len(got), 1)
+        self.assertEqual(got[0][1], f"We say {words} now.")   # the normalizer kept them all
+        self.assertEqual(re.split(r"[- ]", got[0][2]), flite_phones("rms", f"We say {folded} now."))
+
     # ---- f. a crash of flite's child -----------------------------------------------------
 
     def test_a_flite_crash_is_an_error_of_its_paragraph(self):

@@ -401,6 +401,61 @@ static void test_leveler_deterministic(const pcm *speech)
     free(c);
 }
 
+/* The leveler's ranges and its output's int16 saturation, at their edges and with their signs.
+ * Gain -40..+40 dB, ceiling -20..0 dBTP, rate 8000..192000 Hz: the ends are taken, a step
+ * past either refused. Saturation: only at the 0 dBTP ceiling can a sample reach full scale
+ * (the limiter lets through what stays within the ceiling, 32768 units, and that rounds to
+ * 32768 once it passes 32767.5). An impulse of 32767 with gain making it 32767.49 comes out
+ * 32767 unclamped; made 32767.51, it rounds to 32768 and must saturate at 32767, not wrap to
+ * -32768. The negative side: -32768 with any gain over 0 dB is limited back to the ceiling,
+ * -32768 exactly: the floor is reached and kept (not -32767, not wrapped to +32767). */
+static void test_leveler_edges(void)
+{
+    re_leveler *lv = NULL;
+    const struct { unsigned rate; double gain, ceiling; re_status want; } ranges[] = {
+        { RATE, 40.0, -1.0, RE_OK },      { RATE, 40.001, -1.0, RE_ERR_INVALID },
+        { RATE, -40.0, -1.0, RE_OK },     { RATE, -40.001, -1.0, RE_ERR_INVALID },
+        { RATE, 0.0, 0.0, RE_OK },        { RATE, 0.0, 0.001, RE_ERR_INVALID },
+        { RATE, 0.0, -20.0, RE_OK },      { RATE, 0.0, -20.001, RE_ERR_INVALID },
+        { 8000, 0.0, -1.0, RE_OK },       { 7999, 0.0, -1.0, RE_ERR_INVALID },
+        { 192000, 0.0, -1.0, RE_OK },     { 192001, 0.0, -1.0, RE_ERR_INVALID },
+        { RATE, INFINITY, -1.0, RE_ERR_INVALID }, { RATE, 0.0, -INFINITY, RE_ERR_INVALID },
+    };
+    for (size_t i = 0; i < sizeof ranges / sizeof ranges[0]; i++) {
+        lv = NULL;
+        CHECK_INT(re_leveler_create(ranges[i].rate, ranges[i].gain, ranges[i].ceiling, &lv),
+                  ranges[i].want);
+        CHECK((lv != NULL) == (ranges[i].want == RE_OK));
+        re_leveler_free(lv);
+    }
+
+    enum { N = 20000, AT = 5000 };
+    int16_t *in = calloc(N, sizeof *in), *out = calloc(N, sizeof *out);
+    const struct { int16_t x; double scaled; int16_t want; int limited; } impulses[] = {
+        { 32767, 32767.49, 32767, 0 },    /* just inside: rounds to 32767 */
+        { 32767, 32767.51, 32767, 0 },    /* just outside: 32768, saturated */
+        { 32767, 32767.99, 32767, 0 },
+        { -32768, -32768.4, -32768, 1 },  /* the limiter holds it at the floor */
+        { -32768, -32768 * 1.01, -32768, 1 },
+        { -32767, -32767.49, -32767, 0 },
+        { -32767, -32767.51, -32768, 0 }, /* rounds to the floor itself */
+    };
+    for (size_t i = 0; in && out && i < sizeof impulses / sizeof impulses[0]; i++) {
+        memset(in, 0, N * sizeof *in);
+        in[AT] = impulses[i].x;
+        double gain_db = 20.0 * log10(impulses[i].scaled / impulses[i].x);
+        re_loudness_plan plan = { .gain_db = gain_db, .limiter_ceiling_dbtp = 0.0 };
+        re_leveler_stats stats;
+        CHECK_INT(level(&plan, in, N, 4096, out, &stats), N);
+        CHECK_INT(out[AT], impulses[i].want);
+        CHECK_INT(out[AT - 1], 0);
+        CHECK_INT(out[AT + 1], 0);
+        CHECK_INT(stats.max_reduction_db > 0, impulses[i].limited);
+    }
+    free(in);
+    free(out);
+}
+
 /* ---- the plan --------------------------------------------------------------------------- */
 
 static void test_plan(void)
@@ -504,6 +559,33 @@ static void test_plan_edges(void)
                   RE_OK);
         CHECK(fabs(plan.gain_db - gains[i].gain) < 1e-9);
         CHECK(fabs(plan.first_gain_db - gains[i].gain) < 1e-9);
+    }
+    /* The limiter's path (pass 1's peaks plus the gain pass the limiter's ceiling, -1.1 dBTP
+     * here): the gain gets 0.014 x over^2 more, at most 3 dB (half the cap on extra gain),
+     * and the sum is clamped to +40 dB. 38.5 + 1.4 = 39.9 is just inside, 38.7 + 1.4 just
+     * outside (40); over 14.6 dB adds 2.984 (inside the 3 dB cap), 14.7 dB adds 3 (outside);
+     * at no overshoot nothing is added. The share only ever raises the gain: at -40 dB it
+     * gives -38.6, the lower clamp never acts on this path. */
+    const struct { double integrated, over, gain, first; } limited[] = {
+        { -54.5, 10.0, 39.9, 38.5 },   { -54.7, 10.0, 40.0, 38.7 },
+        { -56.0, 10.0, 40.0, 40.0 },   { -54.5, 0.0, 38.5, 38.5 },
+        { -20.0, 14.6, 4.0 + 0.014 * 14.6 * 14.6, 4.0 },   { -20.0, 14.7, 7.0, 4.0 },
+        { -20.0, 30.0, 7.0, 4.0 },     { -20.0, 0.1, 4.0 + 0.014 * 0.01, 4.0 },
+        { -20.0, -0.1, 4.0, 4.0 },     { 24.0, 10.0, -38.6, -40.0 },
+    };
+    for (size_t i = 0; i < sizeof limited / sizeof limited[0]; i++) {
+        double first = limited[i].first;
+        re_loudness pass1 = { .integrated_lufs = limited[i].integrated,
+                              .true_peak_dbtp = limited[i].over - 1.1 - first };
+        CHECK_INT(re_loudness_plan_make(&pass1, limited[i].integrated < 0 ? -16.0 : -40.0, -1.0,
+                                        RE_LOUDNESS_PCM, &plan), RE_OK);
+        CHECK(fabs(plan.limiter_ceiling_dbtp - -1.1) < 1e-9);
+        CHECK(fabs(plan.first_gain_db - first) < 1e-9);
+        CHECK(fabs(plan.gain_db - limited[i].gain) < 1e-9);
+        CHECK_INT(re_loudness_plan_limits(&plan), limited[i].over > -0.3);
+        re_leveler *lv = NULL;   /* whatever the plan says, the leveler takes */
+        CHECK_INT(re_leveler_create(RATE, plan.gain_db, plan.limiter_ceiling_dbtp, &lv), RE_OK);
+        re_leveler_free(lv);
     }
     /* the limiter ceiling: the ceiling less the output's margin, never under -20 dBTP */
     const struct { double ceiling; re_loudness_output output; double limiter; } ceilings[] = {
@@ -898,6 +980,7 @@ int main(void)
     test_leveler_contract();
     test_leveler_gain_only();
     test_leveler_limits();
+    test_leveler_edges();
     test_plan();
     test_plan_edges();
     test_measure_mp3();

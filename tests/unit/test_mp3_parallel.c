@@ -673,6 +673,67 @@ static void test_rates(void)
     }
 }
 
+/* The default piece: 1/16 of the episode's frames, clamped to 512..3136 frames, then rounded
+ * up to LAME's padding cycle (49 frames at 22050 Hz, 64 kbps). What the clamp decides shows in
+ * the plan (stats: pieces, and where each splice takes the later encoder, from its piece's
+ * first kept frame on), and the file must still be exact: the serial file's length and tag
+ * fields, and every sample decoded by ffmpeg and mpg123 (mutagen reads the tag).
+ *   - upper: 16 x 3136 frames of audio give 3136 exactly (the edge, unclamped); one sample
+ *     more is 3137 frames' worth, clamped to 3136 (unclamped it would round up to 3185);
+ *   - lower: 16 x 490 frames would give 490 (a multiple of 49): clamped to 512, rounded to
+ *     539, 15 pieces instead of 16. Between 491 and 539 the rounding alone gives 539, so the
+ *     minimum's exact value (anything from 491 to 539) cannot be seen from outside. */
+static void judge_default_plan(const char *label, size_t samples, size_t want_pieces,
+                               uint64_t want_len)
+{
+    signal_pcm sig = { 0 };
+    if (!make_synthetic(&sig, 22050, (double)samples / 22050.0 + 1.0))
+        return;
+    sig.n = samples;
+    int fd = write_spool(&sig, "clamp.raw");
+    CHECK(fd >= 0);
+    re_mp3_settings s = { 64, -1 };
+    char path[320], reference[320];
+    snprintf(path, sizeof path, "%s/%s.mp3", dir, label);
+    snprintf(reference, sizeof reference, "%s/%s-serial.mp3", dir, label);
+    uint64_t at[64];
+    re_mp3_parallel_stats stats = { .splice_at = at, .splice_capacity = 64 };
+    CHECK_INT(encode(path, fd, &sig, &s, 2, NULL, &stats), RE_OK);
+    CHECK_INT(encode(reference, fd, &sig, &s, 1, NULL, NULL), RE_OK);
+    printf("%s: %zu samples (%llu frames), %zu pieces, %zu splices (%zu seamless), first at "
+           "frame %llu, %llu frames by the writer\n", label, samples,
+           (unsigned long long)((samples + 575) / 576), stats.pieces, stats.splices,
+           stats.seamless_splices, (unsigned long long)(stats.splices ? at[0] : 0),
+           (unsigned long long)stats.extension_frames);
+    CHECK_INT(stats.pieces, want_pieces);
+    CHECK(stats.splices > 0 && stats.splices < want_pieces && stats.splices <= 64);
+    /* a switch lies in the overlap of piece k and k+1: from k+1's first kept frame on, within
+     * the earlier encoder's overrun (none had to be extended on this signal) */
+    CHECK_INT(stats.extension_frames, 0);
+    for (size_t k = 0; k < stats.splices && k < 64; k++) {
+        uint64_t start = (at[k] - 4) / want_len * want_len;   /* the piece it switched to */
+        CHECK(start > 0 && at[k] >= start + 4 && at[k] <= start + 4 + 28);
+        if (k > 0)
+            CHECK(start > (at[k - 1] - 4) / want_len * want_len);
+    }
+    CHECK((at[0] - 4) / want_len == 1);
+    judge_tag(path, reference, 4 + 9);
+    struct stat st;
+    CHECK(stat(path, &st) == 0);
+    judge_mutagen(path, samples, (size_t)st.st_size - id3_len, 576);
+    free(decode("ffmpeg", path, samples));
+    free(decode("mpg123", path, samples));
+    close(fd);
+    free(sig.pcm);
+}
+
+static void test_piece_clamp(void)
+{
+    judge_default_plan("clamp-max-edge", 16 * 3136 * 576, 16, 3136);
+    judge_default_plan("clamp-max-past", 16 * 3136 * 576 + 1, 16, 3136);
+    judge_default_plan("clamp-min", 16 * 490 * 576, 15, 539);
+}
+
 static void test_errors(void)
 {
     signal_pcm sig = { 0 };
@@ -757,6 +818,7 @@ int main(void)
     test_speech();
     test_patch();
     test_rates();
+    test_piece_clamp();
     test_errors();
 
     free(id3_tag);
