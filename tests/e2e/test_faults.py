@@ -335,6 +335,9 @@ class Faults(Case):
                                 env=dict(os.environ, TMPDIR=self.spool,
                                          XDG_CACHE_HOME=self.path("cache")))
         try:
+            # Its handlers first (a SIGTERM before them tests how fast it starts), then the
+            # half second in which cmark-gfm would have been busy with the document.
+            wait_until_stoppable(proc)
             time.sleep(0.5)
             proc.send_signal(signal.SIGTERM)
             _, err = proc.communicate(timeout=60)
@@ -369,6 +372,7 @@ class Faults(Case):
         proc = subprocess.Popen([BIN, "feed", folder, "--base-url", "https://example.org/p/",
                                  "--draft"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 text=True)
+        self.assertTrue(wait_until_stoppable(proc), "feed ended before it could be interrupted")
         time.sleep(1.0)
         self.assertIsNone(proc.poll(), "feed ended before it could be interrupted")
         proc.send_signal(signal.SIGTERM)
