@@ -113,13 +113,18 @@ class Fingerprint(Case):
         self.case("unchanged", changes_output=False)
 
     def test_every_profile_key_of_every_speaker(self):
-        for speaker in PROFILE:
-            for key, value in PROFILE_CHANGES.items():
-                def change(folder, speaker=speaker, key=key, value=value):
-                    values = dict(PROFILE[speaker], **{key: value})
-                    write_profile(os.path.join(folder, "voices"), speaker, values)
-                with self.subTest(speaker=speaker, key=key):
-                    self.case(f"{speaker}-{key}", change, changes_output=True)
+        # Under the sanitizers (RE_SANITIZED), which look for memory errors, every key once, of
+        # the host and the guest in turn: a key is read and hashed the same way for any speaker.
+        pairs = [(speaker, key) for speaker in PROFILE for key in PROFILE_CHANGES]
+        if os.environ.get("RE_SANITIZED"):
+            speakers = list(PROFILE)
+            pairs = [(speakers[i % len(speakers)], key) for i, key in enumerate(PROFILE_CHANGES)]
+        for speaker, key in pairs:
+            def change(folder, speaker=speaker, key=key, value=PROFILE_CHANGES[key]):
+                values = dict(PROFILE[speaker], **{key: value})
+                write_profile(os.path.join(folder, "voices"), speaker, values)
+            with self.subTest(speaker=speaker, key=key):
+                self.case(f"{speaker}-{key}", change, changes_output=True)
 
     def test_profile_comment_and_order_do_not_matter(self):
         def change(folder):
