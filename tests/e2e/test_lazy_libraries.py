@@ -16,8 +16,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import BIN, main, run, write  # noqa: E402
 
 LAZY = re.compile(r"lib(curl|flite)[^/\"]*\.so")
-# one line of strace -f: "PID openat(AT_FDCWD, "PATH", FLAGS) = FD" (or "= -1 ENOENT ...")
-OPEN = re.compile(r'^(\d+)\s+(?:openat|open)\((?:AT_FDCWD, )?"([^"]+)".*= (-?\d+)')
+# one line of a strace -ff file: 'openat(AT_FDCWD, "PATH", FLAGS) = FD' (or "= -1 ENOENT ...")
+OPEN = re.compile(r'^(?:openat|open)\((?:AT_FDCWD, )?"([^"]+)".*= (-?\d+)')
 PARAGRAPH = ("The release fixes the segment cache and adds a natural voice for the weekly "
              "briefing, so that every listener hears the same words at the same time on every "
              "device they own, and the page says how long the episode is before they press play.")
@@ -58,23 +58,32 @@ class LazyLibraries(unittest.TestCase):
                     self.fresh_cache(), *args], env=env)
 
     def traced(self, script, out, *args):
-        """Renders under strace -f; (result, [(pid, path, fd)] of every open of a libcurl or
-        libflite file, the failed attempts included, the tracer's own pid first)."""
-        trace = self.path(f"trace{self.caches}.txt")
-        res = subprocess.run([strace(), "-f", "-qq", "-e", "trace=openat,open", "-o", trace,
-                              BIN, script, "-o", out, "-q", "--voices", self.voices, "--cache",
-                              self.fresh_cache(), *args],
-                             capture_output=True, text=True, timeout=600,
-                             env=dict(os.environ, XDG_CACHE_HOME=self.path("xdg")))
-        opens, first_pid = [], None
-        with open(trace, encoding="utf-8", errors="replace") as f:
-            for line in f:
-                m = OPEN.match(line)
-                if m and first_pid is None:
-                    first_pid = m.group(1)
-                if m and LAZY.search(os.path.basename(m.group(2))):
-                    opens.append((m.group(1), m.group(2), int(m.group(3))))
-        return res, first_pid, opens
+        """Renders under strace -ff, one trace file per process (with one shared file, a call
+        that overlaps another process's is split into "unfinished" and "resumed" lines and
+        its open would go unseen); (result, the program's pid, [(pid, path, fd)] of every
+        open of a libcurl or libflite file, the failed attempts included)."""
+        prefix = self.path(f"trace{self.caches}")
+        # LeakSanitizer cannot run under ptrace: the sanitizer build would end with exit 1
+        env = dict(os.environ, XDG_CACHE_HOME=self.path("xdg"))
+        env["ASAN_OPTIONS"] = ":".join(filter(None, [env.get("ASAN_OPTIONS"), "detect_leaks=0"]))
+        res = subprocess.run([strace(), "-ff", "-qq", "-e", "trace=openat,open,execve", "-o",
+                              prefix, BIN, script, "-o", out, "-q", "--voices", self.voices,
+                              "--cache", self.fresh_cache(), *args],
+                             capture_output=True, text=True, timeout=600, env=env)
+        opens, program = [], None
+        for name in sorted(os.listdir(self.dir)):
+            if not name.startswith(os.path.basename(prefix) + "."):
+                continue
+            pid = name.rsplit(".", 1)[1]
+            with open(os.path.join(self.dir, name), encoding="utf-8", errors="replace") as f:
+                for line in f:
+                    if line.startswith("execve("):
+                        program = pid   # the one process that started the program
+                    m = OPEN.match(line)
+                    if m and LAZY.search(os.path.basename(m.group(1))):
+                        opens.append((pid, m.group(1), int(m.group(2))))
+        self.assertIsNotNone(program, "no trace of the program's start")
+        return res, program, opens
 
     def broken_libraries(self, *names):
         """A folder for LD_LIBRARY_PATH where each name is an empty file: the dynamic linker
