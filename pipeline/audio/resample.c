@@ -141,8 +141,3 @@ void re_resample_stream_free(re_resample_stream *stream)
         soxr_delete(stream->soxr);
     free(stream);
 }
-
-const char *re_resample_library_version(void)
-{
-    return soxr_version();
-}

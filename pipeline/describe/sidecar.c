@@ -64,7 +64,8 @@ static json_t *inserts_json(const re_render_facts *f)
     return list;
 }
 
-const char *re_sidecar_role(const re_voice_profile *voice, const char *default_voice)
+/* The role a voice gets in the sidecar (see re_sidecar_person). */
+static const char *sidecar_role(const re_voice_profile *voice, const char *default_voice)
 {
     if (voice->role)
         return voice->role;
@@ -78,7 +79,7 @@ static json_t *voices_json(const re_render_facts *f)
         const re_voice_profile *v = f->voices[i];
         json_t *item = json_pack("{s:s, s:s, s:s, s:s, s:i, s:i, s:i, s:i, s:i, s:i, s:i}",
                                  "name", v->name, "speaker", v->speaker,
-                                 "role", re_sidecar_role(v, f->episode->voice),
+                                 "role", sidecar_role(v, f->episode->voice),
                                  "voice", v->engine_voice,
                                  "rate", v->rate, "pitch", v->pitch, "range", v->range,
                                  "volume", v->volume, "word_gap", v->word_gap_ms,

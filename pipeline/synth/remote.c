@@ -47,14 +47,6 @@ static int raise_flag(re_remote *r, unsigned bits, unsigned bit)
     return !((unsigned)before & bit);
 }
 
-int re_remote_usable(const re_remote *remote)
-{
-    return !(flags_of(remote) & RE_REMOTE_OFF);
-}
-
-const char *re_remote_shown_url(const re_remote *remote) { return remote->shown; }
-const re_remote_counters *re_remote_counters_of(const re_remote *remote) { return &remote->counters; }
-
 void re_remote_free(re_remote *remote)
 {
     if (!remote)

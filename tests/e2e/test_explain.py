@@ -42,7 +42,7 @@ class Explain(Case):
     def setUpClass(cls):
         probe = run(["explain", "--help"])
         if probe.returncode != 0 or "explain" not in probe.stdout:
-            raise unittest.SkipTest("main.c does not dispatch 'explain' to cli_explain yet")
+            raise unittest.SkipTest("main.c does not dispatch 'explain' to re_cli_explain yet")
 
     def script(self, text, name="ep.txt"):
         return write(self.path(name), text)

@@ -61,7 +61,4 @@ re_status re_resample_stream_feed(re_resample_stream *stream, const float *in, s
 /* Frees the stream; NULL is fine. */
 void re_resample_stream_free(re_resample_stream *stream);
 
-/* "libsoxr 0.1.3" for -V. */
-const char *re_resample_library_version(void);
-
 #endif

@@ -16,14 +16,7 @@
 
 #define RE_FOLDER_INDEX_NAME "index.html"
 
-/* Writes the index of feed's episodes (in feed order). has_page[i] says whether episode i
- * has STEM.html (NULL: none has). feed_name, when not NULL, is the feed's file name in the
- * same folder, linked as the show's feed. Pure. RE_ERR_INVALID without a channel title,
- * RE_ERR_NOMEM, RE_ERR_WRITE. */
-re_status re_folder_index_write(FILE *out, const re_feed *feed, const unsigned char *has_page,
-                                const char *feed_name);
-
-/* Writes DIR/index.html atomically (core/output.h): re_folder_index_write, linking the page
+/* Writes DIR/index.html atomically (core/output.h), linking the page
  * of each episode whose STEM.html re_feed_scan found listed in its sidecar and unchanged
  * (RE_ASSET_PAGE; a page an earlier render left is not linked, as in the feed). Errors are reported to diag naming the
  * file. */

@@ -54,8 +54,6 @@ typedef struct re_sidecar_person {
     char *role;
 } re_sidecar_person;
 
-/* The role a voice gets in the sidecar (see re_sidecar_person). */
-const char *re_sidecar_role(const re_voice_profile *voice, const char *default_voice);
 
 /* The music bed as the sidecar records it: the `music` object. */
 typedef struct re_sidecar_music {

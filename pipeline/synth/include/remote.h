@@ -83,12 +83,6 @@ typedef struct re_remote re_remote;
 re_status re_remote_open(const re_remote_options *options, re_remote **out, re_diagnostics *diag);
 void re_remote_free(re_remote *remote);   /* NULL is allowed */
 
-/* The URL without user name or password, for messages. */
-const char *re_remote_shown_url(const re_remote *remote);
-
-/* 1 while the run still reads from the remote. */
-int re_remote_usable(const re_remote *remote);
-
 typedef struct re_remote_counters {
     size_t hits;
     size_t misses;       /* includes rejected and failed lookups */
@@ -96,8 +90,6 @@ typedef struct re_remote_counters {
     size_t stored;       /* PUTs the server accepted */
     size_t store_failures;
 } re_remote_counters;
-
-const re_remote_counters *re_remote_counters_of(const re_remote *remote);
 
 /* GETs the key's object. *hit = 1 and *out filled (the caller's) for a valid entry; else a
  * miss, with at most one warning in warn (may be NULL) when the remote failed. RE_OK, or
