@@ -1,0 +1,61 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""One namespace: every function and variable our code shares between files starts with re_.
+
+The program links its own functions into one namespace with espeak-ng, flite, LAME, libcurl
+and libc; an unprefixed `say` or `find` could collide with any of them and misleads the
+structure tools. The judge is binutils' nm, on the built program and on the stage libraries
+the unit tests link: every global symbol they define is re_..., apart from what the C
+runtime adds (names that begin with '_', main, data_start) and libc's copy-relocated
+variables (stdout@GLIBC_...). A function that only its own file uses is `static`, which keeps
+it out of this list (CONTRIBUTING.md: naming)."""
+import glob
+import os
+import subprocess
+import tempfile
+import unittest
+
+from common import BIN, main
+
+RUNTIME = {"main", "data_start"}
+
+
+def unprefixed(path):
+    """The global symbols path defines that break the rule, and how many it defines."""
+    out = subprocess.run(["nm", "-g", "--defined-only", path], capture_output=True, text=True,
+                         check=True).stdout
+    names = [line.split()[-1] for line in out.splitlines()
+             if len(line.split()) == 3 and not line.endswith(":")]
+    bad = sorted({n for n in names
+                  if not n.startswith(("re_", "_")) and "@" not in n and n not in RUNTIME})
+    return bad, len(names)
+
+
+class Namespace(unittest.TestCase):
+    def test_the_program_defines_only_prefixed_globals(self):
+        bad, count = unprefixed(BIN)
+        self.assertGreater(count, 300, "nm found almost no symbols: is the program stripped?")
+        self.assertEqual(bad, [], "give these the re_ prefix, or make them static")
+
+    def test_the_stage_libraries_define_only_prefixed_globals(self):
+        libs = glob.glob(os.path.join(os.path.dirname(BIN), "pipeline", "libre_*.a"))
+        self.assertGreaterEqual(len(libs), 9, "the stage libraries are not beside the program")
+        for lib in libs:
+            with self.subTest(lib=os.path.basename(lib)):
+                bad, _ = unprefixed(lib)
+                self.assertEqual(bad, [], "give these the re_ prefix, or make them static")
+
+    def test_the_rule_sees_an_unprefixed_function(self):
+        # The judge itself can fail: an object that defines `decide` and a re_ variable, with
+        # a static helper, is flagged for `decide` alone.
+        with tempfile.TemporaryDirectory() as d:
+            src, obj = os.path.join(d, "x.c"), os.path.join(d, "x.o")
+            with open(src, "w", encoding="utf-8") as f:
+                f.write("static int helper(void) { return 1; }\n"
+                        "int re_count = 2;\n"
+                        "int decide(void) { return helper() + re_count; }\n")
+            subprocess.run(["cc", "-c", "-o", obj, src], check=True)
+            self.assertEqual(unprefixed(obj)[0], ["decide"])
+
+
+if __name__ == "__main__":
+    main()
