@@ -40,7 +40,7 @@ from common import (SRC, Case, explained, ffmpeg_samples, listing, main, mpg123_
 # Each voice's own pauses (ms), so that no voice passes with another's numbers.
 FLITE = {"rms": (350, 750), "slt": (420, 900), "awb": (275, 1000)}
 RATE_WPM = 155
-JUMP_MAX = 8   # the largest sample next to a join (README: no join clicks)
+JUMP_MAX = 8   # the largest sample next to a join (docs/usage.md: no join clicks)
 PAUSE_MS = 1500
 SHIM_SOURCE = os.path.join(SRC, "tests", "e2e", "preload", "engine_abort.c")
 

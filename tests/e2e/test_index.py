@@ -254,7 +254,7 @@ class Index(Case):
         self.assertEqual(listing(out), before)
 
     def test_feed_named_with_o_in_the_folder_is_linked(self):
-        # README's and docs/ci.md's command line names the default feed with -o: the index
+        # docs/usage.md's and docs/ci.md's command line names the default feed with -o: the index
         # links it all the same; one written elsewhere is not linked
         out = self.render_folder()
         for output, link in [(os.path.join(out, "feed.xml"), "feed.xml"),

@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The stage folders hold what the README says they hold, and the build enforces the layering.
+"""The stage folders hold what docs/architecture.md says they hold, and the build enforces the
+layering.
 
-The README's table "How it is built" lists, for every folder of pipeline/, the stages it may
-use. pipeline/CMakeLists.txt links exactly those (re_stage(... USES ...)). This test holds the
-two against each other, checks that every source file of pipeline/ is named in the build and
+docs/architecture.md's table "The stages and what each owns" lists, for every folder of
+pipeline/, the stages it may use. pipeline/CMakeLists.txt links exactly those
+(re_stage(... USES ...)). This test holds the two against each other, checks that every source file of pipeline/ is named in the build and
 lives in a stage folder, and then shows that the build really refuses a reach across: with a
 stage's include path (its own headers and those of the stages it uses, transitively), a
 header of any other stage cannot be found."""
@@ -39,9 +40,9 @@ def cmake_stages():
     return stages
 
 
-def readme_table():
-    """{stage: [uses]} from the README's layering table (rows `| `stage/` | ... | uses |`)."""
-    text = open(os.path.join(SRC, "README.md"), encoding="utf-8").read()
+def map_table():
+    """{stage: [uses]} from docs/architecture.md's stage table (rows `| `stage/` | ... | uses |`)."""
+    text = open(os.path.join(SRC, "docs", "architecture.md"), encoding="utf-8").read()
     table = {}
     for line in text.splitlines():
         m = re.match(r"\|\s*`(\w+)/`\s*\|.*\|\s*([^|]*?)\s*\|\s*$", line)
@@ -68,13 +69,13 @@ def external_cflags():
 
 
 class Layering(unittest.TestCase):
-    def test_readme_table_is_the_build(self):
+    def test_architecture_table_is_the_build(self):
         stages = cmake_stages()
-        table = readme_table()
-        self.assertEqual(sorted(table), sorted(stages), "README's folders vs the build's stages")
+        table = map_table()
+        self.assertEqual(sorted(table), sorted(stages), "docs/architecture.md's folders vs the build's stages")
         for name, stage in stages.items():
             self.assertEqual(sorted(table[name]), sorted(stage["uses"]),
-                             f"{name}/: README says it uses {table[name]}, the build links {stage['uses']}")
+                             f"{name}/: docs/architecture.md says it uses {table[name]}, the build links {stage['uses']}")
 
     def test_no_layer_cycle(self):
         stages = cmake_stages()

@@ -97,7 +97,8 @@ class ShownArguments(Case):
         return res
 
     def test_usage_errors(self):
-        """README: a usage error is exit status 1, with the offending argument quoted."""
+        """docs/usage.md, "Exit status": a usage error is exit status 1, with the offending
+        argument quoted."""
         cases = [
             ([b"--bogus" + ESC + b"[31m"], "unknown option '--bogus\\u001B[31m'"),
             ([b"-" + ESC], "unknown option '-\\u001B'"),
