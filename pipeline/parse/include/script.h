@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* script.h - the episode script parser: text in, an episode (metadata + items) out.
  *
- * The format (version 1.1) is documented in README.md; in short: front matter between `---`
- * lines, `#`..`######` headings start chapters, blank lines separate paragraphs, `[pause 800ms]`
+ * The format (version 1.1) is documented in docs/script-format.md; in short: front matter
+ * between `---` lines, `#`..`######` headings start chapters, blank lines separate paragraphs, `[pause 800ms]`
  * and `[pause 1.5s]` insert exact silence, a paragraph starting with `[voice NAME]` is spoken
  * by that profile, `[lang TAG]...[/lang]` (1.1) is spoken by espeak-ng's voice TAG,
  * `[sound FILE]` and `[sound FILE 2.5s]` (1.1) play a sound file there, front matter `intro:`,
