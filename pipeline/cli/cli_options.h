@@ -37,10 +37,14 @@ struct cli_option {
     const char *needs;         /* "--NAME needs NEEDS" when the value is missing; "a value" */
     unsigned flags;            /* CLI_ONCE, CLI_NONEMPTY */
     cli_option_check check;
+    /* What the option does, as --help prints it (wrapped), --list-options lists it and the
+     * man page says it (scripts/man-options): the one description, plain text on one line.
+     * "%R" stands for the range min..max. */
+    const char *help;
 };
 
 /* -h, --help: in every command's table. */
-#define CLI_HELP_OPTION { .name = "help", .short_name = 'h', .kind = CLI_HELP }
+#define CLI_HELP_OPTION { .name = "help", .short_name = 'h', .kind = CLI_HELP, .help = "this help" }
 
 #define CLI_AT(type, member) .offset = offsetof(type, member), .size = sizeof(((type *)0)->member)
 
@@ -64,7 +68,9 @@ typedef struct cli_group {
 
 typedef struct cli_command {
     const char *name;           /* "batch"; NULL for render */
-    const char *help[3];        /* what -h prints: the pieces, in order (NULL after the last) */
+    /* What -h prints: usage, then every option with its description (the groups in order),
+     * then tail (NULL for none). */
+    const char *usage, *tail;
     const cli_group *groups;
     size_t group_count;
     /* `--` makes only the next argument an operand, options go on after it (render,
@@ -86,8 +92,9 @@ typedef struct cli_command {
 int cli_scan(const cli_command *command, int argc, char **argv);
 
 /* One line per option, tab-separated: the long name, the short name or "-", the value's name
- * or "-", and what it takes ("flag", "whole number 1..64", "text, repeatable", ...). */
-void cli_list_options(FILE *out, const cli_command *command);
+ * or "-", what it takes ("flag", "whole number 1..64", "text, repeatable", ...), "once" or
+ * "-", and the description (the help's, on one line). 0, or -1 when out of memory. */
+int cli_list_options(FILE *out, const cli_command *command);
 
 /* "render-episode COMMAND: MESSAGE" on stderr (without COMMAND when it is NULL), MESSAGE as
  * re_utf8_shown shows it: an argument quoted in it never puts a control character (an
