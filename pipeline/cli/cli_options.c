@@ -298,8 +298,9 @@ static int scan_all(const scan *s, int argc, char **argv, const char *shorts,
 }
 
 #define HELP_WIDTH 79       /* the help's lines fit a terminal of 80 columns */
-#define HELP_LABEL_MAX 25   /* a longer "  -x, --name VALUE" sets no column, and one that
-                               reaches it has a line of its own */
+/* The longest "  -x, --name VALUE" that moves the column of the descriptions; a label that
+ * reaches the column has a line of its own. */
+#define HELP_LABEL_MAX 25
 
 /* The option's description, "%R" written as its range; NULL when out of memory. */
 static char *option_help(const cli_option *o)
