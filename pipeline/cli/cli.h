@@ -86,7 +86,4 @@ void re_cli_print_timings(const char *title, const re_step_time steps[RE_STEPS],
  * RE_EXIT_USAGE after a usage error naming the option. */
 int re_cli_parse_max_duration(const char *command, const char *value, uint64_t *us);
 
-/* Help text of the shared options. */
-extern const char re_cli_render_options_help[];
-
 #endif

@@ -24,17 +24,7 @@ static const char batch_usage[] =
     "N episodes at once. A folder's other .md files are listed as skipped; its show.txt (the\n"
     "show's file) is left out. Episodes whose outputs exist and were made from the same\n"
     "inputs are not rendered again.\n"
-    "\n"
-    "  -O, --outdir DIR         where the outputs go (created if missing)\n"
-    "      --shard K/N          render only shard K of N (for a CI matrix of N runners)\n"
-    "      --shard auto         K and N from the CI system or scheduler that started the job\n"
-    "                           (GitLab, CircleCI, Buildkite, Kubernetes, Slurm; docs/ci.md)\n"
-    "      --shard-count N      N for --shard auto in a Kubernetes indexed Job (its completions)\n"
-    "      --report FILE.json   per-episode results as JSON\n"
-    "      --junit FILE.xml     per-episode results as JUnit XML\n"
-    "      --progress           show the progress even when stderr is not a terminal (there\n"
-    "                           a whole line per finished episode)\n"
-    "  -h, --help               this help\n";
+    "\n";
 
 typedef struct batch_cli {
     cli_render_settings render;
@@ -87,12 +77,21 @@ static int take_input(void *context, const char *arg)
 
 #define B(member) CLI_AT(batch_cli, member)
 static const cli_option batch_options[] = {
-    { "outdir", 'O', CLI_TEXT, B(options.outdir), .value_name = "DIR" },
-    { "shard", 0, CLI_CALL, B(shard_auto), .value_name = "K/N|auto", .check = take_shard },
-    { "shard-count", 0, CLI_NUMBER, B(shard_count_given), 1, RE_SHARD_MAX, "N" },
-    { "report", 0, CLI_TEXT, B(report), .value_name = "FILE.json" },
-    { "junit", 0, CLI_TEXT, B(junit), .value_name = "FILE.xml" },
-    { "progress", 0, CLI_FLAG, B(progress) },
+    { "outdir", 'O', CLI_TEXT, B(options.outdir), .value_name = "DIR",
+      .help = "where the outputs go (created if missing)" },
+    { "shard", 0, CLI_CALL, B(shard_auto), .value_name = "K/N|auto", .check = take_shard,
+      .help = "render only shard K of N (for a CI matrix of N runners; 1 <= K <= N <= 1000); "
+      "auto: K and N from the CI system or scheduler that started the job (GitLab, CircleCI, "
+      "Buildkite, Kubernetes, Slurm; docs/ci.md)" },
+    { "shard-count", 0, CLI_NUMBER, B(shard_count_given), 1, RE_SHARD_MAX, "N",
+      .help = "N for --shard auto in a Kubernetes indexed Job (its completions; %R)" },
+    { "report", 0, CLI_TEXT, B(report), .value_name = "FILE.json",
+      .help = "per-episode results as JSON" },
+    { "junit", 0, CLI_TEXT, B(junit), .value_name = "FILE.xml",
+      .help = "per-episode results as JUnit XML" },
+    { "progress", 0, CLI_FLAG, B(progress),
+      .help = "show the progress even when stderr is not a terminal (there a whole line per "
+      "finished episode)" },
     CLI_HELP_OPTION,
 };
 #undef B
@@ -101,7 +100,7 @@ static const cli_option batch_options[] = {
 static int parse_batch_args(int argc, char **argv, batch_cli *cli)
 {
     cli_group groups[] = { CLI_GROUP(batch_options, cli), re_cli_render_group(&cli->render) };
-    cli_command command = { .name = "batch", .help = { batch_usage, re_cli_render_options_help },
+    cli_command command = { .name = "batch", .usage = batch_usage,
                             .groups = groups, .group_count = 2, .operand = take_input,
                             .context = cli };
     int rc = re_cli_scan(&command, argc, argv);

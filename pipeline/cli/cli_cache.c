@@ -17,14 +17,9 @@ static const char cache_usage[] =
     "The segment cache keeps every paragraph's synthesized audio, so that re-rendering an\n"
     "unchanged paragraph costs nothing. It is a plain folder that several renders, users\n"
     "and machines may share.\n"
-    "\n"
-    "  --stats         print how many entries the cache holds and their size\n"
-    "  --prune SIZE    remove the least recently used entries until the cache holds at most\n"
-    "                  SIZE (like 500M, 2G or 1048576; K, M, G, T are powers of 1024), and\n"
-    "                  temporary files left by renders killed over an hour ago\n"
-    "  --cache DIR     the cache folder (default: $XDG_CACHE_HOME/render-episode, else\n"
-    "                  ~/.cache/render-episode)\n"
-    "  -h, --help      this help\n"
+    "\n";
+
+static const char cache_tail[] =
     "\n"
     "Exit status: 0 ok, 1 usage error, 2 the cache cannot be read or pruned.\n";
 
@@ -59,11 +54,17 @@ static int no_operand(void *context, const char *arg)
 
 #define C(member) CLI_AT(cache_cli, member)
 static const cli_option cache_options[] = {
-    { "stats", 0, CLI_FLAG, C(stats) },
+    { "stats", 0, CLI_FLAG, C(stats),
+      .help = "print how many entries the cache holds and their size" },
     { "prune", 0, CLI_CALL, C(prune_text), .value_name = "SIZE",
-      .needs = "a SIZE (like 500M, 2G or 1048576)", .flags = CLI_ONCE, .check = take_prune },
+      .needs = "a SIZE (like 500M, 2G or 1048576)", .flags = CLI_ONCE, .check = take_prune,
+      .help = "remove the least recently used entries until the cache holds at most SIZE "
+      "(like 500M, 2G or 1048576; K, M, G, T are powers of 1024), and temporary files left "
+      "by renders killed over an hour ago" },
     { "cache", 0, CLI_TEXT, C(dir), .value_name = "DIR", .needs = "a folder",
-      .flags = CLI_ONCE | CLI_NONEMPTY },
+      .flags = CLI_ONCE | CLI_NONEMPTY,
+      .help = "the cache folder (default: $XDG_CACHE_HOME/render-episode, else "
+      "~/.cache/render-episode)" },
     CLI_HELP_OPTION,
 };
 #undef C
@@ -72,7 +73,7 @@ static const cli_option cache_options[] = {
 static int parse_args(int argc, char **argv, cache_cli *cli)
 {
     cli_group groups[] = { CLI_GROUP(cache_options, cli) };
-    cli_command command = { .name = "cache", .help = { cache_usage }, .groups = groups,
+    cli_command command = { .name = "cache", .usage = cache_usage, .tail = cache_tail, .groups = groups,
                             .group_count = 1, .operand = no_operand };
     int rc = re_cli_scan(&command, argc, argv);
     if (rc != CLI_GO_ON)

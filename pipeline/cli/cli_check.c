@@ -29,12 +29,9 @@ static const char check_usage[] =
     "sidecar, pages (NAME.html, NAME.md), transcripts and chapters (as rendered), and\n"
     "every feed's item whose enclosure names it; a summary counts files, claims and\n"
     "mismatches. Another user's files there are not checked (a warning says so).\n"
-    "\n"
-    "  --json                 print the report as one JSON document\n"
-    "  --fix                  rewrite wrong claims in the FILEs in place (atomically)\n"
-    "  --tolerance DURATION   also accept durations this close: PT0.5S, 0.5, 2s, 250ms\n"
-    "  --no-sidecar           do not read MP3-name.json beside the MP3\n"
-    "  -h, --help             this help\n"
+    "\n";
+
+static const char check_tail[] =
     "\n"
     "Exit status: 0 every claim holds, 1 a claim does not hold, a FILE holds no claim, or\n"
     "a usage error, 2 an input cannot be read or is not an MP3 / not valid JSON or XML.\n";
@@ -92,11 +89,15 @@ static int take_operand(void *context, const char *arg)
 
 #define K(member) CLI_AT(check_cli, member)
 static const cli_option check_options[] = {
-    { "json", 0, CLI_FLAG, K(json) },
-    { "fix", 0, CLI_FLAG, K(opt.fix) },
+    { "json", 0, CLI_FLAG, K(json), .help = "print the report as one JSON document" },
+    { "fix", 0, CLI_FLAG, K(opt.fix),
+      .help = "rewrite wrong claims in the FILEs in place (atomically), in their own "
+      "notation" },
     { "tolerance", 0, CLI_CALL, K(opt.tolerance_us), .value_name = "DURATION",
-      .needs = "a DURATION", .check = take_tolerance },
-    { "no-sidecar", 0, CLI_FLAG, K(opt.no_sidecar) },
+      .needs = "a DURATION", .check = take_tolerance,
+      .help = "also accept durations this close: PT0.5S, 0.5, 2s, 250ms" },
+    { "no-sidecar", 0, CLI_FLAG, K(opt.no_sidecar),
+      .help = "do not read MP3-name.json beside the MP3" },
     CLI_HELP_OPTION,
 };
 #undef K
@@ -135,7 +136,7 @@ static int swapped_operands(const check_cli *cli)
 static int parse_args(int argc, char **argv, check_cli *cli)
 {
     cli_group groups[] = { CLI_GROUP(check_options, cli) };
-    cli_command command = { .name = "check", .help = { check_usage }, .groups = groups,
+    cli_command command = { .name = "check", .usage = check_usage, .tail = check_tail, .groups = groups,
                             .group_count = 1, .operand = take_operand, .context = cli };
     int rc = re_cli_scan(&command, argc, argv);
     if (rc == CLI_GO_ON && !cli->opt.mp3_path)

@@ -102,41 +102,6 @@ void re_cli_print_timings(const char *title, const re_step_time steps[RE_STEPS],
         fprintf(stderr, "  %-8s %9.3f %9.3f\n", "batch", whole->wall_s, whole->cpu_s);
 }
 
-const char re_cli_render_options_help[] =
-    "  -r, --sample-rate HZ     output rate 22050, 44100 or 48000 (default: the script's\n"
-    "                           sample_rate:, else 22050); speech is resampled with libsoxr\n"
-    "  -b, --bitrate KBPS       MP3 CBR bitrate (default 64 at 22050 Hz, 96 at 44100/48000;\n"
-    "                           lowest: 56 at 22050/44100 Hz, 64 at 48000 Hz)\n"
-    "      --quality N          LAME quality 0 (best) .. 9 (fastest) (default: LAME's)\n"
-    "      --serial-encode      one MP3 encoder instead of one per core (other bytes, same\n"
-    "                           length and tags; a true-peak retry re-encodes it all)\n"
-    "      --voices DIR         also look for voice profiles in DIR, first (repeatable)\n"
-    "      --lexicon FILE       pronunciation lexicon, applied after the others (repeatable)\n"
-    "      --no-default-lexicon leave out the shipped voices/default.lexicon\n"
-    "      --allow-path DIR     a script may name files in DIR too, not only in its own folder\n"
-    "  -j, --jobs N             processes at once, 1..64 (default: CPUs)\n"
-    "      --srt                also write OUT.srt (the WebVTT OUT.vtt is always written)\n"
-    "      --transcript-json    also write OUT.transcript.json (Podcasting 2.0)\n"
-    "      --page               also write OUT.html, the episode page (player, chapters,\n"
-    "                           transcript); --page-md: OUT.md, the same as Markdown\n"
-    "      --loudness LUFS|off  integrated loudness target (default -16; -40..-5)\n"
-    "      --true-peak DBTP     true-peak ceiling (default -1; -20..0)\n"
-    "      --cache DIR          segment cache folder (default $XDG_CACHE_HOME/render-episode)\n"
-    "      --no-cache           do not read or write the segment cache (nor the remote one)\n"
-    "      --cache-url URL      also a remote segment cache over HTTP(S) (default\n"
-    "                           $RENDER_EPISODE_CACHE_URL); see docs/cache.md\n"
-    "      --cache-timeout S    give up on the remote cache after S seconds a request\n"
-    "                           (default 10; 1..600)\n"
-    "      --max-size BYTES     refuse scripts larger than this (default 8388608)\n"
-    "      --segment-timeout S  give up on a paragraph after S seconds (default 120)\n"
-    "      --max-duration DURATION\n"
-    "                           Markdown release notes only: leave out what ranks last\n"
-    "                           (chores, dependencies...) until the audio fits in DURATION\n"
-    "                           (3m, 90s, 2m30s, PT3M); the show notes keep everything\n"
-    "  -q, --quiet              no progress display\n"
-    "      --timings            wall and CPU seconds per step (parse, speak, level, encode,\n"
-    "                           measure, publish) on stderr; batch: also in --report\n";
-
 void re_cli_render_settings_init(cli_render_settings *s, const char *command)
 {
     memset(s, 0, sizeof *s);
@@ -212,33 +177,67 @@ static int note_cache_url(const char *command, const cli_option *option, const c
 #define R(member) CLI_AT(cli_render_settings, member)
 static const cli_option render_options[] = {
     { "sample-rate", 'r', CLI_NUMBER, R(options.sample_rate), 22050, 48000, "HZ",
-      .check = check_rate },
-    { "bitrate", 'b', CLI_NUMBER, R(options.mp3.bitrate_kbps), 8, 320, "KBPS" },
-    { "quality", 0, CLI_NUMBER, R(options.mp3.quality), 0, 9, "N" },
-    { "serial-encode", 0, CLI_FLAG, R(options.serial_encode) },
-    { "voices", 0, CLI_LIST, R(voice_dirs), .value_name = "DIR" },
-    { "lexicon", 0, CLI_LIST, R(lexicons), .value_name = "FILE" },
-    { "no-default-lexicon", 0, CLI_FLAG, R(options.no_default_lexicon) },
-    { "allow-path", 0, CLI_LIST, R(allowed_dirs), .value_name = "DIR" },
-    { "jobs", 'j', CLI_NUMBER, R(jobs), 1, 64, "N" },
-    { "srt", 0, CLI_FLAG, R(options.write_srt) },
-    { "transcript-json", 0, CLI_FLAG, R(options.write_transcript_json) },
-    { "page", 0, CLI_FLAG, R(options.write_page) },
-    { "page-md", 0, CLI_FLAG, R(options.write_page_md) },
+      .check = check_rate, .help = "output rate " RE_RATES_TEXT " (default: the script's "
+      "sample_rate:, else 22050); speech is resampled with libsoxr" },
+    { "bitrate", 'b', CLI_NUMBER, R(options.mp3.bitrate_kbps), 8, 320, "KBPS",
+      .help = "MP3 CBR bitrate (default 64 at 22050 Hz, 96 at 44100/48000; lowest: 56 at "
+      "22050/44100 Hz, 64 at 48000 Hz, the lowest that carry the LAME tag; highest: 160 at "
+      "22050 Hz, 320 above)" },
+    { "quality", 0, CLI_NUMBER, R(options.mp3.quality), 0, 9, "N",
+      .help = "LAME quality %R: 0 best, 9 fastest (default: LAME's)" },
+    { "serial-encode", 0, CLI_FLAG, R(options.serial_encode),
+      .help = "one MP3 encoder instead of one per core (other bytes, same length and tags; a "
+      "true-peak retry re-encodes it all)" },
+    { "voices", 0, CLI_LIST, R(voice_dirs), .value_name = "DIR",
+      .help = "also look for voice profiles in DIR, first (repeatable)" },
+    { "lexicon", 0, CLI_LIST, R(lexicons), .value_name = "FILE",
+      .help = "also use this pronunciation lexicon, above the shipped one and the script's "
+      "(repeatable)" },
+    { "no-default-lexicon", 0, CLI_FLAG, R(options.no_default_lexicon),
+      .help = "leave out the shipped voices/default.lexicon" },
+    { "allow-path", 0, CLI_LIST, R(allowed_dirs), .value_name = "DIR",
+      .help = "a script may name files in DIR too, not only in its own folder tree "
+      "(repeatable)" },
+    { "jobs", 'j', CLI_NUMBER, R(jobs), 1, 64, "N",
+      .help = "processes at once, %R (default: CPUs); the output does not depend on it" },
+    { "srt", 0, CLI_FLAG, R(options.write_srt),
+      .help = "also write OUT.srt (the WebVTT OUT.vtt is always written)" },
+    { "transcript-json", 0, CLI_FLAG, R(options.write_transcript_json),
+      .help = "also write OUT.transcript.json (Podcasting 2.0)" },
+    { "page", 0, CLI_FLAG, R(options.write_page),
+      .help = "also write OUT.html, the episode page (player, chapters, transcript)" },
+    { "page-md", 0, CLI_FLAG, R(options.write_page_md),
+      .help = "also write OUT.md, the episode page as Markdown show notes" },
     { "loudness", 0, CLI_CALL, R(options.loudness_target), RE_LOUDNESS_TARGET_MIN,
-      RE_LOUDNESS_TARGET_MAX, "LUFS|off", .check = take_loudness },
+      RE_LOUDNESS_TARGET_MAX, "LUFS|off", .check = take_loudness,
+      .help = "integrated loudness target (default -16; %R), measured as dual mono; off keeps "
+      "the engine's level" },
     { "true-peak", 0, CLI_DECIMAL, R(options.true_peak), RE_LOUDNESS_CEILING_MIN,
-      RE_LOUDNESS_CEILING_MAX, "DBTP", .check = note_true_peak },
-    { "cache", 0, CLI_TEXT, R(cache_dir), .value_name = "DIR" },
-    { "no-cache", 0, CLI_FLAG, R(no_cache) },
-    { "cache-url", 0, CLI_TEXT, R(cache_url), .value_name = "URL", .check = note_cache_url },
-    { "cache-timeout", 0, CLI_NUMBER, R(cache_timeout_s), 1, 600, "S" },
-    { "max-size", 0, CLI_NUMBER, R(max_size), 1, 1UL << 30, "BYTES" },
-    { "segment-timeout", 0, CLI_NUMBER, R(timeout_s), 1, 3600, "S" },
+      RE_LOUDNESS_CEILING_MAX, "DBTP", .check = note_true_peak,
+      .help = "true-peak ceiling (default -1; %R)" },
+    { "cache", 0, CLI_TEXT, R(cache_dir), .value_name = "DIR",
+      .help = "segment cache folder (default $XDG_CACHE_HOME/render-episode, else "
+      "~/.cache/render-episode)" },
+    { "no-cache", 0, CLI_FLAG, R(no_cache),
+      .help = "do not read or write the segment cache (nor the remote one)" },
+    { "cache-url", 0, CLI_TEXT, R(cache_url), .value_name = "URL", .check = note_cache_url,
+      .help = "also a remote segment cache over HTTP(S) (default $RENDER_EPISODE_CACHE_URL); "
+      "see docs/cache.md" },
+    { "cache-timeout", 0, CLI_NUMBER, R(cache_timeout_s), 1, 600, "S",
+      .help = "give up on the remote cache after S seconds a request (default 10; %R)" },
+    { "max-size", 0, CLI_NUMBER, R(max_size), 1, 1UL << 30, "BYTES",
+      .help = "refuse scripts larger than this (default 8388608; %R)" },
+    { "segment-timeout", 0, CLI_NUMBER, R(timeout_s), 1, 3600, "S",
+      .help = "give up on a paragraph after S seconds (default 120; %R)" },
     { "max-duration", 0, CLI_CALL, R(options.max_duration_us), .value_name = "DURATION",
-      .needs = "a DURATION", .flags = CLI_ONCE, .check = take_max_duration },
-    { "quiet", 'q', CLI_FLAG, R(quiet) },
-    { "timings", 0, CLI_FLAG, R(timings) },
+      .needs = "a DURATION", .flags = CLI_ONCE, .check = take_max_duration,
+      .help = "Markdown release notes only: leave out what ranks last (chores, "
+      "dependencies...) until the audio fits in DURATION (3m, 90s, 2m30s, PT3M; 1 ms to 12 "
+      "hours); the show notes keep everything" },
+    { "quiet", 'q', CLI_FLAG, R(quiet), .help = "no progress display" },
+    { "timings", 0, CLI_FLAG, R(timings),
+      .help = "wall and CPU seconds per step (parse, speak, level, encode, measure, publish) "
+      "on stderr; batch: also in --report" },
 };
 #undef R
 

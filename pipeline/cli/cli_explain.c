@@ -41,18 +41,9 @@ static const char explain_usage[] =
     "  SCRIPT:LINE:COL: spoken text\n"
     "      phonemes\n"
     "      - WORD: what the rules decided for it (one line per word a rule took)\n"
-    "\n"
-    "  --lexicon FILE          also use this lexicon, above the others (repeatable)\n"
-    "  --voices DIR            look for voice profiles and default.lexicon in DIR first\n"
-    "                          (repeatable)\n"
-    "  --no-default-lexicon    leave out default.lexicon\n"
-    "  --allow-path DIR        the script may name files in DIR too, not only in its folder\n"
-    "  --max-size BYTES        refuse scripts larger than this (default 8388608)\n"
-    "  --max-duration DURATION cut a Markdown document as render --max-duration does (3m,\n"
-    "                          90s, 2m30s, PT3M) and say what is left out\n"
-    "  --sample-rate HZ        the rate the render will use, for --max-duration (default: the\n"
-    "                          script's sample_rate:, else 22050)\n"
-    "  -h, --help              this help\n"
+    "\n";
+
+static const char explain_tail[] =
     "\n"
     "Exit status: 0 ok, 1 usage error, 2 invalid script, voice profile or lexicon, or an\n"
     "engine failure.\n";
@@ -97,15 +88,26 @@ static int take_script(void *context, const char *arg)
 
 #define E(member) CLI_AT(explain_cli, member)
 static const cli_option explain_options[] = {
-    { "lexicon", 0, CLI_LIST, E(lexicons), .value_name = "FILE" },
-    { "voices", 0, CLI_LIST, E(voice_dirs), .value_name = "DIR" },
-    { "no-default-lexicon", 0, CLI_FLAG, E(no_default_lexicon) },
-    { "allow-path", 0, CLI_LIST, E(allowed_dirs), .value_name = "DIR" },
-    { "max-size", 0, CLI_NUMBER, E(max_size), 1, 1UL << 30, "BYTES" },
+    { "lexicon", 0, CLI_LIST, E(lexicons), .value_name = "FILE",
+      .help = "also use this pronunciation lexicon, above the shipped one and the script's "
+      "(repeatable)" },
+    { "voices", 0, CLI_LIST, E(voice_dirs), .value_name = "DIR",
+      .help = "look for voice profiles and default.lexicon in DIR first (repeatable)" },
+    { "no-default-lexicon", 0, CLI_FLAG, E(no_default_lexicon),
+      .help = "leave out the shipped voices/default.lexicon" },
+    { "allow-path", 0, CLI_LIST, E(allowed_dirs), .value_name = "DIR",
+      .help = "a script may name files in DIR too, not only in its own folder tree "
+      "(repeatable)" },
+    { "max-size", 0, CLI_NUMBER, E(max_size), 1, 1UL << 30, "BYTES",
+      .help = "refuse scripts larger than this (default 8388608; %R)" },
     { "max-duration", 0, CLI_CALL, E(limit.max_us), .value_name = "DURATION",
-      .needs = "a DURATION", .flags = CLI_ONCE, .check = take_max_duration },
+      .needs = "a DURATION", .flags = CLI_ONCE, .check = take_max_duration,
+      .help = "cut a Markdown document as render --max-duration does (3m, 90s, 2m30s, PT3M; "
+      "1 ms to 12 hours) and say what is left out" },
     { "sample-rate", 0, CLI_NUMBER, E(limit.sample_rate), 22050, 48000, "HZ",
-      .check = check_rate },
+      .check = check_rate,
+      .help = "the rate the render will use, for --max-duration: " RE_RATES_TEXT " (default: "
+      "the script's sample_rate:, else 22050)" },
     CLI_HELP_OPTION,
 };
 #undef E
@@ -114,7 +116,7 @@ static const cli_option explain_options[] = {
 static int parse_args(int argc, char **argv, explain_cli *cli)
 {
     cli_group groups[] = { CLI_GROUP(explain_options, cli) };
-    cli_command command = { .name = "explain", .help = { explain_usage }, .groups = groups,
+    cli_command command = { .name = "explain", .usage = explain_usage, .tail = explain_tail, .groups = groups,
                             .group_count = 1, .dashdash_one = 1, .operand = take_script,
                             .context = cli };
     int rc = re_cli_scan(&command, argc, argv);

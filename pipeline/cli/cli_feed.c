@@ -38,16 +38,9 @@ static const char feed_usage[] =
     "canonical URL and Open Graph/Twitter tags under --base-url, its new SHA-256 written\n"
     "into NAME.json (a page that cannot be updated is left as it was, with a warning; one\n"
     "that could not be put back beside its old sidecar is named: render it again).\n"
-    "\n"
-    "  --base-url URL       where OUTDIR's files are published (http:// or https://)\n"
-    "  -o, --output FILE    the feed (default OUTDIR/feed.xml; - for standard output, and\n"
-    "                       then no index.html)\n"
-    "      --show FILE      the show file (default OUTDIR/show.txt when it exists)\n"
-    "      --draft          write the feed even without what Apple Podcasts and Podcast\n"
-    "                       Index require (marked a draft in an XML comment)\n"
-    "      --include-future also the episodes published later than now\n"
-    "  -q, --quiet          no summary line\n"
-    "  -h, --help           this help\n"
+    "\n";
+
+static const char feed_tail[] =
     "\n"
     "Exit status: 0 written, 1 usage error (an invalid RENDER_EPISODE_NOW too), 2 invalid\n"
     "show file or sidecars, a stale sidecar, two sets of one episode, no episode, or an\n"
@@ -80,14 +73,20 @@ static int take_folder(void *context, const char *arg)
 
 #define F(member) CLI_AT(feed_cli, member)
 static const cli_option feed_options[] = {
-    { "base-url", 0, CLI_TEXT, F(base_url), .value_name = "URL", .needs = "a URL" },
+    { "base-url", 0, CLI_TEXT, F(base_url), .value_name = "URL", .needs = "a URL",
+      .help = "where OUTDIR's files are published (http:// or https://); required" },
     { "output", 'o', CLI_TEXT, F(output), .value_name = "FILE", .needs = "a file name",
-      .flags = CLI_NONEMPTY },
+      .flags = CLI_NONEMPTY,
+      .help = "the feed (default OUTDIR/feed.xml; - for standard output, and then no "
+      "index.html)" },
     { "show", 0, CLI_TEXT, F(show), .value_name = "FILE", .needs = "a file name",
-      .flags = CLI_NONEMPTY },
-    { "draft", 0, CLI_FLAG, F(draft) },
-    { "include-future", 0, CLI_FLAG, F(include_future) },
-    { "quiet", 'q', CLI_FLAG, F(quiet) },
+      .flags = CLI_NONEMPTY, .help = "the show file (default OUTDIR/show.txt when it exists)" },
+    { "draft", 0, CLI_FLAG, F(draft),
+      .help = "write the feed even without what Apple Podcasts and Podcast Index require "
+      "(marked a draft in an XML comment)" },
+    { "include-future", 0, CLI_FLAG, F(include_future),
+      .help = "also the episodes published later than now" },
+    { "quiet", 'q', CLI_FLAG, F(quiet), .help = "no summary line" },
     CLI_HELP_OPTION,
 };
 #undef F
@@ -116,7 +115,7 @@ static int take_now(feed_cli *cli)
 static int parse_args(int argc, char **argv, feed_cli *cli)
 {
     cli_group groups[] = { CLI_GROUP(feed_options, cli) };
-    cli_command command = { .name = "feed", .help = { feed_usage }, .groups = groups,
+    cli_command command = { .name = "feed", .usage = feed_usage, .tail = feed_tail, .groups = groups,
                             .group_count = 1, .operand = take_folder, .context = cli };
     int rc = re_cli_scan(&command, argc, argv);
     if (rc != CLI_GO_ON)

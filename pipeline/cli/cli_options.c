@@ -299,19 +299,112 @@ static int scan_all(const scan *s, int argc, char **argv, const char *shorts,
     return rc;
 }
 
-static void list_options(FILE *out, const cli_command *command);
+static int list_options(FILE *out, const cli_command *command);
 
+#define HELP_WIDTH 79       /* the help's lines fit a terminal of 80 columns */
+/* The longest "  -x, --name VALUE" that moves the column of the descriptions; a label that
+ * reaches the column has a line of its own. */
+#define HELP_LABEL_MAX 25
+
+/* The option's description, "%R" written as its range; NULL when out of memory. */
+static char *option_help(const cli_option *o)
+{
+    char *text = NULL;
+    size_t size = 0;
+    FILE *out = open_memstream(&text, &size);
+    if (!out)
+        return NULL;
+    for (const char *p = o->help ? o->help : ""; *p; p++) {
+        if (p[0] == '%' && p[1] == 'R') {
+            if (o->kind == CLI_NUMBER)
+                fprintf(out, "%.0f..%.0f", o->min, o->max);
+            else
+                fprintf(out, "%g..%g", o->min, o->max);
+            p++;
+        }
+        else
+            fputc(*p, out);
+    }
+    if (fclose(out) != 0) {
+        free(text);
+        return NULL;
+    }
+    return text;
+}
+
+/* "  -o, --output FILE" or "      --srt"; its length. */
+static int option_label(char *label, size_t size, const cli_option *o)
+{
+    return snprintf(label, size, "  %c%c%s--%s%s%s", o->short_name ? '-' : ' ',
+                    o->short_name ? o->short_name : ' ', o->short_name ? ", " : "  ", o->name,
+                    o->value_name ? " " : "", o->value_name ? o->value_name : "");
+}
+
+/* text's words from the cursor's column `at`, wrapped to HELP_WIDTH, further lines at
+ * `column`. */
+static void print_wrapped(FILE *out, const char *text, int column, int at)
+{
+    int first = 1;
+    for (const char *p = text; *p;) {
+        int n = (int)strcspn(p, " ");
+        if (!first && at + 1 + n > HELP_WIDTH) {
+            fprintf(out, "\n%*s", column, "");
+            at = column;
+            first = 1;
+        }
+        if (!first) {
+            fputc(' ', out);
+            at++;
+        }
+        fwrite(p, 1, (size_t)n, out);
+        at += n;
+        first = 0;
+        for (p += n; *p == ' '; p++)
+            continue;
+    }
+    fputc('\n', out);
+}
+
+/* The usage, each option with its description from the table, the tail. */
 static int print_help(const cli_command *command)
 {
-    for (size_t i = 0; i < 3 && command->help[i]; i++)
-        fputs(command->help[i], stdout);
+    char label[128];
+    int column = 0;
+    for (size_t g = 0; g < command->group_count; g++)
+        for (size_t i = 0; i < command->groups[g].count; i++) {
+            int n = option_label(label, sizeof label, &command->groups[g].options[i]);
+            if (n <= HELP_LABEL_MAX && n + 2 > column)
+                column = n + 2;
+        }
+    fputs(command->usage, stdout);
+    for (size_t g = 0; g < command->group_count; g++)
+        for (size_t i = 0; i < command->groups[g].count; i++) {
+            const cli_option *o = &command->groups[g].options[i];
+            char *help = option_help(o);
+            if (!help) {
+                fprintf(stderr, "render-episode: out of memory\n");
+                return RE_EXIT_FAILURE;
+            }
+            int n = option_label(label, sizeof label, o);
+            if (n < column)
+                printf("%s%*s", label, column - n, "");
+            else
+                printf("%s\n%*s", label, column, "");
+            print_wrapped(stdout, help, column, column);
+            free(help);
+        }
+    if (command->tail)
+        fputs(command->tail, stdout);
     return fflush(stdout) == 0 ? RE_EXIT_OK : RE_EXIT_FAILURE;
 }
 
 int re_cli_scan(const cli_command *command, int argc, char **argv)
 {
     if (argc == 2 && strcmp(argv[1], "--list-options") == 0) {
-        list_options(stdout, command);
+        if (list_options(stdout, command) != 0) {
+            fprintf(stderr, "render-episode: out of memory\n");
+            return RE_EXIT_FAILURE;
+        }
         return fflush(stdout) == 0 ? RE_EXIT_OK : RE_EXIT_FAILURE;
     }
     size_t total = 0;
@@ -360,8 +453,9 @@ done:
 }
 
 /* One line per option, tab-separated: the long name, the short name or "-", the value's name
- * or "-", and what it takes ("flag", "whole number 1..64", "text, repeatable", ...). */
-static void list_options(FILE *out, const cli_command *command)
+ * or "-", what it takes ("flag", "whole number 1..64", "text, repeatable", ...), "once" or
+ * "-", and the description (the help's, on one line). 0, or -1 when out of memory. */
+static int list_options(FILE *out, const cli_command *command)
 {
     for (size_t g = 0; g < command->group_count; g++) {
         for (size_t i = 0; i < command->groups[g].count; i++) {
@@ -381,7 +475,12 @@ static void list_options(FILE *out, const cli_command *command)
             case CLI_LIST: fputs("text, repeatable", out); break;
             case CLI_CALL: fputs("text", out); break;
             }
-            fputs(o->flags & CLI_ONCE ? "\tonce\n" : "\n", out);
+            char *help = option_help(o);
+            if (!help)
+                return -1;
+            fprintf(out, "\t%s\t%s\n", o->flags & CLI_ONCE ? "once" : "-", help);
+            free(help);
         }
     }
+    return 0;
 }

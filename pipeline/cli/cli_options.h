@@ -37,10 +37,14 @@ struct cli_option {
     const char *needs;         /* "--NAME needs NEEDS" when the value is missing; "a value" */
     unsigned flags;            /* CLI_ONCE, CLI_NONEMPTY */
     cli_option_check check;
+    /* What the option does, as --help prints it (wrapped), --list-options lists it and the
+     * man page says it (scripts/man-options): the one description, plain text on one line.
+     * "%R" stands for the range min..max. */
+    const char *help;
 };
 
 /* -h, --help: in every command's table. */
-#define CLI_HELP_OPTION { .name = "help", .short_name = 'h', .kind = CLI_HELP }
+#define CLI_HELP_OPTION { .name = "help", .short_name = 'h', .kind = CLI_HELP, .help = "this help" }
 
 #define CLI_AT(type, member) .offset = offsetof(type, member), .size = sizeof(((type *)0)->member)
 
@@ -64,7 +68,9 @@ typedef struct cli_group {
 
 typedef struct cli_command {
     const char *name;           /* "batch"; NULL for render */
-    const char *help[3];        /* what -h prints: the pieces, in order (NULL after the last) */
+    /* What -h prints: usage, then every option with its description (the groups in order),
+     * then tail (NULL for none). */
+    const char *usage, *tail;
     const cli_group *groups;
     size_t group_count;
     /* `--` makes only the next argument an operand, options go on after it (render,
@@ -81,7 +87,7 @@ typedef struct cli_command {
  * in any order, `--opt=V` or `--opt V`, `-oV` or `-o V`, short flags grouped (`-qj4`), `-` an
  * operand. A long option must be written out whole: a prefix (`--out`) is refused, naming the
  * option it would have been. -h or --help prints the help (scanning stops there); a lone
- * --list-options prints the table (list_options). CLI_GO_ON, or the exit status: 0 after
+ * --list-options prints the table (one line per option). CLI_GO_ON, or the exit status: 0 after
  * the help or the list, 2 when it could not be written, RE_EXIT_USAGE after the usage error. */
 int re_cli_scan(const cli_command *command, int argc, char **argv);
 

@@ -19,9 +19,9 @@ static const char voices_usage[] =
     "flite for a natural English voice), the engine's voice, the speaker and the file. Each\n"
     "profile is checked: an invalid one is reported at its FILE:LINE:COL, one naming a voice\n"
     "its engine does not have at its FILE.\n"
-    "\n"
-    "  --voices DIR    look for voice profiles in DIR, first (repeatable)\n"
-    "  -h, --help      this help\n"
+    "\n";
+
+static const char voices_tail[] =
     "\n"
     "A profile chooses its engine with 'engine = flite' (voices rms, slt, awb); without it,\n"
     "espeak-ng speaks ('espeak-ng --voices' lists its voices). docs/script-format.md says how.\n"
@@ -42,7 +42,8 @@ static int no_operand(void *context, const char *arg)
 
 #define V(member) CLI_AT(voices_cli, member)
 static const cli_option voices_options[] = {
-    { "voices", 0, CLI_LIST, V(voice_dirs), .value_name = "DIR" },
+    { "voices", 0, CLI_LIST, V(voice_dirs), .value_name = "DIR",
+      .help = "look for voice profiles in DIR, first (repeatable)" },
     CLI_HELP_OPTION,
 };
 #undef V
@@ -78,7 +79,7 @@ int re_cli_voices(int argc, char **argv)
 {
     voices_cli cli = { 0 };
     cli_group groups[] = { CLI_GROUP(voices_options, &cli) };
-    cli_command command = { .name = "voices", .help = { voices_usage }, .groups = groups,
+    cli_command command = { .name = "voices", .usage = voices_usage, .tail = voices_tail, .groups = groups,
                             .group_count = 1, .operand = no_operand };
     int rc = re_cli_scan(&command, argc, argv);
     re_voice_set *set = NULL;

@@ -47,11 +47,10 @@ static const char usage_text[] =
     "Turns an episode script into a podcast MP3 (or WAV), its sidecar OUT.json, a WebVTT\n"
     "transcript OUT.vtt and, when the script has headings, OUT.chapters.json.\n"
     "\n"
-    "Render options:\n"
-    "  -o, --output FILE        output file, .mp3 or .wav (default: SCRIPT with .mp3)\n";
+    "Render options:\n";
 
+/* After render's options (the column of their descriptions): the program's own. */
 static const char usage_tail[] =
-    "  -h, --help               this help\n"
     "  -V, --version            versions of the program and its libraries\n"
     "\n"
     "Run 'render-episode help COMMAND' (or 'render-episode COMMAND --help') for render, batch,\n"
@@ -61,12 +60,13 @@ static const char usage_tail[] =
     "Exit status: 0 ok, 1 usage error (or, for check, a claim that does not hold),\n"
     "2 invalid input or failed render (nothing written), 130/143 interrupted.\n";
 
+static int cli_render(int argc, char **argv);
+
+/* The program's help: render's. */
 static int print_help(void)
 {
-    fputs(usage_text, stdout);
-    fputs(re_cli_render_options_help, stdout);
-    fputs(usage_tail, stdout);
-    return fflush(stdout) == 0 ? RE_EXIT_OK : RE_EXIT_FAILURE;
+    char *argv[] = { "render", "--help", NULL };
+    return cli_render(2, argv);
 }
 
 static void print_progress(void *context, const re_render_progress *p)
@@ -97,16 +97,21 @@ static int take_script(void *context, const char *arg)
 }
 
 static const cli_option render_own_options[] = {
-    { "output", 'o', CLI_TEXT, CLI_AT(render_cli, output), .value_name = "FILE" },
-    CLI_HELP_OPTION,
+    { "output", 'o', CLI_TEXT, CLI_AT(render_cli, output), .value_name = "FILE",
+      .help = "output file, .mp3 or .wav (16-bit PCM, the same audio; default: SCRIPT with "
+      ".mp3)" },
 };
+
+/* -h last in render's help, after the render options (batch's lists its own first). */
+static const cli_option render_help_option[] = { CLI_HELP_OPTION };
 
 /* Returns CLI_GO_ON, or an exit status. */
 static int parse_render_args(int argc, char **argv, render_cli *cli)
 {
-    cli_group groups[] = { CLI_GROUP(render_own_options, cli), re_cli_render_group(&cli->settings) };
-    cli_command command = { .name = NULL, .help = { usage_text, re_cli_render_options_help, usage_tail },
-                            .groups = groups, .group_count = 2, .dashdash_one = 1,
+    cli_group groups[] = { CLI_GROUP(render_own_options, cli), re_cli_render_group(&cli->settings),
+                           CLI_GROUP(render_help_option, cli) };
+    cli_command command = { .name = NULL, .usage = usage_text, .tail = usage_tail,
+                            .groups = groups, .group_count = 3, .dashdash_one = 1,
                             .operand = take_script, .context = cli };
     int rc = re_cli_scan(&command, argc, argv);
     if (rc == CLI_GO_ON && !cli->script)

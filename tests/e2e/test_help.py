@@ -91,8 +91,9 @@ def option_table(cmd):
     return table
 
 
-# an option line of a help: "  -r, --sample-rate HZ   ..." or "      --srt   ..."
-HELP_LINE = re.compile(r"^ {2,}(?:(-[A-Za-z]), )?(--[a-z][a-z0-9-]*)(?: ([A-Z][\w./|]*|auto))?(?: |$)")
+# an option line of a help: "  -r, --sample-rate HZ   ..." or "      --srt   ..." (a
+# description's further lines are indented deeper, even one that starts with an --option)
+HELP_LINE = re.compile(r"^  (?:(-[A-Za-z]), |    )(--[a-z][a-z0-9-]*)(?: ([A-Z][\w./|]*|auto))?(?: |$)")
 PROGRAM_OPTIONS = {"--version": "-V"}   # the program's own (render's help), before any command
 
 
