@@ -275,7 +275,7 @@ class Install(Case):
         self.assertGreater(len(shipped), 5)
         for name in shipped:
             self.assertIn(doc + "docs/" + name, files)
-        for name in ["README.md", "LICENSE", "CHANGELOG.md"]:
+        for name in ["README.md", "CONTRIBUTING.md", "LICENSE", "CHANGELOG.md"]:
             with self.subTest(name=name), open(os.path.join(dest, doc, name), "rb") as f, \
                     open(os.path.join(SRC, name), "rb") as g:
                 self.assertEqual(f.read(), g.read())
