@@ -8,12 +8,12 @@
 #include <string.h>
 
 #include "curl_lib.h"
+#include "hex.h"
 
 char *re_url_escape(const char *s)
 {
     /* libcurl's curl_easy_escape, byte for byte, without loading libcurl on every page: an
      * encoder is no parser (the parsing stays libcurl's, below) */
-    static const char hex[] = "0123456789ABCDEF";
     size_t n = strlen(s);
     if (n > (size_t)(0x7fffffff / 3))
         return NULL;
@@ -26,8 +26,8 @@ char *re_url_escape(const char *s)
             *out++ = (char)*p;
         } else {
             *out++ = '%';
-            *out++ = hex[*p >> 4];
-            *out++ = hex[*p & 15];
+            re_hex_encode_upper(p, 1, out);
+            out += 2;
         }
     }
     *out = '\0';
