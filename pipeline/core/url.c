@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* url.c - URLs: percent-encoding and joining here, checking and parsing through libcurl's URL
- * parser, loaded on demand (curl_lib.h) (see url.h). */
+/* url.c - URLs: percent-encoding, decoding and joining here, checking and parsing through
+ * libcurl's URL parser, loaded on demand (curl_lib.h) (see url.h). */
 #define _GNU_SOURCE   /* strndup */
 #include "url.h"
 
@@ -32,6 +32,28 @@ char *re_url_escape(const char *s)
     }
     *out = '\0';
     return encoded;
+}
+
+char *re_url_unescape(const char *s, size_t len, size_t *out_len)
+{
+    char *decoded = malloc(len + 1);
+    if (!decoded)
+        return NULL;
+    size_t j = 0;
+    for (size_t i = 0; i < len; i++) {
+        int high = s[i] == '%' && len - i > 2 ? re_hex_value(s[i + 1]) : -1;
+        int low = high >= 0 ? re_hex_value(s[i + 2]) : -1;
+        if (low >= 0) {
+            decoded[j++] = (char)(high << 4 | low);
+            i += 2;
+        } else {
+            decoded[j++] = s[i];
+        }
+    }
+    decoded[j] = '\0';
+    if (out_len)
+        *out_len = j;
+    return decoded;
 }
 
 char *re_url_join(const char *base, const char *name)
