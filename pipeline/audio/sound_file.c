@@ -12,6 +12,7 @@
 
 #include <sndfile.h>
 
+#include "duration.h"
 #include "files.h"
 #include "mp3_decoder.h"
 #include "resample.h"
@@ -426,8 +427,7 @@ static re_status load_until(const char *path, int given, unsigned rate,
     uint64_t max_frames = (uint64_t)RE_SOUND_MAX_SECONDS * source_rate;
     int over_budget = 0;
     if (budget_us) {
-        uint64_t budget = *budget_us / 1000000u * source_rate
-                          + *budget_us % 1000000u * source_rate / 1000000u;
+        uint64_t budget = re_us_to_frames_down(*budget_us, source_rate);
         if (budget < max_frames) {
             max_frames = budget;
             over_budget = 1;
