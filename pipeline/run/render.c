@@ -34,6 +34,7 @@
 #include "synth.h"
 #include "tags.h"
 #include "transcript.h"
+#include "up_to_date.h"
 #include "voice.h"
 
 /* What was last written to the timeline, for the air around sound files: speech and a sound
@@ -793,79 +794,6 @@ static void render_cleanup(render *r)
     re_prepared_free(&r->prepared);
 }
 
-/* A set another user owns a file of is never up to date: they could have swapped in their own
- * audio and patched the sidecar to match (in a shared folder, rendering the same script
- * first). It is rendered again, and published over theirs. */
-static void not_ours(render *r, const char *path, uid_t owner)
-{
-    (void)re_diag_add(r->diag, path, 0, 0, "warning: not up to date: it belongs to another user "
-                      "(uid %ju), who could have changed the episode's files; rendering it "
-                      "again", (uintmax_t)owner);
-}
-
-/* Every file the sidecar lists is still as the render wrote it (an edited transcript, which
- * the feed would refuse as stale, is written again), and the running user's or root's. */
-static int listed_files_unchanged(render *r, const char *output_path, const re_sidecar *side)
-{
-    int same = side->has_files;
-    for (size_t i = 0; same && i < side->file_count; i++) {
-        const char *slash = strrchr(output_path, '/');
-        char *path = NULL;
-        if (asprintf(&path, "%.*s%s", slash ? (int)(slash - output_path + 1) : 0, output_path,
-                     side->files[i].name) < 0)
-            return 0;
-        uid_t owner = 0;
-        re_sidecar_match match = re_sidecar_file_match(path, &side->files[i], &owner);
-        if (match == RE_SIDECAR_FOREIGN)
-            not_ours(r, path, owner);
-        same = match == RE_SIDECAR_MATCH;
-        free(path);
-    }
-    return same;
-}
-
-/* The outputs exist, complete, the running user's or root's, and the sidecar says they were
- * made from these inputs. A sidecar that cannot be read or is not valid only means rendering
- * again: nothing to say. It is read without waiting (a FIFO in its place is not one). */
-static int outputs_up_to_date(render *r, re_render_result *result)
-{
-    char *sidecar_path = re_sidecar_path(r->opt->output_path);
-    re_diagnostics ignored;
-    re_diagnostics_init(&ignored, 1);
-    re_sidecar side;
-    re_sidecar_found found = RE_SIDECAR_NOT_OURS;
-    char *buf = NULL;
-    size_t len = 0;
-    uid_t owner = 0;
-    if (sidecar_path && re_file_read_trusted(sidecar_path, RE_SIDECAR_MAX_SIZE, RE_READ_REGULAR,
-                                             &buf, &len, &owner, &ignored) == RE_OK) {
-        if (!buf)
-            not_ours(r, sidecar_path, owner);
-        else
-            re_sidecar_read(sidecar_path, buf, len, r->format, &side, &found, &ignored);
-    }
-    free(buf);
-    re_diagnostics_free(&ignored);
-    free(sidecar_path);
-    if (found != RE_SIDECAR_FOUND)
-        return 0;
-    struct stat st;
-    int fresh = side.inputs_sha256 && strcmp(side.inputs_sha256, r->inputs_sha256) == 0
-                && side.duration && stat(r->opt->output_path, &st) == 0
-                && (uint64_t)st.st_size == side.bytes;
-    fresh = fresh && output_set_present(r->opt->output_path, &r->choice)
-            && listed_files_unchanged(r, r->opt->output_path, &side);
-    if (fresh) {
-        result->samples = side.samples;
-        result->sample_rate = side.sample_rate;
-        result->bytes = side.bytes;
-        snprintf(result->duration, sizeof result->duration, "%s", side.duration);
-        result->up_to_date = 1;
-    }
-    re_sidecar_free(&side);
-    return fresh;
-}
-
 re_status re_render(const re_render_options *options, re_render_result *result,
                     re_diagnostics *diag)
 {
@@ -893,7 +821,9 @@ re_status re_render(const re_render_options *options, re_render_result *result,
         status = start_delivery(&r);
     if (status == RE_OK)
         status = digest_inputs(&r);
-    if (status == RE_OK && options->skip_unchanged && outputs_up_to_date(&r, result)) {
+    if (status == RE_OK && options->skip_unchanged
+        && re_render_up_to_date(options->output_path, r.format, r.inputs_sha256, &r.choice, result,
+                                diag)) {
         render_cleanup(&r);
         charge(&r, RE_STEP_PARSE);
         return RE_OK;
