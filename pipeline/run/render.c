@@ -17,6 +17,7 @@
 
 #include "assemble.h"
 #include "deliver.h"
+#include "extras.h"
 #include "duration.h"
 #include "cover.h"
 #include "files.h"
@@ -613,60 +614,6 @@ static void describe_facts(render *r)
     };
 }
 
-/* The HTML page names the audio and the WebVTT transcript beside it, by file name. */
-static re_status write_html_page(render *r, FILE *out)
-{
-    char *vtt = re_output_sibling(r->opt->output_path, ".vtt");
-    if (!vtt)
-        return RE_ERR_NOMEM;
-    const char *audio_slash = strrchr(r->opt->output_path, '/'), *vtt_slash = strrchr(vtt, '/');
-    re_status status = re_page_write_html(out, &r->facts, &r->transcript,
-                                          audio_slash ? audio_slash + 1 : r->opt->output_path,
-                                          vtt_slash ? vtt_slash + 1 : vtt);
-    free(vtt);
-    return status;
-}
-
-/* The Markdown page links the audio beside it, by file name. */
-static re_status write_markdown_page(render *r, FILE *out)
-{
-    const char *audio_slash = strrchr(r->opt->output_path, '/');
-    return re_page_write_named(out, &r->facts, &r->transcript,
-                               audio_slash ? audio_slash + 1 : r->opt->output_path);
-}
-
-/* Every file beside the audio but the sidecar, from the transcript and the facts. */
-static re_status write_extras(render *r)
-{
-    for (int k = 0; k < OUTPUT_KINDS; k++) {
-        re_output *file = k == OUTPUT_AUDIO || k == OUTPUT_SIDECAR ? NULL
-                        : output_set_file(r->outputs, (output_kind)k);
-        if (!file)
-            continue;
-        FILE *out = re_output_stream(file);
-        re_status status = RE_OK;
-        switch (k) {
-        case OUTPUT_VTT: status = re_transcript_write_vtt(out, &r->transcript); break;
-        case OUTPUT_SRT: status = re_transcript_write_srt(out, &r->transcript); break;
-        case OUTPUT_TRANSCRIPT_JSON: status = re_transcript_write_json(out, &r->transcript); break;
-        case OUTPUT_CHAPTERS:
-            status = re_chapters_json_write(out, r->facts.chapters, r->facts.chapter_count,
-                                            r->facts.sample_rate);
-            break;
-        case OUTPUT_PAGE: status = write_html_page(r, out); break;
-        case OUTPUT_PAGE_MD: status = write_markdown_page(r, out); break;
-        case OUTPUT_COVER_JPEG: case OUTPUT_COVER_PNG:   /* the script's image, as read */
-            status = fwrite(r->cover.bytes, 1, r->cover.len, out) == r->cover.len ? RE_OK
-                                                                                 : RE_ERR_WRITE;
-            break;
-        }
-        if (status != RE_OK)
-            return re_diag_fail(r->diag, status, re_output_target(file), 0, 0, "%s",
-                                status == RE_ERR_NOMEM ? "out of memory" : "cannot write");
-    }
-    return RE_OK;
-}
-
 /* The music bed (music.h): loaded, confined and measured before anything is spoken, its
  * file's SHA-256 part of the inputs digest. */
 static re_status load_music(render *r)
@@ -736,7 +683,9 @@ static re_status finish_outputs(render *r, re_render_result *result)
     re_status status = re_output_size(r->audio, &r->facts.bytes, r->diag);
     if (status != RE_OK)
         return status;
-    status = write_extras(r);   /* first: the sidecar lists every other file, hashed */
+    /* first: the sidecar lists every other file, hashed */
+    status = re_render_write_extras(r->outputs, r->opt->output_path, &r->facts, &r->transcript,
+                                    &r->cover, r->diag);
     re_sidecar_file *files = NULL;
     size_t file_count = 0;
     if (status == RE_OK)
