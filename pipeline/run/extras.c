@@ -41,7 +41,7 @@ re_status re_render_write_extras(output_set *outputs, const char *output_path,
 {
     for (int k = 0; k < OUTPUT_KINDS; k++) {
         re_output *file = k == OUTPUT_AUDIO || k == OUTPUT_SIDECAR ? NULL
-                        : output_set_file(outputs, (output_kind)k);
+                        : re_output_set_file(outputs, (output_kind)k);
         if (!file)
             continue;
         FILE *out = re_output_stream(file);

@@ -50,10 +50,10 @@ static re_status measure_bed(const re_sound *sound, unsigned rate, double *lufs)
     return status;
 }
 
-re_status episode_music_load(const re_episode *ep, const char *script_path,
-                             const char *const *allowed_dirs, size_t allowed_dir_count,
-                             unsigned rate, volatile sig_atomic_t *stop, episode_music *out,
-                             re_diagnostics *diag)
+re_status re_episode_music_load(const re_episode *ep, const char *script_path,
+                                const char *const *allowed_dirs, size_t allowed_dir_count,
+                                unsigned rate, volatile sig_atomic_t *stop, episode_music *out,
+                                re_diagnostics *diag)
 {
     memset(out, 0, sizeof *out);
     const re_music_spec *spec = &ep->music;
@@ -173,9 +173,9 @@ static re_status mix_pass(episode_music *music, const episode_mix_settings *mix_
     return status;
 }
 
-re_status episode_music_mix(episode_music *music, const episode_mix_settings *mix_settings,
-                            const episode_track *speech, episode_track *mix,
-                            re_diagnostics *diag)
+re_status re_episode_music_mix(episode_music *music, const episode_mix_settings *mix_settings,
+                               const episode_track *speech, episode_track *mix,
+                               re_diagnostics *diag)
 {
     const re_music_spec *spec = music->spec;
     unsigned rate = mix_settings->rate;
@@ -222,7 +222,7 @@ re_status episode_music_mix(episode_music *music, const episode_mix_settings *mi
     return status;
 }
 
-void episode_music_free(episode_music *music)
+void re_episode_music_free(episode_music *music)
 {
     if (!music)
         return;

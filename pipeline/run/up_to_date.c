@@ -73,7 +73,7 @@ int re_render_up_to_date(const char *output_path, const char *format, const char
     int fresh = side.inputs_sha256 && strcmp(side.inputs_sha256, inputs_sha256) == 0
                 && side.duration && stat(output_path, &st) == 0
                 && (uint64_t)st.st_size == side.bytes;
-    fresh = fresh && output_set_present(output_path, choice)
+    fresh = fresh && re_output_set_present(output_path, choice)
             && listed_files_unchanged(output_path, &side, diag);
     if (fresh) {
         result->samples = side.samples;
