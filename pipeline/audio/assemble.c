@@ -38,11 +38,6 @@ typedef struct cut {
     size_t lead, sound_len;
 } cut;
 
-uint64_t re_us_to_frames(uint64_t us, unsigned rate)
-{
-    return (us * rate + 500000) / 1000000;
-}
-
 re_status re_assembler_create(unsigned sample_rate, re_assembler **out, re_diagnostics *diag)
 {
     *out = NULL;

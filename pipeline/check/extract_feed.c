@@ -16,6 +16,8 @@
 #include <libxml/tree.h>
 #include <libxml/xmlreader.h>
 
+#include "url.h"
+
 #define ITUNES_NS "http://www.itunes.com/dtds/podcast-1.0.dtd"
 #define ATOM_NS "http://www.w3.org/2005/Atom"
 #define RSS1_NS "http://purl.org/rss/1.0/"
@@ -53,32 +55,27 @@ static int node_is(const xmlNode *node, const char *name, const char *ns)
     return node->ns && node->ns->href && strcmp((const char *)node->ns->href, ns) == 0;
 }
 
-static int hex_value(char c)
+/* The percent-decoded last path segment of url (before any query or fragment), or NULL when
+ * out of memory. One that decodes to a NUL names no file: it is given as "". */
+static char *url_segment(const char *url)
 {
-    if (re_is_digit(c))
-        return c - '0';
-    c = (char)(c | 0x20);
-    return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
-/* Whether the last path segment of url (before any query or fragment), percent-decoded, is
- * exactly `name`. */
-static int url_names(const char *url, const char *name)
-{
-    size_t end = strcspn(url, "?#"), start = end;
+    size_t end = strcspn(url, "?#"), start = end, len;
     while (start > 0 && url[start - 1] != '/')
         start--;
-    size_t n = strlen(name), j = 0;
-    for (size_t i = start; i < end; i++, j++) {
-        char c = url[i];
-        if (c == '%' && end - i > 2 && hex_value(url[i + 1]) >= 0 && hex_value(url[i + 2]) >= 0) {
-            c = (char)(hex_value(url[i + 1]) * 16 + hex_value(url[i + 2]));
-            i += 2;
-        }
-        if (j >= n || name[j] != c)
-            return 0;
-    }
-    return j == n;
+    char *seg = re_url_unescape(url + start, end - start, &len);
+    if (seg && strlen(seg) != len)
+        seg[0] = '\0';
+    return seg;
+}
+
+/* Whether the last path segment of url, percent-decoded, is exactly `name`; -1 when out of
+ * memory. */
+static int url_names(const char *url, const char *name)
+{
+    char *seg = url_segment(url);
+    int same = seg ? strcmp(seg, name) == 0 : -1;
+    free(seg);
+    return same;
 }
 
 /* The enclosure URL of an RSS <enclosure> or Atom <link rel="enclosure">, else NULL. */
@@ -94,10 +91,11 @@ static xmlChar *enclosure_url(const xmlNode *node)
     return is_enclosure ? xmlGetNoNsProp(node, (const xmlChar *)"href") : NULL;
 }
 
+/* 1 when node is an enclosure naming the MP3, 0 when not, -1 when out of memory. */
 static int names_mp3(const xmlNode *node, const char *mp3_name)
 {
     xmlChar *url = enclosure_url(node);
-    int match = url && url_names((const char *)url, mp3_name);
+    int match = url ? url_names((const char *)url, mp3_name) : 0;
     xmlFree(url);
     return match;
 }
@@ -170,14 +168,17 @@ static re_status xml_duration_claim(extract_ctx *x, const xmlNode *node)
 static re_status xml_item(extract_ctx *x, const xmlNode *item, size_t *matched)
 {
     int match = 0;
-    for (const xmlNode *n = item->children; n; n = n->next)
-        match = match || names_mp3(n, x->mp3_name);
-    if (!match)
-        return RE_OK;
+    for (const xmlNode *n = item->children; n && !match; n = n->next)
+        match = names_mp3(n, x->mp3_name);
+    if (match <= 0)
+        return match < 0 ? RE_ERR_NOMEM : RE_OK;
     (*matched)++;
     for (const xmlNode *n = item->children; n; n = n->next) {
         re_status st = RE_OK;
-        if (names_mp3(n, x->mp3_name))
+        int names = names_mp3(n, x->mp3_name);
+        if (names < 0)
+            st = RE_ERR_NOMEM;
+        else if (names)
             st = xml_length_claim(x, n);
         else if (node_is(n, "duration", ITUNES_NS))
             st = xml_duration_claim(x, n);
@@ -305,27 +306,6 @@ int re_feed_root_is_feed(const char *name, const char *buf, size_t len)
     }
     xmlFreeTextReader(reader);
     return feed;
-}
-
-/* The percent-decoded last path segment of url (before any query or fragment), or NULL. */
-static char *url_segment(const char *url)
-{
-    size_t end = strcspn(url, "?#"), start = end, j = 0;
-    while (start > 0 && url[start - 1] != '/')
-        start--;
-    char *out = malloc(end - start + 1);
-    if (!out)
-        return NULL;
-    for (size_t i = start; i < end; i++) {
-        char c = url[i];
-        if (c == '%' && end - i > 2 && hex_value(url[i + 1]) >= 0 && hex_value(url[i + 2]) >= 0) {
-            c = (char)(hex_value(url[i + 1]) * 16 + hex_value(url[i + 2]));
-            i += 2;
-        }
-        out[j++] = c;
-    }
-    out[j] = '\0';
-    return out;
 }
 
 static int by_string(const void *a, const void *b)

@@ -6,7 +6,6 @@
 #include "extract.h"
 #include "files.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -48,6 +47,14 @@ static int readable_name(const char *name)
         if (ends_with(name, suffixes[i]))
             return 1;
     return 0;
+}
+
+/* What the listing keeps: no hidden file (a render's temporary .NAME.XXXXXXXX.part), only
+ * names check reads. */
+static int listed(const char *name, void *ctx)
+{
+    (void)ctx;
+    return name[0] != '.' && readable_name(name);
 }
 
 static int by_name(const void *a, const void *b)
@@ -256,32 +263,15 @@ re_status re_check_site_scan(const char *dir, re_check_site *site, re_diagnostic
         return check_fail(errors, RE_ERR_READ, dir, 0, 0, "cannot open the folder: %s",
                           errno == EPERM ? "a symlink on the way belongs to another user"
                                          : strerror(errno));
-    DIR *d = fdopendir(fd);
-    if (!d) {
-        close(fd);
-        return check_fail(errors, RE_ERR_READ, dir, 0, 0, "cannot list the folder: %s",
-                          strerror(errno));
-    }
     char **names = NULL;
     size_t count = 0;
-    re_status st = RE_OK;
-    struct dirent *e;
-    errno = 0;
-    while (st == RE_OK && (e = readdir(d)) != NULL) {
-        if (e->d_name[0] == '.' || !readable_name(e->d_name))
-            continue;
-        if (count >= RE_CHECK_MAX_DIR_ENTRIES)
-            st = check_fail(errors, RE_ERR_LIMIT, dir, 0, 0, "more than %u files to check in "
-                            "one folder", RE_CHECK_MAX_DIR_ENTRIES);
-        else
-            st = push_name(&names, &count, e->d_name);
-        errno = 0;
-    }
-    if (st == RE_OK && errno != 0)
+    re_status st = re_dir_list(fd, listed, NULL, RE_CHECK_MAX_DIR_ENTRIES, &names, &count);
+    if (st == RE_ERR_LIMIT)
+        st = check_fail(errors, RE_ERR_LIMIT, dir, 0, 0, "more than %u files to check in "
+                        "one folder", RE_CHECK_MAX_DIR_ENTRIES);
+    else if (st == RE_ERR_READ)
         st = check_fail(errors, RE_ERR_READ, dir, 0, 0, "cannot list the folder: %s",
                         strerror(errno));
-    if (count > 1)
-        qsort(names, count, sizeof *names, by_name);
     /* the MP3s first, so that the companions can be paired with them */
     for (int pass = 0; pass < 2 && st == RE_OK; pass++)
         for (size_t i = 0; st == RE_OK && i < count; i++) {
@@ -291,7 +281,7 @@ re_status re_check_site_scan(const char *dir, re_check_site *site, re_diagnostic
                 continue;
             /* an episode's own files are judged where they are read (run.c) */
             int own = pass == 0 || is_feed(name);
-            if (own && (!judge_entry(dirfd(d), dir, name, site, warnings, &st) || st != RE_OK))
+            if (own && (!judge_entry(fd, dir, name, site, warnings, &st) || st != RE_OK))
                 continue;
             char *path = re_path_join(dir, name);
             if (!path) {
@@ -313,8 +303,8 @@ re_status re_check_site_scan(const char *dir, re_check_site *site, re_diagnostic
             }
             free(path);
         }
-    free_names(names, count);
-    closedir(d);
+    re_dir_names_free(names, count);
+    (void)close(fd);
     if (st == RE_OK)
         st = read_feeds(site, errors, warnings);
     return st;

@@ -45,6 +45,18 @@ uint64_t re_samples_to_seconds(uint64_t samples, unsigned rate)
     return whole + (rest * 2 >= rate ? 1 : 0);
 }
 
+uint64_t re_us_to_frames(uint64_t us, unsigned rate)
+{
+    /* split so that us * rate cannot overflow; the sum is the same as (us * rate + 500000) /
+     * 1000000, which the audio stages used before this was here */
+    return us / US_PER_S * rate + (us % US_PER_S * rate + US_PER_S / 2) / US_PER_S;
+}
+
+uint64_t re_us_to_frames_down(uint64_t us, unsigned rate)
+{
+    return us / US_PER_S * rate + us % US_PER_S * rate / US_PER_S;
+}
+
 void re_duration_format_iso(uint64_t seconds, char *buf)
 {
     uint64_t h = seconds / 3600, m = seconds / 60 % 60, s = seconds % 60;

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* files.c - paths whose links belong to the running user, whole-file reading and atomic
- * replacement of an existing file (see files.h; opening beneath a folder is in beneath.c). */
+/* files.c - paths whose links belong to the running user, whole-file reading, atomic
+ * replacement of an existing file and a folder's names (see files.h; opening beneath a folder
+ * is in beneath.c). */
 #define _GNU_SOURCE  /* asprintf, strndup */
 #include "files.h"
 #include "files_internal.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -689,6 +691,69 @@ char *re_path_join(const char *dir, const char *name)
     if (asprintf(&path, "%s%s%s", dir, n > 0 && dir[n - 1] == '/' ? "" : "/", name) < 0)
         return NULL;
     return path;
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void re_dir_names_free(char **names, size_t count)
+{
+    for (size_t i = 0; names && i < count; i++)
+        free(names[i]);
+    free(names);
+}
+
+re_status re_dir_list(int dir_fd, re_dir_keep keep, void *ctx, size_t max, char ***names,
+                      size_t *count)
+{
+    *names = NULL;
+    *count = 0;
+    int fd = fcntl(dir_fd, F_DUPFD_CLOEXEC, 0);
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    if (!d) {
+        int err = errno;
+        if (fd >= 0)
+            (void)close(fd);
+        errno = err;
+        return RE_ERR_READ;
+    }
+    rewinddir(d);   /* the duplicate shares the caller's position, wherever it was left */
+    char **list = NULL;
+    size_t n = 0, capacity = 0;
+    re_status status = RE_OK;
+    int err = 0;
+    while (status == RE_OK) {
+        errno = 0;
+        struct dirent *entry = readdir(d);
+        if (!entry) {
+            err = errno;
+            status = err ? RE_ERR_READ : RE_OK;
+            break;
+        }
+        const char *name = entry->d_name;
+        if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0 || (keep && !keep(name, ctx)))
+            continue;
+        if (max && n >= max)
+            status = RE_ERR_LIMIT;
+        else if (re_array_grow(&list, &capacity, n, sizeof *list) != RE_OK
+                 || !(list[n] = strdup(name)))
+            status = RE_ERR_NOMEM;
+        else
+            n++;
+    }
+    closedir(d);
+    if (status != RE_OK) {
+        re_dir_names_free(list, n);
+        errno = err;
+        return status;
+    }
+    if (n > 1)
+        qsort(list, n, sizeof *list, by_name);
+    *names = list;
+    *count = n;
+    return RE_OK;
 }
 
 re_status re_path_beside(const char *script_path, const char *value, char **out)

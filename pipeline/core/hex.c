@@ -1,16 +1,25 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* hex.c - lowercase hexadecimal (see hex.h). */
+/* hex.c - hexadecimal, lowercase unless asked (see hex.h). */
 #include "hex.h"
 
-void re_hex_encode(const void *bytes, size_t n, char *out)
+static void encode(const void *bytes, size_t n, char *out, const char digits[16])
 {
-    static const char digits[] = "0123456789abcdef";
     const unsigned char *b = bytes;
     for (size_t i = 0; i < n; i++) {
         out[2 * i] = digits[b[i] >> 4];
         out[2 * i + 1] = digits[b[i] & 15];
     }
     out[2 * n] = '\0';
+}
+
+void re_hex_encode(const void *bytes, size_t n, char *out)
+{
+    encode(bytes, n, out, "0123456789abcdef");
+}
+
+void re_hex_encode_upper(const void *bytes, size_t n, char *out)
+{
+    encode(bytes, n, out, "0123456789ABCDEF");
 }
 
 int re_hex_valid(const char *s, size_t len)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* url.c - URLs: percent-encoding and joining here, checking and parsing through libcurl's URL
- * parser, loaded on demand (curl_lib.h) (see url.h). */
+/* url.c - URLs: percent-encoding, decoding and joining here, checking and parsing through
+ * libcurl's URL parser, loaded on demand (curl_lib.h) (see url.h). */
 #define _GNU_SOURCE   /* strndup */
 #include "url.h"
 
@@ -8,12 +8,12 @@
 #include <string.h>
 
 #include "curl_lib.h"
+#include "hex.h"
 
 char *re_url_escape(const char *s)
 {
     /* libcurl's curl_easy_escape, byte for byte, without loading libcurl on every page: an
      * encoder is no parser (the parsing stays libcurl's, below) */
-    static const char hex[] = "0123456789ABCDEF";
     size_t n = strlen(s);
     if (n > (size_t)(0x7fffffff / 3))
         return NULL;
@@ -26,12 +26,34 @@ char *re_url_escape(const char *s)
             *out++ = (char)*p;
         } else {
             *out++ = '%';
-            *out++ = hex[*p >> 4];
-            *out++ = hex[*p & 15];
+            re_hex_encode_upper(p, 1, out);
+            out += 2;
         }
     }
     *out = '\0';
     return encoded;
+}
+
+char *re_url_unescape(const char *s, size_t len, size_t *out_len)
+{
+    char *decoded = malloc(len + 1);
+    if (!decoded)
+        return NULL;
+    size_t j = 0;
+    for (size_t i = 0; i < len; i++) {
+        int high = s[i] == '%' && len - i > 2 ? re_hex_value(s[i + 1]) : -1;
+        int low = high >= 0 ? re_hex_value(s[i + 2]) : -1;
+        if (low >= 0) {
+            decoded[j++] = (char)(high << 4 | low);
+            i += 2;
+        } else {
+            decoded[j++] = s[i];
+        }
+    }
+    decoded[j] = '\0';
+    if (out_len)
+        *out_len = j;
+    return decoded;
 }
 
 char *re_url_join(const char *base, const char *name)

@@ -4,8 +4,8 @@
 #define _GNU_SOURCE
 #include "feed.h"
 
-#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "datetime.h"
 #include "feed_internal.h"
@@ -209,72 +210,44 @@ re_status re_feed_cover_name(const re_feed_episode *episode, char **name)
     return RE_OK;
 }
 
-static int compare_names(const void *a, const void *b)
+/* What the listing keeps: a visible NAME.json that is no chapters or transcript file. */
+static int sidecar_name(const char *name, void *ctx)
 {
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static void free_names(char **names, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        free(names[i]);
-    free(names);
+    (void)ctx;
+    return name[0] != '.' && has_suffix(name, ".json") && strlen(name) > 5
+           && !has_suffix(name, ".chapters.json") && !has_suffix(name, ".transcript.json");
 }
 
 /* The candidate sidecar names in dir, sorted. */
 static re_status list_json(const char *dir, char ***out, size_t *count, re_diagnostics *errors)
 {
-    *out = NULL;
-    *count = 0;
-    DIR *d = opendir(dir);
-    if (!d)
-        return re_diag_add(errors, dir, 0, 0, "cannot read the folder: %s", strerror(errno))
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    re_status st = fd >= 0 ? re_dir_list(fd, sidecar_name, NULL, 0, out, count) : RE_ERR_READ;
+    int err = errno;
+    if (fd >= 0)
+        (void)close(fd);
+    if (st == RE_ERR_READ)
+        return re_diag_add(errors, dir, 0, 0, "cannot read the folder: %s", strerror(err))
                        == RE_OK ? RE_ERR_READ : RE_ERR_NOMEM;
-    char **names = NULL;
-    size_t n = 0, cap = 0;
-    re_status st = RE_OK;
-    struct dirent *entry;
-    while (st == RE_OK && (entry = readdir(d)) != NULL) {
-        const char *name = entry->d_name;
-        if (name[0] == '.' || !has_suffix(name, ".json") || strlen(name) == 5
-            || has_suffix(name, ".chapters.json") || has_suffix(name, ".transcript.json"))
+    /* Names go into the feed's URLs and GUIDs: one that XML cannot carry as it is (not UTF-8,
+     * a control character) is refused, shown escaped: the first in the listing's order. */
+    for (size_t i = 0; st == RE_OK && i < *count; i++) {
+        const char *problem = re_utf8_name_problem((*out)[i]);
+        if (!problem)
             continue;
-        /* Names go into the feed's URLs and GUIDs: one that XML cannot carry as it is (not
-         * UTF-8, a control character) is refused, shown escaped. */
-        const char *problem = re_utf8_name_problem(name);
-        if (problem) {
-            char *shown = re_utf8_shown(name);
-            char *where = shown ? re_path_join(dir, shown) : NULL;
-            st = where && re_diag_add(errors, where, 0, 0, "cannot be published: %s; rename the "
-                                      "episode's files", problem) == RE_OK ? RE_ERR_INPUT : RE_ERR_NOMEM;
-            free(shown);
-            free(where);
-            break;
-        }
-        if (n == cap) {
-            cap = cap ? cap * 2 : 32;
-            char **grown = realloc(names, cap * sizeof *grown);
-            if (!grown) {
-                st = RE_ERR_NOMEM;
-                break;
-            }
-            names = grown;
-        }
-        if (!(names[n] = strdup(name)))
-            st = RE_ERR_NOMEM;
-        else
-            n++;
+        char *shown = re_utf8_shown((*out)[i]);
+        char *where = shown ? re_path_join(dir, shown) : NULL;
+        st = where && re_diag_add(errors, where, 0, 0, "cannot be published: %s; rename the "
+                                  "episode's files", problem) == RE_OK ? RE_ERR_INPUT : RE_ERR_NOMEM;
+        free(shown);
+        free(where);
     }
-    closedir(d);
     if (st != RE_OK) {
-        free_names(names, n);
-        return st;
+        re_dir_names_free(*out, *count);
+        *out = NULL;
+        *count = 0;
     }
-    if (n > 1)
-        qsort(names, n, sizeof *names, compare_names);
-    *out = names;
-    *count = n;
-    return RE_OK;
+    return st;
 }
 
 static int regular_file(const char *dir, const char *name, struct stat *st, re_status *status)
@@ -466,7 +439,7 @@ re_status re_feed_scan(re_feed *feed, const char *dir, re_diagnostics *errors,
     for (size_t i = 0; st == RE_OK && i < n; i++)
         st = feed->stop && *feed->stop ? RE_ERR_INTERRUPTED
                                        : scan_one(feed, dir, names[i], &input_errors, errors, warnings);
-    free_names(names, n);
+    re_dir_names_free(names, n);
     if (st != RE_OK)
         return st;
     re_feed_sort(feed->episodes, feed->count);

@@ -13,6 +13,7 @@
 #include <libxml/HTMLtree.h>
 #include <libxml/xmlIO.h>
 
+#include "hex.h"
 #include "text.h"
 
 /* Elements and attributes deeper than this are left out (cmark-gfm nests no deeper than its
@@ -444,8 +445,8 @@ static void put_destination(md_writer *w, md_text *t, const char *url)
     put(w, t, "<", 1);
     for (const unsigned char *p = (const unsigned char *)url; *p; p++) {
         if (*p <= 0x20 || *p >= 0x7f || strchr("<>\\\"'`", *p)) {
-            char hex[4];
-            snprintf(hex, sizeof hex, "%%%02X", *p);
+            char hex[4] = "%";
+            re_hex_encode_upper(p, 1, hex + 1);
             put(w, t, hex, 3);
         } else {
             if (*p == '&')

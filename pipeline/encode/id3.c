@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "datetime.h"
+#include "utf8.h"
 
 /* The header's size field is a 28-bit syncsafe integer that excludes the 10 header bytes. */
 #define ID3_HEADER_LEN 10u
@@ -85,48 +86,17 @@ static void tag_put_be32(tag_buffer *b, uint32_t value)
     tag_put(b, bytes, sizeof bytes);
 }
 
-/* Decodes one strict UTF-8 sequence (no overlongs, surrogates, values above U+10FFFF or
- * truncation). Returns its length, or 0 when s does not start a valid sequence. */
-static size_t utf8_next(const unsigned char *s, uint32_t *cp)
-{
-    unsigned char c = s[0];
-    size_t len;
-    uint32_t value, min;
-    if (c < 0x80) {
-        *cp = c;
-        return 1;
-    } else if (c >= 0xC2 && c <= 0xDF) {
-        len = 2; value = c & 0x1Fu; min = 0x80;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-        len = 3; value = c & 0x0Fu; min = 0x800;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        len = 4; value = c & 0x07u; min = 0x10000;
-    } else {
-        return 0;
-    }
-    for (size_t i = 1; i < len; i++) {
-        if ((s[i] & 0xC0) != 0x80)    /* also stops at the terminating NUL */
-            return 0;
-        value = (value << 6) | (s[i] & 0x3Fu);
-    }
-    if (value < min || value > 0x10FFFF || (value >= 0xD800 && value <= 0xDFFF))
-        return 0;
-    *cp = value;
-    return len;
-}
-
-/* Size of text as UTF-16 with BOM and a 2-byte terminator; 0 if text is not valid UTF-8. */
+/* Size of text as UTF-16 with BOM and a 2-byte terminator; 0 if text is not strict UTF-8
+ * (utf8.h: no overlongs, surrogates, values above U+10FFFF or truncation). */
 static size_t utf16_size(const char *text)
 {
-    const unsigned char *s = (const unsigned char *)text;
-    size_t size = 4;
-    while (*s) {
+    size_t len = strlen(text), size = 4;
+    if (!re_utf8_check(text, len, NULL, NULL))
+        return 0;
+    for (const char *s = text, *end = text + len; s < end;) {
         uint32_t cp;
-        size_t len = utf8_next(s, &cp);
-        if (len == 0)
-            return 0;
+        s += re_utf8_decode(s, end, &cp);
         size += cp > 0xFFFF ? 4 : 2;
-        s += len;
     }
     return size;
 }
@@ -135,18 +105,11 @@ static size_t utf16_size(const char *text)
  * The text must have passed utf16_size. */
 static void tag_put_utf16(tag_buffer *b, const char *text)
 {
-    const unsigned char *s = (const unsigned char *)text;
     tag_put_byte(b, 0xFF);
     tag_put_byte(b, 0xFE);
-    while (*s) {
+    for (const char *s = text, *end = text + strlen(text); s < end;) {
         uint32_t cp;
-        size_t len = utf8_next(s, &cp);
-        if (len == 0) {
-            if (b->status == RE_OK)
-                b->status = RE_ERR_INVALID;
-            return;
-        }
-        s += len;
+        s += re_utf8_decode(s, end, &cp);
         if (cp > 0xFFFF) {
             uint32_t v = cp - 0x10000;
             uint32_t high = 0xD800 | (v >> 10), low = 0xDC00 | (v & 0x3FF);

@@ -513,7 +513,7 @@ void re_fit_report_free(fit_report *report)
 
 uint64_t re_fit_budget(uint64_t max_us, unsigned rate, unsigned reserve)
 {
-    uint64_t frames = (uint64_t)((unsigned __int128)max_us * rate / 1000000u);
+    uint64_t frames = re_us_to_frames_down(max_us, rate);
     return frames > reserve ? frames - reserve : 0;
 }
 

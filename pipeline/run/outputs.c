@@ -3,7 +3,6 @@
 #define _GNU_SOURCE
 #include "outputs.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -107,21 +106,28 @@ static int publishing_debris(const char *name, const char *base)
     return strcmp(hex + 8, ".part") == 0 || strcmp(hex + 8, ".old") == 0;
 }
 
+static int open_folder_of(const char *path);
+
+static int debris_of(const char *name, void *base)
+{
+    return publishing_debris(name, base);
+}
+
 /* What a run killed while publishing (SIGKILL, a power cut) left beside the file at `path`:
  * removed by the next run that writes it. */
 static void remove_debris(const char *path)
 {
     const char *slash = strrchr(path, '/');
-    char *dir = slash ? strndup(path, (size_t)(slash - path) + 1) : strdup(".");
-    const char *base = slash ? slash + 1 : path;
-    DIR *d = dir ? opendir(dir) : NULL;
-    struct dirent *entry;
-    while (d && (entry = readdir(d)) != NULL)
-        if (publishing_debris(entry->d_name, base))
-            (void)unlinkat(dirfd(d), entry->d_name, 0);
-    if (d)
-        closedir(d);
-    free(dir);
+    char **names = NULL;
+    size_t count = 0;
+    int dir = open_folder_of(path);
+    if (dir >= 0 && re_dir_list(dir, debris_of, (void *)(slash ? slash + 1 : path), 0, &names,
+                                &count) == RE_OK)
+        for (size_t i = 0; i < count; i++)
+            (void)unlinkat(dir, names[i], 0);
+    re_dir_names_free(names, count);
+    if (dir >= 0)
+        (void)close(dir);
 }
 
 static re_status open_one(output_set *set, output_kind kind,
@@ -658,28 +664,33 @@ static int ends_with(const char *s, const char *suffix)
     return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
+/* What the listing keeps: a visible NAME.json that is no chapters or transcript file and not
+ * the episode's own sidecar (`own`, its name). */
+static int other_sidecar(const char *name, void *own)
+{
+    return name[0] != '.' && ends_with(name, ".json") && !ends_with(name, ".chapters.json")
+           && !ends_with(name, ".transcript.json") && strcmp(name, own) != 0;
+}
+
 void re_output_set_warn_claims(const char *output_path, const char *format,
-                               const re_episode *episode, re_diagnostics *diag)
+                            const re_episode *episode, re_diagnostics *diag)
 {
     if (strcmp(format, "mp3") != 0 || (!episode->guid && episode->episode_number <= 0))
         return;   /* in no feed, or the episode is its file name: no other set can be it */
     re_episode_claim mine = { .guid = episode->guid, .season = episode->season,
                               .number = episode->episode_number, .type = episode->type };
-    char *own = path_of(output_path, OUTPUT_SIDECAR);
+    char *own = path_of(output_path, OUTPUT_SIDECAR), **names = NULL;
+    size_t count = 0;
     int dir = open_folder_of(output_path);
-    int listing = dir >= 0 ? dup(dir) : -1;
-    DIR *d = listing >= 0 ? fdopendir(listing) : NULL;
-    if (!d && listing >= 0)
-        (void)close(listing);
+    re_status status = own ? RE_OK : RE_ERR_NOMEM;
+    if (status == RE_OK)
+        status = dir >= 0 ? re_dir_list(dir, other_sidecar, (void *)base_of(own), 0, &names,
+                                        &count)
+                          : RE_ERR_READ;
     const char *slash = strrchr(output_path, '/');
     size_t folder_len = slash ? (size_t)(slash - output_path) + 1 : 0;
-    re_status status = own ? RE_OK : RE_ERR_NOMEM;
-    struct dirent *entry;
-    while (status == RE_OK && d && (entry = readdir(d)) != NULL) {
-        const char *name = entry->d_name;
-        if (name[0] == '.' || !ends_with(name, ".json") || ends_with(name, ".chapters.json")
-            || ends_with(name, ".transcript.json") || strcmp(name, base_of(own)) == 0)
-            continue;
+    for (size_t i = 0; status == RE_OK && i < count; i++) {
+        const char *name = names[i];
         char *path = NULL;
         if (asprintf(&path, "%.*s%s", (int)folder_len, output_path, name) < 0) {
             status = RE_ERR_NOMEM;
@@ -700,8 +711,7 @@ void re_output_set_warn_claims(const char *output_path, const char *format,
         }
         free(path);
     }
-    if (d)
-        closedir(d);
+    re_dir_names_free(names, count);
     if (dir >= 0)
         (void)close(dir);
     if (status != RE_OK)   /* the outputs are published: a failure here is at most said */

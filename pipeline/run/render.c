@@ -13,12 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
-#include <time.h>
 
 #include "assemble.h"
 #include "deliver.h"
+#include "extras.h"
 #include "duration.h"
 #include "cover.h"
 #include "files.h"
@@ -36,6 +35,7 @@
 #include "synth.h"
 #include "tags.h"
 #include "transcript.h"
+#include "up_to_date.h"
 #include "voice.h"
 
 /* What was last written to the timeline, for the air around sound files: speech and a sound
@@ -87,30 +87,6 @@ const char *re_render_format_of(const char *output_path)
     if (strcasecmp(dot, ".wav") == 0)
         return "wav";
     return NULL;
-}
-
-const char *re_render_step_name(re_render_step step)
-{
-    static const char *const names[RE_STEPS] = { "parse", "speak", "level", "encode", "measure",
-                                                 "publish" };
-    return step < RE_STEPS ? names[step] : NULL;
-}
-
-static double seconds_of(struct timeval tv)
-{
-    return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
-}
-
-re_step_time re_step_clock(void)
-{
-    struct timespec ts;
-    struct rusage self, children;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    getrusage(RUSAGE_SELF, &self);
-    getrusage(RUSAGE_CHILDREN, &children);   /* the speech processes, once reaped */
-    return (re_step_time){ (double)ts.tv_sec + (double)ts.tv_nsec / 1e9,
-                           seconds_of(self.ru_utime) + seconds_of(self.ru_stime)
-                           + seconds_of(children.ru_utime) + seconds_of(children.ru_stime) };
 }
 
 /* The time since the last call (or the render's start) goes to `step`. */
@@ -638,60 +614,6 @@ static void describe_facts(render *r)
     };
 }
 
-/* The HTML page names the audio and the WebVTT transcript beside it, by file name. */
-static re_status write_html_page(render *r, FILE *out)
-{
-    char *vtt = re_output_sibling(r->opt->output_path, ".vtt");
-    if (!vtt)
-        return RE_ERR_NOMEM;
-    const char *audio_slash = strrchr(r->opt->output_path, '/'), *vtt_slash = strrchr(vtt, '/');
-    re_status status = re_page_write_html(out, &r->facts, &r->transcript,
-                                          audio_slash ? audio_slash + 1 : r->opt->output_path,
-                                          vtt_slash ? vtt_slash + 1 : vtt);
-    free(vtt);
-    return status;
-}
-
-/* The Markdown page links the audio beside it, by file name. */
-static re_status write_markdown_page(render *r, FILE *out)
-{
-    const char *audio_slash = strrchr(r->opt->output_path, '/');
-    return re_page_write_named(out, &r->facts, &r->transcript,
-                               audio_slash ? audio_slash + 1 : r->opt->output_path);
-}
-
-/* Every file beside the audio but the sidecar, from the transcript and the facts. */
-static re_status write_extras(render *r)
-{
-    for (int k = 0; k < OUTPUT_KINDS; k++) {
-        re_output *file = k == OUTPUT_AUDIO || k == OUTPUT_SIDECAR ? NULL
-                        : re_output_set_file(r->outputs, (output_kind)k);
-        if (!file)
-            continue;
-        FILE *out = re_output_stream(file);
-        re_status status = RE_OK;
-        switch (k) {
-        case OUTPUT_VTT: status = re_transcript_write_vtt(out, &r->transcript); break;
-        case OUTPUT_SRT: status = re_transcript_write_srt(out, &r->transcript); break;
-        case OUTPUT_TRANSCRIPT_JSON: status = re_transcript_write_json(out, &r->transcript); break;
-        case OUTPUT_CHAPTERS:
-            status = re_chapters_json_write(out, r->facts.chapters, r->facts.chapter_count,
-                                            r->facts.sample_rate);
-            break;
-        case OUTPUT_PAGE: status = write_html_page(r, out); break;
-        case OUTPUT_PAGE_MD: status = write_markdown_page(r, out); break;
-        case OUTPUT_COVER_JPEG: case OUTPUT_COVER_PNG:   /* the script's image, as read */
-            status = fwrite(r->cover.bytes, 1, r->cover.len, out) == r->cover.len ? RE_OK
-                                                                                 : RE_ERR_WRITE;
-            break;
-        }
-        if (status != RE_OK)
-            return re_diag_fail(r->diag, status, re_output_target(file), 0, 0, "%s",
-                                status == RE_ERR_NOMEM ? "out of memory" : "cannot write");
-    }
-    return RE_OK;
-}
-
 /* The music bed (music.h): loaded, confined and measured before anything is spoken, its
  * file's SHA-256 part of the inputs digest. */
 static re_status load_music(render *r)
@@ -761,7 +683,9 @@ static re_status finish_outputs(render *r, re_render_result *result)
     re_status status = re_output_size(r->audio, &r->facts.bytes, r->diag);
     if (status != RE_OK)
         return status;
-    status = write_extras(r);   /* first: the sidecar lists every other file, hashed */
+    /* first: the sidecar lists every other file, hashed */
+    status = re_render_write_extras(r->outputs, r->opt->output_path, &r->facts, &r->transcript,
+                                    &r->cover, r->diag);
     re_sidecar_file *files = NULL;
     size_t file_count = 0;
     if (status == RE_OK)
@@ -819,79 +743,6 @@ static void render_cleanup(render *r)
     re_prepared_free(&r->prepared);
 }
 
-/* A set another user owns a file of is never up to date: they could have swapped in their own
- * audio and patched the sidecar to match (in a shared folder, rendering the same script
- * first). It is rendered again, and published over theirs. */
-static void not_ours(render *r, const char *path, uid_t owner)
-{
-    (void)re_diag_add(r->diag, path, 0, 0, "warning: not up to date: it belongs to another user "
-                      "(uid %ju), who could have changed the episode's files; rendering it "
-                      "again", (uintmax_t)owner);
-}
-
-/* Every file the sidecar lists is still as the render wrote it (an edited transcript, which
- * the feed would refuse as stale, is written again), and the running user's or root's. */
-static int listed_files_unchanged(render *r, const char *output_path, const re_sidecar *side)
-{
-    int same = side->has_files;
-    for (size_t i = 0; same && i < side->file_count; i++) {
-        const char *slash = strrchr(output_path, '/');
-        char *path = NULL;
-        if (asprintf(&path, "%.*s%s", slash ? (int)(slash - output_path + 1) : 0, output_path,
-                     side->files[i].name) < 0)
-            return 0;
-        uid_t owner = 0;
-        re_sidecar_match match = re_sidecar_file_match(path, &side->files[i], &owner);
-        if (match == RE_SIDECAR_FOREIGN)
-            not_ours(r, path, owner);
-        same = match == RE_SIDECAR_MATCH;
-        free(path);
-    }
-    return same;
-}
-
-/* The outputs exist, complete, the running user's or root's, and the sidecar says they were
- * made from these inputs. A sidecar that cannot be read or is not valid only means rendering
- * again: nothing to say. It is read without waiting (a FIFO in its place is not one). */
-static int outputs_up_to_date(render *r, re_render_result *result)
-{
-    char *sidecar_path = re_sidecar_path(r->opt->output_path);
-    re_diagnostics ignored;
-    re_diagnostics_init(&ignored, 1);
-    re_sidecar side;
-    re_sidecar_found found = RE_SIDECAR_NOT_OURS;
-    char *buf = NULL;
-    size_t len = 0;
-    uid_t owner = 0;
-    if (sidecar_path && re_file_read_trusted(sidecar_path, RE_SIDECAR_MAX_SIZE, RE_READ_REGULAR,
-                                             &buf, &len, &owner, &ignored) == RE_OK) {
-        if (!buf)
-            not_ours(r, sidecar_path, owner);
-        else
-            re_sidecar_read(sidecar_path, buf, len, r->format, &side, &found, &ignored);
-    }
-    free(buf);
-    re_diagnostics_free(&ignored);
-    free(sidecar_path);
-    if (found != RE_SIDECAR_FOUND)
-        return 0;
-    struct stat st;
-    int fresh = side.inputs_sha256 && strcmp(side.inputs_sha256, r->inputs_sha256) == 0
-                && side.duration && stat(r->opt->output_path, &st) == 0
-                && (uint64_t)st.st_size == side.bytes;
-    fresh = fresh && re_output_set_present(r->opt->output_path, &r->choice)
-            && listed_files_unchanged(r, r->opt->output_path, &side);
-    if (fresh) {
-        result->samples = side.samples;
-        result->sample_rate = side.sample_rate;
-        result->bytes = side.bytes;
-        snprintf(result->duration, sizeof result->duration, "%s", side.duration);
-        result->up_to_date = 1;
-    }
-    re_sidecar_free(&side);
-    return fresh;
-}
-
 re_status re_render(const re_render_options *options, re_render_result *result,
                     re_diagnostics *diag)
 {
@@ -919,7 +770,9 @@ re_status re_render(const re_render_options *options, re_render_result *result,
         status = start_delivery(&r);
     if (status == RE_OK)
         status = digest_inputs(&r);
-    if (status == RE_OK && options->skip_unchanged && outputs_up_to_date(&r, result)) {
+    if (status == RE_OK && options->skip_unchanged
+        && re_render_up_to_date(options->output_path, r.format, r.inputs_sha256, &r.choice, result,
+                                diag)) {
         render_cleanup(&r);
         charge(&r, RE_STEP_PARSE);
         return RE_OK;

@@ -259,6 +259,22 @@ class Feed(Case):
                 self.assertNotIn("feed.xml", os.listdir(folder))
                 shutil.rmtree(folder)
 
+    def test_first_unpublishable_name_in_byte_order(self):
+        """Of several names XML cannot carry, the one refused is the first in byte order, not
+        the file system's: made in the order m, a, z (a folder lists them as made, or the
+        other way round, or by a hash), the message names a, and a only."""
+        folder = self.copy_out("a.mp3", "a.json", "show.txt", "cover.png")
+        for raw in (b"m\x01", b"a\x01", b"z\x01"):
+            shutil.copy(os.path.join(folder, "a.json"), os.path.join(folder.encode(), raw + b".json"))
+        res = subprocess.run([BIN, "feed", folder, "--base-url", BASE], capture_output=True,
+                             env=dict(os.environ, XDG_CACHE_HOME=self.path("cache")))
+        self.assertEqual(res.returncode, 2, res.stderr)
+        err = res.stderr.decode("utf-8")
+        self.assertIn("a\\u0001.json: cannot be published", err)
+        self.assertNotIn("m\\u0001", err)
+        self.assertNotIn("z\\u0001", err)
+        self.assertNotIn("feed.xml", os.listdir(folder))
+
     def test_usage_errors(self):
         for args in (["feed", self.out], ["feed", "--base-url", BASE],
                      ["feed", self.out, "--base-url", "ftp://x.org/"],

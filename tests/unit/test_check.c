@@ -547,9 +547,10 @@ static void test_site_scan(void)
     put(dir, "feed.xml", "<?xml version=\"1.0\"?>\n<!-- a feed -->\n<rss version=\"2.0\">"
         "<channel><item><enclosure url=\"https://x.example/b.mp3\" length=\"9\"/></item>"
         "<item><enclosure url=\"https://x.example/gone.mp3\" length=\"1\"/></item>"
-        "</channel></rss>\n");
+        "<item><enclosure url=\"https://x.example/a.mp3%00.x\" length=\"2\"/></item>"
+        "</channel></rss>\n");   /* a %00 names no file, not a.mp3 */
     put(dir, "z.rss", "<feed xmlns=\"http://www.w3.org/2005/Atom\"><entry><link rel=\"enclosure\" "
-        "href=\"a.mp3\" length=\"5\"/></entry><entry><link rel=\"enclosure\" "
+        "href=\"/x/%61%2emp3?v=1\" length=\"5\"/></entry><entry><link rel=\"enclosure\" "
         "href=\"b.mp3\" length=\"6\"/></entry></feed>\n");
     put(dir, "sitemap.xml", "<?xml version=\"1.0\"?><urlset xmlns=\"http://www.sitemaps.org/"
         "schemas/sitemap/0.9\"><url><loc>https://x.example/a.html</loc></url></urlset>\n");
@@ -575,7 +576,7 @@ static void test_site_scan(void)
         CHECK(strstr(site.feeds[0], "/feed.xml") != NULL);
         CHECK(strstr(site.feeds[1], "/z.rss") != NULL);
         /* each parsed once, its items paired with their MP3s: [feed * mp3_count + mp3] */
-        CHECK_INT(site.feed_items[0], 2);
+        CHECK_INT(site.feed_items[0], 3);
         CHECK_INT(site.feed_matched[0], 1);
         CHECK_INT(site.feed_claims[0].count, 0);             /* feed.xml, a.mp3 */
         CHECK_INT(site.feed_claims[1].count, 1);             /* feed.xml, b.mp3 */

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* test_duration.c - the rounding rule, the ISO formatter and the ISO and clock readers. */
+/* test_duration.c - the rounding rules both ways, the ISO formatter and the ISO and clock
+ * readers. */
 #include <string.h>
 
 #include "testkit.h"
@@ -189,9 +190,37 @@ static void test_parse_units(void)
     CHECK_INT(units_us("99999999999999999999h"), UINT64_MAX);
 }
 
+/* Time to samples: nearest, half up, and rounded down, judged by 128-bit arithmetic over
+ * every microsecond of a second at each rate, the exact halves, and times so long that
+ * us * rate overflows 64 bits. */
+static void test_us_to_frames(void)
+{
+    static const unsigned rates[] = { 8000, 16000, 22050, 44100, 48000 };
+    int wrong = 0;
+    for (size_t k = 0; k < sizeof rates / sizeof rates[0]; k++) {
+        unsigned rate = rates[k];
+        for (uint64_t us = 0; us <= 1000000; us++) {
+            unsigned __int128 p = (unsigned __int128)us * rate;
+            wrong += re_us_to_frames(us, rate) != (uint64_t)((p + 500000) / 1000000);
+            wrong += re_us_to_frames_down(us, rate) != (uint64_t)(p / 1000000);
+        }
+        uint64_t huge = UINT64_MAX / 1000000 * 999;   /* us * rate is past 2^64 */
+        unsigned __int128 p = (unsigned __int128)huge * rate;
+        wrong += re_us_to_frames(huge, rate) != (uint64_t)((p + 500000) / 1000000);
+        wrong += re_us_to_frames_down(huge, rate) != (uint64_t)(p / 1000000);
+    }
+    CHECK_INT(wrong, 0);
+    CHECK_INT(re_us_to_frames(1500, 22050), 33);          /* 33.075 */
+    CHECK_INT(re_us_to_frames(100, 5000), 1);             /* 0.5: half up */
+    CHECK_INT(re_us_to_frames_down(100, 5000), 0);
+    CHECK_INT(re_us_to_frames(99, 5000), 0);              /* 0.495 */
+    CHECK_INT(re_us_to_frames(800000, 22050), 17640);
+}
+
 int main(void)
 {
     test_rounding();
+    test_us_to_frames();
     test_format();
     test_parse_iso();
     test_parse_clock();

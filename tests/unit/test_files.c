@@ -2,7 +2,7 @@
 /* test_files.c - whole files: re_file_read's limits and its two modes (a FIFO is refused in
  * RE_READ_REGULAR before it could block, and read until its writer closes in RE_READ_ANY),
  * re_file_open_regular, re_file_replace (permissions, symlinks, the old file kept on a
- * failed write, no temporary file left) and re_path_join. */
+ * failed write, no temporary file left), re_path_join and the folder lister. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
@@ -571,6 +571,71 @@ static void test_open_owned(void)
     free(root);
 }
 
+static int ends_json(const char *name, void *ctx)
+{
+    size_t n = strlen(name), m = strlen((const char *)ctx);
+    return n >= m && strcmp(name + n - m, (const char *)ctx) == 0;
+}
+
+/* The one folder lister: every name but . and .., in byte order whatever the creation order,
+ * filtered, capped, names only (a dangling link and a FIFO are listed, never followed or
+ * opened), and the caller's fd kept and listed alike twice. */
+static void test_dir_list(void)
+{
+    char *folder = path_in("listing");
+    CHECK_INT(mkdir(folder, 0700), 0);
+    static const char *const made[] = { "b.json", "a.mp3", ".hidden.json", "B.json",
+                                        "a.json", "\xc3\xa9.json", "z" };
+    for (size_t i = 0; i < sizeof made / sizeof made[0]; i++) {
+        char *p = re_path_join(folder, made[i]);
+        write_file(p, "x", 1, 0600);
+        free(p);
+    }
+    char *link = re_path_join(folder, "gone.json"), *fifo = re_path_join(folder, "pipe.json");
+    CHECK_INT(symlink("nowhere/at/all", link), 0);
+    CHECK_INT(mkfifo(fifo, 0600), 0);
+    int fd = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    CHECK(fd >= 0);
+    char **names = NULL;
+    size_t n = 99;
+    CHECK_INT(re_dir_list(fd, NULL, NULL, 0, &names, &n), RE_OK);
+    static const char *const all[] = { ".hidden.json", "B.json", "a.json", "a.mp3", "b.json",
+                                       "gone.json", "pipe.json", "z", "\xc3\xa9.json" };
+    CHECK_INT(n, sizeof all / sizeof all[0]);
+    for (size_t i = 0; i < n && i < sizeof all / sizeof all[0]; i++)
+        CHECK_STR(names[i], all[i]);
+    re_dir_names_free(names, n);
+    /* again from the same fd, its position at the end of the first listing: the same names */
+    char **json = NULL;
+    CHECK_INT(re_dir_list(fd, ends_json, ".json", 0, &json, &n), RE_OK);
+    CHECK_INT(n, 7);
+    if (n == 7) {
+        CHECK_STR(json[0], ".hidden.json");
+        CHECK_STR(json[6], "\xc3\xa9.json");
+    }
+    re_dir_names_free(json, n);
+    CHECK_INT(re_dir_list(fd, ends_json, ".json", 7, &json, &n), RE_OK);   /* at the cap */
+    re_dir_names_free(json, n);
+    json = (char **)1;
+    CHECK_INT(re_dir_list(fd, ends_json, ".json", 6, &json, &n), RE_ERR_LIMIT);
+    CHECK(json == NULL && n == 0);
+    CHECK_INT(re_dir_list(fd, ends_json, ".none", 0, &json, &n), RE_OK);
+    CHECK(json == NULL && n == 0);
+    CHECK(fcntl(fd, F_GETFD) >= 0);   /* still open, still the caller's */
+    close(fd);
+    errno = 0;
+    CHECK_INT(re_dir_list(-1, NULL, NULL, 0, &json, &n), RE_ERR_READ);
+    CHECK_INT(errno, EBADF);
+    int not_dir = open(fifo, O_RDONLY | O_NONBLOCK);
+    CHECK_INT(re_dir_list(not_dir, NULL, NULL, 0, &json, &n), RE_ERR_READ);
+    CHECK_INT(errno, ENOTDIR);
+    close(not_dir);
+    re_dir_names_free(NULL, 0);
+    free(link);
+    free(fifo);
+    free(folder);
+}
+
 int main(void)
 {
     if (test_temp_dir(dir, sizeof dir, "files") != 0)
@@ -581,6 +646,7 @@ int main(void)
     test_replace();
     test_replace_guarded();
     test_path_join();
+    test_dir_list();
     test_open_beneath();
     test_open_owned();
     test_remove_tree(dir);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* test_hex.c - the one hex writer and reader: every byte value written, lowercase only checked,
- * either case read, and a short string stopped at its NUL. */
+/* test_hex.c - the one hex writer and reader: every byte value written in either case,
+ * lowercase only checked, either case read, and a short string stopped at its NUL. */
 #include <stdio.h>
 #include <string.h>
 
@@ -27,6 +27,26 @@ static void test_encode_every_byte(void)
     char some[7];
     re_hex_encode("\x01\xab\xff", 3, some);
     CHECK_STR(some, "01abff");
+}
+
+/* Uppercase, for percent-encoding: every byte as printf's %02X writes it. */
+static void test_encode_upper(void)
+{
+    unsigned char all[256];
+    char hex[2 * sizeof all + 1], expected[3];
+    for (int i = 0; i < 256; i++)
+        all[i] = (unsigned char)i;
+    re_hex_encode_upper(all, sizeof all, hex);
+    CHECK_INT(strlen(hex), 512);
+    int wrong = 0;
+    for (int i = 0; i < 256; i++) {
+        snprintf(expected, sizeof expected, "%02X", i);
+        wrong += memcmp(hex + 2 * i, expected, 2) != 0;
+    }
+    CHECK_INT(wrong, 0);
+    char some[7];
+    re_hex_encode_upper("\x01\xab\xff", 3, some);
+    CHECK_STR(some, "01ABFF");
 }
 
 static void test_valid(void)
@@ -60,6 +80,7 @@ static void test_value(void)
 int main(void)
 {
     test_encode_every_byte();
+    test_encode_upper();
     test_valid();
     test_value();
     return check_finish("test_hex");

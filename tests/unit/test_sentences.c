@@ -30,6 +30,42 @@ static const char *split(const char *text, unsigned flags)
     return out;
 }
 
+/* The two questions sentences.h answers agree: at every blank of text after a stop, `text`
+ * cut there ends a sentence (re_ends_sentence, asked where a paragraph is cut into pieces in
+ * other voices) exactly when re_sentence_end cuts the paragraph there. 0 when they agree. */
+static int disagreements(const char *text)
+{
+    size_t len = strlen(text), from = 0, wrong = 0;
+    char prefix[1024];
+    while (from < len) {
+        size_t end = re_sentence_end(text, from, RE_TEXT_PLAIN);
+        for (size_t j = from; j < end && j < sizeof prefix; j++) {
+            if (text[j] != ' ' || j == 0 || text[j - 1] == ' ')
+                continue;
+            memcpy(prefix, text, j);
+            prefix[j] = '\0';
+            if (re_ends_sentence(prefix, text + j + 1)) {
+                fprintf(stderr, "  ends here, but re_sentence_end goes on: '%s' | '%s'\n",
+                        prefix, text + j + 1);
+                wrong++;
+            }
+        }
+        if (end < len && end < sizeof prefix) {
+            memcpy(prefix, text, end);
+            prefix[end] = '\0';
+            if (!re_ends_sentence(prefix, text + end + 1)) {
+                fprintf(stderr, "  cut here, but does not end: '%s' | '%s'\n", prefix,
+                        text + end + 1);
+                wrong++;
+            }
+        }
+        from = end;
+        while (from < len && text[from] == ' ')
+            from++;
+    }
+    return (int)wrong;
+}
+
 int main(void)
 {
     static const struct { const char *text, *sentences; } cases[] = {
@@ -104,6 +140,12 @@ int main(void)
     CHECK(!re_is_abbreviation("the", 3, "al", 2, "showed"));
     CHECK(re_is_abbreviation("on", 2, "Nov", 3, "30"));
     CHECK(!re_is_abbreviation("in", 2, "May", 3, "30"));
+
+    /* ... every cut of the cases above and none elsewhere (but 。！？, only a piece's). */
+    int wrong = 0;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        wrong += disagreements(cases[i].text);
+    CHECK_INT(wrong, 0);
 
     /* Where a piece of a paragraph in another voice ends: the same rules, and 。！？. */
     CHECK(re_ends_sentence("It works.", "Next"));

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* test_url.c - core's URLs: percent-encoding, joining a base and a file name, the feed's URL
- * check and the cache URL taken apart (url.c, through libcurl). */
+/* test_url.c - core's URLs: percent-encoding and decoding, joining a base and a file name,
+ * the feed's URL check and the cache URL taken apart (url.c, through libcurl). */
 #include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +52,83 @@ static void test_escape_is_libcurls(void)
         free(ours);
         curl_release(theirs);
     }
+    dlclose(lib);
+}
+
+static void expect_unescape(const char *in, const char *want, size_t want_len)
+{
+    size_t len = 99;
+    char *got = re_url_unescape(in, strlen(in), &len);
+    CHECK(got != NULL);
+    CHECK_INT(len, want_len);
+    CHECK(got && memcmp(got, want, want_len + 1) == 0);
+    free(got);
+}
+
+/* The decoder needs no libcurl: run first, before test_escape_is_libcurls loads it. */
+static void test_unescape(void)
+{
+    expect_unescape("", "", 0);
+    expect_unescape("ep%201.mp3", "ep 1.mp3", 8);
+    expect_unescape("caf%C3%a9", "caf\xc3\xa9", 5);           /* either case */
+    expect_unescape("a+b", "a+b", 3);                         /* no form encoding */
+    expect_unescape("%", "%", 1);                             /* no two digits: kept */
+    expect_unescape("%4", "%4", 2);
+    expect_unescape("%4g%g4", "%4g%g4", 6);
+    expect_unescape("%%41", "%A", 2);
+    expect_unescape("%2541", "%41", 3);                       /* decoded once */
+    expect_unescape("ep.mp3%00.txt", "ep.mp3\0.txt", 11);     /* the length tells */
+    size_t len = 0;
+    char *got = re_url_unescape("ab%41cd", 5, &len);          /* stops at len */
+    CHECK_STR(got, "abA");
+    CHECK_INT(len, 3);
+    free(got);
+    got = re_url_unescape("%41", 3, NULL);                    /* out_len may be NULL */
+    CHECK_STR(got, "A");
+    free(got);
+    CHECK(dlopen("libcurl.so.4", RTLD_NOW | RTLD_NOLOAD) == NULL);
+}
+
+/* libcurl's curl_easy_unescape as the judge: every "%" followed by every pair from a set of
+ * digits, non-digits and edges, and every byte escaped and read back. */
+static void test_unescape_is_libcurls(void)
+{
+    void *lib = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
+    CHECK(lib != NULL);
+    if (!lib)
+        return;
+    char *(*curl_unescape)(void *, const char *, int, int *);
+    void (*curl_release)(void *);
+    void *found = dlsym(lib, "curl_easy_unescape");
+    memcpy(&curl_unescape, &found, sizeof found);
+    found = dlsym(lib, "curl_free");
+    memcpy(&curl_release, &found, sizeof found);
+    CHECK(curl_unescape != NULL && curl_release != NULL);
+    static const char edges[] = "09afAFgG/%x \xff";
+    int wrong = 0;
+    for (size_t a = 0; a < sizeof edges; a++)       /* the NUL too: a string that ends early */
+        for (size_t b = 0; b < sizeof edges; b++) {
+            char in[6] = { 'x', '%', edges[a], edges[b], 'y', '\0' };
+            int theirs_len = 0;
+            size_t ours_len = 0, n = strlen(in);
+            char *ours = re_url_unescape(in, n, &ours_len);
+            char *theirs = curl_unescape(NULL, in, (int)n, &theirs_len);
+            wrong += !ours || !theirs || ours_len != (size_t)theirs_len
+                     || memcmp(ours, theirs, ours_len) != 0;
+            free(ours);
+            curl_release(theirs);
+        }
+    CHECK_INT(wrong, 0);
+    char all[256];
+    for (int c = 1; c < 256; c++)
+        all[c - 1] = (char)c;
+    all[255] = '\0';
+    char *escaped = re_url_escape(all);
+    size_t len = 0;
+    char *back = escaped ? re_url_unescape(escaped, strlen(escaped), &len) : NULL;
+    CHECK(back && len == 255 && memcmp(back, all, 256) == 0);
+    free(escaped);
+    free(back);
     dlclose(lib);
 }
 
@@ -129,8 +206,10 @@ static void test_http_url(void)
 
 int main(void)
 {
+    test_unescape();
     test_escape();
     test_escape_is_libcurls();
+    test_unescape_is_libcurls();
     test_join();
     test_check();
     test_http_url();

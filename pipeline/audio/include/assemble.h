@@ -42,6 +42,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "duration.h"   /* re_us_to_frames, for the pauses and fades given to it */
 #include "loudness.h"
 #include "spool.h"
 #include "status.h"
@@ -140,8 +141,5 @@ const re_sentence_span *re_assembler_sentences(const re_assembler *a, size_t *co
 void re_assembler_forget_timeline(re_assembler *a);
 
 void re_assembler_free(re_assembler *a);
-
-/* Converts microseconds to samples at `rate`, rounding to nearest (half up). */
-uint64_t re_us_to_frames(uint64_t us, unsigned rate);
 
 #endif

@@ -3,8 +3,9 @@
  * readers for every duration notation that pages and feeds use.
  *
  * Rules (docs/design.md, "Durations"): milliseconds are samples * 1000 / rate rounded down;
- * whole seconds are samples / rate rounded to nearest, half up; ISO 8601 strings are
- * PT{h}H{m}M{s}S with leading zero units left out (PT0S, PT45S, PT2M53S, PT1H0M5S). */
+ * whole seconds are samples / rate rounded to nearest, half up; a time becomes samples
+ * rounded to nearest, half up (re_us_to_frames); ISO 8601 strings are PT{h}H{m}M{s}S with
+ * leading zero units left out (PT0S, PT45S, PT2M53S, PT1H0M5S). */
 #ifndef RE_DURATION_H
 #define RE_DURATION_H
 
@@ -17,6 +18,11 @@
 
 uint64_t re_samples_to_ms(uint64_t samples, unsigned rate);
 uint64_t re_samples_to_seconds(uint64_t samples, unsigned rate);     /* nearest, half up */
+/* The other way, time to samples at `rate`, for every pause, fade and cut: microseconds to
+ * the nearest sample, half up; _down rounds down, for a budget that must not be passed. Exact
+ * for every us (no overflow while the result fits). */
+uint64_t re_us_to_frames(uint64_t us, unsigned rate);
+uint64_t re_us_to_frames_down(uint64_t us, unsigned rate);
 /* Writes the ISO 8601 form of a whole number of seconds into buf (RE_DURATION_ISO_MAX bytes). */
 void re_duration_format_iso(uint64_t seconds, char *buf);
 

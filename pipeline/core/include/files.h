@@ -122,6 +122,25 @@ re_status re_file_replace(const char *path, const char *expected, size_t expecte
  * out of memory. */
 char *re_path_join(const char *dir, const char *name);
 
+/* ---- a folder's names ---------------------------------------------------------------------- */
+
+/* Whether a listing keeps `name`; ctx is the caller's. */
+typedef int (*re_dir_keep)(const char *name, void *ctx);
+
+/* The names in the folder open at dir_fd, the one lister of the library: every entry but "."
+ * and "..", those keep(name, ctx) accepts (keep NULL: all), sorted in byte order (strcmp), so
+ * that what a caller does with them, and the messages it gives, never depend on the file
+ * system's order. Names only: nothing is followed, opened or stat'ed, and the caller opens
+ * what it keeps beneath dir_fd (openat, O_NOFOLLOW, re_open_beneath) by its own rules.
+ * dir_fd stays open and the caller's: the listing reads a duplicate from the start, so two
+ * listings of one fd see the same names. More than `max` kept names (0: no limit) is
+ * RE_ERR_LIMIT; a folder that cannot be read RE_ERR_READ (errno says why); RE_ERR_NOMEM. On
+ * RE_OK *names (malloc'ed, each name too; NULL when *count is 0) is the caller's, for
+ * re_dir_names_free; on failure nothing is. */
+re_status re_dir_list(int dir_fd, re_dir_keep keep, void *ctx, size_t max, char ***names,
+                      size_t *count);
+void re_dir_names_free(char **names, size_t count);   /* NULL is allowed */
+
 /* ---- files a script names (lexicon:, [sound], intro:, outro:, music:) ---------------------- */
 
 /* `value` as a script names it: relative to the script's folder (script_path's), an absolute

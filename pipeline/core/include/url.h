@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* url.h - URLs, owned here once, read through libcurl's URL API (CURLU, loaded on demand:
- * curl_lib.h) and percent-encoded as its encoder does: the feed's and the page's links to
- * files, the checks of the URLs a show file and --base-url give, and the segment cache's
- * --cache-url.
+ * curl_lib.h) and percent-encoded and decoded as its encoder and decoder do: the feed's and
+ * the page's links to files, the enclosures check reads back, the checks of the URLs a show
+ * file and --base-url give, and the segment cache's --cache-url.
  *
  * Every returned string is malloc'ed and the caller's (free). */
 #ifndef RE_URL_H
@@ -14,6 +14,13 @@
  * characters) as %XX with upper-case hex, so that a file name is one path segment and never
  * reads as a scheme, a query or a fragment. NULL when out of memory. */
 char *re_url_escape(const char *s);
+
+/* s[0..len) percent-decoded: each % followed by two hex digits (either case) is the byte they
+ * spell, and every other byte, a % without two digits after it too, is kept, as libcurl's
+ * curl_easy_unescape does (no '+' for a blank: that is a form's encoding, not a URL's). The
+ * result is NUL-terminated and *out_len (may be NULL) its length, which is shorter than
+ * strlen's when it holds a %00. Needs no libcurl. NULL when out of memory. */
+char *re_url_unescape(const char *s, size_t len, size_t *out_len);
 
 /* base (its trailing slashes dropped) + "/" + re_url_escape(name). NULL when out of memory. */
 char *re_url_join(const char *base, const char *name);
