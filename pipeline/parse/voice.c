@@ -3,14 +3,15 @@
  * looked up in (each profile parsed once and kept for the life of the set). */
 #include "voice.h"
 
-#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "files.h"
 #include "keyfile.h"
@@ -347,31 +348,58 @@ static re_status locate(const re_voice_set *set, const char *name, char **path)
     return RE_OK;
 }
 
+/* A listing keeps NAME.voice where NAME is a valid profile name. */
+static int profile_file(const char *file, void *ctx)
+{
+    (void)ctx;
+    size_t n = strlen(file);
+    if (n <= 6 || n - 6 > RE_VOICE_NAME_MAX || strcmp(file + n - 6, ".voice") != 0)
+        return 0;
+    char name[RE_VOICE_NAME_MAX + 1];
+    memcpy(name, file, n - 6);
+    name[n - 6] = '\0';
+    return re_voice_name_valid(name);
+}
+
+/* The profile files in dir (re_dir_list, profile_file), each cut to its NAME. A folder that
+ * cannot be opened or read has none (the search path may name folders that do not exist). */
+static re_status profiles_in(const char *dir, char ***names, size_t *count)
+{
+    *names = NULL;
+    *count = 0;
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return RE_OK;
+    re_status status = re_dir_list(fd, profile_file, NULL, 0, names, count);
+    (void)close(fd);
+    if (status == RE_ERR_READ)
+        return RE_OK;
+    for (size_t i = 0; status == RE_OK && i < *count; i++)
+        (*names)[i][strlen((*names)[i]) - 6] = '\0';
+    return status;
+}
+
 re_status re_voice_set_nearest(const re_voice_set *set, const char *name, char *out)
 {
     size_t best = 3;   /* more than 2 edits away is not a suggestion */
     out[0] = '\0';
     for (size_t i = 0; i < set->dir_count; i++) {
-        DIR *dir = opendir(set->dirs[i]);
-        if (!dir)
-            continue;
-        struct dirent *e;
-        while ((e = readdir(dir)) != NULL) {
-            size_t n = strlen(e->d_name);
-            if (n <= 6 || n - 6 > RE_VOICE_NAME_MAX || strcmp(e->d_name + n - 6, ".voice") != 0)
-                continue;
-            char candidate[RE_VOICE_NAME_MAX + 1];
-            memcpy(candidate, e->d_name, n - 6);
-            candidate[n - 6] = '\0';
-            if (!re_voice_name_valid(candidate) || strcmp(candidate, name) == 0)
+        char **names = NULL;
+        size_t count = 0;
+        re_status status = profiles_in(set->dirs[i], &names, &count);
+        if (status != RE_OK)
+            return status;
+        for (size_t k = 0; k < count; k++) {
+            const char *candidate = names[k];
+            if (strcmp(candidate, name) == 0)
                 continue;
             size_t d = re_edit_distance(name, strlen(name), candidate);
             if (d < best || (d == best && d < 3 && strcmp(candidate, out) < 0)) {
                 best = d;
-                memcpy(out, candidate, n - 5);
+                memcpy(out, candidate, strlen(candidate) + 1);
             }
         }
-        closedir(dir);
+        re_dir_names_free(names, count);
     }
     return RE_OK;
 }
@@ -389,27 +417,17 @@ re_status re_voice_set_names(const re_voice_set *set, char ***names, size_t *cou
     *names = NULL;
     *count = 0;
     for (size_t i = 0; status == RE_OK && i < set->dir_count; i++) {
-        DIR *dir = opendir(set->dirs[i]);
-        if (!dir)
-            continue;
-        struct dirent *e;
-        while (status == RE_OK && (e = readdir(dir)) != NULL) {
-            size_t len = strlen(e->d_name);
-            if (len <= 6 || len - 6 > RE_VOICE_NAME_MAX
-                || strcmp(e->d_name + len - 6, ".voice") != 0)
-                continue;
-            char *name = strndup(e->d_name, len - 6);
-            if (name && !re_voice_name_valid(name)) {
-                free(name);
-                continue;
+        char **found = NULL;
+        size_t found_count = 0;
+        status = profiles_in(set->dirs[i], &found, &found_count);
+        for (size_t k = 0; status == RE_OK && k < found_count; k++) {
+            status = re_array_grow(&list, &capacity, n, sizeof *list);
+            if (status == RE_OK) {
+                list[n++] = found[k];
+                found[k] = NULL;
             }
-            status = name ? re_array_grow(&list, &capacity, n, sizeof *list) : RE_ERR_NOMEM;
-            if (status == RE_OK)
-                list[n++] = name;
-            else
-                free(name);
         }
-        closedir(dir);
+        re_dir_names_free(found, found_count);
     }
     if (n > 1)
         qsort(list, n, sizeof *list, compare_names);

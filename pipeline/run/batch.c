@@ -3,7 +3,6 @@
 #define _GNU_SOURCE
 #include "batch.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -17,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "files.h"
 #include "outputs.h"
 #include "show.h"
 #include "remote.h"
@@ -127,22 +127,32 @@ static re_status add_skipped(re_batch *batch, const char *path, const char *reas
     return RE_OK;
 }
 
+/* A listing keeps what may be a script: NAME.txt (not the show file) or visible Markdown. */
+static int script_name(const char *name, void *ctx)
+{
+    (void)ctx;
+    int markdown = name[0] != '.' && re_script_is_markdown(name);
+    return (ends_in_txt(name) || markdown) && strcmp(name, RE_SHOW_FILE_NAME) != 0;
+}
+
 static re_status add_folder(re_batch *batch, size_t *capacity, const char *dir, re_diagnostics *diag)
 {
-    DIR *d = opendir(dir);
-    if (!d) {
-        re_status s = re_diag_add(diag, dir, 0, 0, "cannot read the folder: %s", strerror(errno));
+    char **names = NULL;
+    size_t count = 0;
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    re_status status = fd >= 0 ? re_dir_list(fd, script_name, NULL, 0, &names, &count)
+                               : RE_ERR_READ;
+    int err = errno;
+    if (fd >= 0)
+        (void)close(fd);
+    if (status == RE_ERR_READ) {
+        re_status s = re_diag_add(diag, dir, 0, 0, "cannot read the folder: %s", strerror(err));
         return s == RE_OK ? RE_ERR_INPUT : s;
     }
-    re_status status = RE_OK;
-    struct dirent *entry;
-    while (status == RE_OK && (entry = readdir(d)) != NULL) {
-        int markdown = entry->d_name[0] != '.' && re_script_is_markdown(entry->d_name);
-        if ((!ends_in_txt(entry->d_name) && !markdown)
-            || strcmp(entry->d_name, RE_SHOW_FILE_NAME) == 0)   /* the show's, not a script */
-            continue;
-        char *path = NULL;
-        if (asprintf(&path, "%s/%s", dir, entry->d_name) < 0)
+    for (size_t i = 0; status == RE_OK && i < count; i++) {
+        int markdown = re_script_is_markdown(names[i]);   /* visible: script_name */
+        char *path = re_path_join(dir, names[i]);
+        if (!path)
             status = RE_ERR_NOMEM;
         struct stat st;
         if (status == RE_OK && (stat(path, &st) != 0 || !S_ISREG(st.st_mode)))
@@ -156,7 +166,7 @@ static re_status add_folder(re_batch *batch, size_t *capacity, const char *dir, 
             status = add_script(batch, capacity, path);
         free(path);
     }
-    closedir(d);
+    re_dir_names_free(names, count);
     return status;
 }
 

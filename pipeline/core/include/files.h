@@ -90,6 +90,18 @@ re_status re_file_open_regular(const char *path, int *fd, uint64_t *size, re_dia
  * not block), which is made blocking: *size, or RE_ERR_READ with the fd closed. */
 re_status re_file_check_regular(int fd, const char *path, uint64_t *size, re_diagnostics *diag);
 
+/* All n bytes at offset `at` of fd, retrying short transfers and EINTR: RE_OK, or
+ * RE_ERR_READ / RE_ERR_WRITE (an error, or the end of the file before n bytes). */
+re_status re_pread_all(int fd, void *buf, size_t n, off_t at);
+re_status re_pwrite_all(int fd, const void *buf, size_t n, off_t at);
+
+/* The SHA-256 of everything in fd from offset 0 to its end (pread, 64 KiB at a time, EINTR
+ * retried; the fd's own position is not moved) and *bytes, how many that was. RE_ERR_READ on
+ * a read error; RE_ERR_INTERRUPTED as soon as *stop is raised between two reads (NULL: never);
+ * RE_ERR_NOMEM. */
+re_status re_fd_sha256(int fd, volatile sig_atomic_t *stop, uint64_t *bytes,
+                       unsigned char digest[RE_SHA256_SIZE]);
+
 /* Replaces the existing file at `path` (following symlinks, so a symlink stays one) with
  * buf[0..len) atomically: a temporary file in the same directory, written, given the old
  * file's permission bits (and owner, when allowed), fsync'ed, then put in its place; the
@@ -103,18 +115,6 @@ re_status re_file_check_regular(int fd, const char *path, uint64_t *size, re_dia
  * edited"). A file system that cannot swap gets a comparison right before a plain rename.
  * A file with more than one hard link is refused: renaming a new file over one name would
  * leave the other names with the old text. */
-/* All n bytes at offset `at` of fd, retrying short transfers and EINTR: RE_OK, or
- * RE_ERR_READ / RE_ERR_WRITE (an error, or the end of the file before n bytes). */
-re_status re_pread_all(int fd, void *buf, size_t n, off_t at);
-re_status re_pwrite_all(int fd, const void *buf, size_t n, off_t at);
-
-/* The SHA-256 of everything in fd from offset 0 to its end (pread, 64 KiB at a time, EINTR
- * retried; the fd's own position is not moved) and *bytes, how many that was. RE_ERR_READ on
- * a read error; RE_ERR_INTERRUPTED as soon as *stop is raised between two reads (NULL: never);
- * RE_ERR_NOMEM. */
-re_status re_fd_sha256(int fd, volatile sig_atomic_t *stop, uint64_t *bytes,
-                       unsigned char digest[RE_SHA256_SIZE]);
-
 re_status re_file_replace(const char *path, const char *expected, size_t expected_len,
                           const char *buf, size_t len, re_diagnostics *diag);
 
