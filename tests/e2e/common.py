@@ -218,7 +218,9 @@ def main():
         print("RE_BIN must name the built render-episode program", file=sys.stderr)
         sys.exit(2)
     suite = unittest.defaultTestLoader.loadTestsFromModule(sys.modules["__main__"])
-    result = unittest.TextTestRunner(verbosity=2).run(suite)
+    # scripts/mutate needs only the first failure of a test to call a mutation caught.
+    failfast = os.environ.get("RE_FAILFAST") == "1"
+    result = unittest.TextTestRunner(verbosity=2, failfast=failfast).run(suite)
     sys.exit(judge(result, os.path.basename(sys.argv[0])))
 
 
