@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* gain_window.h - a gain over a window of samples, ramped in and out: the local true-peak
- * retry's processor (docs/loudness.md, "The local retry"), run in place over the window by
- * re_spool_rework (spool_pass.h).
+ * retry's processor (docs/loudness.md, "The passes over the samples"), run in place over the
+ * window by re_spool_rework (spool_pass.h).
  *
  * Over a window of n samples, sample i is multiplied by 1 + (g - 1) * w(i), g = 10^(db/20),
  * w rising as (i + 1) / (ramp + 1) over the first `ramp` samples, falling as

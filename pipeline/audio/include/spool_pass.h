@@ -20,7 +20,7 @@
 #include "spool.h"
 #include "status.h"
 
-#define RE_SPOOL_PASS_CHUNK 16384   /* samples read, leveled and written at a time */
+#define RE_SPOOL_PASS_CHUNK 16384   /* samples read, processed and written at a time */
 
 /* The full meter (loudness, range, true peak) over `input`, from its start. `stop` may be NULL. */
 re_status re_spool_measure(re_spool *input, unsigned sample_rate, volatile sig_atomic_t *stop,
