@@ -22,31 +22,31 @@
 
 /* Appends a zeroed claim with its file, field and text (cut at CLAIM_TEXT_MAX) copied; *out
  * points at it until the list grows again. */
-re_status claim_push(re_claim_list *list, const char *file, const char *field, size_t field_len,
-                     const char *text, size_t text_len, re_claim **out);
+re_status re_claim_push(re_claim_list *list, const char *file, const char *field, size_t field_len,
+                        const char *text, size_t text_len, re_claim **out);
 /* Frees what a claim owns (not the claim). */
-void claim_free(re_claim *c);
+void re_claim_free(re_claim *c);
 /* Reads s[0..n) as a duration (ISO 8601 when it starts with P, else a clock or seconds) into
  * c: kind, notation, readable, value and style. */
-void claim_read_duration(re_claim *c, const char *s, size_t n);
+void re_claim_read_duration(re_claim *c, const char *s, size_t n);
 /* Reads s[0..n) as a decimal count of `kind`; MS counts also become a 1 ms duration. */
-void claim_read_count(re_claim *c, re_claim_kind kind, const char *s, size_t n);
+void re_claim_read_count(re_claim *c, re_claim_kind kind, const char *s, size_t n);
 
 /* ---- extract.c ------------------------------------------------------------------------------ */
 
 /* re_claims_extract that also says, for a feed, how many items (RSS items, Atom entries) it
  * has and how many of them name the MP3 (0 and 0 for other formats). */
-re_status claims_extract(const char *name, const char *buf, size_t len, re_file_kind kind,
-                         const char *mp3_name, re_claim_list *out, re_diagnostics *diag,
-                         re_diagnostics *notes, size_t *items, size_t *matched);
+re_status re_claims_extract_items(const char *name, const char *buf, size_t len, re_file_kind kind,
+                                  const char *mp3_name, re_claim_list *out, re_diagnostics *diag,
+                                  re_diagnostics *notes, size_t *items, size_t *matched);
 
 /* ---- measure.c ----------------------------------------------------------------------------- */
 
 /* re_mp3_measure of an MP3 found in a folder (check DIR): opened only when it, and every
  * symlink on the way, is the running user's or root's; else RE_OK with *owner that user and
  * nothing read or measured (*out zeroed). The file measured is the one judged. */
-re_status mp3_measure_trusted(const char *path, re_mp3_measurement *out, uid_t *owner,
-                              re_diagnostics *diag);
+re_status re_mp3_measure_trusted(const char *path, re_mp3_measurement *out, uid_t *owner,
+                                 re_diagnostics *diag);
 
 /* ---- run.c and fix.c: one whole run ------------------------------------------------------- */
 
@@ -78,6 +78,6 @@ static inline re_status check_first_failure(re_status sofar, re_status now)
 
 /* Rewrites the wrong claims of every named file that was read (fix.c); records the first
  * input failure in *input_status. RE_ERR_NOMEM stops at once. */
-re_status fix_all(run *r, re_status *input_status);
+re_status re_fix_all(run *r, re_status *input_status);
 
 #endif

@@ -14,7 +14,7 @@ void re_claim_list_init(re_claim_list *list)
     memset(list, 0, sizeof *list);
 }
 
-void claim_free(re_claim *c)
+void re_claim_free(re_claim *c)
 {
     free(c->file);
     free(c->field);
@@ -26,13 +26,13 @@ void re_claim_list_free(re_claim_list *list)
     if (!list)
         return;
     for (size_t i = 0; i < list->count; i++)
-        claim_free(&list->items[i]);
+        re_claim_free(&list->items[i]);
     free(list->items);
     memset(list, 0, sizeof *list);
 }
 
 /* Appends a zeroed claim with its file, field and text copied; *out points at it. */
-re_status claim_push(re_claim_list *list, const char *file, const char *field,
+re_status re_claim_push(re_claim_list *list, const char *file, const char *field,
                             size_t field_len, const char *text, size_t text_len, re_claim **out)
 {
     if (re_array_grow(&list->items, &list->capacity, list->count,
@@ -46,7 +46,7 @@ re_status claim_push(re_claim_list *list, const char *file, const char *field,
     c.field = strndup(field, field_len);
     c.text = strndup(text, text_len);
     if (!c.file || !c.field || !c.text) {
-        claim_free(&c);
+        re_claim_free(&c);
         return RE_ERR_NOMEM;
     }
     list->items[list->count] = c;
@@ -99,7 +99,7 @@ static void read_style(re_claim *c, const char *s, size_t n)
 }
 
 /* Reads a duration value: ISO 8601 when it starts with P, else a clock form or seconds. */
-void claim_read_duration(re_claim *c, const char *s, size_t n)
+void re_claim_read_duration(re_claim *c, const char *s, size_t n)
 {
     c->kind = RE_CLAIM_DURATION;
     c->readable = 0;
@@ -115,7 +115,7 @@ void claim_read_duration(re_claim *c, const char *s, size_t n)
 }
 
 /* Reads a count claim; MS counts also become a duration with 1 ms precision. */
-void claim_read_count(re_claim *c, re_claim_kind kind, const char *s, size_t n)
+void re_claim_read_count(re_claim *c, re_claim_kind kind, const char *s, size_t n)
 {
     c->kind = kind;
     c->notation = RE_NOTATION_INTEGER;
@@ -136,10 +136,10 @@ re_status re_claims_from_tlen(const char *mp3_path, const re_mp3_measurement *m,
     for (size_t i = 0; i < m->tlen_count; i++) {
         re_claim *c = NULL;
         const char *t = m->tlen[i];
-        re_status st = claim_push(out, mp3_path, "ID3 TLEN", 8, t, strlen(t), &c);
+        re_status st = re_claim_push(out, mp3_path, "ID3 TLEN", 8, t, strlen(t), &c);
         if (st != RE_OK)
             return st;
-        claim_read_count(c, RE_CLAIM_MS, t, strlen(t));
+        re_claim_read_count(c, RE_CLAIM_MS, t, strlen(t));
     }
     return RE_OK;
 }

@@ -10,7 +10,7 @@
 
 /* 1-based line and byte column of offset `off` (columns after a leading BOM). Claims come
  * mostly in order, so counting resumes where the last call stopped. */
-void extract_position(extract_ctx *x, size_t off, unsigned *line, unsigned *col)
+void re_extract_position(extract_ctx *x, size_t off, unsigned *line, unsigned *col)
 {
     if (x->pos_line == 0 || off < x->pos_off) {
         x->pos_off = 0;
@@ -32,22 +32,22 @@ void extract_position(extract_ctx *x, size_t off, unsigned *line, unsigned *col)
 
 /* Adds a claim whose value sits at buf[off..off+len) (len 0: not rewritable) and shows
  * as `text`. */
-re_status extract_add_claim(extract_ctx *x, const char *field, size_t field_len, size_t off,
-                            size_t len, const char *text, size_t text_len, re_claim **out)
+re_status re_extract_add_claim(extract_ctx *x, const char *field, size_t field_len, size_t off,
+                               size_t len, const char *text, size_t text_len, re_claim **out)
 {
     if (++x->claims > RE_CHECK_MAX_CLAIMS)
         return check_fail(x->diag, RE_ERR_LIMIT, x->name, 0, 0, "more than %u claims in one file",
                           RE_CHECK_MAX_CLAIMS);
-    re_status st = claim_push(x->out, x->name, field, field_len, text, text_len, out);
+    re_status st = re_claim_push(x->out, x->name, field, field_len, text, text_len, out);
     if (st != RE_OK)
         return st;
-    extract_position(x, off, &(*out)->line, &(*out)->col);
+    re_extract_position(x, off, &(*out)->line, &(*out)->col);
     (*out)->offset = off;
     (*out)->length = len;
     return RE_OK;
 }
 
-re_status extract_push_span(span **list, size_t *count, size_t *cap, size_t start, size_t end)
+re_status re_extract_push_span(span **list, size_t *count, size_t *cap, size_t start, size_t end)
 {
     if (*count == *cap) {
         size_t n = *cap ? *cap * 2 : 8;
@@ -61,7 +61,7 @@ re_status extract_push_span(span **list, size_t *count, size_t *cap, size_t star
     return RE_OK;
 }
 
-const char *extract_find_ci(const char *buf, size_t from, size_t len, const char *needle)
+const char *re_extract_find_ci(const char *buf, size_t from, size_t len, const char *needle)
 {
     size_t n = strlen(needle);
     for (size_t i = from; i + n <= len; i++)
@@ -79,8 +79,8 @@ static int has_suffix(const char *name, const char *suffix)
 /* The formats, in the order content is recognised: JSON ('{' or '['), feeds ("<?xml", "<rss",
  * ...), HTML (another '<'), and text for everything else. */
 static const claim_format *const formats[] = {
-    &claim_format_json, &claim_format_sidecar, &claim_format_feed, &claim_format_html,
-    &claim_format_text,
+    &re_claim_format_json, &re_claim_format_sidecar, &re_claim_format_feed, &re_claim_format_html,
+    &re_claim_format_text,
 };
 #define FORMAT_COUNT (sizeof formats / sizeof formats[0])
 
@@ -131,12 +131,12 @@ re_status re_claims_extract(const char *name, const char *buf, size_t len, re_fi
                             re_diagnostics *notes)
 {
     size_t items, matched;
-    return claims_extract(name, buf, len, kind, mp3_name, out, diag, notes, &items, &matched);
+    return re_claims_extract_items(name, buf, len, kind, mp3_name, out, diag, notes, &items, &matched);
 }
 
-re_status claims_extract(const char *name, const char *buf, size_t len, re_file_kind kind,
-                         const char *mp3_name, re_claim_list *out, re_diagnostics *diag,
-                         re_diagnostics *notes, size_t *items, size_t *matched)
+re_status re_claims_extract_items(const char *name, const char *buf, size_t len, re_file_kind kind,
+                                  const char *mp3_name, re_claim_list *out, re_diagnostics *diag,
+                                  re_diagnostics *notes, size_t *items, size_t *matched)
 {
     *items = *matched = 0;
     if (!name || (!buf && len) || !mp3_name || !out)
@@ -149,14 +149,14 @@ re_status claims_extract(const char *name, const char *buf, size_t len, re_file_
                        .out = out, .diag = diag, .notes = notes };
     size_t before = out->count;
     const claim_format *format = format_of(kind);
-    re_status st = (format ? format : &claim_format_text)->extract(&x);
+    re_status st = (format ? format : &re_claim_format_text)->extract(&x);
     *items = x.items;
     *matched = x.matched;
     free(x.skips);
     free(x.blocks);
     if (st != RE_OK)
         while (out->count > before)
-            claim_free(&out->items[--out->count]);
+            re_claim_free(&out->items[--out->count]);
     else if (out->count > before)   /* no claims: items may still be NULL */
         sort_by_offset(out->items + before, out->count - before);
     return st;
@@ -164,7 +164,7 @@ re_status claims_extract(const char *name, const char *buf, size_t len, re_file_
 
 /* The end of the tag that starts at buf[lt] == '<' (index of '>', or len), respecting
  * quotes. */
-size_t html_tag_end(const char *buf, size_t lt, size_t len)
+size_t re_html_tag_end(const char *buf, size_t lt, size_t len)
 {
     char q = 0;
     for (size_t i = lt + 1; i < len; i++) {

@@ -116,19 +116,19 @@ static re_status xml_length_claim(extract_ctx *x, const xmlNode *node)
         while (name_end < off && !re_is_blank(x->buf[name_end]) && x->buf[name_end] != '\n'
                && x->buf[name_end] != '\r')
             name_end++;
-        if (html_tag_attr(x->buf, name_end, off, "length", 0, &span_off, &span_len)
+        if (re_html_tag_attr(x->buf, name_end, off, "length", 0, &span_off, &span_len)
             && (span_len != vlen || memcmp(x->buf + span_off, value, vlen) != 0))
             span_len = 0;   /* written with entities: not rewritable */
     }
     re_claim *c = NULL;
-    re_status st = extract_add_claim(x, "enclosure length", 16, span_len ? span_off : off, span_len,
-                                     (const char *)value, vlen, &c);
+    re_status st = re_extract_add_claim(x, "enclosure length", 16, span_len ? span_off : off, span_len,
+                                        (const char *)value, vlen, &c);
     if (st == RE_OK) {
         if (!span_len) {
             c->line = (unsigned)xmlGetLineNo(node);
             c->col = 0;
         }
-        claim_read_count(c, RE_CLAIM_BYTES, (const char *)value, vlen);
+        re_claim_read_count(c, RE_CLAIM_BYTES, (const char *)value, vlen);
     }
     xmlFree(value);
     return st;
@@ -151,10 +151,10 @@ static re_status xml_duration_claim(extract_ctx *x, const xmlNode *node)
         && memcmp(x->buf + off + 1, s, n) == 0 && (end == x->len || x->buf[end] == '<'))
         span_len = b - a;   /* plain text: rewritable; CDATA or entities are not */
     re_claim *c = NULL;
-    re_status st = extract_add_claim(x, "itunes:duration", 15, off + 1 + a, span_len, s + a,
-                                     b - a, &c);
+    re_status st = re_extract_add_claim(x, "itunes:duration", 15, off + 1 + a, span_len, s + a,
+                                        b - a, &c);
     if (st == RE_OK) {
-        claim_read_duration(c, s + a, b - a);
+        re_claim_read_duration(c, s + a, b - a);
         if (!c->readable)
             c->length = 0;
         if (!span_len) {
@@ -261,7 +261,7 @@ static re_status extract_xml(extract_ctx *x)
     const xmlNode *root = xmlDocGetRootElement(doc);
     if (root && strcasecmp((const char *)root->name, "html") == 0) {
         xmlFreeDoc(doc);
-        return extract_html(x);   /* XHTML: a page, not a feed */
+        return re_extract_html(x);   /* XHTML: a page, not a feed */
     }
     size_t items = 0, matched = 0;
     st = xml_walk(x, root, &items, &matched);
@@ -282,7 +282,7 @@ static void on_reader_error(void *user, xmlErrorPtr error)
     (void)error;   /* a file whose start does not read is no feed: nothing to say */
 }
 
-int feed_root_is_feed(const char *name, const char *buf, size_t len)
+int re_feed_root_is_feed(const char *name, const char *buf, size_t len)
 {
     if (len > INT_MAX)
         len = INT_MAX;   /* the root element is near the start */
@@ -392,9 +392,9 @@ static re_status site_walk(extract_ctx *x, const xmlNode *node, const char *cons
     return RE_OK;
 }
 
-re_status feed_claims_site(const char *name, const char *buf, size_t len,
-                           const char *const *mp3_names, size_t n, re_claim_list *lists,
-                           size_t *items, size_t *matched, re_diagnostics *diag)
+re_status re_feed_claims_site(const char *name, const char *buf, size_t len,
+                              const char *const *mp3_names, size_t n, re_claim_list *lists,
+                              size_t *items, size_t *matched, re_diagnostics *diag)
 {
     extract_ctx x;
     memset(&x, 0, sizeof x);
@@ -412,7 +412,7 @@ re_status feed_claims_site(const char *name, const char *buf, size_t len,
     if (st != RE_OK) {
         for (size_t k = 0; k < n; k++)
             while (lists[k].count > 0)
-                claim_free(&lists[k].items[--lists[k].count]);
+                re_claim_free(&lists[k].items[--lists[k].count]);
         return st;
     }
     *items = x.items;
@@ -431,6 +431,6 @@ static int looks_like_feed(const char *buf, size_t len)
 
 static const char *const feed_suffixes[] = { ".xml", ".rss", ".atom", ".xhtml", NULL };
 
-const claim_format claim_format_feed = {
+const claim_format re_claim_format_feed = {
     RE_FILE_XML, "xml", feed_suffixes, looks_like_feed, extract_xml
 };

@@ -9,8 +9,8 @@
 
 /* Finds attribute `name` in the start tag buf[from..to) (from just after the tag name).
  * Values may be quoted or, in HTML, bare. Sets the value's span. */
-int html_tag_attr(const char *buf, size_t from, size_t to, const char *name, int icase,
-                  size_t *voff, size_t *vlen)
+int re_html_tag_attr(const char *buf, size_t from, size_t to, const char *name, int icase,
+                     size_t *voff, size_t *vlen)
 {
     size_t i = from, n = strlen(name);
     while (i < to) {
@@ -61,20 +61,20 @@ int html_tag_attr(const char *buf, size_t from, size_t to, const char *name, int
 static re_status raw_element(extract_ctx *x, size_t lt, const char *tag, size_t *next)
 {
     size_t n = strlen(tag);
-    size_t gt = html_tag_end(x->buf, lt, x->len);
+    size_t gt = re_html_tag_end(x->buf, lt, x->len);
     char close[16];
     snprintf(close, sizeof close, "</%s", tag);
-    const char *end = gt < x->len ? extract_find_ci(x->buf, gt + 1, x->len, close) : NULL;
+    const char *end = gt < x->len ? re_extract_find_ci(x->buf, gt + 1, x->len, close) : NULL;
     size_t content_end = end ? (size_t)(end - x->buf) : x->len;
-    size_t elem_end = end ? html_tag_end(x->buf, content_end, x->len) : x->len;
+    size_t elem_end = end ? re_html_tag_end(x->buf, content_end, x->len) : x->len;
     if (elem_end < x->len)
         elem_end++;
-    re_status st = extract_push_span(&x->skips, &x->skip_count, &x->skip_cap, lt, elem_end);
+    re_status st = re_extract_push_span(&x->skips, &x->skip_count, &x->skip_cap, lt, elem_end);
     size_t voff, vlen;
     if (st == RE_OK && n == 6 && gt < x->len
-        && html_tag_attr(x->buf, lt + 1 + n, gt, "type", 1, &voff, &vlen)
+        && re_html_tag_attr(x->buf, lt + 1 + n, gt, "type", 1, &voff, &vlen)
         && vlen == 19 && strncasecmp(x->buf + voff, "application/ld+json", 19) == 0)
-        st = extract_push_span(&x->blocks, &x->block_count, &x->block_cap, gt + 1, content_end);
+        st = re_extract_push_span(&x->blocks, &x->block_count, &x->block_cap, gt + 1, content_end);
     *next = elem_end;
     return st;
 }
@@ -97,9 +97,9 @@ static re_status find_html_regions(extract_ctx *x)
         i = (size_t)(lt - x->buf);
         re_status st = RE_OK;
         if (x->len - i >= 4 && memcmp(lt, "<!--", 4) == 0) {
-            const char *end = extract_find_ci(x->buf, i + 4, x->len, "-->");
+            const char *end = re_extract_find_ci(x->buf, i + 4, x->len, "-->");
             size_t e = end ? (size_t)(end - x->buf) + 3 : x->len;
-            st = extract_push_span(&x->skips, &x->skip_count, &x->skip_cap, i, e);
+            st = re_extract_push_span(&x->skips, &x->skip_count, &x->skip_cap, i, e);
             i = e;
         } else if (tag_named(x->buf, i, x->len, "script")) {
             st = raw_element(x, i, "script", &i);
@@ -118,14 +118,14 @@ static re_status find_html_regions(extract_ctx *x)
     return RE_OK;
 }
 
-re_status extract_html(extract_ctx *x)
+re_status re_extract_html(extract_ctx *x)
 {
     x->html = 1;
     re_status st = find_html_regions(x);
     if (st == RE_OK)
-        st = extract_duration_lines(x);
+        st = re_extract_duration_lines(x);
     for (size_t i = 0; st == RE_OK && i < x->block_count; i++)
-        st = extract_json_span(x, x->blocks[i].start, x->blocks[i].end, 0);
+        st = re_extract_json_span(x, x->blocks[i].start, x->blocks[i].end, 0);
     return st;
 }
 
@@ -136,6 +136,6 @@ static int looks_like_html(const char *buf, size_t len)
 
 static const char *const html_suffixes[] = { ".html", ".htm", NULL };
 
-const claim_format claim_format_html = {
-    RE_FILE_HTML, "html", html_suffixes, looks_like_html, extract_html
+const claim_format re_claim_format_html = {
+    RE_FILE_HTML, "html", html_suffixes, looks_like_html, re_extract_html
 };

@@ -87,12 +87,12 @@ static re_status json_value(json_scan *s, int kind, size_t a, size_t b)
         len = b - a - 2;
     }
     re_claim *c = NULL;
-    re_status st = extract_add_claim(x, x->buf + s->key_off, s->key_len, off, len, text,
-                                     text_len, &c);
+    re_status st = re_extract_add_claim(x, x->buf + s->key_off, s->key_len, off, len, text,
+                                        text_len, &c);
     if (st == RE_OK && kind == RE_CLAIM_DURATION)
-        claim_read_duration(c, text, text_len);
+        re_claim_read_duration(c, text, text_len);
     else if (st == RE_OK)
-        claim_read_count(c, (re_claim_kind)kind, text, text_len);
+        re_claim_read_count(c, (re_claim_kind)kind, text, text_len);
     if (st == RE_OK && ((!c->readable && kind == RE_CLAIM_DURATION)
                         || (is_string && kind != RE_CLAIM_DURATION)))
         c->length = 0;   /* no notation to keep, or a count written as a string */
@@ -229,7 +229,7 @@ static char *json_for_jansson(const char *buf, size_t len)
 }
 
 /* Validates buf[start..end) as JSON and collects its claims. */
-re_status extract_json_span(extract_ctx *x, size_t start, size_t end, int sidecar)
+re_status re_extract_json_span(extract_ctx *x, size_t start, size_t end, int sidecar)
 {
     json_error_t err;
     char *judged = json_for_jansson(x->buf + start, end - start);
@@ -242,7 +242,7 @@ re_status extract_json_span(extract_ctx *x, size_t start, size_t end, int sideca
         if (at > end)
             at = end;
         unsigned line, col;
-        extract_position(x, at, &line, &col);
+        re_extract_position(x, at, &line, &col);
         return check_fail(x->diag, RE_ERR_INPUT, x->name, line, col, "malformed JSON: %s",
                           err.text);
     }
@@ -253,12 +253,12 @@ re_status extract_json_span(extract_ctx *x, size_t start, size_t end, int sideca
 
 static re_status extract_json_file(extract_ctx *x)
 {
-    return extract_json_span(x, 0, x->len, 0);
+    return re_extract_json_span(x, 0, x->len, 0);
 }
 
 static re_status extract_sidecar_file(extract_ctx *x)
 {
-    return extract_json_span(x, 0, x->len, 1);
+    return re_extract_json_span(x, 0, x->len, 1);
 }
 
 static int looks_like_json(const char *buf, size_t len)
@@ -268,11 +268,11 @@ static int looks_like_json(const char *buf, size_t len)
 
 static const char *const json_suffixes[] = { ".json", ".jsonld", NULL };
 
-const claim_format claim_format_json = {
+const claim_format re_claim_format_json = {
     RE_FILE_JSON, "json", json_suffixes, looks_like_json, extract_json_file
 };
 
 /* Only ever asked for: the sidecar found beside the MP3. */
-const claim_format claim_format_sidecar = {
+const claim_format re_claim_format_sidecar = {
     RE_FILE_SIDECAR, "sidecar", NULL, NULL, extract_sidecar_file
 };

@@ -169,18 +169,18 @@ static re_status try_label(extract_ctx *x, size_t i, size_t *next)
     re_claim probe;
     memset(&probe, 0, sizeof probe);
     if (e > v)
-        claim_read_duration(&probe, buf + v, e - v);
+        re_claim_read_duration(&probe, buf + v, e - v);
     int readable = probe.readable && unit_ok;
     if (!readable && !anchored)
         return RE_OK;   /* prose such as "the duration: varies" in the middle of a line */
     re_claim *c = NULL;
     size_t shown_end = readable ? e : visible_end(buf, v, len);
-    re_status st = extract_add_claim(x, buf + i, label_end - i, v, readable ? e - v : 0, buf + v,
-                                     shown_end - v, &c);
+    re_status st = re_extract_add_claim(x, buf + i, label_end - i, v, readable ? e - v : 0, buf + v,
+                                        shown_end - v, &c);
     if (st != RE_OK)
         return st;
     if (readable)
-        claim_read_duration(c, buf + v, e - v);
+        re_claim_read_duration(c, buf + v, e - v);
     else
         c->kind = RE_CLAIM_DURATION;
     *next = e > v ? e : v;
@@ -199,7 +199,7 @@ static int word_start(const char *buf, size_t i)
 }
 
 /* Scans every line for labels, outside the skipped regions. */
-re_status extract_duration_lines(extract_ctx *x)
+re_status re_extract_duration_lines(extract_ctx *x)
 {
     size_t i = 0, k = 0;
     while (i < x->len) {
@@ -211,7 +211,7 @@ re_status extract_duration_lines(extract_ctx *x)
         }
         char c = x->buf[i];
         if (c == '<' && x->html) {
-            i = html_tag_end(x->buf, i, x->len) + 1;
+            i = re_html_tag_end(x->buf, i, x->len) + 1;
             continue;
         }
         if ((c == 'd' || c == 'D' || c == 'a' || c == 'A') && word_start(x->buf, i)) {
@@ -246,14 +246,14 @@ static re_status find_fences(extract_ctx *x)
             open_at = i;
         } else if (fence) {
             open = 0;
-            re_status st = extract_push_span(&x->skips, &x->skip_count, &x->skip_cap, open_at, eol);
+            re_status st = re_extract_push_span(&x->skips, &x->skip_count, &x->skip_cap, open_at, eol);
             if (st != RE_OK)
                 return st;
         }
         i = eol + 1;
     }
     if (open)
-        return extract_push_span(&x->skips, &x->skip_count, &x->skip_cap, open_at, x->len);
+        return re_extract_push_span(&x->skips, &x->skip_count, &x->skip_cap, open_at, x->len);
     return RE_OK;
 }
 
@@ -261,12 +261,12 @@ static re_status extract_text(extract_ctx *x)
 {
     re_status st = find_fences(x);
     if (st == RE_OK)
-        st = extract_duration_lines(x);
+        st = re_extract_duration_lines(x);
     return st;
 }
 
 static const char *const text_suffixes[] = { ".md", ".markdown", ".txt", NULL };
 
-const claim_format claim_format_text = {
+const claim_format re_claim_format_text = {
     RE_FILE_TEXT, "text", text_suffixes, NULL, extract_text
 };

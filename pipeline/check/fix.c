@@ -121,7 +121,7 @@ static re_status fix_file(run *r, size_t index)
     return s;
 }
 
-re_status fix_all(run *r, re_status *input_status)
+re_status re_fix_all(run *r, re_status *input_status)
 {
     for (size_t i = 0; i < r->rep->file_count; i++) {
         if (!r->rep->files[i].named || r->rep->files[i].status != RE_OK)

@@ -182,8 +182,8 @@ re_status re_mp3_measure(const char *path, re_mp3_measurement *out, re_diagnosti
     return measure_fd(path, fd, status, out, diag);
 }
 
-re_status mp3_measure_trusted(const char *path, re_mp3_measurement *out, uid_t *owner,
-                              re_diagnostics *diag)
+re_status re_mp3_measure_trusted(const char *path, re_mp3_measurement *out, uid_t *owner,
+                                 re_diagnostics *diag)
 {
     *owner = 0;
     if (!path || !out)

@@ -269,8 +269,8 @@ static re_status collect(run *r, re_status *input_status)
         } else if (s == RE_OK) {
             if (f->kind == RE_FILE_AUTO)
                 f->kind = re_file_sniff(f->path, d->buf, d->len);
-            s = claims_extract(f->path, d->buf, d->len, f->kind, r->mp3_name, &rep->claims,
-                               &rep->errors, &rep->warnings, &f->feed_items, &f->feed_matched);
+            s = re_claims_extract_items(f->path, d->buf, d->len, f->kind, r->mp3_name, &rep->claims,
+                                        &rep->errors, &rep->warnings, &f->feed_items, &f->feed_matched);
         }
         if (fatal(s))
             return s;
@@ -326,7 +326,7 @@ re_status re_check_run(const re_check_options *opt, re_check_report *report)
     /* check DIR: the MP3 listed is opened again by name; one swapped in since by another
      * user is not read */
     re_status input = opt->site
-        ? mp3_measure_trusted(opt->mp3_path, &report->mp3, &owner, &report->errors)
+        ? re_mp3_measure_trusted(opt->mp3_path, &report->mp3, &owner, &report->errors)
         : re_mp3_measure(opt->mp3_path, &report->mp3, &report->errors);
     if (input != RE_OK)
         return input;
@@ -351,7 +351,7 @@ re_status re_check_run(const re_check_options *opt, re_check_report *report)
     for (size_t i = 0; s == RE_OK && i < report->claims.count; i++)
         re_claim_judge(&report->claims.items[i], &report->mp3, opt->tolerance_us);
     if (s == RE_OK && opt->fix)
-        s = fix_all(&r, &input);
+        s = re_fix_all(&r, &input);
     for (size_t i = 0; r.data && i < report->file_count; i++)
         free(r.data[i].buf);
     free(r.data);

@@ -211,12 +211,12 @@ static re_status read_feeds(re_check_site *site, re_diagnostics *errors,
             r = check_fail(warnings, RE_OK, path, 0, 0, "not checked: it belongs to another "
                            "user (uid %ju), not to you or root", (uintmax_t)owner);
         } else if (r == RE_OK) {
-            int feed = feed_root_is_feed(path, buf ? buf : "", len);
+            int feed = re_feed_root_is_feed(path, buf ? buf : "", len);
             if (feed < 0)
                 r = RE_ERR_NOMEM;
             else if (feed)
-                r = feed_claims_site(path, buf, len, mp3_names, m, site->feed_claims + kept * m,
-                                     &items, &matched, errors);
+                r = re_feed_claims_site(path, buf, len, mp3_names, m, site->feed_claims + kept * m,
+                                        &items, &matched, errors);
             keep = feed && r == RE_OK;
         }
         free(buf);

@@ -18,35 +18,35 @@
 #define RE_EXIT_FAILURE 2
 
 /* Subcommands; argv[0] is the subcommand's name. Each returns the exit status. */
-int cli_check(int argc, char **argv);
-int cli_batch(int argc, char **argv);
-int cli_feed(int argc, char **argv);
-int cli_cache(int argc, char **argv);
-int cli_explain(int argc, char **argv);
-int cli_voices(int argc, char **argv);
+int re_cli_check(int argc, char **argv);
+int re_cli_batch(int argc, char **argv);
+int re_cli_feed(int argc, char **argv);
+int re_cli_cache(int argc, char **argv);
+int re_cli_explain(int argc, char **argv);
+int re_cli_voices(int argc, char **argv);
 
-/* The signal that asked us to stop (0 while none did); installed by cli_install_signals. */
-extern volatile sig_atomic_t cli_stop_signal;
-void cli_install_signals(void);
+/* The signal that asked us to stop (0 while none did); installed by re_cli_install_signals. */
+extern volatile sig_atomic_t re_cli_stop_signal;
+void re_cli_install_signals(void);
 /* 0 for RE_OK, 128 + signal when interrupted, 2 otherwise. */
-int cli_exit_status(re_status status);
+int re_cli_exit_status(re_status status);
 
-void cli_print_diagnostics(const re_diagnostics *diag);
+void re_cli_print_diagnostics(const re_diagnostics *diag);
 /* One message on stderr as re_diag_format shows it (controls and invalid UTF-8 escaped), with
  * `kind` ("warning: ", or "") between its place and its text. */
-void cli_print_diagnostic(const re_diag *d, const char *kind);
+void re_cli_print_diagnostic(const re_diag *d, const char *kind);
 /* Prints text line by line, each as re_utf8_shown shows it (controls and bidi overrides
  * escaped), each ending in a newline. */
-void cli_print_shown_lines(FILE *out, const char *text);
+void re_cli_print_shown_lines(FILE *out, const char *text);
 /* The first message in diag without its place, for a line the command words itself; or
  * re_strerror(status) when there is none. */
-const char *cli_first_message(const re_diagnostics *diag, re_status status);
+const char *re_cli_first_message(const re_diagnostics *diag, re_status status);
 
 /* Appends the shipped voice folders (beside the installed program, the source tree it was
  * built from unless RE_SOURCE_VOICES is off, the configured install location) to dirs.
  * *exe_voices is malloc'ed (or NULL) and must be freed by the caller. 0, or -1 when out of
  * memory. */
-int cli_add_default_voice_dirs(cli_list *dirs, char **exe_voices);
+int re_cli_add_default_voice_dirs(cli_list *dirs, char **exe_voices);
 
 /* The options shared by `render` and `batch` (encoder, voices, transcripts, limits). */
 typedef struct cli_render_settings {
@@ -68,25 +68,25 @@ typedef struct cli_render_settings {
     unsigned long cache_timeout_s;
 } cli_render_settings;
 
-void cli_render_settings_init(cli_render_settings *s, const char *command);
+void re_cli_render_settings_init(cli_render_settings *s, const char *command);
 /* The shared options' table, its values going into s. */
-cli_group cli_render_group(cli_render_settings *s);
+cli_group re_cli_render_group(cli_render_settings *s);
 /* Fills s->options (voice folders: the user's, then the shipped ones; the cache folder).
  * 0, or the exit status after an error was printed: -1 after a usage error (RE_EXIT_USAGE),
  * RE_EXIT_FAILURE when the remote cache's libcurl cannot be loaded. */
-int cli_render_settings_finish(cli_render_settings *s);
-void cli_render_settings_free(cli_render_settings *s);
+int re_cli_render_settings_finish(cli_render_settings *s);
+void re_cli_render_settings_free(cli_render_settings *s);
 
 /* The --timings table on stderr: each step's wall and CPU seconds, their total, and when
  * `whole` is given (a batch) the run's own wall and CPU. */
-void cli_print_timings(const char *title, const re_step_time steps[RE_STEPS],
-                       const re_step_time *whole);
+void re_cli_print_timings(const char *title, const re_step_time steps[RE_STEPS],
+                          const re_step_time *whole);
 
 /* --max-duration's DURATION (3m, 2m30s, PT3M; duration.h), 1 ms to 12 hours, into *us: 0, or
  * RE_EXIT_USAGE after a usage error naming the option. */
-int cli_parse_max_duration(const char *command, const char *value, uint64_t *us);
+int re_cli_parse_max_duration(const char *command, const char *value, uint64_t *us);
 
 /* Help text of the shared options. */
-extern const char cli_render_options_help[];
+extern const char re_cli_render_options_help[];
 
 #endif

@@ -73,8 +73,8 @@ static int take_shard(const char *command, const cli_option *option, const char 
     cli->shard_auto = strcmp(value, "auto") == 0;
     if (!cli->shard_auto
         && parse_shard(value, &cli->options.shard_index, &cli->options.shard_count) != 0)
-        return cli_usage_error(command, "--shard needs K/N with 1 <= K <= N <= 1000, or auto, "
-                               "not '%s'", value);
+        return re_cli_usage_error(command, "--shard needs K/N with 1 <= K <= N <= 1000, or auto, "
+                                  "not '%s'", value);
     return 0;
 }
 
@@ -100,19 +100,19 @@ static const cli_option batch_options[] = {
 /* Returns CLI_GO_ON, or an exit status. */
 static int parse_batch_args(int argc, char **argv, batch_cli *cli)
 {
-    cli_group groups[] = { CLI_GROUP(batch_options, cli), cli_render_group(&cli->render) };
-    cli_command command = { .name = "batch", .help = { batch_usage, cli_render_options_help },
+    cli_group groups[] = { CLI_GROUP(batch_options, cli), re_cli_render_group(&cli->render) };
+    cli_command command = { .name = "batch", .help = { batch_usage, re_cli_render_options_help },
                             .groups = groups, .group_count = 2, .operand = take_input,
                             .context = cli };
-    int rc = cli_scan(&command, argc, argv);
+    int rc = re_cli_scan(&command, argc, argv);
     if (rc != CLI_GO_ON)
         return rc;
     if (!cli->options.outdir)
-        return cli_usage_error("batch", "%s", "batch needs -O OUTDIR");
+        return re_cli_usage_error("batch", "%s", "batch needs -O OUTDIR");
     if (cli->input_count == 0)
-        return cli_usage_error("batch", "%s", "batch needs at least one script or folder");
+        return re_cli_usage_error("batch", "%s", "batch needs at least one script or folder");
     if (cli->shard_count_given && !cli->shard_auto)
-        return cli_usage_error("batch", "%s", "--shard-count goes with --shard auto");
+        return re_cli_usage_error("batch", "%s", "--shard-count goes with --shard auto");
     return CLI_GO_ON;
 }
 
@@ -179,7 +179,7 @@ static void print_finished(void *context, const re_batch_episode *ep)
 {
     if (ep->errors) {
         clear_progress(context);
-        cli_print_shown_lines(stderr, ep->errors);
+        re_cli_print_shown_lines(stderr, ep->errors);
     }
 }
 
@@ -287,7 +287,7 @@ static int write_report(re_output *out, const char *path, const re_batch *batch,
     }
     if (status != RE_OK && diag.count == 0)
         re_diag_add(&diag, path, 0, 0, "%s", re_strerror(status));
-    cli_print_diagnostics(&diag);
+    re_cli_print_diagnostics(&diag);
     re_diagnostics_free(&diag);
     return status == RE_OK ? 0 : -1;
 }
@@ -297,15 +297,15 @@ static void print_batch_timings(const re_batch *batch)
 {
     re_step_time sum[RE_STEPS];
     re_report_step_sums(batch, sum);
-    cli_print_timings("steps summed over the episodes that rendered or were up to date", sum,
-                      &batch->whole);
+    re_cli_print_timings("steps summed over the episodes that rendered or were up to date", sum,
+                         &batch->whole);
 }
 
-int cli_batch(int argc, char **argv)
+int re_cli_batch(int argc, char **argv)
 {
     batch_cli cli;
     memset(&cli, 0, sizeof cli);
-    cli_render_settings_init(&cli.render, "batch");
+    re_cli_render_settings_init(&cli.render, "batch");
     cli.options.shard_index = cli.options.shard_count = 1;
     cli.inputs = calloc((size_t)argc, sizeof *cli.inputs);
     if (!cli.inputs)
@@ -313,18 +313,18 @@ int cli_batch(int argc, char **argv)
     int rc = parse_batch_args(argc, argv, &cli);
     if (rc != CLI_GO_ON) {
         free(cli.inputs);
-        cli_render_settings_free(&cli.render);
+        re_cli_render_settings_free(&cli.render);
         return rc;
     }
-    int finished = cli_render_settings_finish(&cli.render);
+    int finished = re_cli_render_settings_finish(&cli.render);
     if (finished != 0) {
         free(cli.inputs);
-        cli_render_settings_free(&cli.render);
+        re_cli_render_settings_free(&cli.render);
         return finished == RE_EXIT_FAILURE ? RE_EXIT_FAILURE : RE_EXIT_USAGE;
     }
     if (cli.shard_auto && (rc = shard_from_scheduler(&cli)) != CLI_GO_ON) {
         free(cli.inputs);
-        cli_render_settings_free(&cli.render);
+        re_cli_render_settings_free(&cli.render);
         return rc;
     }
     progress_display display = { .terminal = isatty(STDERR_FILENO) };
@@ -332,7 +332,7 @@ int cli_batch(int argc, char **argv)
     cli.options.render = cli.render.options;
     cli.options.render.skip_unchanged = 1;
     cli.options.workers = (unsigned)cli.render.jobs;
-    cli.options.stop = &cli_stop_signal;
+    cli.options.stop = &re_cli_stop_signal;
     cli.options.progress = display.shown ? show_progress : NULL;
     cli.options.progress_context = &display;
     cli.options.finished = print_finished;
@@ -351,8 +351,8 @@ int cli_batch(int argc, char **argv)
         status = re_batch_run(&batch, &cli.options, &diag);
         clear_progress(&display);
     }
-    cli_print_diagnostics(&diag);
-    int exit_status = cli_exit_status(status);
+    re_cli_print_diagnostics(&diag);
+    int exit_status = re_cli_exit_status(status);
     if (status == RE_OK || status == RE_ERR_INTERRUPTED) {
         if (status == RE_ERR_INTERRUPTED)
             fprintf(stderr, "render-episode: interrupted; unfinished episodes were not written\n");
@@ -377,7 +377,7 @@ int cli_batch(int argc, char **argv)
         re_batch_free(&batch);
     discard_reports(&cli);   /* the batch did not run: nothing of it is published */
     re_diagnostics_free(&diag);
-    cli_render_settings_free(&cli.render);
+    re_cli_render_settings_free(&cli.render);
     free(cli.inputs);
     return exit_status;
 }

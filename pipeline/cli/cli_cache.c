@@ -44,7 +44,7 @@ static int take_prune(const char *command, const cli_option *option, const char 
     re_diagnostics_init(&said, RE_DIAG_DEFAULT_LIMIT);
     re_status parsed = re_cache_parse_size(value, &cli->prune_bytes, &said);
     if (parsed != RE_OK)
-        cli_usage_error(command, "--prune: %s", cli_first_message(&said, parsed));
+        re_cli_usage_error(command, "--prune: %s", re_cli_first_message(&said, parsed));
     re_diagnostics_free(&said);
     cli->prune_text = value;
     return parsed == RE_OK ? 0 : -1;
@@ -53,8 +53,8 @@ static int take_prune(const char *command, const cli_option *option, const char 
 static int no_operand(void *context, const char *arg)
 {
     (void)context;
-    return cli_usage_error("cache", "unexpected argument '%s' (the cache takes only options)",
-                           arg);
+    return re_cli_usage_error("cache", "unexpected argument '%s' (the cache takes only options)",
+                              arg);
 }
 
 #define C(member) CLI_AT(cache_cli, member)
@@ -74,14 +74,14 @@ static int parse_args(int argc, char **argv, cache_cli *cli)
     cli_group groups[] = { CLI_GROUP(cache_options, cli) };
     cli_command command = { .name = "cache", .help = { cache_usage }, .groups = groups,
                             .group_count = 1, .operand = no_operand };
-    int rc = cli_scan(&command, argc, argv);
+    int rc = re_cli_scan(&command, argc, argv);
     if (rc != CLI_GO_ON)
         return rc;
     if (cli->stats && cli->prune_text)
-        return cli_usage_error("cache", "%s: choose one of --stats and --prune",
-                               "conflicting options");
+        return re_cli_usage_error("cache", "%s: choose one of --stats and --prune",
+                                  "conflicting options");
     if (!cli->stats && !cli->prune_text)
-        return cli_usage_error("cache", "%s", "what to do? --stats or --prune SIZE");
+        return re_cli_usage_error("cache", "%s", "what to do? --stats or --prune SIZE");
     return CLI_GO_ON;
 }
 
@@ -135,7 +135,7 @@ static void print_prune(const char *dir, const re_cache_prune_report *r, uint64_
            plural(r->after.entries, "entry", "entries"), kept, max);
 }
 
-int cli_cache(int argc, char **argv)
+int re_cli_cache(int argc, char **argv)
 {
     cache_cli cli = { 0 };
     int rc = parse_args(argc, argv, &cli);
@@ -147,8 +147,8 @@ int cli_cache(int argc, char **argv)
     if (!cli.dir) {
         default_dir = re_cache_default_dir(&diag);
         if (!default_dir) {
-            cli_error("cache", "%s; name the folder with --cache DIR",
-                      cli_first_message(&diag, RE_ERR_NOMEM));
+            re_cli_error("cache", "%s; name the folder with --cache DIR",
+                         re_cli_first_message(&diag, RE_ERR_NOMEM));
             re_diagnostics_free(&diag);
             return RE_EXIT_FAILURE;
         }
@@ -157,7 +157,7 @@ int cli_cache(int argc, char **argv)
     re_cache *cache = NULL;
     re_status status = re_cache_open(cli.dir, &cache);
     if (status != RE_OK) {
-        cli_error("cache", "%s: %s", cli.dir, re_strerror(status));
+        re_cli_error("cache", "%s: %s", cli.dir, re_strerror(status));
         free(default_dir);
         return RE_EXIT_FAILURE;
     }
@@ -173,7 +173,7 @@ int cli_cache(int argc, char **argv)
             print_prune(cli.dir, &report, cli.prune_bytes);
     }
     if (status != RE_OK)
-        cli_error("cache", "%s", cli_first_message(&diag, status));
+        re_cli_error("cache", "%s", re_cli_first_message(&diag, status));
     re_diagnostics_free(&diag);
     if (fflush(stdout) != 0 && status == RE_OK) {
         fprintf(stderr, "render-episode cache: cannot write the report\n");

@@ -76,8 +76,8 @@ static int take_tolerance(const char *command, const cli_option *option, const c
     check_cli *cli = base;
     if (parse_tolerance(value, &cli->opt.tolerance_us))
         return 0;
-    return cli_usage_error(command, "--tolerance: '%s' is not a duration (try PT0.5S, 0.5, 2s "
-                           "or 250ms)", value);
+    return re_cli_usage_error(command, "--tolerance: '%s' is not a duration (try PT0.5S, 0.5, 2s "
+                              "or 250ms)", value);
 }
 
 static int take_operand(void *context, const char *arg)
@@ -123,11 +123,11 @@ static int swapped_operands(const check_cli *cli)
         return CLI_GO_ON;
     for (size_t i = 0; i < cli->opt.file_count; i++)
         if (has_suffix_ci(cli->files[i], ".mp3"))
-            return cli_usage_error("check", "check takes the audio first: render-episode check "
-                                   "%s %s", cli->files[i], first);
-    return cli_usage_error("check", "%s is not an MP3: check takes the audio first "
-                           "(render-episode check ep.mp3 %s), or a published folder "
-                           "(render-episode check DIR)", first, first);
+            return re_cli_usage_error("check", "check takes the audio first: render-episode check "
+                                      "%s %s", cli->files[i], first);
+    return re_cli_usage_error("check", "%s is not an MP3: check takes the audio first "
+                              "(render-episode check ep.mp3 %s), or a published folder "
+                              "(render-episode check DIR)", first, first);
 }
 
 /* Parses argv (argv[0] is "check"); options may come before or after the operands. Returns
@@ -137,24 +137,24 @@ static int parse_args(int argc, char **argv, check_cli *cli)
     cli_group groups[] = { CLI_GROUP(check_options, cli) };
     cli_command command = { .name = "check", .help = { check_usage }, .groups = groups,
                             .group_count = 1, .operand = take_operand, .context = cli };
-    int rc = cli_scan(&command, argc, argv);
+    int rc = re_cli_scan(&command, argc, argv);
     if (rc == CLI_GO_ON && !cli->opt.mp3_path)
-        return cli_usage_error("check", "%s", "which MP3? usage: render-episode check MP3 [FILE...], "
-                               "or render-episode check DIR for a published folder");
+        return re_cli_usage_error("check", "%s", "which MP3? usage: render-episode check MP3 [FILE...], "
+                                  "or render-episode check DIR for a published folder");
     if (rc != CLI_GO_ON)
         return rc;
     struct stat st;
     const char *first = cli->opt.mp3_path;
     if (stat(first, &st) == 0 && S_ISDIR(st.st_mode)) {
         if (cli->opt.file_count > 0)
-            return cli_usage_error("check", "check DIR takes no FILE ('%s'): to check files "
-                                   "against one MP3, name it first: render-episode check "
-                                   "ep.mp3 FILE...", cli->files[0]);
+            return re_cli_usage_error("check", "check DIR takes no FILE ('%s'): to check files "
+                                      "against one MP3, name it first: render-episode check "
+                                      "ep.mp3 FILE...", cli->files[0]);
         if (cli->opt.fix || cli->opt.no_sidecar)
-            return cli_usage_error("check", "%s cannot be used with a folder: name the MP3 and "
-                                   "its files (render-episode check ep.mp3 ep.html %s)",
-                                   cli->opt.fix ? "--fix" : "--no-sidecar",
-                                   cli->opt.fix ? "--fix" : "--no-sidecar");
+            return re_cli_usage_error("check", "%s cannot be used with a folder: name the MP3 and "
+                                      "its files (render-episode check ep.mp3 ep.html %s)",
+                                      cli->opt.fix ? "--fix" : "--no-sidecar",
+                                      cli->opt.fix ? "--fix" : "--no-sidecar");
         cli->dir = first;
         return rc;
     }
@@ -243,7 +243,7 @@ static int print_claim(const re_claim *c, const re_mp3_measurement *m)
 static void print_diags(const re_diagnostics *d, const char *kind)
 {
     for (size_t i = 0; i < d->count; i++)
-        cli_print_diagnostic(&d->items[i], kind);
+        re_cli_print_diagnostic(&d->items[i], kind);
     if (d->truncated)
         fprintf(stderr, "render-episode check: more %smessages were left out\n", kind);
 }
@@ -560,9 +560,9 @@ static int check_site(check_cli *cli)
     json_t *episodes = cli->json ? json_array() : NULL, *empty = cli->json ? json_array() : NULL;
     int broken = !shared || (cli->json && (!episodes || !empty));
     if (status != RE_OK)
-        t.exit_code = status == RE_ERR_NOMEM ? RE_EXIT_FAILURE : cli_exit_status(status);
+        t.exit_code = status == RE_ERR_NOMEM ? RE_EXIT_FAILURE : re_cli_exit_status(status);
     else if (site.input_status != RE_OK)
-        t.exit_code = cli_exit_status(site.input_status);   /* a feed that does not read */
+        t.exit_code = re_cli_exit_status(site.input_status);   /* a feed that does not read */
     cli->opt.site = 1;
     cli->opt.shared_files = (const char *const *)site.feeds;
     cli->opt.shared_count = site.feed_count;
@@ -596,7 +596,7 @@ static int check_site(check_cli *cli)
     if (!broken)
         judge_feeds(&t, &site, cli->json ? empty : NULL, &warnings, cli->dir);
     for (size_t i = noted; i < warnings.count; i++)
-        cli_print_diagnostic(&warnings.items[i], "warning: ");
+        re_cli_print_diagnostic(&warnings.items[i], "warning: ");
     if (t.failed > 0 && t.exit_code < RE_EXIT_MISMATCH)
         t.exit_code = RE_EXIT_MISMATCH;
     if (broken)
@@ -645,7 +645,7 @@ static int check_site(check_cli *cli)
     return t.exit_code;
 }
 
-int cli_check(int argc, char **argv)
+int re_cli_check(int argc, char **argv)
 {
     check_cli cli;
     memset(&cli, 0, sizeof cli);

@@ -17,14 +17,14 @@
 #include "script.h"
 #include "utf8.h"
 
-volatile sig_atomic_t cli_stop_signal;
+volatile sig_atomic_t re_cli_stop_signal;
 
 static void on_stop_signal(int sig)
 {
-    cli_stop_signal = sig;
+    re_cli_stop_signal = sig;
 }
 
-void cli_install_signals(void)
+void re_cli_install_signals(void)
 {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
@@ -36,16 +36,16 @@ void cli_install_signals(void)
     signal(SIGPIPE, SIG_IGN);         /* a closed stdout is a write error, not a death */
 }
 
-int cli_exit_status(re_status status)
+int re_cli_exit_status(re_status status)
 {
     if (status == RE_OK)
         return RE_EXIT_OK;
-    if (cli_stop_signal)   /* whatever failed, a signal asked us to stop: say so */
-        return 128 + cli_stop_signal;
+    if (re_cli_stop_signal)   /* whatever failed, a signal asked us to stop: say so */
+        return 128 + re_cli_stop_signal;
     return RE_EXIT_FAILURE;
 }
 
-void cli_print_diagnostic(const re_diag *d, const char *kind)
+void re_cli_print_diagnostic(const re_diag *d, const char *kind)
 {
     re_diag labelled = *d;
     char *message = NULL, line[2048];
@@ -60,15 +60,15 @@ void cli_print_diagnostic(const re_diag *d, const char *kind)
     free(message);
 }
 
-void cli_print_diagnostics(const re_diagnostics *diag)
+void re_cli_print_diagnostics(const re_diagnostics *diag)
 {
     for (size_t i = 0; i < diag->count; i++)
-        cli_print_diagnostic(&diag->items[i], "");
+        re_cli_print_diagnostic(&diag->items[i], "");
     if (diag->truncated)
         fprintf(stderr, "render-episode: too many errors; only the first %zu are shown\n", diag->count);
 }
 
-void cli_print_shown_lines(FILE *out, const char *text)
+void re_cli_print_shown_lines(FILE *out, const char *text)
 {
     while (*text) {
         const char *end = strchr(text, '\n');
@@ -81,13 +81,13 @@ void cli_print_shown_lines(FILE *out, const char *text)
     }
 }
 
-const char *cli_first_message(const re_diagnostics *diag, re_status status)
+const char *re_cli_first_message(const re_diagnostics *diag, re_status status)
 {
     return diag->count ? diag->items[0].message : re_strerror(status);
 }
 
-void cli_print_timings(const char *title, const re_step_time steps[RE_STEPS],
-                       const re_step_time *whole)
+void re_cli_print_timings(const char *title, const re_step_time steps[RE_STEPS],
+                          const re_step_time *whole)
 {
     re_step_time total = { 0, 0 };
     fprintf(stderr, "timings: %s\n  %-8s %9s %9s\n", title, "step", "wall s", "cpu s");
@@ -102,7 +102,7 @@ void cli_print_timings(const char *title, const re_step_time steps[RE_STEPS],
         fprintf(stderr, "  %-8s %9.3f %9.3f\n", "batch", whole->wall_s, whole->cpu_s);
 }
 
-const char cli_render_options_help[] =
+const char re_cli_render_options_help[] =
     "  -r, --sample-rate HZ     output rate 22050, 44100 or 48000 (default: the script's\n"
     "                           sample_rate:, else 22050); speech is resampled with libsoxr\n"
     "  -b, --bitrate KBPS       MP3 CBR bitrate (default 64 at 22050 Hz, 96 at 44100/48000;\n"
@@ -137,7 +137,7 @@ const char cli_render_options_help[] =
     "      --timings            wall and CPU seconds per step (parse, speak, level, encode,\n"
     "                           measure, publish) on stderr; batch: also in --report\n";
 
-void cli_render_settings_init(cli_render_settings *s, const char *command)
+void re_cli_render_settings_init(cli_render_settings *s, const char *command)
 {
     memset(s, 0, sizeof *s);
     s->command = command;
@@ -157,7 +157,7 @@ static int check_rate(const char *command, const cli_option *option, const char 
     cli_render_settings *s = base;
     if (re_rate_supported(s->options.sample_rate))
         return 0;
-    return cli_usage_error(command, "--sample-rate must be " RE_RATES_TEXT ", not '%s'", value);
+    return re_cli_usage_error(command, "--sample-rate must be " RE_RATES_TEXT ", not '%s'", value);
 }
 
 static int take_loudness(const char *command, const cli_option *option, const char *value,
@@ -167,8 +167,8 @@ static int take_loudness(const char *command, const cli_option *option, const ch
     cli_render_settings *s = base;
     s->options.loudness_off = strcmp(value, "off") == 0;
     return s->options.loudness_off
-           ? 0 : cli_parse_decimal(command, "--loudness", value, RE_LOUDNESS_TARGET_MIN,
-                                   RE_LOUDNESS_TARGET_MAX, &s->options.loudness_target);
+           ? 0 : re_cli_parse_decimal(command, "--loudness", value, RE_LOUDNESS_TARGET_MIN,
+                                      RE_LOUDNESS_TARGET_MAX, &s->options.loudness_target);
 }
 
 static int note_true_peak(const char *command, const cli_option *option, const char *value,
@@ -181,13 +181,13 @@ static int note_true_peak(const char *command, const cli_option *option, const c
 
 #define MAX_DURATION_MIN_US 1000   /* 1 ms: the smallest --max-duration its error names */
 
-int cli_parse_max_duration(const char *command, const char *value, uint64_t *us)
+int re_cli_parse_max_duration(const char *command, const char *value, uint64_t *us)
 {
     re_duration d;
     if (re_duration_parse_units(value, strlen(value), &d) != RE_OK || d.us < MAX_DURATION_MIN_US
         || d.us > RE_EPISODE_MAX_US)
-        return cli_usage_error(command, "--max-duration: '%s' is not a duration from 1 ms to 12 "
-                               "hours (try 3m, 90s, 2m30s or PT3M)", value);
+        return re_cli_usage_error(command, "--max-duration: '%s' is not a duration from 1 ms to 12 "
+                                  "hours (try 3m, 90s, 2m30s or PT3M)", value);
     *us = d.us;
     return 0;
 }
@@ -198,7 +198,7 @@ static int take_max_duration(const char *command, const cli_option *option, cons
     (void)option;
     cli_render_settings *s = base;
     s->options.max_duration_text = value;
-    return cli_parse_max_duration(command, value, &s->options.max_duration_us);
+    return re_cli_parse_max_duration(command, value, &s->options.max_duration_us);
 }
 
 static int note_cache_url(const char *command, const cli_option *option, const char *value,
@@ -242,12 +242,12 @@ static const cli_option render_options[] = {
 };
 #undef R
 
-cli_group cli_render_group(cli_render_settings *s)
+cli_group re_cli_render_group(cli_render_settings *s)
 {
     return (cli_group)CLI_GROUP(render_options, s);
 }
 
-int cli_add_default_voice_dirs(cli_list *dirs, char **exe_voices)
+int re_cli_add_default_voice_dirs(cli_list *dirs, char **exe_voices)
 {
     char exe[PATH_MAX];
     *exe_voices = NULL;
@@ -261,13 +261,13 @@ int cli_add_default_voice_dirs(cli_list *dirs, char **exe_voices)
                 *exe_voices = NULL;
         }
     }
-    if (*exe_voices && cli_list_add(dirs, *exe_voices) != 0)
+    if (*exe_voices && re_cli_list_add(dirs, *exe_voices) != 0)
         return -1;
 #ifdef RE_SOURCE_VOICES_DIR
-    if (cli_list_add(dirs, RE_SOURCE_VOICES_DIR) != 0)
+    if (re_cli_list_add(dirs, RE_SOURCE_VOICES_DIR) != 0)
         return -1;
 #endif
-    return cli_list_add(dirs, RE_INSTALL_VOICES_DIR);
+    return re_cli_list_add(dirs, RE_INSTALL_VOICES_DIR);
 }
 
 static const char *nonempty_env(const char *name)
@@ -282,7 +282,7 @@ static const char *nonempty_env(const char *name)
 static int finish_remote(cli_render_settings *s)
 {
     if (s->no_cache && s->cache_url_given) {
-        cli_usage_error(s->command, "%s", "--cache-url and --no-cache contradict each other");
+        re_cli_usage_error(s->command, "%s", "--cache-url and --no-cache contradict each other");
         return RE_EXIT_USAGE;
     }
     if (!s->cache_url_given)
@@ -296,8 +296,8 @@ static int finish_remote(cli_render_settings *s)
     re_status status = re_remote_open(&remote, &probe, &diag);
     re_remote_free(probe);
     if (status != RE_OK) {
-        cli_error(NULL, "%s: %s", s->cache_url_given ? "--cache-url" : RE_REMOTE_URL_ENV,
-                  cli_first_message(&diag, status));
+        re_cli_error(NULL, "%s: %s", s->cache_url_given ? "--cache-url" : RE_REMOTE_URL_ENV,
+                     re_cli_first_message(&diag, status));
         re_diagnostics_free(&diag);
         /* a bad URL is a usage error; libcurl that cannot be loaded (curl_lib.h) is not */
         return status == RE_ERR_INPUT ? RE_EXIT_USAGE : RE_EXIT_FAILURE;
@@ -322,21 +322,21 @@ static int check_bitrate(const cli_render_settings *s)
     re_diagnostics_init(&diag, RE_DIAG_DEFAULT_LIMIT);
     re_status status = re_mp3_check_settings(s->options.sample_rate, &s->options.mp3, &diag);
     if (status != RE_OK)
-        cli_usage_error(s->command, "--bitrate: %s", cli_first_message(&diag, status));
+        re_cli_usage_error(s->command, "--bitrate: %s", re_cli_first_message(&diag, status));
     re_diagnostics_free(&diag);
     return status == RE_OK ? 0 : -1;
 }
 
-int cli_render_settings_finish(cli_render_settings *s)
+int re_cli_render_settings_finish(cli_render_settings *s)
 {
     if (check_bitrate(s) != 0)
         return -1;
     if (s->options.loudness_off && s->true_peak_given) {
-        cli_usage_error(s->command, "%s", "--true-peak has no effect with --loudness off");
+        re_cli_usage_error(s->command, "%s", "--true-peak has no effect with --loudness off");
         return -1;
     }
     if (s->no_cache && s->cache_dir) {
-        cli_usage_error(s->command, "%s", "--cache and --no-cache contradict each other");
+        re_cli_usage_error(s->command, "%s", "--cache and --no-cache contradict each other");
         return -1;
     }
     if (!s->no_cache && !s->cache_dir) {
@@ -344,8 +344,8 @@ int cli_render_settings_finish(cli_render_settings *s)
         re_diagnostics_init(&diag, RE_DIAG_DEFAULT_LIMIT);
         s->default_cache_dir = re_cache_default_dir(&diag);
         if (!s->default_cache_dir)
-            cli_error(NULL, "rendering without a segment cache: %s",
-                      cli_first_message(&diag, RE_ERR_NOMEM));
+            re_cli_error(NULL, "rendering without a segment cache: %s",
+                         re_cli_first_message(&diag, RE_ERR_NOMEM));
         re_diagnostics_free(&diag);
         s->cache_dir = s->default_cache_dir;
     }
@@ -353,7 +353,7 @@ int cli_render_settings_finish(cli_render_settings *s)
     int remote = finish_remote(s);
     if (remote != 0)
         return remote;
-    if (cli_add_default_voice_dirs(&s->voice_dirs, &s->exe_voices) != 0) {
+    if (re_cli_add_default_voice_dirs(&s->voice_dirs, &s->exe_voices) != 0) {
         fprintf(stderr, "render-episode: out of memory\n");
         return -1;
     }
@@ -366,15 +366,15 @@ int cli_render_settings_finish(cli_render_settings *s)
     s->options.max_script_size = s->max_size;
     s->options.engine_timeout_ms = (unsigned)(s->timeout_s * 1000);
     s->options.jobs = (unsigned)s->jobs;
-    s->options.stop = &cli_stop_signal;
+    s->options.stop = &re_cli_stop_signal;
     return 0;
 }
 
-void cli_render_settings_free(cli_render_settings *s)
+void re_cli_render_settings_free(cli_render_settings *s)
 {
-    cli_list_free(&s->voice_dirs);
-    cli_list_free(&s->lexicons);
-    cli_list_free(&s->allowed_dirs);
+    re_cli_list_free(&s->voice_dirs);
+    re_cli_list_free(&s->lexicons);
+    re_cli_list_free(&s->allowed_dirs);
     free(s->exe_voices);
     free(s->default_cache_dir);
     s->exe_voices = NULL;

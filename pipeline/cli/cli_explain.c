@@ -74,7 +74,7 @@ static int take_max_duration(const char *command, const cli_option *option, cons
     (void)option;
     explain_cli *cli = base;
     cli->limit.max_text = value;
-    return cli_parse_max_duration(command, value, &cli->limit.max_us);
+    return re_cli_parse_max_duration(command, value, &cli->limit.max_us);
 }
 
 static int check_rate(const char *command, const cli_option *option, const char *value,
@@ -83,14 +83,14 @@ static int check_rate(const char *command, const cli_option *option, const char 
     (void)option;
     if (re_rate_supported(((explain_cli *)base)->limit.sample_rate))
         return 0;
-    return cli_usage_error(command, "--sample-rate must be " RE_RATES_TEXT ", not '%s'", value);
+    return re_cli_usage_error(command, "--sample-rate must be " RE_RATES_TEXT ", not '%s'", value);
 }
 
 static int take_script(void *context, const char *arg)
 {
     explain_cli *cli = context;
     if (cli->script)
-        return cli_usage_error("explain", "one script at a time (got a second one: '%s')", arg);
+        return re_cli_usage_error("explain", "one script at a time (got a second one: '%s')", arg);
     cli->script = arg;
     return 0;
 }
@@ -117,19 +117,19 @@ static int parse_args(int argc, char **argv, explain_cli *cli)
     cli_command command = { .name = "explain", .help = { explain_usage }, .groups = groups,
                             .group_count = 1, .dashdash_one = 1, .operand = take_script,
                             .context = cli };
-    int rc = cli_scan(&command, argc, argv);
+    int rc = re_cli_scan(&command, argc, argv);
     if (rc == CLI_GO_ON && !cli->script)
-        return cli_usage_error("explain", "%s", "no script given");
+        return re_cli_usage_error("explain", "%s", "no script given");
     if (rc == CLI_GO_ON && cli->limit.sample_rate && !cli->limit.max_us)
-        return cli_usage_error("explain", "%s", "--sample-rate is for --max-duration");
+        return re_cli_usage_error("explain", "%s", "--sample-rate is for --max-duration");
     return rc;
 }
 
 static void explain_cli_free(explain_cli *cli)
 {
-    cli_list_free(&cli->lexicons);
-    cli_list_free(&cli->allowed_dirs);
-    cli_list_free(&cli->voice_dirs);
+    re_cli_list_free(&cli->lexicons);
+    re_cli_list_free(&cli->allowed_dirs);
+    re_cli_list_free(&cli->voice_dirs);
     free(cli->exe_voices);
 }
 
@@ -184,11 +184,11 @@ static re_status print_item(void *context, const re_explained_item *item)
     return RE_OK;
 }
 
-int cli_explain(int argc, char **argv)
+int re_cli_explain(int argc, char **argv)
 {
     explain_cli cli = { .max_size = RE_SCRIPT_DEFAULT_MAX_SIZE };
     int rc = parse_args(argc, argv, &cli);
-    if (rc != CLI_GO_ON || cli_add_default_voice_dirs(&cli.voice_dirs, &cli.exe_voices) != 0) {
+    if (rc != CLI_GO_ON || re_cli_add_default_voice_dirs(&cli.voice_dirs, &cli.exe_voices) != 0) {
         if (rc == CLI_GO_ON)
             fprintf(stderr, "render-episode explain: out of memory\n");
         explain_cli_free(&cli);
@@ -205,17 +205,17 @@ int cli_explain(int argc, char **argv)
     };
     print_outline(&cli);
     cli.limit.left_out = print_left_out;
-    re_status status = re_explain(&sources, &cli.limit, &cli_stop_signal, print_item, NULL,
+    re_status status = re_explain(&sources, &cli.limit, &re_cli_stop_signal, print_item, NULL,
                                   &diag);
     if (status == RE_OK && fflush(stdout) != 0)
         status = re_diag_add(&diag, "(stdout)", 0, 0, "%s", strerror(errno)) == RE_OK
                      ? RE_ERR_WRITE : RE_ERR_NOMEM;
-    cli_print_diagnostics(&diag);
+    re_cli_print_diagnostics(&diag);
     if (status != RE_OK && status != RE_ERR_INTERRUPTED && diag.count == 0)
-        cli_error("explain", "%s: %s", cli.script, re_strerror(status));
+        re_cli_error("explain", "%s: %s", cli.script, re_strerror(status));
     re_diagnostics_free(&diag);
     explain_cli_free(&cli);
-    if (status == RE_ERR_INTERRUPTED && cli_stop_signal)
-        return 128 + cli_stop_signal;
+    if (status == RE_ERR_INTERRUPTED && re_cli_stop_signal)
+        return 128 + re_cli_stop_signal;
     return status == RE_OK ? RE_EXIT_OK : RE_EXIT_FAILURE;
 }

@@ -73,7 +73,7 @@ static int take_folder(void *context, const char *arg)
 {
     feed_cli *cli = context;
     if (cli->dir)
-        return cli_usage_error("feed", "one OUTDIR at a time (got a second one: '%s')", arg);
+        return re_cli_usage_error("feed", "one OUTDIR at a time (got a second one: '%s')", arg);
     cli->dir = arg;
     return 0;
 }
@@ -100,13 +100,13 @@ static int take_now(feed_cli *cli)
     if (value && value[0]) {
         char rfc822[RE_RFC822_MAX];
         if (!strchr(value, 'T') || re_rfc822_from_iso(value, rfc822, &cli->now_ms) != RE_OK)
-            return cli_usage_error("feed", "%s='%s' is not an ISO 8601 date-time with a zone "
-                                   "like 2026-11-30T09:00:00Z", RE_NOW_ENV, value);
+            return re_cli_usage_error("feed", "%s='%s' is not an ISO 8601 date-time with a zone "
+                                      "like 2026-11-30T09:00:00Z", RE_NOW_ENV, value);
         return CLI_GO_ON;
     }
     struct timespec ts;
     if (clock_gettime(CLOCK_REALTIME, &ts) != 0)
-        return cli_usage_error("feed", "cannot read the clock: %s", strerror(errno));
+        return re_cli_usage_error("feed", "cannot read the clock: %s", strerror(errno));
     cli->now_ms = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
     return CLI_GO_ON;
 }
@@ -118,19 +118,19 @@ static int parse_args(int argc, char **argv, feed_cli *cli)
     cli_group groups[] = { CLI_GROUP(feed_options, cli) };
     cli_command command = { .name = "feed", .help = { feed_usage }, .groups = groups,
                             .group_count = 1, .operand = take_folder, .context = cli };
-    int rc = cli_scan(&command, argc, argv);
+    int rc = re_cli_scan(&command, argc, argv);
     if (rc != CLI_GO_ON)
         return rc;
     if (!cli->dir)
-        return cli_usage_error("feed", "%s", "which folder? usage: render-episode feed OUTDIR "
-                               "--base-url URL");
+        return re_cli_usage_error("feed", "%s", "which folder? usage: render-episode feed OUTDIR "
+                                  "--base-url URL");
     if (!cli->base_url)
-        return cli_usage_error("feed", "%s", "--base-url URL is required: the address OUTDIR is "
-                               "published at");
+        return re_cli_usage_error("feed", "%s", "--base-url URL is required: the address OUTDIR is "
+                                  "published at");
     const char *why = NULL;
     if (!re_feed_base_url_ok(cli->base_url, &why)) {
-        cli_error("feed", "--base-url '%s': %s", cli->base_url, why);
-        return cli_usage_error("feed", "%s", "for example --base-url https://example.org/podcast/");
+        re_cli_error("feed", "--base-url '%s': %s", cli->base_url, why);
+        return re_cli_usage_error("feed", "%s", "for example --base-url https://example.org/podcast/");
     }
     return take_now(cli);
 }
@@ -138,7 +138,7 @@ static int parse_args(int argc, char **argv, feed_cli *cli)
 static void print_diagnostics(const re_diagnostics *diag, const char *kind)
 {
     for (size_t i = 0; i < diag->count; i++)
-        cli_print_diagnostic(&diag->items[i], kind);
+        re_cli_print_diagnostic(&diag->items[i], kind);
     if (diag->truncated)
         fprintf(stderr, "render-episode feed: too many messages; only the first %zu are shown\n",
                 diag->count);
@@ -246,7 +246,7 @@ static re_status publish_pages(const re_feed *feed, const feed_cli *cli, const c
     size_t updated = 0;
     re_status st = re_show_pages_publish(feed, cli->dir, cli->base_url,
                                          index_written ? RE_FOLDER_INDEX_NAME : NULL, feed_name,
-                                         &cli_stop_signal, &updated, warnings);
+                                         &re_cli_stop_signal, &updated, warnings);
     free(feed_name);
     return st;
 }
@@ -287,7 +287,7 @@ static re_status build(const feed_cli *cli, const char *target, size_t *episodes
     feed.dir = cli->dir;
     feed.feed_name = strcmp(target, "-") == 0 ? "feed.xml" : slash ? slash + 1 : target;
     feed.draft = cli->draft;
-    feed.stop = &cli_stop_signal;
+    feed.stop = &re_cli_stop_signal;
     char *default_show = re_path_join(cli->dir, RE_SHOW_FILE_NAME);
     if (!default_show)
         return RE_ERR_NOMEM;
@@ -322,7 +322,7 @@ static re_status build(const feed_cli *cli, const char *target, size_t *episodes
     return st;
 }
 
-int cli_feed(int argc, char **argv)
+int re_cli_feed(int argc, char **argv)
 {
     feed_cli cli = { 0 };
     int rc = parse_args(argc, argv, &cli);
@@ -343,7 +343,7 @@ int cli_feed(int argc, char **argv)
     print_diagnostics(&warnings, "warning: ");
     print_diagnostics(&errors, "");
     if (st != RE_OK && st != RE_ERR_INTERRUPTED && errors.count == 0)
-        cli_error("feed", "%s: %s", cli.dir, re_strerror(st));
+        re_cli_error("feed", "%s: %s", cli.dir, re_strerror(st));
     if (st != RE_OK && published)   /* stopped while putting the pages inside their show */
         fprintf(stderr, "render-episode feed: %s was written; the episode pages were not all "
                 "given the show's links (each is as it was or whole): run feed again\n", target);
@@ -361,5 +361,5 @@ int cli_feed(int argc, char **argv)
     re_diagnostics_free(&errors);
     re_diagnostics_free(&warnings);
     free(default_output);
-    return cli_exit_status(st);   /* 128 + N when a signal stopped it */
+    return re_cli_exit_status(st);   /* 128 + N when a signal stopped it */
 }

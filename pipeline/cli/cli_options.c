@@ -27,7 +27,7 @@ static void print_error(const char *command, const char *fmt, va_list ap)
     free(message);
 }
 
-void cli_error(const char *command, const char *fmt, ...)
+void re_cli_error(const char *command, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -35,7 +35,7 @@ void cli_error(const char *command, const char *fmt, ...)
     va_end(ap);
 }
 
-int cli_usage_error(const char *command, const char *fmt, ...)
+int re_cli_usage_error(const char *command, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -53,16 +53,16 @@ int cli_parse_number(const char *command, const char *option, const char *text, 
     errno = 0;
     unsigned long value = text && *text >= '0' && *text <= '9' ? strtoul(text, &end, 10) : 0;
     if (!text || !end || *end != '\0' || errno == ERANGE || value < min || value > max) {
-        cli_usage_error(command, "%s needs a whole number from %lu to %lu, not '%s'", option, min,
-                        max, text ? text : "");
+        re_cli_usage_error(command, "%s needs a whole number from %lu to %lu, not '%s'", option, min,
+                           max, text ? text : "");
         return -1;
     }
     *out = value;
     return 0;
 }
 
-int cli_parse_decimal(const char *command, const char *option, const char *text, double min,
-                      double max, double *out)
+int re_cli_parse_decimal(const char *command, const char *option, const char *text, double min,
+                         double max, double *out)
 {
     const char *p = text;
     if (*p == '-' || *p == '+')
@@ -76,15 +76,15 @@ int cli_parse_decimal(const char *command, const char *option, const char *text,
     char *end = NULL;
     double value = digits && *p == '\0' ? strtod(text, &end) : 0;
     if (!digits || *p != '\0' || !end || *end != '\0' || value < min || value > max) {
-        cli_usage_error(command, "%s needs a number from %g to %g, not '%s'", option, min, max,
-                        text);
+        re_cli_usage_error(command, "%s needs a number from %g to %g, not '%s'", option, min, max,
+                           text);
         return -1;
     }
     *out = value;
     return 0;
 }
 
-int cli_list_add(cli_list *list, const char *item)
+int re_cli_list_add(cli_list *list, const char *item)
 {
     if (list->count == list->room) {
         size_t room = list->room ? 2 * list->room : 8;
@@ -98,7 +98,7 @@ int cli_list_add(cli_list *list, const char *item)
     return 0;
 }
 
-void cli_list_free(cli_list *list)
+void re_cli_list_free(cli_list *list)
 {
     free(list->items);
     memset(list, 0, sizeof *list);
@@ -157,11 +157,11 @@ static int take(const scan *s, size_t k, const char *value)
     char *at = (char *)s->bases[k] + o->offset;
     unsigned long n;
     if (++s->seen[k] > 1 && (o->flags & CLI_ONCE)) {
-        cli_usage_error(cmd, "--%s given twice", o->name);
+        re_cli_usage_error(cmd, "--%s given twice", o->name);
         return RE_EXIT_USAGE;
     }
     if (value && !*value && (o->flags & CLI_NONEMPTY)) {
-        cli_usage_error(cmd, "--%s needs %s", o->name, o->needs ? o->needs : "a value");
+        re_cli_usage_error(cmd, "--%s needs %s", o->name, o->needs ? o->needs : "a value");
         return RE_EXIT_USAGE;
     }
     switch (o->kind) {
@@ -186,12 +186,12 @@ static int take(const scan *s, size_t k, const char *value)
     case CLI_DECIMAL: {
         char option[64];
         snprintf(option, sizeof option, "--%s", o->name);
-        if (cli_parse_decimal(cmd, option, value, o->min, o->max, (double *)(void *)at) != 0)
+        if (re_cli_parse_decimal(cmd, option, value, o->min, o->max, (double *)(void *)at) != 0)
             return RE_EXIT_USAGE;
         break;
     }
     case CLI_LIST:
-        if (cli_list_add((cli_list *)(void *)at, value) != 0) {
+        if (re_cli_list_add((cli_list *)(void *)at, value) != 0) {
             fprintf(stderr, "render-episode: out of memory\n");
             return RE_EXIT_FAILURE;
         }
@@ -213,8 +213,8 @@ static int written_whole(const scan *s, size_t k, const char *arg)
     if (strncmp(arg, "--", 2) == 0 && strncmp(arg + 2, name, n) == 0
         && (arg[2 + n] == '\0' || arg[2 + n] == '='))
         return 1;
-    cli_usage_error(s->command->name, "unknown option '%.*s' (did you mean '--%s'? "
-                    "options are not abbreviated)", (int)strcspn(arg, "="), arg, name);
+    re_cli_usage_error(s->command->name, "unknown option '%.*s' (did you mean '--%s'? "
+                       "options are not abbreviated)", (int)strcspn(arg, "="), arg, name);
     return 0;
 }
 
@@ -239,22 +239,22 @@ static int step(const scan *s, int argc, char **argv, const char *shorts,
     if (c == ':' || c == '?') {
         size_t k = optopt ? option_by_code(s, optopt) : s->count;
         if (k < s->count && c == ':')
-            cli_usage_error(cmd, "--%s needs %s", s->options[k]->name,
-                            s->options[k]->needs ? s->options[k]->needs : "a value");
+            re_cli_usage_error(cmd, "--%s needs %s", s->options[k]->name,
+                               s->options[k]->needs ? s->options[k]->needs : "a value");
         else if (k < s->count)
-            cli_usage_error(cmd, "--%s takes no value (in '%s')", s->options[k]->name,
-                            argv[optind - 1]);
+            re_cli_usage_error(cmd, "--%s takes no value (in '%s')", s->options[k]->name,
+                               argv[optind - 1]);
         else if (optopt && other_case(s, optopt) < s->count) {   /* batch -o: -O DIR */
             const cli_option *o = s->options[other_case(s, optopt)];
             const char *space = o->value_name ? " " : "", *value = o->value_name ? o->value_name : "";
-            cli_usage_error(cmd, "unknown option '-%c' (options are case-sensitive: did you mean "
-                            "-%c%s%s, --%s%s%s?)", optopt, o->short_name, space, value, o->name,
-                            space, value);
+            re_cli_usage_error(cmd, "unknown option '-%c' (options are case-sensitive: did you mean "
+                               "-%c%s%s, --%s%s%s?)", optopt, o->short_name, space, value, o->name,
+                               space, value);
         }
         else if (optopt)
-            cli_usage_error(cmd, "unknown option '-%c'", optopt);
+            re_cli_usage_error(cmd, "unknown option '-%c'", optopt);
         else
-            cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
+            re_cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
         return RE_EXIT_USAGE;
     }
     size_t k = option_by_code(s, c);
@@ -304,7 +304,7 @@ static int print_help(const cli_command *command)
     return fflush(stdout) == 0 ? RE_EXIT_OK : RE_EXIT_FAILURE;
 }
 
-int cli_scan(const cli_command *command, int argc, char **argv)
+int re_cli_scan(const cli_command *command, int argc, char **argv)
 {
     if (argc == 2 && strcmp(argv[1], "--list-options") == 0) {
         cli_list_options(stdout, command);

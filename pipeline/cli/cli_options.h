@@ -23,7 +23,7 @@ typedef enum cli_kind {
 
 typedef struct cli_option cli_option;
 /* Called after the value was stored (or, for CLI_CALL, instead): 0, or nonzero after printing
- * a usage error (cli_usage_error's RE_EXIT_USAGE). `command` is the name it takes. */
+ * a usage error (re_cli_usage_error's RE_EXIT_USAGE). `command` is the name it takes. */
 typedef int (*cli_option_check)(const char *command, const cli_option *option, const char *value,
                                 void *base);
 
@@ -50,8 +50,8 @@ typedef struct cli_list {
     size_t count, room;
 } cli_list;
 /* 0, or -1 when out of memory. */
-int cli_list_add(cli_list *list, const char *item);
-void cli_list_free(cli_list *list);
+int re_cli_list_add(cli_list *list, const char *item);
+void re_cli_list_free(cli_list *list);
 
 /* One table and the struct its offsets point into. */
 typedef struct cli_group {
@@ -83,7 +83,7 @@ typedef struct cli_command {
  * option it would have been. -h or --help prints the help (scanning stops there); a lone
  * --list-options prints the table (cli_list_options). CLI_GO_ON, or the exit status: 0 after
  * the help or the list, 2 when it could not be written, RE_EXIT_USAGE after the usage error. */
-int cli_scan(const cli_command *command, int argc, char **argv);
+int re_cli_scan(const cli_command *command, int argc, char **argv);
 
 /* One line per option, tab-separated: the long name, the short name or "-", the value's name
  * or "-", and what it takes ("flag", "whole number 1..64", "text, repeatable", ...). */
@@ -93,18 +93,18 @@ void cli_list_options(FILE *out, const cli_command *command);
  * re_utf8_shown shows it: an argument quoted in it never puts a control character (an
  * escape sequence) or invalid UTF-8 on the terminal. For every message that quotes what the
  * user typed. */
-void cli_error(const char *command, const char *fmt, ...)
+void re_cli_error(const char *command, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
-/* cli_error, then "Try 'render-episode COMMAND --help'."; returns RE_EXIT_USAGE. */
-int cli_usage_error(const char *command, const char *fmt, ...)
+/* re_cli_error, then "Try 'render-episode COMMAND --help'."; returns RE_EXIT_USAGE. */
+int re_cli_usage_error(const char *command, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 /* Strict numbers for options: digits only (a decimal: an optional sign and fraction), in
  * [min, max]; 0, or -1 after a usage error that names the option. */
 int cli_parse_number(const char *command, const char *option, const char *text, unsigned long min,
                      unsigned long max, unsigned long *out);
-int cli_parse_decimal(const char *command, const char *option, const char *text, double min,
-                      double max, double *out);
+int re_cli_parse_decimal(const char *command, const char *option, const char *text, double min,
+                         double max, double *out);
 
 #endif

@@ -36,8 +36,8 @@ typedef struct voices_cli {
 static int no_operand(void *context, const char *arg)
 {
     (void)context;
-    return cli_usage_error("voices", "unexpected argument '%s' (voices takes only --voices DIR)",
-                           arg);
+    return re_cli_usage_error("voices", "unexpected argument '%s' (voices takes only --voices DIR)",
+                              arg);
 }
 
 #define V(member) CLI_AT(voices_cli, member)
@@ -74,13 +74,13 @@ static re_status list_profile(re_voice_set *set, re_engine *engine, const char *
     return RE_OK;
 }
 
-int cli_voices(int argc, char **argv)
+int re_cli_voices(int argc, char **argv)
 {
     voices_cli cli = { 0 };
     cli_group groups[] = { CLI_GROUP(voices_options, &cli) };
     cli_command command = { .name = "voices", .help = { voices_usage }, .groups = groups,
                             .group_count = 1, .operand = no_operand };
-    int rc = cli_scan(&command, argc, argv);
+    int rc = re_cli_scan(&command, argc, argv);
     re_voice_set *set = NULL;
     re_engine *engine = NULL;
     char **names = NULL;
@@ -91,7 +91,7 @@ int cli_voices(int argc, char **argv)
     if (rc != CLI_GO_ON)
         goto done;
     rc = RE_EXIT_FAILURE;
-    if (cli_add_default_voice_dirs(&cli.voice_dirs, &cli.exe_voices) != 0
+    if (re_cli_add_default_voice_dirs(&cli.voice_dirs, &cli.exe_voices) != 0
         || re_voice_set_create(&set) != RE_OK) {
         status = RE_ERR_NOMEM;
         goto done;
@@ -101,7 +101,7 @@ int cli_voices(int argc, char **argv)
     if (status == RE_OK)
         status = re_voice_set_names(set, &names, &count);
     if (status == RE_OK)
-        status = re_engine_create(&cli_stop_signal, &engine, &diag);
+        status = re_engine_create(&re_cli_stop_signal, &engine, &diag);
     if (status != RE_OK)
         goto done;
     re_voice_profile as = { .engine = RE_VOICE_ESPEAK_NG };
@@ -116,27 +116,27 @@ int cli_voices(int argc, char **argv)
             bad = 1;
         else
             status = one;
-        if (status == RE_OK && cli_stop_signal)
+        if (status == RE_OK && re_cli_stop_signal)
             status = RE_ERR_INTERRUPTED;
     }
     if (status == RE_OK && count == 0)
         printf("(no profiles in %s)\n", re_voice_set_search_path(set));
-    rc = status != RE_OK ? cli_exit_status(status) : bad ? RE_EXIT_FAILURE : RE_EXIT_OK;
+    rc = status != RE_OK ? re_cli_exit_status(status) : bad ? RE_EXIT_FAILURE : RE_EXIT_OK;
     if (fflush(stdout) != 0 && rc == RE_EXIT_OK)
         rc = RE_EXIT_FAILURE;
 done:
-    cli_print_diagnostics(&diag);
+    re_cli_print_diagnostics(&diag);
     if (status != RE_OK && status != RE_ERR_INTERRUPTED && diag.count == 0)
-        cli_error("voices", "%s", re_strerror(status));
+        re_cli_error("voices", "%s", re_strerror(status));
     if (status != RE_OK)
-        rc = cli_exit_status(status);
+        rc = re_cli_exit_status(status);
     for (size_t i = 0; i < count; i++)
         free(names[i]);
     free(names);
     re_engine_free(engine);
     re_voice_set_free(set);
     re_diagnostics_free(&diag);
-    cli_list_free(&cli.voice_dirs);
+    re_cli_list_free(&cli.voice_dirs);
     free(cli.exe_voices);
     return rc;
 }

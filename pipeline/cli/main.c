@@ -64,7 +64,7 @@ static const char usage_tail[] =
 static int print_help(void)
 {
     fputs(usage_text, stdout);
-    fputs(cli_render_options_help, stdout);
+    fputs(re_cli_render_options_help, stdout);
     fputs(usage_tail, stdout);
     return fflush(stdout) == 0 ? RE_EXIT_OK : RE_EXIT_FAILURE;
 }
@@ -90,8 +90,8 @@ static int take_script(void *context, const char *arg)
 {
     render_cli *cli = context;
     if (cli->script)
-        return cli_usage_error(NULL, "one script at a time (got a second one: '%s'); see 'batch'",
-                               arg);
+        return re_cli_usage_error(NULL, "one script at a time (got a second one: '%s'); see 'batch'",
+                                  arg);
     cli->script = arg;
     return 0;
 }
@@ -104,13 +104,13 @@ static const cli_option render_own_options[] = {
 /* Returns CLI_GO_ON, or an exit status. */
 static int parse_render_args(int argc, char **argv, render_cli *cli)
 {
-    cli_group groups[] = { CLI_GROUP(render_own_options, cli), cli_render_group(&cli->settings) };
-    cli_command command = { .name = NULL, .help = { usage_text, cli_render_options_help, usage_tail },
+    cli_group groups[] = { CLI_GROUP(render_own_options, cli), re_cli_render_group(&cli->settings) };
+    cli_command command = { .name = NULL, .help = { usage_text, re_cli_render_options_help, usage_tail },
                             .groups = groups, .group_count = 2, .dashdash_one = 1,
                             .operand = take_script, .context = cli };
-    int rc = cli_scan(&command, argc, argv);
+    int rc = re_cli_scan(&command, argc, argv);
     if (rc == CLI_GO_ON && !cli->script)
-        return cli_usage_error(NULL, "%s", "no script given");
+        return re_cli_usage_error(NULL, "%s", "no script given");
     return rc;
 }
 
@@ -118,12 +118,12 @@ static int parse_render_args(int argc, char **argv, render_cli *cli)
 static int cli_render(int argc, char **argv)
 {
     render_cli cli = { .script = NULL };
-    cli_render_settings_init(&cli.settings, NULL);
+    re_cli_render_settings_init(&cli.settings, NULL);
     cli_render_settings *s = &cli.settings;
     char *default_output = NULL;
     int rc = parse_render_args(argc, argv, &cli);
     if (rc != CLI_GO_ON) {
-        cli_render_settings_free(s);
+        re_cli_render_settings_free(s);
         return rc;
     }
     const char *script = cli.script, *output = cli.output;
@@ -133,29 +133,29 @@ static int cli_render(int argc, char **argv)
         fprintf(stderr, "%s: a folder, not a script; to render every script in it, run: "
                 "render-episode batch -O OUTDIR %s\n", shown ? shown : script, shown ? shown : script);
         free(shown);
-        cli_render_settings_free(s);
+        re_cli_render_settings_free(s);
         return RE_EXIT_FAILURE;
     }
     if (!output) {
         const char *slash = strrchr(script, '/'), *dot = strrchr(script, '.');
         size_t stem = dot && (!slash || dot > slash + 1) ? (size_t)(dot - script) : strlen(script);
         if (asprintf(&default_output, "%.*s.mp3", (int)stem, script) < 0) {
-            cli_render_settings_free(s);
+            re_cli_render_settings_free(s);
             return RE_EXIT_FAILURE;
         }
         output = default_output;
     }
     if (!re_render_format_of(output)) {
-        cli_usage_error(NULL, "the output name must end in .mp3 or .wav: '%s'", output);
+        re_cli_usage_error(NULL, "the output name must end in .mp3 or .wav: '%s'", output);
         free(default_output);
-        cli_render_settings_free(s);
+        re_cli_render_settings_free(s);
         return RE_EXIT_USAGE;
     }
     s->options.output_path = output;   /* a WAV has no bitrate to check */
-    int finished = cli_render_settings_finish(s);
+    int finished = re_cli_render_settings_finish(s);
     if (finished != 0) {
         free(default_output);
-        cli_render_settings_free(s);
+        re_cli_render_settings_free(s);
         return finished == RE_EXIT_FAILURE ? RE_EXIT_FAILURE : RE_EXIT_USAGE;
     }
     int show_progress = !s->quiet && isatty(STDERR_FILENO);
@@ -169,13 +169,13 @@ static int cli_render(int argc, char **argv)
     re_status status = re_render(&s->options, &result, &diag);
     if (show_progress)
         fprintf(stderr, "\r\033[K");
-    cli_print_diagnostics(&diag);
+    re_cli_print_diagnostics(&diag);
     if (status == RE_ERR_INTERRUPTED)
         fprintf(stderr, "render-episode: interrupted; nothing was written\n");
     else if (status != RE_OK && diag.count == 0)
-        cli_error(NULL, "%s: %s", script, re_strerror(status));
+        re_cli_error(NULL, "%s: %s", script, re_strerror(status));
     if (status == RE_OK && s->timings) {
-        cli_print_timings(output, result.steps, NULL);
+        re_cli_print_timings(output, result.steps, NULL);
         fprintf(stderr, "  encodes: %u whole, %u local\n", result.encodes_whole,
                 result.encodes_local);
     }
@@ -185,19 +185,19 @@ static int cli_render(int argc, char **argv)
                (unsigned long long)(ms / 1000), (unsigned long long)(ms % 1000), result.bytes,
                result.loudness.integrated_lufs, result.loudness.true_peak_dbtp);
         if (!result.loudness_met)
-            cli_error(NULL, "warning: %s: the loudness target was not reached (%.1f LUFS, "
-                      "%.1f dBTP)", output, result.loudness.integrated_lufs,
-                      result.loudness.true_peak_dbtp);
+            re_cli_error(NULL, "warning: %s: the loudness target was not reached (%.1f LUFS, "
+                         "%.1f dBTP)", output, result.loudness.integrated_lufs,
+                         result.loudness.true_peak_dbtp);
         if (fflush(stdout) != 0) {
-            cli_error(NULL, "%s was written, but the summary line could not be printed: %s",
-                      output, strerror(errno));
+            re_cli_error(NULL, "%s was written, but the summary line could not be printed: %s",
+                         output, strerror(errno));
             status = RE_ERR_WRITE;
         }
     }
     re_diagnostics_free(&diag);
     free(default_output);
-    cli_render_settings_free(s);
-    return cli_exit_status(status);
+    re_cli_render_settings_free(s);
+    return re_cli_exit_status(status);
 }
 
 /* The subcommands; argv[0] is the command's name when one is called. */
@@ -205,9 +205,9 @@ static const struct command {
     const char *name;
     int (*run)(int argc, char **argv);
 } commands[] = {
-    { "render", cli_render }, { "batch", cli_batch }, { "check", cli_check },
-    { "feed", cli_feed }, { "cache", cli_cache }, { "explain", cli_explain },
-    { "voices", cli_voices },
+    { "render", cli_render }, { "batch", re_cli_batch }, { "check", re_cli_check },
+    { "feed", re_cli_feed }, { "cache", re_cli_cache }, { "explain", re_cli_explain },
+    { "voices", re_cli_voices },
 };
 
 static const struct command *command_named(const char *name)
@@ -224,11 +224,11 @@ static int cli_help(int argc, char **argv)
     if (argc < 2)
         return print_help();
     if (argc > 2)
-        return cli_usage_error(NULL, "help takes one command (got also '%s')", argv[2]);
+        return re_cli_usage_error(NULL, "help takes one command (got also '%s')", argv[2]);
     const struct command *command = command_named(argv[1]);
     if (!command)
-        return cli_usage_error(NULL, "no command '%s'; the commands are render, batch, check, "
-                               "feed, cache, explain, voices", argv[1]);
+        return re_cli_usage_error(NULL, "no command '%s'; the commands are render, batch, check, "
+                                  "feed, cache, explain, voices", argv[1]);
     char *help_argv[] = { argv[1], "--help", NULL };
     return command->run(2, help_argv);
 }
@@ -280,9 +280,9 @@ int main(int argc, char **argv)
      * (cues, chapters) pin them: megabytes of freed but resident memory. */
     mallopt(M_MMAP_THRESHOLD, 128 * 1024);
 #endif
-    cli_install_signals();
+    re_cli_install_signals();
     if (argc < 2)
-        return cli_usage_error(NULL, "%s", "no script given");
+        return re_cli_usage_error(NULL, "%s", "no script given");
     const char *first = argv[1];
     if (strcmp(first, "-h") == 0 || strcmp(first, "--help") == 0)
         return print_help();

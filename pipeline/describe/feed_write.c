@@ -75,8 +75,8 @@ static char *html_escaped(const char *text)
 static void show_notes(writer *x, const re_feed_episode *e)
 {
     char *summary = e->summary ? html_escaped(e->summary) : NULL;
-    char *cmark = e->notes ? html_from_markdown(e->notes) : NULL, *html = NULL;
-    char *notes = cmark ? notes_html(cmark) : NULL;   /* its safe part: notes.h */
+    char *cmark = e->notes ? re_html_from_markdown(e->notes) : NULL, *html = NULL;
+    char *notes = cmark ? re_notes_html(cmark) : NULL;   /* its safe part: notes.h */
     free(cmark);
     if ((e->summary && !summary) || (e->notes && !notes)
         || asprintf(&html, "%s%s%s%s", summary ? "<p>" : "", summary ? summary : "",

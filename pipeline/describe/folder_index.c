@@ -36,60 +36,60 @@ static const char index_style[] =
 static void build_episode(html_builder *b, xmlNodePtr list, const re_feed_episode *ep,
                           int has_page, const char *language)
 {
-    xmlNodePtr item = html_element(b, list, "li", NULL);
-    xmlNodePtr article = html_element(b, item, "article", NULL);
+    xmlNodePtr item = re_html_element(b, list, "li", NULL);
+    xmlNodePtr article = re_html_element(b, item, "article", NULL);
     /* the episode's own cover, published beside it (the show's is in the header); alt "":
      * the title next to it, the item's link, names the episode */
     char *cover = NULL, *cover_href = NULL;
     if (re_feed_cover_name(ep, &cover) != RE_OK
-        || (cover && !(cover_href = html_file_href(cover, NULL))))
+        || (cover && !(cover_href = re_html_file_href(cover, NULL))))
         b->failed = 1;
     if (cover_href)
-        html_cover_image(b, article, cover_href, "", 72);
+        re_html_cover_image(b, article, cover_href, "", 72);
     free(cover_href);
     free(cover);
-    xmlNodePtr heading = html_element(b, article, "h2", NULL);
-    xmlNodePtr link = html_text_element(b, heading, "a", NULL, ep->title);
+    xmlNodePtr heading = re_html_element(b, article, "h2", NULL);
+    xmlNodePtr link = re_html_text_element(b, heading, "a", NULL, ep->title);
     char *page = NULL, *href = NULL;
     if ((has_page && asprintf(&page, "%s.html", ep->stem) < 0)
-        || !(href = html_file_href(page ? page : ep->audio_name, NULL))) {
+        || !(href = re_html_file_href(page ? page : ep->audio_name, NULL))) {
         free(page);
         b->failed = 1;
         return;
     }
-    html_attribute(b, link, "href", href);
+    re_html_attribute(b, link, "href", href);
     free(href);
     free(page);
 
-    xmlNodePtr meta = html_element(b, article, "p", "meta");
+    xmlNodePtr meta = re_html_element(b, article, "p", "meta");
     const char *sep = "";
     char date[RE_DATE_WORDS_MAX];
     if (ep->published && re_date_in_words(ep->published, language, date) >= 0) {
-        xmlNodePtr time = html_text_element(b, meta, "time", NULL, date);
-        html_attribute(b, time, "datetime", ep->published);
+        xmlNodePtr time = re_html_text_element(b, meta, "time", NULL, date);
+        re_html_attribute(b, time, "datetime", ep->published);
         sep = " · ";
     }
     if (ep->number >= 0) {
         char number[48];
         snprintf(number, sizeof number, "%sEpisode %ld", sep, ep->number);
-        html_raw_text(b, meta, number, strlen(number));
+        re_html_raw_text(b, meta, number, strlen(number));
         sep = " · ";
     }
-    const char *kind = page_episode_type_words(ep->type);
+    const char *kind = re_page_episode_type_words(ep->type);
     if (kind) {   /* a trailer or bonus episode says so, as on its page */
-        html_raw_text(b, meta, sep, strlen(sep));
-        html_text_element(b, meta, "strong", "type", kind);
+        re_html_raw_text(b, meta, sep, strlen(sep));
+        re_html_text_element(b, meta, "strong", "type", kind);
         sep = " · ";
     }
     uint64_t seconds = re_samples_to_seconds(ep->samples, ep->sample_rate);
     char iso[RE_DURATION_ISO_MAX], human[96];
     re_duration_format_iso(seconds, iso);
-    page_duration_words(seconds, human, sizeof human);
-    html_raw_text(b, meta, sep, strlen(sep));
-    xmlNodePtr time = html_text_element(b, meta, "time", NULL, human);
-    html_attribute(b, time, "datetime", iso);
+    re_page_duration_words(seconds, human, sizeof human);
+    re_html_raw_text(b, meta, sep, strlen(sep));
+    xmlNodePtr time = re_html_text_element(b, meta, "time", NULL, human);
+    re_html_attribute(b, time, "datetime", iso);
     if (ep->summary && *ep->summary)
-        html_text_element(b, article, "p", "summary", ep->summary);
+        re_html_text_element(b, article, "p", "summary", ep->summary);
 }
 
 re_status re_folder_index_write(FILE *out, const re_feed *feed, const unsigned char *has_page,
@@ -99,58 +99,58 @@ re_status re_folder_index_write(FILE *out, const re_feed *feed, const unsigned c
     if (!out || !show->title || (feed->count > 0 && !feed->episodes))
         return RE_ERR_INVALID;
     html_builder b;
-    if (html_document_new(&b, show->language ? show->language : "en-us") != RE_OK)
+    if (re_html_document_new(&b, show->language ? show->language : "en-us") != RE_OK)
         return RE_ERR_NOMEM;
-    xmlNodePtr head = html_element(&b, b.root, "head", NULL);
-    xmlNodePtr meta = html_element(&b, head, "meta", NULL);
-    html_attribute(&b, meta, "charset", "utf-8");
-    meta = html_element(&b, head, "meta", NULL);
-    html_attribute(&b, meta, "name", "viewport");
-    html_attribute(&b, meta, "content", "width=device-width, initial-scale=1");
-    html_text_element(&b, head, "title", NULL, show->title);
-    xmlNodePtr icon = html_element(&b, head, "link", NULL);   /* no request for /favicon.ico */
-    html_attribute(&b, icon, "rel", "icon");
-    html_attribute(&b, icon, "href", "data:,");
-    char *feed_href = feed_name ? html_file_href(feed_name, NULL) : NULL;
+    xmlNodePtr head = re_html_element(&b, b.root, "head", NULL);
+    xmlNodePtr meta = re_html_element(&b, head, "meta", NULL);
+    re_html_attribute(&b, meta, "charset", "utf-8");
+    meta = re_html_element(&b, head, "meta", NULL);
+    re_html_attribute(&b, meta, "name", "viewport");
+    re_html_attribute(&b, meta, "content", "width=device-width, initial-scale=1");
+    re_html_text_element(&b, head, "title", NULL, show->title);
+    xmlNodePtr icon = re_html_element(&b, head, "link", NULL);   /* no request for /favicon.ico */
+    re_html_attribute(&b, icon, "rel", "icon");
+    re_html_attribute(&b, icon, "href", "data:,");
+    char *feed_href = feed_name ? re_html_file_href(feed_name, NULL) : NULL;
     if (feed_name && !feed_href)
         b.failed = 1;
     if (feed_href) {
-        xmlNodePtr alternate = html_element(&b, head, "link", NULL);
-        html_attribute(&b, alternate, "rel", "alternate");
-        html_attribute(&b, alternate, "type", "application/rss+xml");
-        html_attribute(&b, alternate, "title", show->title);
-        html_attribute(&b, alternate, "href", feed_href);
+        xmlNodePtr alternate = re_html_element(&b, head, "link", NULL);
+        re_html_attribute(&b, alternate, "rel", "alternate");
+        re_html_attribute(&b, alternate, "type", "application/rss+xml");
+        re_html_attribute(&b, alternate, "title", show->title);
+        re_html_attribute(&b, alternate, "href", feed_href);
     }
-    meta = html_element(&b, head, "meta", NULL);
-    html_attribute(&b, meta, "name", "generator");
-    html_attribute(&b, meta, "content", "render-episode " RE_VERSION);
-    xmlNodePtr style = html_element(&b, head, "style", NULL);
-    html_raw_text(&b, style, index_style, strlen(index_style));
+    meta = re_html_element(&b, head, "meta", NULL);
+    re_html_attribute(&b, meta, "name", "generator");
+    re_html_attribute(&b, meta, "content", "render-episode " RE_VERSION);
+    xmlNodePtr style = re_html_element(&b, head, "style", NULL);
+    re_html_raw_text(&b, style, index_style, strlen(index_style));
 
-    xmlNodePtr content = html_element(&b, html_element(&b, b.root, "body", NULL), "main", NULL);
-    xmlNodePtr header = html_element(&b, content, "header", "show");
+    xmlNodePtr content = re_html_element(&b, re_html_element(&b, b.root, "body", NULL), "main", NULL);
+    xmlNodePtr header = re_html_element(&b, content, "header", "show");
     /* the cover when it is a file of the folder (a remote one would be a request elsewhere) */
     char *cover_href = show->image && !strstr(show->image, "://")
-                       ? html_file_href(show->image, NULL) : NULL;
+                       ? re_html_file_href(show->image, NULL) : NULL;
     if (show->image && !strstr(show->image, "://") && !cover_href)
         b.failed = 1;
     if (cover_href)   /* alt "": the title beside it names the show */
-        html_cover_image(&b, header, cover_href, "", 144);
+        re_html_cover_image(&b, header, cover_href, "", 144);
     free(cover_href);
-    html_text_element(&b, header, "h1", NULL, show->title);
+    re_html_text_element(&b, header, "h1", NULL, show->title);
     if (show->description)
-        html_text_element(&b, content, "p", "description", show->description);
+        re_html_text_element(&b, content, "p", "description", show->description);
     if (feed_href) {
-        xmlNodePtr p = html_element(&b, content, "p", "feed");
-        xmlNodePtr link = html_text_element(&b, p, "a", NULL, "Subscribe: the podcast feed (RSS)");
-        html_attribute(&b, link, "href", feed_href);
+        xmlNodePtr p = re_html_element(&b, content, "p", "feed");
+        xmlNodePtr link = re_html_text_element(&b, p, "a", NULL, "Subscribe: the podcast feed (RSS)");
+        re_html_attribute(&b, link, "href", feed_href);
     }
     free(feed_href);
-    xmlNodePtr list = html_element(&b, content, "ol", "episodes");
+    xmlNodePtr list = re_html_element(&b, content, "ol", "episodes");
     for (size_t i = 0; i < feed->count && !b.failed; i++)
         build_episode(&b, list, &feed->episodes[i], has_page && has_page[i],
                       show->language ? show->language : "en-us");
-    return html_document_write(&b, out);
+    return re_html_document_write(&b, out);
 }
 
 re_status re_folder_index_publish(const re_feed *feed, const char *dir, const char *feed_name,

@@ -23,7 +23,7 @@ static void add_child(html_builder *b, xmlNodePtr parent, xmlNodePtr child)
     }
 }
 
-re_status html_document_new(html_builder *b, const char *lang)
+re_status re_html_document_new(html_builder *b, const char *lang)
 {
     b->failed = 0;
     b->root = NULL;
@@ -39,11 +39,11 @@ re_status html_document_new(html_builder *b, const char *lang)
         return RE_ERR_NOMEM;
     }
     xmlDocSetRootElement(b->doc, b->root);
-    html_attribute(b, b->root, "lang", lang);
+    re_html_attribute(b, b->root, "lang", lang);
     return b->failed ? RE_ERR_NOMEM : RE_OK;
 }
 
-re_status html_document_write(html_builder *b, FILE *out)
+re_status re_html_document_write(html_builder *b, FILE *out)
 {
     /* A UTF-8 buffer without a converter: libxml2's "HTML" output encoding would turn every
      * non-ASCII character into an entity, inside <script> too. */
@@ -67,7 +67,7 @@ re_status html_document_write(html_builder *b, FILE *out)
  * copies a "<!--...-->" within one as it is (a server-side include, to its eyes): a value
  * could then forge the comments that frame the page's slots (page_nav.h). So a value holding
  * '<' is kept as text nodes that each end at a '<', which is then always written "&lt;". */
-void html_attribute(html_builder *b, xmlNodePtr node, const char *name, const char *value)
+void re_html_attribute(html_builder *b, xmlNodePtr node, const char *name, const char *value)
 {
     if (b->failed)
         return;
@@ -96,8 +96,8 @@ void html_attribute(html_builder *b, xmlNodePtr node, const char *name, const ch
     }
 }
 
-xmlNodePtr html_element(html_builder *b, xmlNodePtr parent, const char *name,
-                        const char *class_name)
+xmlNodePtr re_html_element(html_builder *b, xmlNodePtr parent, const char *name,
+                           const char *class_name)
 {
     if (b->failed)
         return NULL;
@@ -106,18 +106,18 @@ xmlNodePtr html_element(html_builder *b, xmlNodePtr parent, const char *name,
     if (b->failed)
         return NULL;
     if (class_name)
-        html_attribute(b, node, "class", class_name);
+        re_html_attribute(b, node, "class", class_name);
     return node;
 }
 
-void html_raw_text(html_builder *b, xmlNodePtr parent, const char *s, size_t n)
+void re_html_raw_text(html_builder *b, xmlNodePtr parent, const char *s, size_t n)
 {
     if (!b->failed && n > 0)
         add_child(b, parent, xmlNewDocTextLen(b->doc, BAD_CAST s, (int)n));
 }
 
-void html_void_element(html_builder *b, xmlNodePtr parent, const char *name,
-                       const char *const *attributes)
+void re_html_void_element(html_builder *b, xmlNodePtr parent, const char *name,
+                          const char *const *attributes)
 {
     if (b->failed)
         return;
@@ -144,49 +144,49 @@ void html_void_element(html_builder *b, xmlNodePtr parent, const char *name,
     xmlBufferFree(markup);
 }
 
-void html_text(html_builder *b, xmlNodePtr parent, const char *s)
+void re_html_text(html_builder *b, xmlNodePtr parent, const char *s)
 {
     size_t from = 0, n = strlen(s);
     for (size_t i = 0; i < n && !b->failed; i++) {
-        if (s[i] != ':' || !page_ends_with_duration(s, i))
+        if (s[i] != ':' || !re_page_ends_with_duration(s, i))
             continue;
-        html_raw_text(b, parent, s + from, i - from);
+        re_html_raw_text(b, parent, s + from, i - from);
         if (!b->failed)
             add_child(b, parent, xmlNewCharRef(b->doc, BAD_CAST "&#58;"));
         from = i + 1;
     }
-    html_raw_text(b, parent, s + from, n - from);
+    re_html_raw_text(b, parent, s + from, n - from);
 }
 
-void html_comment(html_builder *b, xmlNodePtr parent, const char *text)
+void re_html_comment(html_builder *b, xmlNodePtr parent, const char *text)
 {
     if (!b->failed)
         add_child(b, parent, xmlNewDocComment(b->doc, BAD_CAST text));
 }
 
-xmlNodePtr html_text_element(html_builder *b, xmlNodePtr parent, const char *name,
-                             const char *class_name, const char *s)
+xmlNodePtr re_html_text_element(html_builder *b, xmlNodePtr parent, const char *name,
+                                const char *class_name, const char *s)
 {
-    xmlNodePtr node = html_element(b, parent, name, class_name);
+    xmlNodePtr node = re_html_element(b, parent, name, class_name);
     if (node)
-        html_text(b, node, s);
+        re_html_text(b, node, s);
     return node;
 }
 
-xmlNodePtr html_cover_image(html_builder *b, xmlNodePtr parent, const char *src, const char *alt,
-                            unsigned px)
+xmlNodePtr re_html_cover_image(html_builder *b, xmlNodePtr parent, const char *src, const char *alt,
+                               unsigned px)
 {
     char size[16];
     snprintf(size, sizeof size, "%u", px);
-    xmlNodePtr img = html_element(b, parent, "img", "cover");
-    html_attribute(b, img, "src", src);
-    html_attribute(b, img, "alt", alt);
-    html_attribute(b, img, "width", size);
-    html_attribute(b, img, "height", size);
+    xmlNodePtr img = re_html_element(b, parent, "img", "cover");
+    re_html_attribute(b, img, "src", src);
+    re_html_attribute(b, img, "alt", alt);
+    re_html_attribute(b, img, "width", size);
+    re_html_attribute(b, img, "height", size);
     return img;
 }
 
-char *html_file_href(const char *file_name, const char *suffix)
+char *re_html_file_href(const char *file_name, const char *suffix)
 {
     char *name = re_url_escape(file_name);
     size_t n = name ? strlen(name) : 0, tail = suffix ? strlen(suffix) : 0;
@@ -199,7 +199,7 @@ char *html_file_href(const char *file_name, const char *suffix)
     return href;
 }
 
-char *html_from_markdown(const char *markdown)
+char *re_html_from_markdown(const char *markdown)
 {
     return re_markdown_to_html(markdown, strlen(markdown));
 }

@@ -19,7 +19,7 @@
  * input, and the script's Markdown reader refuses more than 32 levels of blocks). */
 #define NOTES_MAX_DEPTH 64u
 
-int notes_link_allowed(const char *url)
+int re_notes_link_allowed(const char *url)
 {
     if (!url || !*url)
         return 0;
@@ -69,7 +69,7 @@ static int only(const char *s, const char *chars)
 static int kept_attribute(const char *element, const char *name, const char *value)
 {
     if (strcmp(element, "a") == 0)
-        return strcmp(name, "title") == 0;   /* href: notes_link_allowed, apart */
+        return strcmp(name, "title") == 0;   /* href: re_notes_link_allowed, apart */
     if (strcmp(element, "ol") == 0)
         return strcmp(name, "start") == 0 && only(value, DIGITS) && strlen(value) <= 9;
     if (strcmp(element, "th") == 0 || strcmp(element, "td") == 0)
@@ -115,16 +115,16 @@ static void link_or_words(html_builder *b, xmlNodePtr parent, const char *href, 
                           xmlNodePtr words, const char *words_text, unsigned depth)
 {
     xmlNodePtr target = parent;
-    if (notes_link_allowed(href) && !inside_link(parent)) {
-        target = html_element(b, parent, "a", NULL);
-        html_attribute(b, target, "href", href);
+    if (re_notes_link_allowed(href) && !inside_link(parent)) {
+        target = re_html_element(b, parent, "a", NULL);
+        re_html_attribute(b, target, "href", href);
         if (title && *title)
-            html_attribute(b, target, "title", title);
+            re_html_attribute(b, target, "title", title);
     }
     if (words)
         copy_safe(b, target, words, depth + 1);
     else if (words_text && *words_text)
-        html_text(b, target, words_text);
+        re_html_text(b, target, words_text);
 }
 
 static void copy_element(html_builder *b, xmlNodePtr parent, xmlNodePtr node, unsigned depth)
@@ -133,7 +133,7 @@ static void copy_element(html_builder *b, xmlNodePtr parent, xmlNodePtr node, un
     if (strcmp(name, "img") == 0) {   /* never shown: a link to it, with its alt text */
         char *src = attribute_of(node, "src"), *alt = attribute_of(node, "alt");
         char *title = attribute_of(node, "title");
-        const char *words = alt && *alt ? alt : notes_link_allowed(src) ? src : NULL;
+        const char *words = alt && *alt ? alt : re_notes_link_allowed(src) ? src : NULL;
         link_or_words(b, parent, src, title, NULL, words, depth);
         xmlFree(src);
         xmlFree(alt);
@@ -146,20 +146,20 @@ static void copy_element(html_builder *b, xmlNodePtr parent, xmlNodePtr node, un
     } else if (strcmp(name, "input") == 0) {   /* a task list's box, and nothing else */
         char *type = attribute_of(node, "type");
         if (type && strcasecmp(type, "checkbox") == 0) {
-            xmlNodePtr box = html_element(b, parent, "input", NULL);
-            html_attribute(b, box, "type", "checkbox");
+            xmlNodePtr box = re_html_element(b, parent, "input", NULL);
+            re_html_attribute(b, box, "type", "checkbox");
             for (xmlAttrPtr a = node->properties; a && box; a = a->next)
                 if (kept_attribute("input", (const char *)a->name, ""))
-                    html_attribute(b, box, (const char *)a->name, "");
+                    re_html_attribute(b, box, (const char *)a->name, "");
         }
         xmlFree(type);
     } else if (name_in(name, kept_elements)) {
-        xmlNodePtr copy = html_element(b, parent, name, NULL);
+        xmlNodePtr copy = re_html_element(b, parent, name, NULL);
         for (xmlAttrPtr a = node->properties; a && copy; a = a->next) {
             xmlChar *value = xmlNodeListGetString(node->doc, a->children, 1);
             const char *v = value ? (const char *)value : "";
             if (kept_attribute(name, (const char *)a->name, v))
-                html_attribute(b, copy, (const char *)a->name, v);
+                re_html_attribute(b, copy, (const char *)a->name, v);
             xmlFree(value);
         }
         if (copy)
@@ -173,19 +173,19 @@ static void copy_element(html_builder *b, xmlNodePtr parent, xmlNodePtr node, un
     }
 }
 
-/* Copies node and its siblings: text through html_text, elements through copy_element;
+/* Copies node and its siblings: text through re_html_text, elements through copy_element;
  * comments (cmark-gfm's "raw HTML omitted") and everything else are dropped. */
 static void copy_safe(html_builder *b, xmlNodePtr parent, xmlNodePtr node, unsigned depth)
 {
     for (; node && !b->failed && depth < NOTES_MAX_DEPTH; node = node->next) {
         if (node->type == XML_TEXT_NODE && node->content)
-            html_text(b, parent, (const char *)node->content);
+            re_html_text(b, parent, (const char *)node->content);
         else if (node->type == XML_ELEMENT_NODE && node->name)
             copy_element(b, parent, node, depth);
     }
 }
 
-void notes_append(html_builder *b, xmlNodePtr parent, const char *cmark_html)
+void re_notes_append(html_builder *b, xmlNodePtr parent, const char *cmark_html)
 {
     size_t len = cmark_html ? strlen(cmark_html) : 0;
     char *wrapped = NULL;
@@ -210,11 +210,11 @@ void notes_append(html_builder *b, xmlNodePtr parent, const char *cmark_html)
  * nothing to free). */
 static re_status safe_tree(const char *cmark_html, html_builder *b, xmlNodePtr *container)
 {
-    re_status status = html_document_new(b, "und");
+    re_status status = re_html_document_new(b, "und");
     if (status != RE_OK)
         return status;
-    *container = html_element(b, b->root, "div", NULL);
-    notes_append(b, *container, cmark_html);
+    *container = re_html_element(b, b->root, "div", NULL);
+    re_notes_append(b, *container, cmark_html);
     if (b->failed) {
         xmlFreeDoc(b->doc);
         b->doc = NULL;
@@ -223,7 +223,7 @@ static re_status safe_tree(const char *cmark_html, html_builder *b, xmlNodePtr *
     return RE_OK;
 }
 
-char *notes_html(const char *cmark_html)
+char *re_notes_html(const char *cmark_html)
 {
     html_builder b;
     xmlNodePtr container = NULL;
@@ -386,7 +386,7 @@ static void put_plain(md_writer *w, md_text *t, xmlNodePtr node)
         if (node->type == XML_TEXT_NODE && node->content)
             put_str(w, t, (const char *)node->content);
         else if (node->type == XML_ENTITY_REF_NODE)
-            put_str(w, t, "\\:");   /* html_text's &#58; after "duration" */
+            put_str(w, t, "\\:");   /* re_html_text's &#58; after "duration" */
         else if (node->type == XML_ELEMENT_NODE)
             put_plain(w, t, node->children);
     }
@@ -481,7 +481,7 @@ static void put_link(md_writer *w, md_text *t, xmlNodePtr a, int *line_start)
     md_text words = { 0 };
     int start = 0;
     put_inlines(w, &words, a->children, &start);
-    if (!notes_link_allowed(href)) {   /* the safe tree has none such: words alone */
+    if (!re_notes_link_allowed(href)) {   /* the safe tree has none such: words alone */
         put(w, t, words.s ? words.s : "", words.len);
     } else {
         *line_start = 0;
@@ -520,7 +520,7 @@ static void put_inline(md_writer *w, md_text *t, xmlNodePtr node, int *line_star
     if (node->type == XML_TEXT_NODE && node->content) {
         put_escaped(w, t, (const char *)node->content, line_start);
     } else if (node->type == XML_ENTITY_REF_NODE) {
-        put_str(w, t, "\\:");   /* html_text's &#58; after "duration" */
+        put_str(w, t, "\\:");   /* re_html_text's &#58; after "duration" */
         *line_start = 0;
     } else if (strcmp(name, "em") == 0) {
         put_delimited(w, t, node, "*", line_start);
@@ -778,10 +778,10 @@ static void block_lines(md_writer *w, md_lines *out, xmlNodePtr node, unsigned d
         } else if (strcmp(name, "pre") == 0) {
             code_block_lines(w, out, node);
         } else if (strcmp(name, "blockquote") == 0) {
-            md_lines quote = { 0 };
-            block_lines(w, &quote, node->children, depth + 1);
-            add_prefixed(w, out, &quote, "> ", "> ", ">");
-            free_lines(&quote);
+            md_lines re_quote = { 0 };
+            block_lines(w, &re_quote, node->children, depth + 1);
+            add_prefixed(w, out, &re_quote, "> ", "> ", ">");
+            free_lines(&re_quote);
         } else if (strcmp(name, "ul") == 0 || strcmp(name, "ol") == 0) {
             /* two lists in a row are one list unless their markers differ */
             alternate = strcmp(last_list, name) == 0 ? !alternate : 0;
@@ -796,7 +796,7 @@ static void block_lines(md_writer *w, md_lines *out, xmlNodePtr node, unsigned d
     free(para.s);
 }
 
-re_status notes_write_markdown(FILE *out, const char *cmark_html, int shift)
+re_status re_notes_write_markdown(FILE *out, const char *cmark_html, int shift)
 {
     html_builder b;
     xmlNodePtr container = NULL;

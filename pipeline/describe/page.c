@@ -14,13 +14,13 @@
 #include "text.h"
 #include "url.h"
 
-char *page_cover_alt(const re_episode *ep)
+char *re_page_cover_alt(const re_episode *ep)
 {
     char *alt = NULL;
     return asprintf(&alt, "Cover art of %s", ep->show ? ep->show : ep->title) < 0 ? NULL : alt;
 }
 
-int page_ends_with_duration(const char *s, size_t end)
+int re_page_ends_with_duration(const char *s, size_t end)
 {
     while (end > 0 && re_is_blank(s[end - 1]))
         end--;
@@ -57,20 +57,20 @@ static void md_text(FILE *out, const char *s, int line_start)
                      || (line_start && i == 0 && strchr("-+=", c) != NULL)
                      || (line_start && i == digits && digits > 0 && (c == '.' || c == ')'))
                      || (c == '&' && starts_entity(s + i, n - i))
-                     || (c == ':' && page_ends_with_duration(s, i));
+                     || (c == ':' && re_page_ends_with_duration(s, i));
         if (escape)
             fputc('\\', out);
         fputc(c, out);
     }
 }
 
-const char *page_episode_type_words(re_episode_type type)
+const char *re_page_episode_type_words(re_episode_type type)
 {
     return type == RE_EPISODE_TRAILER ? "Trailer" : type == RE_EPISODE_BONUS ? "Bonus episode"
                                                                              : NULL;
 }
 
-void page_duration_words(uint64_t seconds, char *buf, size_t size)
+void re_page_duration_words(uint64_t seconds, char *buf, size_t size)
 {
     unsigned long long s = (unsigned long long)seconds;
     if (s >= 3600)
@@ -81,7 +81,7 @@ void page_duration_words(uint64_t seconds, char *buf, size_t size)
         snprintf(buf, size, "%llu s", s);
 }
 
-void page_clock_text(uint64_t ms, char *buf, size_t size)
+void re_page_clock_text(uint64_t ms, char *buf, size_t size)
 {
     unsigned long long s = (unsigned long long)(ms / 1000);
     if (s >= 3600)
@@ -95,7 +95,7 @@ static void write_chapters(FILE *out, const re_render_facts *facts)
     fputs("\n## Chapters\n\n", out);
     for (size_t i = 0; i < facts->chapter_count; i++) {
         char at[32];
-        page_clock_text(re_samples_to_ms(facts->chapters[i].start, facts->sample_rate), at, sizeof at);
+        re_page_clock_text(re_samples_to_ms(facts->chapters[i].start, facts->sample_rate), at, sizeof at);
         fprintf(out, "- %s ", at);
         md_text(out, facts->chapters[i].title ? facts->chapters[i].title : "", 0);
         fputc('\n', out);
@@ -107,8 +107,8 @@ static int same_speaker(const char *a, const char *b)
     return (!a && !b) || (a && b && strcmp(a, b) == 0);
 }
 
-int page_cue_opens_paragraph(const re_render_facts *facts, const re_transcript *t, size_t i,
-                             size_t *chapter)
+int re_page_cue_opens_paragraph(const re_render_facts *facts, const re_transcript *t, size_t i,
+                                size_t *chapter)
 {
     const re_cue *cue = &t->cues[i];
     int new_chapter = 0;
@@ -130,12 +130,12 @@ static void write_transcript(FILE *out, const re_render_facts *facts, const re_t
     size_t chapter = 0;
     for (size_t i = 0; i < t->count; i++) {
         const re_cue *cue = &t->cues[i];
-        if (page_cue_opens_paragraph(facts, t, i, &chapter)) {
+        if (re_page_cue_opens_paragraph(facts, t, i, &chapter)) {
             fputc('\n', out);
             if (cue->speaker) {
                 fputs("**", out);
                 md_text(out, cue->speaker, 0);
-                int guard = page_ends_with_duration(cue->speaker, strlen(cue->speaker));
+                int guard = re_page_ends_with_duration(cue->speaker, strlen(cue->speaker));
                 fputs(guard ? "\\:** " : ":** ", out);
             }
             md_text(out, cue->text ? cue->text : "", cue->speaker == NULL);
@@ -153,8 +153,8 @@ static void write_transcript(FILE *out, const re_render_facts *facts, const re_t
 static re_status write_notes(FILE *out, const char *notes)
 {
     fputs("\n## Show notes\n\n", out);
-    char *html = html_from_markdown(notes);
-    re_status status = html ? notes_write_markdown(out, html, 2) : RE_ERR_NOMEM;
+    char *html = re_html_from_markdown(notes);
+    re_status status = html ? re_notes_write_markdown(out, html, 2) : RE_ERR_NOMEM;
     free(html);
     return status;
 }
@@ -164,7 +164,7 @@ static re_status write_notes(FILE *out, const char *notes)
  * no name (blanks, brackets, parentheses, "javascript:") ends the link or reads as a URL. */
 static re_status write_cover(FILE *out, const re_render_facts *facts)
 {
-    char *alt = page_cover_alt(facts->episode), *href = re_url_escape(facts->cover_file);
+    char *alt = re_page_cover_alt(facts->episode), *href = re_url_escape(facts->cover_file);
     int made = alt && href;
     if (made) {
         fputs("![", out);
@@ -228,7 +228,7 @@ re_status re_page_write_named(FILE *out, const re_render_facts *facts,
     }
     if (ep->episode_number >= 0)
         fprintf(out, "- Episode: %ld\n", ep->episode_number);
-    const char *kind = page_episode_type_words(ep->type);
+    const char *kind = re_page_episode_type_words(ep->type);
     if (kind)   /* a trailer or bonus episode says so, as the HTML page */
         fprintf(out, "- Type: %s\n", kind);
     fprintf(out, "- Audio duration: %s\n", iso);

@@ -294,45 +294,45 @@ static void json_ld(html_builder *b, xmlNodePtr head, const re_episode *ep, cons
         b->failed = 1;
         return;
     }
-    xmlNodePtr script = html_element(b, head, "script", NULL);
-    html_attribute(b, script, "type", "application/ld+json");
-    html_raw_text(b, script, safe, strlen(safe));
+    xmlNodePtr script = re_html_element(b, head, "script", NULL);
+    re_html_attribute(b, script, "type", "application/ld+json");
+    re_html_raw_text(b, script, safe, strlen(safe));
     free(safe);
 }
 
 static void build_head(html_builder *b, xmlNodePtr html, const re_episode *ep, const char *iso,
                        const char *audio_href, int in_feed)
 {
-    xmlNodePtr head = html_element(b, html, "head", NULL);
-    xmlNodePtr meta = html_element(b, head, "meta", NULL);
-    html_attribute(b, meta, "charset", "utf-8");
-    meta = html_element(b, head, "meta", NULL);
-    html_attribute(b, meta, "name", "viewport");
-    html_attribute(b, meta, "content", "width=device-width, initial-scale=1");
-    html_text_element(b, head, "title", NULL, ep->title);
-    xmlNodePtr icon = html_element(b, head, "link", NULL);   /* no request for /favicon.ico */
-    html_attribute(b, icon, "rel", "icon");
-    html_attribute(b, icon, "href", "data:,");
+    xmlNodePtr head = re_html_element(b, html, "head", NULL);
+    xmlNodePtr meta = re_html_element(b, head, "meta", NULL);
+    re_html_attribute(b, meta, "charset", "utf-8");
+    meta = re_html_element(b, head, "meta", NULL);
+    re_html_attribute(b, meta, "name", "viewport");
+    re_html_attribute(b, meta, "content", "width=device-width, initial-scale=1");
+    re_html_text_element(b, head, "title", NULL, ep->title);
+    xmlNodePtr icon = re_html_element(b, head, "link", NULL);   /* no request for /favicon.ico */
+    re_html_attribute(b, icon, "rel", "icon");
+    re_html_attribute(b, icon, "href", "data:,");
     if (in_feed) {   /* feed readers and browsers find the show's feed from the page */
-        xmlNodePtr feed = html_element(b, head, "link", NULL);
-        html_attribute(b, feed, "rel", "alternate");
-        html_attribute(b, feed, "type", "application/rss+xml");
-        html_attribute(b, feed, "href", "feed.xml");
+        xmlNodePtr feed = re_html_element(b, head, "link", NULL);
+        re_html_attribute(b, feed, "rel", "alternate");
+        re_html_attribute(b, feed, "type", "application/rss+xml");
+        re_html_attribute(b, feed, "href", "feed.xml");
         if (ep->show)
-            html_attribute(b, feed, "title", ep->show);
+            re_html_attribute(b, feed, "title", ep->show);
     }
     if (ep->summary) {
-        meta = html_element(b, head, "meta", NULL);
-        html_attribute(b, meta, "name", "description");
-        html_attribute(b, meta, "content", ep->summary);
+        meta = re_html_element(b, head, "meta", NULL);
+        re_html_attribute(b, meta, "name", "description");
+        re_html_attribute(b, meta, "content", ep->summary);
     }
-    meta = html_element(b, head, "meta", NULL);
-    html_attribute(b, meta, "name", "generator");
-    html_attribute(b, meta, "content", "render-episode " RE_VERSION);
-    xmlNodePtr style = html_element(b, head, "style", NULL);
-    html_raw_text(b, style, page_style, strlen(page_style));
+    meta = re_html_element(b, head, "meta", NULL);
+    re_html_attribute(b, meta, "name", "generator");
+    re_html_attribute(b, meta, "content", "render-episode " RE_VERSION);
+    xmlNodePtr style = re_html_element(b, head, "style", NULL);
+    re_html_raw_text(b, style, page_style, strlen(page_style));
     json_ld(b, head, ep, iso, audio_href);
-    page_nav_build_meta(b, head, NULL);   /* filled by `feed`, which knows the page's URL */
+    re_page_nav_build_meta(b, head, NULL);   /* filled by `feed`, which knows the page's URL */
 }
 
 /* "Show · Episode N", the title, and the date and duration as people write them with their
@@ -341,50 +341,50 @@ static void build_header(html_builder *b, xmlNodePtr article, const re_render_fa
                          const char *iso)
 {
     const re_episode *ep = facts->episode;
-    xmlNodePtr header = html_element(b, article, "header", "episode");
+    xmlNodePtr header = re_html_element(b, article, "header", "episode");
     if (facts->cover_file) {   /* a file beside the page: nothing is fetched from elsewhere */
-        char *href = html_file_href(facts->cover_file, NULL), *alt = page_cover_alt(ep);
+        char *href = re_html_file_href(facts->cover_file, NULL), *alt = re_page_cover_alt(ep);
         if (!href || !alt)
             b->failed = 1;
         else
-            html_cover_image(b, header, href, alt, 144);
+            re_html_cover_image(b, header, href, alt, 144);
         free(href);
         free(alt);
     }
-    xmlNodePtr titles = html_element(b, header, "div", "titles");
-    const char *kind = page_episode_type_words(ep->type);
+    xmlNodePtr titles = re_html_element(b, header, "div", "titles");
+    const char *kind = re_page_episode_type_words(ep->type);
     if (ep->show || ep->episode_number >= 0 || kind) {
-        xmlNodePtr p = html_element(b, titles, "p", "show");
+        xmlNodePtr p = re_html_element(b, titles, "p", "show");
         if (ep->show)
-            html_text(b, p, ep->show);
+            re_html_text(b, p, ep->show);
         if (ep->episode_number >= 0) {
             char number[48];
             snprintf(number, sizeof number, "%sEpisode %ld", ep->show ? " · " : "",
                      ep->episode_number);
-            html_raw_text(b, p, number, strlen(number));
+            re_html_raw_text(b, p, number, strlen(number));
         }
         if (kind) {   /* a trailer or bonus episode says so; a full one is the rule */
             if (ep->show || ep->episode_number >= 0)
-                html_raw_text(b, p, " · ", strlen(" · "));
-            html_text_element(b, p, "strong", "type", kind);
+                re_html_raw_text(b, p, " · ", strlen(" · "));
+            re_html_text_element(b, p, "strong", "type", kind);
         }
     }
-    html_text_element(b, titles, "h1", NULL, ep->title);
-    xmlNodePtr p = html_element(b, titles, "p", "meta");
+    re_html_text_element(b, titles, "h1", NULL, ep->title);
+    xmlNodePtr p = re_html_element(b, titles, "p", "meta");
     char date[RE_DATE_WORDS_MAX];
     if (ep->published && re_date_in_words(ep->published, ep->language, date) >= 0) {
-        xmlNodePtr time = html_text_element(b, p, "time", "published", date);
-        html_attribute(b, time, "datetime", ep->published);
-        html_raw_text(b, p, " · ", strlen(" · "));
+        xmlNodePtr time = re_html_text_element(b, p, "time", "published", date);
+        re_html_attribute(b, time, "datetime", ep->published);
+        re_html_raw_text(b, p, " · ", strlen(" · "));
     }
     char human[96];
-    page_duration_words(re_samples_to_seconds(facts->samples, facts->sample_rate), human,
-                        sizeof human);
-    xmlNodePtr time = html_text_element(b, p, "time", "length", human);
-    html_attribute(b, time, "datetime", iso);
+    re_page_duration_words(re_samples_to_seconds(facts->samples, facts->sample_rate), human,
+                           sizeof human);
+    xmlNodePtr time = re_html_text_element(b, p, "time", "length", human);
+    re_html_attribute(b, time, "datetime", iso);
     if (ep->author) {
-        html_raw_text(b, p, " · by ", strlen(" · by "));
-        html_text(b, p, ep->author);
+        re_html_raw_text(b, p, " · by ", strlen(" · by "));
+        re_html_text(b, p, ep->author);
     }
 }
 
@@ -393,9 +393,9 @@ static void build_speakers(html_builder *b, xmlNodePtr article, const re_render_
 {
     if (facts->voice_count == 0 || !facts->voices)
         return;
-    xmlNodePtr p = html_element(b, article, "p", "speakers");
+    xmlNodePtr p = re_html_element(b, article, "p", "speakers");
     const char *label = facts->voice_count == 1 ? "Voice: " : "Voices: ";
-    html_raw_text(b, p, label, strlen(label));
+    re_html_raw_text(b, p, label, strlen(label));
     size_t shown = 0;
     for (size_t i = 0; i < facts->voice_count; i++) {
         const re_voice_profile *v = facts->voices[i];
@@ -409,8 +409,8 @@ static void build_speakers(html_builder *b, xmlNodePtr article, const re_render_
         if (!name || seen)
             continue;
         if (shown++)
-            html_raw_text(b, p, ", ", 2);
-        html_text_element(b, p, "span", "speaker", name);
+            re_html_raw_text(b, p, ", ", 2);
+        re_html_text_element(b, p, "span", "speaker", name);
     }
 }
 
@@ -425,27 +425,27 @@ static const char *chapter_name(const re_chapter_mark *chapter, const char *at)
 static void build_chapters(html_builder *b, xmlNodePtr article, const re_render_facts *facts,
                            const char *audio_href)
 {
-    xmlNodePtr section = html_element(b, article, "section", "chapters");
-    html_attribute(b, section, "aria-labelledby", "chapters-title");
-    xmlNodePtr h2 = html_text_element(b, section, "h2", NULL, "Chapters");
-    html_attribute(b, h2, "id", "chapters-title");
-    xmlNodePtr list = html_element(b, section, "ol", NULL);
+    xmlNodePtr section = re_html_element(b, article, "section", "chapters");
+    re_html_attribute(b, section, "aria-labelledby", "chapters-title");
+    xmlNodePtr h2 = re_html_text_element(b, section, "h2", NULL, "Chapters");
+    re_html_attribute(b, h2, "id", "chapters-title");
+    xmlNodePtr list = re_html_element(b, section, "ol", NULL);
     for (size_t i = 0; i < facts->chapter_count && !b->failed; i++) {
         uint64_t ms = re_samples_to_ms(facts->chapters[i].start, facts->sample_rate);
         char at[32], seconds[48], href[4096];
-        page_clock_text(ms, at, sizeof at);
+        re_page_clock_text(ms, at, sizeof at);
         seconds_text(ms, seconds, sizeof seconds);
         if ((size_t)snprintf(href, sizeof href, "%s#t=%s", audio_href, seconds) >= sizeof href) {
             b->failed = 1;
             break;
         }
-        xmlNodePtr item = html_element(b, list, "li", NULL);
-        xmlNodePtr link = html_text_element(b, item, "a", NULL,
-                                            chapter_name(&facts->chapters[i], at));
-        html_attribute(b, link, "href", href);
-        html_attribute(b, link, "data-start", seconds);
-        html_raw_text(b, item, " ", 1);
-        html_text_element(b, item, "span", "at", at);
+        xmlNodePtr item = re_html_element(b, list, "li", NULL);
+        xmlNodePtr link = re_html_text_element(b, item, "a", NULL,
+                                               chapter_name(&facts->chapters[i], at));
+        re_html_attribute(b, link, "href", href);
+        re_html_attribute(b, link, "data-start", seconds);
+        re_html_raw_text(b, item, " ", 1);
+        re_html_text_element(b, item, "span", "at", at);
     }
 }
 
@@ -456,36 +456,36 @@ static void build_chapters(html_builder *b, xmlNodePtr article, const re_render_
 static void build_transcript(html_builder *b, xmlNodePtr article, const re_render_facts *facts,
                              const re_transcript *t, const char *audio_href)
 {
-    xmlNodePtr section = html_element(b, article, "section", "transcript");
-    html_attribute(b, section, "id", "transcript");
-    html_attribute(b, section, "aria-labelledby", "transcript-title");
-    xmlNodePtr h2 = html_text_element(b, section, "h2", NULL, "Transcript");
-    html_attribute(b, h2, "id", "transcript-title");
+    xmlNodePtr section = re_html_element(b, article, "section", "transcript");
+    re_html_attribute(b, section, "id", "transcript");
+    re_html_attribute(b, section, "aria-labelledby", "transcript-title");
+    xmlNodePtr h2 = re_html_text_element(b, section, "h2", NULL, "Transcript");
+    re_html_attribute(b, h2, "id", "transcript-title");
     xmlNodePtr p = NULL;
     size_t chapter = 0, headed = 0;   /* headings written: chapters [0, headed) */
     for (size_t i = 0; i < t->count && !b->failed; i++) {
         const re_cue *cue = &t->cues[i];
-        int opens = page_cue_opens_paragraph(facts, t, i, &chapter);
+        int opens = re_page_cue_opens_paragraph(facts, t, i, &chapter);
         for (; facts->chapter_count > 0 && headed <= chapter; headed++) {
             char at[32];
-            page_clock_text(re_samples_to_ms(facts->chapters[headed].start, facts->sample_rate),
-                            at, sizeof at);
-            html_text_element(b, section, "h3", NULL, chapter_name(&facts->chapters[headed], at));
+            re_page_clock_text(re_samples_to_ms(facts->chapters[headed].start, facts->sample_rate),
+                               at, sizeof at);
+            re_html_text_element(b, section, "h3", NULL, chapter_name(&facts->chapters[headed], at));
         }
         if (opens) {
-            p = html_element(b, section, "p", NULL);
+            p = re_html_element(b, section, "p", NULL);
             if (cue->speaker) {   /* "Name:", the colon guarded like the name's own text */
                 char *label = NULL;
                 if (asprintf(&label, "%s:", cue->speaker) < 0) {
                     b->failed = 1;
                     break;
                 }
-                html_text_element(b, p, "b", "speaker", label);
+                re_html_text_element(b, p, "b", "speaker", label);
                 free(label);
             }
         }
         if (p && p->children)
-            html_raw_text(b, p, " ", 1);
+            re_html_raw_text(b, p, " ", 1);
         char id[32], start[48], end[48], href[4096];
         snprintf(id, sizeof id, "cue-%zu", i + 1);
         seconds_text(re_cue_start_ms(t, cue), start, sizeof start);
@@ -494,12 +494,12 @@ static void build_transcript(html_builder *b, xmlNodePtr article, const re_rende
             b->failed = 1;
             break;
         }
-        xmlNodePtr span = html_element(b, p, "span", "cue");
-        html_attribute(b, span, "id", id);
-        html_attribute(b, span, "data-start", start);
-        html_attribute(b, span, "data-end", end);
-        xmlNodePtr link = html_text_element(b, span, "a", NULL, cue->text ? cue->text : "");
-        html_attribute(b, link, "href", href);
+        xmlNodePtr span = re_html_element(b, p, "span", "cue");
+        re_html_attribute(b, span, "id", id);
+        re_html_attribute(b, span, "data-start", start);
+        re_html_attribute(b, span, "data-end", end);
+        xmlNodePtr link = re_html_text_element(b, span, "a", NULL, cue->text ? cue->text : "");
+        re_html_attribute(b, link, "href", href);
     }
 }
 
@@ -545,10 +545,10 @@ static void text_with_links(html_builder *b, xmlNodePtr parent, const char *s)
             b->failed = 1;
         } else {
             if (*text)
-                html_text(b, parent, text);
+                re_html_text(b, parent, text);
             if (href) {
-                xmlNodePtr link = html_text_element(b, parent, "a", NULL, href);
-                html_attribute(b, link, "href", href);
+                xmlNodePtr link = re_html_text_element(b, parent, "a", NULL, href);
+                re_html_attribute(b, link, "href", href);
             }
         }
         free(text);
@@ -605,13 +605,13 @@ static void demote_headings(xmlNodePtr node, unsigned used, int under, int *prev
  * could skip one: the outline the W3C checker and screen readers read). */
 static void build_markdown_notes(html_builder *b, xmlNodePtr section, const char *notes)
 {
-    char *html = section ? html_from_markdown(notes) : NULL;
+    char *html = section ? re_html_from_markdown(notes) : NULL;
     if (!html) {
         b->failed = 1;
         return;
     }
     xmlNodePtr last = section->last;
-    notes_append(b, section, html);
+    re_notes_append(b, section, html);
     free(html);
     xmlNodePtr first = last ? last->next : section->children;
     int previous = 2;
@@ -621,9 +621,9 @@ static void build_markdown_notes(html_builder *b, xmlNodePtr section, const char
 static void add_button(html_builder *b, xmlNodePtr parent, const char *id,
                        const char *class_name, const char *label)
 {
-    xmlNodePtr button = html_text_element(b, parent, "button", class_name, label);
-    html_attribute(b, button, "type", "button");
-    html_attribute(b, button, "id", id);
+    xmlNodePtr button = re_html_text_element(b, parent, "button", class_name, label);
+    re_html_attribute(b, button, "type", "button");
+    re_html_attribute(b, button, "id", id);
 }
 
 /* The player: <audio> with the browser's own controls, and the page's controls (hidden until
@@ -634,89 +634,89 @@ static void build_player(html_builder *b, xmlNodePtr article, const re_render_fa
                          const char *audio_href, const char *vtt_href)
 {
     const re_episode *ep = facts->episode;
-    xmlNodePtr section = html_element(b, article, "section", "listen");
-    html_attribute(b, section, "aria-label", "Player");
-    xmlNodePtr audio = html_element(b, section, "audio", NULL);
-    html_attribute(b, audio, "id", "player");
-    html_attribute(b, audio, "controls", "");
-    html_attribute(b, audio, "preload", "metadata");
-    html_attribute(b, audio, "src", audio_href);
+    xmlNodePtr section = re_html_element(b, article, "section", "listen");
+    re_html_attribute(b, section, "aria-label", "Player");
+    xmlNodePtr audio = re_html_element(b, section, "audio", NULL);
+    re_html_attribute(b, audio, "id", "player");
+    re_html_attribute(b, audio, "controls", "");
+    re_html_attribute(b, audio, "preload", "metadata");
+    re_html_attribute(b, audio, "src", audio_href);
     const char *const track[] = { "kind", "metadata", "label", "Transcript", "src", vtt_href,
                                   "srclang", ep->language ? ep->language : "en-us",
                                   "default", "", NULL };
-    html_void_element(b, audio, "track", track);
+    re_html_void_element(b, audio, "track", track);
 
-    xmlNodePtr controls = html_element(b, section, "div", "player");
-    html_attribute(b, controls, "id", "controls");
-    html_attribute(b, controls, "role", "group");
-    html_attribute(b, controls, "aria-label", "Player controls");
-    html_attribute(b, controls, "hidden", "");
-    xmlNodePtr buttons = html_element(b, controls, "div", "buttons");
+    xmlNodePtr controls = re_html_element(b, section, "div", "player");
+    re_html_attribute(b, controls, "id", "controls");
+    re_html_attribute(b, controls, "role", "group");
+    re_html_attribute(b, controls, "aria-label", "Player controls");
+    re_html_attribute(b, controls, "hidden", "");
+    xmlNodePtr buttons = re_html_element(b, controls, "div", "buttons");
     add_button(b, buttons, "play", "play", "Play");
     add_button(b, buttons, "back", NULL, "Back 15 s");
     add_button(b, buttons, "forward", NULL, "Forward 30 s");
-    xmlNodePtr label = html_text_element(b, buttons, "label", NULL, "Speed ");
-    html_attribute(b, label, "for", "speed");
-    xmlNodePtr speed = html_element(b, buttons, "select", NULL);
-    html_attribute(b, speed, "id", "speed");
+    xmlNodePtr label = re_html_text_element(b, buttons, "label", NULL, "Speed ");
+    re_html_attribute(b, label, "for", "speed");
+    xmlNodePtr speed = re_html_element(b, buttons, "select", NULL);
+    re_html_attribute(b, speed, "id", "speed");
     static const char *const rates[][2] = { { "0.75", "0.75\xc3\x97" }, { "1", "1\xc3\x97" },
                                             { "1.25", "1.25\xc3\x97" }, { "1.5", "1.5\xc3\x97" },
                                             { "1.75", "1.75\xc3\x97" }, { "2", "2\xc3\x97" } };
     for (size_t i = 0; i < sizeof rates / sizeof rates[0]; i++) {
-        xmlNodePtr option = html_text_element(b, speed, "option", NULL, rates[i][1]);
-        html_attribute(b, option, "value", rates[i][0]);
+        xmlNodePtr option = re_html_text_element(b, speed, "option", NULL, rates[i][1]);
+        re_html_attribute(b, option, "value", rates[i][0]);
         if (strcmp(rates[i][0], "1") == 0)
-            html_attribute(b, option, "selected", "");
+            re_html_attribute(b, option, "selected", "");
     }
 
     uint64_t length_ms = re_samples_to_ms(facts->samples, facts->sample_rate);
     char length[48];
     seconds_text(length_ms, length, sizeof length);
-    xmlNodePtr scrub = html_element(b, controls, "div", "scrub");
-    xmlNodePtr range = html_element(b, scrub, "input", NULL);
-    html_attribute(b, range, "type", "range");
-    html_attribute(b, range, "id", "scrubber");
-    html_attribute(b, range, "aria-label", "Position");
-    html_attribute(b, range, "min", "0");
-    html_attribute(b, range, "max", length);
-    html_attribute(b, range, "step", "any");
-    html_attribute(b, range, "value", "0");
-    xmlNodePtr marks = html_element(b, scrub, "div", "marks");
-    html_attribute(b, marks, "aria-hidden", "true");
+    xmlNodePtr scrub = re_html_element(b, controls, "div", "scrub");
+    xmlNodePtr range = re_html_element(b, scrub, "input", NULL);
+    re_html_attribute(b, range, "type", "range");
+    re_html_attribute(b, range, "id", "scrubber");
+    re_html_attribute(b, range, "aria-label", "Position");
+    re_html_attribute(b, range, "min", "0");
+    re_html_attribute(b, range, "max", length);
+    re_html_attribute(b, range, "step", "any");
+    re_html_attribute(b, range, "value", "0");
+    xmlNodePtr marks = re_html_element(b, scrub, "div", "marks");
+    re_html_attribute(b, marks, "aria-hidden", "true");
     for (size_t i = 0; i < facts->chapter_count && facts->samples > 0; i++) {
         char left[48];
         snprintf(left, sizeof left, "left:%.3f%%",
                  100.0 * (double)facts->chapters[i].start / (double)facts->samples);
-        xmlNodePtr mark = html_element(b, marks, "span", "mark");
-        html_attribute(b, mark, "style", left);
+        xmlNodePtr mark = re_html_element(b, marks, "span", "mark");
+        re_html_attribute(b, mark, "style", left);
     }
-    /* the clock's length is the header's (page_duration_words): the same whole seconds,
+    /* the clock's length is the header's (re_page_duration_words): the same whole seconds,
      * rounded half up (re_samples_to_seconds), never the floor a player's clock would take */
     char length_clock[48], clock_text[64];
-    page_clock_text(re_samples_to_seconds(facts->samples, facts->sample_rate) * 1000,
-                    length_clock, sizeof length_clock);
+    re_page_clock_text(re_samples_to_seconds(facts->samples, facts->sample_rate) * 1000,
+                       length_clock, sizeof length_clock);
     snprintf(clock_text, sizeof clock_text, "0:00 / %s", length_clock);
-    xmlNodePtr status = html_element(b, controls, "p", "status");
-    xmlNodePtr clock = html_text_element(b, status, "span", NULL, clock_text);
-    html_attribute(b, clock, "id", "clock");
-    html_attribute(b, clock, "data-length", length_clock);
+    xmlNodePtr status = re_html_element(b, controls, "p", "status");
+    xmlNodePtr clock = re_html_text_element(b, status, "span", NULL, clock_text);
+    re_html_attribute(b, clock, "id", "clock");
+    re_html_attribute(b, clock, "data-length", length_clock);
     if (facts->chapter_count > 0) {
-        html_raw_text(b, status, " · ", strlen(" · "));
-        xmlNodePtr now = html_element(b, status, "span", NULL);
-        html_attribute(b, now, "id", "chapter-now");
-        html_attribute(b, now, "aria-live", "polite");
+        re_html_raw_text(b, status, " · ", strlen(" · "));
+        xmlNodePtr now = re_html_element(b, status, "span", NULL);
+        re_html_attribute(b, now, "id", "chapter-now");
+        re_html_attribute(b, now, "aria-live", "polite");
     }
-    xmlNodePtr moment = html_element(b, controls, "p", "moment");
+    xmlNodePtr moment = re_html_element(b, controls, "p", "moment");
     add_button(b, moment, "moment", NULL, "Copy a link to this moment");
-    xmlNodePtr url = html_element(b, moment, "input", NULL);
-    html_attribute(b, url, "type", "text");
-    html_attribute(b, url, "id", "moment-url");
-    html_attribute(b, url, "readonly", "");
-    html_attribute(b, url, "aria-label", "Link to this moment");
-    html_attribute(b, url, "hidden", "");
-    xmlNodePtr note = html_element(b, moment, "span", NULL);
-    html_attribute(b, note, "id", "moment-note");
-    html_attribute(b, note, "aria-live", "polite");
+    xmlNodePtr url = re_html_element(b, moment, "input", NULL);
+    re_html_attribute(b, url, "type", "text");
+    re_html_attribute(b, url, "id", "moment-url");
+    re_html_attribute(b, url, "readonly", "");
+    re_html_attribute(b, url, "aria-label", "Link to this moment");
+    re_html_attribute(b, url, "hidden", "");
+    xmlNodePtr note = re_html_element(b, moment, "span", NULL);
+    re_html_attribute(b, note, "id", "moment-note");
+    re_html_attribute(b, note, "aria-live", "polite");
 }
 
 /* The page inside its show, as far as the render knows it: with a show file beside it, a link
@@ -726,7 +726,7 @@ static void build_show_nav(html_builder *b, xmlNodePtr main, const re_render_fac
 {
     re_page_nav nav = { .show = facts->episode->show, .language = facts->episode->language,
                         .index_name = facts->in_feed ? RE_FOLDER_INDEX_NAME : NULL };
-    page_nav_build_body(b, main, &nav);
+    re_page_nav_build_body(b, main, &nav);
 }
 
 static void build_body(html_builder *b, xmlNodePtr html, const re_render_facts *facts,
@@ -734,28 +734,28 @@ static void build_body(html_builder *b, xmlNodePtr html, const re_render_facts *
                        const char *vtt_href)
 {
     const re_episode *ep = facts->episode;
-    xmlNodePtr body = html_element(b, html, "body", NULL);
-    xmlNodePtr main = html_element(b, body, "main", NULL);
-    xmlNodePtr article = html_element(b, main, "article", NULL);
+    xmlNodePtr body = re_html_element(b, html, "body", NULL);
+    xmlNodePtr main = re_html_element(b, body, "main", NULL);
+    xmlNodePtr article = re_html_element(b, main, "article", NULL);
     build_header(b, article, facts, iso);
     build_player(b, article, facts, audio_href, vtt_href);
     build_speakers(b, article, facts);
-    html_text_element(b, article, "p", "disclosure", RE_DISCLOSURE_TEXT);
+    re_html_text_element(b, article, "p", "disclosure", RE_DISCLOSURE_TEXT);
     if (facts->in_feed) {   /* the feed `feed` writes beside the episodes, by its URL there */
-        xmlNodePtr p = html_element(b, article, "p", "subscribe");
-        html_text(b, p, "Subscribe: ");
-        xmlNodePtr a = html_text_element(b, p, "a", NULL, "the show's feed (RSS)");
-        html_attribute(b, a, "href", "feed.xml");
-        html_attribute(b, a, "type", "application/rss+xml");
+        xmlNodePtr p = re_html_element(b, article, "p", "subscribe");
+        re_html_text(b, p, "Subscribe: ");
+        xmlNodePtr a = re_html_text_element(b, p, "a", NULL, "the show's feed (RSS)");
+        re_html_attribute(b, a, "href", "feed.xml");
+        re_html_attribute(b, a, "type", "application/rss+xml");
     }
     int has_summary = ep->summary && *ep->summary, has_notes = ep->notes && *ep->notes;
     if (has_summary || has_notes) {   /* the summary, and a Markdown script's document */
-        xmlNodePtr section = html_element(b, article, "section", "notes");
-        html_attribute(b, section, "aria-labelledby", "notes-title");
-        xmlNodePtr h2 = html_text_element(b, section, "h2", NULL, "Show notes");
-        html_attribute(b, h2, "id", "notes-title");
+        xmlNodePtr section = re_html_element(b, article, "section", "notes");
+        re_html_attribute(b, section, "aria-labelledby", "notes-title");
+        xmlNodePtr h2 = re_html_text_element(b, section, "h2", NULL, "Show notes");
+        re_html_attribute(b, h2, "id", "notes-title");
         if (has_summary)
-            text_with_links(b, html_element(b, section, "p", "summary"), ep->summary);
+            text_with_links(b, re_html_element(b, section, "p", "summary"), ep->summary);
         if (has_notes)
             build_markdown_notes(b, section, ep->notes);
     }
@@ -765,28 +765,28 @@ static void build_body(html_builder *b, xmlNodePtr html, const re_render_facts *
         build_transcript(b, article, facts, transcript, audio_href);
 
     /* the files, and the duration as `check` reads it (ISO 8601, and in words) */
-    xmlNodePtr footer = html_element(b, article, "footer", "files");
-    xmlNodePtr files = html_element(b, footer, "p", NULL);
-    xmlNodePtr link = html_text_element(b, files, "a", NULL, "Download the audio");
-    html_attribute(b, link, "href", audio_href);
-    html_raw_text(b, files, " · ", strlen(" · "));
-    link = html_text_element(b, files, "a", NULL, "Transcript (WebVTT)");
-    html_attribute(b, link, "href", vtt_href);
+    xmlNodePtr footer = re_html_element(b, article, "footer", "files");
+    xmlNodePtr files = re_html_element(b, footer, "p", NULL);
+    xmlNodePtr link = re_html_text_element(b, files, "a", NULL, "Download the audio");
+    re_html_attribute(b, link, "href", audio_href);
+    re_html_raw_text(b, files, " · ", strlen(" · "));
+    link = re_html_text_element(b, files, "a", NULL, "Transcript (WebVTT)");
+    re_html_attribute(b, link, "href", vtt_href);
     char human[96];
-    page_duration_words(re_samples_to_seconds(facts->samples, facts->sample_rate), human,
-                        sizeof human);
-    xmlNodePtr duration = html_element(b, footer, "p", "duration");
-    html_raw_text(b, duration, "Duration: ", strlen("Duration: "));
-    xmlNodePtr time = html_text_element(b, duration, "time", NULL, iso);
-    html_attribute(b, time, "datetime", iso);
+    re_page_duration_words(re_samples_to_seconds(facts->samples, facts->sample_rate), human,
+                           sizeof human);
+    xmlNodePtr duration = re_html_element(b, footer, "p", "duration");
+    re_html_raw_text(b, duration, "Duration: ", strlen("Duration: "));
+    xmlNodePtr time = re_html_text_element(b, duration, "time", NULL, iso);
+    re_html_attribute(b, time, "datetime", iso);
     char tail[128];
     snprintf(tail, sizeof tail, " (%s)", human);
-    html_raw_text(b, duration, tail, strlen(tail));
+    re_html_raw_text(b, duration, tail, strlen(tail));
 
     build_show_nav(b, main, facts);
 
-    xmlNodePtr script = html_element(b, body, "script", NULL);
-    html_raw_text(b, script, page_script, strlen(page_script));
+    xmlNodePtr script = re_html_element(b, body, "script", NULL);
+    re_html_raw_text(b, script, page_script, strlen(page_script));
 }
 
 re_status re_page_write_html(FILE *out, const re_render_facts *facts,
@@ -802,15 +802,15 @@ re_status re_page_write_html(FILE *out, const re_render_facts *facts,
 
     /* the files are named by relative URLs: a name like "javascript:x.mp3" or "a#b.mp3" is
      * still a path to that file */
-    char *audio_href = html_file_href(audio_name, NULL), *vtt_href = html_file_href(vtt_name, NULL);
+    char *audio_href = re_html_file_href(audio_name, NULL), *vtt_href = re_html_file_href(vtt_name, NULL);
     html_builder b;
-    re_status status = audio_href && vtt_href ? html_document_new(&b, ep->language ? ep->language
+    re_status status = audio_href && vtt_href ? re_html_document_new(&b, ep->language ? ep->language
                                                                                   : "en-us")
                                               : RE_ERR_NOMEM;
     if (status == RE_OK) {
         build_head(&b, b.root, ep, iso, audio_href, facts->in_feed);
         build_body(&b, b.root, facts, transcript, iso, audio_href, vtt_href);
-        status = html_document_write(&b, out);
+        status = re_html_document_write(&b, out);
     }
     free(audio_href);
     free(vtt_href);

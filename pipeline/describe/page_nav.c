@@ -16,18 +16,18 @@ static void meta_tag(html_builder *b, xmlNodePtr head, const char *key, const ch
 {
     if (!content)
         return;
-    xmlNodePtr meta = html_element(b, head, "meta", NULL);
-    html_attribute(b, meta, key, name);
-    html_attribute(b, meta, "content", content);
+    xmlNodePtr meta = re_html_element(b, head, "meta", NULL);
+    re_html_attribute(b, meta, key, name);
+    re_html_attribute(b, meta, "content", content);
 }
 
-void page_nav_build_meta(html_builder *b, xmlNodePtr head, const re_page_nav *nav)
+void re_page_nav_build_meta(html_builder *b, xmlNodePtr head, const re_page_nav *nav)
 {
-    html_comment(b, head, PAGE_META_OPEN);
+    re_html_comment(b, head, PAGE_META_OPEN);
     if (nav && nav->canonical_url) {
-        xmlNodePtr link = html_element(b, head, "link", NULL);
-        html_attribute(b, link, "rel", "canonical");
-        html_attribute(b, link, "href", nav->canonical_url);
+        xmlNodePtr link = re_html_element(b, head, "link", NULL);
+        re_html_attribute(b, link, "rel", "canonical");
+        re_html_attribute(b, link, "href", nav->canonical_url);
         /* Open Graph (ogp.me) for chat apps and social sites; Twitter's card reads og:
          * values where its own are absent, but some readers want its own */
         meta_tag(b, head, "property", "og:type", "website");
@@ -44,80 +44,80 @@ void page_nav_build_meta(html_builder *b, xmlNodePtr head, const re_page_nav *na
         meta_tag(b, head, "name", "twitter:description", nav->description);
         meta_tag(b, head, "name", "twitter:image", nav->image_url);
     }
-    html_comment(b, head, PAGE_META_CLOSE);
+    re_html_comment(b, head, PAGE_META_CLOSE);
 }
 
 /* <a href="FILE">Title</a> and its date in words, with the written value in <time>. */
 static void episode_link(html_builder *b, xmlNodePtr parent, const re_page_link *link,
                          const char *rel, const char *language)
 {
-    char *href = html_file_href(link->file, NULL);
+    char *href = re_html_file_href(link->file, NULL);
     if (!href) {
         b->failed = 1;
         return;
     }
-    xmlNodePtr a = html_text_element(b, parent, "a", NULL, link->title);
-    html_attribute(b, a, "href", href);
+    xmlNodePtr a = re_html_text_element(b, parent, "a", NULL, link->title);
+    re_html_attribute(b, a, "href", href);
     if (rel)
-        html_attribute(b, a, "rel", rel);
+        re_html_attribute(b, a, "rel", rel);
     free(href);
     char date[RE_DATE_WORDS_MAX];
     if (link->published && re_date_in_words(link->published, language, date) >= 0) {
-        html_raw_text(b, parent, " · ", strlen(" · "));
-        xmlNodePtr time = html_text_element(b, parent, "time", NULL, date);
-        html_attribute(b, time, "datetime", link->published);
+        re_html_raw_text(b, parent, " · ", strlen(" · "));
+        xmlNodePtr time = re_html_text_element(b, parent, "time", NULL, date);
+        re_html_attribute(b, time, "datetime", link->published);
     }
 }
 
-void page_nav_build_body(html_builder *b, xmlNodePtr parent, const re_page_nav *nav)
+void re_page_nav_build_body(html_builder *b, xmlNodePtr parent, const re_page_nav *nav)
 {
-    html_comment(b, parent, PAGE_NAV_OPEN);
+    re_html_comment(b, parent, PAGE_NAV_OPEN);
     int any = nav && (nav->index_name || nav->feed_name || nav->older || nav->newer
                       || nav->nearby_count > 0);
     if (any) {
         const char *language = nav->language ? nav->language : "en-us";
-        xmlNodePtr section = html_element(b, parent, "nav", "show-nav");
-        html_attribute(b, section, "aria-labelledby", "show-nav-title");
+        xmlNodePtr section = re_html_element(b, parent, "nav", "show-nav");
+        re_html_attribute(b, section, "aria-labelledby", "show-nav-title");
         char *heading = NULL;
         if (asprintf(&heading, "More from %s", nav->show ? nav->show : "the show") < 0) {
             b->failed = 1;
             heading = NULL;
         }
-        xmlNodePtr h2 = html_text_element(b, section, "h2", NULL, heading ? heading : "");
-        html_attribute(b, h2, "id", "show-nav-title");
+        xmlNodePtr h2 = re_html_text_element(b, section, "h2", NULL, heading ? heading : "");
+        re_html_attribute(b, h2, "id", "show-nav-title");
         free(heading);
         if (nav->index_name || nav->feed_name) {
-            xmlNodePtr p = html_element(b, section, "p", "show-links");
-            char *href = nav->index_name ? html_file_href(nav->index_name, NULL) : NULL;
+            xmlNodePtr p = re_html_element(b, section, "p", "show-links");
+            char *href = nav->index_name ? re_html_file_href(nav->index_name, NULL) : NULL;
             if (nav->index_name && !href)
                 b->failed = 1;
             if (href) {
-                xmlNodePtr a = html_text_element(b, p, "a", NULL, "All episodes");
-                html_attribute(b, a, "href", href);
+                xmlNodePtr a = re_html_text_element(b, p, "a", NULL, "All episodes");
+                re_html_attribute(b, a, "href", href);
             }
             free(href);
-            href = nav->feed_name ? html_file_href(nav->feed_name, NULL) : NULL;
+            href = nav->feed_name ? re_html_file_href(nav->feed_name, NULL) : NULL;
             if (nav->feed_name && !href)
                 b->failed = 1;
             if (href) {
                 if (nav->index_name)
-                    html_raw_text(b, p, " · ", strlen(" · "));
-                xmlNodePtr a = html_text_element(b, p, "a", NULL, "The show's feed (RSS)");
-                html_attribute(b, a, "href", href);
-                html_attribute(b, a, "type", "application/rss+xml");
+                    re_html_raw_text(b, p, " · ", strlen(" · "));
+                xmlNodePtr a = re_html_text_element(b, p, "a", NULL, "The show's feed (RSS)");
+                re_html_attribute(b, a, "href", href);
+                re_html_attribute(b, a, "type", "application/rss+xml");
             }
             free(href);
         }
         if (nav->older || nav->newer) {
-            xmlNodePtr list = html_element(b, section, "ul", "prev-next");
+            xmlNodePtr list = re_html_element(b, section, "ul", "prev-next");
             if (nav->older) {
-                xmlNodePtr li = html_element(b, list, "li", NULL);
-                html_raw_text(b, li, "Previous: ", strlen("Previous: "));
+                xmlNodePtr li = re_html_element(b, list, "li", NULL);
+                re_html_raw_text(b, li, "Previous: ", strlen("Previous: "));
                 episode_link(b, li, nav->older, "prev", language);
             }
             if (nav->newer) {
-                xmlNodePtr li = html_element(b, list, "li", NULL);
-                html_raw_text(b, li, "Next: ", strlen("Next: "));
+                xmlNodePtr li = re_html_element(b, list, "li", NULL);
+                re_html_raw_text(b, li, "Next: ", strlen("Next: "));
                 episode_link(b, li, nav->newer, "next", language);
             }
         }
@@ -128,17 +128,17 @@ void page_nav_build_body(html_builder *b, xmlNodePtr parent, const re_page_nav *
                 b->failed = 1;
                 title = NULL;
             }
-            xmlNodePtr h3 = html_text_element(b, section, "h3", NULL, title ? title : "");
-            html_attribute(b, h3, "id", "nearby-title");
+            xmlNodePtr h3 = re_html_text_element(b, section, "h3", NULL, title ? title : "");
+            re_html_attribute(b, h3, "id", "nearby-title");
             free(title);
-            xmlNodePtr list = html_element(b, section, "ul", "nearby");
-            html_attribute(b, list, "aria-labelledby", "nearby-title");
+            xmlNodePtr list = re_html_element(b, section, "ul", "nearby");
+            re_html_attribute(b, list, "aria-labelledby", "nearby-title");
             for (size_t i = 0; i < nav->nearby_count && !b->failed; i++)
-                episode_link(b, html_element(b, list, "li", NULL), &nav->nearby[i], NULL,
+                episode_link(b, re_html_element(b, list, "li", NULL), &nav->nearby[i], NULL,
                              language);
         }
     }
-    html_comment(b, parent, PAGE_NAV_CLOSE);
+    re_html_comment(b, parent, PAGE_NAV_CLOSE);
 }
 
 /* [*from, *to) of the slot framed by <!--open--> and <!--close--> in s[0..n), the comments
@@ -179,16 +179,16 @@ re_status re_page_with_nav(const char *page, size_t len, const re_page_nav *nav,
     size_t made_len = 0;
     FILE *mem = open_memstream(&made, &made_len);
     html_builder b;
-    if (!mem || html_document_new(&b, "en") != RE_OK) {
+    if (!mem || re_html_document_new(&b, "en") != RE_OK) {
         if (mem)
             fclose(mem);
         free(made);
         return RE_ERR_NOMEM;
     }
-    page_nav_build_meta(&b, html_element(&b, b.root, "head", NULL), nav);
-    page_nav_build_body(&b, html_element(&b, html_element(&b, b.root, "body", NULL), "main",
-                                         NULL), nav);
-    re_status status = html_document_write(&b, mem);
+    re_page_nav_build_meta(&b, re_html_element(&b, b.root, "head", NULL), nav);
+    re_page_nav_build_body(&b, re_html_element(&b, re_html_element(&b, b.root, "body", NULL), "main",
+                                               NULL), nav);
+    re_status status = re_html_document_write(&b, mem);
     if (fclose(mem) != 0 && status == RE_OK)
         status = RE_ERR_NOMEM;
     size_t new_meta_from = 0, new_meta_to = 0, new_nav_from = 0, new_nav_to = 0;

@@ -18,11 +18,11 @@
 
 /* The head's slot at the end of head: the two comments, between them (when nav has a
  * canonical_url) the canonical link and the Open Graph and Twitter tags. */
-void page_nav_build_meta(html_builder *b, xmlNodePtr head, const re_page_nav *nav);
+void re_page_nav_build_meta(html_builder *b, xmlNodePtr head, const re_page_nav *nav);
 
 /* The body's slot at the end of parent: the two comments, between them (when nav links
  * anything) <nav class="show-nav"> with the index and feed, previous and next, and nearby
  * episodes, titles and dates only (no lengths: `check` would read them as this page's). */
-void page_nav_build_body(html_builder *b, xmlNodePtr parent, const re_page_nav *nav);
+void re_page_nav_build_body(html_builder *b, xmlNodePtr parent, const re_page_nav *nav);
 
 #endif

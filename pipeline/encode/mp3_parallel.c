@@ -119,9 +119,9 @@ static void *worker_main(void *arg)
     worker *wk = arg;
     job *jb = wk->jb;
     scratch sc;
-    re_status status = mp3_scratch_init(&sc, &wk->diag);
+    re_status status = re_mp3_scratch_init(&sc, &wk->diag);
     if (status != RE_OK) {
-        mp3_scratch_free(&sc);
+        re_mp3_scratch_free(&sc);
         fail(jb, status, &wk->diag);
         return NULL;
     }
@@ -136,7 +136,7 @@ static void *worker_main(void *arg)
         jb->state[i] = PIECE_RUNNING;
         pthread_mutex_unlock(&jb->lock);
 
-        status = mp3_piece_start(&jb->pieces[i], jb, &sc);
+        status = re_mp3_piece_start(&jb->pieces[i], jb, &sc);
         if (status != RE_OK)
             fail(jb, status, &wk->diag);
 
@@ -146,7 +146,7 @@ static void *worker_main(void *arg)
         pthread_cond_broadcast(&jb->changed);
     }
     pthread_mutex_unlock(&jb->lock);
-    mp3_scratch_free(&sc);
+    re_mp3_scratch_free(&sc);
     return NULL;
 }
 
@@ -165,7 +165,7 @@ static re_status emit(writer *w, const unsigned char *bytes, size_t n, int music
     if (n > 0 && fwrite(bytes, 1, n, w->out) != n)
         return RE_ERR_WRITE;
     if (music) {
-        w->music_crc = mp3_crc16(w->crc_table, w->music_crc, bytes, n);
+        w->music_crc = re_mp3_crc16(w->crc_table, w->music_crc, bytes, n);
         w->audio_bytes += n;
     }
     return RE_OK;
@@ -214,30 +214,30 @@ static re_status splice_all(job *jb, writer *w, scratch *sc, size_t *final_piece
         /* Within the frames both encoders have made: the first frame where they agree byte
          * for byte (they have converged: the switch changes nothing), else the last frame
          * where the reservoir allows a switch (the later encoder has settled longest). */
-        uint64_t hi = mp3_min64(mp3_piece_end(cur), mp3_piece_end(next));
+        uint64_t hi = mp3_min64(re_mp3_piece_end(cur), re_mp3_piece_end(next));
         uint64_t s = lo, found = UINT64_MAX;
         int seamless = 0;
         for (; s < hi && !seamless; s++) {
-            if (!mp3_may_switch(jb, cur, next, s))
+            if (!re_mp3_may_switch(jb, cur, next, s))
                 continue;
             found = s;
-            seamless = s + 1 < hi && mp3_same_frame(cur, next, s, fmt->side_len);
+            seamless = s + 1 < hi && re_mp3_same_frame(cur, next, s, fmt->side_len);
         }
         /* None: cur encodes on until a frame allows the switch or it has covered next. */
-        while (found == UINT64_MAX && mp3_piece_end(cur) < mp3_piece_end(next)) {
-            uint64_t before = mp3_piece_end(cur);
-            status = mp3_piece_advance(cur, jb, before + EXTENSION_STEP, sc);
+        while (found == UINT64_MAX && re_mp3_piece_end(cur) < re_mp3_piece_end(next)) {
+            uint64_t before = re_mp3_piece_end(cur);
+            status = re_mp3_piece_advance(cur, jb, before + EXTENSION_STEP, sc);
             if (status != RE_OK)
                 return status;
-            if (mp3_piece_end(cur) == before) {     /* flushed short of next's frames */
+            if (re_mp3_piece_end(cur) == before) {     /* flushed short of next's frames */
                 re_diag_add(sc->diag, NULL, 0, 0, "the encoders disagree on the stream's length");
                 return RE_ERR_ENCODER;
             }
             if (st)
-                st->extension_frames += mp3_piece_end(cur) - before;
-            hi = mp3_min64(mp3_piece_end(cur), mp3_piece_end(next));
+                st->extension_frames += re_mp3_piece_end(cur) - before;
+            hi = mp3_min64(re_mp3_piece_end(cur), re_mp3_piece_end(next));
             for (; s < hi && found == UINT64_MAX; s++)
-                if (mp3_may_switch(jb, cur, next, s))
+                if (re_mp3_may_switch(jb, cur, next, s))
                     found = s;
         }
         if (found == UINT64_MAX) {
@@ -245,12 +245,12 @@ static re_status splice_all(job *jb, writer *w, scratch *sc, size_t *final_piece
              * needed, cur goes on to the piece after it. */
             if (st)
                 st->encoded_frames += next->count;
-            mp3_piece_free(next);
+            re_mp3_piece_free(next);
             move_window(jb, next_index);
             continue;
         }
         unsigned borrow = next->frame[found - next->first].borrow;
-        status = mp3_copy_borrowed(cur, next, found, borrow, fmt->side_len);
+        status = re_mp3_copy_borrowed(cur, next, found, borrow, fmt->side_len);
         if (status != RE_OK) {
             re_diag_add(sc->diag, NULL, 0, 0, "cannot splice at frame %llu",
                         (unsigned long long)found);
@@ -271,14 +271,14 @@ static re_status splice_all(job *jb, writer *w, scratch *sc, size_t *final_piece
             st->seamless_splices += seamless;
             st->encoded_frames += cur->count;
         }
-        mp3_piece_free(cur);
+        re_mp3_piece_free(cur);
         cur = next;
         cur_index = next_index;
         e = found;
         write_from = cur->frame[found - cur->first].offset;
         move_window(jb, next_index);
     }
-    status = mp3_piece_advance(cur, jb, UINT64_MAX, sc);
+    status = re_mp3_piece_advance(cur, jb, UINT64_MAX, sc);
     if (status != RE_OK)
         return status;
     size_t music_from = cur_index == 0 && write_from < fmt->tag_frame_len ? fmt->tag_frame_len
@@ -288,7 +288,7 @@ static re_status splice_all(job *jb, writer *w, scratch *sc, size_t *final_piece
         status = emit(w, cur->bytes + music_from, cur->len - music_from, 1);
     if (st) {
         st->encoded_frames += cur->count;
-        st->stream_frames = mp3_piece_end(cur);
+        st->stream_frames = re_mp3_piece_end(cur);
     }
     *final_piece = cur_index;
     return status;
@@ -306,7 +306,7 @@ static re_status write_tag(job *jb, writer *w, const piece *last, off_t tag_at,
         re_diag_add(diag, NULL, 0, 0, "LAME's tag frame is not the expected Info tag");
         return RE_ERR_ENCODER;
     }
-    uint64_t frames = mp3_piece_end(last);
+    uint64_t frames = re_mp3_piece_end(last);
     uint64_t bytes = fmt->tag_frame_len + w->audio_bytes;
     unsigned delay = (unsigned)tag[x + LAME_DELAY] << 4 | tag[x + LAME_DELAY + 1] >> 4;
     uint64_t span = frames * fmt->spf;
@@ -322,12 +322,12 @@ static re_status write_tag(job *jb, writer *w, const piece *last, off_t tag_at,
                     padding, lame_padding);
         return RE_ERR_ENCODER;
     }
-    mp3_put_be(tag + x + XING_FRAMES, frames, 4);
-    mp3_put_be(tag + x + XING_BYTES, bytes, 4);
+    re_mp3_put_be(tag + x + XING_FRAMES, frames, 4);
+    re_mp3_put_be(tag + x + XING_BYTES, bytes, 4);
     lame_toc(frames, fmt->kbps, tag + x + XING_TOC);
-    mp3_put_be(tag + x + LAME_MUSIC_LENGTH, bytes, 4);
-    mp3_put_be(tag + x + LAME_MUSIC_CRC, w->music_crc, 2);
-    mp3_put_be(tag + x + LAME_TAG_CRC, mp3_crc16(w->crc_table, 0, tag, x + LAME_TAG_CRC), 2);
+    re_mp3_put_be(tag + x + LAME_MUSIC_LENGTH, bytes, 4);
+    re_mp3_put_be(tag + x + LAME_MUSIC_CRC, w->music_crc, 2);
+    re_mp3_put_be(tag + x + LAME_TAG_CRC, re_mp3_crc16(w->crc_table, 0, tag, x + LAME_TAG_CRC), 2);
     if (fseeko(w->out, tag_at, SEEK_SET) != 0 || fwrite(tag, 1, size, w->out) != size ||
         fseeko(w->out, 0, SEEK_END) != 0 || fflush(w->out) != 0) {
         re_diag_add(diag, NULL, 0, 0, "cannot write the MP3 file: %s", strerror(errno));
@@ -381,7 +381,7 @@ static re_status encode_pieces(FILE *out, job *jb, unsigned workers, const unsig
     re_diagnostics_init(&writer_said, RE_DIAG_DEFAULT_LIMIT);
     scratch sc = { 0 };
     writer w = { .out = out, .stats = stats };
-    mp3_crc16_table(w.crc_table);
+    re_mp3_crc16_table(w.crc_table);
 
     jb->pieces = calloc(jb->piece_count, sizeof *jb->pieces);
     jb->state = calloc(jb->piece_count, sizeof *jb->state);
@@ -394,7 +394,7 @@ static re_status encode_pieces(FILE *out, job *jb, unsigned workers, const unsig
         re_diagnostics_init(&crew[t].diag, RE_DIAG_DEFAULT_LIMIT);
     }
     if (!jb->pieces || !jb->state || !threads || !crew
-        || mp3_scratch_init(&sc, &writer_said) != RE_OK) {
+        || re_mp3_scratch_init(&sc, &writer_said) != RE_OK) {
         status = RE_ERR_NOMEM;
         goto done;
     }
@@ -469,14 +469,14 @@ static re_status encode_pieces(FILE *out, job *jb, unsigned workers, const unsig
 done:
     if (jb->pieces)
         for (size_t p = 0; p < jb->piece_count; p++)
-            mp3_piece_free(&jb->pieces[p]);
+            re_mp3_piece_free(&jb->pieces[p]);
     free(jb->pieces);
     free(jb->state);
     free(threads);
     for (unsigned t = 0; crew && t < workers; t++)
         re_diagnostics_free(&crew[t].diag);
     free(crew);
-    mp3_scratch_free(&sc);
+    re_mp3_scratch_free(&sc);
     re_diagnostics_free(&writer_said);
     if (cond_ready)
         pthread_cond_destroy(&jb->changed);
@@ -494,7 +494,7 @@ static re_status encode_serial(FILE *out, job *jb, const unsigned char *id3_tag,
     re_diagnostics read_said;
     re_diagnostics_init(&read_said, RE_DIAG_DEFAULT_LIMIT);
     scratch sc = { 0 };
-    re_status status = mp3_scratch_init(&sc, &read_said);
+    re_status status = re_mp3_scratch_init(&sc, &read_said);
     if (status == RE_OK)
         status = re_mp3_encoder_create(out, jb->rate, jb->settings, id3_tag, id3_len, &enc);
     for (uint64_t done = 0; status == RE_OK && done < jb->samples;) {
@@ -503,7 +503,7 @@ static re_status encode_serial(FILE *out, job *jb, const unsigned char *id3_tag,
             break;
         }
         uint64_t n = jb->samples - done < CHUNK_SAMPLES ? jb->samples - done : CHUNK_SAMPLES;
-        status = mp3_read_pcm(jb, done, sc.pcm, (size_t)n, &sc);
+        status = re_mp3_read_pcm(jb, done, sc.pcm, (size_t)n, &sc);
         if (status == RE_OK)
             status = re_mp3_encoder_write(enc, sc.pcm, (size_t)n);
         done += n;
@@ -519,7 +519,7 @@ static re_status encode_serial(FILE *out, job *jb, const unsigned char *id3_tag,
         re_diag_add(diag, NULL, 0, 0, "cannot write the MP3 file: %s", strerror(errno));
     else if (status == RE_ERR_ENCODER)
         re_diag_add(diag, NULL, 0, 0, "LAME failed");
-    mp3_scratch_free(&sc);
+    re_mp3_scratch_free(&sc);
     re_diagnostics_free(&read_said);
     return status;
 }
@@ -558,7 +558,7 @@ re_status re_mp3_encode_fd(const re_mp3_encoding *encoding, re_mp3_pcm pcm,
     }
     job jb = { .fd = pcm.fd, .samples = pcm.frames, .rate = sample_rate,
                .settings = &encoding->settings, .stop = encoding->stop };
-    if (mp3_stream_describe(sample_rate, encoding->settings.bitrate_kbps, &jb.fmt) != RE_OK) {
+    if (re_mp3_stream_describe(sample_rate, encoding->settings.bitrate_kbps, &jb.fmt) != RE_OK) {
         re_diag_add(diag, NULL, 0, 0, "%u Hz at %d kbps is not an MPEG Layer III stream",
                     sample_rate, encoding->settings.bitrate_kbps);
         return RE_ERR_ENCODER;

@@ -85,7 +85,7 @@ static re_status read_old(int fd, const off_t *offsets, uint64_t first, uint64_t
 {
     old->first = first;
     old->cap = (size_t)(offsets[end] - offsets[first]);
-    old->bytes = mp3_region_alloc(old->cap);
+    old->bytes = re_mp3_region_alloc(old->cap);
     if (!old->bytes) {
         old->cap = 0;
         return RE_ERR_NOMEM;
@@ -93,7 +93,7 @@ static re_status read_old(int fd, const off_t *offsets, uint64_t first, uint64_t
     re_status status = re_pread_all(fd, old->bytes, old->cap, offsets[first]);
     old->len = old->cap;
     if (status == RE_OK)
-        status = mp3_piece_parse(old, fmt, sc);
+        status = re_mp3_piece_parse(old, fmt, sc);
     if (status == RE_OK && old->count != end - first)
         status = RE_ERR_FORMAT;
     return status;
@@ -120,10 +120,10 @@ static re_status patch_range(job *jb, int fd, const off_t *offsets, uint64_t tot
                               .keep_to = to_end ? UINT64_MAX : s2_min };
     re_status status = read_old(fd, offsets, old_first, old_end, fmt, &old, sc);
     if (status == RE_OK)
-        status = mp3_piece_start(&nu, jb, sc);
-    if (status == RE_OK && to_end && mp3_piece_end(&nu) != total) {
+        status = re_mp3_piece_start(&nu, jb, sc);
+    if (status == RE_OK && to_end && re_mp3_piece_end(&nu) != total) {
         re_diag_add(sc->diag, NULL, 0, 0, "%llu frames again, %llu before",
-                    (unsigned long long)mp3_piece_end(&nu), (unsigned long long)total);
+                    (unsigned long long)re_mp3_piece_end(&nu), (unsigned long long)total);
         status = RE_ERR_ENCODER;
     }
     /* in: the first frame both made alike, else the latest the reservoir allows */
@@ -132,28 +132,28 @@ static re_status patch_range(job *jb, int fd, const off_t *offsets, uint64_t tot
     if (start == 0)
         lo = 0;
     for (uint64_t s = lo; status == RE_OK && s <= s1_max; s++) {
-        if (!mp3_may_switch(jb, &old, &nu, s))
+        if (!re_mp3_may_switch(jb, &old, &nu, s))
             continue;
         s1 = s;
-        if (mp3_same_frame(&old, &nu, s, fmt->side_len))
+        if (re_mp3_same_frame(&old, &nu, s, fmt->side_len))
             break;
     }
     /* out: the first frame both made alike, else the first the reservoir allows */
     uint64_t s2 = to_end ? total : UINT64_MAX;
     for (uint64_t s = s2_min; status == RE_OK && s2 == UINT64_MAX;) {
-        uint64_t hi = mp3_min64(mp3_piece_end(&nu), old_end);
+        uint64_t hi = mp3_min64(re_mp3_piece_end(&nu), old_end);
         uint64_t allowed = UINT64_MAX;
         for (; s + 1 < hi; s++) {
-            if (!mp3_may_switch(jb, &nu, &old, s))
+            if (!re_mp3_may_switch(jb, &nu, &old, s))
                 continue;
             if (allowed == UINT64_MAX)
                 allowed = s;
-            if (mp3_same_frame(&nu, &old, s, fmt->side_len)) {
+            if (re_mp3_same_frame(&nu, &old, s, fmt->side_len)) {
                 allowed = s;
                 break;
             }
         }
-        if (allowed != UINT64_MAX && (s + 1 < hi || mp3_piece_end(&nu) >= s2_min + PATCH_SEARCH))
+        if (allowed != UINT64_MAX && (s + 1 < hi || re_mp3_piece_end(&nu) >= s2_min + PATCH_SEARCH))
             s2 = allowed;
         else if (hi + 1 >= old_end || nu.flushed) {
             re_diag_add(sc->diag, NULL, 0, 0, "no frame to switch back at after frame %llu",
@@ -161,7 +161,7 @@ static re_status patch_range(job *jb, int fd, const off_t *offsets, uint64_t tot
             status = RE_ERR_ENCODER;      /* the caller encodes everything again */
         }
         else
-            status = mp3_piece_advance(&nu, jb, mp3_piece_end(&nu) + EXTENSION_STEP, sc);
+            status = re_mp3_piece_advance(&nu, jb, re_mp3_piece_end(&nu) + EXTENSION_STEP, sc);
     }
     if (status == RE_OK && s1 == UINT64_MAX) {
         re_diag_add(sc->diag, NULL, 0, 0, "no frame to switch at in %llu..%llu",
@@ -181,9 +181,9 @@ static re_status patch_range(job *jb, int fd, const off_t *offsets, uint64_t tot
         }
     }
     if (status == RE_OK && s2 < total)
-        status = mp3_copy_borrowed(&nu, &old, s2, old.frame[s2 - old.first].borrow, fmt->side_len);
+        status = re_mp3_copy_borrowed(&nu, &old, s2, old.frame[s2 - old.first].borrow, fmt->side_len);
     if (status == RE_OK)
-        status = mp3_copy_borrowed(&old, &nu, s1, nu.frame[s1 - nu.first].borrow, fmt->side_len);
+        status = re_mp3_copy_borrowed(&old, &nu, s1, nu.frame[s1 - nu.first].borrow, fmt->side_len);
     if (status == RE_OK)
         status = re_pwrite_all(fd, old.bytes, old.frame[s1 - old.first].offset, offsets[old_first]);
     if (status == RE_OK)
@@ -192,8 +192,8 @@ static re_status patch_range(job *jb, int fd, const off_t *offsets, uint64_t tot
         changed[0] = s1;
         changed[1] = s2;
     }
-    mp3_piece_free(&nu);
-    mp3_piece_free(&old);
+    re_mp3_piece_free(&nu);
+    re_mp3_piece_free(&old);
     return status;
 }
 
@@ -215,7 +215,7 @@ re_status re_mp3_patch_fd(const re_mp3_encoding *encoding, re_mp3_pcm pcm,
                .settings = &encoding->settings, .stop = stop, .priming = DEFAULT_PRIMING,
                .overrun = DEFAULT_OVERRUN };
     atomic_init(&jb.abort, 0);
-    if (mp3_stream_describe(encoding->sample_rate, encoding->settings.bitrate_kbps, &jb.fmt)
+    if (re_mp3_stream_describe(encoding->sample_rate, encoding->settings.bitrate_kbps, &jb.fmt)
         != RE_OK)
         return RE_ERR_ENCODER;
     if (fflush(out) != 0)
@@ -232,7 +232,7 @@ re_status re_mp3_patch_fd(const re_mp3_encoding *encoding, re_mp3_pcm pcm,
         status = RE_ERR_FORMAT;
     scratch sc = { 0 };
     if (status == RE_OK)
-        status = mp3_scratch_init(&sc, diag);
+        status = re_mp3_scratch_init(&sc, diag);
     for (size_t k = 0; status == RE_OK && k < range_count; k++) {
         if (ranges[k][0] >= ranges[k][1] || ranges[k][1] > frames)
             status = RE_ERR_INVALID;
@@ -247,11 +247,11 @@ re_status re_mp3_patch_fd(const re_mp3_encoding *encoding, re_mp3_pcm pcm,
     if (status == RE_OK && !buf)
         status = RE_ERR_NOMEM;
     uint16_t table[256], crc = 0;
-    mp3_crc16_table(table);
+    re_mp3_crc16_table(table);
     for (off_t at = audio_at + (off_t)jb.fmt.tag_frame_len; status == RE_OK && at < st.st_size;) {
         size_t n = st.st_size - at < (1 << 20) ? (size_t)(st.st_size - at) : 1 << 20;
         status = re_pread_all(fd, buf, n, at);
-        crc = mp3_crc16(table, crc, buf, n);
+        crc = re_mp3_crc16(table, crc, buf, n);
         at += (off_t)n;
     }
     size_t x = jb.fmt.side_len;
@@ -261,13 +261,13 @@ re_status re_mp3_patch_fd(const re_mp3_encoding *encoding, re_mp3_pcm pcm,
         && (x + LAME_TAG_END > jb.fmt.tag_frame_len || memcmp(buf + x, "Info", 4) != 0))
         status = RE_ERR_FORMAT;
     if (status == RE_OK) {
-        mp3_put_be(buf + x + LAME_MUSIC_CRC, crc, 2);
-        mp3_put_be(buf + x + LAME_TAG_CRC, mp3_crc16(table, 0, buf, x + LAME_TAG_CRC), 2);
+        re_mp3_put_be(buf + x + LAME_MUSIC_CRC, crc, 2);
+        re_mp3_put_be(buf + x + LAME_TAG_CRC, re_mp3_crc16(table, 0, buf, x + LAME_TAG_CRC), 2);
         status = re_pwrite_all(fd, buf, jb.fmt.tag_frame_len, audio_at);
     }
     free(buf);
     free(offsets);
-    mp3_scratch_free(&sc);
+    re_mp3_scratch_free(&sc);
     if (status != RE_OK && status != RE_ERR_INTERRUPTED && status != RE_ERR_NOMEM)
         re_diag_add(diag, NULL, 0, 0, "cannot re-encode part of the MP3 (%s)", re_strerror(status));
     return status;

@@ -45,7 +45,7 @@ static unsigned gcd(unsigned a, unsigned b)
 }
 
 /* Fills fmt for settings that re_mp3_check_settings accepted. */
-re_status mp3_stream_describe(unsigned rate, int kbps, stream_format *fmt)
+re_status re_mp3_stream_describe(unsigned rate, int kbps, stream_format *fmt)
 {
     static const unsigned rates[3][3] = {
         { 44100, 48000, 32000 }, { 22050, 24000, 16000 }, { 11025, 12000, 8000 },
@@ -85,7 +85,7 @@ re_status mp3_stream_describe(unsigned rate, int kbps, stream_format *fmt)
 
 /* ---- PCM input -------------------------------------------------------------------------- */
 
-re_status mp3_read_pcm(const job *jb, uint64_t first, int16_t *pcm, size_t n, scratch *sc)
+re_status re_mp3_read_pcm(const job *jb, uint64_t first, int16_t *pcm, size_t n, scratch *sc)
 {
     unsigned char *dst = (unsigned char *)pcm;
     size_t want = n * sizeof *pcm;
@@ -124,14 +124,14 @@ re_status mp3_read_pcm(const job *jb, uint64_t first, int16_t *pcm, size_t n, sc
  * and from malloc they left the per-thread arenas holding fragments that grew with the
  * number of pieces (measured in render-episode: 3.3 MB more peak memory at 33 minutes,
  * 7.0 MB more at 2 h 16 min). */
-void *mp3_region_alloc(size_t size)
+void *re_mp3_region_alloc(size_t size)
 {
     void *p = mmap(NULL, size ? size : 1, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
                    -1, 0);
     return p == MAP_FAILED ? NULL : p;
 }
 
-void mp3_region_free(void *p, size_t size)
+void re_mp3_region_free(void *p, size_t size)
 {
     if (p)
         munmap(p, size ? size : 1);
@@ -140,10 +140,10 @@ void mp3_region_free(void *p, size_t size)
 /* A larger region with the first `used` bytes of p (freed). NULL (p kept) if out of memory. */
 static void *region_grow(void *p, size_t used, size_t old_size, size_t size)
 {
-    void *grown = mp3_region_alloc(size);
+    void *grown = re_mp3_region_alloc(size);
     if (grown && p) {
         memcpy(grown, p, used);
-        mp3_region_free(p, old_size);
+        re_mp3_region_free(p, old_size);
     }
     return grown;
 }
@@ -168,7 +168,7 @@ static re_status append(piece *pc, const unsigned char *bytes, size_t n)
 }
 
 /* Splits newly written bytes into frames: every header whose side information is complete. */
-re_status mp3_piece_parse(piece *pc, const stream_format *fmt, scratch *sc)
+re_status re_mp3_piece_parse(piece *pc, const stream_format *fmt, scratch *sc)
 {
     while (pc->len >= pc->parsed + fmt->side_len) {
         const unsigned char *h = pc->bytes + pc->parsed;
@@ -197,16 +197,16 @@ re_status mp3_piece_parse(piece *pc, const stream_format *fmt, scratch *sc)
     return RE_OK;
 }
 
-uint64_t mp3_piece_end(const piece *pc)
+uint64_t re_mp3_piece_end(const piece *pc)
 {
     return pc->first + pc->count;
 }
 
 /* Encodes on until the headers of frames below `target` are out, or to the end (flush). */
-re_status mp3_piece_advance(piece *pc, const job *jb, uint64_t target, scratch *sc)
+re_status re_mp3_piece_advance(piece *pc, const job *jb, uint64_t target, scratch *sc)
 {
     const stream_format *fmt = &jb->fmt;
-    while (!pc->flushed && mp3_piece_end(pc) < target) {
+    while (!pc->flushed && re_mp3_piece_end(pc) < target) {
         if ((jb->stop && *jb->stop) || atomic_load(&jb->abort))
             return RE_ERR_INTERRUPTED;
         uint64_t left = jb->samples - pc->fed;
@@ -224,7 +224,7 @@ re_status mp3_piece_advance(piece *pc, const job *jb, uint64_t target, scratch *
                 n = CHUNK_SAMPLES;
             if (n > left)
                 n = left;
-            re_status status = mp3_read_pcm(jb, pc->fed, sc->pcm, (size_t)n, sc);
+            re_status status = re_mp3_read_pcm(jb, pc->fed, sc->pcm, (size_t)n, sc);
             if (status != RE_OK)
                 return status;
             rc = lame_encode_buffer(pc->gf, sc->pcm, sc->pcm, (int)n, sc->mp3, CHUNK_BUFFER_BYTES);
@@ -236,7 +236,7 @@ re_status mp3_piece_advance(piece *pc, const job *jb, uint64_t target, scratch *
         }
         re_status status = append(pc, sc->mp3, (size_t)rc);
         if (status == RE_OK)
-            status = mp3_piece_parse(pc, fmt, sc);
+            status = re_mp3_piece_parse(pc, fmt, sc);
         if (status != RE_OK)
             return status;
     }
@@ -247,7 +247,7 @@ re_status mp3_piece_advance(piece *pc, const job *jb, uint64_t target, scratch *
     return RE_OK;
 }
 
-re_status mp3_piece_start(piece *pc, const job *jb, scratch *sc)
+re_status re_mp3_piece_start(piece *pc, const job *jb, scratch *sc)
 {
     re_status status = mp3_lame_open_one(jb->rate, jb->settings, &pc->gf);
     if (status != RE_OK) {
@@ -262,22 +262,22 @@ re_status mp3_piece_start(piece *pc, const job *jb, scratch *sc)
     uint64_t frames = (target == UINT64_MAX ? input_frames : target) - pc->first + 8;
     pc->frame_cap = (size_t)frames;
     pc->cap = (size_t)frames * (jb->fmt.tag_frame_len + 1) + CHUNK_BUFFER_BYTES;
-    pc->frame = mp3_region_alloc(pc->frame_cap * sizeof *pc->frame);
-    pc->bytes = mp3_region_alloc(pc->cap);
+    pc->frame = re_mp3_region_alloc(pc->frame_cap * sizeof *pc->frame);
+    pc->bytes = re_mp3_region_alloc(pc->cap);
     if (!pc->frame || !pc->bytes) {
         pc->frame_cap = pc->frame ? pc->frame_cap : 0;
         pc->cap = pc->bytes ? pc->cap : 0;
         return RE_ERR_NOMEM;
     }
-    return mp3_piece_advance(pc, jb, target, sc);
+    return re_mp3_piece_advance(pc, jb, target, sc);
 }
 
-void mp3_piece_free(piece *pc)
+void re_mp3_piece_free(piece *pc)
 {
     if (pc->gf)
         lame_close(pc->gf);
-    mp3_region_free(pc->bytes, pc->cap);
-    mp3_region_free(pc->frame, pc->frame_cap * sizeof *pc->frame);
+    re_mp3_region_free(pc->bytes, pc->cap);
+    re_mp3_region_free(pc->frame, pc->frame_cap * sizeof *pc->frame);
     memset(pc, 0, sizeof *pc);
 }
 
@@ -316,7 +316,7 @@ static size_t backward_next(backward *b)
 
 /* Copies the `n` main-data bytes before header s in `from` over the last n before header s
  * in `to`. */
-re_status mp3_copy_borrowed(piece *to, const piece *from, uint64_t s, unsigned n,
+re_status re_mp3_copy_borrowed(piece *to, const piece *from, uint64_t s, unsigned n,
                                unsigned side_len)
 {
     backward dst, src;
@@ -335,7 +335,7 @@ re_status mp3_copy_borrowed(piece *to, const piece *from, uint64_t s, unsigned n
 
 /* Whether both encoders made frame s alike: the same slot and the same borrowed bytes. Both
  * must hold the header of frame s + 1 (the slot is complete). */
-int mp3_same_frame(const piece *a, const piece *b, uint64_t s, unsigned side_len)
+int re_mp3_same_frame(const piece *a, const piece *b, uint64_t s, unsigned side_len)
 {
     const frame_info *fa = &a->frame[s - a->first], *fb = &b->frame[s - b->first];
     if (fa->borrow != fb->borrow || fa->length != fb->length ||
@@ -356,7 +356,7 @@ int mp3_same_frame(const piece *a, const piece *b, uint64_t s, unsigned side_len
 
 /* ---- the tag's arithmetic ------------------------------------------------------------------ */
 
-void mp3_crc16_table(uint16_t table[256])
+void re_mp3_crc16_table(uint16_t table[256])
 {
     for (unsigned i = 0; i < 256; i++) {
         unsigned c = i;
@@ -366,7 +366,7 @@ void mp3_crc16_table(uint16_t table[256])
     }
 }
 
-uint16_t mp3_crc16(const uint16_t table[256], uint16_t crc, const unsigned char *p, size_t n)
+uint16_t re_mp3_crc16(const uint16_t table[256], uint16_t crc, const unsigned char *p, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         crc = (uint16_t)((crc >> 8) ^ table[(crc ^ p[i]) & 0xFF]);
@@ -374,7 +374,7 @@ uint16_t mp3_crc16(const uint16_t table[256], uint16_t crc, const unsigned char 
 }
 
 
-void mp3_put_be(unsigned char *p, uint64_t v, int bytes)
+void re_mp3_put_be(unsigned char *p, uint64_t v, int bytes)
 {
     for (int i = bytes - 1; i >= 0; i--) {
         p[i] = (unsigned char)(v & 0xFF);
@@ -384,7 +384,7 @@ void mp3_put_be(unsigned char *p, uint64_t v, int bytes)
 
 /* ---- per-thread buffers -------------------------------------------------------------------- */
 
-re_status mp3_scratch_init(scratch *sc, re_diagnostics *diag)
+re_status re_mp3_scratch_init(scratch *sc, re_diagnostics *diag)
 {
     sc->pcm = malloc(CHUNK_SAMPLES * sizeof *sc->pcm);
     sc->mp3 = malloc(CHUNK_BUFFER_BYTES);
@@ -392,7 +392,7 @@ re_status mp3_scratch_init(scratch *sc, re_diagnostics *diag)
     return sc->pcm && sc->mp3 ? RE_OK : RE_ERR_NOMEM;
 }
 
-void mp3_scratch_free(scratch *sc)
+void re_mp3_scratch_free(scratch *sc)
 {
     free(sc->pcm);
     free(sc->mp3);
@@ -400,7 +400,7 @@ void mp3_scratch_free(scratch *sc)
 
 /* Whether the stream can go from cur to next at frame s: cur left room for what next's
  * frame s borrows from before its header. */
-int mp3_may_switch(const job *jb, const piece *cur, const piece *next, uint64_t s)
+int re_mp3_may_switch(const job *jb, const piece *cur, const piece *next, uint64_t s)
 {
     return cur->frame[s - cur->first].borrow >=
            (unsigned)next->frame[s - next->first].borrow + jb->margin;

@@ -3,7 +3,7 @@
  * and the local re-encode (mp3_patch.c) both see it. A stream_format says what every frame
  * looks like; a piece is one LAME encoder's output on the stream's frame grid, split into
  * frames as it is written; two pieces are spliced at a frame where the earlier one left room
- * in its bit reservoir for what the later one borrows (mp3_may_switch, mp3_copy_borrowed).
+ * in its bit reservoir for what the later one borrows (re_mp3_may_switch, re_mp3_copy_borrowed).
  * The frame grid and the reservoir rule are explained at the top of mp3_parallel.c. */
 #ifndef RE_MP3_STREAM_H
 #define RE_MP3_STREAM_H
@@ -111,44 +111,44 @@ re_status mp3_lame_open_one(unsigned rate, const re_mp3_settings *settings,
                             struct lame_global_struct **out);
 
 /* Fills fmt for settings that re_mp3_check_settings accepted; RE_ERR_ENCODER for others. */
-re_status mp3_stream_describe(unsigned rate, int kbps, stream_format *fmt);
+re_status re_mp3_stream_describe(unsigned rate, int kbps, stream_format *fmt);
 
 /* Samples [first, first + n) of the job's PCM descriptor (raw int16 little-endian), read with
  * pread. RE_ERR_READ, said in sc->diag, when it cannot be read or ends early. */
-re_status mp3_read_pcm(const job *jb, uint64_t first, int16_t *pcm, size_t n, scratch *sc);
+re_status re_mp3_read_pcm(const job *jb, uint64_t first, int16_t *pcm, size_t n, scratch *sc);
 
 /* Anonymous mappings for a piece's large buffers (see mp3_stream.c for why not malloc). */
-void *mp3_region_alloc(size_t size);
-void mp3_region_free(void *p, size_t size);
+void *re_mp3_region_alloc(size_t size);
+void re_mp3_region_free(void *p, size_t size);
 
 /* Splits the piece's newly written bytes into frames; RE_ERR_ENCODER for a header that is not
  * the stream's. */
-re_status mp3_piece_parse(piece *pc, const stream_format *fmt, scratch *sc);
+re_status re_mp3_piece_parse(piece *pc, const stream_format *fmt, scratch *sc);
 /* One past the piece's last frame whose header is out (a global frame number). */
-uint64_t mp3_piece_end(const piece *pc);
+uint64_t re_mp3_piece_end(const piece *pc);
 /* Encodes on until the headers of frames below `target` are out, or to the end (flush). */
-re_status mp3_piece_advance(piece *pc, const job *jb, uint64_t target, scratch *sc);
+re_status re_mp3_piece_advance(piece *pc, const job *jb, uint64_t target, scratch *sc);
 /* Opens the piece's encoder at pc->first and encodes through its keep_to plus the overrun. */
-re_status mp3_piece_start(piece *pc, const job *jb, scratch *sc);
+re_status re_mp3_piece_start(piece *pc, const job *jb, scratch *sc);
 /* Closes the encoder and frees the buffers; the piece is zeroed. */
-void mp3_piece_free(piece *pc);
+void re_mp3_piece_free(piece *pc);
 
 /* Whether the stream can go from cur to next at frame s (the job's splice margin included). */
-int mp3_may_switch(const job *jb, const piece *cur, const piece *next, uint64_t s);
+int re_mp3_may_switch(const job *jb, const piece *cur, const piece *next, uint64_t s);
 /* Copies the n main-data bytes before header s in `from` over the last n before it in `to`. */
-re_status mp3_copy_borrowed(piece *to, const piece *from, uint64_t s, unsigned n,
-                            unsigned side_len);
+re_status re_mp3_copy_borrowed(piece *to, const piece *from, uint64_t s, unsigned n,
+                               unsigned side_len);
 /* Whether both made frame s alike: the same slot and the same borrowed bytes. */
-int mp3_same_frame(const piece *a, const piece *b, uint64_t s, unsigned side_len);
+int re_mp3_same_frame(const piece *a, const piece *b, uint64_t s, unsigned side_len);
 
 /* The LAME tag's CRC-16 (polynomial 0x8005, reflected), and big-endian fields. */
-void mp3_crc16_table(uint16_t table[256]);
-uint16_t mp3_crc16(const uint16_t table[256], uint16_t crc, const unsigned char *p, size_t n);
-void mp3_put_be(unsigned char *p, uint64_t v, int bytes);
+void re_mp3_crc16_table(uint16_t table[256]);
+uint16_t re_mp3_crc16(const uint16_t table[256], uint16_t crc, const unsigned char *p, size_t n);
+void re_mp3_put_be(unsigned char *p, uint64_t v, int bytes);
 
 /* A thread's buffers (CHUNK_SAMPLES of PCM, CHUNK_BUFFER_BYTES of MP3) and its message list. */
-re_status mp3_scratch_init(scratch *sc, re_diagnostics *diag);
-void mp3_scratch_free(scratch *sc);
+re_status re_mp3_scratch_init(scratch *sc, re_diagnostics *diag);
+void re_mp3_scratch_free(scratch *sc);
 
 static inline uint64_t mp3_min64(uint64_t a, uint64_t b)
 {

@@ -7,8 +7,8 @@
 
 #include "text.h"
 
-void keyfile_init(keyfile *kf, const keyfile_syntax *syntax, parse_errors *err, void *target,
-                  void *context)
+void re_keyfile_init(keyfile *kf, const keyfile_syntax *syntax, parse_errors *err, void *target,
+                     void *context)
 {
     memset(kf, 0, sizeof *kf);
     kf->syntax = syntax;
@@ -17,12 +17,12 @@ void keyfile_init(keyfile *kf, const keyfile_syntax *syntax, parse_errors *err, 
     kf->context = context;
 }
 
-void *keyfile_context(const keyfile *kf)
+void *re_keyfile_context(const keyfile *kf)
 {
     return kf->context;
 }
 
-parse_errors *keyfile_errors(const keyfile *kf)
+parse_errors *re_keyfile_errors(const keyfile *kf)
 {
     return kf->err;
 }
@@ -37,7 +37,7 @@ static const keyfile_key *find_key(const keyfile_syntax *syntax, const char *key
     return NULL;
 }
 
-unsigned keyfile_where(const keyfile *kf, const char *name, unsigned *col, int *valued)
+unsigned re_keyfile_where(const keyfile *kf, const char *name, unsigned *col, int *valued)
 {
     const keyfile_key *key = find_key(kf->syntax, name, strlen(name));
     size_t i = key ? (size_t)(key - kf->syntax->keys) : 0;
@@ -91,15 +91,15 @@ static void unknown_key(keyfile *kf, const char *key, size_t len, unsigned line,
     char q[QUOTE_SIZE], known[1024];
 
     if (near)
-        parse_error(kf->err, line, col, "unknown %s '%s' (did you mean '%s'?)", syntax->key_noun,
-                    quote(q, key, len), near);
+        re_parse_error(kf->err, line, col, "unknown %s '%s' (did you mean '%s'?)", syntax->key_noun,
+                       re_quote(q, key, len), near);
     else
-        parse_error(kf->err, line, col, "unknown %s '%s' (known keys: %s)", syntax->key_noun,
-                    quote(q, key, len), joined(known, sizeof known, &syntax->keys[0].name,
-                                               syntax->key_count, sizeof syntax->keys[0]));
+        re_parse_error(kf->err, line, col, "unknown %s '%s' (known keys: %s)", syntax->key_noun,
+                       re_quote(q, key, len), joined(known, sizeof known, &syntax->keys[0].name,
+                                                  syntax->key_count, sizeof syntax->keys[0]));
 }
 
-int keyfile_copy(keyfile *kf, char **field, const keyfile_value *value, int collapse)
+int re_keyfile_copy(keyfile *kf, char **field, const keyfile_value *value, int collapse)
 {
     char *copy = malloc(value->len + 1);
     size_t n = 0;
@@ -145,13 +145,13 @@ int keyfile_whole(keyfile *kf, const keyfile_value *v, long min, long max, long 
     long n = 0;
 
     if (!parse_whole(v->text, v->len, &n)) {
-        parse_error(kf->err, v->line, v->col, "%s must be a whole number, got '%s'", v->key->name,
-                    quote(q, v->text, v->len));
+        re_parse_error(kf->err, v->line, v->col, "%s must be a whole number, got '%s'", v->key->name,
+                       re_quote(q, v->text, v->len));
         return 0;
     }
     if (n < min || n > max) {
-        parse_error(kf->err, v->line, v->col, "%s %s is out of range %ld..%ld", v->key->name,
-                    quote(q, v->text, v->len), min, max);
+        re_parse_error(kf->err, v->line, v->col, "%s %s is out of range %ld..%ld", v->key->name,
+                       re_quote(q, v->text, v->len), min, max);
         return 0;
     }
     *out = n;
@@ -174,7 +174,7 @@ static void read_value(keyfile *kf, const keyfile_value *v)
         return;
     switch (key->kind) {
     case KEY_TEXT:
-        keyfile_copy(kf, field(kf, key), v, kf->syntax->collapse_blanks);
+        re_keyfile_copy(kf, field(kf, key), v, kf->syntax->collapse_blanks);
         break;
     case KEY_INT:
     case KEY_LONG:
@@ -191,21 +191,21 @@ static void read_value(keyfile *kf, const keyfile_value *v)
         while (key->words[count] && strcmp(key->words[count], v->text) != 0)
             count++;
         if (key->words[count]) {
-            keyfile_copy(kf, field(kf, key), v, 0);
+            re_keyfile_copy(kf, field(kf, key), v, 0);
             break;
         }
         for (count = 0; key->words[count]; count++)
             ;
-        parse_error(kf->err, v->line, v->col, "%s '%s' is not one of: %s", key->name,
-                    quote(q, v->text, v->len),
-                    joined(list, sizeof list, key->words, count, sizeof key->words[0]));
+        re_parse_error(kf->err, v->line, v->col, "%s '%s' is not one of: %s", key->name,
+                       re_quote(q, v->text, v->len),
+                       joined(list, sizeof list, key->words, count, sizeof key->words[0]));
         break;
     case KEY_BOOL:
         if (strcmp(v->text, key->words[0]) == 0 || strcmp(v->text, key->words[1]) == 0)
             *(int *)field(kf, key) = strcmp(v->text, key->words[0]) == 0;
         else
-            parse_error(kf->err, v->line, v->col, "%s must be %s or %s, not '%s'", key->name,
-                        key->words[0], key->words[1], quote(q, v->text, v->len));
+            re_parse_error(kf->err, v->line, v->col, "%s must be %s or %s, not '%s'", key->name,
+                           key->words[0], key->words[1], re_quote(q, v->text, v->len));
         break;
     case KEY_CALL:
         key->read(kf, v);
@@ -224,14 +224,14 @@ static int split_line(keyfile *kf, const char *line, size_t len, unsigned number
     if (syntax->keys_start_lines) {
         size_t end = 0;
         if (start > 0) {
-            parse_error(kf->err, number, 1, "a line must start with its key (`key%c value`)",
-                        syntax->separator);
+            re_parse_error(kf->err, number, 1, "a line must start with its key (`key%c value`)",
+                           syntax->separator);
             return 0;
         }
         while (end < len && (re_is_lower(line[end]) || line[end] == '_'))
             end++;
         if (end == 0 || end >= len || line[end] != syntax->separator) {
-            parse_error(kf->err, number, (unsigned)end + 1, "expected %s", syntax->pair_hint);
+            re_parse_error(kf->err, number, (unsigned)end + 1, "expected %s", syntax->pair_hint);
             return 0;
         }
         *key = line;
@@ -242,8 +242,8 @@ static int split_line(keyfile *kf, const char *line, size_t len, unsigned number
             const char *rest = line + start;
             size_t rest_len = len - start;
             re_trim(&rest, &rest_len);
-            parse_error(kf->err, number, (unsigned)start + 1, "expected %s, got '%s'",
-                        syntax->pair_hint, quote(q, rest, rest_len));
+            re_parse_error(kf->err, number, (unsigned)start + 1, "expected %s, got '%s'",
+                           syntax->pair_hint, re_quote(q, rest, rest_len));
             return 0;
         }
         *key = line + start;
@@ -259,7 +259,7 @@ static int split_line(keyfile *kf, const char *line, size_t len, unsigned number
     return 1;
 }
 
-void keyfile_line(keyfile *kf, const char *line, size_t len, unsigned number)
+void re_keyfile_line(keyfile *kf, const char *line, size_t len, unsigned number)
 {
     const keyfile_syntax *syntax = kf->syntax;
     size_t start = 0;
@@ -280,14 +280,14 @@ void keyfile_line(keyfile *kf, const char *line, size_t len, unsigned number)
     }
     size_t i = (size_t)(k - syntax->keys);
     if (kf->line[i]) {
-        parse_error(kf->err, number, col, "duplicate %s '%s' (first set on line %u)",
-                    syntax->key_noun, k->name, kf->line[i]);
+        re_parse_error(kf->err, number, col, "duplicate %s '%s' (first set on line %u)",
+                       syntax->key_noun, k->name, kf->line[i]);
         return;
     }
     kf->line[i] = number;
     kf->col[i] = col;
     if (value_len == 0) {
-        parse_error(kf->err, number, col, "%s '%s' has no value", syntax->key_noun, k->name);
+        re_parse_error(kf->err, number, col, "%s '%s' has no value", syntax->key_noun, k->name);
         return;
     }
     kf->valued[i] = 1;
@@ -311,7 +311,7 @@ static int has_control(const char *s, size_t n)
     return 0;
 }
 
-void keyfile_lines(keyfile *kf, const char *buf, size_t len)
+void re_keyfile_lines(keyfile *kf, const char *buf, size_t len)
 {
     unsigned number = 0;
 
@@ -323,7 +323,7 @@ void keyfile_lines(keyfile *kf, const char *buf, size_t len)
             n--;
         number++;
         if (!kf->syntax->skip_control_lines || !has_control(buf + pos, n))
-            keyfile_line(kf, buf + pos, n, number);
+            re_keyfile_line(kf, buf + pos, n, number);
         pos = end + 1;
     }
 }

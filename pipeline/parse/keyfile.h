@@ -11,8 +11,8 @@
  * FILE:LINE:COL: a line's own errors at the column of its key, a value's at the column of
  * the value.
  *
- * Call order: keyfile_init, then keyfile_line for each line (or keyfile_lines for a whole
- * file), then keyfile_where to ask which keys were given. The reader allocates nothing of
+ * Call order: re_keyfile_init, then re_keyfile_line for each line (or re_keyfile_lines for a whole
+ * file), then re_keyfile_where to ask which keys were given. The reader allocates nothing of
  * its own; the values it stores (TEXT and WORD strings) are owned by the target, which must
  * free what a field held before (the reader frees a field's old string when it replaces it). */
 #ifndef RE_KEYFILE_H
@@ -83,29 +83,29 @@ struct keyfile {
     unsigned char valued[KEYFILE_MAX_KEYS];   /* given with a value */
 };
 
-void keyfile_init(keyfile *kf, const keyfile_syntax *syntax, parse_errors *err, void *target,
-                  void *context);
+void re_keyfile_init(keyfile *kf, const keyfile_syntax *syntax, parse_errors *err, void *target,
+                     void *context);
 
 /* Reads one line (without its line end; a trailing CR is a blank) numbered `number`. */
-void keyfile_line(keyfile *kf, const char *line, size_t len, unsigned number);
+void re_keyfile_line(keyfile *kf, const char *line, size_t len, unsigned number);
 
 /* Reads buf[0..len) line by line (LF or CRLF), its first line numbered 1; stops when memory
  * runs out. */
-void keyfile_lines(keyfile *kf, const char *buf, size_t len);
+void re_keyfile_lines(keyfile *kf, const char *buf, size_t len);
 
 /* The line where key `name` was given (0 when it was not), its key's column in *col (may be
  * NULL); *valued (may be NULL) is 1 when it had a value. `name` must be in the table. */
-unsigned keyfile_where(const keyfile *kf, const char *name, unsigned *col, int *valued);
+unsigned re_keyfile_where(const keyfile *kf, const char *name, unsigned *col, int *valued);
 
-/* What a KEY_CALL reader may use: the context given to keyfile_init, the error reporter, and
+/* What a KEY_CALL reader may use: the context given to re_keyfile_init, the error reporter, and
  * a whole number min..max read with the reader's own messages (1 with *out, 0 after an
  * error). */
-void *keyfile_context(const keyfile *kf);
-parse_errors *keyfile_errors(const keyfile *kf);
+void *re_keyfile_context(const keyfile *kf);
+parse_errors *re_keyfile_errors(const keyfile *kf);
 int keyfile_whole(keyfile *kf, const keyfile_value *value, long min, long max, long *out);
 
 /* Replaces *field with a copy of the value (its blank runs one space if `collapse`); 0 and
  * nomem set when out of memory. */
-int keyfile_copy(keyfile *kf, char **field, const keyfile_value *value, int collapse);
+int re_keyfile_copy(keyfile *kf, char **field, const keyfile_value *value, int collapse);
 
 #endif

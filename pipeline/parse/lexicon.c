@@ -137,40 +137,40 @@ static int check_replacement(lexicon_parser *p, const char *word, const char *s,
                 if (s[j] == ']' && s[j + 1] == ']')
                     close = s + j;
             if (!close) {
-                parse_error(&p->err, p->line, col + (unsigned)i, "unclosed '[[' in the replacement of '%s': "
-                             "write phonemes as [[...]]", quote(q, word, strlen(word)));
+                re_parse_error(&p->err, p->line, col + (unsigned)i, "unclosed '[[' in the replacement of '%s': "
+                             "write phonemes as [[...]]", re_quote(q, word, strlen(word)));
                 return 0;
             }
             const char *inner = s + i + 2;
             size_t inner_len = (size_t)(close - inner);
             re_trim(&inner, &inner_len);
             if (inner_len == 0) {
-                parse_error(&p->err, p->line, col + (unsigned)i, "empty phonemes '[[]]' in the replacement "
-                             "of '%s'", quote(q, word, strlen(word)));
+                re_parse_error(&p->err, p->line, col + (unsigned)i, "empty phonemes '[[]]' in the replacement "
+                             "of '%s'", re_quote(q, word, strlen(word)));
                 return 0;
             }
             for (size_t k = 0; k < inner_len; k++) {
                 unsigned char c = (unsigned char)inner[k];
                 if (c < 0x20 || c > 0x7E || c == '[') {
-                    parse_error(&p->err, p->line, col + (unsigned)(inner + k - s), "phonemes '%s' are not "
+                    re_parse_error(&p->err, p->line, col + (unsigned)(inner + k - s), "phonemes '%s' are not "
                                  "espeak-ng mnemonics: only printable ASCII, e.g. [[gl'u:]]",
-                                 quote(r, inner, inner_len));
+                                 re_quote(r, inner, inner_len));
                     return 0;
                 }
             }
             size_t span = (size_t)(close - s) + 2 - i;   /* ASCII inside: bytes are characters */
             if (span > RE_LEXICON_PHONEMES_MAX) {
-                parse_error(&p->err, p->line, col + (unsigned)i, "phonemes '%s' are too long: a [[...]] span is "
+                re_parse_error(&p->err, p->line, col + (unsigned)i, "phonemes '%s' are too long: a [[...]] span is "
                              "at most %d characters; write several, e.g. [[n'Ik@l]] [[kl'Ast@]]",
-                             quote(r, inner, inner_len), RE_LEXICON_PHONEMES_MAX);
+                             re_quote(r, inner, inner_len), RE_LEXICON_PHONEMES_MAX);
                 return 0;
             }
             *phonemes = 1;
             i = (size_t)(close - s) + 2;
         } else if (s[i] == '[' || s[i] == ']') {
-            parse_error(&p->err, p->line, col + (unsigned)i, "'%c' outside [[...]] in the replacement of "
+            re_parse_error(&p->err, p->line, col + (unsigned)i, "'%c' outside [[...]] in the replacement of "
                          "'%s': brackets only mark phonemes, as in [[gl'u:]]", s[i],
-                         quote(q, word, strlen(word)));
+                         re_quote(q, word, strlen(word)));
             return 0;
         } else {
             i++;
@@ -228,8 +228,8 @@ static void add_parsed(lexicon_parser *p, const char *word, size_t word_len, int
     }
     for (size_t i = 0; i < p->count; i++) {
         if (same_word(&p->entries[i], e.word, e.word_len, fold_case)) {
-            parse_error(&p->err, p->line, col, "duplicate entry '%s' (first on line %u)",
-                         quote(q, e.word, e.word_len), p->entries[i].line);
+            re_parse_error(&p->err, p->line, col, "duplicate entry '%s' (first on line %u)",
+                         re_quote(q, e.word, e.word_len), p->entries[i].line);
             entry_clear(&e);
             return;
         }
@@ -252,7 +252,7 @@ static void parse_line(lexicon_parser *p, const char *line, size_t len)
     unsigned col = (unsigned)(text - line + 1);
     const char *eq = memchr(text, '=', text_len);
     if (!eq) {
-        parse_error(&p->err, p->line, col, "expected 'WORD = replacement', got '%s'", quote(q, text, text_len));
+        re_parse_error(&p->err, p->line, col, "expected 'WORD = replacement', got '%s'", re_quote(q, text, text_len));
         return;
     }
     int fold_case = eq > text && eq[-1] == '~';
@@ -262,23 +262,23 @@ static void parse_line(lexicon_parser *p, const char *line, size_t len)
     re_trim(&word, &word_len);
     re_trim(&repl, &repl_len);
     if (word_len == 0) {
-        parse_error(&p->err, p->line, col, "expected a WORD before '%s'", fold_case ? "~=" : "=");
+        re_parse_error(&p->err, p->line, col, "expected a WORD before '%s'", fold_case ? "~=" : "=");
         return;
     }
     if (word_len > RE_LEXICON_WORD_MAX) {
-        parse_error(&p->err, p->line, col, "the word '%s' is longer than %d bytes", quote(q, word, word_len),
+        re_parse_error(&p->err, p->line, col, "the word '%s' is longer than %d bytes", re_quote(q, word, word_len),
                      RE_LEXICON_WORD_MAX);
         return;
     }
     if (repl_len == 0) {
-        parse_error(&p->err, p->line, col, "'%s' has no replacement after '%s'", quote(q, word, word_len),
+        re_parse_error(&p->err, p->line, col, "'%s' has no replacement after '%s'", re_quote(q, word, word_len),
                      fold_case ? "~=" : "=");
         return;
     }
     unsigned repl_col = (unsigned)(repl - line + 1);
     if (repl_len > RE_LEXICON_REPLACEMENT_MAX) {
-        parse_error(&p->err, p->line, repl_col, "the replacement of '%s' is longer than %d bytes",
-                     quote(q, word, word_len), RE_LEXICON_REPLACEMENT_MAX);
+        re_parse_error(&p->err, p->line, repl_col, "the replacement of '%s' is longer than %d bytes",
+                     re_quote(q, word, word_len), RE_LEXICON_REPLACEMENT_MAX);
         return;
     }
     char word_z[RE_LEXICON_WORD_MAX + 1];

@@ -165,7 +165,7 @@ __attribute__((format(printf, 5, 0)))
 static void account_line(md_reader *md, unsigned line, unsigned col, const char *kind,
                          const char *fmt, va_list ap)
 {
-    re_md_outline *o = body_outline(md->p);
+    re_md_outline *o = re_body_outline(md->p);
     if (!o || md->nomem)
         return;
     char *text = NULL;
@@ -366,7 +366,7 @@ static void text_node(md_reader *md, inline_text *t, cmark_node *node)
             walk_step(&w, '#');
             put(md, t, "number ", 7, 0, 0, 1);
             i++;
-        } else if (s[i] == ':' && (n = md_emoji_shortcode(s + i, len - i, word_start)) > 0) {
+        } else if (s[i] == ':' && (n = re_md_emoji_shortcode(s + i, len - i, word_start)) > 0) {
             for (size_t k = 0; k < n; k++)
                 walk_step(&w, s[i + k]);
             i += n;
@@ -436,9 +436,9 @@ static void link(md_reader *md, inline_text *t, cmark_node *node, unsigned depth
     url = url ? url : "";
     plain_text(node, text, sizeof text, &text_len);
     int bare = text_len == 0 || same_address(text, url);
-    if (md_brief_commit_link(url, text, bare)) {
+    if (re_md_brief_commit_link(url, text, bare)) {
         note_left_out(md, t, "the commit link %s (not read aloud)", url);
-    } else if (md_github_reference(url, reference, sizeof reference, &pull_or_issue)
+    } else if (re_md_github_reference(url, reference, sizeof reference, &pull_or_issue)
         && (bare || number_sign(text) || strstr(text, "...") || strstr(text, "://"))) {
         if (pull_or_issue)
             by_name_in(md, t);
@@ -532,10 +532,10 @@ static void keep(md_reader *md, inline_text *out, const inline_text *t, size_t f
 static void brief(md_reader *md, inline_text *t)
 {
     md_edits e = { 0 };
-    md_brief_text(t->data ? t->data : "", t->len, &e);
+    re_md_brief_text(t->data ? t->data : "", t->len, &e);
     if (e.count == 0 || e.nomem) {
         md->nomem |= e.nomem;
-        md_edits_free(&e);
+        re_md_edits_free(&e);
         return;
     }
     inline_text out = { .line = t->line, .col = t->col };
@@ -558,7 +558,7 @@ static void brief(md_reader *md, inline_text *t)
     }
     md->nomem |= e.nomem;
     text_free(&out);
-    md_edits_free(&e);
+    re_md_edits_free(&e);
 }
 
 /* ---- blocks ----------------------------------------------------------------------------- */
@@ -566,13 +566,13 @@ static void brief(md_reader *md, inline_text *t)
 /* Gives the collected text to the script's reader, run by run. */
 static void feed(md_reader *md, inline_text *t)
 {
-    for (size_t r = 0; r < t->run_count && !body_stopped(md->p); r++) {
+    for (size_t r = 0; r < t->run_count && !re_body_stopped(md->p); r++) {
         size_t end = r + 1 < t->run_count ? t->runs[r + 1].start : t->len;
         const run *x = &t->runs[r];
         if (x->literal)
-            body_literal(md->p, t->data + x->start, end - x->start, x->line, x->col);
+            re_body_literal(md->p, t->data + x->start, end - x->start, x->line, x->col);
         else
-            body_span(md->p, t->data + x->start, end - x->start, x->line, x->col);
+            re_body_span(md->p, t->data + x->start, end - x->start, x->line, x->col);
     }
 }
 
@@ -631,18 +631,18 @@ static void block(md_reader *md, inline_text *t, cmark_node *node, unsigned dept
  * is next: its rank under the section. */
 static void unit(md_reader *md, const inline_text *t, cmark_node *node, unsigned list)
 {
-    const re_episode *ep = body_episode(md->p);
+    const re_episode *ep = re_body_episode(md->p);
     unsigned char rank = md->section < ep->section_count ? ep->sections[md->section].rank
                                                          : RE_RANK_OTHER;
     if (t->len)
-        rank = md_rank_of_block(t->data, t->len, rank);
-    body_unit(md->p, rank, 0, md->section, list, 1, file_line(md, node), file_col(node));
+        rank = re_md_rank_of_block(t->data, t->len, rank);
+    re_body_unit(md->p, rank, 0, md->section, list, 1, file_line(md, node), file_col(node));
 }
 
 static void blocks(md_reader *md, inline_text *t, cmark_node *parent, unsigned depth,
                    int in_list)
 {
-    for (cmark_node *c = cmark_node_first_child(parent); c && !body_stopped(md->p) && !md->nomem;
+    for (cmark_node *c = cmark_node_first_child(parent); c && !re_body_stopped(md->p) && !md->nomem;
          c = cmark_node_next(c))
         block(md, t, c, depth, in_list);
 }
@@ -667,20 +667,20 @@ static cmark_node *said_together(md_reader *md, inline_text *t, cmark_node *item
 {
     md_group g = { 0 };
     cmark_node *n = item;
-    while (n && item_text(md, t, n) && md_group_add(&g, t->data, t->len))
+    while (n && item_text(md, t, n) && re_md_group_add(&g, t->data, t->len))
         n = cmark_node_next(n);
-    char *sentence = g.count >= md_group_least(g.kind) ? md_group_sentence(&g) : NULL;
-    md->nomem |= g.nomem || (g.count >= md_group_least(g.kind) && !sentence);
+    char *sentence = g.count >= re_md_group_least(g.kind) ? re_md_group_sentence(&g) : NULL;
+    md->nomem |= g.nomem || (g.count >= re_md_group_least(g.kind) && !sentence);
     if (sentence && !md->nomem) {
         text_clear(t, file_line(md, item), file_col(item));
         put(md, t, sentence, strlen(sentence), 0, 0, 1);
         if (md->item_start) {   /* one block of g.count items for --max-duration */
-            const re_episode *ep = body_episode(md->p);
+            const re_episode *ep = re_body_episode(md->p);
             unsigned char rank = g.kind == MD_GROUP_UPDATES ? RE_RANK_CHORE
                                  : md->section < ep->section_count ? ep->sections[md->section].rank
                                                                    : RE_RANK_OTHER;
-            body_unit(md->p, rank, 0, md->section, md->list, g.count, file_line(md, item),
-                      file_col(item));
+            re_body_unit(md->p, rank, 0, md->section, md->list, g.count, file_line(md, item),
+                         file_col(item));
         }
         md->item_start = 0;
         feed(md, t);
@@ -696,7 +696,7 @@ static cmark_node *said_together(md_reader *md, inline_text *t, cmark_node *item
     }
     int said = sentence != NULL;
     free(sentence);
-    md_group_free(&g);
+    re_md_group_free(&g);
     return said ? n : item;
 }
 
@@ -707,7 +707,7 @@ static int contributions_follow(md_reader *md, cmark_node *node)
     inline_text t = { 0 };
     int follow = list && cmark_node_get_type(list) == CMARK_NODE_LIST
                  && item_text(md, &t, cmark_node_first_child(list))
-                 && md_brief_kind(t.data, t.len) == MD_GROUP_CONTRIBUTORS;
+                 && re_md_brief_kind(t.data, t.len) == MD_GROUP_CONTRIBUTORS;
     text_free(&t);
     return follow;
 }
@@ -720,26 +720,26 @@ static void heading(md_reader *md, cmark_node *node, int top)
     char *title = heading_text(md, node);
     if (!title)
         return;
-    char *spoken = md_brief_heading(title, &md->nomem);   /* "Version 2.4.0, 2026-11-30" */
+    char *spoken = re_md_brief_heading(title, &md->nomem);   /* "Version 2.4.0, 2026-11-30" */
     const char *said = spoken ? spoken : title;
-    int silent = md_brief_is_contributors(title) && contributions_follow(md, node);
+    int silent = re_md_brief_is_contributors(title) && contributions_follow(md, node);
     if (node == md->title_heading) {
-        re_episode *ep = body_episode(md->p);
+        re_episode *ep = re_body_episode(md->p);
         if (!ep->title && !(ep->title = strdup(title)))
             md->nomem = 1;
         account(md, node, kind, "title: %s (the episode's title, not spoken)", title);
     } else if (!*title) {
         account(md, node, kind, "left out: a heading without text");
     } else if (top && level == md->chapter_level) {
-        body_heading(md->p, title, strlen(title), file_line(md, node), file_col(node));
-        md->section = body_section(md->p, title, md_rank_of_heading(title), 1);
+        re_body_heading(md->p, title, strlen(title), file_line(md, node), file_col(node));
+        md->section = re_body_section(md->p, title, re_md_rank_of_heading(title), 1);
         if (!silent) {
-            body_unit(md->p, RE_RANK_OTHER, 2, md->section, 0, 1, file_line(md, node),
-                      file_col(node));
-            body_literal(md->p, said, strlen(said), file_line(md, node), file_col(node));
+            re_body_unit(md->p, RE_RANK_OTHER, 2, md->section, 0, 1, file_line(md, node),
+                         file_col(node));
+            re_body_literal(md->p, said, strlen(said), file_line(md, node), file_col(node));
         }
-        body_end_sentence(md->p);
-        body_end_paragraph(md->p, end_line(md, node));
+        re_body_end_sentence(md->p);
+        re_body_end_paragraph(md->p, end_line(md, node));
         if (silent)
             account(md, node, kind, "chapter: %s (its title not spoken: the list names them)",
                     title);
@@ -748,16 +748,16 @@ static void heading(md_reader *md, cmark_node *node, int top)
         else
             account(md, node, kind, "chapter: %s (its title spoken first)", title);
     } else if (silent) {   /* its section ranks the list that names them */
-        md->section = body_section(md->p, title, md_rank_of_heading(title), 0);
+        md->section = re_body_section(md->p, title, re_md_rank_of_heading(title), 0);
         account(md, node, kind, "left out: %s (the list below names them)", title);
     } else {
-        body_end_paragraph(md->p, file_line(md, node));
-        md->section = body_section(md->p, title, md_rank_of_heading(title), 0);
-        body_unit(md->p, RE_RANK_OTHER, 1, md->section, 0, 1, file_line(md, node),
-                  file_col(node));
-        body_literal(md->p, said, strlen(said), file_line(md, node), file_col(node));
-        body_end_sentence(md->p);
-        body_end_paragraph(md->p, end_line(md, node));
+        re_body_end_paragraph(md->p, file_line(md, node));
+        md->section = re_body_section(md->p, title, re_md_rank_of_heading(title), 0);
+        re_body_unit(md->p, RE_RANK_OTHER, 1, md->section, 0, 1, file_line(md, node),
+                     file_col(node));
+        re_body_literal(md->p, said, strlen(said), file_line(md, node), file_col(node));
+        re_body_end_sentence(md->p);
+        re_body_end_paragraph(md->p, end_line(md, node));
         account(md, node, kind, "spoken: %s (a sentence of its own%s)", said,
                 top && level < md->chapter_level ? ": its sections are the chapters"
                                                  : ", not a chapter");
@@ -776,9 +776,9 @@ static void table(md_reader *md, inline_text *t, cmark_node *node)
          c = cmark_node_next(c))
         columns++;
     rows = rows ? rows - 1 : 0;
-    body_end_paragraph(md->p, file_line(md, node));
+    re_body_end_paragraph(md->p, file_line(md, node));
     if (rows > RE_MD_TABLE_MAX_ROWS || columns > RE_MD_TABLE_MAX_COLUMNS) {
-        re_diag_add(body_errors(md->p)->diag, body_errors(md->p)->file, file_line(md, node),
+        re_diag_add(re_body_errors(md->p)->diag, re_body_errors(md->p)->file, file_line(md, node),
                     file_col(node), "warning: a table of %u rows and %u columns is left out: "
                     "tables of up to %u rows and %u columns are read aloud", rows, columns,
                     RE_MD_TABLE_MAX_ROWS, RE_MD_TABLE_MAX_COLUMNS);
@@ -821,7 +821,7 @@ static void table(md_reader *md, inline_text *t, cmark_node *node)
     }
     feed(md, t);
     account_text(md, node, "table", t);
-    body_end_paragraph(md->p, end_line(md, node));
+    re_body_end_paragraph(md->p, end_line(md, node));
     for (k = 0; k < columns; k++)
         free(names[k]);
 }
@@ -831,8 +831,8 @@ static void block(md_reader *md, inline_text *t, cmark_node *node, unsigned dept
     const char *type = cmark_node_get_type_string(node);
 
     if (depth > RE_MD_MAX_DEPTH) {
-        parse_error(body_errors(md->p), file_line(md, node), file_col(node), "blocks are nested "
-                    "more than %u deep here; the limit is %u", RE_MD_MAX_DEPTH, RE_MD_MAX_DEPTH);
+        re_parse_error(re_body_errors(md->p), file_line(md, node), file_col(node), "blocks are nested "
+                       "more than %u deep here; the limit is %u", RE_MD_MAX_DEPTH, RE_MD_MAX_DEPTH);
         return;
     }
     switch (cmark_node_get_type(node)) {
@@ -850,8 +850,8 @@ static void block(md_reader *md, inline_text *t, cmark_node *node, unsigned dept
         feed(md, t);
         account_text(md, node, in_list ? "list item" : "paragraph", t);
         if (in_list)   /* an item is a paragraph of its own, ended as a sentence */
-            body_end_sentence(md->p);
-        body_end_paragraph(md->p, end_line(md, node));
+            re_body_end_sentence(md->p);
+        re_body_end_paragraph(md->p, end_line(md, node));
         break;
     }
     case CMARK_NODE_HEADING:
@@ -862,7 +862,7 @@ static void block(md_reader *md, inline_text *t, cmark_node *node, unsigned dept
         if (!in_list)   /* a list in a list goes with its item */
             md->list = ++md->lists;
         for (cmark_node *item = cmark_node_first_child(node), *next, *last; item
-             && !body_stopped(md->p) && !md->nomem; item = next) {
+             && !re_body_stopped(md->p) && !md->nomem; item = next) {
             if (!in_list)   /* an item's first spoken block opens its unit, nested or not */
                 md->item_start = 1;
             if ((next = said_together(md, t, item)) == item) {
@@ -872,8 +872,8 @@ static void block(md_reader *md, inline_text *t, cmark_node *node, unsigned dept
             }
             for (last = item; cmark_node_next(last) != next; last = cmark_node_next(last))
                 ;
-            body_end_sentence(md->p);
-            body_end_paragraph(md->p, end_line(md, last));
+            re_body_end_sentence(md->p);
+            re_body_end_paragraph(md->p, end_line(md, last));
         }
         break;
     case CMARK_NODE_ITEM:
@@ -904,7 +904,7 @@ static void block(md_reader *md, inline_text *t, cmark_node *node, unsigned dept
     }
     case CMARK_NODE_THEMATIC_BREAK:
         if (!in_list)
-            body_end_paragraph(md->p, file_line(md, node));
+            re_body_end_paragraph(md->p, file_line(md, node));
         account(md, node, "thematic break", "left out: nothing to read (a paragraph ends)");
         break;
     default:
@@ -921,10 +921,10 @@ static void block(md_reader *md, inline_text *t, cmark_node *node, unsigned dept
  * not the title names the episode when the front matter does not. */
 static void choose_chapters(md_reader *md, cmark_node *doc)
 {
-    cmark_node *first_one = md_choose_chapters(doc, &md->chapter_level, &md->title_heading);
+    cmark_node *first_one = re_md_choose_chapters(doc, &md->chapter_level, &md->title_heading);
     if (!md->title_heading && first_one) {
         char *title = heading_text(md, first_one);
-        re_episode *ep = body_episode(md->p);
+        re_episode *ep = re_body_episode(md->p);
         if (title && !ep->title)
             ep->title = title;
         else
@@ -942,20 +942,20 @@ void re_markdown_body(parser *p, const char *body, size_t len, unsigned first_li
         lines += body[i] == '\n';
     /* nothing cmark-gfm cannot do quickly is given to it; what its references decode to is
      * checked before anything reads it */
-    if (!md_within_limits(body_errors(p), body, len, first_line)) {
-        body_halt(p);
+    if (!re_md_within_limits(re_body_errors(p), body, len, first_line)) {
+        re_body_halt(p);
         return;
     }
     cmark_parser *reader = NULL;
     md.line_starts = malloc(lines * sizeof *md.line_starts);
-    cmark_node *doc = md.line_starts ? md_parse(body, len, &reader) : NULL;
+    cmark_node *doc = md.line_starts ? re_md_parse(body, len, &reader) : NULL;
     if (!doc) {
         free(md.line_starts);
-        body_errors(p)->nomem = 1;
+        re_body_errors(p)->nomem = 1;
         return;
     }
-    if (md_decoded_controls(body_errors(p), doc, body, len, first_line) > 0) {
-        body_halt(p);
+    if (re_md_decoded_controls(re_body_errors(p), doc, body, len, first_line) > 0) {
+        re_body_halt(p);
         cmark_node_free(doc);
         cmark_parser_free(reader);
         free(md.line_starts);
@@ -971,13 +971,13 @@ void re_markdown_body(parser *p, const char *body, size_t len, unsigned first_li
     choose_chapters(&md, doc);
     blocks(&md, &t, doc, 0, 0);
     account_definitions(&md, doc);
-    body_end_paragraph(p, first_line + md.line_count);
-    if (md.code_blocks && !body_stopped(p))
-        re_diag_add(body_errors(p)->diag, body_errors(p)->file, md.code_line, md.code_col,
+    re_body_end_paragraph(p, first_line + md.line_count);
+    if (md.code_blocks && !re_body_stopped(p))
+        re_diag_add(re_body_errors(p)->diag, re_body_errors(p)->file, md.code_line, md.code_col,
                     "warning: %u code block%s left out (code is not read aloud)",
                     md.code_blocks, md.code_blocks == 1 ? " is" : "s are");
     if (md.nomem)
-        body_errors(p)->nomem = 1;
+        re_body_errors(p)->nomem = 1;
     text_free(&t);
     cmark_node_free(doc);
     free(md.line_starts);

@@ -107,7 +107,7 @@ static void add_edit(md_edits *e, size_t at, size_t len, const char *with, const
     e->count++;
 }
 
-void md_edits_free(md_edits *edits)
+void re_md_edits_free(md_edits *edits)
 {
     for (size_t i = 0; i < edits->count; i++) {
         free(edits->items[i].with);
@@ -257,7 +257,7 @@ static size_t hashes_in_parentheses(const char *text, size_t len, size_t at, uns
     return 0;
 }
 
-void md_brief_text(const char *text, size_t len, md_edits *out)
+void re_md_brief_text(const char *text, size_t len, md_edits *out)
 {
     brief_prefix(text, len, out);
     size_t done = out->count ? out->items[out->count - 1].at + out->items[out->count - 1].len
@@ -310,7 +310,7 @@ static size_t hex_digits(const char *s)
     return n;
 }
 
-int md_brief_commit_link(const char *url, const char *text, int bare)
+int re_md_brief_commit_link(const char *url, const char *text, int bare)
 {
     const char *c;
     int commit = 0;
@@ -329,7 +329,7 @@ int md_brief_commit_link(const char *url, const char *text, int bare)
 /* ---- links ------------------------------------------------------------------------------ */
 
 /* A `:shortcode:` of an emoji at s (s[0] is ':'): its length, or 0. */
-size_t md_emoji_shortcode(const char *s, size_t len, int word_start)
+size_t re_md_emoji_shortcode(const char *s, size_t len, int word_start)
 {
     if (!word_start)
         return 0;
@@ -349,7 +349,7 @@ size_t md_emoji_shortcode(const char *s, size_t len, int word_start)
 
 /* A github.com link to a pull request, an issue or a comparison, as a person reads it:
  * "pull request 123", "issue 45", "changes from v1.2.0 to v1.3.0". 0 when it is none. */
-int md_github_reference(const char *url, char *out, size_t size, int *is_pull_or_issue)
+int re_md_github_reference(const char *url, char *out, size_t size, int *is_pull_or_issue)
 {
     const char *s = url;
     if (strncmp(s, "https://", 8) == 0)
@@ -445,7 +445,7 @@ static const char *past_symbols(const char *s)
     return s;
 }
 
-char *md_brief_heading(const char *title, int *nomem)
+char *re_md_brief_heading(const char *title, int *nomem)
 {
     const char *s = title;
     char *said = NULL;
@@ -491,7 +491,7 @@ char *md_brief_heading(const char *title, int *nomem)
     return said;
 }
 
-int md_brief_is_contributors(const char *title)
+int re_md_brief_is_contributors(const char *title)
 {
     const char *s = past_symbols(title);
     return same_fold(s, strlen(s), "new contributors");
@@ -587,7 +587,7 @@ static int parse_contribution(const char *text, size_t len, const char **name, s
     return 1;
 }
 
-md_group_kind md_brief_kind(const char *text, size_t len)
+md_group_kind re_md_brief_kind(const char *text, size_t len)
 {
     const char *a, *b;
     size_t an, bn;
@@ -601,7 +601,7 @@ md_group_kind md_brief_kind(const char *text, size_t len)
 #define MD_GROUP_UPDATES_NAMED 3u       /* packages named in "N dependency updates, among them" */
 #define MD_GROUP_CONTRIBUTORS_NAMED 12u /* new contributors named before "and N more" */
 
-int md_group_add(md_group *g, const char *text, size_t len)
+int re_md_group_add(md_group *g, const char *text, size_t len)
 {
     const char *name = NULL, *version = NULL;
     size_t name_len = 0, version_len = 0;
@@ -643,7 +643,7 @@ int md_group_add(md_group *g, const char *text, size_t len)
     return 1;
 }
 
-unsigned md_group_least(md_group_kind kind)
+unsigned re_md_group_least(md_group_kind kind)
 {
     return kind == MD_GROUP_UPDATES ? 2 : 1;
 }
@@ -656,7 +656,7 @@ static const char *const count_words[] = { "Zero", "One", "Two", "Three", "Four"
                                            "Twenty" };
 
 
-char *md_group_sentence(const md_group *g)
+char *re_md_group_sentence(const md_group *g)
 {
     if (g->nomem || g->name_count == 0)
         return NULL;
@@ -701,7 +701,7 @@ char *md_group_sentence(const md_group *g)
     return out;
 }
 
-void md_group_free(md_group *g)
+void re_md_group_free(md_group *g)
 {
     for (size_t k = 0; k < g->name_count; k++) {
         free(g->names[k].name);

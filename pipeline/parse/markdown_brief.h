@@ -29,33 +29,33 @@ typedef struct md_edits {
 /* The edits for one block's collected text[0..len) (a paragraph or a list item): a
  * conventional-commit prefix or `BREAKING CHANGE:` at its start, then every commit hash
  * standing alone, in parentheses or in a commit range, and parentheses left empty. Appends
- * to *out (empty first); free with md_edits_free. */
-void md_brief_text(const char *text, size_t len, md_edits *out);
+ * to *out (empty first); free with re_md_edits_free. */
+void re_md_brief_text(const char *text, size_t len, md_edits *out);
 
-void md_edits_free(md_edits *edits);
+void re_md_edits_free(md_edits *edits);
 
 /* A `:shortcode:` of an emoji at s[0..len) (s[0] is ':', at a word's start when word_start):
  * its length, or 0. */
-size_t md_emoji_shortcode(const char *s, size_t len, int word_start);
+size_t re_md_emoji_shortcode(const char *s, size_t len, int word_start);
 
 /* A github.com link to a pull request, an issue or a comparison, as a person reads it:
  * "pull request 123", "issue 45", "changes from v1.2.0 to v1.3.0" into out[0..size), with
  * *is_pull_or_issue. 0 when it is none. */
-int md_github_reference(const char *url, char *out, size_t size, int *is_pull_or_issue);
+int re_md_github_reference(const char *url, char *out, size_t size, int *is_pull_or_issue);
 
 /* 1 when a link to url whose text is text (bare: the text is the address) is a commit or a
  * comparison of commits named by its hash ("([7f42848](https://github.com/o/r/commit/7f42848))"):
  * not read aloud. */
-int md_brief_commit_link(const char *url, const char *text, int bare);
+int re_md_brief_commit_link(const char *url, const char *text, int bare);
 
 /* What a heading whose text is title says instead of its text: "Version 2.4.0, 2026-11-30"
  * for `[2.4.0] - 2026-11-30`, `v2.4.0 (2026-11-30)` or `2.4.0`; "Unreleased changes" for
  * `[Unreleased]`; "Breaking changes" for `⚠ BREAKING CHANGES`. NULL when it says its text as
  * written (or memory ran out: *nomem set); else free() it. */
-char *md_brief_heading(const char *title, int *nomem);
+char *re_md_brief_heading(const char *title, int *nomem);
 
 /* 1 when title is GitHub's "New Contributors" heading. */
-int md_brief_is_contributors(const char *title);
+int re_md_brief_is_contributors(const char *title);
 
 /* Items said together: a run of dependency updates ("Bump X from A to B", "chore(deps):
  * update dependency X to vB", "Update rust crate X to B"), or first contributions ("alice made
@@ -75,19 +75,19 @@ typedef struct md_group {
 } md_group;
 
 /* The kind of item a list item's collected text[0..len) is, MD_GROUP_NONE for any other. */
-md_group_kind md_brief_kind(const char *text, size_t len);
+md_group_kind re_md_brief_kind(const char *text, size_t len);
 
 /* Adds the item text[0..len) to g: 1 when it is of g's kind (the first item sets the kind),
  * else 0 and g is unchanged. */
-int md_group_add(md_group *g, const char *text, size_t len);
+int re_md_group_add(md_group *g, const char *text, size_t len);
 
 /* The fewest items said together: a single dependency update is said as it is. */
-unsigned md_group_least(md_group_kind kind);
+unsigned re_md_group_least(md_group_kind kind);
 
 /* The group as one sentence: "Four dependency updates, among them X to B, Y to D and Z to F."
  * or "New contributors: alice, bob and carol." NULL when memory ran out; free() it. */
-char *md_group_sentence(const md_group *g);
+char *re_md_group_sentence(const md_group *g);
 
-void md_group_free(md_group *g);
+void re_md_group_free(md_group *g);
 
 #endif

@@ -25,7 +25,7 @@ static int next_level(cmark_node *doc, const cmark_node *title, int level)
     return next < 7 ? next : 0;
 }
 
-cmark_node *md_choose_chapters(cmark_node *doc, int *chapter_level, cmark_node **title_heading)
+cmark_node *re_md_choose_chapters(cmark_node *doc, int *chapter_level, cmark_node **title_heading)
 {
     int ones = 0, shallowest = 7, shallowest_other = 7;
     cmark_node *first = NULL, *first_one = NULL;

@@ -13,6 +13,6 @@
  * only (a single release) and the next level two or more (its sections), the next level.
  * Returns the first level-1 heading when it is not the title (it may name the episode),
  * else NULL. */
-cmark_node *md_choose_chapters(cmark_node *doc, int *chapter_level, cmark_node **title_heading);
+cmark_node *re_md_choose_chapters(cmark_node *doc, int *chapter_level, cmark_node **title_heading);
 
 #endif

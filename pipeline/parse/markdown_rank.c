@@ -53,7 +53,7 @@ static const rank_word heading_words[] = {
     { "improve", RE_RANK_CHANGE },
 };
 
-unsigned char md_rank_of_heading(const char *title)
+unsigned char re_md_rank_of_heading(const char *title)
 {
     size_t len = strlen(title);
     for (size_t k = 0; k < sizeof heading_words / sizeof heading_words[0]; k++)
@@ -90,7 +90,7 @@ static int chore_prefix(const char *s, size_t len)
     return 0;
 }
 
-unsigned char md_rank_of_block(const char *text, size_t len, unsigned char section_rank)
+unsigned char re_md_rank_of_block(const char *text, size_t len, unsigned char section_rank)
 {
     size_t rest;
     const char *s = first_word(text, len, &rest);

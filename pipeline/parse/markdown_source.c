@@ -198,16 +198,16 @@ static void end_block(limits_scan *x)
     uint64_t work = b->marks * b->bytes + ADDRESS_WEIGHT * b->line_work
                     + DELIMITER_WEIGHT * b->delimiters * b->pipes;
     if (work > RE_MD_MAX_BLOCK_WORK) {
-        parse_error(x->e, b->line, 1, "this block is too much work for the Markdown parser: "
-                    "%llu bytes with %llu punctuation marks weigh %llu, more than %llu: split "
-                    "it with blank lines", (unsigned long long)b->bytes,
-                    (unsigned long long)b->marks, (unsigned long long)work,
-                    (unsigned long long)RE_MD_MAX_BLOCK_WORK);
+        re_parse_error(x->e, b->line, 1, "this block is too much work for the Markdown parser: "
+                       "%llu bytes with %llu punctuation marks weigh %llu, more than %llu: split "
+                       "it with blank lines", (unsigned long long)b->bytes,
+                       (unsigned long long)b->marks, (unsigned long long)work,
+                       (unsigned long long)RE_MD_MAX_BLOCK_WORK);
         x->over = 1;
     } else if ((x->work += work) > RE_MD_MAX_WORK) {
-        parse_error(x->e, b->line, 1, "the document is too much work for the Markdown parser "
-                    "from this block on: its blocks weigh more than %llu together; split it "
-                    "into smaller documents", (unsigned long long)RE_MD_MAX_WORK);
+        re_parse_error(x->e, b->line, 1, "the document is too much work for the Markdown parser "
+                       "from this block on: its blocks weigh more than %llu together; split it "
+                       "into smaller documents", (unsigned long long)RE_MD_MAX_WORK);
         x->over = 1;
     }
     b->line = 0;
@@ -239,9 +239,9 @@ static void weigh_line(limits_scan *x, const char *s, size_t n, unsigned line)
     b->delimiters += delimiter_like(s, n);
     x->pieces += LINE_PIECES + marks;
     if (x->pieces > RE_MD_MAX_PIECES && !x->over) {
-        parse_error(x->e, line, 1, "the document holds more Markdown than the parser is allowed "
-                    "here: more than %u pieces (a line counts %u, a punctuation mark 1); split "
-                    "it into smaller documents", RE_MD_MAX_PIECES, LINE_PIECES);
+        re_parse_error(x->e, line, 1, "the document holds more Markdown than the parser is allowed "
+                       "here: more than %u pieces (a line counts %u, a punctuation mark 1); split "
+                       "it into smaller documents", RE_MD_MAX_PIECES, LINE_PIECES);
         x->over = 1;
     }
 }
@@ -279,7 +279,7 @@ static void scan_line(limits_scan *x, const char *s, size_t n, unsigned line)
         weigh_line(x, s, n, line);
 }
 
-int md_within_limits(parse_errors *e, const char *text, size_t len, unsigned first_line)
+int re_md_within_limits(parse_errors *e, const char *text, size_t len, unsigned first_line)
 {
     limits_scan x = { .e = e };
     int errors = e->count;
@@ -291,8 +291,8 @@ int md_within_limits(parse_errors *e, const char *text, size_t len, unsigned fir
         if (n > 0 && s[n - 1] == '\r')
             n--;
         if (n > RE_SCRIPT_MAX_LINE) {   /* as in a .txt script; not read further */
-            parse_error(e, line, RE_SCRIPT_MAX_LINE + 1, "line is %zu bytes; the limit is %u "
-                        "(is a line break missing?)", n, RE_SCRIPT_MAX_LINE);
+            re_parse_error(e, line, RE_SCRIPT_MAX_LINE + 1, "line is %zu bytes; the limit is %u "
+                           "(is a line break missing?)", n, RE_SCRIPT_MAX_LINE);
             x.over = 1;
             continue;
         }
@@ -304,7 +304,7 @@ int md_within_limits(parse_errors *e, const char *text, size_t len, unsigned fir
 
 /* ---- the parser ------------------------------------------------------------------------- */
 
-cmark_node *md_parse(const char *text, size_t len, cmark_parser **parser)
+cmark_node *re_md_parse(const char *text, size_t len, cmark_parser **parser)
 {
     static const char *const extensions[] = { "table", "strikethrough", "autolink", "tasklist" };
 
@@ -453,8 +453,8 @@ static cmark_node *enclosing_block(cmark_node *node)
     return NULL;
 }
 
-unsigned md_decoded_controls(parse_errors *e, cmark_node *doc, const char *src, size_t len,
-                             unsigned first_line)
+unsigned re_md_decoded_controls(parse_errors *e, cmark_node *doc, const char *src, size_t len,
+                                unsigned first_line)
 {
     source_lines s = { .src = src, .len = len, .first_line = first_line };
     unsigned reported = 0;
@@ -505,8 +505,8 @@ unsigned md_decoded_controls(parse_errors *e, cmark_node *doc, const char *src, 
                 line = first_line + (unsigned)(first > 0 ? first : 1) - 1;
                 at = 1;
             }
-            parse_error(e, line, at, "a character reference here stands for control character "
-                        "U+%04X, which is not allowed", (unsigned)cp);
+            re_parse_error(e, line, at, "a character reference here stands for control character "
+                           "U+%04X, which is not allowed", (unsigned)cp);
             reported++;
         }
     }
@@ -526,13 +526,13 @@ re_status re_markdown_vet(const char *file, const char *text, size_t len, re_dia
     re_status status = re_utf8_check_text(file, text, len, &decodable, diag);
     if (status != RE_OK)
         return status;
-    if (!md_within_limits(&e, text, len, 1))
+    if (!re_md_within_limits(&e, text, len, 1))
         return e.nomem ? RE_ERR_NOMEM : RE_ERR_INPUT;
     cmark_parser *reader = NULL;
-    cmark_node *doc = md_parse(text, len, &reader);
+    cmark_node *doc = re_md_parse(text, len, &reader);
     if (!doc)
         return RE_ERR_NOMEM;
-    md_decoded_controls(&e, doc, text, len, 1);
+    re_md_decoded_controls(&e, doc, text, len, 1);
     cmark_node_free(doc);
     cmark_parser_free(reader);
     return e.nomem ? RE_ERR_NOMEM : e.count ? RE_ERR_INPUT : RE_OK;
@@ -543,7 +543,7 @@ int re_markdown_within_limits(const char *text, size_t len)
     re_diagnostics quiet;
     re_diagnostics_init(&quiet, 1);
     parse_errors e = { .file = "", .diag = &quiet };
-    int within = md_within_limits(&e, text, len, 1);
+    int within = re_md_within_limits(&e, text, len, 1);
     re_diagnostics_free(&quiet);
     return within;
 }
@@ -553,7 +553,7 @@ char *re_markdown_to_html(const char *text, size_t len)
     if (!re_markdown_within_limits(text, len))
         return NULL;
     cmark_parser *reader = NULL;
-    cmark_node *doc = md_parse(text, len, &reader);
+    cmark_node *doc = re_md_parse(text, len, &reader);
     char *html = doc ? cmark_render_html(doc, CMARK_OPT_DEFAULT,
                                          cmark_parser_get_syntax_extensions(reader)) : NULL;
     cmark_node_free(doc);

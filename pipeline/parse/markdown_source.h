@@ -4,7 +4,7 @@
  * cmark-gfm is set up; and the characters its decoding of references makes, checked before
  * anything reads them (private to the parse stage; markdown.h has the public calls).
  *
- * Order: md_within_limits (refuses, never parses) -> md_parse -> md_decoded_controls. */
+ * Order: re_md_within_limits (refuses, never parses) -> re_md_parse -> re_md_decoded_controls. */
 #ifndef RE_MARKDOWN_SOURCE_H
 #define RE_MARKDOWN_SOURCE_H
 
@@ -18,13 +18,13 @@
  * of markdown.h and reports, at FILE:LINE:COL, every line over RE_SCRIPT_MAX_LINE and the
  * first block or document over the work or piece limits. Reads only the text, linearly.
  * 1 when the text is within every limit, 0 when something was reported. */
-int md_within_limits(parse_errors *e, const char *text, size_t len, unsigned first_line);
+int re_md_within_limits(parse_errors *e, const char *text, size_t len, unsigned first_line);
 
 /* The document as cmark-gfm parses it, with GitHub's table, strikethrough, autolink and
  * task-list extensions (*extensions: the list a renderer needs, owned by *parser). Only for
- * text md_within_limits accepted. NULL when out of memory; else free the tree with
+ * text re_md_within_limits accepted. NULL when out of memory; else free the tree with
  * cmark_node_free and then *parser with cmark_parser_free. */
-cmark_node *md_parse(const char *text, size_t len, cmark_parser **parser);
+cmark_node *re_md_parse(const char *text, size_t len, cmark_parser **parser);
 
 /* Reports, at the character reference that made it, the first control character that
  * cmark-gfm's decoding of `&#27;`, `&#x85;`, `&NewLine;` ... put into the document's text,
@@ -34,7 +34,7 @@ cmark_node *md_parse(const char *text, size_t len, cmark_parser **parser);
  * was parsed from, its first line being line first_line of the file. Returns 1 when it
  * reported one (the document is refused: nothing more is looked for, which keeps the check
  * linear), else 0. */
-unsigned md_decoded_controls(parse_errors *e, cmark_node *doc, const char *src, size_t len,
-                             unsigned first_line);
+unsigned re_md_decoded_controls(parse_errors *e, cmark_node *doc, const char *src, size_t len,
+                                unsigned first_line);
 
 #endif

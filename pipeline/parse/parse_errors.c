@@ -4,7 +4,7 @@
 
 #include <stdarg.h>
 
-void parse_error(parse_errors *e, unsigned line, unsigned col, const char *fmt, ...)
+void re_parse_error(parse_errors *e, unsigned line, unsigned col, const char *fmt, ...)
 {
     va_list ap;
 
@@ -15,7 +15,7 @@ void parse_error(parse_errors *e, unsigned line, unsigned col, const char *fmt, 
     va_end(ap);
 }
 
-const char *quote(char out[QUOTE_SIZE], const char *s, size_t len)
+const char *re_quote(char out[QUOTE_SIZE], const char *s, size_t len)
 {
     return re_utf8_quote(out, s, len, QUOTE_MAX);
 }

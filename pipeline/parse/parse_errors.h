@@ -20,10 +20,10 @@ typedef struct parse_errors {
 } parse_errors;
 
 /* Reports an error at file:line:col (col 0: the whole line) and counts it. */
-void parse_error(parse_errors *e, unsigned line, unsigned col, const char *fmt, ...)
+void re_parse_error(parse_errors *e, unsigned line, unsigned col, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
 /* Copies s[0..len) (valid UTF-8) into out for quoting, shortened with "..." when long. */
-const char *quote(char out[QUOTE_SIZE], const char *s, size_t len);
+const char *re_quote(char out[QUOTE_SIZE], const char *s, size_t len);
 
 #endif

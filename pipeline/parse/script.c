@@ -19,7 +19,7 @@
 
 /* ---- lines ------------------------------------------------------------------------------ */
 
-size_t skip_blanks(const char *s, size_t len, size_t i)
+size_t re_skip_blanks(const char *s, size_t len, size_t i)
 {
     while (i < len && re_is_line_blank(s[i]))
         i++;
@@ -45,7 +45,7 @@ char *collapse_blanks(const char *s, size_t len)
 }
 
 /* Next line without its LF and without the CR of a CRLF; 0 at the end of the text. */
-int next_line(line_reader *r, const char **line, size_t *len)
+int re_next_line(line_reader *r, const char **line, size_t *len)
 {
     if (r->pos >= r->len)
         return 0;
@@ -63,18 +63,18 @@ int next_line(line_reader *r, const char **line, size_t *len)
 }
 
 /* A line over the limit is an error at the first byte past it, and is not read further. */
-int line_too_long(parser *p, size_t len, unsigned number)
+int re_line_too_long(parser *p, size_t len, unsigned number)
 {
     if (len <= RE_SCRIPT_MAX_LINE)
         return 0;
-    parse_error(&p->err, number, RE_SCRIPT_MAX_LINE + 1, "line is %zu bytes; the limit is %u (is a line "
+    re_parse_error(&p->err, number, RE_SCRIPT_MAX_LINE + 1, "line is %zu bytes; the limit is %u (is a line "
              "break missing?)", len, RE_SCRIPT_MAX_LINE);
     return 1;
 }
 
-int is_delimiter_line(const char *line, size_t len)
+int re_is_delimiter_line(const char *line, size_t len)
 {
-    return len >= 3 && memcmp(line, "---", 3) == 0 && skip_blanks(line, len, 3) == len;
+    return len >= 3 && memcmp(line, "---", 3) == 0 && re_skip_blanks(line, len, 3) == len;
 }
 
 /* ---- storage ---------------------------------------------------------------------------- */
@@ -124,7 +124,7 @@ static void push_item(parser *p, re_item item)
     ep->items[ep->item_count++] = item;
 }
 
-void add_voice_ref(parser *p, const char *name, size_t len, unsigned line, unsigned col)
+void re_add_voice_ref(parser *p, const char *name, size_t len, unsigned line, unsigned col)
 {
     re_episode *ep = p->ep;
     char *copy = strndup(name, len);
@@ -150,7 +150,7 @@ static const char *intern_voice(parser *p, const char *name, unsigned line, unsi
     }
     if (ep->voice_count >= RE_SCRIPT_MAX_VOICES) {
         if (!p->too_many_voices)
-            parse_error(&p->err, line, col, "more than %u voice profiles speak in this script; the "
+            re_parse_error(&p->err, line, col, "more than %u voice profiles speak in this script; the "
                      "limit is %u", RE_SCRIPT_MAX_VOICES, RE_SCRIPT_MAX_VOICES);
         p->too_many_voices = 1;
         return NULL;
@@ -168,14 +168,14 @@ static const char *intern_voice(parser *p, const char *name, unsigned line, unsi
 
 /* ---- paragraphs ------------------------------------------------------------------------- */
 
-void add_piece(parser *p, re_item item)
+void re_add_piece(parser *p, re_item item)
 {
     paragraph *para = &p->para;
 
     if (p->halted || ++p->segments > RE_SCRIPT_MAX_SEGMENTS) {
         /* One engine process per speech segment: past the limit the script is not read on. */
         if (!p->halted)
-            parse_error(&p->err, item.line, item.col, "the script has more than %u segments (pieces of "
+            re_parse_error(&p->err, item.line, item.col, "the script has more than %u segments (pieces of "
                      "speech and pauses); the limit is %u: split it into several episodes "
                      "(the rest of the script was not read)", RE_SCRIPT_MAX_SEGMENTS,
                      RE_SCRIPT_MAX_SEGMENTS);
@@ -231,7 +231,7 @@ static int take_units(parser *p, size_t len, re_item_unit **out, size_t *count)
 }
 
 /* Ends the speech piece being collected, if it has any text. */
-void finish_piece(parser *p)
+void re_finish_piece(parser *p)
 {
     paragraph *para = &p->para;
 
@@ -261,11 +261,11 @@ void finish_piece(parser *p)
     para->has_speech = 1;
     para->lang_has_text |= para->lang[0] != '\0';
     para->text.len = 0;
-    add_piece(p, (re_item){ RE_ITEM_SPEECH, para->piece_line, para->piece_col, text, NULL, 0,
+    re_add_piece(p, (re_item){ RE_ITEM_SPEECH, para->piece_line, para->piece_col, text, NULL, 0,
                             language, units, unit_count });
 }
 
-void add_text(parser *p, const char *s, size_t n, unsigned line, unsigned col)
+void re_add_text(parser *p, const char *s, size_t n, unsigned line, unsigned col)
 {
     paragraph *para = &p->para;
     int ok = 1;
@@ -282,15 +282,15 @@ void add_text(parser *p, const char *s, size_t n, unsigned line, unsigned col)
         p->err.nomem = 1;
 }
 
-void add_pause(parser *p, uint64_t us, unsigned line, unsigned col)
+void re_add_pause(parser *p, uint64_t us, unsigned line, unsigned col)
 {
     if (p->pause_total_us <= RE_EPISODE_MAX_US && p->pause_total_us + us > RE_EPISODE_MAX_US)
-        parse_error(&p->err, line, col, "the pauses add up to more than %llu hours here, the longest "
+        re_parse_error(&p->err, line, col, "the pauses add up to more than %llu hours here, the longest "
                  "episode that can be rendered", RE_EPISODE_MAX_US / 3600000000ULL);
     p->pause_total_us += us;
-    finish_piece(p);
+    re_finish_piece(p);
     p->para.has_pause = 1;
-    add_piece(p, (re_item){ RE_ITEM_PAUSE, line, col, NULL, NULL, us, NULL, NULL, 0 });
+    re_add_piece(p, (re_item){ RE_ITEM_PAUSE, line, col, NULL, NULL, us, NULL, NULL, 0 });
 }
 
 /* ---- body ------------------------------------------------------------------------------- */
@@ -310,13 +310,13 @@ static void read_text(parser *p, const char *s, size_t len, unsigned line, unsig
             para->pending_space = 1;
             used = 1;
         } else if (directives && c == '\\' && i + 1 < len && s[i + 1] == '[') {
-            add_text(p, "[", 1, line, col + (unsigned)i);
+            re_add_text(p, "[", 1, line, col + (unsigned)i);
             used = 2;
         } else if (directives && c == '[') {
-            used = directive(p, s + i, len - i, line, col + (unsigned)i);
+            used = re_directive(p, s + i, len - i, line, col + (unsigned)i);
         }
         if (used == 0) {
-            add_text(p, &c, 1, line, col + (unsigned)i);
+            re_add_text(p, &c, 1, line, col + (unsigned)i);
             used = 1;
         }
         i += used;
@@ -347,8 +347,8 @@ static void chapter_without_audio(parser *p)
 
     if (!p->chapter)
         return;
-    parse_error(&p->err, p->chapter_line, p->chapter_col, "chapter '%s' has no audio: a heading must "
-             "be followed by text or a pause", quote(q, p->chapter, strlen(p->chapter)));
+    re_parse_error(&p->err, p->chapter_line, p->chapter_col, "chapter '%s' has no audio: a heading must "
+             "be followed by text or a pause", re_quote(q, p->chapter, strlen(p->chapter)));
     free(p->chapter);
     p->chapter = NULL;
 }
@@ -376,7 +376,7 @@ static void chapter(parser *p, const char *title, size_t title_len, unsigned lin
                     unsigned col)
 {
     if (++p->chapters == RE_SCRIPT_MAX_CHAPTERS + 1)
-        parse_error(&p->err, line, col, "this is chapter %u; the limit is %u (the MP3's chapter table "
+        re_parse_error(&p->err, line, col, "this is chapter %u; the limit is %u (the MP3's chapter table "
                  "holds no more)", p->chapters, RE_SCRIPT_MAX_CHAPTERS);
     chapter_without_audio(p);
     p->chapter = collapse_blanks(title, title_len);
@@ -394,7 +394,7 @@ static void heading(parser *p, const char *s, size_t len, int level, unsigned li
 
     re_trim(&title, &title_len);
     if (title_len == 0) {
-        parse_error(&p->err, line, col, "a heading needs a title after '%.*s '", level, s);
+        re_parse_error(&p->err, line, col, "a heading needs a title after '%.*s '", level, s);
         return;
     }
     chapter(p, title, title_len, line, col);
@@ -407,7 +407,7 @@ static const char *paragraph_voice(parser *p)
 
     if (!para->voice[0] && !p->ep->voice_line && !p->default_ref_added) {
         p->default_ref_added = 1;   /* the built-in default is named nowhere in the script */
-        add_voice_ref(p, name, strlen(name), 0, 0);
+        re_add_voice_ref(p, name, strlen(name), 0, 0);
     }
     return para->voice[0] ? intern_voice(p, name, para->voice_line, para->voice_col)
                           : intern_voice(p, name, para->line, para->col);
@@ -450,19 +450,19 @@ static void end_paragraph(parser *p, unsigned ended_by)
     if (!para->open)
         return;
     if (para->lang[0]) {
-        parse_error(&p->err, para->lang_line, para->lang_col, "the [lang %s] span is not closed: "
+        re_parse_error(&p->err, para->lang_line, para->lang_col, "the [lang %s] span is not closed: "
                  "end it with [/lang] in the same paragraph (a span never crosses a blank line "
-                 "or a heading)", quote(q, para->lang, strlen(para->lang)));
+                 "or a heading)", re_quote(q, para->lang, strlen(para->lang)));
         para->lang_has_text = 1;   /* one error for it is enough */
-        close_lang(p);
+        re_close_lang(p);
     }
-    finish_piece(p);
+    re_finish_piece(p);
     if (para->voice[0] && !para->has_speech && !para->has_pause)
-        parse_error(&p->err, para->voice_line, para->voice_col, "'[voice %s]' is alone in its paragraph: "
+        re_parse_error(&p->err, para->voice_line, para->voice_col, "'[voice %s]' is alone in its paragraph: "
                  "it sets the voice of its own paragraph only, so put the text after it",
-                 quote(q, para->voice, strlen(para->voice)));
+                 re_quote(q, para->voice, strlen(para->voice)));
     if (para->speech_bytes > RE_SCRIPT_MAX_PARAGRAPH)
-        parse_error(&p->err, para->line, para->col, "paragraph is %zu bytes; the limit is %u: split it "
+        re_parse_error(&p->err, para->line, para->col, "paragraph is %zu bytes; the limit is %u: split it "
                  "with a blank line", para->speech_bytes, RE_SCRIPT_MAX_PARAGRAPH);
     if (para->has_speech || para->has_pause)
         emit_paragraph(p, ended_by);
@@ -478,7 +478,7 @@ static void end_paragraph(parser *p, unsigned ended_by)
 
 static void body_line(parser *p, const char *line, size_t len, unsigned number)
 {
-    size_t i = skip_blanks(line, len, 0);
+    size_t i = re_skip_blanks(line, len, 0);
     int level;
 
     if (i == len) {
@@ -495,13 +495,13 @@ static void body_line(parser *p, const char *line, size_t len, unsigned number)
 
 /* ---- the body as the Markdown reader builds it (script_body.h) ------------------------ */
 
-void body_span(parser *p, const char *s, size_t len, unsigned line, unsigned col)
+void re_body_span(parser *p, const char *s, size_t len, unsigned line, unsigned col)
 {
     open_paragraph(p, line, col);
     read_text(p, s, len, line, col, 1);
 }
 
-void body_literal(parser *p, const char *s, size_t len, unsigned line, unsigned col)
+void re_body_literal(parser *p, const char *s, size_t len, unsigned line, unsigned col)
 {
     open_paragraph(p, line, col);
     read_text(p, s, len, line, col, 0);
@@ -512,7 +512,7 @@ void body_space(parser *p)
     p->para.pending_space = 1;
 }
 
-void body_end_sentence(parser *p)
+void re_body_end_sentence(parser *p)
 {
     text_buf *t = &p->para.text;
 
@@ -526,18 +526,18 @@ void body_end_sentence(parser *p)
     p->para.pending_space = 1;
 }
 
-void body_end_paragraph(parser *p, unsigned ended_by)
+void re_body_end_paragraph(parser *p, unsigned ended_by)
 {
     end_paragraph(p, ended_by);
 }
 
-void body_heading(parser *p, const char *title, size_t len, unsigned line, unsigned col)
+void re_body_heading(parser *p, const char *title, size_t len, unsigned line, unsigned col)
 {
     end_paragraph(p, line);
     chapter(p, title, len, line, col);
 }
 
-unsigned body_section(parser *p, const char *title, unsigned char rank, int chapter)
+unsigned re_body_section(parser *p, const char *title, unsigned char rank, int chapter)
 {
     re_episode *ep = p->ep;
     if (!grow((void **)&ep->sections, &p->section_cap, ep->section_count + 1,
@@ -558,11 +558,11 @@ unsigned body_section(parser *p, const char *title, unsigned char rank, int chap
     return index;
 }
 
-void body_unit(parser *p, unsigned char rank, unsigned char heading, unsigned section,
-               unsigned list, unsigned items, unsigned line, unsigned col)
+void re_body_unit(parser *p, unsigned char rank, unsigned char heading, unsigned section,
+                  unsigned list, unsigned items, unsigned line, unsigned col)
 {
     text_buf *t = &p->para.text;
-    if (p->ep->section_count == 0 && body_section(p, "", RE_RANK_OTHER, 0) == 0)
+    if (p->ep->section_count == 0 && re_body_section(p, "", RE_RANK_OTHER, 0) == 0)
         return;
     size_t offset = t->len + (t->len > 0 && p->para.pending_space);
     re_item_unit unit = { offset, line, col, rank, heading, 0, section, list, items };
@@ -579,27 +579,27 @@ void body_unit(parser *p, unsigned char rank, unsigned char heading, unsigned se
     p->unit_open = 1;
 }
 
-parse_errors *body_errors(parser *p)
+parse_errors *re_body_errors(parser *p)
 {
     return &p->err;
 }
 
-re_episode *body_episode(parser *p)
+re_episode *re_body_episode(parser *p)
 {
     return p->ep;
 }
 
-re_md_outline *body_outline(parser *p)
+re_md_outline *re_body_outline(parser *p)
 {
     return p->outline;
 }
 
-int body_stopped(const parser *p)
+int re_body_stopped(const parser *p)
 {
     return p->halted || p->err.nomem;
 }
 
-void body_halt(parser *p)
+void re_body_halt(parser *p)
 {
     p->halted = 1;
 }
@@ -618,15 +618,15 @@ static void parse_body(parser *p, line_reader *r, unsigned closing_line)
     const char *line;
     size_t len;
 
-    while (!p->err.nomem && !p->halted && next_line(r, &line, &len)) {
-        if (!line_too_long(p, len, r->number))
+    while (!p->err.nomem && !p->halted && re_next_line(r, &line, &len)) {
+        if (!re_line_too_long(p, len, r->number))
             body_line(p, line, len, r->number);
     }
     end_paragraph(p, r->number + 1);
     if (!p->halted)
         chapter_without_audio(p);
     if (!has_speech(p->ep))
-        parse_error(&p->err, closing_line + 1, 1, "the script has no spoken text");
+        re_parse_error(&p->err, closing_line + 1, 1, "the script has no spoken text");
 }
 
 /* A Markdown document: front matter only when its first line is `---`; the title, when the
@@ -638,8 +638,8 @@ static void parse_markdown(parser *p, line_reader *r)
     line_reader first = *r;
     unsigned closing_line = 0;
 
-    if (next_line(&first, &line, &len) && is_delimiter_line(line, len)
-        && !parse_front_matter(p, r, &closing_line))
+    if (re_next_line(&first, &line, &len) && re_is_delimiter_line(line, len)
+        && !re_parse_front_matter(p, r, &closing_line))
         return;
     if (p->err.nomem)
         return;
@@ -660,7 +660,7 @@ static void parse_markdown(parser *p, line_reader *r)
     if (!p->halted)
         chapter_without_audio(p);
     if (!p->err.nomem && !p->halted && !has_speech(p->ep))
-        parse_error(&p->err, closing_line + 1, 1, "the document has no spoken text");
+        re_parse_error(&p->err, closing_line + 1, 1, "the document has no spoken text");
 }
 
 /* ---- public ----------------------------------------------------------------------------- */
@@ -771,7 +771,7 @@ static re_status parse_script(const char *file, const char *buf, size_t len, re_
     p.markdown = re_script_is_markdown(p.err.file);
     if (p.markdown)
         parse_markdown(&p, &r);
-    else if (parse_front_matter(&p, &r, &closing_line) && !p.err.nomem)
+    else if (re_parse_front_matter(&p, &r, &closing_line) && !p.err.nomem)
         parse_body(&p, &r, closing_line);
     parser_free(&p);
     status = p.err.nomem ? RE_ERR_NOMEM : p.err.count ? RE_ERR_INPUT : RE_OK;
@@ -843,11 +843,11 @@ static void skip_joining_space(const char *buf, size_t len, size_t *pos, unsigne
                                size_t *line_start)
 {
     for (;;) {
-        *pos = skip_blanks(buf, len, *pos);
+        *pos = re_skip_blanks(buf, len, *pos);
         if (*pos < len && buf[*pos] == '\n') {
             *line_start = ++*pos;
             ++*line;
-            size_t i = skip_blanks(buf, len, *pos);
+            size_t i = re_skip_blanks(buf, len, *pos);
             if (len - i >= 2 && buf[i] == '/' && buf[i + 1] == '/') {   /* a comment line */
                 const char *nl = memchr(buf + i, '\n', len - i);
                 *pos = nl ? (size_t)(nl - buf) : len;

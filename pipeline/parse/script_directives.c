@@ -11,7 +11,7 @@
 
 /* A pause's duration: s[0..len) is digits[.digits], unit_us the value of one unit. Returns
  * NULL with *us set, or the reason it is not exact to the microsecond. */
-const char *pause_us(const char *s, size_t len, uint64_t unit_us, uint64_t *us)
+const char *re_pause_us(const char *s, size_t len, uint64_t unit_us, uint64_t *us)
 {
     const uint64_t cap = 1000000000000ULL;   /* far past the limit, far from overflow */
     uint64_t whole = 0, fraction = 0, scale = unit_us;
@@ -36,7 +36,7 @@ const char *pause_us(const char *s, size_t len, uint64_t unit_us, uint64_t *us)
 
 /* Reads a duration `N unit` at s[*at..len) (N at *at): NULL with the number's text in
  * [*num, *num + *num_len), *unit_us and *at past the unit, or why it is malformed. */
-const char *duration_syntax(const char *s, size_t len, size_t *at, size_t *num,
+const char *re_duration_syntax(const char *s, size_t len, size_t *at, size_t *num,
                                    size_t *num_len, uint64_t *unit_us)
 {
     size_t i = *at;
@@ -54,7 +54,7 @@ const char *duration_syntax(const char *s, size_t len, size_t *at, size_t *num,
             return "a decimal point must be followed by digits";
     }
     *num_len = i - *num;
-    i = skip_blanks(s, len, i);
+    i = re_skip_blanks(s, len, i);
     if (i == len || s[i] == ']')
         return "no unit (ms or s)";
     if (len - i >= 2 && s[i] == 'm' && s[i + 1] == 's') {
@@ -91,13 +91,13 @@ static const char *pause_syntax(const char *s, size_t len, size_t *used, size_t 
 
     if (i < len && !re_is_line_blank(s[i]) && s[i] != ']')
         return "expected a space after 'pause'";
-    i = skip_blanks(s, len, i);
+    i = re_skip_blanks(s, len, i);
     if (i == len || s[i] == ']')
         return "no duration";
-    const char *why = duration_syntax(s, len, &i, num, num_len, unit_us);
+    const char *why = re_duration_syntax(s, len, &i, num, num_len, unit_us);
     if (why)
         return why;
-    return directive_close(s, len, skip_blanks(s, len, i), used);
+    return directive_close(s, len, re_skip_blanks(s, len, i), used);
 }
 
 /* Length of the directive text to quote and skip after an error: up to its ']' if any. */
@@ -110,25 +110,25 @@ static size_t directive_extent(const char *s, size_t len)
 
 /* The duration s[0..num_len) in units of unit_us, exact to the microsecond and within
  * min_us (1 ms or 0) .. 600 s: 1 with *us, or 0 after an error naming it `what` ("pause"). */
-int checked_duration_from(parser *p, const char *what, uint64_t min_us, const char *s,
+int re_checked_duration_from(parser *p, const char *what, uint64_t min_us, const char *s,
                                  size_t num_len, uint64_t unit_us, unsigned line, unsigned col,
                                  uint64_t *us)
 {
     char q[QUOTE_SIZE], value[QUOTE_SIZE + 2];
-    snprintf(value, sizeof value, "%s%s", quote(q, s, num_len), unit_us == 1000 ? "ms" : "s");
-    const char *why = pause_us(s, num_len, unit_us, us);
+    snprintf(value, sizeof value, "%s%s", re_quote(q, s, num_len), unit_us == 1000 ? "ms" : "s");
+    const char *why = re_pause_us(s, num_len, unit_us, us);
     if (why)
-        parse_error(&p->err, line, col, "%s %s is not exact: %s", what, value, why);
+        re_parse_error(&p->err, line, col, "%s %s is not exact: %s", what, value, why);
     else if (*us < min_us || *us > RE_PAUSE_MAX_US)
-        parse_error(&p->err, line, col, "%s %s is out of range: %s to 600s (10 minutes)", what,
-                    value, min_us ? "1ms" : "0s");
+        re_parse_error(&p->err, line, col, "%s %s is out of range: %s to 600s (10 minutes)", what,
+                       value, min_us ? "1ms" : "0s");
     return !why && *us >= min_us && *us <= RE_PAUSE_MAX_US;
 }
 
 static int checked_duration(parser *p, const char *what, const char *s, size_t num_len,
                             uint64_t unit_us, unsigned line, unsigned col, uint64_t *us)
 {
-    return checked_duration_from(p, what, RE_PAUSE_MIN_US, s, num_len, unit_us, line, col, us);
+    return re_checked_duration_from(p, what, RE_PAUSE_MIN_US, s, num_len, unit_us, line, col, us);
 }
 
 static size_t parse_pause(parser *p, const char *s, size_t len, unsigned line, unsigned col)
@@ -140,12 +140,12 @@ static size_t parse_pause(parser *p, const char *s, size_t len, unsigned line, u
 
     if (why) {
         used = directive_extent(s, len);
-        parse_error(&p->err, line, col, "malformed pause '%s': %s; write e.g. [pause 800ms] or "
-                 "[pause 1.5s]", quote(q, s, used), why);
+        re_parse_error(&p->err, line, col, "malformed pause '%s': %s; write e.g. [pause 800ms] or "
+                 "[pause 1.5s]", re_quote(q, s, used), why);
         return used;
     }
     if (checked_duration(p, "pause", s + num, num_len, unit_us, line, col, &us))
-        add_pause(p, us, line, col);
+        re_add_pause(p, us, line, col);
     return used;
 }
 
@@ -158,9 +158,9 @@ static void add_sound(parser *p, const char *file, size_t file_len, uint64_t cut
         p->err.nomem = 1;
         return;
     }
-    finish_piece(p);
+    re_finish_piece(p);
     p->para.has_pause = 1;
-    add_piece(p, (re_item){ RE_ITEM_SOUND, line, col, copy, NULL, cut_us, NULL, NULL, 0 });
+    re_add_piece(p, (re_item){ RE_ITEM_SOUND, line, col, copy, NULL, cut_us, NULL, NULL, 0 });
 }
 
 /* Reads `[sound FILE]` or `[sound FILE N unit]` at s[0..len) (s[0] is '['): NULL with the
@@ -174,7 +174,7 @@ static const char *sound_syntax(const char *s, size_t len, size_t *used, size_t 
 
     if (i < len && !re_is_line_blank(s[i]) && s[i] != ']')
         return "expected a space after 'sound'";
-    i = skip_blanks(s, len, i);
+    i = re_skip_blanks(s, len, i);
     if (i == len || s[i] == ']')
         return "no file";
     *file = i;
@@ -182,14 +182,14 @@ static const char *sound_syntax(const char *s, size_t len, size_t *used, size_t 
         i++;
     *file_len = i - *file;
     *num_len = 0;
-    i = skip_blanks(s, len, i);
+    i = re_skip_blanks(s, len, i);
     if (i < len && s[i] != ']') {
         if (!re_is_digit(s[i]))
             return "unexpected text before ']' (a file name cannot hold blanks or ']')";
-        const char *why = duration_syntax(s, len, &i, num, num_len, unit_us);
+        const char *why = re_duration_syntax(s, len, &i, num, num_len, unit_us);
         if (why)
             return why;
-        i = skip_blanks(s, len, i);
+        i = re_skip_blanks(s, len, i);
     }
     return directive_close(s, len, i, used);
 }
@@ -204,8 +204,8 @@ static size_t parse_sound(parser *p, const char *s, size_t len, unsigned line, u
     p->para.started = 1;
     if (why) {
         used = directive_extent(s, len);
-        parse_error(&p->err, line, col, "malformed sound '%s': %s; write e.g. [sound chime.wav] "
-                 "or [sound theme.ogg 2.5s]", quote(q, s, used), why);
+        re_parse_error(&p->err, line, col, "malformed sound '%s': %s; write e.g. [sound chime.wav] "
+                 "or [sound theme.ogg 2.5s]", re_quote(q, s, used), why);
         return used;
     }
     if (num_len == 0 || checked_duration(p, "sound cut", s + num, num_len, unit_us, line, col,
@@ -218,27 +218,27 @@ static size_t parse_voice(parser *p, const char *s, size_t len, unsigned line, u
 {
     char q[QUOTE_SIZE], name[PROFILE_NAME_MAX + 1];
     paragraph *para = &p->para;
-    size_t start = skip_blanks(s, len, 6), end = start;   /* 6: past "[voice" */
+    size_t start = re_skip_blanks(s, len, 6), end = start;   /* 6: past "[voice" */
 
     while (end < len && !re_is_line_blank(s[end]) && s[end] != ']')
         end++;
-    size_t close = skip_blanks(s, len, end);
+    size_t close = re_skip_blanks(s, len, end);
     if (close == len || s[close] != ']' || end == start) {
         size_t used = directive_extent(s, len);
-        parse_error(&p->err, line, col, "malformed voice directive '%s': write [voice NAME] at the "
-                 "start of a paragraph", quote(q, s, used));
+        re_parse_error(&p->err, line, col, "malformed voice directive '%s': write [voice NAME] at the "
+                 "start of a paragraph", re_quote(q, s, used));
         return used;
     }
-    if (!profile_name(s + start, end - start, name))
-        profile_name_error(&p->err, line, col, s + start, end - start, "[voice ", "]");
+    if (!re_profile_name(s + start, end - start, name))
+        re_profile_name_error(&p->err, line, col, s + start, end - start, "[voice ", "]");
     else if (para->started)
-        parse_error(&p->err, line, col, "'%s' is not at the start of its paragraph: [voice NAME] must "
-                 "start a paragraph", quote(q, s, close + 1));
+        re_parse_error(&p->err, line, col, "'%s' is not at the start of its paragraph: [voice NAME] must "
+                 "start a paragraph", re_quote(q, s, close + 1));
     else {
         memcpy(para->voice, name, sizeof name);
         para->voice_line = line;
         para->voice_col = col;
-        add_voice_ref(p, name, end - start, line, col);
+        re_add_voice_ref(p, name, end - start, line, col);
     }
     para->started = 1;
     return close + 1;
@@ -264,7 +264,7 @@ static void open_failed_span(parser *p, const char *s, size_t len, unsigned line
 
     if (para->lang[0] || !memchr(s, ']', len))
         return;
-    finish_piece(p);
+    re_finish_piece(p);
     strcpy(para->lang, "?");
     para->lang_line = line;
     para->lang_col = col;
@@ -276,32 +276,32 @@ static size_t parse_lang(parser *p, const char *s, size_t len, unsigned line, un
 {
     char q[QUOTE_SIZE], q2[QUOTE_SIZE];
     paragraph *para = &p->para;
-    size_t start = skip_blanks(s, len, 5), end = start;   /* 5: past "[lang" */
+    size_t start = re_skip_blanks(s, len, 5), end = start;   /* 5: past "[lang" */
 
     while (end < len && !re_is_line_blank(s[end]) && s[end] != ']')
         end++;
-    size_t close = skip_blanks(s, len, end);
+    size_t close = re_skip_blanks(s, len, end);
     size_t used = close < len && s[close] == ']' ? close + 1 : directive_extent(s, len);
     int well_formed = close < len && s[close] == ']' && end > start;
     para->started = 1;
     if (!well_formed)
-        parse_error(&p->err, line, col, "malformed language span '%s': write [lang TAG]...[/lang], "
-                 "e.g. [lang de]Guten Tag[/lang]", quote(q, s, used));
+        re_parse_error(&p->err, line, col, "malformed language span '%s': write [lang TAG]...[/lang], "
+                 "e.g. [lang de]Guten Tag[/lang]", re_quote(q, s, used));
     else if (!language_tag(s + start, end - start))
-        parse_error(&p->err, line, col, "invalid language tag '%s' (an espeak-ng voice name: a "
+        re_parse_error(&p->err, line, col, "invalid language tag '%s' (an espeak-ng voice name: a "
                  "letter, then letters, digits and '-', at most %u)",
-                 quote(q, s + start, end - start), RE_SCRIPT_MAX_LANGUAGE);
+                 re_quote(q, s + start, end - start), RE_SCRIPT_MAX_LANGUAGE);
     if (!well_formed || !language_tag(s + start, end - start)) {
         open_failed_span(p, s, len, line, col);
         return used;
     }
     if (para->lang[0]) {
-        parse_error(&p->err, line, col, "'%s' is inside the [lang %s] span opened at %u:%u: spans "
-                 "do not nest; close it with [/lang] first", quote(q, s, close + 1),
-                 quote(q2, para->lang, strlen(para->lang)), para->lang_line, para->lang_col);
+        re_parse_error(&p->err, line, col, "'%s' is inside the [lang %s] span opened at %u:%u: spans "
+                 "do not nest; close it with [/lang] first", re_quote(q, s, close + 1),
+                 re_quote(q2, para->lang, strlen(para->lang)), para->lang_line, para->lang_col);
         return close + 1;
     }
-    finish_piece(p);
+    re_finish_piece(p);
     memcpy(para->lang, s + start, end - start);
     para->lang[end - start] = '\0';
     para->lang_line = line;
@@ -335,32 +335,32 @@ static size_t closing_punctuation(const char *s, size_t len)
 }
 
 /* The end of a [lang] span's text: an error when it has none, which would say nothing. */
-void close_lang(parser *p)
+void re_close_lang(parser *p)
 {
     char q[QUOTE_SIZE];
     paragraph *para = &p->para;
 
-    finish_piece(p);
+    re_finish_piece(p);
     if (!para->lang_has_text)
-        parse_error(&p->err, para->lang_line, para->lang_col, "the [lang %s] span has no text",
-                 quote(q, para->lang, strlen(para->lang)));
+        re_parse_error(&p->err, para->lang_line, para->lang_col, "the [lang %s] span has no text",
+                 re_quote(q, para->lang, strlen(para->lang)));
     para->lang[0] = '\0';
 }
 
 static size_t parse_lang_end(parser *p, const char *s, size_t len, unsigned line, unsigned col)
 {
     char q[QUOTE_SIZE];
-    size_t close = skip_blanks(s, len, 6);   /* 6: past "[/lang" */
+    size_t close = re_skip_blanks(s, len, 6);   /* 6: past "[/lang" */
 
     p->para.started = 1;
     if (close == len || s[close] != ']') {
         size_t used = directive_extent(s, len);
-        parse_error(&p->err, line, col, "malformed '%s': write [/lang] to end a language span",
-                 quote(q, s, used));
+        re_parse_error(&p->err, line, col, "malformed '%s': write [/lang] to end a language span",
+                 re_quote(q, s, used));
         return used;
     }
     if (!p->para.lang[0]) {
-        parse_error(&p->err, line, col, "'[/lang]' closes no span: there is no [lang TAG] open "
+        re_parse_error(&p->err, line, col, "'[/lang]' closes no span: there is no [lang TAG] open "
                  "before it in this paragraph; write \\[ for a literal '['");
         return close + 1;
     }
@@ -370,8 +370,8 @@ static size_t parse_lang_end(parser *p, const char *s, size_t len, unsigned line
     if (p->para.text.len > 0)
         end += closing_punctuation(s + end, len - end);
     if (end > close + 1)
-        add_text(p, s + close + 1, end - close - 1, line, col + (unsigned)close + 1);
-    close_lang(p);
+        re_add_text(p, s + close + 1, end - close - 1, line, col + (unsigned)close + 1);
+    re_close_lang(p);
     return end;
 }
 
@@ -391,7 +391,7 @@ static int names_directive(const char *s, size_t len, const char *word,
 }
 
 /* Handles a directive at s (s[0] is '['); returns the bytes it used, 0 if it is text. */
-size_t directive(parser *p, const char *s, size_t len, unsigned line, unsigned col)
+size_t re_directive(parser *p, const char *s, size_t len, unsigned line, unsigned col)
 {
     char q[QUOTE_SIZE];
 
@@ -413,8 +413,8 @@ size_t directive(parser *p, const char *s, size_t len, unsigned line, unsigned c
         || names_directive(s, len, "lang", strncasecmp)
         || names_directive(s, len, "/lang", strncasecmp)) {
         size_t used = directive_extent(s, len);
-        parse_error(&p->err, line, col, "'%s': directive names are lowercase ([pause ...], "
-                 "[voice ...], [lang ...], [/lang], [sound ...]); write \\[ for a literal '['", quote(q, s, used));
+        re_parse_error(&p->err, line, col, "'%s': directive names are lowercase ([pause ...], "
+                 "[voice ...], [lang ...], [/lang], [sound ...]); write \\[ for a literal '['", re_quote(q, s, used));
         if (names_directive(s, len, "lang", strncasecmp))
             open_failed_span(p, s, len, line, col);
         return used;

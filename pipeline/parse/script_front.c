@@ -14,7 +14,7 @@
 #define EPISODE_MAX 999999L
 
 /* A profile name in s[0..len) copied to out (PROFILE_NAME_MAX + 1 bytes) if it is valid. */
-int profile_name(const char *s, size_t len, char *out)
+int re_profile_name(const char *s, size_t len, char *out)
 {
     if (len > PROFILE_NAME_MAX)
         return 0;
@@ -23,8 +23,8 @@ int profile_name(const char *s, size_t len, char *out)
     return re_voice_name_valid(out);
 }
 
-void profile_name_error(parse_errors *e, unsigned line, unsigned col, const char *s, size_t len,
-                        const char *prefix, const char *suffix)
+void re_profile_name_error(parse_errors *e, unsigned line, unsigned col, const char *s, size_t len,
+                           const char *prefix, const char *suffix)
 {
     char q[QUOTE_SIZE], lower[PROFILE_NAME_MAX + 1];
     int fits = len <= PROFILE_NAME_MAX;
@@ -33,18 +33,18 @@ void profile_name_error(parse_errors *e, unsigned line, unsigned col, const char
     if (fits)
         lower[len] = '\0';
     if (fits && re_voice_name_valid(lower))   /* [voice Guest]: the speaker's name, not the file's */
-        parse_error(e, line, col, "invalid voice profile name '%s': names are lowercase (did you "
-                    "mean '%s%s%s'?); a profile is the file NAME.voice in a --voices DIR or the "
-                    "shipped voices/", quote(q, s, len), prefix, lower, suffix);
+        re_parse_error(e, line, col, "invalid voice profile name '%s': names are lowercase (did you "
+                       "mean '%s%s%s'?); a profile is the file NAME.voice in a --voices DIR or the "
+                       "shipped voices/", re_quote(q, s, len), prefix, lower, suffix);
     else
-        parse_error(e, line, col, "invalid voice profile name '%s' (names are a-z, 0-9, '_' and "
-                    "'-', at most 64); a profile is the file NAME.voice in a --voices DIR or the "
-                    "shipped voices/", quote(q, s, len));
+        re_parse_error(e, line, col, "invalid voice profile name '%s' (names are a-z, 0-9, '_' and "
+                       "'-', at most 64); a profile is the file NAME.voice in a --voices DIR or the "
+                       "shipped voices/", re_quote(q, s, len));
 }
 
 static re_episode *episode_of(keyfile *kf)
 {
-    return ((parser *)keyfile_context(kf))->ep;
+    return ((parser *)re_keyfile_context(kf))->ep;
 }
 
 static void read_published(keyfile *kf, const keyfile_value *v)
@@ -53,10 +53,10 @@ static void read_published(keyfile *kf, const keyfile_value *v)
     const char *why = re_datetime_parse(v->text, v->len, 0, NULL, reason, sizeof reason);
 
     if (why)
-        parse_error(keyfile_errors(kf), v->line, v->col, "invalid published date '%s': %s",
-                    quote(q, v->text, v->len), why);
+        re_parse_error(re_keyfile_errors(kf), v->line, v->col, "invalid published date '%s': %s",
+                       re_quote(q, v->text, v->len), why);
     else
-        keyfile_copy(kf, &episode_of(kf)->published, v, 1);
+        re_keyfile_copy(kf, &episode_of(kf)->published, v, 1);
 }
 
 static void read_language(keyfile *kf, const keyfile_value *v)
@@ -64,24 +64,24 @@ static void read_language(keyfile *kf, const keyfile_value *v)
     char q[QUOTE_SIZE];
 
     if (re_language_valid(v->text, v->len))
-        keyfile_copy(kf, &episode_of(kf)->language, v, 1);
+        re_keyfile_copy(kf, &episode_of(kf)->language, v, 1);
     else
-        parse_error(keyfile_errors(kf), v->line, v->col, "language '%s' is not a BCP 47 tag like "
-                    "en-us, en-GB or de", quote(q, v->text, v->len));
+        re_parse_error(re_keyfile_errors(kf), v->line, v->col, "language '%s' is not a BCP 47 tag like "
+                       "en-us, en-GB or de", re_quote(q, v->text, v->len));
 }
 
 static void read_voice(keyfile *kf, const keyfile_value *v)
 {
-    parser *p = keyfile_context(kf);
+    parser *p = re_keyfile_context(kf);
     char name[PROFILE_NAME_MAX + 1];
 
-    if (!profile_name(v->text, v->len, name)) {
-        profile_name_error(&p->err, v->line, v->col, v->text, v->len, "voice: ", "");
+    if (!re_profile_name(v->text, v->len, name)) {
+        re_profile_name_error(&p->err, v->line, v->col, v->text, v->len, "voice: ", "");
         return;
     }
-    keyfile_copy(kf, &p->ep->voice, v, 0);
+    re_keyfile_copy(kf, &p->ep->voice, v, 0);
     p->ep->voice_line = v->line;
-    add_voice_ref(p, name, v->len, v->line, v->col);
+    re_add_voice_ref(p, name, v->len, v->line, v->col);
 }
 
 /* An item guid is copied into the feed as it is: printable ASCII, no blanks, at most 200. */
@@ -93,10 +93,10 @@ static void read_guid(keyfile *kf, const keyfile_value *v)
     while (i < v->len && v->text[i] > ' ' && v->text[i] < 0x7f)
         i++;
     if (i < v->len || v->len > 200)
-        parse_error(keyfile_errors(kf), v->line, v->col, "guid '%s' must be printable ASCII "
-                    "without blanks, at most 200 characters", quote(q, v->text, v->len));
+        re_parse_error(re_keyfile_errors(kf), v->line, v->col, "guid '%s' must be printable ASCII "
+                       "without blanks, at most 200 characters", re_quote(q, v->text, v->len));
     else
-        keyfile_copy(kf, &episode_of(kf)->guid, v, 0);
+        re_keyfile_copy(kf, &episode_of(kf)->guid, v, 0);
 }
 
 static const char *const type_names[] = {
@@ -136,9 +136,9 @@ static void read_type(keyfile *kf, const keyfile_value *v)
             near = type_names[t];
         }
     }
-    parse_error(keyfile_errors(kf), v->line, v->col, "type '%s' is not one of: full, trailer, "
-                "bonus%s%s%s", quote(q, v->text, v->len), near ? " (did you mean '" : "",
-                near ? near : "", near ? "'?)" : "");
+    re_parse_error(re_keyfile_errors(kf), v->line, v->col, "type '%s' is not one of: full, trailer, "
+                   "bonus%s%s%s", re_quote(q, v->text, v->len), near ? " (did you mean '" : "",
+                   near ? near : "", near ? "'?)" : "");
 }
 
 /* The episode's output rate, one of the rates the program renders at. */
@@ -151,8 +151,8 @@ static void read_sample_rate(keyfile *kf, const keyfile_value *v)
     for (; i < v->len && re_is_digit(v->text[i]) && rate < 1000000; i++)
         rate = rate * 10 + (unsigned long)(v->text[i] - '0');
     if (i < v->len || !re_rate_supported((unsigned)rate))
-        parse_error(keyfile_errors(kf), v->line, v->col, "sample_rate must be " RE_RATES_TEXT
-                    ", got '%s'", quote(q, v->text, v->len));
+        re_parse_error(re_keyfile_errors(kf), v->line, v->col, "sample_rate must be " RE_RATES_TEXT
+                       ", got '%s'", re_quote(q, v->text, v->len));
     else
         episode_of(kf)->sample_rate = (unsigned)rate;
 }
@@ -162,7 +162,7 @@ static void read_sample_rate(keyfile *kf, const keyfile_value *v)
 static void read_path(keyfile *kf, const keyfile_value *v, char **field, unsigned *line,
                       unsigned *col)
 {
-    keyfile_copy(kf, field, v, 0);
+    re_keyfile_copy(kf, field, v, 0);
     *line = v->line;
     *col = v->col;
 }
@@ -208,17 +208,17 @@ static int front_matter_duration(keyfile *kf, const keyfile_value *v, uint64_t m
     char q[QUOTE_SIZE];
     size_t at = 0, num = 0, num_len = 0;
     uint64_t unit_us = 0;
-    const char *why = duration_syntax(v->text, v->len, &at, &num, &num_len, &unit_us);
+    const char *why = re_duration_syntax(v->text, v->len, &at, &num, &num_len, &unit_us);
 
-    if (!why && skip_blanks(v->text, v->len, at) != v->len)
+    if (!why && re_skip_blanks(v->text, v->len, at) != v->len)
         why = "unexpected text after the unit";
     if (why) {
-        parse_error(keyfile_errors(kf), v->line, v->col, "%s '%s' is not a duration: %s; write "
-                    "e.g. %s", v->key->name, quote(q, v->text, v->len), why, example);
+        re_parse_error(re_keyfile_errors(kf), v->line, v->col, "%s '%s' is not a duration: %s; write "
+                       "e.g. %s", v->key->name, re_quote(q, v->text, v->len), why, example);
         return 0;
     }
-    return checked_duration_from(keyfile_context(kf), v->key->name, min_us, v->text + num,
-                                 num_len, unit_us, v->line, v->col, us);
+    return re_checked_duration_from(re_keyfile_context(kf), v->key->name, min_us, v->text + num,
+                                    num_len, unit_us, v->line, v->col, us);
 }
 
 /* `intro_overlap:` (format 1.1): a duration as a pause writes it, 1 ms to 600 s. */
@@ -270,7 +270,7 @@ static int number_with_unit(const char *value, size_t len, const char *unit, dou
         return 0;
     memcpy(digits, value, i);
     digits[i] = '\0';
-    size_t u = skip_blanks(value, len, i);
+    size_t u = re_skip_blanks(value, len, i);
     if (u < len && !(len - u == strlen(unit) && strncasecmp(value + u, unit, len - u) == 0))
         return 0;
     *number = strtod(digits, NULL);
@@ -284,9 +284,9 @@ static void read_music_level(keyfile *kf, const keyfile_value *v)
 
     if (!number_with_unit(v->text, v->len, "LUFS", &lufs) || lufs < RE_MUSIC_LEVEL_MIN_LUFS
         || lufs > RE_MUSIC_LEVEL_MAX_LUFS)
-        parse_error(keyfile_errors(kf), v->line, v->col, "music_level must be a loudness from %g "
-                    "to %g LUFS like '-24 LUFS', got '%s'", RE_MUSIC_LEVEL_MIN_LUFS,
-                    RE_MUSIC_LEVEL_MAX_LUFS, quote(q, v->text, v->len));
+        re_parse_error(re_keyfile_errors(kf), v->line, v->col, "music_level must be a loudness from %g "
+                       "to %g LUFS like '-24 LUFS', got '%s'", RE_MUSIC_LEVEL_MIN_LUFS,
+                       RE_MUSIC_LEVEL_MAX_LUFS, re_quote(q, v->text, v->len));
     else
         episode_of(kf)->music.level_lufs = lufs;
 }
@@ -298,8 +298,8 @@ static void read_duck(keyfile *kf, const keyfile_value *v)
 
     if (!number_with_unit(v->text, v->len, "dB", &db) || v->text[0] == '-'
         || db > RE_MUSIC_DUCK_MAX_DB)
-        parse_error(keyfile_errors(kf), v->line, v->col, "duck must be a level from 0 to %g dB "
-                    "like '12 dB', got '%s'", RE_MUSIC_DUCK_MAX_DB, quote(q, v->text, v->len));
+        re_parse_error(re_keyfile_errors(kf), v->line, v->col, "duck must be a level from 0 to %g dB "
+                       "like '12 dB', got '%s'", RE_MUSIC_DUCK_MAX_DB, re_quote(q, v->text, v->len));
     else
         episode_of(kf)->music.duck_db = db;
 }
@@ -320,17 +320,17 @@ static void read_fade(keyfile *kf, const keyfile_value *v)
             i++;
         num_len = i > frac ? i : 0;
     }
-    size_t u = skip_blanks(value, len, i);
+    size_t u = re_skip_blanks(value, len, i);
     uint64_t unit_us = len - u == 2 && memcmp(value + u, "ms", 2) == 0 ? 1000
                      : len - u == 1 && value[u] == 's' ? 1000000 : 0;
     uint64_t us = 0;
-    const char *why = num_len && unit_us ? pause_us(value, num_len, unit_us, &us)
+    const char *why = num_len && unit_us ? re_pause_us(value, num_len, unit_us, &us)
                                          : "not a duration";
     if (why || us > RE_MUSIC_FADE_MAX_US)
-        parse_error(keyfile_errors(kf), v->line, v->col, "fade must be a duration from 0s to "
-                    "%llus like '2s' or '500ms', got '%s'%s%s", RE_MUSIC_FADE_MAX_US / 1000000,
-                    quote(q, value, len), why && num_len && unit_us ? ": " : "",
-                    why && num_len && unit_us ? why : "");
+        re_parse_error(re_keyfile_errors(kf), v->line, v->col, "fade must be a duration from 0s to "
+                       "%llus like '2s' or '500ms', got '%s'%s%s", RE_MUSIC_FADE_MAX_US / 1000000,
+                       re_quote(q, value, len), why && num_len && unit_us ? ": " : "",
+                       why && num_len && unit_us ? why : "");
     else
         episode_of(kf)->music.fade_us = us;
 }
@@ -378,47 +378,47 @@ static void check_front_matter(parser *p, const keyfile *kf, unsigned closing_li
 {
     static const char *const bed_settings[] = { "music_level", "duck", "fade" };
 
-    if (!p->ep->title && !keyfile_where(kf, "title", NULL, NULL) && !p->markdown)
-        parse_error(&p->err, closing_line, 1, "the front matter has no title: add a line "
-                    "'title: ...' before this '---'");
-    if (p->ep->intro_overlap_us && !keyfile_where(kf, "intro", NULL, NULL))
-        parse_error(&p->err, p->ep->intro_overlap_line, p->ep->intro_overlap_col, "intro_overlap "
-                    "needs an intro: add a line 'intro: FILE'");
+    if (!p->ep->title && !re_keyfile_where(kf, "title", NULL, NULL) && !p->markdown)
+        re_parse_error(&p->err, closing_line, 1, "the front matter has no title: add a line "
+                       "'title: ...' before this '---'");
+    if (p->ep->intro_overlap_us && !re_keyfile_where(kf, "intro", NULL, NULL))
+        re_parse_error(&p->err, p->ep->intro_overlap_line, p->ep->intro_overlap_col, "intro_overlap "
+                       "needs an intro: add a line 'intro: FILE'");
     for (size_t i = 0; i < sizeof bed_settings / sizeof bed_settings[0]; i++) {
         unsigned col = 0;
         int valued = 0;
-        unsigned line = keyfile_where(kf, bed_settings[i], &col, &valued);
-        if (valued && !keyfile_where(kf, "music", NULL, NULL))
-            parse_error(&p->err, line, col, "'%s' is set but there is no music bed: add a line "
-                        "'music: FILE' or remove it", bed_settings[i]);
+        unsigned line = re_keyfile_where(kf, bed_settings[i], &col, &valued);
+        if (valued && !re_keyfile_where(kf, "music", NULL, NULL))
+            re_parse_error(&p->err, line, col, "'%s' is set but there is no music bed: add a line "
+                           "'music: FILE' or remove it", bed_settings[i]);
     }
 }
 
-int parse_front_matter(parser *p, line_reader *r, unsigned *closing_line)
+int re_parse_front_matter(parser *p, line_reader *r, unsigned *closing_line)
 {
     line_reader scan = *r;
     const char *line;
     size_t len;
 
-    if (!next_line(&scan, &line, &len) || !is_delimiter_line(line, len)) {
-        parse_error(&p->err, 1, 1, "a script starts with front matter: a line '---'");
+    if (!re_next_line(&scan, &line, &len) || !re_is_delimiter_line(line, len)) {
+        re_parse_error(&p->err, 1, 1, "a script starts with front matter: a line '---'");
         return 0;
     }
     /* Find the end first: without it every later line would be misread as a key. */
     int closed = 0;
-    while (!closed && next_line(&scan, &line, &len))
-        closed = is_delimiter_line(line, len);
+    while (!closed && re_next_line(&scan, &line, &len))
+        closed = re_is_delimiter_line(line, len);
     if (!closed) {
-        parse_error(&p->err, 1, 1, "the front matter is not closed: add a line '---' after it");
+        re_parse_error(&p->err, 1, 1, "the front matter is not closed: add a line '---' after it");
         return 0;
     }
     *closing_line = scan.number;
     keyfile kf;
-    keyfile_init(&kf, &front_matter, &p->err, p->ep, p);
-    next_line(r, &line, &len);
-    while (next_line(r, &line, &len) && r->number < *closing_line) {
-        if (!line_too_long(p, len, r->number))
-            keyfile_line(&kf, line, len, r->number);
+    re_keyfile_init(&kf, &front_matter, &p->err, p->ep, p);
+    re_next_line(r, &line, &len);
+    while (re_next_line(r, &line, &len) && r->number < *closing_line) {
+        if (!re_line_too_long(p, len, r->number))
+            re_keyfile_line(&kf, line, len, r->number);
     }
     check_front_matter(p, &kf, *closing_line);
     return 1;

@@ -72,73 +72,73 @@ typedef struct line_reader {
 /* ---- lines (script.c) --------------------------------------------------------------------- */
 
 /* The first index at or after i in s[0..len) that is not a line blank. */
-size_t skip_blanks(const char *s, size_t len, size_t i);
+size_t re_skip_blanks(const char *s, size_t len, size_t i);
 
 /* A new string of s[0..len) with each run of blanks made one space (s is trimmed). */
 char *collapse_blanks(const char *s, size_t len);
 
 /* Next line without its LF and without the CR of a CRLF; 0 at the end of the text. */
-int next_line(line_reader *r, const char **line, size_t *len);
+int re_next_line(line_reader *r, const char **line, size_t *len);
 
 /* A line over the limit is an error at the first byte past it, and is not read further. */
-int line_too_long(parser *p, size_t len, unsigned number);
+int re_line_too_long(parser *p, size_t len, unsigned number);
 
 /* A `---` line. */
-int is_delimiter_line(const char *line, size_t len);
+int re_is_delimiter_line(const char *line, size_t len);
 
 /* ---- storage and paragraphs (script.c) ---------------------------------------------------- */
 
 /* Records a profile name as named at line:col (for the voice check). */
-void add_voice_ref(parser *p, const char *name, size_t len, unsigned line, unsigned col);
+void re_add_voice_ref(parser *p, const char *name, size_t len, unsigned line, unsigned col);
 
 /* Adds an item to the open paragraph (counted against the segment limit). */
-void add_piece(parser *p, re_item item);
+void re_add_piece(parser *p, re_item item);
 
 /* Ends the speech piece being collected, if it has any text. */
-void finish_piece(parser *p);
+void re_finish_piece(parser *p);
 
 /* Appends text to the piece being collected, which starts at line:col if it is new. */
-void add_text(parser *p, const char *s, size_t n, unsigned line, unsigned col);
+void re_add_text(parser *p, const char *s, size_t n, unsigned line, unsigned col);
 
 /* A pause of us microseconds at line:col. */
-void add_pause(parser *p, uint64_t us, unsigned line, unsigned col);
+void re_add_pause(parser *p, uint64_t us, unsigned line, unsigned col);
 
 /* ---- the front matter (script_front.c) ---------------------------------------------------- */
 
 /* Reads the front matter; returns 1 when the body can be parsed (r then stands after the
  * closing line, *closing_line is its number). */
-int parse_front_matter(parser *p, line_reader *r, unsigned *closing_line);
+int re_parse_front_matter(parser *p, line_reader *r, unsigned *closing_line);
 
 /* A profile name in s[0..len) copied to out (PROFILE_NAME_MAX + 1 bytes) if it is valid. */
-int profile_name(const char *s, size_t len, char *out);
+int re_profile_name(const char *s, size_t len, char *out);
 
 /* The error for the invalid profile name s[0..len), which says how a profile is defined, and
  * when the name in lowercase is a valid one, suggests it written as prefix NAME suffix
  * ("[voice ", "]"). */
-void profile_name_error(parse_errors *e, unsigned line, unsigned col, const char *s, size_t len,
-                        const char *prefix, const char *suffix);
+void re_profile_name_error(parse_errors *e, unsigned line, unsigned col, const char *s, size_t len,
+                           const char *prefix, const char *suffix);
 
 /* ---- directives (script_directives.c) ----------------------------------------------------- */
 
 /* A pause's duration: s[0..len) is digits[.digits], unit_us the value of one unit. Returns
  * NULL with *us set, or the reason it is not exact to the microsecond. */
-const char *pause_us(const char *s, size_t len, uint64_t unit_us, uint64_t *us);
+const char *re_pause_us(const char *s, size_t len, uint64_t unit_us, uint64_t *us);
 
 /* Reads a duration `N unit` at s[*at..len) (N at *at): NULL with the number's text in
  * [*num, *num + *num_len), *unit_us and *at past the unit, or why it is malformed. */
-const char *duration_syntax(const char *s, size_t len, size_t *at, size_t *num,
-                            size_t *num_len, uint64_t *unit_us);
+const char *re_duration_syntax(const char *s, size_t len, size_t *at, size_t *num,
+                               size_t *num_len, uint64_t *unit_us);
 
 /* The duration s[0..num_len) in units of unit_us, exact to the microsecond and within
  * min_us (1 ms or 0) .. 600 s: 1 with *us, or 0 after an error naming it `what` ("pause"). */
-int checked_duration_from(parser *p, const char *what, uint64_t min_us, const char *s,
-                          size_t num_len, uint64_t unit_us, unsigned line, unsigned col,
-                          uint64_t *us);
+int re_checked_duration_from(parser *p, const char *what, uint64_t min_us, const char *s,
+                             size_t num_len, uint64_t unit_us, unsigned line, unsigned col,
+                             uint64_t *us);
 
 /* The end of a [lang] span's text: an error when it has none, which would say nothing. */
-void close_lang(parser *p);
+void re_close_lang(parser *p);
 
 /* Handles a directive at s (s[0] is '['); returns the bytes it used, 0 if it is text. */
-size_t directive(parser *p, const char *s, size_t len, unsigned line, unsigned col);
+size_t re_directive(parser *p, const char *s, size_t len, unsigned line, unsigned col);
 
 #endif

@@ -144,7 +144,7 @@ static const char *split_category(const char *v, char **main_out, char **sub_out
 
 static re_show *show_of(keyfile *kf)
 {
-    return keyfile_context(kf);
+    return re_keyfile_context(kf);
 }
 
 /* XML 1.0 cannot carry some characters at all: no value may hold one. */
@@ -153,8 +153,8 @@ static int xml_safe(keyfile *kf, const keyfile_value *v)
     uint32_t bad = re_utf8_xml_unsafe(v->text);
 
     if (bad)
-        parse_error(keyfile_errors(kf), v->line, v->col, "%s holds U+%04X, which XML cannot carry",
-                    v->key->name, (unsigned)bad);
+        re_parse_error(re_keyfile_errors(kf), v->line, v->col, "%s holds U+%04X, which XML cannot carry",
+                       v->key->name, (unsigned)bad);
     return !bad;
 }
 
@@ -163,10 +163,10 @@ static void read_language(keyfile *kf, const keyfile_value *v)
     char q[QUOTE_SIZE];
 
     if (!re_language_valid(v->text, v->len))
-        parse_error(keyfile_errors(kf), v->line, v->col, "language '%s' is not a BCP 47 tag like "
-                    "en-us, en-GB or de", quote(q, v->text, v->len));
+        re_parse_error(re_keyfile_errors(kf), v->line, v->col, "language '%s' is not a BCP 47 tag like "
+                       "en-us, en-GB or de", re_quote(q, v->text, v->len));
     else
-        keyfile_copy(kf, &show_of(kf)->language, v, 0);
+        re_keyfile_copy(kf, &show_of(kf)->language, v, 0);
 }
 
 static void read_link(keyfile *kf, const keyfile_value *v)
@@ -174,10 +174,10 @@ static void read_link(keyfile *kf, const keyfile_value *v)
     char q[QUOTE_SIZE];
     const char *why = NULL;
     if (!re_url_check(v->text, 1, &why))
-        parse_error(keyfile_errors(kf), v->line, v->col, "link '%s' is not a usable URL: %s",
-                    quote(q, v->text, v->len), why);
+        re_parse_error(re_keyfile_errors(kf), v->line, v->col, "link '%s' is not a usable URL: %s",
+                       re_quote(q, v->text, v->len), why);
     else
-        keyfile_copy(kf, &show_of(kf)->link, v, 0);
+        re_keyfile_copy(kf, &show_of(kf)->link, v, 0);
 }
 
 static void read_image(keyfile *kf, const keyfile_value *v)
@@ -188,11 +188,11 @@ static void read_image(keyfile *kf, const keyfile_value *v)
                                     : local_name_valid(v->text);
 
     if (!ok)
-        parse_error(keyfile_errors(kf), v->line, v->col, "image '%s' is neither an http(s) URL "
-                    "nor the name of a file in the episodes' folder%s%s", quote(q, v->text, v->len),
-                    why ? ": " : "", why ? why : "");
+        re_parse_error(re_keyfile_errors(kf), v->line, v->col, "image '%s' is neither an http(s) URL "
+                       "nor the name of a file in the episodes' folder%s%s", re_quote(q, v->text, v->len),
+                       why ? ": " : "", why ? why : "");
     else
-        keyfile_copy(kf, &show_of(kf)->image, v, 0);
+        re_keyfile_copy(kf, &show_of(kf)->image, v, 0);
 }
 
 static void read_guid(keyfile *kf, const keyfile_value *v)
@@ -200,10 +200,10 @@ static void read_guid(keyfile *kf, const keyfile_value *v)
     char q[QUOTE_SIZE];
 
     if (!re_uuid_valid(v->text))
-        parse_error(keyfile_errors(kf), v->line, v->col, "guid '%s' is not a UUID like "
-                    "917393e3-1b1e-5cef-ace4-edaa54e1f810", quote(q, v->text, v->len));
+        re_parse_error(re_keyfile_errors(kf), v->line, v->col, "guid '%s' is not a UUID like "
+                       "917393e3-1b1e-5cef-ace4-edaa54e1f810", re_quote(q, v->text, v->len));
     else
-        keyfile_copy(kf, &show_of(kf)->guid, v, 0);
+        re_keyfile_copy(kf, &show_of(kf)->guid, v, 0);
 }
 
 static void read_category(keyfile *kf, const keyfile_value *v)
@@ -215,12 +215,12 @@ static void read_category(keyfile *kf, const keyfile_value *v)
                       : apple_category_problem(main_name, sub_name);
 
     if (why) {
-        parse_error(keyfile_errors(kf), v->line, v->col, "%s", why);
+        re_parse_error(re_keyfile_errors(kf), v->line, v->col, "%s", why);
     } else if (apple) {
-        parse_error(keyfile_errors(kf), v->line, v->col, "category '%s' %s",
-                    quote(q, v->text, v->len), apple);
+        re_parse_error(re_keyfile_errors(kf), v->line, v->col, "category '%s' %s",
+                       re_quote(q, v->text, v->len), apple);
     } else if (!main_name || (strchr(v->text, '>') && !sub_name)) {
-        keyfile_errors(kf)->nomem = 1;
+        re_keyfile_errors(kf)->nomem = 1;
     } else {
         free(s->category);
         free(s->subcategory);
@@ -237,10 +237,10 @@ static void read_owner_email(keyfile *kf, const keyfile_value *v)
     char q[QUOTE_SIZE];
 
     if (!email_valid(v->text))
-        parse_error(keyfile_errors(kf), v->line, v->col, "owner_email '%s' is not an e-mail "
-                    "address like name@example.org", quote(q, v->text, v->len));
+        re_parse_error(re_keyfile_errors(kf), v->line, v->col, "owner_email '%s' is not an e-mail "
+                       "address like name@example.org", re_quote(q, v->text, v->len));
     else
-        keyfile_copy(kf, &show_of(kf)->owner_email, v, 0);
+        re_keyfile_copy(kf, &show_of(kf)->owner_email, v, 0);
 }
 
 /* `type:` (itunes:type): episodic, the default, or serial. */
@@ -251,8 +251,8 @@ static void read_type(keyfile *kf, const keyfile_value *v)
     if (strcmp(v->text, "episodic") == 0 || strcmp(v->text, "serial") == 0)
         show_of(kf)->serial = v->text[0] == 's';
     else
-        parse_error(keyfile_errors(kf), v->line, v->col, "type must be episodic or serial, not "
-                    "'%s'", quote(q, v->text, v->len));
+        re_parse_error(re_keyfile_errors(kf), v->line, v->col, "type must be episodic or serial, not "
+                       "'%s'", re_quote(q, v->text, v->len));
 }
 
 static const char *const true_false[] = { "true", "false" };
@@ -316,8 +316,8 @@ re_status re_show_parse(const char *file, const char *buf, size_t len, re_show *
     re_show values;
     keyfile kf;
     re_show_init(&values);
-    keyfile_init(&kf, &show_syntax, &err, &values, &values);
-    keyfile_lines(&kf, buf, len);
+    re_keyfile_init(&kf, &show_syntax, &err, &values, &values);
+    re_keyfile_lines(&kf, buf, len);
     if (err.nomem || err.count) {
         re_show_free(&values);
         return err.nomem ? RE_ERR_NOMEM : RE_ERR_INPUT;
@@ -342,10 +342,10 @@ re_status re_show_parse(const char *file, const char *buf, size_t len, re_show *
         show->explicit_content = values.explicit_content;
     if (values.locked >= 0)
         show->locked = values.locked;
-    if (keyfile_where(&kf, "disclosure", NULL, NULL))
+    if (re_keyfile_where(&kf, "disclosure", NULL, NULL))
         show->disclosure = values.disclosure;
     move_string(&show->copyright, &values.copyright);
-    if (keyfile_where(&kf, "type", NULL, NULL))
+    if (re_keyfile_where(&kf, "type", NULL, NULL))
         show->serial = values.serial;
     re_show_free(&values);
     return RE_OK;

@@ -71,7 +71,7 @@ const char *re_voice_profile_language(const re_voice_profile *profile)
 
 static void read_engine(keyfile *kf, const keyfile_value *v)
 {
-    profile_parser *p = keyfile_context(kf);
+    profile_parser *p = re_keyfile_context(kf);
     char q[QUOTE_SIZE];
 
     for (size_t i = 0; engines[i]; i++) {
@@ -80,21 +80,21 @@ static void read_engine(keyfile *kf, const keyfile_value *v)
             return;
         }
     }
-    parse_error(&p->err, v->line, v->col, "engine '%s' is not one of espeak-ng, flite",
-                quote(q, v->text, v->len));
+    re_parse_error(&p->err, v->line, v->col, "engine '%s' is not one of espeak-ng, flite",
+                   re_quote(q, v->text, v->len));
 }
 
 /* The voice is checked against the engine once the whole file is read (the engine key may
  * come after it): here only its shape. */
 static void read_engine_voice(keyfile *kf, const keyfile_value *v)
 {
-    profile_parser *p = keyfile_context(kf);
+    profile_parser *p = re_keyfile_context(kf);
     char q[QUOTE_SIZE];
 
     if (!engine_voice_valid(v->text, v->len))
-        parse_error(&p->err, v->line, v->col, "voice '%s' is not a voice name (letters, "
-                    "digits, '_', '+' and '-', at most 64)", quote(q, v->text, v->len));
-    else if (keyfile_copy(kf, &p->profile->engine_voice, v, 0))
+        re_parse_error(&p->err, v->line, v->col, "voice '%s' is not a voice name (letters, "
+                       "digits, '_', '+' and '-', at most 64)", re_quote(q, v->text, v->len));
+    else if (re_keyfile_copy(kf, &p->profile->engine_voice, v, 0))
         p->voice_col = v->col;
 }
 
@@ -144,17 +144,17 @@ static void profile_defaults(re_voice_profile *profile)
  * key's. */
 static void check_flite(keyfile *kf, profile_parser *p)
 {
-    unsigned col, line = keyfile_where(kf, "voice", NULL, NULL);
+    unsigned col, line = re_keyfile_where(kf, "voice", NULL, NULL);
     const char *voice = p->profile->engine_voice;
     size_t i = 0;
     while (voice && flite_voices[i] && strcmp(flite_voices[i], voice) != 0)
         i++;
     if (voice && !flite_voices[i])
-        parse_error(&p->err, line, p->voice_col, "flite has no voice '%s' (its voices: %s)",
-                    voice, RE_VOICE_FLITE_VOICES);
-    if ((line = keyfile_where(kf, "word_gap", &col, NULL)) != 0)
-        parse_error(&p->err, line, col, "flite cannot put a gap between words: 'word_gap' is "
-                    "for espeak-ng profiles (a pause between sentences is 'sentence_pause')");
+        re_parse_error(&p->err, line, p->voice_col, "flite has no voice '%s' (its voices: %s)",
+                       voice, RE_VOICE_FLITE_VOICES);
+    if ((line = re_keyfile_where(kf, "word_gap", &col, NULL)) != 0)
+        re_parse_error(&p->err, line, col, "flite cannot put a gap between words: 'word_gap' is "
+                       "for espeak-ng profiles (a pause between sentences is 'sentence_pause')");
 }
 
 void re_voice_profile_clear(re_voice_profile *profile)
@@ -189,10 +189,10 @@ re_status re_voice_profile_parse(const char *file, const char *buf, size_t len, 
         goto fail;
     profile_defaults(out);
     keyfile kf;
-    keyfile_init(&kf, &voice_syntax, &p.err, out, &p);
-    keyfile_lines(&kf, buf + bom, len - bom);
-    if (!keyfile_where(&kf, "voice", NULL, NULL) && !p.err.nomem) {
-        parse_error(&p.err, 0, 0, "the profile has no 'voice' key (the engine's voice, e.g. "
+    re_keyfile_init(&kf, &voice_syntax, &p.err, out, &p);
+    re_keyfile_lines(&kf, buf + bom, len - bom);
+    if (!re_keyfile_where(&kf, "voice", NULL, NULL) && !p.err.nomem) {
+        re_parse_error(&p.err, 0, 0, "the profile has no 'voice' key (the engine's voice, e.g. "
                      "voice = en-us for espeak-ng, voice = rms for flite)");
     }
     if (out->engine == RE_VOICE_FLITE && !p.err.nomem)

@@ -181,7 +181,7 @@ static re_status refuse_collisions(re_batch *batch, re_diagnostics *diag, re_sta
     re_status status = names ? RE_OK : RE_ERR_NOMEM;
     for (size_t i = 0; status == RE_OK && i < batch->count; i++) {
         for (int k = 0; status == RE_OK && k < OUTPUT_KINDS; k++) {
-            const char *suffix = output_suffix((output_kind)k);
+            const char *suffix = re_output_suffix((output_kind)k);
             if (asprintf(&names[n].name, "%s%s", batch->episodes[i].name, suffix ? suffix : ".mp3") < 0) {
                 names[n].name = NULL;
                 status = RE_ERR_NOMEM;

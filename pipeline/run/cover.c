@@ -121,9 +121,9 @@ static char *folder_of(const char *output_path)
     return strndup(output_path, (size_t)(slash - output_path));
 }
 
-re_status episode_cover_load(const re_episode *ep, const char *script_path,
-                             const char *const *allowed_dirs, size_t allowed_dir_count,
-                             const char *output_path, episode_cover *out, re_diagnostics *diag)
+re_status re_episode_cover_load(const re_episode *ep, const char *script_path,
+                                const char *const *allowed_dirs, size_t allowed_dir_count,
+                                const char *output_path, episode_cover *out, re_diagnostics *diag)
 {
     memset(out, 0, sizeof *out);
     char *dir = folder_of(output_path);
@@ -178,7 +178,7 @@ re_status episode_cover_load(const re_episode *ep, const char *script_path,
     return status;
 }
 
-void episode_cover_free(episode_cover *cover)
+void re_episode_cover_free(episode_cover *cover)
 {
     free(cover->path);
     free(cover->name);

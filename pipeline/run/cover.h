@@ -45,10 +45,10 @@ typedef struct episode_cover {
 /* Finds, reads and checks the episode's cover into *out (zeroed first; present 0 when there
  * is none). A bad `image:` is an error at its FILE:LINE:COL (RE_ERR_INPUT); a bad show file
  * or show cover is one at that file. RE_ERR_NOMEM, RE_ERR_INTERRUPTED. */
-re_status episode_cover_load(const re_episode *ep, const char *script_path,
-                             const char *const *allowed_dirs, size_t allowed_dir_count,
-                             const char *output_path, episode_cover *out, re_diagnostics *diag);
+re_status re_episode_cover_load(const re_episode *ep, const char *script_path,
+                                const char *const *allowed_dirs, size_t allowed_dir_count,
+                                const char *output_path, episode_cover *out, re_diagnostics *diag);
 
-void episode_cover_free(episode_cover *cover);
+void re_episode_cover_free(episode_cover *cover);
 
 #endif

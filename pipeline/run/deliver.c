@@ -68,7 +68,7 @@ static int is_mp3(const delivery *d)
     return d->set.format == DELIVERY_MP3;
 }
 
-re_status delivery_create(const delivery_settings *settings, delivery **out, re_diagnostics *diag)
+re_status re_delivery_create(const delivery_settings *settings, delivery **out, re_diagnostics *diag)
 {
     *out = NULL;
     if (!settings || (settings->format != DELIVERY_MP3 && settings->format != DELIVERY_WAV))
@@ -106,7 +106,7 @@ re_status delivery_create(const delivery_settings *settings, delivery **out, re_
     return RE_OK;
 }
 
-const char *delivery_encoder(const delivery *d)
+const char *re_delivery_encoder(const delivery *d)
 {
     return d->encoder;
 }
@@ -124,15 +124,15 @@ static re_status mix_music(delivery *d)
     };
     size_t from = d->diag->count;
     episode_track speech = { d->speech, d->pass1 }, mixed = { NULL, d->pass1 };
-    re_status status = episode_music_mix(d->set.music, &mix, &speech, &mixed, d->diag);
+    re_status status = re_episode_music_mix(d->set.music, &mix, &speech, &mixed, d->diag);
     d->mixed = mixed.spool;
     d->pass1 = mixed.loudness;
     charge(d, RE_STEP_LEVEL);
     return place(d, status, from);
 }
 
-re_status delivery_feed(delivery *d, re_spool *speech, const re_loudness *speech_loudness,
-                        re_diagnostics *diag)
+re_status re_delivery_feed(delivery *d, re_spool *speech, const re_loudness *speech_loudness,
+                           re_diagnostics *diag)
 {
     if (!d || d->fed || !speech || !speech_loudness)
         return RE_ERR_INVALID;
@@ -451,8 +451,8 @@ static re_status deliver(delivery *d)
     }
 }
 
-re_status delivery_finish(delivery *d, const delivery_file *file, delivery_result *result,
-                          re_diagnostics *diag)
+re_status re_delivery_finish(delivery *d, const delivery_file *file, delivery_result *result,
+                             re_diagnostics *diag)
 {
     if (!d || !d->fed || d->finished || !file || !file->audio || !result)
         return RE_ERR_INVALID;
@@ -471,7 +471,7 @@ re_status delivery_finish(delivery *d, const delivery_file *file, delivery_resul
     return RE_OK;
 }
 
-void delivery_free(delivery *d)
+void re_delivery_free(delivery *d)
 {
     if (!d)
         return;

@@ -9,13 +9,13 @@
  * around each overshoot encoded again) or of the whole file.
  *
  * Life cycle, the only legal order:
- *   delivery_create   the settings checked (the MP3 encoder's included), before anything is
+ *   re_delivery_create   the settings checked (the MP3 encoder's included), before anything is
  *                     spoken: nothing is read or written
- *   delivery_feed     once: the assembled speech (a finished spool, read from its start,
+ *   re_delivery_feed     once: the assembled speech (a finished spool, read from its start,
  *                     borrowed until free) and its pass-1 loudness; the bed is mixed here
- *   delivery_finish   once, after feed: levels, encodes into the audio output, measures,
+ *   re_delivery_finish   once, after feed: levels, encodes into the audio output, measures,
  *                     retries; says what was delivered
- *   delivery_free     always (NULL allowed), also after a failure of any of them
+ *   re_delivery_free     always (NULL allowed), also after a failure of any of them
  * A call out of order returns RE_ERR_INVALID. Every failure is placed at the output path,
  * but for the bed's (at its `music:` line) and RE_ERR_NOMEM / RE_ERR_INTERRUPTED, which say
  * nothing.
@@ -82,26 +82,26 @@ typedef struct delivery delivery;
 
 /* Checks the settings (for an MP3: re_mp3_check_settings, its reason placed at the output
  * path, RE_ERR_ENCODER) and makes the handle; settings is copied, its pointers borrowed. */
-re_status delivery_create(const delivery_settings *settings, delivery **out,
-                          re_diagnostics *diag);
+re_status re_delivery_create(const delivery_settings *settings, delivery **out,
+                             re_diagnostics *diag);
 
 /* The encoder and its settings for the tags and the sidecar ("LAME 3.100, 64 kbps CBR, mono,
  * 22050 Hz" or the WAV's): the handle's, valid until free. */
-const char *delivery_encoder(const delivery *d);
+const char *re_delivery_encoder(const delivery *d);
 
 /* The assembled speech and its pass-1 loudness (a planning meter's, fed while assembling).
  * With a bed, the mix replaces both (music.h): loudness is planned, leveled, encoded and
  * checked on the final mix. */
-re_status delivery_feed(delivery *d, re_spool *speech, const re_loudness *speech_loudness,
-                        re_diagnostics *diag);
+re_status re_delivery_feed(delivery *d, re_spool *speech, const re_loudness *speech_loudness,
+                           re_diagnostics *diag);
 
 /* Levels (unless loudness is off), encodes into file->audio, measures what came out, and
  * while the plan asks for it retries: locally when only the true peak is over and the file
  * is an MP3 of the parallel encoder, else leveling and encoding the whole again (at most
  * RE_LOUDNESS_MAX_ENCODES encodes). *result is filled on success. */
-re_status delivery_finish(delivery *d, const delivery_file *file, delivery_result *result,
-                          re_diagnostics *diag);
+re_status re_delivery_finish(delivery *d, const delivery_file *file, delivery_result *result,
+                             re_diagnostics *diag);
 
-void delivery_free(delivery *d);
+void re_delivery_free(delivery *d);
 
 #endif

@@ -62,10 +62,10 @@ static re_status fit_limit(re_prepared *p, re_engine *engine, const re_explain_l
                         .script_path = sources->script_path, .jobs = 1,
                         .timeout_ms = RE_ENGINE_TIMEOUT_MS, .stop = stop };
     fit_report report;
-    re_status status = fit_episode(p, engine, &opt, &report, diag);
+    re_status status = re_fit_episode(p, engine, &opt, &report, diag);
     for (size_t i = 0; status == RE_OK && i < report.count && limit->left_out; i++)
         limit->left_out(context, sources->script_path, report.lines[i]);
-    fit_report_free(&report);
+    re_fit_report_free(&report);
     return status;
 }
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* fit.c - a Markdown episode cut to --max-duration (see fit.h): its blocks spoken once and
- * measured as the assembler adds them, chosen by fit_choose, the episode rebuilt of them. */
+ * measured as the assembler adds them, chosen by re_fit_choose, the episode rebuilt of them. */
 #define _GNU_SOURCE
 #include "fit.h"
 
@@ -226,12 +226,12 @@ static re_status measure(fitter *f, char **texts, const size_t *like, size_t n,
     };
     speech_scheduler *s = NULL;
     re_assembler *a = NULL;
-    re_status status = speech_scheduler_create(&plan, &s, f->diag);
+    re_status status = re_speech_scheduler_create(&plan, &s, f->diag);
     if (status == RE_OK)
         status = re_assembler_create(f->opt->rate, &a, f->diag);
     for (size_t k = 0; status == RE_OK && k < n; k++) {
         re_speech speech;
-        status = speech_scheduler_next(s, k, &speech, f->diag);
+        status = re_speech_scheduler_next(s, k, &speech, f->diag);
         if (status != RE_OK)
             break;
         uint64_t before = re_assembler_frames(a);
@@ -241,12 +241,12 @@ static re_status measure(fitter *f, char **texts, const size_t *like, size_t n,
         frames[k] = re_assembler_frames(a) - before;
         re_speech_free(&speech);
         re_assembler_forget_timeline(a);
-        speech_scheduler_done(s, k);
+        re_speech_scheduler_done(s, k);
         if (status == RE_OK && f->opt->stop && *f->opt->stop)
             status = RE_ERR_INTERRUPTED;
     }
     re_assembler_free(a);
-    speech_scheduler_free(s);
+    re_speech_scheduler_free(s);
     free(probe.items);
     return status;
 }
@@ -416,7 +416,7 @@ static re_status replace_items(fitter *f)
 {
     rebuild b = { f, NULL, 0, 0, 0 };
     fit_problem pb = { f->tokens, f->token_count, f->choices, f->choice_count, more_frames, f };
-    fit_walk(&pb, f->keep, rebuild_step, &b);
+    re_fit_walk(&pb, f->keep, rebuild_step, &b);
     re_episode *ep = f->prepared->episode;
     if (b.nomem) {
         for (size_t i = 0; i < b.count; i++) {
@@ -501,7 +501,7 @@ static re_status report_left_out(const fitter *f, fit_report *r)
     return RE_OK;
 }
 
-void fit_report_free(fit_report *report)
+void re_fit_report_free(fit_report *report)
 {
     for (size_t i = 0; i < report->count; i++)
         free(report->lines[i]);
@@ -511,7 +511,7 @@ void fit_report_free(fit_report *report)
 
 /* ---- the whole ---------------------------------------------------------------------------- */
 
-uint64_t fit_budget(uint64_t max_us, unsigned rate, unsigned reserve)
+uint64_t re_fit_budget(uint64_t max_us, unsigned rate, unsigned reserve)
 {
     uint64_t frames = (uint64_t)((unsigned __int128)max_us * rate / 1000000u);
     return frames > reserve ? frames - reserve : 0;
@@ -557,22 +557,22 @@ static re_status choose(fitter *f, uint64_t budget, uint64_t *total)
     fit_problem pb = { f->tokens, f->token_count, f->choices, f->choice_count, more_frames, f };
     re_status status = RE_OK;
     for (;;) {
-        *total = fit_choose(&pb, budget, f->keep, &status);
+        *total = re_fit_choose(&pb, budget, f->keep, &status);
         if (status != RE_OK)
             return status;
-        fit_walk(&pb, f->keep, NULL, NULL);   /* asks for every "And N more" of the choice */
+        re_fit_walk(&pb, f->keep, NULL, NULL);   /* asks for every "And N more" of the choice */
         int measured = 0;
         status = measure_mores(f, &measured);
         if (status != RE_OK || !measured)
             return status;
-        *total = fit_walk(&pb, f->keep, NULL, NULL);
+        *total = re_fit_walk(&pb, f->keep, NULL, NULL);
         if (*total <= budget)
             return RE_OK;
     }
 }
 
-re_status fit_episode(re_prepared *prepared, re_engine *engine, const fit_options *opt,
-                      fit_report *report, re_diagnostics *diag)
+re_status re_fit_episode(re_prepared *prepared, re_engine *engine, const fit_options *opt,
+                         fit_report *report, re_diagnostics *diag)
 {
     fitter f = { .prepared = prepared, .engine = engine, .opt = opt, .diag = diag };
     memset(report, 0, sizeof *report);
@@ -590,7 +590,7 @@ re_status fit_episode(re_prepared *prepared, re_engine *engine, const fit_option
         status = measure_pieces(&f);
     if (status == RE_OK && !(f.keep = calloc(f.choice_count ? f.choice_count : 1, 1)))
         status = RE_ERR_NOMEM;
-    uint64_t budget = fit_budget(opt->max_us, opt->rate, opt->reserve);
+    uint64_t budget = re_fit_budget(opt->max_us, opt->rate, opt->reserve);
     uint64_t total = 0;
     if (status == RE_OK)
         status = choose(&f, budget, &total);

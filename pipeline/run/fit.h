@@ -2,16 +2,16 @@
 /* fit.h - a Markdown episode cut to fit --max-duration: what is kept, chosen from the exact
  * sample counts of its spoken blocks, and the episode rebuilt of it (private to the run stage).
  *
- * The choice (fit_choose) is pure: the episode as a run of tokens (a block's speech, a pause, a
+ * The choice (re_fit_choose) is pure: the episode as a run of tokens (a block's speech, a pause, a
  * paragraph break, a chapter), each block a choice with a rank; choices are kept greedily in
  * order of rank, then release (the earlier chapter first: a changelog puts the newest release
  * first), then place, each one only when the whole still fits. Headings are kept with
  * something kept under them; a list that lost items ends with "And N more ..." (counted in
- * the budget); a sentence pause separates kept blocks that were one piece of speech. fit_walk
+ * the budget); a sentence pause separates kept blocks that were one piece of speech. re_fit_walk
  * is the one place that says what the kept episode is made of: the cost and the rebuilt items
  * both come from it, so the audio rendered from the items is exactly the cost.
  *
- * fit_episode (fit.c) does it to a prepared episode: every block spoken once (the cache makes
+ * re_fit_episode (fit.c) does it to a prepared episode: every block spoken once (the cache makes
  * the render that follows cheap) and measured as the assembler will add it, chosen, rebuilt.
  * The episode is left as it was when all of it fits. */
 #ifndef RE_RUN_FIT_H
@@ -78,16 +78,16 @@ typedef struct fit_problem {
 
 /* Walks the episode as `keep` (one flag a choice; headings are derived, their flags ignored)
  * makes it, calling visit (may be NULL) for every step; returns the total samples. */
-uint64_t fit_walk(const fit_problem *problem, const unsigned char *keep, fit_visit visit,
-                  void *context);
+uint64_t re_fit_walk(const fit_problem *problem, const unsigned char *keep, fit_visit visit,
+                     void *context);
 
 /* Fills keep[choice_count]: every choice when the whole fits in `budget` samples, else the
  * greedy choice above. Returns the kept total; 0 with nothing kept when not even one block fits
  * (RE_ERR_NOMEM aside: *status). */
-uint64_t fit_choose(const fit_problem *problem, uint64_t budget, unsigned char *keep,
-                    re_status *status);
+uint64_t re_fit_choose(const fit_problem *problem, uint64_t budget, unsigned char *keep,
+                       re_status *status);
 
-/* What fit_episode left out, for `explain` and the render's note. */
+/* What re_fit_episode left out, for `explain` and the render's note. */
 typedef struct fit_report {
     char **lines;              /* "left out for --max-duration: 12 list items of 'Fixed' in
                                 * '1.2.0' (...)" */
@@ -96,7 +96,7 @@ typedef struct fit_report {
     uint64_t frames;           /* the kept episode's samples */
 } fit_report;
 
-void fit_report_free(fit_report *report);
+void re_fit_report_free(fit_report *report);
 
 /* Samples an MP3 adds around the audio that a reader counting whole frames (ffprobe's
  * duration) takes for audio: the encoder's delay (576), the decoder's (529) and up to two
@@ -104,7 +104,7 @@ void fit_report_free(fit_report *report);
 #define FIT_MP3_RESERVE(rate) (576u + 529u + 2u * ((rate) >= 32000 ? 1152u : 576u))
 
 /* The samples an episode at `rate` may have to fit max_us, less `reserve`. */
-uint64_t fit_budget(uint64_t max_us, unsigned rate, unsigned reserve);
+uint64_t re_fit_budget(uint64_t max_us, unsigned rate, unsigned reserve);
 
 typedef struct fit_options {
     uint64_t max_us;           /* --max-duration */
@@ -121,7 +121,7 @@ typedef struct fit_options {
 /* Cuts prepared->episode to fit opt->max_us: a Markdown episode without sound files. A .txt
  * script, sound files, or an episode whose every block alone is longer than the limit is
  * RE_ERR_INPUT with a message at the script; the engine's failures are its own. */
-re_status fit_episode(re_prepared *prepared, re_engine *engine, const fit_options *opt,
-                      fit_report *report, re_diagnostics *diag);
+re_status re_fit_episode(re_prepared *prepared, re_engine *engine, const fit_options *opt,
+                         fit_report *report, re_diagnostics *diag);
 
 #endif

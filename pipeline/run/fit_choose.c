@@ -171,8 +171,8 @@ static uint64_t walk(const fit_problem *pb, const unsigned char *keep, const tal
     return w.total;
 }
 
-uint64_t fit_walk(const fit_problem *problem, const unsigned char *keep, fit_visit visit,
-                  void *context)
+uint64_t re_fit_walk(const fit_problem *problem, const unsigned char *keep, fit_visit visit,
+                     void *context)
 {
     tally tl;
     uint64_t total = UINT64_MAX;
@@ -199,8 +199,8 @@ static int by_order(const void *a, const void *b)
     return x->choice < y->choice ? -1 : x->choice > y->choice;
 }
 
-uint64_t fit_choose(const fit_problem *problem, uint64_t budget, unsigned char *keep,
-                    re_status *status)
+uint64_t re_fit_choose(const fit_problem *problem, uint64_t budget, unsigned char *keep,
+                       re_status *status)
 {
     *status = RE_OK;
     size_t n = problem->choice_count;

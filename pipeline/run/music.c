@@ -12,7 +12,7 @@
 #include "files.h"
 #include "spool_pass.h"
 
-re_status episode_music_load(const re_episode *ep, const char *script_path,
+re_status re_episode_music_load(const re_episode *ep, const char *script_path,
                              const char *const *allowed_dirs, size_t allowed_dir_count,
                              unsigned rate, volatile sig_atomic_t *stop, episode_music *out,
                              re_diagnostics *diag)
@@ -103,9 +103,9 @@ static re_status mix_pass(episode_music *music, const episode_mix_settings *mix_
     return status;
 }
 
-re_status episode_music_mix(episode_music *music, const episode_mix_settings *mix_settings,
-                            const episode_track *speech, episode_track *mix,
-                            re_diagnostics *diag)
+re_status re_episode_music_mix(episode_music *music, const episode_mix_settings *mix_settings,
+                               const episode_track *speech, episode_track *mix,
+                               re_diagnostics *diag)
 {
     const re_music_spec *spec = music->spec;
     unsigned rate = mix_settings->rate;
@@ -145,7 +145,7 @@ re_status episode_music_mix(episode_music *music, const episode_mix_settings *mi
     return status;
 }
 
-void episode_music_free(episode_music *music)
+void re_episode_music_free(episode_music *music)
 {
     if (!music)
         return;

@@ -43,10 +43,10 @@ typedef struct episode_music {
  * outside the script's folder tree (and allowed_dirs), missing, unreadable, not audio, longer
  * than RE_SOUND_MAX_SECONDS, or silent. RE_ERR_INTERRUPTED (no message) as soon as *stop is
  * raised while the file is read (a signal; NULL never stops), as for the sound files. */
-re_status episode_music_load(const re_episode *episode, const char *script_path,
-                             const char *const *allowed_dirs, size_t allowed_dir_count,
-                             unsigned rate, volatile sig_atomic_t *stop, episode_music *out,
-                             re_diagnostics *diag);
+re_status re_episode_music_load(const re_episode *episode, const char *script_path,
+                                const char *const *allowed_dirs, size_t allowed_dir_count,
+                                unsigned rate, volatile sig_atomic_t *stop, episode_music *out,
+                                re_diagnostics *diag);
 
 /* How the bed is mixed into the episode. */
 typedef struct episode_mix_settings {
@@ -69,10 +69,10 @@ typedef struct episode_track {
  * balance kept); otherwise a saturated mix is a warning at the `music:` line. Spool failures
  * come unplaced (the caller places them at the output); RE_ERR_INTERRUPTED when *stop rises.
  * On failure mix->spool is NULL. */
-re_status episode_music_mix(episode_music *music, const episode_mix_settings *settings,
-                            const episode_track *speech, episode_track *mix,
-                            re_diagnostics *diag);
+re_status re_episode_music_mix(episode_music *music, const episode_mix_settings *settings,
+                               const episode_track *speech, episode_track *mix,
+                               re_diagnostics *diag);
 
-void episode_music_free(episode_music *music);
+void re_episode_music_free(episode_music *music);
 
 #endif

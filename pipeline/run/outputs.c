@@ -56,7 +56,7 @@ int output_wanted(const output_choice *choice, output_kind kind)
     return 0;
 }
 
-const char *output_suffix(output_kind kind)
+const char *re_output_suffix(output_kind kind)
 {
     return kind < OUTPUT_KINDS ? suffix_of[kind] : NULL;
 }
@@ -139,8 +139,8 @@ static re_status open_one(output_set *set, output_kind kind,
     return status;
 }
 
-re_status output_set_open(const char *output_path, const output_inputs *inputs,
-                          const output_choice *choice, output_set **out, re_diagnostics *diag)
+re_status re_output_set_open(const char *output_path, const output_inputs *inputs,
+                             const output_choice *choice, output_set **out, re_diagnostics *diag)
 {
     *out = NULL;
     output_set *set = calloc(1, sizeof *set);
@@ -154,14 +154,14 @@ re_status output_set_open(const char *output_path, const output_inputs *inputs,
         if (output_wanted(choice, open_order[k]))
             status = open_one(set, open_order[k], diag);
     if (status != RE_OK) {
-        output_set_free(set);
+        re_output_set_free(set);
         return status;
     }
     *out = set;
     return RE_OK;
 }
 
-re_output *output_set_file(output_set *set, output_kind kind)
+re_output *re_output_set_file(output_set *set, output_kind kind)
 {
     return set->files[kind];
 }
@@ -494,8 +494,8 @@ static re_status lock_take(const re_output *audio, publish_lock *lock, re_diagno
     return lock_take_at(re_output_folder(audio), re_output_target(audio), lock, diag);
 }
 
-re_status output_folder_lock(int folder, const char *target, publish_lock **out,
-                             re_diagnostics *diag)
+re_status re_output_folder_lock(int folder, const char *target, publish_lock **out,
+                                re_diagnostics *diag)
 {
     *out = calloc(1, sizeof **out);
     if (!*out)
@@ -508,7 +508,7 @@ re_status output_folder_lock(int folder, const char *target, publish_lock **out,
     return status;
 }
 
-void output_folder_unlock(publish_lock *lock)
+void re_output_folder_unlock(publish_lock *lock)
 {
     if (!lock)
         return;
@@ -516,7 +516,7 @@ void output_folder_unlock(publish_lock *lock)
     free(lock);
 }
 
-re_status output_set_publish(output_set *set, volatile sig_atomic_t *stop, re_diagnostics *diag)
+re_status re_output_set_publish(output_set *set, volatile sig_atomic_t *stop, re_diagnostics *diag)
 {
     re_output *order[OUTPUT_KINDS];
     size_t n = 0;
@@ -583,8 +583,8 @@ re_status output_set_publish(output_set *set, volatile sig_atomic_t *stop, re_di
     return status;
 }
 
-re_status output_set_describe(output_set *set, re_sidecar_file **files, size_t *count,
-                              re_diagnostics *diag)
+re_status re_output_set_describe(output_set *set, re_sidecar_file **files, size_t *count,
+                                 re_diagnostics *diag)
 {
     *files = NULL;
     *count = 0;
@@ -611,7 +611,7 @@ re_status output_set_describe(output_set *set, re_sidecar_file **files, size_t *
                                   "written, to record it in the sidecar: %s", strerror(errno));
     }
     if (status != RE_OK) {
-        output_files_free(list, n);
+        re_output_files_free(list, n);
         return status;
     }
     *files = list;
@@ -619,14 +619,14 @@ re_status output_set_describe(output_set *set, re_sidecar_file **files, size_t *
     return RE_OK;
 }
 
-void output_files_free(re_sidecar_file *files, size_t count)
+void re_output_files_free(re_sidecar_file *files, size_t count)
 {
     for (size_t i = 0; files && i < count; i++)
         free(files[i].name);
     free(files);
 }
 
-int output_set_present(const char *output_path, const output_choice *choice)
+int re_output_set_present(const char *output_path, const output_choice *choice)
 {
     int present = 1;
     for (int k = 0; present && k < OUTPUT_KINDS; k++) {
@@ -639,7 +639,7 @@ int output_set_present(const char *output_path, const output_choice *choice)
     return present;
 }
 
-void output_set_free(output_set *set)
+void re_output_set_free(output_set *set)
 {
     if (!set)
         return;
@@ -658,8 +658,8 @@ static int ends_with(const char *s, const char *suffix)
     return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
-void output_set_warn_claims(const char *output_path, const char *format,
-                            const re_episode *episode, re_diagnostics *diag)
+void re_output_set_warn_claims(const char *output_path, const char *format,
+                               const re_episode *episode, re_diagnostics *diag)
 {
     if (strcmp(format, "mp3") != 0 || (!episode->guid && episode->episode_number <= 0))
         return;   /* in no feed, or the episode is its file name: no other set can be it */

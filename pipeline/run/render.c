@@ -177,9 +177,9 @@ static re_status start_engine(render *r)
 static re_status load_sounds(render *r)
 {
     const re_render_options *o = r->opt;
-    re_status status = episode_sounds_load(r->episode, o->script_path, o->allowed_dirs,
-                                           o->allowed_dir_count, r->rate, o->stop, &r->sounds,
-                                           r->diag);
+    re_status status = re_episode_sounds_load(r->episode, o->script_path, o->allowed_dirs,
+                                              o->allowed_dir_count, r->rate, o->stop, &r->sounds,
+                                              r->diag);
     if (status == RE_OK && r->sounds.use_count > 0) {
         r->inserts = calloc(r->sounds.use_count, sizeof *r->inserts);
         if (!r->inserts)
@@ -211,7 +211,7 @@ static re_status start_delivery(render *r)
         .output_path = o->output_path, .stop = o->stop, .clock = &r->clock,
         .progress = report_encode, .progress_context = r,
     };
-    return delivery_create(&settings, &r->delivery, r->diag);
+    return re_delivery_create(&settings, &r->delivery, r->diag);
 }
 
 /* What the outputs are made from (fingerprint.h), recorded in the sidecar. */
@@ -219,7 +219,7 @@ static re_status digest_inputs(render *r)
 {
     const re_render_options *o = r->opt;
     re_fingerprint_inputs inputs = {
-        .prepared = &r->prepared, .engine = r->engine_name, .encoder = delivery_encoder(r->delivery),
+        .prepared = &r->prepared, .engine = r->engine_name, .encoder = re_delivery_encoder(r->delivery),
         .format = r->format, .mp3_quality = o->mp3.quality, .serial_encode = o->serial_encode,
         .loudness_off = o->loudness_off, .loudness_target = o->loudness_target,
         .true_peak = o->true_peak, .write_srt = o->write_srt,
@@ -256,7 +256,7 @@ static re_status start_speech(render *r)
         .jobs = r->opt->jobs ? r->opt->jobs : 1,
         .timeout_ms = r->opt->engine_timeout_ms ? r->opt->engine_timeout_ms : RE_ENGINE_TIMEOUT_MS,
     };
-    return speech_scheduler_create(&plan, &r->speech, r->diag);
+    return re_speech_scheduler_create(&plan, &r->speech, r->diag);
 }
 
 /* The files the episode is made from: the script, its lexicons and its voice profiles. */
@@ -292,9 +292,9 @@ static re_status open_outputs(render *r)
     output_inputs inputs;
     re_status status = gather_inputs(r, &inputs);
     if (status == RE_OK)
-        status = output_set_open(r->opt->output_path, &inputs, &r->choice, &r->outputs, r->diag);
+        status = re_output_set_open(r->opt->output_path, &inputs, &r->choice, &r->outputs, r->diag);
     if (status == RE_OK)
-        r->audio = output_set_file(r->outputs, OUTPUT_AUDIO);
+        r->audio = re_output_set_file(r->outputs, OUTPUT_AUDIO);
     return status;
 }
 
@@ -333,7 +333,7 @@ static re_status transcribe_segment(render *r, size_t i)
     const re_timed_event *events = re_assembler_events(r->assembler, &event_count);
     const char *speaker = r->episode->voice_count > 1 ? profile_of(r, item->voice)->speaker : NULL;
     re_status status = re_transcript_add_spoken(&r->transcript, sentences, sentence_count, events,
-                                                event_count, speech_scheduler_spoken(r->speech, i),
+                                                event_count, re_speech_scheduler_spoken(r->speech, i),
                                                 item->text, speaker);
     re_assembler_forget_timeline(r->assembler);
     return status;
@@ -377,7 +377,7 @@ static re_status speak_item(render *r, size_t i)
 {
     const re_item *item = &r->episode->items[i];
     re_speech speech;
-    re_status status = speech_scheduler_next(r->speech, i, &speech, r->diag);
+    re_status status = re_speech_scheduler_next(r->speech, i, &speech, r->diag);
     if (status != RE_OK)
         return status;
     size_t from = r->diag->count;
@@ -394,7 +394,7 @@ static re_status speak_item(render *r, size_t i)
         status = place(r, status, from, r->opt->script_path, item->line, item->col);
     else
         status = transcribe_segment(r, i);
-    speech_scheduler_done(r->speech, i);   /* spoken and transcribed: its text is done with */
+    re_speech_scheduler_done(r->speech, i);   /* spoken and transcribed: its text is done with */
     return status;
 }
 
@@ -426,7 +426,7 @@ static re_status play_sound(render *r, size_t u, uint64_t cut_us, size_t overlap
                                         overlap, r->diag);
     r->sound_frames += frames;
     re_sidecar_insert *insert = &r->inserts[u];
-    insert->kind = sound_use_kind_name(r->sounds.uses[u].kind);
+    insert->kind = re_sound_use_kind_name(r->sounds.uses[u].kind);
     insert->file = r->sounds.uses[u].file;
     insert->start = start;
     insert->samples = frames;
@@ -451,7 +451,7 @@ static int has_sound(const render *r)
 
 /* `frames` of silence from the script (a pause, a paragraph pause), with the chapter that
  * waits for it. */
-static re_status add_pause(render *r, uint64_t frames)
+static re_status re_add_pause(render *r, uint64_t frames)
 {
     re_status status = before_audio(r, frames ? AUDIO_SILENCE : r->last_audio);
     return status == RE_OK ? re_assembler_add_silence(r->assembler, frames, r->diag) : status;
@@ -513,10 +513,10 @@ static re_status speak_all(render *r)
             status = speak_item(r, i);
             break;
         case RE_ITEM_PAUSE:
-            status = add_pause(r, re_us_to_frames(item->pause_us, rate));
+            status = re_add_pause(r, re_us_to_frames(item->pause_us, rate));
             break;
         case RE_ITEM_BREAK:
-            status = add_pause(r, paragraph_pause(r, i));
+            status = re_add_pause(r, paragraph_pause(r, i));
             re_transcript_start_block(&r->transcript);
             break;
         case RE_ITEM_CHAPTER:   /* marked with the next audio (before_audio) */
@@ -584,14 +584,14 @@ static re_status fit_to_duration(render *r)
         .stop = o->stop,
     };
     fit_report report;
-    re_status status = fit_episode(&r->prepared, r->engine, &fit, &report, r->diag);
+    re_status status = re_fit_episode(&r->prepared, r->engine, &fit, &report, r->diag);
     if (status == RE_OK && report.blocks_out
         && re_diag_add(r->diag, o->script_path, 0, 0, "warning: --max-duration %s left out %zu "
                        "of %zu blocks; `render-episode explain --max-duration %s %s` names "
                        "them (the show notes keep them all)", fit.max_text, report.blocks_out,
                        report.blocks, fit.max_text, o->script_path) != RE_OK)
         status = RE_ERR_NOMEM;
-    fit_report_free(&report);
+    re_fit_report_free(&report);
     r->choice.chapters = has_chapters(r->episode);
     return status;
 }
@@ -599,8 +599,8 @@ static re_status fit_to_duration(render *r)
 /* The audio delivered is within --max-duration, sample for sample. */
 static re_status check_fitted(render *r)
 {
-    uint64_t budget = fit_budget(r->opt->max_duration_us, r->rate,
-                                 strcmp(r->format, "mp3") == 0 ? FIT_MP3_RESERVE(r->rate) : 0);
+    uint64_t budget = re_fit_budget(r->opt->max_duration_us, r->rate,
+                                    strcmp(r->format, "mp3") == 0 ? FIT_MP3_RESERVE(r->rate) : 0);
     uint64_t frames = re_assembler_frames(r->assembler);
     if (frames <= budget)
         return RE_OK;
@@ -620,7 +620,7 @@ static void describe_facts(render *r)
         .sample_rate = r->rate, .format = r->format,
         .chapters = chapters, .chapter_count = chapter_count,
         .voices = r->prepared.profiles, .voice_count = r->episode->voice_count,
-        .engine = r->engine_name, .encoder = delivery_encoder(r->delivery),
+        .engine = r->engine_name, .encoder = re_delivery_encoder(r->delivery),
         .inputs_sha256 = r->inputs_sha256, .loudness = &r->delivered.loudness,
         .loudness_plan = r->opt->loudness_off ? NULL : &r->delivered.plan,
         .inserts = r->inserts, .insert_count = r->sounds.use_count,
@@ -658,7 +658,7 @@ static re_status write_extras(render *r)
 {
     for (int k = 0; k < OUTPUT_KINDS; k++) {
         re_output *file = k == OUTPUT_AUDIO || k == OUTPUT_SIDECAR ? NULL
-                        : output_set_file(r->outputs, (output_kind)k);
+                        : re_output_set_file(r->outputs, (output_kind)k);
         if (!file)
             continue;
         FILE *out = re_output_stream(file);
@@ -690,8 +690,8 @@ static re_status write_extras(render *r)
 static re_status load_music(render *r)
 {
     const re_render_options *o = r->opt;
-    return episode_music_load(r->episode, o->script_path, o->allowed_dirs, o->allowed_dir_count,
-                              r->rate, o->stop, &r->music, r->diag);
+    return re_episode_music_load(r->episode, o->script_path, o->allowed_dirs, o->allowed_dir_count,
+                                 r->rate, o->stop, &r->music, r->diag);
 }
 
 /* The cover art (cover.h): read and checked before anything is spoken, its SHA-256 part of
@@ -699,11 +699,11 @@ static re_status load_music(render *r)
 static re_status load_cover(render *r)
 {
     const re_render_options *o = r->opt;
-    re_status status = episode_cover_load(r->episode, o->script_path, o->allowed_dirs,
-                                          o->allowed_dir_count, o->output_path, &r->cover,
-                                          r->diag);
+    re_status status = re_episode_cover_load(r->episode, o->script_path, o->allowed_dirs,
+                                             o->allowed_dir_count, o->output_path, &r->cover,
+                                             r->diag);
     if (strcmp(r->format, "mp3") != 0)
-        episode_cover_free(&r->cover);
+        re_episode_cover_free(&r->cover);
     if (status == RE_OK && r->cover.present) {
         r->image = (re_sidecar_image){ r->cover.name, r->cover.own ? "episode" : "show",
                                        r->cover.mime, r->cover.len, r->cover.sha256_hex };
@@ -733,18 +733,18 @@ static re_status deliver_audio(render *r)
     re_status status = re_loudness_meter_finish(r->pass1_meter, &pass1);
     charge(r, RE_STEP_SPEAK);   /* the pass-1 meter ran beside the speech */
     if (status == RE_OK)
-        status = delivery_feed(r->delivery, re_assembler_spool(r->assembler), &pass1, r->diag);
-    delivery_file file = { .audio = r->audio, .wav_tags = episode_wav_tags(r->episode) };
+        status = re_delivery_feed(r->delivery, re_assembler_spool(r->assembler), &pass1, r->diag);
+    delivery_file file = { .audio = r->audio, .wav_tags = re_episode_wav_tags(r->episode) };
     unsigned char *tag = NULL;
     if (status == RE_OK && strcmp(r->format, "mp3") == 0) {
-        status = episode_id3_tag(&r->facts, &r->cover, &tag, &file.id3_len);
+        status = re_episode_id3_tag(&r->facts, &r->cover, &tag, &file.id3_len);
         if (status != RE_OK)
             return re_diag_fail(r->diag, status, r->opt->output_path, 0, 0,
                                 "cannot build the ID3 tag");
         file.id3_tag = tag;
     }
     if (status == RE_OK)
-        status = delivery_finish(r->delivery, &file, &r->delivered, r->diag);
+        status = re_delivery_finish(r->delivery, &file, &r->delivered, r->diag);
     free(tag);
     return status;
 }
@@ -758,31 +758,31 @@ static re_status finish_outputs(render *r, re_render_result *result)
     re_sidecar_file *files = NULL;
     size_t file_count = 0;
     if (status == RE_OK)
-        status = output_set_describe(r->outputs, &files, &file_count, r->diag);
+        status = re_output_set_describe(r->outputs, &files, &file_count, r->diag);
     if (status != RE_OK)
         return status;
     r->facts.files = files;
     r->facts.file_count = file_count;
-    re_output *sidecar = output_set_file(r->outputs, OUTPUT_SIDECAR);
+    re_output *sidecar = re_output_set_file(r->outputs, OUTPUT_SIDECAR);
     status = re_sidecar_write(re_output_stream(sidecar), &r->facts);
     r->facts.files = NULL;
     r->facts.file_count = 0;
-    output_files_free(files, file_count);
+    re_output_files_free(files, file_count);
     if (status != RE_OK)
         return re_diag_fail(r->diag, status, re_output_target(sidecar), 0, 0,
                             "cannot write the sidecar");
-    status = output_set_publish(r->outputs, r->opt->stop, r->diag);
+    status = re_output_set_publish(r->outputs, r->opt->stop, r->diag);
     if (status != RE_OK)
         return status;
     /* another set in the folder that is this episode: said, not touched, and never a failure */
-    output_set_warn_claims(r->opt->output_path, r->facts.format, r->facts.episode, r->diag);
+    re_output_set_warn_claims(r->opt->output_path, r->facts.format, r->facts.episode, r->diag);
 
     result->samples = r->facts.samples;
     result->sample_rate = r->facts.sample_rate;
     result->bytes = r->facts.bytes;
-    result->segments_synthesized = speech_scheduler_synthesized(r->speech);
-    result->segments_cached = speech_scheduler_cached(r->speech);
-    result->segments_remote = speech_scheduler_remote(r->speech);
+    result->segments_synthesized = re_speech_scheduler_synthesized(r->speech);
+    result->segments_cached = re_speech_scheduler_cached(r->speech);
+    result->segments_remote = re_speech_scheduler_remote(r->speech);
     result->loudness = r->delivered.loudness;
     result->encodes_whole = r->delivered.encodes_whole;
     result->encodes_local = r->delivered.encodes_local;
@@ -795,18 +795,18 @@ static re_status finish_outputs(render *r, re_render_result *result)
 
 static void render_cleanup(render *r)
 {
-    speech_scheduler_free(r->speech);
-    output_set_free(r->outputs);
+    re_speech_scheduler_free(r->speech);
+    re_output_set_free(r->outputs);
     free(r->inputs);
     re_transcript_free(&r->transcript);
-    delivery_free(r->delivery);
-    episode_music_free(&r->music);
-    episode_cover_free(&r->cover);
+    re_delivery_free(r->delivery);
+    re_episode_music_free(&r->music);
+    re_episode_cover_free(&r->cover);
     free(r->cover_file);
     re_loudness_meter_free(r->pass1_meter);
     re_assembler_free(r->assembler);
     free(r->inserts);
-    episode_sounds_free(&r->sounds);
+    re_episode_sounds_free(&r->sounds);
     if (r->own_engine)
         re_engine_free(r->engine);
     re_prepared_free(&r->prepared);
@@ -872,7 +872,7 @@ static int outputs_up_to_date(render *r, re_render_result *result)
     int fresh = side.inputs_sha256 && strcmp(side.inputs_sha256, r->inputs_sha256) == 0
                 && side.duration && stat(r->opt->output_path, &st) == 0
                 && (uint64_t)st.st_size == side.bytes;
-    fresh = fresh && output_set_present(r->opt->output_path, &r->choice)
+    fresh = fresh && re_output_set_present(r->opt->output_path, &r->choice)
             && listed_files_unchanged(r, r->opt->output_path, &side);
     if (fresh) {
         result->samples = side.samples;

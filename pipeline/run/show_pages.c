@@ -276,7 +276,7 @@ re_status re_show_pages_publish(const re_feed *feed, const char *dir, const char
         char *shown = re_path_join(dir, links.files[first]);
         re_diagnostics why;
         re_diagnostics_init(&why, 4);
-        status = shown ? output_folder_lock(folder, shown, &lock, &why) : RE_ERR_NOMEM;
+        status = shown ? re_output_folder_lock(folder, shown, &lock, &why) : RE_ERR_NOMEM;
         for (size_t i = 0; status == RE_OK && i < why.count; i++) {   /* no flock there */
             const char *said = why.items[i].message, *prefix = "warning: ";
             if (strncmp(said, prefix, strlen(prefix)) == 0)
@@ -305,7 +305,7 @@ re_status re_show_pages_publish(const re_feed *feed, const char *dir, const char
             status = one;
         *updated += (size_t)wrote;
     }
-    output_folder_unlock(lock);
+    re_output_folder_unlock(lock);
     if (folder >= 0)
         (void)close(folder);
     links_free(&links);

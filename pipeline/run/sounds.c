@@ -11,7 +11,7 @@
 #include "assemble.h"
 #include "files.h"
 
-const char *sound_use_kind_name(sound_use_kind kind)
+const char *re_sound_use_kind_name(sound_use_kind kind)
 {
     return kind == SOUND_INTRO ? "intro" : kind == SOUND_OUTRO ? "outro" : "sound";
 }
@@ -167,10 +167,10 @@ static re_status check_known_length(const episode_sounds *s, const re_episode *e
     return RE_OK;
 }
 
-re_status episode_sounds_load(const re_episode *ep, const char *script_path,
-                              const char *const *allowed_dirs, size_t allowed_dir_count,
-                              unsigned rate, volatile sig_atomic_t *stop, episode_sounds *s,
-                              re_diagnostics *diag)
+re_status re_episode_sounds_load(const re_episode *ep, const char *script_path,
+                                 const char *const *allowed_dirs, size_t allowed_dir_count,
+                                 unsigned rate, volatile sig_atomic_t *stop, episode_sounds *s,
+                                 re_diagnostics *diag)
 {
     memset(s, 0, sizeof *s);
     size_t count = (ep->intro != NULL) + (ep->outro != NULL);
@@ -232,7 +232,7 @@ re_status episode_sounds_load(const re_episode *ep, const char *script_path,
     return first == RE_OK ? check_known_length(s, ep, rate, diag) : first;
 }
 
-void episode_sounds_free(episode_sounds *s)
+void re_episode_sounds_free(episode_sounds *s)
 {
     if (!s)
         return;

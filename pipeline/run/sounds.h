@@ -12,7 +12,7 @@
  * them (intro, each [sound], outro): the order the input digest hashes their SHA-256s in
  * and the sidecar lists them.
  *
- * Ownership: episode_sounds owns every loaded sound; free with episode_sounds_free (a zeroed
+ * Ownership: episode_sounds owns every loaded sound; free with re_episode_sounds_free (a zeroed
  * struct is free to free). */
 #ifndef RE_RUN_SOUNDS_H
 #define RE_RUN_SOUNDS_H
@@ -62,7 +62,7 @@ typedef struct episode_sounds {
 } episode_sounds;
 
 /* The kind's name in the sidecar: "intro", "sound", "outro". */
-const char *sound_use_kind_name(sound_use_kind kind);
+const char *re_sound_use_kind_name(sound_use_kind kind);
 
 /* Finds, confines and loads every sound file `episode` names, at `rate`. Every failure is
  * reported at the episode's FILE:LINE:COL of the name (the [sound]'s '[', the front-matter
@@ -72,11 +72,11 @@ const char *sound_use_kind_name(sound_use_kind kind);
  * at the name that passes it; sound files and pauses that alone add up to more than
  * RE_EPISODE_MAX_US are an error (RE_ERR_LIMIT) at the one that crosses it. RE_ERR_NOMEM and
  * RE_ERR_INTERRUPTED (*stop raised: a signal; NULL never stops) stop at once. */
-re_status episode_sounds_load(const re_episode *episode, const char *script_path,
-                              const char *const *allowed_dirs, size_t allowed_dir_count,
-                              unsigned rate, volatile sig_atomic_t *stop, episode_sounds *out,
-                              re_diagnostics *diag);
+re_status re_episode_sounds_load(const re_episode *episode, const char *script_path,
+                                 const char *const *allowed_dirs, size_t allowed_dir_count,
+                                 unsigned rate, volatile sig_atomic_t *stop, episode_sounds *out,
+                                 re_diagnostics *diag);
 
-void episode_sounds_free(episode_sounds *sounds);
+void re_episode_sounds_free(episode_sounds *sounds);
 
 #endif

@@ -63,8 +63,8 @@ static re_status open_cache(speech_scheduler *s, re_diagnostics *diag)
     return RE_OK;
 }
 
-re_status speech_scheduler_create(const speech_plan *plan, speech_scheduler **out,
-                                  re_diagnostics *diag)
+re_status re_speech_scheduler_create(const speech_plan *plan, speech_scheduler **out,
+                                     re_diagnostics *diag)
 {
     *out = NULL;
     speech_scheduler *s = calloc(1, sizeof *s);
@@ -77,7 +77,7 @@ re_status speech_scheduler_create(const speech_plan *plan, speech_scheduler **ou
     s->spoken = calloc(count, sizeof *s->spoken);
     re_status status = s->slots && s->spoken ? open_cache(s, diag) : RE_ERR_NOMEM;
     if (status != RE_OK) {
-        speech_scheduler_free(s);
+        re_speech_scheduler_free(s);
         return status;
     }
     *out = s;
@@ -176,8 +176,8 @@ static re_status start_ahead(speech_scheduler *s, re_diagnostics *diag)
     return RE_OK;
 }
 
-re_status speech_scheduler_next(speech_scheduler *s, size_t i, re_speech *speech,
-                                re_diagnostics *diag)
+re_status re_speech_scheduler_next(speech_scheduler *s, size_t i, re_speech *speech,
+                                   re_diagnostics *diag)
 {
     const re_item *item = &s->episode->items[i];
     speech_slot *slot = &s->slots[i];
@@ -206,21 +206,21 @@ re_status speech_scheduler_next(speech_scheduler *s, size_t i, re_speech *speech
     return status;
 }
 
-const re_spoken *speech_scheduler_spoken(const speech_scheduler *s, size_t i)
+const re_spoken *re_speech_scheduler_spoken(const speech_scheduler *s, size_t i)
 {
     return &s->spoken[i];
 }
 
-void speech_scheduler_done(speech_scheduler *s, size_t i)
+void re_speech_scheduler_done(speech_scheduler *s, size_t i)
 {
     re_spoken_free(&s->spoken[i]);
 }
 
-size_t speech_scheduler_synthesized(const speech_scheduler *s) { return s->synthesized; }
-size_t speech_scheduler_cached(const speech_scheduler *s) { return s->cached; }
-size_t speech_scheduler_remote(const speech_scheduler *s) { return s->from_remote; }
+size_t re_speech_scheduler_synthesized(const speech_scheduler *s) { return s->synthesized; }
+size_t re_speech_scheduler_cached(const speech_scheduler *s) { return s->cached; }
+size_t re_speech_scheduler_remote(const speech_scheduler *s) { return s->from_remote; }
 
-void speech_scheduler_free(speech_scheduler *s)
+void re_speech_scheduler_free(speech_scheduler *s)
 {
     if (!s)
         return;

@@ -6,14 +6,14 @@
  * both caches for next time, audio found only remotely in the local one. The output never
  * depends on `jobs` or on the cache: a child's audio depends only on (text, profile).
  *
- * Life cycle: speech_scheduler_create -> for each SPEECH item, in order:
- * speech_scheduler_next (its audio) -> speech_scheduler_spoken (its text as the engine spoke
- * it, for the transcript) -> speech_scheduler_done -> speech_scheduler_free. free is allowed
+ * Life cycle: re_speech_scheduler_create -> for each SPEECH item, in order:
+ * re_speech_scheduler_next (its audio) -> re_speech_scheduler_spoken (its text as the engine spoke
+ * it, for the transcript) -> re_speech_scheduler_done -> re_speech_scheduler_free. free is allowed
  * at any point (after an error): children still running are killed.
  *
  * Ownership: the scheduler borrows the prepared inputs and the engine (they must outlive it);
  * it owns the cache handle, the children, and each item's spoken text from the moment the item
- * is started until speech_scheduler_done. The audio handed out by next is the caller's.
+ * is started until re_speech_scheduler_done. The audio handed out by next is the caller's.
  *
  * Errors: an engine that cannot start or speak a paragraph is an error at the paragraph's
  * SCRIPT:LINE:COL in diag; RE_ERR_INTERRUPTED (a raised stop) comes without a message. A cache
@@ -44,27 +44,27 @@ typedef struct speech_scheduler speech_scheduler;
 
 /* Opens the cache (a warning in diag when it cannot be used) and makes room for the episode's
  * items; starts nothing yet. The plan's strings must outlive the scheduler. RE_ERR_NOMEM. */
-re_status speech_scheduler_create(const speech_plan *plan, speech_scheduler **out,
-                                  re_diagnostics *diag);
+re_status re_speech_scheduler_create(const speech_plan *plan, speech_scheduler **out,
+                                     re_diagnostics *diag);
 
 /* The audio of SPEECH item i, which must be the next SPEECH item of the episode: starts items
  * ahead of it, waits for it, and starts more before returning, so that the engine keeps
  * speaking while the caller assembles. *speech is the caller's (re_speech_free). */
-re_status speech_scheduler_next(speech_scheduler *s, size_t i, re_speech *speech,
-                                re_diagnostics *diag);
+re_status re_speech_scheduler_next(speech_scheduler *s, size_t i, re_speech *speech,
+                                   re_diagnostics *diag);
 
 /* Item i's text as the engine spoke it, with its map back to the script's words; valid from
  * next(i) until done(i). */
-const re_spoken *speech_scheduler_spoken(const speech_scheduler *s, size_t i);
+const re_spoken *re_speech_scheduler_spoken(const speech_scheduler *s, size_t i);
 
 /* Item i is assembled and transcribed: its spoken text is dropped, so memory stays flat
  * however long the episode is. */
-void speech_scheduler_done(speech_scheduler *s, size_t i);
+void re_speech_scheduler_done(speech_scheduler *s, size_t i);
 
-size_t speech_scheduler_synthesized(const speech_scheduler *s);   /* spoken by the engine */
-size_t speech_scheduler_cached(const speech_scheduler *s);        /* taken from a cache */
-size_t speech_scheduler_remote(const speech_scheduler *s);        /* of those, from the remote */
+size_t re_speech_scheduler_synthesized(const speech_scheduler *s);   /* spoken by the engine */
+size_t re_speech_scheduler_cached(const speech_scheduler *s);        /* taken from a cache */
+size_t re_speech_scheduler_remote(const speech_scheduler *s);        /* of those, from the remote */
 
-void speech_scheduler_free(speech_scheduler *s);   /* NULL is allowed */
+void re_speech_scheduler_free(speech_scheduler *s);   /* NULL is allowed */
 
 #endif

@@ -8,8 +8,8 @@
 #include "duration.h"
 #include "id3.h"
 
-re_status episode_id3_tag(const re_render_facts *facts, const episode_cover *cover,
-                          unsigned char **tag, size_t *tag_len)
+re_status re_episode_id3_tag(const re_render_facts *facts, const episode_cover *cover,
+                             unsigned char **tag, size_t *tag_len)
 {
     const re_episode *ep = facts->episode;
     unsigned rate = facts->sample_rate;
@@ -48,7 +48,7 @@ re_status episode_id3_tag(const re_render_facts *facts, const episode_cover *cov
     return status;
 }
 
-re_wav_tags episode_wav_tags(const re_episode *ep)
+re_wav_tags re_episode_wav_tags(const re_episode *ep)
 {
     re_wav_tags tags = {
         .title = ep->title, .artist = ep->author ? ep->author : ep->show, .album = ep->show,

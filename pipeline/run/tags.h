@@ -22,10 +22,10 @@
  * chapters, engine and encoder; bytes and loudness are not used), with the cover when it is
  * present (cover may be NULL). *tag is malloc'ed, the
  * caller's. RE_ERR_NOMEM, or RE_ERR_INVALID for front matter id3.h cannot represent. */
-re_status episode_id3_tag(const re_render_facts *facts, const episode_cover *cover,
-                          unsigned char **tag, size_t *tag_len);
+re_status re_episode_id3_tag(const re_render_facts *facts, const episode_cover *cover,
+                             unsigned char **tag, size_t *tag_len);
 
 /* The WAV's strings, borrowed from the episode. */
-re_wav_tags episode_wav_tags(const re_episode *episode);
+re_wav_tags re_episode_wav_tags(const re_episode *episode);
 
 #endif

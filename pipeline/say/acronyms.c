@@ -160,7 +160,7 @@ static int say_caps(normalizer *n, const char *s, size_t len, int constant)
         sayable = pieces > 0;
     }
     if (pieces) {
-        decide(n, s, len, sayable ? "capitals, not in the dictionary: acronyms and "
+        re_decide(n, s, len, sayable ? "capitals, not in the dictionary: acronyms and "
                                     "pronounceable pieces"
                           : cuts[0] == 1 ? "capitals, not in the dictionary: a letter, then "
                                            "dictionary words and acronyms"
@@ -168,23 +168,23 @@ static int say_caps(normalizer *n, const char *s, size_t len, int constant)
                                            "and acronyms");
         for (size_t k = 0, at = 0; k < pieces; at = cuts[k++]) {
             if (k)
-                says(n, " ");
+                re_says(n, " ");
             if (!say_caps(n, s + at, cuts[k] - at, constant))
-                say(n, s + at, cuts[k] - at);
+                re_say(n, s + at, cuts[k] - at);
         }
         return 1;
     }
     caps_reading reading = read_caps(s, len, constant);
     if (reading == CAPS_NONE)
         return 0;
-    decide(n, s, len, caps_decision(reading));
+    re_decide(n, s, len, caps_decision(reading));
     if (reading != CAPS_SPELLED)
         return 0;
-    say_letters(n, s, len);
+    re_say_letters(n, s, len);
     return 1;
 }
 
-int say_acronym(normalizer *n, const char *s, size_t len, int constant)
+int re_say_acronym(normalizer *n, const char *s, size_t len, int constant)
 {
     if (len >= 3 && s[len - 1] == 's' && all_of(s, len - 1, re_is_upper) && !re_is_word(s, len)) {
         /* not a word (HEADs, IDs are): 2-4 capitals are an acronym even when the dictionary
@@ -193,14 +193,14 @@ int say_acronym(normalizer *n, const char *s, size_t len, int constant)
         if (len - 1 > 4) {
             if (!say_caps(n, s, len - 1, constant))
                 return 0;
-            says(n, "'s");
+            re_says(n, "'s");
             return 1;
         }
         if (read_caps(s, len - 1, constant) == CAPS_ROMAN)
             return 0;
-        decide(n, s, len, "plural of capitals, not in the dictionary: spelled");
-        say_letters(n, s, len - 1);
-        says(n, ".'s");
+        re_decide(n, s, len, "plural of capitals, not in the dictionary: spelled");
+        re_say_letters(n, s, len - 1);
+        re_says(n, ".'s");
         return 1;
     }
     return say_caps(n, s, len, constant);

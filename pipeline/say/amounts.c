@@ -103,7 +103,7 @@ static size_t requirement_name(const char *s, size_t len)
     return i == 1 ? len : i;
 }
 
-int is_requirement(const char *s, size_t len)
+int re_is_requirement(const char *s, size_t len)
 {
     size_t name = requirement_name(s, len);
     if (name == len || (name > 0 && !re_is_alnum(s[name - 1])))
@@ -119,14 +119,14 @@ int is_requirement(const char *s, size_t len)
     return 1;
 }
 
-int say_requirement(normalizer *n, const char *s, size_t len)
+int re_say_requirement(normalizer *n, const char *s, size_t len)
 {
-    if (!is_requirement(s, len))
+    if (!re_is_requirement(s, len))
         return 0;
     size_t name = requirement_name(s, len);
     if (name) {
-        say_core(n, s, name);
-        says(n, " ");
+        re_say_core(n, s, name);
+        re_says(n, " ");
     }
     for (size_t i = name; i < len;) {
         size_t j = i + find(s + i, len - i, ",");
@@ -136,14 +136,14 @@ int say_requirement(normalizer *n, const char *s, size_t len)
         int wildcard;
         version_operand(v, v_len, &start, &number, &wildcard, &dots);
         if (i > name)
-            says(n, ", ");
-        says(n, c->before);
+            re_says(n, ", ");
+        re_says(n, c->before);
         if (wildcard)
-            says(n, "any ");
-        say_version_number(n, v + start, number - start);
+            re_says(n, "any ");
+        re_say_version_number(n, v + start, number - start);
         if (!wildcard)
-            say_version_suffix(n, v + number, v_len - number);
-        says(n, c->after);
+            re_say_version_suffix(n, v + number, v_len - number);
+        re_says(n, c->after);
         i = j + 1;
     }
     return 1;
@@ -192,10 +192,10 @@ static int duration_parts(const char *s, size_t len, int say_them, normalizer *n
             return 0;
         if (say_them) {
             if (parts)
-                says(n, " ");
-            say(n, s + i, number);
-            says(n, " ");
-            says(n, equals(s + i, number, "1") ? duration_units[unit].one
+                re_says(n, " ");
+            re_say(n, s + i, number);
+            re_says(n, " ");
+            re_says(n, equals(s + i, number, "1") ? duration_units[unit].one
                                               : duration_units[unit].many);
         }
         last = unit;
@@ -205,7 +205,7 @@ static int duration_parts(const char *s, size_t len, int say_them, normalizer *n
     return parts >= 2;
 }
 
-int say_duration(normalizer *n, const char *s, size_t len)
+int re_say_duration(normalizer *n, const char *s, size_t len)
 {
     if (!is_ascii(s, len) || !duration_parts(s, len, 0, n))
         return 0;
@@ -249,10 +249,10 @@ static void say_whole(normalizer *n, const char *s, size_t len)
         s++;
         len--;
     }
-    say(n, s, len);
+    re_say(n, s, len);
 }
 
-int say_money(normalizer *n, const char *s, size_t len)
+int re_say_money(normalizer *n, const char *s, size_t len)
 {
     const struct currency *c = NULL;
     size_t sign = 0;
@@ -283,11 +283,11 @@ int say_money(normalizer *n, const char *s, size_t len)
     if (c->sign[0] == '$' && !decimals && !multiplier && find(amount, whole, ",") == whole)
         return 0;
     if (multiplier) {
-        say(n, amount, number);
-        says(n, " ");
-        says(n, multiplier);
-        says(n, " ");
-        says(n, c->many);
+        re_say(n, amount, number);
+        re_says(n, " ");
+        re_says(n, multiplier);
+        re_says(n, " ");
+        re_says(n, c->many);
         return 1;
     }
     if (decimals == 2 && c->minor_one) {
@@ -298,27 +298,27 @@ int say_money(normalizer *n, const char *s, size_t len)
         int no_cents = cents[0] == '0' && cents[1] == '0';
         if (!no_whole || no_cents) {
             say_whole(n, amount, whole);
-            says(n, " ");
-            says(n, equals(amount, whole, "1") ? c->one : c->many);
+            re_says(n, " ");
+            re_says(n, equals(amount, whole, "1") ? c->one : c->many);
         }
         if (!no_cents) {
             if (!no_whole)
-                says(n, " ");
+                re_says(n, " ");
             say_whole(n, cents, 2);
-            says(n, " ");
-            says(n, equals(cents, 2, "01") ? c->minor_one : c->minor_many);
+            re_says(n, " ");
+            re_says(n, equals(cents, 2, "01") ? c->minor_one : c->minor_many);
         }
         return 1;
     }
-    say(n, amount, number);
-    says(n, " ");
-    says(n, equals(amount, number, "1") ? c->one : c->many);
+    re_say(n, amount, number);
+    re_says(n, " ");
+    re_says(n, equals(amount, number, "1") ? c->one : c->many);
     return 1;
 }
 
 /* ---- merge requests and rule codes ------------------------------------------------------- */
 
-int say_merge_request(normalizer *n, const char *s, size_t len)
+int re_say_merge_request(normalizer *n, const char *s, size_t len)
 {
     size_t bang = find(s, len, "!");
     if (bang == len || bang + 1 == len || !all_of(s + bang + 1, len - bang - 1, re_is_digit))
@@ -326,12 +326,12 @@ int say_merge_request(normalizer *n, const char *s, size_t len)
     if (bang > 0) {   /* group/project!456: a project's path, with its slash */
         if (!is_ascii(s, bang) || find(s, bang, "/") == bang || !re_is_alnum(s[bang - 1]))
             return 0;
-        say_core(n, s, bang);
-        says(n, " ");
+        re_say_core(n, s, bang);
+        re_says(n, " ");
     }
     if (!equals_fold(n->previous, n->previous_len, "mr") || bang > 0)
-        says(n, "merge request ");
-    say_reference_number(n, s + bang + 1, len - bang - 1);
+        re_says(n, "merge request ");
+    re_say_reference_number(n, s + bang + 1, len - bang - 1);
     return 1;
 }
 
@@ -340,17 +340,17 @@ static int is_advisory_char(char c)
     return re_is_digit(c) || re_is_lower(c);
 }
 
-int say_advisory(normalizer *n, const char *s, size_t len)
+int re_say_advisory(normalizer *n, const char *s, size_t len)
 {
     if (len != 19 || memcmp(s, "GHSA", 4) != 0)
         return 0;
     for (size_t part = 4; part < len; part += 5)
         if (s[part] != '-' || !all_of(s + part + 1, 4, is_advisory_char))
             return 0;
-    say_letters(n, s, 4);
+    re_say_letters(n, s, 4);
     for (size_t part = 5; part < len; part += 5) {
-        says(n, " ");
-        say_characters(n, s + part, 4);
+        re_says(n, " ");
+        re_say_characters(n, s + part, 4);
     }
     return 1;
 }
@@ -371,7 +371,7 @@ static const char *const rule_words[] = {
     "errors", "diagnostic", "diagnostics", "ignore", "select", "noqa", NULL,
 };
 
-int say_rule_code(normalizer *n, const char *s, size_t len)
+int re_say_rule_code(normalizer *n, const char *s, size_t len)
 {
     size_t letters = leading(s, len, re_is_upper), digits = len - letters;
     if (letters == 0 || letters > 5 || digits < 3 || digits > 4
@@ -383,9 +383,9 @@ int say_rule_code(normalizer *n, const char *s, size_t len)
                || (letters == 1 && s > n->text && s < n->text + n->len && s[-1] == '(');
     if (!known && !(told && (letters == 1 || s[letters] == '0')))
         return 0;
-    say_letters(n, s, letters);
-    says(n, " ");
-    say_digits(n, s + letters, digits);
+    re_say_letters(n, s, letters);
+    re_says(n, " ");
+    re_say_digits(n, s + letters, digits);
     n->said_rule_code = 1;
     return 1;
 }

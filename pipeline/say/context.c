@@ -39,7 +39,7 @@ static size_t emoji_before(const char *s, size_t len)
     return 0;
 }
 
-void split_word(const char *s, size_t len, size_t *open, size_t *close)
+void re_split_word(const char *s, size_t len, size_t *open, size_t *close)
 {
     size_t o = 0, c = 0, m;
     while ((m = mark_length(s + o, len - o, opening_marks, 0))
@@ -65,12 +65,12 @@ static void say_marks(normalizer *n, const char *s, size_t len, int has_core)
             j += s[j] == '.' ? 1 : 3;
         }
         if (ellipses || dots >= 3) {
-            says(n, "\xE2\x80\xA6");
+            re_says(n, "\xE2\x80\xA6");
         } else if (j > i) {
-            say(n, s + i, j - i);
+            re_say(n, s + i, j - i);
         } else {
             if (!has_core || (s[i] != '*' && s[i] != '`'))
-                say(n, s + i, 1);
+                re_say(n, s + i, 1);
             j = i + 1;
         }
         i = j;
@@ -85,12 +85,12 @@ static void chunk_core(const normalizer *n, size_t index, const char **s, size_t
     *len = c->end - c->start;
     if (c->is_match)
         return;
-    split_word(*s, *len, &open, &close);
+    re_split_word(*s, *len, &open, &close);
     *s += open;
     *len -= open + close;
 }
 
-void word_ahead(const normalizer *n, size_t k, const char **s, size_t *len)
+void re_word_ahead(const normalizer *n, size_t k, const char **s, size_t *len)
 {
     *s = NULL;
     *len = 0;
@@ -98,9 +98,9 @@ void word_ahead(const normalizer *n, size_t k, const char **s, size_t *len)
         chunk_core(n, n->chunk_index + k, s, len);
 }
 
-void next_core(const normalizer *n, const char **s, size_t *len)
+void re_next_core(const normalizer *n, const char **s, size_t *len)
 {
-    word_ahead(n, 1, s, len);
+    re_word_ahead(n, 1, s, len);
 }
 
 /* What this word tells the next: a reference word makes the next number a reference, and
@@ -140,7 +140,7 @@ static void remember_word(normalizer *n, const char *core, size_t len, const cha
     n->pull = equals_fold(last, last_len, "pull");
     n->after_commit = !sentence_end && close_len == 0 && (equals_fold(last, last_len, "commit")
                                                           || equals_fold(last, last_len, "commits"));
-    n->after_number = close_len == 0 && is_plain_number(core, len) ? 1 + equals(core, len, "1") : 0;
+    n->after_number = close_len == 0 && re_is_plain_number(core, len) ? 1 + equals(core, len, "1") : 0;
     n->previous = core;
     n->previous_len = len;
     n->previous_started_sentence = n->sentence_start;
@@ -166,7 +166,7 @@ static int say_abbreviation(normalizer *n, const char *core, size_t core_len, si
     };
     const char *next, *stop = core + core_len;
     size_t next_len;
-    next_core(n, &next, &next_len);
+    re_next_core(n, &next, &next_len);
     if (close == 0 || *stop != '.' || (close > 1 && stop[1] == '.') || next_len == 0
         || !re_is_abbreviation(n->previous, n->previous_len, core, core_len, next))
         return 0;
@@ -175,19 +175,19 @@ static int say_abbreviation(normalizer *n, const char *core, size_t core_len, si
         if (equals_fold(core, core_len, readings[i][0]))
             reading = readings[i][1];
     int initial = core_len == 1 && re_is_upper(core[0]);
-    decide(n, core, core_len + 1,
-           initial   ? "initial: its full stop ends no sentence"
-           : reading ? "abbreviation: in words, its full stop ends no sentence"
+    re_decide(n, core, core_len + 1,
+              initial   ? "initial: its full stop ends no sentence"
+              : reading ? "abbreviation: in words, its full stop ends no sentence"
                      : "abbreviation: its full stop ends no sentence");
     if (reading)
-        says(n, reading);
+        re_says(n, reading);
     else
-        say(n, core, core_len);
+        re_say(n, core, core_len);
     say_marks(n, stop + 1, close - 1, 1);
     return 1;
 }
 
-void say_chunk(normalizer *n, size_t index)
+void re_say_chunk(normalizer *n, size_t index)
 {
     const chunk *c = &n->chunks[index];
     const char *s = n->text + c->start;
@@ -198,24 +198,24 @@ void say_chunk(normalizer *n, size_t index)
     n->said_reference = 0;
     n->said_rule_code = 0;
     if (c->is_match) {
-        decide(n, s, len, "lexicon entry");
-        say_replacement(n, &c->hit);
+        re_decide(n, s, len, "lexicon entry");
+        re_say_replacement(n, &c->hit);
         remember_word(n, s, len, "", 0);
         n->after_number = 0;
         return;
     }
     for (size_t i = 0, e; i < len; i += e ? e : char_length((unsigned char)s[i]))
         if ((e = re_utf8_emoji_length(s + i, s + len)))
-            decide(n, s + i, e, "emoji: not spoken");   /* join leaves it out */
+            re_decide(n, s + i, e, "emoji: not spoken");   /* join leaves it out */
     if (!n->english) {   /* another language: its voice reads the text its own way */
-        say(n, s, len);
+        re_say(n, s, len);
         return;
     }
-    split_word(s, len, &open, &close);
+    re_split_word(s, len, &open, &close);
     const char *core = s + open;
     size_t core_len = len - open - close, call = 0;
     if (close >= 2 && core_len > 0 && memcmp(core + core_len, ".*", 2) == 0
-        && is_requirement(core, core_len + 2)) {
+        && re_is_requirement(core, core_len + 2)) {
         core_len += 2;   /* "!=3.11.*": a wildcard, not a full stop and emphasis */
         close -= 2;
     }
@@ -226,11 +226,11 @@ void say_chunk(normalizer *n, size_t index)
         remember_word(n, core, core_len, "", 0);
         return;
     }
-    if (core_len > 1 && core[0] == '~' && re_is_digit(core[1]) && !is_requirement(core, core_len)) {
-        says(n, "about ");
-        say_core(n, core + 1, core_len - 1 - call);
+    if (core_len > 1 && core[0] == '~' && re_is_digit(core[1]) && !re_is_requirement(core, core_len)) {
+        re_says(n, "about ");
+        re_say_core(n, core + 1, core_len - 1 - call);
     } else {
-        say_core(n, core, core_len - call);
+        re_say_core(n, core, core_len - call);
     }
     say_marks(n, core + core_len + call, close - call, core_len > 0);
     remember_word(n, core, core_len, core + core_len, close);

@@ -82,7 +82,7 @@ static void say_date(normalizer *n, const date *d, int without_year)
     else
         snprintf(text, sizeof text, without_year ? "%s %d%s" : "%s %d%s, %d",
                  month_names[d->month - 1], d->day, ordinal(d->day), d->year);
-    says(n, text);
+    re_says(n, text);
 }
 
 /* ---- times ------------------------------------------------------------------------------- */
@@ -164,7 +164,7 @@ static void say_hour_minute(normalizer *n, int hour, int minute)
         snprintf(text, sizeof text, "%d oh %d", hour, minute);
     else
         snprintf(text, sizeof text, "%d:%02d", hour, minute);
-    says(n, text);
+    re_says(n, text);
 }
 
 /* A time of the 24-hour clock as said in English: "2 PM", "9:30 AM", "midnight", "noon",
@@ -173,26 +173,26 @@ static void say_clock(normalizer *n, const clock_time *t)
 {
     char text[48];
     if (t->hour == 0 && t->minute == 0) {
-        says(n, "midnight");
+        re_says(n, "midnight");
     } else if (t->hour == 12 && t->minute == 0) {
-        says(n, "noon");
+        re_says(n, "noon");
     } else {
         say_hour_minute(n, t->hour % 12 ? t->hour % 12 : 12, t->minute);
-        says(n, t->hour < 12 ? " AM" : " PM");
+        re_says(n, t->hour < 12 ? " AM" : " PM");
     }
     if (t->second > 0) {
         snprintf(text, sizeof text, " and %d second%s", t->second, t->second == 1 ? "" : "s");
-        says(n, text);
+        re_says(n, text);
     }
     if (t->zone == 1) {
-        says(n, " UTC");
+        re_says(n, " UTC");
     } else if (t->zone == 2) {
         snprintf(text, sizeof text, ", UTC %s %d", t->offset_sign > 0 ? "plus" : "minus",
                  t->offset_hour);
-        says(n, text);
+        re_says(n, text);
         if (t->offset_minute) {
             snprintf(text, sizeof text, ":%02d", t->offset_minute);
-            says(n, text);
+            re_says(n, text);
         }
     }
 }
@@ -203,11 +203,11 @@ static int nothing_after(const normalizer *n, const char *s, size_t len)
     return s + len == n->text + n->chunks[n->chunk_index].end;
 }
 
-int say_time(normalizer *n, const char *s, size_t len)
+int re_say_time(normalizer *n, const char *s, size_t len)
 {
     const char *next;
     size_t next_len;
-    next_core(n, &next, &next_len);
+    re_next_core(n, &next, &next_len);
     int half_day = next && in_list_fold(next, next_len, half_days) && nothing_after(n, s, len);
     int zone_next = next && in_list(next, next_len, zone_words);
     clock_time t;
@@ -217,7 +217,7 @@ int say_time(normalizer *n, const char *s, size_t len)
     if (half_day) {   /* the 12-hour clock: "3:00 PM" -> "3 PM", the next word says PM */
         if (t.hour < 1 || t.hour > 12 || t.zone || t.second > 0)
             return 0;
-        detail(n, "time: as the clock is read");
+        re_detail(n, "time: as the clock is read");
         say_hour_minute(n, t.hour, t.minute);
         return 1;
     }
@@ -225,7 +225,7 @@ int say_time(normalizer *n, const char *s, size_t len)
     return 1;
 }
 
-int say_date_time(normalizer *n, const char *s, size_t len)
+int re_say_date_time(normalizer *n, const char *s, size_t len)
 {
     date d, d2;
     if (len == 7 && s[4] == '-') {   /* "2026-11": a month */
@@ -234,7 +234,7 @@ int say_date_time(normalizer *n, const char *s, size_t len)
         d.day = 0;
         if (d.year < 1900 || d.year > 2099 || d.month < 1 || d.month > 12)
             return 0;
-        detail(n, "date: a month and year");
+        re_detail(n, "date: a month and year");
         say_date(n, &d, 0);
         return 1;
     }
@@ -243,8 +243,8 @@ int say_date_time(normalizer *n, const char *s, size_t len)
     if (len == 10) {
         const char *next, *after;
         size_t next_len, after_len;
-        next_core(n, &next, &next_len);
-        word_ahead(n, 2, &after, &after_len);
+        re_next_core(n, &next, &next_len);
+        re_word_ahead(n, 2, &after, &after_len);
         clock_time t;
         int range = next && nothing_after(n, s, len) && (equals(next, next_len, "-")
                     || equals(next, next_len, "\xE2\x80\x93") || equals(next, next_len, "\xE2\x80\x94")
@@ -252,7 +252,7 @@ int say_date_time(normalizer *n, const char *s, size_t len)
                     && is_date(after, after_len) && memcmp(after, s, 4) == 0;
         say_date(n, &d, range);   /* "March 2nd to March 13th, 2026": the year once */
         if (next && nothing_after(n, s, len) && (parse_time(next, next_len, 0, &t)))
-            says(n, ",");
+            re_says(n, ",");
         return 1;
     }
     const char *rest = s + 10;
@@ -261,35 +261,35 @@ int say_date_time(normalizer *n, const char *s, size_t len)
     for (const char *const *j = joiners; *j; j++) {
         size_t m = strlen(*j);
         if (rest_len == m + 10 && memcmp(rest, *j, m) == 0 && parse_date(rest + m, 10, &d2)) {
-            detail(n, "date range: from one day to another");
+            re_detail(n, "date range: from one day to another");
             say_date(n, &d, d.year == d2.year);
-            says(n, " to ");
+            re_says(n, " to ");
             say_date(n, &d2, 0);
             return 1;
         }
     }
     clock_time t;
     if ((rest[0] == 'T' || rest[0] == 't') && parse_time(rest + 1, rest_len - 1, 0, &t)) {
-        detail(n, "date and time");
+        re_detail(n, "date and time");
         say_date(n, &d, 0);
-        says(n, ", ");
+        re_says(n, ", ");
         say_clock(n, &t);
         return 1;
     }
     return 0;
 }
 
-int say_date_dash(normalizer *n, const char *s, size_t len)
+int re_say_date_dash(normalizer *n, const char *s, size_t len)
 {
     const char *next;
     size_t next_len;
     if (!(equals(s, len, "-") || equals(s, len, "\xE2\x80\x93") || equals(s, len, "\xE2\x80\x94")
           || equals(s, len, "..")))
         return 0;
-    next_core(n, &next, &next_len);
+    re_next_core(n, &next, &next_len);
     if (!is_date(n->previous, n->previous_len) || !is_date(next, next_len))
         return 0;
-    says(n, "to");
+    re_says(n, "to");
     return 1;
 }
 
@@ -315,14 +315,14 @@ static int day_of(const char *s, size_t len)
     return v >= 1 && v <= 31 ? v : 0;
 }
 
-int say_month(normalizer *n, const char *s, size_t len)
+int re_say_month(normalizer *n, const char *s, size_t len)
 {
     int month = month_of(s, len, 1);
     if (!month)
         return 0;
     const char *next;
     size_t next_len;
-    next_core(n, &next, &next_len);
+    re_next_core(n, &next, &next_len);
     size_t digits = next ? leading(next, next_len, re_is_digit) : 0;
     int day_next = digits > 0 && day_of(next, digits)
                    && (digits == next_len || (next_len - digits == 2
@@ -331,23 +331,23 @@ int say_month(normalizer *n, const char *s, size_t len)
     int day_before = n->after_number && day_of(n->previous, n->previous_len);
     if (!day_next && !year_next && !day_before)
         return 0;
-    says(n, month_names[month - 1]);
+    re_says(n, month_names[month - 1]);
     return 1;
 }
 
-int say_day(normalizer *n, const char *s, size_t len)
+int re_say_day(normalizer *n, const char *s, size_t len)
 {
     int day = day_of(s, len);
     if (!day || !n->previous_bare || !month_of(n->previous, n->previous_len, 0))
         return 0;
     const char *next;
     size_t next_len;
-    next_core(n, &next, &next_len);
+    re_next_core(n, &next, &next_len);
     if (next && !nothing_after(n, s, len))
         next = NULL;   /* "May 5, 2026": the comma is after the day */
-    if (next && (in_list_fold(next, next_len, half_days) || is_plain_number(next, next_len)))
+    if (next && (in_list_fold(next, next_len, half_days) || re_is_plain_number(next, next_len)))
         return 0;   /* "June 3 PM", "March 1 2" */
-    say(n, s, len);
-    says(n, ordinal(day));
+    re_say(n, s, len);
+    re_says(n, ordinal(day));
     return 1;
 }

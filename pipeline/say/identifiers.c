@@ -5,8 +5,8 @@
 
 #include <string.h>
 
-void say_split(normalizer *n, const char *s, size_t len, const char *separator,
-               const char *joiner)
+void re_say_split(normalizer *n, const char *s, size_t len, const char *separator,
+                  const char *joiner)
 {
     size_t sep = strlen(separator), i = 0;
     int first = 1;
@@ -14,53 +14,53 @@ void say_split(normalizer *n, const char *s, size_t len, const char *separator,
         size_t j = i + find(s + i, len - i, separator);
         if (j > i) {
             if (!first)
-                says(n, joiner);
-            say_core(n, s + i, j - i);
+                re_says(n, joiner);
+            re_say_core(n, s + i, j - i);
             first = 0;
         }
         i = j + sep;
     }
 }
 
-int say_operator(normalizer *n, const char *s, size_t len)
+int re_say_operator(normalizer *n, const char *s, size_t len)
 {
     if (equals(s, len, "->") || equals(s, len, "=>") || equals(s, len, "\xE2\x86\x92")) {
-        says(n, "to");
+        re_says(n, "to");
         return 1;
     }
     if (equals(s, len, "&&") || equals(s, len, "||")) {
-        says(n, s[0] == '&' ? "and" : "or");
+        re_says(n, s[0] == '&' ? "and" : "or");
         return 1;
     }
     if (len >= 3 && re_is_letter(s[0]) && s[1] == '+' && s[2] == '+'
         && (len == 3 || all_of(s + 3, len - 3, re_is_digit))) {
         char letter = upper(s[0]);
-        say(n, &letter, 1);
-        says(n, " plus plus");
+        re_say(n, &letter, 1);
+        re_says(n, " plus plus");
         if (len > 3) {
-            says(n, " ");
-            say(n, s + 3, len - 3);
+            re_says(n, " ");
+            re_say(n, s + 3, len - 3);
         }
         return 1;
     }
     if (len == 2 && re_is_letter(s[0]) && s[1] == '#') {
         char letter = upper(s[0]);
-        say(n, &letter, 1);
-        says(n, " sharp");
+        re_say(n, &letter, 1);
+        re_says(n, " sharp");
         return 1;
     }
     if (find(s, len, "::") < len) {
-        say_split(n, s, len, "::", " ");
+        re_say_split(n, s, len, "::", " ");
         return 1;
     }
     if (find(s, len, "->") < len) {
-        say_split(n, s, len, "->", " arrow ");
+        re_say_split(n, s, len, "->", " arrow ");
         return 1;
     }
     size_t eq = find(s, len, "=");
     if (eq > 0 && eq + 1 < len && find(s + eq + 1, len - eq - 1, "=") == len - eq - 1
         && s[eq + 1] != '>') {
-        say_split(n, s, len, "=", " equals ");   /* NCCL_DEBUG=INFO */
+        re_say_split(n, s, len, "=", " equals ");   /* NCCL_DEBUG=INFO */
         return 1;
     }
     return 0;
@@ -71,14 +71,14 @@ static int is_option_char(char c)
     return re_is_alnum(c) || c == '-' || c == '_' || c == '=' || c == '.' || c == ',' || c == '/';
 }
 
-int say_option(normalizer *n, const char *s, size_t len)
+int re_say_option(normalizer *n, const char *s, size_t len)
 {
     size_t dashes = s[0] != '-' ? 0 : len > 1 && s[1] == '-' ? 2 : 1;
     if (!dashes || dashes >= len || !re_is_letter(s[dashes])
         || !all_of(s + dashes, len - dashes, is_option_char))
         return 0;
-    says(n, dashes == 2 ? "dash dash " : "dash ");
-    say_core(n, s + dashes, len - dashes);
+    re_says(n, dashes == 2 ? "dash dash " : "dash ");
+    re_say_core(n, s + dashes, len - dashes);
     return 1;
 }
 
@@ -109,18 +109,18 @@ static void say_part(normalizer *n, const char *s, size_t len, int constant)
 {
     re_lexicon_hit hit;
     if (n->lexicon && re_lexicon_lookup(n->lexicon, s, len, &hit)) {
-        decide(n, s, len, "lexicon entry");
-        say_replacement(n, &hit);
+        re_decide(n, s, len, "lexicon entry");
+        re_say_replacement(n, &hit);
         return;
     }
     if (re_is_digit(s[0])) {
-        mark m = mark_here(n);
-        if (say_number(n, s, len))
+        mark m = re_mark_here(n);
+        if (re_say_number(n, s, len))
             return;
-        rollback(n, m);
+        re_rollback(n, m);
     }
-    if (!say_acronym(n, s, len, constant))
-        say(n, s, len);
+    if (!re_say_acronym(n, s, len, constant))
+        re_say(n, s, len);
 }
 
 /* Says the parts of one underscore-free piece; returns how many there were. */
@@ -132,7 +132,7 @@ static size_t say_parts(normalizer *n, const char *s, size_t len, int first, int
         end = len;   /* McDonald, DeSantis */
     while (i < len) {
         if (!first || count)
-            says(n, " ");
+            re_says(n, " ");
         say_part(n, s + i, end - i, constant);
         count++;
         i = end;
@@ -141,7 +141,7 @@ static size_t say_parts(normalizer *n, const char *s, size_t len, int first, int
     return count;
 }
 
-int say_word(normalizer *n, const char *s, size_t len)
+int re_say_word(normalizer *n, const char *s, size_t len)
 {
     size_t base = len;
     if (len > 2 && (s[len - 1] == 's' && s[len - 2] == '\''))
@@ -155,7 +155,7 @@ int say_word(normalizer *n, const char *s, size_t len)
     int underscores = find(s, base, "_") < base, constant = underscores;
     for (size_t k = 0; k < base; k++)
         constant &= !re_is_lower(s[k]);
-    mark m = mark_here(n);
+    mark m = re_mark_here(n);
     while (i < base) {
         size_t j = i;
         while (j < base && s[j] != '_')
@@ -164,13 +164,13 @@ int say_word(normalizer *n, const char *s, size_t len)
             parts += say_parts(n, s + i, j - i, pieces++ == 0, constant);
         i = j + 1;
     }
-    if (parts == 0 || (parts == 1 && !underscores && said_as_is(n, m, s, base))) {
-        rollback(n, m);
+    if (parts == 0 || (parts == 1 && !underscores && re_said_as_is(n, m, s, base))) {
+        re_rollback(n, m);
         return 0;
     }
     if (parts == 1 && !underscores)
-        detail(n, NULL);   /* one word: its own decision says it all */
-    say(n, s + base, len - base);
+        re_detail(n, NULL);   /* one word: its own decision says it all */
+    re_say(n, s + base, len - base);
     return 1;
 }
 
@@ -188,13 +188,13 @@ static size_t say_letter_run(normalizer *n, const char *s, size_t len)
         return 0;
     for (size_t i = 0; i < end; i += 2) {
         if (i)
-            says(n, ".");
-        say(n, s + i, 1);
+            re_says(n, ".");
+        re_say(n, s + i, 1);
     }
     return end;
 }
 
-int say_compound(normalizer *n, const char *s, size_t len)
+int re_say_compound(normalizer *n, const char *s, size_t len)
 {
     if (find(s, len, "-") == len || !is_ascii(s, len))
         return 0;
@@ -203,7 +203,7 @@ int say_compound(normalizer *n, const char *s, size_t len)
         digits_only &= re_is_digit(s[i]) || s[i] == '-';
     if (digits_only)
         return 0;
-    mark m = mark_here(n);
+    mark m = re_mark_here(n);
     int changed = 0, first = 1;
     size_t i = 0;
     while (i < len) {
@@ -212,32 +212,32 @@ int say_compound(normalizer *n, const char *s, size_t len)
         int minus = i > 0 && re_is_digit(s[i]) && (i == 1 || !re_is_alnum(s[i - 2]));
         if (j > i) {
             if (!first)
-                says(n, " ");
+                re_says(n, " ");
             first = 0;
             if (minus) {
-                says(n, "minus ");
+                re_says(n, "minus ");
                 changed = 1;
             }
-            mark part = mark_here(n);
+            mark part = re_mark_here(n);
             size_t run = say_letter_run(n, s + i, len - i);
             if (run) {
                 j = i + run;
                 changed = 1;
             } else {
-                say_core(n, s + i, j - i);
-                changed |= !said_as_is(n, part, s + i, j - i);
+                re_say_core(n, s + i, j - i);
+                changed |= !re_said_as_is(n, part, s + i, j - i);
             }
         }
         i = j + 1;
     }
     if (!changed) {
-        rollback(n, m);
+        re_rollback(n, m);
         return 0;
     }
     return 1;
 }
 
-int say_inner_ellipsis(normalizer *n, const char *s, size_t len)
+int re_say_inner_ellipsis(normalizer *n, const char *s, size_t len)
 {
     size_t dots = find(s, len, "..."), mark3 = find(s, len, "\xE2\x80\xA6");
     size_t at = dots < mark3 ? dots : mark3;
@@ -246,11 +246,11 @@ int say_inner_ellipsis(normalizer *n, const char *s, size_t len)
     size_t after = at;
     while (after < len && dot_or_ellipsis(s + after, len - after))
         after += s[after] == '.' ? 1 : 3;
-    say_core(n, s, at);
-    says(n, "\xE2\x80\xA6");
+    re_say_core(n, s, at);
+    re_says(n, "\xE2\x80\xA6");
     if (after < len) {
-        says(n, " ");
-        say_core(n, s + after, len - after);
+        re_says(n, " ");
+        re_say_core(n, s + after, len - after);
     }
     return 1;
 }

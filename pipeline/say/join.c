@@ -37,7 +37,7 @@ typedef struct joined {
 
 static void put_byte(joined *j, char c)
 {
-    if (!grow_array(&j->text, &j->capacity, 1, j->len + 2)) {
+    if (!re_grow_array(&j->text, &j->capacity, 1, j->len + 2)) {
         j->nomem = 1;
         return;
     }
@@ -145,7 +145,7 @@ static void add_span(joined *j, size_t start, const piece *p)
         last->spoken_length = j->len - last->spoken_offset;
         return;
     }
-    if (!grow_array(&j->spans, &j->span_capacity, sizeof *j->spans, j->span_count + 1)) {
+    if (!re_grow_array(&j->spans, &j->span_capacity, sizeof *j->spans, j->span_count + 1)) {
         j->nomem = 1;
         return;
     }
@@ -153,7 +153,7 @@ static void add_span(joined *j, size_t start, const piece *p)
                                                    p->source_length };
 }
 
-re_status join_pieces(const normalizer *n, re_spoken *out)
+re_status re_join_pieces(const normalizer *n, re_spoken *out)
 {
     joined j = { 0 };
     int phonemes = 0, after_emoji = 0;

@@ -8,7 +8,7 @@
  * text: a space where a replacement would run into a word, and, when phonemes are in play,
  * brackets from the script split so that they cannot form [[ or ]].
  *
- * This file holds the order of work and the rules' order (say_core); the rules are in
+ * This file holds the order of work and the rules' order (re_say_core); the rules are in
  * acronyms.c, numbers.c, amounts.c, hashes.c, urls.c and identifiers.c, a word's marks and
  * context in context.c, the pieces in pieces.c and the joining in join.c (normalize_internal.h). */
 #include "normalize_internal.h"
@@ -19,60 +19,60 @@
 
 #include "utf8.h"
 
-void say_core(normalizer *n, const char *s, size_t len)
+void re_say_core(normalizer *n, const char *s, size_t len)
 {
     static const struct rule {
         int (*say)(normalizer *, const char *, size_t);
         const char *decision;
     } rules[] = {
-        { say_inner_ellipsis, "ellipsis: a pause" },
-        { say_url, "URL: the site" },
-        { say_hash, "hash: its first 7 characters one by one" },
-        { say_date_time, "date: as it is said" },
-        { say_time, "time of day: on the 12-hour clock, with its zone" },
-        { say_date_dash, "between two dates: to" },
-        { say_month, "month: in full beside a day or year" },
-        { say_day, "day of a month: an ordinal" },
-        { say_requirement, "requirement: its comparisons in words" },
-        { say_option, "option: its dashes said" },
-        { say_reference, "reference number: digit by digit from 3 digits" },
-        { say_merge_request, "merge request: its number" },
-        { say_repository_reference, "repository reference" },
-        { say_money, "money: the amount, then its currency" },
-        { say_duration, "duration: its units in words" },
-        { say_number, "number with a unit or multiplier" },
-        { say_unit, "unit, in words" },
-        { say_version, "version: its separators said" },
-        { say_rule_code, "rule code: letters, then its digits one by one" },
-        { say_advisory, "advisory ID: its characters one by one" },
-        { say_ticket, "ticket key" },
-        { say_code, "code: its digits one by one" },
-        { say_operator, "operator" },
-        { say_slashed, "path or slashed words" },
-        { say_dotted, "dotted name: its parts" },
-        { say_compound, "hyphenated: its parts" },
-        { say_word, "identifier: its parts" },
+        { re_say_inner_ellipsis, "ellipsis: a pause" },
+        { re_say_url, "URL: the site" },
+        { re_say_hash, "hash: its first 7 characters one by one" },
+        { re_say_date_time, "date: as it is said" },
+        { re_say_time, "time of day: on the 12-hour clock, with its zone" },
+        { re_say_date_dash, "between two dates: to" },
+        { re_say_month, "month: in full beside a day or year" },
+        { re_say_day, "day of a month: an ordinal" },
+        { re_say_requirement, "requirement: its comparisons in words" },
+        { re_say_option, "option: its dashes said" },
+        { re_say_reference, "reference number: digit by digit from 3 digits" },
+        { re_say_merge_request, "merge request: its number" },
+        { re_say_repository_reference, "repository reference" },
+        { re_say_money, "money: the amount, then its currency" },
+        { re_say_duration, "duration: its units in words" },
+        { re_say_number, "number with a unit or multiplier" },
+        { re_say_unit, "unit, in words" },
+        { re_say_version, "version: its separators said" },
+        { re_say_rule_code, "rule code: letters, then its digits one by one" },
+        { re_say_advisory, "advisory ID: its characters one by one" },
+        { re_say_ticket, "ticket key" },
+        { re_say_code, "code: its digits one by one" },
+        { re_say_operator, "operator" },
+        { re_say_slashed, "path or slashed words" },
+        { re_say_dotted, "dotted name: its parts" },
+        { re_say_compound, "hyphenated: its parts" },
+        { re_say_word, "identifier: its parts" },
     };
     if (len == 0)
         return;
     for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) {
-        mark m = mark_here(n);
+        mark m = re_mark_here(n);
         size_t outer = n->current;
-        n->current = decide(n, s, len, rules[i].decision);
+        n->current = re_decide(n, s, len, rules[i].decision);
         int taken = rules[i].say(n, s, len);
         n->current = outer;
         if (taken)
             return;
-        rollback(n, m);
+        re_rollback(n, m);
     }
-    if (!say_acronym(n, s, len, 0))   /* records why capitals stay as written */
-        say(n, s, len);
+    if (!re_say_acronym(n, s, len, 0))   /* records why capitals stay as written */
+        re_say(n, s, len);
 }
 
 static void add_chunk(normalizer *n, int is_match, const re_lexicon_hit *hit, size_t start,
                       size_t end, size_t *previous_end)
 {
-    if (!grow_array(&n->chunks, &n->chunk_capacity, sizeof *n->chunks, n->chunk_count + 1)) {
+    if (!re_grow_array(&n->chunks, &n->chunk_capacity, sizeof *n->chunks, n->chunk_count + 1)) {
         n->nomem = 1;
         return;
     }
@@ -90,9 +90,9 @@ static size_t url_at(const normalizer *n, size_t pos)
     size_t end = pos, open, close, host, host_end;
     while (end < n->len && n->text[end] != ' ' && n->text[end] != '\t')
         end++;
-    split_word(n->text + pos, end - pos, &open, &close);
+    re_split_word(n->text + pos, end - pos, &open, &close);
     if (end - pos <= open + close
-        || !url_host(n->text + pos + open, end - pos - open - close, &host, &host_end))
+        || !re_url_host(n->text + pos + open, end - pos - open - close, &host, &host_end))
         return pos;
     return end;
 }
@@ -141,9 +141,9 @@ static void say_all(normalizer *n)
         if (i > 0 && c->blanks < c->start) {
             n->source = c->blanks;
             n->source_length = c->start - c->blanks;
-            new_piece(n, PIECE_SPACE);
+            re_new_piece(n, PIECE_SPACE);
         }
-        say_chunk(n, i);
+        re_say_chunk(n, i);
     }
 }
 
@@ -235,7 +235,7 @@ re_status re_normalize_spans_for(const re_lexicon *lexicon, const char *text,
                      .british = voice_is_british(engine_voice) };
     cut(&n);
     say_all(&n);
-    re_status status = n.nomem ? RE_ERR_NOMEM : join_pieces(&n, out);
+    re_status status = n.nomem ? RE_ERR_NOMEM : re_join_pieces(&n, out);
     if (status == RE_OK)
         status = keep_decisions(&n, out);
     free(n.decisions);

@@ -89,12 +89,12 @@ static size_t number_length(const char *s, size_t len, int *fraction)
 static void say_component(normalizer *n, const char *s, size_t len)
 {
     if ((len > 1 && s[0] == '0') || len >= 5)
-        say_digits(n, s, len);
+        re_say_digits(n, s, len);
     else
-        say(n, s, len);
+        re_say(n, s, len);
 }
 
-void say_version_number(normalizer *n, const char *s, size_t len)
+void re_say_version_number(normalizer *n, const char *s, size_t len)
 {
     size_t i = 0;
     while (i < len) {
@@ -102,7 +102,7 @@ void say_version_number(normalizer *n, const char *s, size_t len)
         while (j < len && re_is_digit(s[j]))
             j++;
         if (i)
-            says(n, " point ");
+            re_says(n, " point ");
         say_component(n, s + i, j - i);
         i = j + 1;
     }
@@ -110,37 +110,37 @@ void say_version_number(normalizer *n, const char *s, size_t len)
 
 /* Its separators said: "-rc1" -> "dash R.C 1", "+cu121" -> "plus C.U 121", "-3" (a Debian
  * revision) -> "dash 3", "~rc1" -> "tilde R.C 1", "+deb12u1.1" -> "plus deb 12 u 1 point 1". */
-void say_version_suffix(normalizer *n, const char *s, size_t len)
+void re_say_version_suffix(normalizer *n, const char *s, size_t len)
 {
     static const char *const spelled[] = { "rc", "cu", NULL };
     size_t i = 0;
     while (i < len) {
         size_t j = i + 1;
         if (s[i] == '+') {
-            says(n, " plus");
+            re_says(n, " plus");
         } else if (s[i] == '-') {
-            says(n, " dash");
+            re_says(n, " dash");
         } else if (s[i] == '~') {
-            says(n, " tilde");
+            re_says(n, " tilde");
         } else if (s[i] == '.') {
             int decimal = i > 0 && re_is_digit(s[i - 1]) && j < len && re_is_digit(s[j]);
-            says(n, decimal ? " point" : " dot");
+            re_says(n, decimal ? " point" : " dot");
         } else if (re_is_alnum(s[i])) {
             int alpha = re_is_letter(s[i]);
             while (j < len && (alpha ? re_is_letter(s[j]) : re_is_digit(s[j])))
                 j++;
-            says(n, " ");
+            re_says(n, " ");
             if (alpha && in_list_fold(s + i, j - i, spelled)) {
-                say_letters(n, s + i, j - i);
+                re_say_letters(n, s + i, j - i);
             } else {
-                say(n, s + i, j - i);
+                re_say(n, s + i, j - i);
             }
         }
         i = j;
     }
 }
 
-int say_version(normalizer *n, const char *s, size_t len)
+int re_say_version(normalizer *n, const char *s, size_t len)
 {
     size_t start = s[0] == 'v' && len > 1 && re_is_digit(s[1]) ? 1 : 0;
     size_t i = start, dots = 0;
@@ -157,9 +157,9 @@ int say_version(normalizer *n, const char *s, size_t len)
         if (!re_is_alnum(s[j]) && s[j] != '-' && s[j] != '+' && s[j] != '.' && s[j] != '~')
             return 0;
     if (start)
-        says(n, "version ");
-    say_version_number(n, s + start, i - start);
-    say_version_suffix(n, s + i, len - i);
+        re_says(n, "version ");
+    re_say_version_number(n, s + start, i - start);
+    re_say_version_suffix(n, s + i, len - i);
     return 1;
 }
 
@@ -195,10 +195,10 @@ static int say_short_version(normalizer *n, const char *s, size_t len)
         return 0;
     const char *next;
     size_t next_len;
-    next_core(n, &next, &next_len);
+    re_next_core(n, &next, &next_len);
     if (next && (in_list_fold(next, next_len, amount_words) || find_unit(next, next_len, UNIT_BOTH)))
         return 0;
-    say_version_number(n, s, len);
+    re_say_version_number(n, s, len);
     return 1;
 }
 
@@ -210,7 +210,7 @@ static int is_plural(const normalizer *n, const char *s, size_t len)
     static const char *const before[] = { "the", "early", "late", "mid", "mid-", NULL };
     const char *next;
     size_t next_len;
-    next_core(n, &next, &next_len);
+    re_next_core(n, &next, &next_len);
     if (next && equals_fold(next, next_len, "of"))
         return 1;
     if (s[len - 1] != '0')
@@ -220,7 +220,7 @@ static int is_plural(const normalizer *n, const char *s, size_t len)
     return len == 2 && n->previous && in_list_fold(n->previous, n->previous_len, before);
 }
 
-int say_number(normalizer *n, const char *s, size_t len)
+int re_say_number(normalizer *n, const char *s, size_t len)
 {
     int fraction;
     size_t number = number_length(s, len, &fraction);
@@ -233,9 +233,9 @@ int say_number(normalizer *n, const char *s, size_t len)
     int times = equals(rest, rest_len, "x") || equals(rest, rest_len, "\xC3\x97");
     size_t by = rest[0] == 'x' ? 1 : (rest_len > 2 && memcmp(rest, "\xC3\x97", 2) == 0 ? 2 : 0);
     if (!times && by && all_of(rest + by, rest_len - by, re_is_digit) && !fraction) {
-        say(n, s, number);
-        says(n, " by ");
-        say(n, rest + by, rest_len - by);
+        re_say(n, s, number);
+        re_says(n, " by ");
+        re_say(n, rest + by, rest_len - by);
         return 1;
     }
     const struct unit *unit = times ? NULL : find_unit(rest, rest_len, UNIT_ATTACHED | UNIT_FRACTION);
@@ -243,22 +243,22 @@ int say_number(normalizer *n, const char *s, size_t len)
         unit = NULL;
     if (!times && !unit)
         return 0;
-    say(n, s, number);
-    says(n, " ");
-    says(n, times ? "times" : equals(s, number, "1") ? unit->one : unit->many);
+    re_say(n, s, number);
+    re_says(n, " ");
+    re_says(n, times ? "times" : equals(s, number, "1") ? unit->one : unit->many);
     return 1;
 }
 
-int say_unit(normalizer *n, const char *s, size_t len)
+int re_say_unit(normalizer *n, const char *s, size_t len)
 {
     const struct unit *unit = n->after_number ? find_unit(s, len, UNIT_ALONE) : NULL;
     if (!unit)
         return 0;
-    says(n, n->after_number == 2 ? unit->one : unit->many);
+    re_says(n, n->after_number == 2 ? unit->one : unit->many);
     return 1;
 }
 
-int say_reference(normalizer *n, const char *s, size_t len)
+int re_say_reference(normalizer *n, const char *s, size_t len)
 {
     static const char *const dashes[] = { "-", "\xE2\x80\x93", "\xE2\x80\x94", NULL };
     int hash = s[0] == '#';
@@ -279,30 +279,30 @@ int say_reference(normalizer *n, const char *s, size_t len)
             return 0;
     }
     if (!n->reference)
-        says(n, "number ");
-    say_reference_number(n, s + a, a_len);
+        re_says(n, "number ");
+    re_say_reference_number(n, s + a, a_len);
     if (b_len) {
-        says(n, " through ");
-        say_reference_number(n, s + b, b_len);
+        re_says(n, " through ");
+        re_say_reference_number(n, s + b, b_len);
     }
     n->said_reference = 1;
     return 1;
 }
 
-int say_repository_reference(normalizer *n, const char *s, size_t len)
+int re_say_repository_reference(normalizer *n, const char *s, size_t len)
 {
     size_t hash = len;
     while (hash > 0 && s[hash - 1] != '#')
         hash--;
     if (hash < 2 || !all_of(s + hash, len - hash, re_is_digit) || !is_ascii(s, hash))
         return 0;
-    say_core(n, s, hash - 1);
-    says(n, " number ");
-    say_reference_number(n, s + hash, len - hash);
+    re_say_core(n, s, hash - 1);
+    re_says(n, " number ");
+    re_say_reference_number(n, s + hash, len - hash);
     return 1;
 }
 
-int say_code(normalizer *n, const char *s, size_t len)
+int re_say_code(normalizer *n, const char *s, size_t len)
 {
     size_t letters = leading(s, len, re_is_letter), digits = len - letters;
     if (letters == 0 || digits < 4 || !all_of(s + letters, digits, re_is_digit))
@@ -313,11 +313,11 @@ int say_code(normalizer *n, const char *s, size_t len)
     if (!code && !named)
         return 0;
     if (!code)
-        detail(n, "name and number: its digits one by one");
-    if (!say_acronym(n, s, letters, 0))
-        say(n, s, letters);
-    says(n, " ");
-    say_digits(n, s + letters, len - letters);
+        re_detail(n, "name and number: its digits one by one");
+    if (!re_say_acronym(n, s, letters, 0))
+        re_say(n, s, letters);
+    re_says(n, " ");
+    re_say_digits(n, s + letters, len - letters);
     return 1;
 }
 
@@ -334,7 +334,7 @@ static int ticket_code(const char *s, size_t len)
     return digit;
 }
 
-int say_ticket(normalizer *n, const char *s, size_t len)
+int re_say_ticket(normalizer *n, const char *s, size_t len)
 {
     size_t i = leading(s, len, re_is_upper);
     if (i < 2 || i == len || s[i] != '-' || i + 1 == len || !re_is_digit(s[i + 1]))
@@ -348,37 +348,37 @@ int say_ticket(normalizer *n, const char *s, size_t len)
             return 0;
         part = j + 1;
     }
-    if (!say_acronym(n, s, i, 0))
-        say(n, s, i);
+    if (!re_say_acronym(n, s, i, 0))
+        re_say(n, s, i);
     while (i < len) {
         size_t j = ++i;
         while (j < len && s[j] != '-')
             j++;
-        says(n, " ");
+        re_says(n, " ");
         if (!all_of(s + i, j - i, re_is_digit)) {
-            say_characters(n, s + i, j - i);
+            re_say_characters(n, s + i, j - i);
             i = j;
             continue;
         }
         int year = j - i == 4 && j < len && (memcmp(s + i, "19", 2) == 0 || memcmp(s + i, "20", 2) == 0);
         if (j - i >= 3 && !year)
-            say_digits(n, s + i, j - i);
+            re_say_digits(n, s + i, j - i);
         else
-            say(n, s + i, j - i);
+            re_say(n, s + i, j - i);
         i = j;
     }
     return 1;
 }
 
-void say_reference_number(normalizer *n, const char *s, size_t len)
+void re_say_reference_number(normalizer *n, const char *s, size_t len)
 {
     if (len >= 3)
-        say_digits(n, s, len);
+        re_say_digits(n, s, len);
     else
-        say(n, s, len);
+        re_say(n, s, len);
 }
 
-int is_plain_number(const char *s, size_t len)
+int re_is_plain_number(const char *s, size_t len)
 {
     int fraction;
     return len > 0 && number_length(s, len, &fraction) == len;

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int grow_array(void *array_pointer, size_t *capacity, size_t size, size_t need)
+int re_grow_array(void *array_pointer, size_t *capacity, size_t size, size_t need)
 {
     if (need <= *capacity)
         return 1;
@@ -26,10 +26,10 @@ int grow_array(void *array_pointer, size_t *capacity, size_t size, size_t need)
     return 1;
 }
 
-piece *new_piece(normalizer *n, piece_kind kind)
+piece *re_new_piece(normalizer *n, piece_kind kind)
 {
-    if (n->nomem || !grow_array(&n->pieces, &n->piece_capacity, sizeof *n->pieces,
-                                n->piece_count + 1)) {
+    if (n->nomem || !re_grow_array(&n->pieces, &n->piece_capacity, sizeof *n->pieces,
+                                   n->piece_count + 1)) {
         n->nomem = 1;
         return NULL;
     }
@@ -39,18 +39,18 @@ piece *new_piece(normalizer *n, piece_kind kind)
     return p;
 }
 
-void say(normalizer *n, const char *s, size_t len)
+void re_say(normalizer *n, const char *s, size_t len)
 {
     if (len == 0 || n->nomem)
         return;
-    if (!grow_array(&n->arena, &n->arena_capacity, 1, n->arena_len + len)) {
+    if (!re_grow_array(&n->arena, &n->arena_capacity, 1, n->arena_len + len)) {
         n->nomem = 1;
         return;
     }
     piece *last = n->piece_count ? &n->pieces[n->piece_count - 1] : NULL;
     if (!last || last->kind != PIECE_TEXT || last->source != n->source
         || last->source_length != n->source_length)
-        last = new_piece(n, PIECE_TEXT);
+        last = re_new_piece(n, PIECE_TEXT);
     if (!last)
         return;
     memcpy(n->arena + n->arena_len, s, len);
@@ -58,19 +58,19 @@ void say(normalizer *n, const char *s, size_t len)
     last->length += len;
 }
 
-void says(normalizer *n, const char *s)
+void re_says(normalizer *n, const char *s)
 {
-    say(n, s, strlen(s));
+    re_say(n, s, strlen(s));
 }
 
-void say_replacement(normalizer *n, const re_lexicon_hit *hit)
+void re_say_replacement(normalizer *n, const re_lexicon_hit *hit)
 {
-    piece *p = new_piece(n, PIECE_LEXICON);
+    piece *p = re_new_piece(n, PIECE_LEXICON);
     if (p)
         p->hit = *hit;
 }
 
-mark mark_here(const normalizer *n)
+mark re_mark_here(const normalizer *n)
 {
     mark m = { n->piece_count, n->arena_len, 0, n->decision_count };
     if (n->piece_count)
@@ -78,7 +78,7 @@ mark mark_here(const normalizer *n)
     return m;
 }
 
-void rollback(normalizer *n, mark m)
+void re_rollback(normalizer *n, mark m)
 {
     n->piece_count = m.piece_count;
     n->arena_len = m.arena_len;
@@ -87,12 +87,12 @@ void rollback(normalizer *n, mark m)
         n->pieces[n->piece_count - 1].length = m.last_length;
 }
 
-size_t decide(normalizer *n, const char *s, size_t len, const char *what)
+size_t re_decide(normalizer *n, const char *s, size_t len, const char *what)
 {
     if (n->nomem || s < n->text || s + len > n->text + n->len)
         return SIZE_MAX;
-    if (!grow_array(&n->decisions, &n->decision_capacity, sizeof *n->decisions,
-                    n->decision_count + 1)) {
+    if (!re_grow_array(&n->decisions, &n->decision_capacity, sizeof *n->decisions,
+                       n->decision_count + 1)) {
         n->nomem = 1;
         return SIZE_MAX;
     }
@@ -100,13 +100,13 @@ size_t decide(normalizer *n, const char *s, size_t len, const char *what)
     return n->decision_count++;
 }
 
-void detail(normalizer *n, const char *what)
+void re_detail(normalizer *n, const char *what)
 {
     if (n->current < n->decision_count)
         n->decisions[n->current].what = what;
 }
 
-int said_as_is(const normalizer *n, mark m, const char *s, size_t len)
+int re_said_as_is(const normalizer *n, mark m, const char *s, size_t len)
 {
     for (size_t i = m.piece_count; i < n->piece_count; i++)
         if (n->pieces[i].kind != PIECE_TEXT)
@@ -118,32 +118,32 @@ static const char *const digit_names[] = {
     "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
 };
 
-void say_digits(normalizer *n, const char *s, size_t len)
+void re_say_digits(normalizer *n, const char *s, size_t len)
 {
     for (size_t i = 0; i < len; i++) {
         if (i)
-            says(n, " ");
-        says(n, digit_names[s[i] - '0']);
+            re_says(n, " ");
+        re_says(n, digit_names[s[i] - '0']);
     }
 }
 
-void say_letters(normalizer *n, const char *s, size_t len)
+void re_say_letters(normalizer *n, const char *s, size_t len)
 {
     for (size_t i = 0; i < len; i++) {
         char letter = upper(s[i]);
         if (i)
-            says(n, ".");
-        say(n, &letter, 1);
+            re_says(n, ".");
+        re_say(n, &letter, 1);
     }
 }
 
-void say_characters(normalizer *n, const char *s, size_t len)
+void re_say_characters(normalizer *n, const char *s, size_t len)
 {
     for (size_t i = 0; i < len;) {
         if (i)
-            says(n, " ");
+            re_says(n, " ");
         if (re_is_digit(s[i])) {
-            says(n, digit_names[s[i] - '0']);
+            re_says(n, digit_names[s[i] - '0']);
             i++;
             continue;
         }
@@ -151,9 +151,9 @@ void say_characters(normalizer *n, const char *s, size_t len)
         while (j < len && !re_is_digit(s[j]))
             j++;
         if (j - i == 1 && (s[i] == 'a' || s[i] == 'A')) {
-            says(n, "eh");
+            re_says(n, "eh");
         } else {
-            say_letters(n, s + i, j - i);
+            re_say_letters(n, s + i, j - i);
         }
         i = j;
     }

@@ -33,16 +33,16 @@ static int say_url_tail(normalizer *n, const char *s, size_t len)
         for (size_t t = 0; next_len && t < sizeof tails / sizeof tails[0]; t++) {
             if (!equals(s + i, j - i, tails[t].segment))
                 continue;
-            if (tails[t].hash ? !is_hash(next, next_len) : !all_of(next, next_len, re_is_digit))
+            if (tails[t].hash ? !re_is_hash(next, next_len) : !all_of(next, next_len, re_is_digit))
                 continue;
-            says(n, " ");
-            says(n, tails[t].spoken);
-            says(n, " ");
+            re_says(n, " ");
+            re_says(n, tails[t].spoken);
+            re_says(n, " ");
             if (tails[t].hash)
-                say_hash_start(n, next);
+                re_say_hash_start(n, next);
             else
-                say_reference_number(n, next, next_len);
-            detail(n, tails[t].decision);
+                re_say_reference_number(n, next, next_len);
+            re_detail(n, tails[t].decision);
             return 1;
         }
         i = j + 1;
@@ -50,7 +50,7 @@ static int say_url_tail(normalizer *n, const char *s, size_t len)
     return 0;
 }
 
-int url_host(const char *s, size_t len, size_t *host_start, size_t *host_end)
+int re_url_host(const char *s, size_t len, size_t *host_start, size_t *host_end)
 {
     size_t scheme = find(s, len, "://"), host;
     if (scheme < len && scheme > 0 && all_of(s, scheme, re_is_letter))
@@ -74,25 +74,25 @@ int url_host(const char *s, size_t len, size_t *host_start, size_t *host_end)
     return 1;
 }
 
-int say_url(normalizer *n, const char *s, size_t len)
+int re_say_url(normalizer *n, const char *s, size_t len)
 {
     size_t host, end;
-    if (!url_host(s, len, &host, &end))
+    if (!re_url_host(s, len, &host, &end))
         return 0;
     for (size_t i = host; i < end;) {
         size_t j = i + find(s + i, end - i, ".");
         re_lexicon_hit hit;
         if (i > host)
-            says(n, " dot ");
+            re_says(n, " dot ");
         if (j > i && n->lexicon && re_lexicon_lookup(n->lexicon, s + i, j - i, &hit)) {
-            decide(n, s + i, j - i, "lexicon entry");
-            say_replacement(n, &hit);
+            re_decide(n, s + i, j - i, "lexicon entry");
+            re_say_replacement(n, &hit);
         } else {
-            say(n, s + i, j - i);
+            re_say(n, s + i, j - i);
         }
         i = j + (j < end);
         if (i == end && j < end)
-            says(n, " dot ");   /* a host ending in a dot */
+            re_says(n, " dot ");   /* a host ending in a dot */
     }
     size_t path = end;
     while (path < len && s[path] == ':')   /* a port: not said */
@@ -153,7 +153,7 @@ static int is_file_name(const char *s, size_t len)
     return 1;
 }
 
-int say_dotted(normalizer *n, const char *s, size_t len)
+int re_say_dotted(normalizer *n, const char *s, size_t len)
 {
     size_t dot = len;
     while (dot > 0 && s[dot - 1] != '.')
@@ -162,13 +162,13 @@ int say_dotted(normalizer *n, const char *s, size_t len)
         return 0;
     const struct extension *ext = find_extension(s + dot, len - dot);
     if (ext && (dot == 1 || is_file_name(s, len))) {
-        detail(n, "file name: its parts and its extension");
+        re_detail(n, "file name: its parts and its extension");
         if (dot > 1) {
-            say_split(n, s, dot - 1, ".", " dot ");
-            says(n, " ");
+            re_say_split(n, s, dot - 1, ".", " dot ");
+            re_says(n, " ");
         }
-        says(n, "dot ");
-        says(n, ext->spoken);
+        re_says(n, "dot ");
+        re_says(n, ext->spoken);
         return 1;
     }
     size_t part_len = 0, longest = 0;
@@ -192,16 +192,16 @@ int say_dotted(normalizer *n, const char *s, size_t len)
     for (size_t i = 0; i < len;) {
         size_t j = i + find(s + i, len - i, ".");
         if (i)
-            says(n, " dot ");
-        mark part = mark_here(n);
-        say_core(n, s + i, j - i);
-        changed |= !said_as_is(n, part, s + i, j - i);
+            re_says(n, " dot ");
+        mark part = re_mark_here(n);
+        re_say_core(n, s + i, j - i);
+        changed |= !re_said_as_is(n, part, s + i, j - i);
         i = j + 1;
     }
     return changed;
 }
 
-int say_slashed(normalizer *n, const char *s, size_t len)
+int re_say_slashed(normalizer *n, const char *s, size_t len)
 {
     if (find(s, len, "/") == len || !is_ascii(s, len))
         return 0;
@@ -211,22 +211,22 @@ int say_slashed(normalizer *n, const char *s, size_t len)
     int path = s[0] == '/' || (len > 2 && (memcmp(s, "./", 2) == 0 || memcmp(s, "~/", 2) == 0))
                || (len > 3 && memcmp(s, "../", 3) == 0) || is_file_name(s + last, len - last);
     if (!path) {
-        say_split(n, s, len, "/", "/");
+        re_say_split(n, s, len, "/", "/");
         return 1;
     }
     size_t i = s[0] == '/', parts = 0;
     if (i)
-        says(n, "slash");
+        re_says(n, "slash");
     while (i < len) {
         size_t j = i + find(s + i, len - i, "/");
         if (j > i) {
-            says(n, parts ? " slash " : s[0] == '/' ? " " : "");
+            re_says(n, parts ? " slash " : s[0] == '/' ? " " : "");
             if (equals(s + i, j - i, "~"))
-                says(n, "home");
+                re_says(n, "home");
             else if (equals(s + i, j - i, ".") || equals(s + i, j - i, ".."))
-                says(n, j - i == 1 ? "dot" : "dot dot");
+                re_says(n, j - i == 1 ? "dot" : "dot dot");
             else
-                say_core(n, s + i, j - i);
+                re_say_core(n, s + i, j - i);
             parts++;
         }
         i = j + 1;

@@ -167,8 +167,8 @@ re_status re_cache_take_warning(re_cache *cache, re_diagnostics *diag)
  * sticky (others could then rename their own entries over ours). With `create`, a missing one
  * is made (0777 & ~umask, made sticky when that leaves it writable by others). The fd, or -1:
  * missing (errno ENOENT), refused (a reason recorded, errno EPERM), or another error. */
-int cache_open_folder(re_cache *cache, int parent, const char *name, const char *shown,
-                      int create)
+int re_cache_open_folder(re_cache *cache, int parent, const char *name, const char *shown,
+                         int create)
 {
     int fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0 && errno == ENOENT && create) {
@@ -232,17 +232,17 @@ static int make_folders(char *path)
 static int open_fan(re_cache *cache, const char *hex, int create)
 {
     char shown[4096], fan[3] = { hex[0], hex[1], '\0' };
-    int dir = cache_open_folder(cache, AT_FDCWD, cache->dir, cache->dir, 0);
+    int dir = re_cache_open_folder(cache, AT_FDCWD, cache->dir, cache->dir, 0);
     if (dir < 0 && errno == ENOENT && create) {   /* first use of the cache */
         snprintf(shown, sizeof shown, "%s", cache->dir);
         if (make_folders(shown) != 0)
             return -1;
-        dir = cache_open_folder(cache, AT_FDCWD, cache->dir, cache->dir, 0);
+        dir = re_cache_open_folder(cache, AT_FDCWD, cache->dir, cache->dir, 0);
     }
     if (dir < 0)
         return -1;
     snprintf(shown, sizeof shown, "%s/v1", cache->dir);
-    int v1 = cache_open_folder(cache, dir, "v1", shown, create);
+    int v1 = re_cache_open_folder(cache, dir, "v1", shown, create);
     int err = errno;
     (void)close(dir);
     if (v1 < 0) {
@@ -250,7 +250,7 @@ static int open_fan(re_cache *cache, const char *hex, int create)
         return -1;
     }
     snprintf(shown, sizeof shown, "%s/v1/%s", cache->dir, fan);
-    int fd = cache_open_folder(cache, v1, fan, shown, create);
+    int fd = re_cache_open_folder(cache, v1, fan, shown, create);
     err = errno;
     (void)close(v1);
     errno = err;
@@ -309,7 +309,7 @@ re_status re_cache_get(re_cache *cache, const re_cache_key *key, unsigned sample
         cache->counters.misses++;
         return RE_OK;
     }
-    entry_verdict verdict = cache_read_entry(fd, &st, key, sample_rate, out);
+    entry_verdict verdict = re_cache_read_entry(fd, &st, key, sample_rate, out);
     if (verdict == ENTRY_VALID)
         (void)futimens(fd, NULL);   /* "recently used", for prune; fails harmlessly when the
                                      * entry belongs to root */
@@ -364,7 +364,7 @@ static int create_temp(re_cache *cache, int fan, const char *hex)
 re_status re_cache_put(re_cache *cache, const re_cache_key *key, unsigned sample_rate,
                        const re_speech *speech, re_diagnostics *diag)
 {
-    if (!cache_speech_is_storable(speech)) {
+    if (!re_cache_speech_is_storable(speech)) {
         re_diag_add(diag, cache->dir, 0, 0, "invalid speech to store");
         return RE_ERR_INVALID;
     }
@@ -379,7 +379,7 @@ re_status re_cache_put(re_cache *cache, const re_cache_key *key, unsigned sample
         goto fail;
     }
     *strrchr(folder, '/') = '\0';
-    if (cache_entry_size(speech->frames, speech->event_count) == 0) {
+    if (re_cache_entry_size(speech->frames, speech->event_count) == 0) {
         status = RE_ERR_LIMIT;
         goto fail;
     }
@@ -396,7 +396,7 @@ re_status re_cache_put(re_cache *cache, const re_cache_key *key, unsigned sample
         close(fan);
         goto fail;
     }
-    error = cache_write_entry(fd, key, sample_rate, speech);
+    error = re_cache_write_entry(fd, key, sample_rate, speech);
     if (error)
         failed = "write an entry in";
     else if (renameat(fan, cache->temp_path, fan, strrchr(path, '/') + 1) != 0) {

@@ -51,7 +51,7 @@ static uint64_t load_le64(const unsigned char *p)
 }
 
 /* The size of an entry with these counts, or 0 when above RE_CACHE_MAX_ENTRY_BYTES. */
-uint64_t cache_entry_size(uint64_t frames, uint64_t event_count)
+uint64_t re_cache_entry_size(uint64_t frames, uint64_t event_count)
 {
     const uint64_t max = RE_CACHE_MAX_ENTRY_BYTES;
     if (frames > max / 2 || event_count > max / EVENT_SIZE)
@@ -62,7 +62,7 @@ uint64_t cache_entry_size(uint64_t frames, uint64_t event_count)
 
 uint64_t re_cache_max_entry_bytes(unsigned sample_rate)
 {
-    uint64_t size = cache_entry_size((uint64_t)sample_rate * RE_SEGMENT_MAX_SECONDS, RE_CACHE_MAX_EVENTS);
+    uint64_t size = re_cache_entry_size((uint64_t)sample_rate * RE_SEGMENT_MAX_SECONDS, RE_CACHE_MAX_EVENTS);
     return size ? size : RE_CACHE_MAX_ENTRY_BYTES;
 }
 
@@ -91,8 +91,8 @@ static entry_verdict read_failure(int r)
     return r == 0 ? ENTRY_INVALID : ENTRY_UNREADABLE;
 }
 
-entry_verdict cache_read_entry(int fd, const struct stat *st, const re_cache_key *key,
-                               unsigned sample_rate, re_speech *out)
+entry_verdict re_cache_read_entry(int fd, const struct stat *st, const re_cache_key *key,
+                                  unsigned sample_rate, re_speech *out)
 {
     if (!S_ISREG(st->st_mode) || st->st_size < HEADER_SIZE + RE_SHA256_SIZE
         || (uint64_t)st->st_size > RE_CACHE_MAX_ENTRY_BYTES)
@@ -105,7 +105,7 @@ entry_verdict cache_read_entry(int fd, const struct stat *st, const re_cache_key
     if (memcmp(header, MAGIC, MAGIC_SIZE) != 0 || load_le32(header + 12) != EVENT_SIZE
         || memcmp(header + 32, key->digest, RE_SHA256_SIZE) != 0)
         return ENTRY_INVALID;
-    uint64_t size = cache_entry_size(frames, event_count);
+    uint64_t size = re_cache_entry_size(frames, event_count);
     if (size == 0 || size != (uint64_t)st->st_size)
         return ENTRY_INVALID;
 
@@ -181,7 +181,7 @@ re_status re_cache_entry_read(int fd, const re_cache_key *key, unsigned sample_r
     struct stat st;
     if (fstat(fd, &st) != 0 || lseek(fd, 0, SEEK_SET) != 0)
         return RE_OK;
-    entry_verdict verdict = cache_read_entry(fd, &st, key, sample_rate, out);
+    entry_verdict verdict = re_cache_read_entry(fd, &st, key, sample_rate, out);
     *valid = verdict == ENTRY_VALID;
     return verdict == ENTRY_NOMEM ? RE_ERR_NOMEM : RE_OK;
 }
@@ -264,8 +264,8 @@ static void write_content(entry_writer *w, const re_cache_key *key, unsigned sam
 }
 
 /* Writes the whole entry to fd (which it closes). 0, or the errno of the first failure. */
-int cache_write_entry(int fd, const re_cache_key *key, unsigned sample_rate,
-                      const re_speech *speech)
+int re_cache_write_entry(int fd, const re_cache_key *key, unsigned sample_rate,
+                         const re_speech *speech)
 {
     entry_writer *w = malloc(sizeof *w);
     if (!w) {
@@ -289,7 +289,7 @@ int cache_write_entry(int fd, const re_cache_key *key, unsigned sample_rate,
 }
 
 /* speech is what the engine could have made: arrays present where counted, known events. */
-int cache_speech_is_storable(const re_speech *speech)
+int re_cache_speech_is_storable(const re_speech *speech)
 {
     int valid = (!speech->frames || speech->pcm) && (!speech->event_count || speech->events);
     for (size_t i = 0; valid && i < speech->event_count; i++)
@@ -300,14 +300,14 @@ int cache_speech_is_storable(const re_speech *speech)
 re_status re_cache_entry_write(int fd, const re_cache_key *key, unsigned sample_rate,
                                const re_speech *speech)
 {
-    if (!cache_speech_is_storable(speech)) {
+    if (!re_cache_speech_is_storable(speech)) {
         close(fd);
         return RE_ERR_INVALID;
     }
-    if (cache_entry_size(speech->frames, speech->event_count) == 0) {
+    if (re_cache_entry_size(speech->frames, speech->event_count) == 0) {
         close(fd);
         return RE_ERR_LIMIT;
     }
-    int error = cache_write_entry(fd, key, sample_rate, speech);
+    int error = re_cache_write_entry(fd, key, sample_rate, speech);
     return error == 0 ? RE_OK : error == ENOMEM ? RE_ERR_NOMEM : RE_ERR_WRITE;
 }

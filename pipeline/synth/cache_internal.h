@@ -26,8 +26,8 @@ struct re_cache {
  * the cache trusts it (not a symlink; not writable by others unless sticky), `shown` naming
  * it in the refusal; with `create`, a missing one is made. The fd, or -1 with errno: ENOENT
  * missing, EPERM refused (the reason recorded in cache->refusal), or another error. */
-int cache_open_folder(re_cache *cache, int parent, const char *name, const char *shown,
-                      int create);
+int re_cache_open_folder(re_cache *cache, int parent, const char *name, const char *shown,
+                         int create);
 
 /* ---- cache_entry.c: one entry's bytes ------------------------------------------------------ */
 
@@ -39,16 +39,16 @@ typedef enum entry_verdict {
 } entry_verdict;
 
 /* The size of an entry with these counts, or 0 when above RE_CACHE_MAX_ENTRY_BYTES. */
-uint64_t cache_entry_size(uint64_t frames, uint64_t event_count);
+uint64_t re_cache_entry_size(uint64_t frames, uint64_t event_count);
 /* Reads the entry open as fd (st: its fstat, read from the current offset) for key at
  * sample_rate into *out (owned by the caller) when the verdict is ENTRY_VALID. */
-entry_verdict cache_read_entry(int fd, const struct stat *st, const re_cache_key *key,
-                               unsigned sample_rate, re_speech *out);
+entry_verdict re_cache_read_entry(int fd, const struct stat *st, const re_cache_key *key,
+                                  unsigned sample_rate, re_speech *out);
 /* Writes the whole entry to fd, which it closes. 0, or the errno of the first failure. */
-int cache_write_entry(int fd, const re_cache_key *key, unsigned sample_rate,
-                      const re_speech *speech);
+int re_cache_write_entry(int fd, const re_cache_key *key, unsigned sample_rate,
+                         const re_speech *speech);
 /* 1 when speech is what the engine could have made: arrays present where counted, known
  * events. */
-int cache_speech_is_storable(const re_speech *speech);
+int re_cache_speech_is_storable(const re_speech *speech);
 
 #endif

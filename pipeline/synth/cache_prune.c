@@ -74,7 +74,7 @@ static int open_fan_in(re_cache *cache, int v1, const char *fan)
 {
     char shown[4096];
     snprintf(shown, sizeof shown, "%s/v1/%s", cache->dir, fan);
-    return cache_open_folder(cache, v1, fan, shown, 0);
+    return re_cache_open_folder(cache, v1, fan, shown, 0);
 }
 
 static re_status scan_fan(cache_scan *scan, const char *fan)
@@ -121,8 +121,8 @@ static re_status scan_cache(re_cache *cache, cache_scan *scan, re_diagnostics *d
 {
     snprintf(cache->entry_path, cache->path_size, "%s/v1", cache->dir);
     scan->cache = cache;
-    int dir = cache_open_folder(cache, AT_FDCWD, cache->dir, cache->dir, 0);
-    scan->v1 = dir < 0 ? -1 : cache_open_folder(cache, dir, "v1", cache->entry_path, 0);
+    int dir = re_cache_open_folder(cache, AT_FDCWD, cache->dir, cache->dir, 0);
+    scan->v1 = dir < 0 ? -1 : re_cache_open_folder(cache, dir, "v1", cache->entry_path, 0);
     int err = errno;
     if (dir >= 0)
         (void)close(dir);

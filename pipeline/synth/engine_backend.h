@@ -5,8 +5,8 @@
  * synth.c owns the processes: it starts every engine once in this process (an on_demand one
  * when a job first needs it), forks a child per job, splits a paragraph into sentences
  * (sentences.h) and calls the profile's engine once per sentence in that child, where the
- * engine writes the sentence's audio and word starts through synth_child_pcm and
- * synth_child_word. An engine never forks, waits or reads a child's files;
+ * engine writes the sentence's audio and word starts through re_synth_child_pcm and
+ * re_synth_child_word. An engine never forks, waits or reads a child's files;
  * synth.c never calls an engine's library. */
 #ifndef RE_ENGINE_BACKEND_H
 #define RE_ENGINE_BACKEND_H
@@ -31,11 +31,11 @@ typedef struct engine_backend {
     /* The rate of every sample the engine makes with this profile (Hz): after start, or
      * always when on_demand. */
     unsigned (*rate)(const re_voice_profile *profile);
-    /* In a child: choose the profile's voice and settings. 0, or -1 after synth_child_message. */
+    /* In a child: choose the profile's voice and settings. 0, or -1 after re_synth_child_message. */
     int (*select)(const re_voice_profile *profile);
     /* In a child, after select: speak one sentence (sentence[0..len), NUL-terminated) of a
-     * text read as text_flags say (normalize.h). Its samples go to synth_child_pcm, in order;
-     * its word starts to synth_child_word. 0, or -1 after synth_child_message. */
+     * text read as text_flags say (normalize.h). Its samples go to re_synth_child_pcm, in order;
+     * its word starts to re_synth_child_word. 0, or -1 after re_synth_child_message. */
     int (*speak)(const char *sentence, size_t len, unsigned text_flags);
     /* In a child, after select: what the engine would say for text, in its own phoneme
      * notation, written to out (lines and runs of blanks mean nothing: re_engine_phonemes
@@ -46,16 +46,16 @@ typedef struct engine_backend {
 extern const engine_backend re_espeak_backend;
 extern const engine_backend re_flite_backend;
 
-/* For an engine in a child. synth_child_pcm appends samples to the paragraph's audio; it
+/* For an engine in a child. re_synth_child_pcm appends samples to the paragraph's audio; it
  * returns 1 when the paragraph has grown past RE_SEGMENT_MAX_SECONDS (stop speaking), else 0.
- * synth_child_word records a word that starts `sample` samples into the current sentence's
+ * re_synth_child_word records a word that starts `sample` samples into the current sentence's
  * audio, at character `text_pos` (counting from 1; 0 when unknown) of the sentence, `length`
- * characters long. synth_child_failed is 1 once a write has failed or the paragraph is too
- * long: an engine that can stop early should. synth_child_message reports why the child fails
+ * characters long. re_synth_child_failed is 1 once a write has failed or the paragraph is too
+ * long: an engine that can stop early should. re_synth_child_message reports why the child fails
  * (once; the engine then returns -1). */
-int synth_child_pcm(const int16_t *pcm, size_t frames);
-void synth_child_word(uint32_t text_pos, uint32_t length, uint64_t sample);
-int synth_child_failed(void);
-void synth_child_message(const char *text);
+int re_synth_child_pcm(const int16_t *pcm, size_t frames);
+void re_synth_child_word(uint32_t text_pos, uint32_t length, uint64_t sample);
+int re_synth_child_failed(void);
+void re_synth_child_message(const char *text);
 
 #endif

@@ -22,7 +22,7 @@ static void engine_message(const char *what, espeak_ng_STATUS status)
     char engine_text[256], text[400];
     espeak_ng_GetStatusCodeMessage(status, engine_text, sizeof engine_text);
     snprintf(text, sizeof text, "%s: %s", what, engine_text);
-    synth_child_message(text);
+    re_synth_child_message(text);
 }
 
 static void *idle_thread(void *arg)
@@ -114,20 +114,20 @@ static espeak_ng_STATUS select_voice(const char *name)
     return espeak_ng_SetVoiceByName(full);
 }
 
-/* The library's positions count from the start of each call, as synth_child_word wants them;
+/* The library's positions count from the start of each call, as re_synth_child_word wants them;
  * its own SENTENCE events are not passed on: sentences are synth.c's calls. */
 static int synth_callback(short *wav, int numsamples, espeak_EVENT *events)
 {
-    if (wav && numsamples > 0 && synth_child_pcm(wav, (size_t)numsamples))
+    if (wav && numsamples > 0 && re_synth_child_pcm(wav, (size_t)numsamples))
         return 1;   /* bounded: a paragraph cannot fill the disk or the memory */
     for (espeak_EVENT *ev = events; ev && ev->type != espeakEVENT_LIST_TERMINATED; ev++) {
         if (ev->type != espeakEVENT_WORD)
             continue;
-        synth_child_word(ev->text_position > 0 ? (uint32_t)ev->text_position : 0,
-                         ev->length > 0 ? (uint32_t)ev->length : 0,
-                         ev->sample > 0 ? (uint64_t)ev->sample : 0);
+        re_synth_child_word(ev->text_position > 0 ? (uint32_t)ev->text_position : 0,
+                            ev->length > 0 ? (uint32_t)ev->length : 0,
+                            ev->sample > 0 ? (uint64_t)ev->sample : 0);
     }
-    return synth_child_failed();   /* non-zero asks the engine to stop */
+    return re_synth_child_failed();   /* non-zero asks the engine to stop */
 }
 
 static int espeak_select(const re_voice_profile *profile)
@@ -136,7 +136,7 @@ static int espeak_select(const re_voice_profile *profile)
     if (status != ENS_OK) {
         char text[200];
         snprintf(text, sizeof text, "espeak-ng has no voice '%s'", profile->engine_voice);
-        synth_child_message(text);
+        re_synth_child_message(text);
         return -1;
     }
     const struct { espeak_PARAMETER parameter; int value; } settings[] = {
@@ -170,7 +170,7 @@ static int espeak_speak(const char *sentence, size_t len, unsigned text_flags)
                                                    synth_flags(text_flags), NULL, NULL);
     if (status == ENS_OK)
         status = espeak_ng_Synchronize();
-    if (status != ENS_OK && !synth_child_failed()) {
+    if (status != ENS_OK && !re_synth_child_failed()) {
         engine_message("synthesis failed", status);
         return -1;
     }

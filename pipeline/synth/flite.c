@@ -164,13 +164,13 @@ static int flite_select(const re_voice_profile *profile)
     if (!chosen) {
         char text[200];
         snprintf(text, sizeof text, "flite has no voice '%s'", profile->engine_voice);
-        synth_child_message(text);
+        re_synth_child_message(text);
         return -1;
     }
     const cst_val *db_val = fl.feat_val(chosen->features, "cg_db");
     const cst_cg_db *db = db_val ? fl.val_cg_db(db_val) : NULL;
     if (!db) {
-        synth_child_message("flite's voice has no clustergen data");
+        re_synth_child_message("flite's voice has no clustergen data");
         return -1;
     }
     fl.feat_set_float(chosen->features, "f0_shift", (float)pow(2.0, (profile->pitch - 50) / 100.0));
@@ -311,9 +311,9 @@ static int ascii_fold(const char *sentence, size_t len, char **out, uint32_t **a
         uint32_t cp;
         p += re_utf8_decode(p, end, &cp);
         char letters[3];
-        const char *say = cp < 0x80 ? (letters[0] = (char)cp, letters[1] = '\0', letters)
+        const char *re_say = cp < 0x80 ? (letters[0] = (char)cp, letters[1] = '\0', letters)
                                     : ascii_of(cp, letters);
-        for (const char *c = say ? say : " "; *c; c++) {
+        for (const char *c = re_say ? re_say : " "; *c; c++) {
             (*at)[n] = index;
             (*out)[n++] = *c;
         }
@@ -346,21 +346,21 @@ static void report_words(const cst_utterance *utt, const char *sentence, size_t 
         if (!segment)
             continue;
         double start = segment_end(fl.item_prev(segment));
-        synth_child_word(at[offset] + 1, at[offset + name_len - 1] - at[offset] + 1,
-                         (uint64_t)floor(start * FLITE_RATE + 0.5));
+        re_synth_child_word(at[offset] + 1, at[offset + name_len - 1] - at[offset] + 1,
+                            (uint64_t)floor(start * FLITE_RATE + 0.5));
     }
 }
 
 static int flite_speak(const char *sentence, size_t len, unsigned text_flags)
 {
     if (text_flags & RE_TEXT_PHONEMES) {
-        synth_child_message("flite cannot say espeak-ng phoneme input ([[...]])");
+        re_synth_child_message("flite cannot say espeak-ng phoneme input ([[...]])");
         return -1;
     }
     char *text;
     uint32_t *at;
     if (ascii_fold(sentence, len, &text, &at) != 0) {
-        synth_child_message("out of memory");
+        re_synth_child_message("out of memory");
         return -1;
     }
     srand(1);   /* glibc's state at a process's start: see the top of this file */
@@ -372,7 +372,7 @@ static int flite_speak(const char *sentence, size_t len, unsigned text_flags)
             fl.delete_utterance(utt);
         free(text);
         free(at);
-        synth_child_message("flite made no audio of the expected kind (16 kHz mono)");
+        re_synth_child_message("flite made no audio of the expected kind (16 kHz mono)");
         return -1;
     }
     size_t frames = (size_t)wave->num_samples;
@@ -386,7 +386,7 @@ static int flite_speak(const char *sentence, size_t len, unsigned text_flags)
     memset(pcm, 0, first * sizeof *pcm);
     memset(pcm + end, 0, (frames - end) * sizeof *pcm);   /* all of it when there is no sound */
     report_words(utt, text, strlen(text), at);
-    (void)synth_child_pcm(pcm, frames);
+    (void)re_synth_child_pcm(pcm, frames);
     fl.delete_utterance(utt);
     free(text);
     free(at);
@@ -398,20 +398,20 @@ static int flite_speak(const char *sentence, size_t len, unsigned text_flags)
 static int flite_phonemes(const char *text, unsigned text_flags, FILE *out)
 {
     if (text_flags & RE_TEXT_PHONEMES) {
-        synth_child_message("flite cannot say espeak-ng phoneme input ([[...]])");
+        re_synth_child_message("flite cannot say espeak-ng phoneme input ([[...]])");
         return -1;
     }
     char *folded;
     uint32_t *at;
     if (ascii_fold(text, strlen(text), &folded, &at) != 0) {
-        synth_child_message("out of memory");
+        re_synth_child_message("out of memory");
         return -1;
     }
     free(at);
     cst_utterance *utt = fl.flite_synth_text(folded, chosen);
     free(folded);
     if (!utt) {
-        synth_child_message("flite could not read this text");
+        re_synth_child_message("flite could not read this text");
         return -1;
     }
     const char *sep = "";

@@ -158,7 +158,7 @@ static re_status engine_ready(const re_voice_profile *profile, re_diagnostics *d
     return status;
 }
 
-int synth_child_pcm(const int16_t *pcm, size_t frames)
+int re_synth_child_pcm(const int16_t *pcm, size_t frames)
 {
     if (frames > 0)
         child_write(&child_pcm, pcm, frames * sizeof *pcm);
@@ -169,7 +169,7 @@ int synth_child_pcm(const int16_t *pcm, size_t frames)
     return 0;
 }
 
-void synth_child_word(uint32_t text_pos, uint32_t length, uint64_t sample)
+void re_synth_child_word(uint32_t text_pos, uint32_t length, uint64_t sample)
 {
     meta_record rec = {
         .kind = META_EVENT,
@@ -181,12 +181,12 @@ void synth_child_word(uint32_t text_pos, uint32_t length, uint64_t sample)
     child_write(&child_meta, &rec, sizeof rec);
 }
 
-int synth_child_failed(void)
+int re_synth_child_failed(void)
 {
     return child_write_failed || child_too_long;
 }
 
-void synth_child_message(const char *text)
+void re_synth_child_message(const char *text)
 {
     meta_record rec = { .kind = META_MESSAGE, .type_or_len = (uint32_t)strlen(text) };
     child_write(&child_meta, &rec, sizeof rec);
@@ -276,7 +276,7 @@ static void child_run(const char *text, unsigned text_flags, const re_voice_prof
         char message[128];
         snprintf(message, sizeof message, "this paragraph would be more than %d minutes of audio; "
                  "split it", RE_SEGMENT_MAX_SECONDS / 60);
-        synth_child_message(message);
+        re_synth_child_message(message);
         child_exit(CHILD_ENGINE_ERROR);
     }
     child_exit(failed ? CHILD_ENGINE_ERROR : CHILD_OK);

@@ -88,23 +88,23 @@ static re_status speak_script(re_engine *engine, const char *path, unsigned jobs
     speech_plan plan = { .prepared = &prepared, .engine = engine,
                          .script_path = path, .jobs = jobs, .timeout_ms = RE_ENGINE_TIMEOUT_MS };
     if (status == RE_OK)
-        status = speech_scheduler_create(&plan, &scheduler, diag);
+        status = re_speech_scheduler_create(&plan, &scheduler, diag);
     *items = 0;
     *frames = 0;
     for (size_t i = 0; status == RE_OK && i < prepared.episode->item_count; i++) {
         if (prepared.episode->items[i].kind != RE_ITEM_SPEECH)
             continue;
         re_speech speech;
-        status = speech_scheduler_next(scheduler, i, &speech, diag);
+        status = re_speech_scheduler_next(scheduler, i, &speech, diag);
         if (status != RE_OK)
             break;
         *frames += speech.frames;
         *rate = speech.rate;   /* one profile's engine: the bench's scripts speak with one */
         (*items)++;
         re_speech_free(&speech);
-        speech_scheduler_done(scheduler, i);
+        re_speech_scheduler_done(scheduler, i);
     }
-    speech_scheduler_free(scheduler);
+    re_speech_scheduler_free(scheduler);
     re_prepared_free(&prepared);
     return status;
 }

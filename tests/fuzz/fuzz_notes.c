@@ -44,7 +44,7 @@ static void check_html_tree(xmlNodePtr node)
             const char *v = value ? (const char *)value : "";
             if (strcmp(name, "a") == 0)
                 FUZZ_ASSERT(strcmp(attr, "title") == 0
-                            || (strcmp(attr, "href") == 0 && notes_link_allowed(v)));
+                            || (strcmp(attr, "href") == 0 && re_notes_link_allowed(v)));
             else if (strcmp(name, "input") == 0)
                 FUZZ_ASSERT(strcmp(attr, "checked") == 0 || strcmp(attr, "disabled") == 0
                             || (strcmp(attr, "type") == 0 && strcmp(v, "checkbox") == 0));
@@ -83,7 +83,7 @@ static int browser_scheme_harmless(const char *url)
            || !strcmp(scheme, "ftp");
 }
 
-/* No raw HTML, no image; every link ours (strict: notes_link_allowed), or, with GitHub's
+/* No raw HTML, no image; every link ours (strict: re_notes_link_allowed), or, with GitHub's
  * extensions, one their autolinking made of text (a harmless scheme). */
 static void check_markdown_tree(cmark_node *node, int extensions)
 {
@@ -92,7 +92,7 @@ static void check_markdown_tree(cmark_node *node, int extensions)
         FUZZ_ASSERT(type != CMARK_NODE_HTML_BLOCK && type != CMARK_NODE_HTML_INLINE);
         FUZZ_ASSERT(type != CMARK_NODE_IMAGE);
         const char *url = type == CMARK_NODE_LINK ? cmark_node_get_url(node) : NULL;
-        if (url && !(extensions ? browser_scheme_harmless(url) : notes_link_allowed(url))) {
+        if (url && !(extensions ? browser_scheme_harmless(url) : re_notes_link_allowed(url))) {
             fprintf(stderr, "a link to '%s'\n", url);
             FUZZ_ASSERT(!"a link to an address that is not allowed");
         }
@@ -119,12 +119,12 @@ static void check_markdown(const char *md, size_t len, int extensions)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     char *notes = strndup((const char *)data, size);   /* a script's text has no NUL */
-    char *cmark = notes ? html_from_markdown(notes) : NULL;
+    char *cmark = notes ? re_html_from_markdown(notes) : NULL;
     if (!cmark) {
         free(notes);
         return 0;
     }
-    char *html = notes_html(cmark);
+    char *html = re_notes_html(cmark);
     if (html) {
         htmlDocPtr doc = htmlReadMemory(html, (int)strlen(html), NULL, "UTF-8",
                                         HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING
@@ -136,7 +136,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char *md = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&md, &len);
-    re_status status = f ? notes_write_markdown(f, cmark, 2) : RE_ERR_NOMEM;
+    re_status status = f ? re_notes_write_markdown(f, cmark, 2) : RE_ERR_NOMEM;
     if (f)
         fclose(f);
     FUZZ_ASSERT(status == RE_OK || status == RE_ERR_NOMEM);

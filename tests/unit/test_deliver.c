@@ -71,21 +71,21 @@ static re_status deliver_to(const char *path, delivery_format format, re_spool *
     delivery_settings settings = settings_for(format, path);
     delivery *d = NULL;
     re_output *out = NULL;
-    re_status status = delivery_create(&settings, &d, &diag);
+    re_status status = re_delivery_create(&settings, &d, &diag);
     if (status == RE_OK)
         status = re_output_open(path, &out, &diag);
     if (status == RE_OK)
-        status = delivery_feed(d, speech, pass1, &diag);
+        status = re_delivery_feed(d, speech, pass1, &diag);
     delivery_file file = { .audio = out, .wav_tags = { .title = "Delivered" } };
     if (status == RE_OK)
-        status = delivery_finish(d, &file, result, &diag);
+        status = re_delivery_finish(d, &file, result, &diag);
     if (status == RE_OK)
         status = re_output_commit(out, &diag);
     else
         re_output_discard(out);
     if (diag.count)
         fprintf(stderr, "%s: %s\n", path, diag_last(&diag));
-    delivery_free(d);
+    re_delivery_free(d);
     re_diagnostics_free(&diag);
     return status;
 }
@@ -98,31 +98,31 @@ static void test_life_cycle(re_spool *speech, const re_loudness *pass1)
     re_diagnostics_init(&diag, 0);
     delivery_settings settings = settings_for(DELIVERY_MP3, path);
     delivery *d = NULL;
-    CHECK_INT(delivery_create(&settings, &d, &diag), RE_OK);
+    CHECK_INT(re_delivery_create(&settings, &d, &diag), RE_OK);
     CHECK(d != NULL);
     /* as many encoders as a render runs: never one, so the bytes never depend on the cores */
     CHECK(re_mp3_default_workers() >= 2 && re_mp3_default_workers() <= 16);
     /* bitrate 0 is the rate's default, named as the tags name it */
-    CHECK_STR(delivery_encoder(d), "LAME 3.100, 64 kbps CBR, mono, 22050 Hz");
+    CHECK_STR(re_delivery_encoder(d), "LAME 3.100, 64 kbps CBR, mono, 22050 Hz");
     re_output *out = NULL;
     CHECK_INT(re_output_open(path, &out, &diag), RE_OK);
     delivery_file file = { .audio = out };
     delivery_result result;
-    CHECK_INT(delivery_finish(d, &file, &result, &diag), RE_ERR_INVALID);   /* before feed */
-    CHECK_INT(delivery_feed(d, speech, pass1, &diag), RE_OK);
-    CHECK_INT(delivery_feed(d, speech, pass1, &diag), RE_ERR_INVALID);      /* twice */
-    CHECK_INT(delivery_finish(d, NULL, &result, &diag), RE_ERR_INVALID);
-    CHECK_INT(delivery_finish(d, &file, &result, &diag), RE_OK);
-    CHECK_INT(delivery_finish(d, &file, &result, &diag), RE_ERR_INVALID);   /* twice */
+    CHECK_INT(re_delivery_finish(d, &file, &result, &diag), RE_ERR_INVALID);   /* before feed */
+    CHECK_INT(re_delivery_feed(d, speech, pass1, &diag), RE_OK);
+    CHECK_INT(re_delivery_feed(d, speech, pass1, &diag), RE_ERR_INVALID);      /* twice */
+    CHECK_INT(re_delivery_finish(d, NULL, &result, &diag), RE_ERR_INVALID);
+    CHECK_INT(re_delivery_finish(d, &file, &result, &diag), RE_OK);
+    CHECK_INT(re_delivery_finish(d, &file, &result, &diag), RE_ERR_INVALID);   /* twice */
     CHECK_INT(diag.count, 0);
     re_output_discard(out);
-    delivery_free(d);
-    delivery_free(NULL);
+    re_delivery_free(d);
+    re_delivery_free(NULL);
 
     /* Settings the encoder refuses: refused at create, the reason placed at the output. */
     settings.mp3.bitrate_kbps = 48;
     d = (delivery *)&settings;   /* set to NULL on failure */
-    CHECK_INT(delivery_create(&settings, &d, &diag), RE_ERR_ENCODER);
+    CHECK_INT(re_delivery_create(&settings, &d, &diag), RE_ERR_ENCODER);
     CHECK(d == NULL);
     CHECK_INT(diag.count, 1);
     CHECK_STR(diag.count ? diag.items[0].file : NULL, path);
@@ -131,9 +131,9 @@ static void test_life_cycle(re_spool *speech, const re_loudness *pass1)
     /* A WAV names its writer and takes no MP3 settings. */
     settings = settings_for(DELIVERY_WAV, path);
     settings.mp3.bitrate_kbps = 48;
-    CHECK_INT(delivery_create(&settings, &d, &diag), RE_OK);
-    CHECK(d && strstr(delivery_encoder(d), "WAV") != NULL);
-    delivery_free(d);
+    CHECK_INT(re_delivery_create(&settings, &d, &diag), RE_OK);
+    CHECK(d && strstr(re_delivery_encoder(d), "WAV") != NULL);
+    re_delivery_free(d);
     re_diagnostics_free(&diag);
 }
 

@@ -49,13 +49,13 @@ static void test_rank_first(void)
     fit_problem pb = { tokens, 3, choices, 2, more7, NULL };
     unsigned char keep[2];
     re_status status;
-    CHECK_INT(fit_choose(&pb, 230, keep, &status), 230);   /* both fit: all kept, exactly */
+    CHECK_INT(re_fit_choose(&pb, 230, keep, &status), 230);   /* both fit: all kept, exactly */
     CHECK(keep[0] && keep[1]);
-    CHECK_INT(fit_choose(&pb, 229, keep, &status), 100);
+    CHECK_INT(re_fit_choose(&pb, 229, keep, &status), 100);
     CHECK(status == RE_OK);
     CHECK(!keep[0] && keep[1]);                             /* security before chores */
-    CHECK_INT(fit_walk(&pb, keep, NULL, NULL), 100);        /* no break around one paragraph */
-    CHECK_INT(fit_choose(&pb, 99, keep, &status), 0);       /* nothing fits alone */
+    CHECK_INT(re_fit_walk(&pb, keep, NULL, NULL), 100);        /* no break around one paragraph */
+    CHECK_INT(re_fit_choose(&pb, 99, keep, &status), 0);       /* nothing fits alone */
     CHECK(!keep[0] && !keep[1]);
 }
 
@@ -72,7 +72,7 @@ static void test_release_then_place(void)
     fit_problem pb = { tokens, 7, choices, 4, more7, NULL };
     unsigned char keep[4];
     re_status status;
-    CHECK_INT(fit_choose(&pb, 60 + PP + 40, keep, &status), 130);
+    CHECK_INT(re_fit_choose(&pb, 60 + PP + 40, keep, &status), 130);
     CHECK(!keep[0] && keep[1] && !keep[2] && keep[3]);
 }
 
@@ -94,15 +94,15 @@ static void test_headings_follow(void)
     fit_problem pb = { tokens, 11, choices, 5, more7, NULL };
     unsigned char keep[5];
     re_status status;
-    CHECK_INT(fit_choose(&pb, 200, keep, &status), 20 + PP + 100);
+    CHECK_INT(re_fit_choose(&pb, 200, keep, &status), 20 + PP + 100);
     CHECK(keep[4] && !keep[2]);
     steps st = { .n = 0 };
-    CHECK_INT(fit_walk(&pb, keep, record, &st), 150);
+    CHECK_INT(re_fit_walk(&pb, keep, record, &st), 150);
     CHECK_INT(st.n, 4);   /* chapter 2's mark, its title, a paragraph pause, its item */
     CHECK(st.s[0].kind == FIT_STEP_TOKEN && st.s[0].index == 7);
     CHECK(st.s[1].index == 8 && st.s[2].index == 9 && st.s[3].index == 10);
     /* with room for both: everything, each heading with its own */
-    CHECK_INT(fit_choose(&pb, 1000, keep, &status), 20 + PP + 15 + PP + 100 + PP + 20 + PP + 100);
+    CHECK_INT(re_fit_choose(&pb, 1000, keep, &status), 20 + PP + 15 + PP + 100 + PP + 20 + PP + 100);
 }
 
 /* A list that lost items ends with "And N more ...", counted, after a sentence pause; a list
@@ -120,18 +120,18 @@ static void test_and_more(void)
     fit_problem pb = { tokens, 4, choices, 4, more7, &asked };
     unsigned char keep[4];
     re_status status;
-    CHECK_INT(fit_choose(&pb, 4 * 40 + 3 * SP, keep, &status), 190);   /* all: no sentence */
+    CHECK_INT(re_fit_choose(&pb, 4 * 40 + 3 * SP, keep, &status), 190);   /* all: no sentence */
     CHECK_INT(asked, 0);
-    CHECK_INT(fit_choose(&pb, 40 + SP + 40 + SP + 7, keep, &status), 107);
+    CHECK_INT(re_fit_choose(&pb, 40 + SP + 40 + SP + 7, keep, &status), 107);
     CHECK(keep[0] && keep[1] && !keep[2] && !keep[3]);
     steps st = { .n = 0 };
-    fit_walk(&pb, keep, record, &st);
+    re_fit_walk(&pb, keep, record, &st);
     CHECK_INT(st.n, 5);
     CHECK(st.s[1].kind == FIT_STEP_SENTENCE_PAUSE && st.s[1].frames == SP);
     CHECK(st.s[3].kind == FIT_STEP_SENTENCE_PAUSE);
     CHECK(st.s[4].kind == FIT_STEP_MORE && st.s[4].count == 2 && st.s[4].index == 1);
     /* the sentence counts: one sample less and only one item fits */
-    CHECK_INT(fit_choose(&pb, 40 + SP + 40 + SP + 6, keep, &status), 40 + SP + 7);
+    CHECK_INT(re_fit_choose(&pb, 40 + SP + 40 + SP + 6, keep, &status), 40 + SP + 7);
     CHECK(keep[0] && !keep[1] && !keep[2] && !keep[3]);
 }
 
@@ -148,10 +148,10 @@ static void test_and_more_once(void)
     fit_problem pb = { tokens, 4, choices, 3, more7, &asked };
     unsigned char keep[3];
     re_status status;
-    CHECK_INT(fit_choose(&pb, 40 + PP + 40 + SP + 7, keep, &status), 40 + PP + 40 + SP + 7);
+    CHECK_INT(re_fit_choose(&pb, 40 + PP + 40 + SP + 7, keep, &status), 40 + PP + 40 + SP + 7);
     CHECK(keep[0] && keep[1] && !keep[2]);
     steps st = { .n = 0 };
-    fit_walk(&pb, keep, record, &st);
+    re_fit_walk(&pb, keep, record, &st);
     size_t mores = 0;
     for (size_t k = 0; k < st.n; k++)
         mores += st.s[k].kind == FIT_STEP_MORE;
@@ -174,10 +174,10 @@ static void test_and_more_after_paragraphs(void)
     unsigned char keep[4];
     re_status status;
     uint64_t want = 40 + PP + 40 + PP + 7 + PP + 20;
-    CHECK_INT(fit_choose(&pb, want, keep, &status), want);
+    CHECK_INT(re_fit_choose(&pb, want, keep, &status), want);
     CHECK(keep[0] && keep[1] && !keep[2] && keep[3]);
     steps st = { .n = 0 };
-    fit_walk(&pb, keep, record, &st);
+    re_fit_walk(&pb, keep, record, &st);
     size_t more = st.n;
     for (size_t k = 0; k < st.n; k++)
         if (st.s[k].kind == FIT_STEP_MORE)
@@ -198,10 +198,10 @@ static void test_run_counts_its_items(void)
     fit_problem pb = { tokens, 3, choices, 2, more7, NULL };
     unsigned char keep[2];
     re_status status;
-    CHECK_INT(fit_choose(&pb, 40 + PP + 7, keep, &status), 40 + PP + 7);
+    CHECK_INT(re_fit_choose(&pb, 40 + PP + 7, keep, &status), 40 + PP + 7);
     CHECK(keep[0] && !keep[1]);
     steps st = { .n = 0 };
-    fit_walk(&pb, keep, record, &st);
+    re_fit_walk(&pb, keep, record, &st);
     CHECK(st.n > 0 && st.s[st.n - 1].kind == FIT_STEP_MORE && st.s[st.n - 1].count == 4);
 }
 
@@ -214,7 +214,7 @@ static void test_continuation(void)
     fit_problem pb = { tokens, 5, choices, 2, more7, NULL };
     unsigned char keep[2];
     re_status status;
-    CHECK_INT(fit_choose(&pb, 100, keep, &status), 85);   /* no sentence pause after a pause */
+    CHECK_INT(re_fit_choose(&pb, 100, keep, &status), 85);   /* no sentence pause after a pause */
     CHECK(keep[0] && !keep[1]);
 }
 

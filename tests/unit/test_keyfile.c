@@ -22,7 +22,7 @@ typedef struct sample {
 
 static void read_called(keyfile *kf, const keyfile_value *v)
 {
-    sample *s = keyfile_context(kf);
+    sample *s = re_keyfile_context(kf);
     free(s->called);
     s->called = strdup(v->text);
     s->called_line = v->line;
@@ -69,8 +69,8 @@ static int read_text(const keyfile_syntax *syntax, const char *text, sample *s, 
     memset(s, 0, sizeof *s);
     s->count = -1;
     re_diagnostics_init(d, 0);
-    keyfile_init(kf, syntax, &err, s, s);
-    keyfile_lines(kf, text, strlen(text));
+    re_keyfile_init(kf, syntax, &err, s, s);
+    re_keyfile_lines(kf, text, strlen(text));
     CHECK(!err.nomem);
     return err.count;
 }
@@ -123,10 +123,10 @@ static void test_values(void)
     CHECK_INT(s.called_col, 11);
     unsigned col = 0;
     int valued = 0;
-    CHECK_INT(keyfile_where(&kf, "name", &col, &valued), 3);
+    CHECK_INT(re_keyfile_where(&kf, "name", &col, &valued), 3);
     CHECK_INT(col, 3);
     CHECK_INT(valued, 1);
-    CHECK_INT(keyfile_where(&kf, "on", NULL, NULL), 8);
+    CHECK_INT(re_keyfile_where(&kf, "on", NULL, NULL), 8);
     sample_free(&s);
     re_diagnostics_free(&d);
 
@@ -134,7 +134,7 @@ static void test_values(void)
     CHECK_INT(read_text(&spaced, "count = 89\non = yes\n", &s, &d, &kf), 0);
     CHECK_INT(s.count, 80);
     CHECK_INT(s.on, 1);
-    CHECK_INT(keyfile_where(&kf, "big", &col, &valued), 0);
+    CHECK_INT(re_keyfile_where(&kf, "big", &col, &valued), 0);
     CHECK_INT(valued, 0);
     sample_free(&s);
     re_diagnostics_free(&d);

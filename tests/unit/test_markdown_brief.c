@@ -12,12 +12,12 @@
 #include "markdown_brief.h"
 #include "script.h"
 
-/* The text with md_brief_text's edits applied. Caller frees. */
+/* The text with re_md_brief_text's edits applied. Caller frees. */
 static char *edited(const char *text)
 {
     md_edits e = { 0 };
     size_t len = strlen(text);
-    md_brief_text(text, len, &e);
+    re_md_brief_text(text, len, &e);
     char *out = calloc(1, len * 2 + 64), *o = out;
     size_t from = 0;
     for (size_t k = 0; out && k < e.count; k++) {
@@ -29,11 +29,11 @@ static char *edited(const char *text)
     }
     if (out)
         strcpy(o, text + from);
-    md_edits_free(&e);
+    re_md_edits_free(&e);
     return out;
 }
 
-static void says(const char *text, const char *expected)
+static void re_says(const char *text, const char *expected)
 {
     char *got = edited(text);
     CHECK_STR(got, expected);
@@ -43,76 +43,76 @@ static void says(const char *text, const char *expected)
 static void test_commit_hashes(void)
 {
     /* yargs' CHANGELOG.md: the hash of a commit link, once the link is left out */
-    says("ignore bun when getting bin name ()", "ignore bun when getting bin name");
-    says("lang: 'count' for de locale (issue 2476) ()", "lang: 'count' for de locale (issue 2476)");
+    re_says("ignore bun when getting bin name ()", "ignore bun when getting bin name");
+    re_says("lang: 'count' for de locale (issue 2476) ()", "lang: 'count' for de locale (issue 2476)");
     /* a hash in parentheses, several, alone, after "commit", and commit ranges */
-    says("Fix the parser (7f42848)", "Fix the parser");
-    says("Fix the parser (7f42848, a1b2c3d)", "Fix the parser");
-    says("7f42848 Fix the parser", "Fix the parser");
-    says("Reverted in commit 9fceb02d0ae5.", "Reverted in an earlier commit.");
-    says("This reverts commit 7f42848.", "This reverts an earlier commit.");
-    says("Changes a1b2c3d..e4f5a6b and 9fceb02d0ae5...HEAD here", "Changes and here");
+    re_says("Fix the parser (7f42848)", "Fix the parser");
+    re_says("Fix the parser (7f42848, a1b2c3d)", "Fix the parser");
+    re_says("7f42848 Fix the parser", "Fix the parser");
+    re_says("Reverted in commit 9fceb02d0ae5.", "Reverted in an earlier commit.");
+    re_says("This reverts commit 7f42848.", "This reverts an earlier commit.");
+    re_says("Changes a1b2c3d..e4f5a6b and 9fceb02d0ae5...HEAD here", "Changes and here");
     /* edits side by side never overlap (each takes one blank with it) */
-    says("(7f42848) (a1b2c3d) done", "done");
-    says("feat: 7f42848 add X", "New: add X");
+    re_says("(7f42848) (a1b2c3d) done", "done");
+    re_says("feat: 7f42848 add X", "New: add X");
     /* not hashes: numbers, words, shorter runs, a call's parentheses, a digest, a UUID's part */
-    says("Released 2026113 and deadbeef (abc1234x)", "Released 2026113 and deadbeef (abc1234x)");
-    says("singleton usage of yargs().argv", "singleton usage of yargs().argv");
-    says("sha256:e3b0c44298fc1c14 stays", "sha256:e3b0c44298fc1c14 stays");
-    says("the id 1a2b3c-4d5e6f stays", "the id 1a2b3c-4d5e6f stays");
+    re_says("Released 2026113 and deadbeef (abc1234x)", "Released 2026113 and deadbeef (abc1234x)");
+    re_says("singleton usage of yargs().argv", "singleton usage of yargs().argv");
+    re_says("sha256:e3b0c44298fc1c14 stays", "sha256:e3b0c44298fc1c14 stays");
+    re_says("the id 1a2b3c-4d5e6f stays", "the id 1a2b3c-4d5e6f stays");
     /* a name and its number is no hash: one change from letters to digits */
-    says("Support ed25519 keys (ed25519) since dec2019", "Support ed25519 keys (ed25519) since dec2019");
-    says("deadbeef1 and face123 stay", "deadbeef1 and face123 stay");
+    re_says("Support ed25519 keys (ed25519) since dec2019", "Support ed25519 keys (ed25519) since dec2019");
+    re_says("deadbeef1 and face123 stay", "deadbeef1 and face123 stay");
 
     /* commit links (the link's text a hash, or the address itself), and compare links
      * between commits; a link whose text says something else is read */
-    CHECK(md_brief_commit_link("https://github.com/yargs/yargs/commit/"
-                               "b77831c13c6abc9f896cac5e3ff1effe844d8cbe", "b77831c", 0));
-    CHECK(md_brief_commit_link("https://gitlab.com/o/r/-/commit/7f428485e7", "7f42848", 0));
-    CHECK(md_brief_commit_link("https://github.com/o/r/commits/7f428485e7", "", 1));
-    CHECK(md_brief_commit_link("https://github.com/o/r/compare/a1b2c3d...e4f5a6b", "", 1));
-    CHECK(!md_brief_commit_link("https://github.com/o/r/commit/7f428485e7", "the fix", 0));
-    CHECK(!md_brief_commit_link("https://github.com/o/r/compare/v1.2.0...v1.3.0", "", 1));
-    CHECK(!md_brief_commit_link("https://github.com/o/r/pull/12", "#12", 0));
+    CHECK(re_md_brief_commit_link("https://github.com/yargs/yargs/commit/"
+                                  "b77831c13c6abc9f896cac5e3ff1effe844d8cbe", "b77831c", 0));
+    CHECK(re_md_brief_commit_link("https://gitlab.com/o/r/-/commit/7f428485e7", "7f42848", 0));
+    CHECK(re_md_brief_commit_link("https://github.com/o/r/commits/7f428485e7", "", 1));
+    CHECK(re_md_brief_commit_link("https://github.com/o/r/compare/a1b2c3d...e4f5a6b", "", 1));
+    CHECK(!re_md_brief_commit_link("https://github.com/o/r/commit/7f428485e7", "the fix", 0));
+    CHECK(!re_md_brief_commit_link("https://github.com/o/r/compare/v1.2.0...v1.3.0", "", 1));
+    CHECK(!re_md_brief_commit_link("https://github.com/o/r/pull/12", "#12", 0));
 }
 
 static void test_commit_types(void)
 {
     /* syncthing's generated release notes (v1.29.7) */
-    says("fix(config): deep copy configuration defaults",
-         "Fixed in config: deep copy configuration defaults");
-    says("feat(gui): close a modal when pressing ESC",
-         "New in gui: close a modal when pressing ESC");
-    says("chore(gui): add Serbian (sr) translation template",
-         "gui: add Serbian (sr) translation template");
-    says("chore: move golangci-lint & meta", "move golangci-lint & meta");
-    says("build: reactivate golangci-lint", "Build: reactivate golangci-lint");
-    says("refactor: use slices.Contains", "Refactoring: use slices.Contains");
-    says("docs: general notes about v2 coming", "Documentation: general notes about v2 coming");
-    says("perf: cache the index", "Performance: cache the index");
-    says("ci: run on arm64", "Continuous integration: run on arm64");
-    says("test: cover the parser", "Tests: cover the parser");
+    re_says("fix(config): deep copy configuration defaults",
+            "Fixed in config: deep copy configuration defaults");
+    re_says("feat(gui): close a modal when pressing ESC",
+            "New in gui: close a modal when pressing ESC");
+    re_says("chore(gui): add Serbian (sr) translation template",
+            "gui: add Serbian (sr) translation template");
+    re_says("chore: move golangci-lint & meta", "move golangci-lint & meta");
+    re_says("build: reactivate golangci-lint", "Build: reactivate golangci-lint");
+    re_says("refactor: use slices.Contains", "Refactoring: use slices.Contains");
+    re_says("docs: general notes about v2 coming", "Documentation: general notes about v2 coming");
+    re_says("perf: cache the index", "Performance: cache the index");
+    re_says("ci: run on arm64", "Continuous integration: run on arm64");
+    re_says("test: cover the parser", "Tests: cover the parser");
     /* yargs: `**deps:** update dependency yargs-parser to v22` */
-    says("deps: update dependency yargs-parser to v22",
-         "Dependencies: update dependency yargs-parser to v22");
-    says("build(deps-dev): bump prettier from 3.3.2 to 3.3.3",
-         "Development dependencies: bump prettier from 3.3.2 to 3.3.3");
+    re_says("deps: update dependency yargs-parser to v22",
+            "Dependencies: update dependency yargs-parser to v22");
+    re_says("build(deps-dev): bump prettier from 3.3.2 to 3.3.3",
+            "Development dependencies: bump prettier from 3.3.2 to 3.3.3");
     /* breaking changes are announced */
-    says("feat!: drop Node 16 support", "Breaking change: drop Node 16 support");
-    says("feat(api)!: remove v1 routes", "Breaking change in api: remove v1 routes");
-    says("BREAKING CHANGE: the config file moved", "Breaking change: the config file moved");
+    re_says("feat!: drop Node 16 support", "Breaking change: drop Node 16 support");
+    re_says("feat(api)!: remove v1 routes", "Breaking change in api: remove v1 routes");
+    re_says("BREAKING CHANGE: the config file moved", "Breaking change: the config file moved");
     /* not a prefix: an unknown word, no blank after the colon, a sentence */
-    says("lang: 'count' for de locale", "lang: 'count' for de locale");
-    says("fix:this", "fix:this");
-    says("Fix the bug: a crash", "Fix the bug: a crash");
+    re_says("lang: 'count' for de locale", "lang: 'count' for de locale");
+    re_says("fix:this", "fix:this");
+    re_says("Fix the bug: a crash", "Fix the bug: a crash");
     /* a prefix and a hash in one item */
-    says("fix(sync): retry (7f42848)", "Fixed in sync: retry");
+    re_says("fix(sync): retry (7f42848)", "Fixed in sync: retry");
 }
 
 static void heading_says(const char *title, const char *expected)
 {
     int nomem = 0;
-    char *got = md_brief_heading(title, &nomem);
+    char *got = re_md_brief_heading(title, &nomem);
     CHECK_INT(nomem, 0);
     if (expected)
         CHECK_STR(got, expected);
@@ -143,18 +143,18 @@ static void test_headings(void)
     heading_says("2.4.0 - the big one", NULL);
     heading_says("2026", NULL);
     heading_says("[2.4.0 - 2026-11-30", NULL);
-    CHECK(md_brief_is_contributors("New Contributors"));
-    CHECK(!md_brief_is_contributors("Contributors"));
+    CHECK(re_md_brief_is_contributors("New Contributors"));
+    CHECK(!re_md_brief_is_contributors("Contributors"));
 }
 
 static char *group_of(const char *const *items, size_t n, unsigned *taken)
 {
     md_group g = { 0 };
     *taken = 0;
-    while (*taken < n && md_group_add(&g, items[*taken], strlen(items[*taken])))
+    while (*taken < n && re_md_group_add(&g, items[*taken], strlen(items[*taken])))
         ++*taken;
-    char *s = g.count >= md_group_least(g.kind) ? md_group_sentence(&g) : NULL;
-    md_group_free(&g);
+    char *s = g.count >= re_md_group_least(g.kind) ? re_md_group_sentence(&g) : NULL;
+    re_md_group_free(&g);
     return s;
 }
 
@@ -187,10 +187,10 @@ static void test_groups(void)
     CHECK(s == NULL);
     CHECK_INT(taken, 1);
     /* not updates */
-    CHECK_INT(md_brief_kind("Update the README to mention v2", 31), MD_GROUP_NONE);
-    CHECK_INT(md_brief_kind("Bump the npm_and_yarn group across 1 directory with 2 updates", 61),
+    CHECK_INT(re_md_brief_kind("Update the README to mention v2", 31), MD_GROUP_NONE);
+    CHECK_INT(re_md_brief_kind("Bump the npm_and_yarn group across 1 directory with 2 updates", 61),
               MD_GROUP_NONE);
-    CHECK_INT(md_brief_kind("Update .NET version to 1.13.0", 29), MD_GROUP_NONE);
+    CHECK_INT(re_md_brief_kind("Update .NET version to 1.13.0", 29), MD_GROUP_NONE);
     /* GitHub's "New Contributors" */
     const char *const people[] = {
         "hazemKrimi made their first contribution in pull request 10092",

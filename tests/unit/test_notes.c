@@ -25,24 +25,24 @@ static void test_link_allowed(void)
                                       "java\tscript:x", " https://x", "https://x y",
                                       "ftp://x", "a\\b", "x:y", "javascript%3Ax:y", NULL };
     for (const char *const *u = yes; *u; u++) {
-        if (!notes_link_allowed(*u))
+        if (!re_notes_link_allowed(*u))
             fprintf(stderr, "  refused: %s\n", *u);
-        CHECK(notes_link_allowed(*u));
+        CHECK(re_notes_link_allowed(*u));
     }
     for (const char *const *u = no; *u; u++) {
-        if (notes_link_allowed(*u))
+        if (re_notes_link_allowed(*u))
             fprintf(stderr, "  allowed: %s\n", *u);
-        CHECK(!notes_link_allowed(*u));
+        CHECK(!re_notes_link_allowed(*u));
     }
-    CHECK(!notes_link_allowed(NULL));
+    CHECK(!re_notes_link_allowed(NULL));
 }
 
 static char *markdown_of(const char *notes, int shift)
 {
-    char *html = html_from_markdown(notes), *md = NULL;
+    char *html = re_html_from_markdown(notes), *md = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&md, &len);
-    CHECK_INT(notes_write_markdown(f, html, shift), RE_OK);
+    CHECK_INT(re_notes_write_markdown(f, html, shift), RE_OK);
     fclose(f);
     free(html);
     return md;
@@ -56,7 +56,7 @@ static void count_unsafe(cmark_node *node, int *html, int *images, int *bad_link
         cmark_node_type type = cmark_node_get_type(node);
         *html += type == CMARK_NODE_HTML_BLOCK || type == CMARK_NODE_HTML_INLINE;
         *images += type == CMARK_NODE_IMAGE;
-        if (type == CMARK_NODE_LINK && !notes_link_allowed(cmark_node_get_url(node))) {
+        if (type == CMARK_NODE_LINK && !re_notes_link_allowed(cmark_node_get_url(node))) {
             fprintf(stderr, "  link to '%s'\n", cmark_node_get_url(node));
             (*bad_links)++;
         }
@@ -141,8 +141,8 @@ static char *squeezed(const char *s)
 static void check_round_trip(const char *notes)
 {
     char *md = markdown_of(notes, 0);
-    char *first = html_from_markdown(notes), *again = html_from_markdown(md);
-    char *a = notes_html(first), *b = notes_html(again);
+    char *first = re_html_from_markdown(notes), *again = re_html_from_markdown(md);
+    char *a = re_notes_html(first), *b = re_notes_html(again);
     char *sa = squeezed(a), *sb = squeezed(b);
     if (strcmp(sa, sb) != 0)
         fprintf(stderr, "  notes:\n%s\n  as Markdown:\n%s\n  gave:\n%s\n  then:\n%s\n", notes, md,
