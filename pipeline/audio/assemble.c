@@ -184,6 +184,21 @@ re_status re_assembler_add_sound_overlapped(re_assembler *a, const int16_t *samp
     return RE_OK;
 }
 
+re_status re_assembler_add_sound_cut(re_assembler *a, const re_sound *sound, size_t played,
+                                     size_t fade, size_t overlap, re_diagnostics *diag)
+{
+    if (played >= sound->frames)
+        return re_assembler_add_sound_overlapped(a, sound->samples, sound->frames, overlap, diag);
+    int16_t *head = malloc((played ? played : 1) * sizeof *head);
+    if (!head)
+        return RE_ERR_NOMEM;
+    memcpy(head, sound->samples, played * sizeof *head);
+    re_sound_fade_out(head, played, fade);
+    re_status status = re_assembler_add_sound_overlapped(a, head, played, overlap, diag);
+    free(head);
+    return status;
+}
+
 re_status re_assembler_add_silence(re_assembler *a, uint64_t frames, re_diagnostics *diag)
 {
     static const int16_t zeros[4096];

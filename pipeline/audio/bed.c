@@ -216,6 +216,27 @@ re_status re_bed_flush(re_bed *m, int16_t *out, size_t *got)
     return RE_OK;
 }
 
+static size_t bed_latency(const void *self)
+{
+    return re_bed_latency(self);
+}
+
+static re_status bed_process(void *self, const int16_t *in, size_t frames, int16_t *out,
+                             size_t *got)
+{
+    return re_bed_process(self, in, frames, out, got);
+}
+
+static re_status bed_flush(void *self, int16_t *out, size_t *got)
+{
+    return re_bed_flush(self, out, got);
+}
+
+re_processor re_bed_processor(re_bed *m)
+{
+    return (re_processor){ "bed", m, bed_latency, bed_process, bed_flush };
+}
+
 void re_bed_get_stats(const re_bed *m, re_bed_stats *out)
 {
     if (!out)

@@ -275,6 +275,27 @@ re_status re_leveler_flush(re_leveler *lv, int16_t *out, size_t *got)
     return RE_OK;
 }
 
+static size_t leveler_latency(const void *self)
+{
+    return re_leveler_latency(self);
+}
+
+static re_status leveler_process(void *self, const int16_t *in, size_t frames, int16_t *out,
+                                 size_t *got)
+{
+    return re_leveler_process(self, in, frames, out, got);
+}
+
+static re_status leveler_flush(void *self, int16_t *out, size_t *got)
+{
+    return re_leveler_flush(self, out, got);
+}
+
+re_processor re_leveler_processor(re_leveler *lv)
+{
+    return (re_processor){ "leveler", lv, leveler_latency, leveler_process, leveler_flush };
+}
+
 void re_leveler_get_stats(const re_leveler *lv, re_leveler_stats *out)
 {
     if (!out)

@@ -14,6 +14,7 @@
 
 #include "duration.h"
 #include "files.h"
+#include "loudness.h"
 #include "mp3_decoder.h"
 #include "resample.h"
 
@@ -562,6 +563,42 @@ void re_sound_fade_out(int16_t *samples, size_t n, size_t fade)
     int16_t *tail = samples + (n - fade);
     for (size_t k = 0; k < fade; k++)
         tail[k] = (int16_t)((int64_t)tail[k] * (int64_t)(fade - k) / (int64_t)(fade + 1));
+}
+
+void re_sound_remove_offset(re_sound *sound)
+{
+    if (sound->frames == 0)
+        return;
+    int64_t sum = 0;
+    for (size_t i = 0; i < sound->frames; i++)
+        sum += sound->samples[i];
+    int64_t n = (int64_t)sound->frames;
+    int64_t mean = sum >= 0 ? (sum + n / 2) / n : -((-sum + n / 2) / n);
+    if (mean == 0)
+        return;
+    for (size_t i = 0; i < sound->frames; i++) {
+        int64_t v = sound->samples[i] - mean;
+        sound->samples[i] = (int16_t)(v > 32767 ? 32767 : v < -32768 ? -32768 : v);
+    }
+}
+
+re_status re_sound_measure_looped(const re_sound *sound, unsigned sample_rate,
+                                  unsigned min_seconds, double *lufs)
+{
+    re_loudness_meter *meter = NULL;
+    re_status status = re_loudness_meter_create_planning(sample_rate, &meter);
+    uint64_t want = (uint64_t)min_seconds * sample_rate, fed = 0;
+    while (status == RE_OK && sound->frames > 0 && (fed == 0 || fed < want)) {
+        status = re_loudness_meter_feed(meter, sound->samples, sound->frames);
+        fed += sound->frames;
+    }
+    re_loudness measured;
+    if (status == RE_OK)
+        status = re_loudness_meter_finish(meter, &measured);
+    re_loudness_meter_free(meter);
+    if (status == RE_OK)
+        *lufs = measured.integrated_lufs;
+    return status;
 }
 
 void re_sound_free(re_sound *sound)

@@ -11,6 +11,8 @@
 
 #include <sndfile.h>
 
+#include "files.h"
+
 struct re_spool {
     unsigned rate;
     int fd;              /* ours while writing; libsndfile's after finish */
@@ -135,6 +137,47 @@ re_status re_spool_read(re_spool *spool, int16_t *buf, size_t max, size_t *got,
 }
 
 uint64_t re_spool_frames(const re_spool *spool) { return spool->frames; }
+
+/* The raw file is little-endian 16-bit from offset 0 (raw_info). */
+static int in_spool(const re_spool *spool, uint64_t first, size_t frames)
+{
+    return spool->reading && first <= spool->frames && frames <= spool->frames - first;
+}
+
+re_status re_spool_read_at(re_spool *spool, uint64_t first, int16_t *buf, size_t frames,
+                           re_diagnostics *diag)
+{
+    if (!in_spool(spool, first, frames))
+        return RE_ERR_INVALID;
+    unsigned char *p = (unsigned char *)buf;
+    if (re_pread_all(spool->raw_fd, p, frames * 2, (off_t)(first * 2)) != RE_OK) {
+        re_diag_add(diag, NULL, 0, 0, "cannot read the spool file: %s", strerror(errno));
+        return RE_ERR_READ;
+    }
+    for (size_t i = 0; i < frames; i++)   /* in place: sample i is made of its own two bytes */
+        buf[i] = (int16_t)(uint16_t)(p[2 * i] | p[2 * i + 1] << 8);
+    return RE_OK;
+}
+
+re_status re_spool_write_at(re_spool *spool, uint64_t first, const int16_t *pcm, size_t frames,
+                            re_diagnostics *diag)
+{
+    if (!in_spool(spool, first, frames))
+        return RE_ERR_INVALID;
+    unsigned char *p = malloc(frames > 0 ? frames * 2 : 1);
+    if (!p)
+        return RE_ERR_NOMEM;
+    for (size_t i = 0; i < frames; i++) {
+        uint16_t v = (uint16_t)pcm[i];
+        p[2 * i] = (unsigned char)(v & 0xFF);
+        p[2 * i + 1] = (unsigned char)(v >> 8);
+    }
+    re_status status = re_pwrite_all(spool->raw_fd, p, frames * 2, (off_t)(first * 2));
+    if (status != RE_OK)
+        re_diag_add(diag, NULL, 0, 0, "cannot write the spool file: %s", strerror(errno));
+    free(p);
+    return status == RE_OK ? RE_OK : RE_ERR_WRITE;
+}
 
 int re_spool_fd(const re_spool *spool)
 {

@@ -2,10 +2,14 @@
 /* wav.c - WAV files through libsndfile (see wav.h). */
 #include "wav.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <sndfile.h>
+
+#include "files.h"
 
 struct re_wav_writer {
     SNDFILE *file;      /* NULL once finished */
@@ -58,6 +62,36 @@ re_status re_wav_writer_write(re_wav_writer *wav, const int16_t *pcm, size_t fra
         return RE_ERR_WRITE;
     }
     return RE_OK;
+}
+
+#define APPEND_CHUNK 16384   /* samples read and written at a time */
+
+re_status re_wav_writer_write_pcm(re_wav_writer *wav, re_wav_pcm pcm,
+                                  const re_wav_append *how, re_diagnostics *diag)
+{
+    unsigned char *bytes = malloc(APPEND_CHUNK * 2);
+    int16_t *samples = malloc(APPEND_CHUNK * sizeof *samples);
+    re_status status = bytes && samples ? RE_OK : RE_ERR_NOMEM;
+    for (uint64_t done = 0; status == RE_OK && done < pcm.frames;) {
+        size_t n = pcm.frames - done < APPEND_CHUNK ? (size_t)(pcm.frames - done) : APPEND_CHUNK;
+        if (re_pread_all(pcm.fd, bytes, n * 2, (off_t)(done * 2)) != RE_OK) {
+            re_diag_add(diag, NULL, 0, 0, "cannot read the samples to write: %s",
+                        strerror(errno));
+            status = RE_ERR_READ;
+            break;
+        }
+        for (size_t i = 0; i < n; i++)
+            samples[i] = (int16_t)(uint16_t)(bytes[2 * i] | bytes[2 * i + 1] << 8);
+        status = re_wav_writer_write(wav, samples, n, diag);
+        done += n;
+        if (status == RE_OK && how && how->stop && *how->stop)
+            status = RE_ERR_INTERRUPTED;
+        if (how && how->progress)
+            how->progress(how->progress_context, done, pcm.frames);
+    }
+    free(bytes);
+    free(samples);
+    return status;
 }
 
 re_status re_wav_writer_finish(re_wav_writer *wav, re_diagnostics *diag)

@@ -11,11 +11,11 @@
 
 #include "duration.h"
 #include "files.h"
+#include "gain_window.h"
 #include "mp3_parallel.h"
 #include "spool_pass.h"
 
 #define LOCAL_SPOTS 16   /* the local retry, below */
-#define ENCODE_CHUNK 16384
 
 struct delivery {
     delivery_settings set;
@@ -164,9 +164,12 @@ static re_status level_into(delivery *d, re_loudness *measured)
                                          &lv);
     if (status == RE_OK)
         status = re_spool_create(rate, &d->leveled, d->diag);
+    re_processor leveler = re_leveler_processor(lv);
+    re_spool_pass pass = { .input = episode_audio(d), .chain = &leveler, .chain_length = 1,
+                           .output = d->leveled, .sample_rate = rate, .measured = measured,
+                           .stop = d->set.stop };
     if (status == RE_OK)
-        status = re_spool_level(episode_audio(d), lv, d->leveled,
-                                rate, measured, d->set.stop, d->diag);
+        status = re_spool_pass_run(&pass, d->diag);
     if (status == RE_OK)   /* a failure here was never reported beyond its status: kept so */
         status = re_spool_finish(d->leveled, NULL);
     re_leveler_free(lv);
@@ -212,31 +215,26 @@ static re_status encode_mp3(delivery *d, re_spool *input)
     return place(d, status, from);
 }
 
+/* The encode's progress in samples, for the WAV writer. */
+static void wav_progress(void *context, uint64_t done, uint64_t total)
+{
+    report(context, done, total);
+}
+
 static re_status encode_wav(delivery *d, re_spool *input)
 {
     re_wav_writer *wav = NULL;
     size_t from = d->diag->count;
-    int16_t *pcm = malloc(ENCODE_CHUNK * sizeof *pcm);
-    re_status status = pcm ? re_spool_rewind(input, d->diag) : RE_ERR_NOMEM;
+    re_status status = re_wav_writer_create(fileno(re_output_stream(d->file->audio)),
+                                            d->set.rate, &d->file->wav_tags, &wav, d->diag);
+    re_wav_append how = { .stop = d->set.stop, .progress = wav_progress, .progress_context = d };
     if (status == RE_OK)
-        status = re_wav_writer_create(fileno(re_output_stream(d->file->audio)),
-                                      d->set.rate, &d->file->wav_tags, &wav, d->diag);
-    uint64_t total = re_spool_frames(input), done = 0;
-    while (status == RE_OK) {
-        size_t got;
-        status = re_spool_read(input, pcm, ENCODE_CHUNK, &got, d->diag);
-        if (status != RE_OK || got == 0)
-            break;
-        status = re_wav_writer_write(wav, pcm, got, d->diag);
-        done += got;
-        if (status == RE_OK && stopped(d))
-            status = RE_ERR_INTERRUPTED;
-        report(d, done, total);
-    }
+        status = re_wav_writer_write_pcm(wav, (re_wav_pcm){ re_spool_fd(input),
+                                                            re_spool_frames(input) },
+                                         &how, d->diag);
     if (status == RE_OK)
         status = re_wav_writer_finish(wav, d->diag);
     re_wav_writer_free(wav);
-    free(pcm);
     return place(d, status, from);
 }
 
@@ -299,33 +297,14 @@ static re_status measure_delivered(delivery *d, re_spool *input)
 #define LOCAL_RAMP_S 0.01
 #define LOCAL_MARGIN_DB 0.3
 
-/* Multiplies the spool's samples [a, b) by a gain of `db` that ramps in over the first
- * `ramp` samples and out over the last `ramp` (rounded to nearest, clamped): deterministic. */
-static re_status spool_gain_window(int fd, uint64_t a, uint64_t b, uint64_t ramp, double db)
+/* Turns the leveled samples [a, b) by `db`, ramped in and out over `ramp` samples
+ * (gain_window.h), in place. */
+static re_status turn_window(delivery *d, uint64_t a, uint64_t b, uint64_t ramp, double db)
 {
-    size_t n = (size_t)(b - a);
-    unsigned char *p = malloc(n > 0 ? n * 2 : 1);
-    if (!p)
-        return RE_ERR_NOMEM;
-    off_t at = (off_t)(a * 2);
-    re_status status = re_pread_all(fd, p, n * 2, at);
-    double g = pow(10.0, db / 20.0);
-    for (size_t i = 0; status == RE_OK && i < n; i++) {
-        double w = 1.0;
-        if (ramp > 0 && i < ramp)
-            w = (double)(i + 1) / (double)(ramp + 1);
-        else if (ramp > 0 && n - i <= ramp)
-            w = (double)(n - i) / (double)(ramp + 1);
-        int16_t x = (int16_t)(uint16_t)(p[2 * i] | p[2 * i + 1] << 8);
-        double y = nearbyint((double)x * (1.0 + (g - 1.0) * w));
-        long v = y > 32767 ? 32767 : y < -32768 ? -32768 : (long)y;
-        p[2 * i] = (unsigned char)((unsigned long)v & 0xFF);
-        p[2 * i + 1] = (unsigned char)(((unsigned long)v >> 8) & 0xFF);
-    }
-    if (status == RE_OK)
-        status = re_pwrite_all(fd, p, n * 2, at);
-    free(p);
-    return status;
+    re_gain_window window;
+    re_gain_window_init(&window, b - a, ramp, db);
+    re_processor gain = re_gain_window_processor(&window);
+    return re_spool_rework(d->leveled, a, b, &gain, NULL);
 }
 
 /* [first, last) widened by the flat part and the ramps, within the episode. */
@@ -339,25 +318,6 @@ static void local_window(uint64_t first, uint64_t last, unsigned rate, uint64_t 
 }
 
 #ifdef RE_TEST_HOOKS
-/* The largest |sample| of the spool's [a, b), in dBFS (-inf for silence). */
-static double spool_window_peak(int fd, uint64_t a, uint64_t b)
-{
-    unsigned char p[4096];
-    int peak = 0;
-    for (off_t at = (off_t)(a * 2), end = (off_t)(b * 2); at < end;) {
-        size_t want = end - at < (off_t)sizeof p ? (size_t)(end - at) : sizeof p;
-        ssize_t got = pread(fd, p, want, at);
-        if (got < 2)
-            break;
-        for (ssize_t i = 0; i + 1 < got; i += 2) {
-            int x = (int16_t)(uint16_t)(p[i] | p[i + 1] << 8);
-            peak = abs(x) > peak ? abs(x) : peak;
-        }
-        at += got & ~(ssize_t)1;
-    }
-    return peak ? 20.0 * log10(peak / 32768.0) : -HUGE_VAL;
-}
-
 /* Test hook (documented in docs/loudness.md), compiled only into builds with the tests
  * (RE_TEST_HOOKS): RE_TEST_OVERSHOOT="SECONDS:DB" turns the leveled samples within 40 ms of
  * SECONDS up, before the first encode, until their sample peak is DB above the true-peak
@@ -375,11 +335,13 @@ static re_status test_overshoot(delivery *d)
     if (t >= frames)
         return RE_OK;
     local_window(t, t + 1, rate, frames, &a, &b, &ramp);
-    double peak = spool_window_peak(re_spool_fd(d->leveled), a, b);
+    double peak;
+    if (re_spool_range_peak(d->leveled, a, b, &peak, NULL) != RE_OK)
+        return RE_OK;
     double gain = d->plan.ceiling_dbtp + db - peak;
     if (!isfinite(peak) || !(gain > 0))
         return RE_OK;
-    return spool_gain_window(re_spool_fd(d->leveled), a, b, ramp, fmin(gain, 40.0));
+    return turn_window(d, a, b, ramp, fmin(gain, 40.0));
 }
 #else
 static re_status test_overshoot(delivery *d)
@@ -424,7 +386,7 @@ static re_status retry_locally(delivery *d, int *done)
         double db = -(spots[k].peak_dbtp - d->plan.ceiling_dbtp + LOCAL_MARGIN_DB);
         if (n > 0 && a < ranges[n - 1][1])
             a = ranges[n - 1][1];     /* spots are 0.1 s apart: the ramps do not meet */
-        status = a < b ? spool_gain_window(re_spool_fd(d->leveled), a, b, ramp, db) : RE_OK;
+        status = a < b ? turn_window(d, a, b, ramp, db) : RE_OK;
         if (status == RE_OK && n > 0 && a <= ranges[n - 1][1])
             ranges[n - 1][1] = b;
         else if (status == RE_OK && a < b) {

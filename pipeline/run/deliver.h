@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* deliver.h - the delivery handle: the assembled episode made into what a listener gets. It
- * owns every pass over the samples after assembly: the music bed mixed under the speech
- * (music.h), the loudness plan from the episode's measured loudness, leveling (gain and
- * true-peak limiter, audio/loudness.h), encoding (MP3 on every core, encode/mp3_parallel.h,
- * or WAV), the measure of what came out (the MP3's true peak from its decode, kept per tile)
- * and the retries while the plan asks for one: local (the frames around each overshoot
- * encoded again) or of the whole file.
+ * orders every pass over the samples after assembly (each one audio's spool pass running its
+ * processors, spool_pass.h and processor.h: this stage never reads a sample): the music bed
+ * mixed under the speech (music.h), the loudness plan from the episode's measured loudness,
+ * leveling (gain and true-peak limiter, audio/loudness.h), encoding (MP3 on every core,
+ * encode/mp3_parallel.h, or WAV), the measure of what came out (the MP3's true peak from its
+ * decode, kept per tile) and the retries while the plan asks for one: local (the frames
+ * around each overshoot encoded again) or of the whole file.
  *
  * Life cycle, the only legal order:
  *   re_delivery_create   the settings checked (the MP3 encoder's included), before anything is

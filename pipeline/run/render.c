@@ -393,20 +393,13 @@ static re_status play_sound(render *r, size_t u, uint64_t cut_us, size_t overlap
         return status;
     const re_sound *sound = r->sounds.uses[u].sound;
     size_t frames = sound->frames;
-    int16_t *cut = NULL;
     uint64_t cut_frames = cut_us ? re_us_to_frames(cut_us, r->rate) : frames;
-    if (cut_frames < frames) {
+    if (cut_frames < frames)
         frames = (size_t)cut_frames;
-        cut = malloc((frames ? frames : 1) * sizeof *cut);
-        if (!cut)
-            return RE_ERR_NOMEM;
-        memcpy(cut, sound->samples, frames * sizeof *cut);
-        re_sound_fade_out(cut, frames, (size_t)re_us_to_frames(RE_SOUND_FADE_MS * 1000ULL, r->rate));
-    }
     uint64_t start = re_assembler_frames(r->assembler);
-    status = re_assembler_add_sound_overlapped(r->assembler, cut ? cut : sound->samples, frames,
-                                               overlap, r->diag);
-    free(cut);
+    status = re_assembler_add_sound_cut(r->assembler, sound, frames,
+                                        (size_t)re_us_to_frames(RE_SOUND_FADE_MS * 1000ULL, r->rate),
+                                        overlap, r->diag);
     r->sound_frames += frames;
     re_sidecar_insert *insert = &r->inserts[u];
     insert->kind = re_sound_use_kind_name(r->sounds.uses[u].kind);

@@ -518,6 +518,23 @@ class Music(Case):
                 entries = [f for _, _, files in os.walk(cache) for f in files] if os.path.isdir(cache) else []
                 self.assertEqual(entries, [], res.stderr)
 
+    def test_bed_of_no_samples_at_the_episode_rate_is_an_error(self):
+        # one sample at 192 kHz resamples to none at 22050 Hz: the bed's meter was fed nothing
+        # forever (a render that never ended, deaf to SIGTERM); it is a silent bed, an error
+        tiny = os.path.join(self.dir, "tiny.wav")
+        subprocess.run(["sox", "-t", "raw", "-r", "192000", "-e", "signed", "-b", "16", "-c", "1",
+                        "-", tiny], input=b"\x20\x4e", check=True)
+        out = self.path("tiny.mp3")
+        src = write(os.path.join(self.dir, "tiny.txt"), script("tiny.wav"))
+        try:   # a generous bound: the error comes before anything is spoken
+            res = run([src, "-o", out, "--no-cache", "-q"], timeout=60)
+        except subprocess.TimeoutExpired:
+            self.fail("a bed of no samples at the episode's rate: the render never ended")
+        self.assertEqual(res.returncode, 2, res.stderr)
+        self.assertIn("tiny.txt:3:8: ", res.stderr)
+        self.assertIn("silent", res.stderr)
+        self.assertFalse(os.path.exists(out))
+
     def test_front_matter_errors(self):
         cases = {
             "music_level: -2 LUFS\n": ("4:14", "music_level must be"),

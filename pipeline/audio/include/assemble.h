@@ -44,6 +44,7 @@
 
 #include "duration.h"   /* re_us_to_frames, for the pauses and fades given to it */
 #include "loudness.h"
+#include "sound_file.h"
 #include "spool.h"
 #include "status.h"
 #include "speech.h"
@@ -106,6 +107,12 @@ re_status re_assembler_add_sound(re_assembler *a, const int16_t *samples, size_t
 re_status re_assembler_add_sound_overlapped(re_assembler *a, const int16_t *samples,
                                             size_t frames, size_t overlap,
                                             re_diagnostics *diag);
+/* A sound file played: all of it, or, when `played` is less than its frames, its first
+ * `played` samples ended by re_sound_fade_out over `fade` samples (the script's cut,
+ * `[sound FILE 2.5s]`); then as re_assembler_add_sound_overlapped (overlap 0: as
+ * re_assembler_add_sound). The sound is not changed. */
+re_status re_assembler_add_sound_cut(re_assembler *a, const re_sound *sound, size_t played,
+                                     size_t fade, size_t overlap, re_diagnostics *diag);
 /* Writes what is still held of an overlapped sound as it is, nothing mixed over the rest: what
  * comes next starts after it (the outro, after everything, the intro's tail included). Nothing
  * held: nothing to do. finish does it too. */

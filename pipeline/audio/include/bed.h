@@ -39,6 +39,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "processor.h"
 #include "status.h"
 
 #define RE_BED_THRESHOLD_DBFS -45.0
@@ -98,6 +99,9 @@ typedef struct re_bed_stats {
                               * 20 log10(peak / 32767) dB would not have saturated any */
 } re_bed_stats;
 void re_bed_get_stats(const re_bed *mixer, re_bed_stats *out);
+
+/* The mixer as a processor (processor.h) for the spool pass; mixer stays the caller's. */
+re_processor re_bed_processor(re_bed *mixer);
 
 void re_bed_free(re_bed *mixer);   /* NULL is allowed */
 

@@ -29,6 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "processor.h"
 #include "status.h"
 
 #define RE_LOUDNESS_DEFAULT_TARGET -16.0   /* LUFS: Apple Podcasts, -16 +/- 1 */
@@ -126,6 +127,8 @@ re_status re_leveler_process(re_leveler *lv, const int16_t *in, size_t frames, i
                              size_t *got);
 /* Writes the held-back samples (*got <= re_leveler_latency, which `out` must hold). */
 re_status re_leveler_flush(re_leveler *lv, int16_t *out, size_t *got);
+/* The leveler as a processor (processor.h) for the spool pass; lv stays the caller's. */
+re_processor re_leveler_processor(re_leveler *lv);
 
 typedef struct re_leveler_stats {
     double max_reduction_db;  /* deepest limiter gain reduction, >= 0 (0: never limited) */

@@ -98,6 +98,18 @@ re_status re_sound_load_fd_budget(int fd, const char *path, unsigned rate,
  * arithmetic rounded toward zero: the same bytes everywhere. fade > n fades all n. */
 void re_sound_fade_out(int16_t *samples, size_t n, size_t fade);
 
+/* Takes the sound's mean (a constant offset, DC; rounded half away from zero) out of every
+ * sample, saturating to int16: an offset is no sound, a meter's high-pass does not hear it
+ * past its first block (a bed of one sample measured as loud), and mixed under speech it would
+ * push the speech against full scale on one side. An empty sound stays as it is. */
+void re_sound_remove_offset(re_sound *sound);
+
+/* The sound's integrated loudness (LUFS, dual mono, a planning meter: loudness.h), looped to
+ * at least `min_seconds` (BS.1770's gate needs 400 ms blocks; a loop is what a bed plays):
+ * -HUGE_VAL when it is below the gate. */
+re_status re_sound_measure_looped(const re_sound *sound, unsigned sample_rate,
+                                  unsigned min_seconds, double *lufs);
+
 /* Frees the samples and zeroes *sound; NULL and a zeroed sound are fine. */
 void re_sound_free(re_sound *sound);
 

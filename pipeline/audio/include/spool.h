@@ -30,6 +30,14 @@ re_status re_spool_rewind(re_spool *spool, re_diagnostics *diag);
 re_status re_spool_read(re_spool *spool, int16_t *buf, size_t max, size_t *got,
                         re_diagnostics *diag);
 uint64_t re_spool_frames(const re_spool *spool);
+/* After finish: `frames` samples from sample `first` on (all within the spool), read or
+ * written in place, whatever the position of re_spool_read (RE_ERR_INVALID past the end or
+ * before finish). Writing changes the finished spool: for a rework of a few samples
+ * (spool_pass.h), never while a pass reads it. */
+re_status re_spool_read_at(re_spool *spool, uint64_t first, int16_t *buf, size_t frames,
+                           re_diagnostics *diag);
+re_status re_spool_write_at(re_spool *spool, uint64_t first, const int16_t *pcm, size_t frames,
+                            re_diagnostics *diag);
 /* After finish: the file as raw little-endian int16 from offset 0, for pread. Owned by the spool. */
 int re_spool_fd(const re_spool *spool);
 void re_spool_free(re_spool *spool);

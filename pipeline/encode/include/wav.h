@@ -11,6 +11,7 @@
 #ifndef RE_WAV_H
 #define RE_WAV_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -30,6 +31,26 @@ re_status re_wav_writer_create(int fd, unsigned sample_rate, const re_wav_tags *
 /* Appends `frames` mono samples. */
 re_status re_wav_writer_write(re_wav_writer *wav, const int16_t *pcm, size_t frames,
                               re_diagnostics *diag);
+/* Samples that wait in a file: `frames` mono samples, raw int16 little-endian from offset 0
+ * of fd (a finished spool's, spool.h), read with pread (the descriptor's offset is not used
+ * or changed), as re_mp3_pcm is for the MP3 encoder. */
+typedef struct re_wav_pcm {
+    int fd;
+    uint64_t frames;
+} re_wav_pcm;
+
+/* How an append of re_wav_pcm goes: *stop (may be NULL) raised stops it between chunks
+ * (RE_ERR_INTERRUPTED, no message); progress (may be NULL) hears the samples done after
+ * each chunk. */
+typedef struct re_wav_append {
+    volatile sig_atomic_t *stop;
+    void (*progress)(void *context, uint64_t done, uint64_t total);
+    void *progress_context;
+} re_wav_append;
+
+/* Appends all of `pcm`, a chunk at a time. A short read is RE_ERR_READ with a message. */
+re_status re_wav_writer_write_pcm(re_wav_writer *wav, re_wav_pcm pcm,
+                                  const re_wav_append *how, re_diagnostics *diag);
 /* Completes the file; afterwards only free is allowed. */
 re_status re_wav_writer_finish(re_wav_writer *wav, re_diagnostics *diag);
 void re_wav_writer_free(re_wav_writer *wav);
