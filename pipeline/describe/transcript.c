@@ -113,8 +113,8 @@ static size_t reader_start(const char *text, size_t at)
 }
 
 /* Adds text[from, to) trimmed as a cue, unless it is empty or has no time. */
-static re_status re_add_piece(re_transcript *t, const char *text, size_t from, size_t to,
-                              uint64_t start, uint64_t end, const char *speaker)
+static re_status add_piece(re_transcript *t, const char *text, size_t from, size_t to,
+                           uint64_t start, uint64_t end, const char *speaker)
 {
     while (from < to && text[from] == ' ')
         from++;
@@ -161,7 +161,7 @@ static re_status add_sentence(re_transcript *t, const re_sentence_span *s, size_
 {
     size_t total = utf8_chars(seg->text + from, to - from);
     if (total <= RE_CUE_MAX_LINE)
-        return re_add_piece(t, seg->text, from, to, s->start, s->end, seg->speaker);
+        return add_piece(t, seg->text, from, to, s->start, s->end, seg->speaker);
     /* Balanced lines: as many as needed, each about as long as what is left divided by the
      * lines left, and never past RE_CUE_MAX_LINE when a word boundary allows. */
     size_t lines = (total + RE_CUE_MAX_LINE - 1) / RE_CUE_MAX_LINE;
@@ -178,7 +178,7 @@ static re_status add_sentence(re_transcript *t, const re_sentence_span *s, size_
         size_t with_word = utf8_chars(seg->text + piece_from, word_end(seg->text, at, to) - piece_from);
         if (with_word <= target || (with_word <= RE_CUE_MAX_LINE && lines <= 1))
             continue;   /* this word still fits on the current line */
-        re_status status = re_add_piece(t, seg->text, piece_from, at, piece_start, w->sample, seg->speaker);
+        re_status status = add_piece(t, seg->text, piece_from, at, piece_start, w->sample, seg->speaker);
         if (status != RE_OK)
             return status;
         piece_from = at;
@@ -187,7 +187,7 @@ static re_status add_sentence(re_transcript *t, const re_sentence_span *s, size_
         lines = (left + RE_CUE_MAX_LINE - 1) / RE_CUE_MAX_LINE;
         target = (left + lines - 1) / lines;
     }
-    return re_add_piece(t, seg->text, piece_from, to, piece_start, s->end, seg->speaker);
+    return add_piece(t, seg->text, piece_from, to, piece_start, s->end, seg->speaker);
 }
 
 re_status re_transcript_build(re_transcript *t, const re_sentence_span *sentences, size_t sentence_count,

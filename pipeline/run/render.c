@@ -427,7 +427,7 @@ static int has_sound(const render *r)
 
 /* `frames` of silence from the script (a pause, a paragraph pause), with the chapter that
  * waits for it. */
-static re_status re_add_pause(render *r, uint64_t frames)
+static re_status add_pause(render *r, uint64_t frames)
 {
     re_status status = before_audio(r, frames ? AUDIO_SILENCE : r->last_audio);
     return status == RE_OK ? re_assembler_add_silence(r->assembler, frames, r->diag) : status;
@@ -489,10 +489,10 @@ static re_status speak_all(render *r)
             status = speak_item(r, i);
             break;
         case RE_ITEM_PAUSE:
-            status = re_add_pause(r, re_us_to_frames(item->pause_us, rate));
+            status = add_pause(r, re_us_to_frames(item->pause_us, rate));
             break;
         case RE_ITEM_BREAK:
-            status = re_add_pause(r, paragraph_pause(r, i));
+            status = add_pause(r, paragraph_pause(r, i));
             re_transcript_start_block(&r->transcript);
             break;
         case RE_ITEM_CHAPTER:   /* marked with the next audio (before_audio) */

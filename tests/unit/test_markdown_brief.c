@@ -33,7 +33,7 @@ static char *edited(const char *text)
     return out;
 }
 
-static void re_says(const char *text, const char *expected)
+static void says(const char *text, const char *expected)
 {
     char *got = edited(text);
     CHECK_STR(got, expected);
@@ -43,26 +43,26 @@ static void re_says(const char *text, const char *expected)
 static void test_commit_hashes(void)
 {
     /* yargs' CHANGELOG.md: the hash of a commit link, once the link is left out */
-    re_says("ignore bun when getting bin name ()", "ignore bun when getting bin name");
-    re_says("lang: 'count' for de locale (issue 2476) ()", "lang: 'count' for de locale (issue 2476)");
+    says("ignore bun when getting bin name ()", "ignore bun when getting bin name");
+    says("lang: 'count' for de locale (issue 2476) ()", "lang: 'count' for de locale (issue 2476)");
     /* a hash in parentheses, several, alone, after "commit", and commit ranges */
-    re_says("Fix the parser (7f42848)", "Fix the parser");
-    re_says("Fix the parser (7f42848, a1b2c3d)", "Fix the parser");
-    re_says("7f42848 Fix the parser", "Fix the parser");
-    re_says("Reverted in commit 9fceb02d0ae5.", "Reverted in an earlier commit.");
-    re_says("This reverts commit 7f42848.", "This reverts an earlier commit.");
-    re_says("Changes a1b2c3d..e4f5a6b and 9fceb02d0ae5...HEAD here", "Changes and here");
+    says("Fix the parser (7f42848)", "Fix the parser");
+    says("Fix the parser (7f42848, a1b2c3d)", "Fix the parser");
+    says("7f42848 Fix the parser", "Fix the parser");
+    says("Reverted in commit 9fceb02d0ae5.", "Reverted in an earlier commit.");
+    says("This reverts commit 7f42848.", "This reverts an earlier commit.");
+    says("Changes a1b2c3d..e4f5a6b and 9fceb02d0ae5...HEAD here", "Changes and here");
     /* edits side by side never overlap (each takes one blank with it) */
-    re_says("(7f42848) (a1b2c3d) done", "done");
-    re_says("feat: 7f42848 add X", "New: add X");
+    says("(7f42848) (a1b2c3d) done", "done");
+    says("feat: 7f42848 add X", "New: add X");
     /* not hashes: numbers, words, shorter runs, a call's parentheses, a digest, a UUID's part */
-    re_says("Released 2026113 and deadbeef (abc1234x)", "Released 2026113 and deadbeef (abc1234x)");
-    re_says("singleton usage of yargs().argv", "singleton usage of yargs().argv");
-    re_says("sha256:e3b0c44298fc1c14 stays", "sha256:e3b0c44298fc1c14 stays");
-    re_says("the id 1a2b3c-4d5e6f stays", "the id 1a2b3c-4d5e6f stays");
+    says("Released 2026113 and deadbeef (abc1234x)", "Released 2026113 and deadbeef (abc1234x)");
+    says("singleton usage of yargs().argv", "singleton usage of yargs().argv");
+    says("sha256:e3b0c44298fc1c14 stays", "sha256:e3b0c44298fc1c14 stays");
+    says("the id 1a2b3c-4d5e6f stays", "the id 1a2b3c-4d5e6f stays");
     /* a name and its number is no hash: one change from letters to digits */
-    re_says("Support ed25519 keys (ed25519) since dec2019", "Support ed25519 keys (ed25519) since dec2019");
-    re_says("deadbeef1 and face123 stay", "deadbeef1 and face123 stay");
+    says("Support ed25519 keys (ed25519) since dec2019", "Support ed25519 keys (ed25519) since dec2019");
+    says("deadbeef1 and face123 stay", "deadbeef1 and face123 stay");
 
     /* commit links (the link's text a hash, or the address itself), and compare links
      * between commits; a link whose text says something else is read */
@@ -79,34 +79,34 @@ static void test_commit_hashes(void)
 static void test_commit_types(void)
 {
     /* syncthing's generated release notes (v1.29.7) */
-    re_says("fix(config): deep copy configuration defaults",
-            "Fixed in config: deep copy configuration defaults");
-    re_says("feat(gui): close a modal when pressing ESC",
-            "New in gui: close a modal when pressing ESC");
-    re_says("chore(gui): add Serbian (sr) translation template",
-            "gui: add Serbian (sr) translation template");
-    re_says("chore: move golangci-lint & meta", "move golangci-lint & meta");
-    re_says("build: reactivate golangci-lint", "Build: reactivate golangci-lint");
-    re_says("refactor: use slices.Contains", "Refactoring: use slices.Contains");
-    re_says("docs: general notes about v2 coming", "Documentation: general notes about v2 coming");
-    re_says("perf: cache the index", "Performance: cache the index");
-    re_says("ci: run on arm64", "Continuous integration: run on arm64");
-    re_says("test: cover the parser", "Tests: cover the parser");
+    says("fix(config): deep copy configuration defaults",
+         "Fixed in config: deep copy configuration defaults");
+    says("feat(gui): close a modal when pressing ESC",
+         "New in gui: close a modal when pressing ESC");
+    says("chore(gui): add Serbian (sr) translation template",
+         "gui: add Serbian (sr) translation template");
+    says("chore: move golangci-lint & meta", "move golangci-lint & meta");
+    says("build: reactivate golangci-lint", "Build: reactivate golangci-lint");
+    says("refactor: use slices.Contains", "Refactoring: use slices.Contains");
+    says("docs: general notes about v2 coming", "Documentation: general notes about v2 coming");
+    says("perf: cache the index", "Performance: cache the index");
+    says("ci: run on arm64", "Continuous integration: run on arm64");
+    says("test: cover the parser", "Tests: cover the parser");
     /* yargs: `**deps:** update dependency yargs-parser to v22` */
-    re_says("deps: update dependency yargs-parser to v22",
-            "Dependencies: update dependency yargs-parser to v22");
-    re_says("build(deps-dev): bump prettier from 3.3.2 to 3.3.3",
-            "Development dependencies: bump prettier from 3.3.2 to 3.3.3");
+    says("deps: update dependency yargs-parser to v22",
+         "Dependencies: update dependency yargs-parser to v22");
+    says("build(deps-dev): bump prettier from 3.3.2 to 3.3.3",
+         "Development dependencies: bump prettier from 3.3.2 to 3.3.3");
     /* breaking changes are announced */
-    re_says("feat!: drop Node 16 support", "Breaking change: drop Node 16 support");
-    re_says("feat(api)!: remove v1 routes", "Breaking change in api: remove v1 routes");
-    re_says("BREAKING CHANGE: the config file moved", "Breaking change: the config file moved");
+    says("feat!: drop Node 16 support", "Breaking change: drop Node 16 support");
+    says("feat(api)!: remove v1 routes", "Breaking change in api: remove v1 routes");
+    says("BREAKING CHANGE: the config file moved", "Breaking change: the config file moved");
     /* not a prefix: an unknown word, no blank after the colon, a sentence */
-    re_says("lang: 'count' for de locale", "lang: 'count' for de locale");
-    re_says("fix:this", "fix:this");
-    re_says("Fix the bug: a crash", "Fix the bug: a crash");
+    says("lang: 'count' for de locale", "lang: 'count' for de locale");
+    says("fix:this", "fix:this");
+    says("Fix the bug: a crash", "Fix the bug: a crash");
     /* a prefix and a hash in one item */
-    re_says("fix(sync): retry (7f42848)", "Fixed in sync: retry");
+    says("fix(sync): retry (7f42848)", "Fixed in sync: retry");
 }
 
 static void heading_says(const char *title, const char *expected)
