@@ -7,14 +7,15 @@ structure tools. The judge is binutils' nm, on the built program and on the stag
 the unit tests link: every global symbol they define is re_..., apart from what the C
 runtime adds (names that begin with '_', main, data_start) and libc's copy-relocated
 variables (stdout@GLIBC_...). A function that only its own file uses is `static`, which keeps
-it out of this list (CONTRIBUTING.md: naming)."""
+it out of this list, and a static function is never named re_... (CONTRIBUTING.md: naming)."""
 import glob
 import os
+import re
 import subprocess
 import tempfile
 import unittest
 
-from common import BIN, main
+from common import BIN, SRC, main
 
 RUNTIME = {"main", "data_start"}
 
@@ -30,6 +31,13 @@ def unprefixed(path):
     return bad, len(names)
 
 
+def static_prefixed(text):
+    """The functions text declares static with a name that starts with re_ (comments and
+    strings blanked first)."""
+    text = re.sub(r'/\*.*?\*/|//[^\n]*|"(?:\\.|[^"\\\n])*"', " ", text, flags=re.S)
+    return re.findall(r"\bstatic\b[^;{}()=]*?\b(re_\w+)\s*\(", text)
+
+
 class Namespace(unittest.TestCase):
     def test_the_program_defines_only_prefixed_globals(self):
         bad, count = unprefixed(BIN)
@@ -43,6 +51,23 @@ class Namespace(unittest.TestCase):
             with self.subTest(lib=os.path.basename(lib)):
                 bad, _ = unprefixed(lib)
                 self.assertEqual(bad, [], "give these the re_ prefix, or make them static")
+
+    def test_no_static_function_wears_the_prefix(self):
+        # re_ says "shared between files": a file-local function named re_... misleads. Read
+        # in the .c files (the optimizer inlines most statics, so nm cannot see them all); a
+        # header's static inline functions are shared by every file that includes it.
+        sources = glob.glob(os.path.join(SRC, "pipeline", "**", "*.c"), recursive=True)
+        self.assertGreater(len(sources), 100)
+        found = [f"{os.path.relpath(path, SRC)}: {name}" for path in sorted(sources)
+                 for name in static_prefixed(open(path, encoding="utf-8").read())]
+        self.assertEqual(found, [], "a static function has no re_ prefix")
+
+    def test_the_static_rule_sees_one(self):
+        self.assertEqual(static_prefixed("static re_status\nre_add_pause(render *r)\n{"),
+                         ["re_add_pause"])
+        self.assertEqual(static_prefixed("static int add_pause(void);\n"
+                                         "static const char re_names[] = \"x\";\n"
+                                         "/* static re_x(y) */ int re_ok(void);"), [])
 
     def test_the_rule_sees_an_unprefixed_function(self):
         # The judge itself can fail: an object that defines `decide` and a re_ variable, with
