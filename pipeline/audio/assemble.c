@@ -394,6 +394,14 @@ static re_status keep_sentences(re_assembler *a, const re_speech *speech, const 
     return RE_OK;
 }
 
+int re_assembler_audible(const re_speech *speech)
+{
+    for (size_t k = 0; k < speech->frames; k++)
+        if (speech->pcm[k] != 0)
+            return 1;
+    return 0;
+}
+
 re_status re_assembler_add_speech(re_assembler *a, const re_speech *speech,
                                   unsigned sentence_pause_ms, re_diagnostics *diag)
 {

@@ -17,7 +17,8 @@ reports, as FILE:LINE: what, every place that reaches the samples:
     two stages, it reads nothing);
   - pread / pwrite / read / write / mmap / re_pread_all / re_pwrite_all whose arguments name a
     spool or a sound;
-  - a sound's sample array indexed, or copied with memcpy / memmove / memset.
+  - a sound's sample array or a speech's pcm indexed, or a sound's copied with memcpy /
+    memmove / memset.
 
 Exit status 1 when anything is found. --self-test runs the rules on made-up snippets first
 (each rule must fire on its bad snippet, and none on the same words in comments and strings).
@@ -77,7 +78,7 @@ SAMPLE_CALL = re.compile(r"\b(sf_(read|write|readf|writef)_\w+|re_spool_(read|wr
 SPOOL_FD = re.compile(r"\bre_spool_fd\s*\(")
 HANDED_TO_ENCODER = re.compile(r"\(\s*re_(mp3|wav)_pcm\s*\)\s*\{\s*$")
 IO_CALL = re.compile(r"\b(pread|pwrite|read|write|mmap|re_pread_all|re_pwrite_all)\s*\(")
-SAMPLES_INDEXED = re.compile(r"\bsamples\s*\[")
+SAMPLES_INDEXED = re.compile(r"\b(samples|pcm)\s*\[")
 SAMPLES_COPIED = re.compile(r"\b(memcpy|memmove|memset)\s*\(")
 
 
@@ -102,7 +103,7 @@ def findings(code):
         if re.search(r"spool|sound", args, re.I):
             at(m.start(), f"{m.group(1)}() on a spool or sound")
     for m in SAMPLES_INDEXED.finditer(code):
-        at(m.start(), "a sound's samples indexed")
+        at(m.start(), f"a sound's or a speech's {m.group(1)} indexed")
     for m in SAMPLES_COPIED.finditer(code):
         if re.search(r"\bsamples\b", call_args(code, m.end() - 1)):
             at(m.start(), f"a sound's samples in {m.group(1)}()")
@@ -134,6 +135,7 @@ SELF_TEST_BAD = {
     "pread on a spool": "got = pread(spool_fd, p, want, at);",
     "pwrite_all on a spool": "status = re_pwrite_all(fd_of(d->spool), p, n, at);",
     "indexed": "sum += sound->samples[i];",
+    "speech indexed": "if (speech->pcm[k] != 0) return 1;",
     "copied": "memcpy(cut, sound->samples, frames * 2);",
 }
 SELF_TEST_GOOD = """

@@ -184,8 +184,27 @@ static void pause_after_the_whole_sentence(void)
     re_diagnostics_free(&diag);
 }
 
+/* A segment is audible when any one sample is not zero, the last or a negative one too. */
+static void audible_at_one_sample(void)
+{
+    int16_t pcm[8] = { 0 };
+    re_speech s = { 0 };
+    s.rate = RATE;
+    s.pcm = pcm;
+    CHECK_INT(re_assembler_audible(&s), 0);        /* no samples */
+    s.frames = 8;
+    CHECK_INT(re_assembler_audible(&s), 0);        /* all zero */
+    pcm[7] = -1;
+    CHECK_INT(re_assembler_audible(&s), 1);        /* the last, below zero */
+    s.frames = 7;
+    CHECK_INT(re_assembler_audible(&s), 0);        /* not counted past frames */
+    pcm[0] = 1;
+    CHECK_INT(re_assembler_audible(&s), 1);
+}
+
 int main(void)
 {
+    audible_at_one_sample();
     sounds_and_overlap();
     pause_after_the_whole_sentence();
     re_assembler *a;

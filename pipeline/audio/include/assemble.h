@@ -85,6 +85,10 @@ typedef struct re_assembler re_assembler;
  * sample number the assembler gives out are at sample_rate. RE_ERR_INVALID for a rate of 0. */
 re_status re_assembler_create(unsigned sample_rate, re_assembler **out, re_diagnostics *diag);
 
+/* Whether speech has any sample that is not zero: re_assembler_add_speech adds nothing for a
+ * segment without one, so the sound gap and a waiting chapter mark are not placed for it. */
+int re_assembler_audible(const re_speech *speech);
+
 /* Appends a segment's audio (at speech->rate, never 0: RE_ERR_INVALID) after trimming the
  * engine's leading and trailing silence and setting every gap between sentences to
  * sentence_pause_ms. The speech is not modified but for
