@@ -28,6 +28,11 @@ SCHEDULER_VARS = ("CI_NODE_INDEX", "CI_NODE_TOTAL", "CIRCLE_NODE_INDEX", "CIRCLE
                   "RENDER_EPISODE_CACHE_URL", "RENDER_EPISODE_CACHE_TOKEN", "RENDER_EPISODE_CACHE_NETRC")
 WARN_OFF = "not using the remote segment cache for the rest of this run"
 
+# The sanitizer build (RE_SANITIZED) looks for memory errors: an answer's status takes the same
+# code as another of its class (stored, refused; a miss, the remote off), so there the edge
+# tests send one of each class and body shape (docs/testing.md); the optimized build sends all.
+SANITIZED = bool(os.environ.get("RE_SANITIZED"))
+
 
 def script(i):
     words = " ".join(["fleet"] * (i % 3))
@@ -588,7 +593,7 @@ class Fleet(unittest.TestCase):
         """docs/cache.md: a PUT answered 200, 201 or 204 is stored (what S3 and MinIO answer is
         200); 202, a redirect, a 4xx or a 5xx is a refused write: one warning, no more writes,
         the reads go on."""
-        for status in (200, 201, 204):
+        for status in (200, 204) if SANITIZED else (200, 201, 204):
             with self.subTest(put=status):
                 url, seen = self.store_remote(status)
                 res, episode = self.one_episode_batch(url)
@@ -600,7 +605,8 @@ class Fleet(unittest.TestCase):
                 self.assertEqual(episode["segments_remote"], 2)
                 self.assertEqual(episode["segments_synthesized"], 0)
                 self.assertEqual(seen["PUT"], 2)
-        for status in (202, 205, 301, 307, 400, 403, 405, 413, 500, 507):
+        for status in ((202, 301, 500) if SANITIZED
+                       else (202, 205, 301, 307, 400, 403, 405, 413, 500, 507)):
             with self.subTest(put=status):
                 url, seen = self.store_remote(status)
                 res, episode = self.one_episode_batch(url)
@@ -612,13 +618,13 @@ class Fleet(unittest.TestCase):
     def test_get_answers_at_their_edges(self):
         """docs/cache.md: a GET answered 404 or 410 is a miss (no warning, the segment is PUT);
         anything else but 200 turns the remote off, said once."""
-        for status in (404, 410):
+        for status in (404,) if SANITIZED else (404, 410):
             with self.subTest(get=status):
                 url, seen = self.store_remote(201, miss_status=status)
                 res, episode = self.one_episode_batch(url)
                 self.assertEqual(res.stderr, "")
                 self.assertEqual((seen["GET"], seen["PUT"]), (2, 2))
-        for status in (204, 301, 400, 403, 405, 409, 500, 503):
+        for status in (204, 301, 500) if SANITIZED else (204, 301, 400, 403, 405, 409, 500, 503):
             with self.subTest(get=status):
                 url, seen = self.store_remote(201, miss_status=status)
                 res, episode = self.one_episode_batch(url)

@@ -351,11 +351,13 @@ class ShowNav(Case):
         out = self.path("many")
         os.mkdir(out)
         write(os.path.join(out, "show.txt"), SHOW.replace("image: cover.png\n", ""))
-        for n in range(11):
-            script = write(self.path(f"m{n:02}.txt"), f"---\ntitle: M{n}\nshow: Feed Test\n"
-                           f"published: 2026-10-{n + 1:02}\n---\nNumber {n}.\n")
-            res = run([script, "-o", os.path.join(out, f"m{n:02}.mp3"), "-q", "--page"])
-            self.assertEqual(res.returncode, 0, res.stderr)
+        # one batch renders the eleven (one start of the program, not eleven)
+        scripts = [write(self.path(f"m{n:02}.txt"), f"---\ntitle: M{n}\nshow: Feed Test\n"
+                         f"published: 2026-10-{n + 1:02}\n---\nNumber {n}.\n") for n in range(11)]
+        res = run(["batch", "-q", "-O", out, "--page", *scripts])
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertEqual(sorted(n for n in os.listdir(out) if n.endswith(".html")),
+                         [f"m{n:02}.html" for n in range(11)])
         res = run(["feed", out, "--base-url", BASE, "--draft"])
         self.assertEqual(res.returncode, 0, res.stderr)
         order = self.feed_order(out)

@@ -34,6 +34,10 @@
 
 static char dir[256];
 static int quick;
+/* Under the sanitizers (RE_SANITIZED) the speech and the synthetic signals are shorter: a
+ * longer signal only takes the same piece, splice and writer paths more times (the default
+ * plan still splices, every tuning still makes several pieces). */
+static int sanitized;
 
 typedef struct signal_pcm {
     int16_t *pcm;
@@ -464,7 +468,7 @@ static void judge_parallel(const char *label, const signal_pcm *sig, int fd,
 static void test_speech(void)
 {
     signal_pcm sig = { 0 };
-    if (!make_speech(&sig, quick ? 8 * 22050 : 120 * 22050))
+    if (!make_speech(&sig, quick ? 8 * 22050 : sanitized ? 30 * 22050 : 120 * 22050))
         return;
     CHECK_INT(sig.rate, 22050);
     printf("speech: %zu samples (%.1f s)\n", sig.n, (double)sig.n / sig.rate);
@@ -658,7 +662,7 @@ static void test_rates(void)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         signal_pcm sig = { 0 };
-        if (!make_synthetic(&sig, cases[i].rate, quick ? 4.0 : 20.0))
+        if (!make_synthetic(&sig, cases[i].rate, quick ? 4.0 : sanitized ? 10.0 : 20.0))
             continue;
         int fd = write_spool(&sig, "synthetic.raw");
         CHECK(fd >= 0);
@@ -806,6 +810,8 @@ int main(void)
 {
     const char *q = getenv("RE_TEST_QUICK");
     quick = q && *q && strcmp(q, "0") != 0;
+    const char *san = getenv("RE_SANITIZED");
+    sanitized = san && *san && strcmp(san, "0") != 0;
     const char *tmp = getenv("TMPDIR");
     snprintf(dir, sizeof dir, "%s/re-test-mp3-parallel.XXXXXX", tmp && *tmp ? tmp : "/tmp");
     if (!mkdtemp(dir)) {
