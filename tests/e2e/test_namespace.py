@@ -12,10 +12,14 @@ import glob
 import os
 import re
 import subprocess
+import sys
 import tempfile
 import unittest
 
 from common import BIN, SRC, main
+
+sys.path.insert(0, os.path.join(SRC, "tests", "source"))
+from c_text import blank  # noqa: E402
 
 RUNTIME = {"main", "data_start"}
 
@@ -34,7 +38,7 @@ def unprefixed(path):
 def static_prefixed(text):
     """The functions text declares static with a name that starts with re_ (comments and
     strings blanked first)."""
-    text = re.sub(r'/\*.*?\*/|//[^\n]*|"(?:\\.|[^"\\\n])*"', " ", text, flags=re.S)
+    text = blank(text)
     return re.findall(r"\bstatic\b[^;{}()=]*?\b(re_\w+)\s*\(", text)
 
 

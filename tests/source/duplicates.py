@@ -21,6 +21,9 @@ import re
 import sys
 from collections import defaultdict
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from c_text import blank  # noqa: E402
+
 MIN_LINES = 5
 
 # Generated files: not code anyone writes.
@@ -46,37 +49,10 @@ TRIVIAL = re.compile(r"""^(
 )$""", re.X)
 
 
-def strip_comments(text):
-    """The text with comments and string contents kept apart: comments become blanks (the line
-    count stays), strings stay (they are part of what a line does)."""
-    out, i, n = [], 0, len(text)
-    while i < n:
-        c = text[i]
-        if text.startswith("/*", i):
-            j = text.find("*/", i + 2)
-            j = n if j < 0 else j + 2
-            out.append(re.sub(r"[^\n]", " ", text[i:j]))
-            i = j
-        elif text.startswith("//", i):
-            j = text.find("\n", i)
-            j = n if j < 0 else j
-            i = j
-        elif c in "\"'":
-            j = i + 1
-            while j < n and text[j] != c and text[j] != "\n":
-                j += 2 if text[j] == "\\" else 1
-            out.append(text[i:j + 1])
-            i = j + 1
-        else:
-            out.append(c)
-            i += 1
-    return "".join(out)
-
-
 def logic_lines(path):
     """[(line number, folded text)] of the lines of path that carry logic."""
     with open(path, encoding="utf-8", errors="replace") as f:
-        text = strip_comments(f.read())
+        text = blank(f.read(), keep_strings=True)
     lines = []
     for number, line in enumerate(text.split("\n"), 1):
         folded = " ".join(line.split())

@@ -31,31 +31,8 @@ import os
 import re
 import sys
 
-
-def blank(text):
-    """Comments and the insides of string and character literals as spaces (lines kept)."""
-    out, i, n = [], 0, len(text)
-    while i < n:
-        if text.startswith("/*", i):
-            j = text.find("*/", i + 2)
-            j = n if j < 0 else j + 2
-            out.append(re.sub(r"[^\n]", " ", text[i:j]))
-            i = j
-        elif text.startswith("//", i):
-            j = text.find("\n", i)
-            j = n if j < 0 else j
-            out.append(" " * (j - i))
-            i = j
-        elif text[i] in "\"'":
-            quote, j = text[i], i + 1
-            while j < n and text[j] != quote and text[j] != "\n":
-                j += 2 if text[j] == "\\" else 1
-            out.append(quote + re.sub(r"[^\n]", " ", text[i + 1:j]) + quote)
-            i = j + 1
-        else:
-            out.append(text[i])
-            i += 1
-    return "".join(out)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from c_text import blank  # noqa: E402
 
 
 def call_args(code, open_paren):
