@@ -6,7 +6,7 @@
  * the audio file of it (mixed, leveled, encoded, measured, retried), and the output set
  * (outputs.h) is published all or nothing. */
 #define _GNU_SOURCE
-#include "render_internal.h"
+#include "render_state.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* timeline.c - the episode's items onto one timeline (render_internal.h): speech as each
+/* timeline.c - the episode's items onto one timeline (render_state.h): speech as each
  * paragraph's child delivers it, pauses, sound inserts, the intro and the outro, with the air
  * between speech and sounds (the sound gap), chapter marks with their first audio, the
  * sidecar's record of every insert, and the transcript's cues. */
 #define _GNU_SOURCE
-#include "render_internal.h"
+#include "render_state.h"
 
 #include <stdint.h>
 #include <string.h>

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* render_internal.h - what render.c (the order of work) and timeline.c (the episode's items
+/* render_state.h - what render.c (the order of work) and timeline.c (the episode's items
  * onto one timeline) share: the state of one render and the small helpers both use. Private
  * to run/. */
-#ifndef RE_RENDER_INTERNAL_H
-#define RE_RENDER_INTERNAL_H
+#ifndef RE_RENDER_STATE_H
+#define RE_RENDER_STATE_H
 
 #include "render.h"
 
