@@ -7,20 +7,28 @@
 #include "testkit.h"
 #include "hex.h"
 
-static void test_encode_every_byte(void)
+/* How many of the 256 byte values `encode` writes otherwise than the C library's "%02x" (or,
+ * upper, "%02X"), the judge; -1 when the whole is not 512 digits. */
+static int wrong_bytes(void (*encode)(const void *, size_t, char *), int upper)
 {
     unsigned char all[256];
     char hex[2 * sizeof all + 1], expected[3];
     for (int i = 0; i < 256; i++)
         all[i] = (unsigned char)i;
-    re_hex_encode(all, sizeof all, hex);
-    CHECK_INT(strlen(hex), 512);
+    encode(all, sizeof all, hex);
+    if (strlen(hex) != 512)
+        return -1;
     int wrong = 0;
     for (int i = 0; i < 256; i++) {
-        snprintf(expected, sizeof expected, "%02x", i);   /* the C library as the judge */
+        snprintf(expected, sizeof expected, upper ? "%02X" : "%02x", i);
         wrong += memcmp(hex + 2 * i, expected, 2) != 0;
     }
-    CHECK_INT(wrong, 0);
+    return wrong;
+}
+
+static void test_encode_every_byte(void)
+{
+    CHECK_INT(wrong_bytes(re_hex_encode, 0), 0);
     char empty[1] = { 'x' };
     re_hex_encode(NULL, 0, empty);
     CHECK_STR(empty, "");
@@ -32,18 +40,7 @@ static void test_encode_every_byte(void)
 /* Uppercase, for percent-encoding: every byte as printf's %02X writes it. */
 static void test_encode_upper(void)
 {
-    unsigned char all[256];
-    char hex[2 * sizeof all + 1], expected[3];
-    for (int i = 0; i < 256; i++)
-        all[i] = (unsigned char)i;
-    re_hex_encode_upper(all, sizeof all, hex);
-    CHECK_INT(strlen(hex), 512);
-    int wrong = 0;
-    for (int i = 0; i < 256; i++) {
-        snprintf(expected, sizeof expected, "%02X", i);
-        wrong += memcmp(hex + 2 * i, expected, 2) != 0;
-    }
-    CHECK_INT(wrong, 0);
+    CHECK_INT(wrong_bytes(re_hex_encode_upper, 1), 0);
     char some[7];
     re_hex_encode_upper("\x01\xab\xff", 3, some);
     CHECK_STR(some, "01ABFF");

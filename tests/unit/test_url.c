@@ -25,25 +25,43 @@ static void test_escape(void)
     expect_escape("\x01\x7f\xff", "%01%7F%FF");
 }
 
+/* libcurl, for the functions ours must equal; NULL (a failed check) when it cannot be opened. */
+static void *open_libcurl(void)
+{
+    void *lib = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
+    CHECK(lib != NULL);
+    return lib;
+}
+
+/* lib's function `name` into *fn, a function pointer of the caller's type (NULL when absent). */
+static void curl_function(void *lib, const char *name, void *fn)
+{
+    void *found = dlsym(lib, name);
+    memcpy(fn, &found, sizeof found);
+}
+
+/* Every byte but NUL, in order, as one string. */
+static void every_byte(char all[256])
+{
+    for (int c = 1; c < 256; c++)
+        all[c - 1] = (char)c;
+    all[255] = '\0';
+}
+
 /* The encoder is ours (a page never loads libcurl) but must be libcurl's curl_easy_escape byte
  * for byte, the one it replaced: every byte alone, and all of them in one string. */
 static void test_escape_is_libcurls(void)
 {
-    void *lib = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
-    CHECK(lib != NULL);
+    void *lib = open_libcurl();
     if (!lib)
         return;
     char *(*curl_escape)(void *, const char *, int);
     void (*curl_release)(void *);
-    void *found = dlsym(lib, "curl_easy_escape");
-    memcpy(&curl_escape, &found, sizeof found);
-    found = dlsym(lib, "curl_free");
-    memcpy(&curl_release, &found, sizeof found);
+    curl_function(lib, "curl_easy_escape", &curl_escape);
+    curl_function(lib, "curl_free", &curl_release);
     CHECK(curl_escape != NULL && curl_release != NULL);
     char all[256];
-    for (int c = 1; c < 256; c++)
-        all[c - 1] = (char)c;
-    all[255] = '\0';
+    every_byte(all);
     for (int i = 0; i < 256; i++) {
         char one[2] = { all[i], '\0' };
         const char *in = i < 255 ? one : all;
@@ -93,16 +111,13 @@ static void test_unescape(void)
  * digits, non-digits and edges, and every byte escaped and read back. */
 static void test_unescape_is_libcurls(void)
 {
-    void *lib = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
-    CHECK(lib != NULL);
+    void *lib = open_libcurl();
     if (!lib)
         return;
     char *(*curl_unescape)(void *, const char *, int, int *);
     void (*curl_release)(void *);
-    void *found = dlsym(lib, "curl_easy_unescape");
-    memcpy(&curl_unescape, &found, sizeof found);
-    found = dlsym(lib, "curl_free");
-    memcpy(&curl_release, &found, sizeof found);
+    curl_function(lib, "curl_easy_unescape", &curl_unescape);
+    curl_function(lib, "curl_free", &curl_release);
     CHECK(curl_unescape != NULL && curl_release != NULL);
     static const char edges[] = "09afAFgG/%x \xff";
     int wrong = 0;
@@ -120,9 +135,7 @@ static void test_unescape_is_libcurls(void)
         }
     CHECK_INT(wrong, 0);
     char all[256];
-    for (int c = 1; c < 256; c++)
-        all[c - 1] = (char)c;
-    all[255] = '\0';
+    every_byte(all);
     char *escaped = re_url_escape(all);
     size_t len = 0;
     char *back = escaped ? re_url_unescape(escaped, strlen(escaped), &len) : NULL;
